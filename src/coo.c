@@ -1,0 +1,145 @@
+/* Host COO: create, copy, free, sort-merge and symmetrize (the public wrappers). */
+#include <string.h>
+
+#include "sp_base.h"
+#include "sp_ref.h"
+
+size_t sp_value_size(sp_value_type_t type)
+{
+    return type == SP_R_32F ? sizeof(float) : type == SP_R_64F ? sizeof(double) : 0;
+}
+
+static int valid_type(sp_value_type_t t)
+{
+    return t == SP_VALUE_NONE || t == SP_R_32F || t == SP_R_64F;
+}
+
+sp_status_t sp_coo_create(int64_t nrows, int64_t ncols, int64_t capacity,
+                          sp_value_type_t value_type, sp_coo_t **coo)
+{
+    sp_status_t st = SP_STATUS_SUCCESS;
+    sp_coo_t *a = NULL;
+    SP_CHECK_ARG(coo != NULL, "sp_coo_create: coo is NULL");
+    SP_CHECK_ARG(nrows >= 0 && ncols >= 0 && capacity >= 0,
+                 "sp_coo_create: negative size (nrows %lld, ncols %lld, capacity %lld)",
+                 (long long)nrows, (long long)ncols, (long long)capacity);
+    SP_CHECK_ARG(valid_type(value_type), "sp_coo_create: unknown value type %d",
+                 (int)value_type);
+    if (nrows > INT32_MAX || ncols > INT32_MAX || capacity > INT32_MAX)
+        SP_FAIL(SP_STATUS_NOT_SUPPORTED,
+                "sp_coo_create: %lld x %lld with %lld entries exceeds 32-bit indices "
+                "(limit %d)", (long long)nrows, (long long)ncols, (long long)capacity,
+                INT32_MAX);
+    SP_CALLOC(a, 1);
+    a->nrows = nrows;
+    a->ncols = ncols;
+    a->capacity = capacity;
+    a->value_type = value_type;
+    SP_ALLOC(a->row, capacity);
+    SP_ALLOC(a->col, capacity);
+    if (value_type != SP_VALUE_NONE) {
+        a->val = sp__malloc_array((size_t)capacity, sp_value_size(value_type));
+        if (!a->val)
+            SP_FAIL(SP_STATUS_ALLOC_FAILED, "out of host memory allocating %lld values",
+                    (long long)capacity);
+    }
+    *coo = a;
+    a = NULL;
+done:
+    sp_coo_free(a);
+    return st;
+}
+
+void sp_coo_free(sp_coo_t *coo)
+{
+    if (!coo) return;
+    sp__free(coo->row);
+    sp__free(coo->col);
+    sp__free(coo->val);
+    sp__free(coo);
+}
+
+sp_status_t sp_coo_copy(const sp_coo_t *src, sp_value_type_t value_type, sp_coo_t **dst)
+{
+    sp_status_t st = SP_STATUS_SUCCESS;
+    sp_coo_t *a = NULL;
+    SP_CHECK_ARG(src != NULL && dst != NULL, "sp_coo_copy: NULL argument");
+    SP_TRY(sp_coo_create(src->nrows, src->ncols, src->nnz, value_type, &a));
+    memcpy(a->row, src->row, (size_t)src->nnz * sizeof(int32_t));
+    memcpy(a->col, src->col, (size_t)src->nnz * sizeof(int32_t));
+    for (int64_t k = 0; k < src->nnz && value_type != SP_VALUE_NONE; k++) {
+        double v = 1.0;
+        if (src->value_type == SP_R_32F) v = ((const float *)src->val)[k];
+        if (src->value_type == SP_R_64F) v = ((const double *)src->val)[k];
+        if (value_type == SP_R_32F) ((float *)a->val)[k] = (float)v;
+        else ((double *)a->val)[k] = v;
+    }
+    a->nnz = src->nnz;
+    a->symmetry = src->symmetry;
+    a->flags = src->flags;
+    *dst = a;
+    a = NULL;
+done:
+    sp_coo_free(a);
+    return st;
+}
+
+sp_status_t sp_coo_sort_merge(sp_coo_t *coo, sp_dup_policy_t policy, int64_t *nmerged)
+{
+    sp_status_t st = SP_STATUS_SUCCESS;
+    SP_CHECK_ARG(coo != NULL, "sp_coo_sort_merge: coo is NULL");
+    SP_CHECK_ARG(policy == SP_DUP_SUM || policy == SP_DUP_KEEP,
+                 "sp_coo_sort_merge: unknown duplicate policy %d", (int)policy);
+    st = sp__ref_coo_sort_merge(coo, policy, nmerged);
+done:
+    return st;
+}
+
+sp_status_t sp_coo_symmetrize(sp_coo_t *coo, int drop_self_loops)
+{
+    sp_status_t st = SP_STATUS_SUCCESS;
+    SP_CHECK_ARG(coo != NULL, "sp_coo_symmetrize: coo is NULL");
+    SP_CHECK_ARG(coo->nrows == coo->ncols,
+                 "sp_coo_symmetrize: matrix is %lld x %lld, not square",
+                 (long long)coo->nrows, (long long)coo->ncols);
+    int64_t n = coo->nnz, keep = 0;
+    size_t vs = sp_value_size(coo->value_type);
+    if (2 * n > INT32_MAX)
+        SP_FAIL(SP_STATUS_NOT_SUPPORTED,
+                "sp_coo_symmetrize: %lld entries doubled exceed 32-bit indices",
+                (long long)n);
+    if (coo->capacity < 2 * n) {
+        int32_t *row = sp__realloc(coo->row, (size_t)(2 * n) * sizeof(int32_t));
+        if (!row) SP_FAIL(SP_STATUS_ALLOC_FAILED, "out of host memory growing COO to %lld",
+                          (long long)(2 * n));
+        coo->row = row;
+        int32_t *col = sp__realloc(coo->col, (size_t)(2 * n) * sizeof(int32_t));
+        if (!col) SP_FAIL(SP_STATUS_ALLOC_FAILED, "out of host memory growing COO to %lld",
+                          (long long)(2 * n));
+        coo->col = col;
+        if (vs) {
+            void *val = sp__realloc(coo->val, (size_t)(2 * n) * vs);
+            if (!val) SP_FAIL(SP_STATUS_ALLOC_FAILED,
+                              "out of host memory growing COO to %lld", (long long)(2 * n));
+            coo->val = val;
+        }
+        coo->capacity = 2 * n;
+    }
+    for (int64_t k = 0; k < n; k++) {
+        if (drop_self_loops && coo->row[k] == coo->col[k]) continue;
+        coo->row[keep] = coo->row[k];
+        coo->col[keep] = coo->col[k];
+        if (vs) memmove((char *)coo->val + keep * vs, (char *)coo->val + k * vs, vs);
+        keep++;
+    }
+    for (int64_t k = 0; k < keep; k++) {
+        coo->row[keep + k] = coo->col[k];
+        coo->col[keep + k] = coo->row[k];
+        if (vs) memcpy((char *)coo->val + (keep + k) * vs, (char *)coo->val + k * vs, vs);
+    }
+    coo->nnz = 2 * keep;
+    coo->flags &= ~(SP_COO_SORTED | SP_COO_MERGED);
+    st = sp__ref_coo_sort_merge(coo, SP_DUP_KEEP, NULL);
+done:
+    return st;
+}

@@ -1,0 +1,65 @@
+/* Host allocation through replaceable hooks (sp_set_host_allocator). */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "sp_base.h"
+
+static void *default_alloc(size_t bytes, void *user)
+{
+    (void)user;
+    return malloc(bytes);
+}
+static void *default_realloc(void *ptr, size_t bytes, void *user)
+{
+    (void)user;
+    return realloc(ptr, bytes);
+}
+static void default_free(void *ptr, void *user)
+{
+    (void)user;
+    free(ptr);
+}
+
+static sp_allocator_t g_alloc = {default_alloc, default_realloc, default_free, NULL};
+
+void sp_set_host_allocator(const sp_allocator_t *allocator)
+{
+    if (allocator && allocator->alloc && allocator->realloc && allocator->free)
+        g_alloc = *allocator;
+    else
+        g_alloc = (sp_allocator_t){default_alloc, default_realloc, default_free, NULL};
+}
+
+void *sp__malloc(size_t bytes) { return g_alloc.alloc(bytes ? bytes : 1, g_alloc.user); }
+
+void *sp__malloc_array(size_t count, size_t size)
+{
+    if (size != 0 && count > SIZE_MAX / size) return NULL;
+    return sp__malloc(count * size);
+}
+
+void *sp__calloc_array(size_t count, size_t size)
+{
+    void *p = sp__malloc_array(count, size);
+    if (p) memset(p, 0, count * size);
+    return p;
+}
+
+void *sp__realloc(void *ptr, size_t bytes)
+{
+    return g_alloc.realloc(ptr, bytes ? bytes : 1, g_alloc.user);
+}
+
+void sp__free(void *ptr)
+{
+    if (ptr) g_alloc.free(ptr, g_alloc.user);
+}
+
+void sp_free(void *ptr) { sp__free(ptr); }
+
+int sp__ncores(void)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? (int)n : 1;
+}

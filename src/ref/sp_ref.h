@@ -1,0 +1,142 @@
+/* Internal format types and the CPU reference (src/ref/): one operation per file, the
+ * plain obviously-correct version, the oracle for tests and the host executor's backend.
+ * The same structs describe device formats (pointers then hold device memory).
+ *
+ * Conventions: all arrays owned by the struct, allocated with sp__malloc; *_free
+ * releases them and zeroes the struct (accepts a zeroed struct). Builders take inputs
+ * that are sorted by (row, col) and merged (SP_COO_SORTED | SP_COO_MERGED) unless said
+ * otherwise, and leave their output untouched on failure. Values are float or double
+ * per value_type, or NULL for SP_VALUE_NONE. Padding slots hold column -1 and value 0. */
+#ifndef SP_REF_H
+#define SP_REF_H
+
+#include <stdint.h>
+
+#include "sp.h"
+
+/* Compressed rows (CSR) or, for CSC, compressed columns: ptr has n+1 entries where n is
+ * nrows (CSR) or ncols (CSC); idx holds the column (CSR) or row (CSC) of each entry,
+ * increasing within each row (column). */
+typedef struct sp_csr {
+    int64_t nrows, ncols, nnz;
+    sp_value_type_t value_type;
+    int32_t *ptr;
+    int32_t *idx;
+    void *val;
+} sp_csr_t;
+
+/* ELL, column-major: slot k of row r is at [k * nrows + r], k < width (longest row). */
+typedef struct sp_ell {
+    int64_t nrows, ncols, nnz, width;
+    sp_value_type_t value_type;
+    int32_t *col;
+    void *val;
+} sp_ell_t;
+
+/* Host triplets without the loader's bookkeeping (used for HYB's overflow and device COO). */
+typedef struct sp_triplets {
+    int64_t nrows, ncols, nnz;
+    sp_value_type_t value_type;
+    int32_t *row, *col;
+    void *val;
+} sp_triplets_t;
+
+/* HYB: the first `ell.width` entries of each row in ELL, the rest in COO (row-sorted). */
+typedef struct sp_hyb {
+    sp_ell_t ell;
+    sp_triplets_t coo;
+} sp_hyb_t;
+
+/* JDS: rows stably sorted by length, descending; perm[i] = original row of sorted row i;
+ * jagged diagonal d holds entry d of sorted rows 0..(count-1) at jd_ptr[d] + i.
+ * njd = longest row; jd_ptr has njd + 1 entries. */
+typedef struct sp_jds {
+    int64_t nrows, ncols, nnz, njd;
+    sp_value_type_t value_type;
+    int32_t *perm;
+    int32_t *jd_ptr;
+    int32_t *col;
+    void *val;
+} sp_jds_t;
+
+/* SELL-C-sigma: rows sorted by length (descending, stable) within windows of sigma rows;
+ * perm[i] = original row at sorted position i; slice s covers sorted rows
+ * [s*C, s*C + C) (past nrows: padding rows), stored column-major from slice_ptr[s]:
+ * slot k of the slice's row r is at slice_ptr[s] + k * C + r, k < slice_width[s].
+ * nslices = ceil(nrows / C); slice_ptr has nslices + 1 entries; padded = slice_ptr[nslices]. */
+typedef struct sp_sell {
+    int64_t nrows, ncols, nnz, nslices, padded;
+    int c, sigma;
+    sp_value_type_t value_type;
+    int32_t *perm;
+    int32_t *slice_ptr;
+    int32_t *slice_width;
+    int32_t *col;
+    void *val;
+} sp_sell_t;
+
+void sp__csr_free(sp_csr_t *a);
+void sp__ell_free(sp_ell_t *a);
+void sp__triplets_free(sp_triplets_t *a);
+void sp__hyb_free(sp_hyb_t *a);
+void sp__jds_free(sp_jds_t *a);
+void sp__sell_free(sp_sell_t *a);
+
+/* ---- primitives' references (src/ref/histogram_ref.c, scan_ref.c, radix_sort_ref.c) ---- */
+
+/* counts[b] = #{i : keys[i] == b}, b < nbins; every key must be in [0, nbins). */
+void sp__ref_histogram(const int32_t *keys, int64_t n, int32_t *counts, int64_t nbins);
+/* out[i] = sum of in[0..i-1] (out[0] = 0); returns the total. out may alias in. */
+int64_t sp__ref_exclusive_scan_i32(const int32_t *in, int32_t *out, int64_t n);
+int64_t sp__ref_exclusive_scan_i64(const int64_t *in, int64_t *out, int64_t n);
+/* Stable LSD radix sort of (keys, vals) by the low key_bits bits of keys, ascending;
+ * vals may be NULL. Uses histogram and scan with 8-bit digits. */
+sp_status_t sp__ref_radix_sort_u32(uint32_t *keys, int32_t *vals, int64_t n, int key_bits);
+
+/* ---- conversions (src/ref/<op>_ref.c) ---- */
+
+/* Sort entries by (row, col), stably, and merge duplicates (SP_DUP_SUM adds values,
+ * SP_DUP_KEEP keeps the first in input order). In place; sets SORTED | MERGED. */
+sp_status_t sp__ref_coo_sort_merge(sp_coo_t *coo, sp_dup_policy_t policy, int64_t *nmerged);
+/* CSR of a sorted, merged COO: count per row, exclusive scan, scatter. */
+sp_status_t sp__ref_coo_to_csr(const sp_coo_t *coo, sp_csr_t *csr);
+/* CSC (transpose) of a CSR. */
+sp_status_t sp__ref_csr_to_csc(const sp_csr_t *csr, sp_csr_t *csc);
+/* ELL of a CSR, padded to the longest row. */
+sp_status_t sp__ref_csr_to_ell(const sp_csr_t *csr, sp_ell_t *ell);
+/* The ELL width HYB uses by default (Bell & Garland): the largest k such that at least
+ * max(ceil(nrows/3), min(nrows, 4096)) rows have length >= k. */
+int64_t sp__ref_hyb_width(const sp_csr_t *csr);
+/* HYB with ELL width `width` (< 0: sp__ref_hyb_width). */
+sp_status_t sp__ref_csr_to_hyb(const sp_csr_t *csr, int64_t width, sp_hyb_t *hyb);
+sp_status_t sp__ref_csr_to_jds(const sp_csr_t *csr, sp_jds_t *jds);
+/* SELL-C-sigma; sigma must be a positive multiple of c, c > 0. */
+sp_status_t sp__ref_csr_to_sell(const sp_csr_t *csr, int c, int sigma, sp_sell_t *sell);
+
+/* ---- SpMV: y = alpha*A*x + beta*y, alpha/beta point to one value of A's type; beta == 0
+ * never reads y. Products accumulate in double for both value types. ---- */
+void sp__ref_spmv_coo(const sp_triplets_t *a, const void *alpha, const void *x,
+                      const void *beta, void *y);
+void sp__ref_spmv_csr(const sp_csr_t *a, const void *alpha, const void *x, const void *beta,
+                      void *y);
+/* A given by its CSC: y = alpha * A * x + beta * y (A is nrows x ncols). */
+void sp__ref_spmv_csc(const sp_csr_t *a, const void *alpha, const void *x, const void *beta,
+                      void *y);
+void sp__ref_spmv_ell(const sp_ell_t *a, const void *alpha, const void *x, const void *beta,
+                      void *y);
+void sp__ref_spmv_hyb(const sp_hyb_t *a, const void *alpha, const void *x, const void *beta,
+                      void *y);
+void sp__ref_spmv_jds(const sp_jds_t *a, const void *alpha, const void *x, const void *beta,
+                      void *y);
+void sp__ref_spmv_sell(const sp_sell_t *a, const void *alpha, const void *x,
+                       const void *beta, void *y);
+
+/* ---- BFS over a CSR adjacency (row u lists the heads of u's out-edges): plain queue.
+ * level[v] = hops (-1 unreachable); parent may be NULL (parent[source] = source, -1 for
+ * unreachable); frontier_sizes (may be NULL) gets the size of each level up to
+ * frontier_capacity; *levels = number of non-empty levels; *edges = edges examined. */
+sp_status_t sp__ref_bfs(const sp_csr_t *g, int32_t source, int32_t *level, int32_t *parent,
+                        int64_t *levels, int64_t *vertices, int64_t *edges,
+                        int64_t *frontier_sizes, int64_t frontier_capacity);
+
+#endif /* SP_REF_H */

@@ -1,0 +1,51 @@
+/* Shared helpers for the Check suites. */
+#ifndef SP_TESTUTIL_H
+#define SP_TESTUTIL_H
+
+#include <check.h>
+#include <stdint.h>
+
+#include "sp.h"
+
+/* Absolute path of a file in the source tree ("tests/fixtures/x.mtx"); the returned
+ * buffer is one of 8 rotating static buffers. */
+const char *sp_test_path(const char *relative);
+
+/* Run every test of the suite; returns the process exit status (0 = all passed). */
+int sp_test_run(Suite *suite);
+
+/* Deterministic 64-bit generator (splitmix64) and a double in [0, 1). */
+uint64_t sp_test_rand(uint64_t *state);
+double sp_test_uniform(uint64_t *state);
+
+/* Random COO features for sp_test_random_coo. */
+#define SP_TEST_DUPLICATES 0x1u /* some (row, col) repeated */
+#define SP_TEST_EMPTY_ROWS 0x2u /* about a third of the rows empty */
+#define SP_TEST_LONG_ROW 0x4u   /* one row holding about a third of all entries */
+#define SP_TEST_EMPTY_COLS 0x8u /* only even columns used */
+
+/* A random COO in random (unsorted) order, values uniform in [-1, 1). */
+sp_coo_t *sp_test_random_coo(uint64_t seed, int64_t nrows, int64_t ncols, int64_t nnz,
+                             sp_value_type_t type, unsigned features);
+
+/* Dense reference y = alpha*A*x + beta*y from a COO (duplicates add), in double. beta == 0
+ * ignores y's input. */
+void sp_test_dense_spmv(const sp_coo_t *a, double alpha, const double *x, double beta,
+                        double *y);
+
+/* Assert that call returns the expected status; on mismatch the message shows both and
+ * sp_last_error(). */
+#define ck_assert_status(call, expected)                                                  \
+    do {                                                                                  \
+        sp_status_t st_ = (call);                                                         \
+        ck_assert_msg(st_ == (expected), "%s returned %s (expected %s): %s", #call,       \
+                      sp_status_string(st_), sp_status_string(expected), sp_last_error()); \
+    } while (0)
+#define ck_assert_ok(call) ck_assert_status(call, SP_STATUS_SUCCESS)
+
+/* Assert the last error message contains the text. */
+#define ck_assert_error_has(text)                                                      \
+    ck_assert_msg(strstr(sp_last_error(), (text)) != NULL,                              \
+                  "message \"%s\" does not contain \"%s\"", sp_last_error(), (text))
+
+#endif /* SP_TESTUTIL_H */
