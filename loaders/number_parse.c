@@ -1,0 +1,219 @@
+/* Exact number parsing for the text loaders: int64 with overflow detection, and doubles
+ * and floats with the same bits as strtod / strtof, whatever the locale. */
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sp_base.h"
+#include "sp_text.h"
+
+/* Significant digits handed to the libc fallback. Every midpoint between two adjacent
+ * doubles (subnormals included) has at most 767 significant decimal digits, so digits
+ * past KEEP_DIGITS only matter as "a non-zero digit follows", which one extra '1' at the
+ * end conveys exactly. This bounds the buffer without changing any result. */
+enum { KEEP_DIGITS = 800, EXP_CLAMP = 1000000 };
+
+/* The fast paths need arithmetic carried out in the operands' own precision. */
+#if defined(FLT_EVAL_METHOD) && FLT_EVAL_METHOD == 0
+#define FAST_PATH 1
+#else
+#define FAST_PATH 0
+#endif
+
+int sp__parse_i64(const char **p, const char *end, int64_t *out)
+{
+    const char *s = *p;
+    int neg = 0;
+    if (s < end && (*s == '+' || *s == '-')) neg = *s++ == '-';
+    if (s >= end || (unsigned)(*s - '0') > 9) return SP_NUM_SYNTAX;
+    const uint64_t limit = neg ? (uint64_t)INT64_MAX + 1 : (uint64_t)INT64_MAX;
+    uint64_t v = 0;
+    int over = 0;
+    for (; s < end && (unsigned)(*s - '0') <= 9; s++) {
+        unsigned d = (unsigned)(*s - '0');
+        if (v > (limit - d) / 10) over = 1;
+        else v = v * 10 + d;
+    }
+    *p = s;
+    if (over) return SP_NUM_RANGE;
+    *out = neg ? (int64_t)(0 - v) : (int64_t)v;
+    return SP_NUM_OK;
+}
+
+static int lower(char c) { return (c >= 'A' && c <= 'Z') ? c - 'A' + 'a' : c; }
+
+/* Case-insensitive match of word at s (within end). */
+static int match_word(const char *s, const char *end, const char *word)
+{
+    for (; *word; word++, s++)
+        if (s >= end || lower(*s) != *word) return 0;
+    return 1;
+}
+
+/* A scanned number: value = (-1)^neg * m * 10^exp10 when exact (no non-zero digit was
+ * left out of the 19 kept in m). */
+typedef struct decimal {
+    int neg;
+    int special;        /* 0 finite, 1 inf, 2 nan */
+    uint64_t m;
+    int exact;
+    int64_t exp10;
+    int64_t exp_given;  /* the exponent as written, clamped to +-EXP_CLAMP */
+    const char *mant_begin, *mant_end;
+    const char *stop;   /* first byte after the number */
+} decimal_t;
+
+/* Scan the syntax strtod accepts for decimal input; SP_NUM_SYNTAX if no number starts
+ * at s. An 'e' not followed by digits is not part of the number, as for strtod. */
+static int scan_decimal(const char *s, const char *end, decimal_t *d)
+{
+    memset(d, 0, sizeof *d);
+    if (s < end && (*s == '+' || *s == '-')) d->neg = *s++ == '-';
+    if (s < end && (lower(*s) == 'n' || lower(*s) == 'i')) {
+        if (match_word(s, end, "nan")) {
+            d->special = 2;
+            d->stop = s + 3;
+            return SP_NUM_OK;
+        }
+        if (match_word(s, end, "inf")) {
+            d->special = 1;
+            d->stop = match_word(s, end, "infinity") ? s + 8 : s + 3;
+            return SP_NUM_OK;
+        }
+        return SP_NUM_SYNTAX;
+    }
+    int any = 0, seen_point = 0, ndigits = 0;
+    int64_t shift = 0; /* value = m * 10^(exponent - shift) */
+    d->exact = 1;
+    d->mant_begin = s;
+    for (; s < end; s++) {
+        unsigned dig = (unsigned)(*s - '0');
+        if (dig > 9) {
+            if (*s == '.' && !seen_point) {
+                seen_point = 1;
+                continue;
+            }
+            break;
+        }
+        any = 1;
+        if (ndigits == 0 && dig == 0) {
+            shift += seen_point;
+        } else if (ndigits < 19) {
+            d->m = d->m * 10 + dig;
+            ndigits++;
+            shift += seen_point;
+        } else {
+            if (dig != 0) d->exact = 0;
+            shift -= !seen_point;
+        }
+    }
+    if (!any) return SP_NUM_SYNTAX;
+    d->mant_end = s;
+    int64_t e = 0;
+    if (s < end && lower(*s) == 'e') {
+        const char *t = s + 1;
+        int eneg = 0;
+        if (t < end && (*t == '+' || *t == '-')) eneg = *t++ == '-';
+        if (t < end && (unsigned)(*t - '0') <= 9) {
+            for (; t < end && (unsigned)(*t - '0') <= 9; t++)
+                if (e < EXP_CLAMP) e = e * 10 + (*t - '0');
+            if (eneg) e = -e;
+            s = t;
+        }
+    }
+    d->exp_given = e;
+    d->exp10 = e - shift;
+    d->stop = s;
+    return SP_NUM_OK;
+}
+
+/* Write "DIGITSeEXP" for |value|: the first KEEP_DIGITS significant digits, a sticky '1'
+ * when a non-zero digit follows them, and the exponent. No sign and no decimal point,
+ * so no locale reads it differently. buf holds KEEP_DIGITS + 32 bytes. */
+static void canonical(const decimal_t *d, char *buf)
+{
+    int seen_point = 0, sticky = 0, n = 0;
+    int64_t shift = 0;
+    for (const char *s = d->mant_begin; s < d->mant_end; s++) {
+        if (*s == '.') {
+            seen_point = 1;
+            continue;
+        }
+        if (n == 0 && *s == '0') {
+            shift += seen_point;
+        } else if (n < KEEP_DIGITS) {
+            buf[n++] = *s;
+            shift += seen_point;
+        } else {
+            sticky |= *s != '0';
+            shift -= !seen_point;
+        }
+    }
+    if (sticky) {
+        buf[n++] = '1';
+        shift++;
+    }
+    snprintf(buf + n, 32, "e%lld", (long long)(d->exp_given - shift));
+}
+
+static const double pow10_f64[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                     1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+                                     1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+static const float pow10_f32[11] = {1e0f, 1e1f, 1e2f, 1e3f, 1e4f, 1e5f,
+                                    1e6f, 1e7f, 1e8f, 1e9f, 1e10f};
+
+int sp__parse_f64(const char **p, const char *end, double *out)
+{
+    decimal_t d;
+    double v;
+    if (scan_decimal(*p, end, &d) != SP_NUM_OK) return SP_NUM_SYNTAX;
+    if (d.special) {
+        v = d.special == 1 ? HUGE_VAL : (double)NAN;
+    } else if (d.m == 0) {
+        v = 0.0;
+    } else if (FAST_PATH && d.exact && d.m <= (1ull << 53) && d.exp10 >= -22 && d.exp10 <= 22) {
+        /* Clinger's fast path: both operands exact, so one correctly rounded operation. */
+        v = (double)d.m;
+        v = d.exp10 >= 0 ? v * pow10_f64[d.exp10] : v / pow10_f64[-d.exp10];
+    } else {
+        char buf[KEEP_DIGITS + 32];
+        canonical(&d, buf);
+        v = strtod(buf, NULL);
+        if (isinf(v)) {
+            *p = d.stop;
+            return SP_NUM_RANGE;
+        }
+    }
+    *p = d.stop;
+    *out = d.neg ? -v : v;
+    return SP_NUM_OK;
+}
+
+int sp__parse_f32(const char **p, const char *end, float *out)
+{
+    decimal_t d;
+    float v;
+    if (scan_decimal(*p, end, &d) != SP_NUM_OK) return SP_NUM_SYNTAX;
+    if (d.special) {
+        v = d.special == 1 ? HUGE_VALF : NAN;
+    } else if (d.m == 0) {
+        v = 0.0f;
+    } else if (FAST_PATH && d.exact && d.m <= (1ull << 24) && d.exp10 >= -10 && d.exp10 <= 10) {
+        v = (float)d.m;
+        v = d.exp10 >= 0 ? v * pow10_f32[d.exp10] : v / pow10_f32[-d.exp10];
+    } else {
+        /* strtof, not (float)strtod: rounding twice can differ from rounding once. */
+        char buf[KEEP_DIGITS + 32];
+        canonical(&d, buf);
+        v = strtof(buf, NULL);
+        if (isinf(v)) {
+            *p = d.stop;
+            return SP_NUM_RANGE;
+        }
+    }
+    *p = d.stop;
+    *out = d.neg ? -v : v;
+    return SP_NUM_OK;
+}

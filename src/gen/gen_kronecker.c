@@ -1,0 +1,81 @@
+/* Graph500 Kronecker (R-MAT) graph: each edge descends `scale` levels of the adjacency
+ * matrix, picking a quadrant with probabilities A=.57 B=.19 C=.19 D=.05, then vertex ids
+ * are relabelled by a seeded random permutation (Graph500 specification, section 3). */
+#include "gen_random.h"
+
+#include "sp_base.h"
+
+/* Quadrant thresholds on a 32-bit uniform draw x: A if x < T_A, B if x < T_AB, C if
+ * x < T_ABC, else D. Integers, so the choice is the same on every machine. */
+#define KRON_T_A ((uint32_t)(((uint64_t)57 << 32) / 100))
+#define KRON_T_AB ((uint32_t)(((uint64_t)76 << 32) / 100))
+#define KRON_T_ABC ((uint32_t)(((uint64_t)95 << 32) / 100))
+
+/* Edge e of the seed's edge family, before relabelling; each 64-bit draw serves two
+ * levels. The draw after the last level gives the value. */
+static void kron_edge(uint64_t key, int64_t e, int scale, uint32_t *u, uint32_t *v,
+                      uint64_t *value_bits)
+{
+    sp__rng_t g = sp__rng_at(key, (uint64_t)e);
+    uint32_t row = 0, col = 0;
+    uint64_t r = 0;
+    for (int level = 0; level < scale; level++) {
+        uint32_t x;
+        if (level % 2 == 0) {
+            r = sp__rng_next(&g);
+            x = (uint32_t)r;
+        } else {
+            x = (uint32_t)(r >> 32);
+        }
+        uint32_t row_bit = x >= KRON_T_AB;                                /* C or D */
+        uint32_t col_bit = (x >= KRON_T_A && x < KRON_T_AB) || x >= KRON_T_ABC; /* B or D */
+        row = row << 1 | row_bit;
+        col = col << 1 | col_bit;
+    }
+    *u = row;
+    *v = col;
+    *value_bits = sp__rng_next(&g);
+}
+
+/* perm = a uniformly random permutation of 0..n-1 (Fisher-Yates). */
+static void kron_permutation(uint64_t seed, int32_t *perm, int64_t n)
+{
+    sp__rng_t g = sp__rng_at(sp__rng_key(seed, SP__RNG_KRON_PERM), 0);
+    for (int64_t i = 0; i < n; i++) perm[i] = (int32_t)i;
+    for (int64_t i = n - 1; i > 0; i--) {
+        int64_t j = (int64_t)sp__rng_below(&g, (uint64_t)(i + 1));
+        int32_t t = perm[i];
+        perm[i] = perm[j];
+        perm[j] = t;
+    }
+}
+
+/* Edges are stored in index order, not shuffled as the Graph500 reference does: edge k
+ * depends only on (seed, k) and the permutation, so a parallel generator gives the same
+ * list, and the relabelling already hides the structure the order would reveal. */
+sp_status_t sp_gen_kronecker(int scale, int edgefactor, uint64_t seed,
+                             sp_value_type_t value_type, sp_coo_t **coo)
+{
+    sp_status_t st = SP_STATUS_SUCCESS;
+    sp_coo_t *a = NULL;
+    int32_t *perm = NULL;
+    SP_CHECK_ARG(coo != NULL, "sp_gen_kronecker: coo is NULL");
+    SP_TRY(sp__gen_graph_create("sp_gen_kronecker", scale, edgefactor, value_type, &a));
+    SP_ALLOC(perm, a->nrows);
+    kron_permutation(seed, perm, a->nrows);
+    uint64_t key = sp__rng_key(seed, SP__RNG_KRON_EDGE);
+    for (int64_t e = 0; e < a->nnz; e++) {
+        uint32_t u, v;
+        uint64_t value_bits;
+        kron_edge(key, e, scale, &u, &v, &value_bits);
+        a->row[e] = perm[u];
+        a->col[e] = perm[v];
+        sp__rng_store_unit(value_bits, value_type, a->val, e);
+    }
+    *coo = a;
+    a = NULL;
+done:
+    sp__free(perm);
+    sp_coo_free(a);
+    return st;
+}

@@ -1,0 +1,61 @@
+/* Deterministic counter-based random numbers for the generators, and the argument checks
+ * and allocation shared by the random graphs (Kronecker, uniform). */
+#include "gen_random.h"
+
+#include "sp_base.h"
+
+uint64_t sp__rng_key(uint64_t seed, uint64_t purpose)
+{
+    return sp__rng_mix(sp__rng_mix(seed) ^ (purpose * SP__RNG_GAMMA));
+}
+
+sp__rng_t sp__rng_at(uint64_t key, uint64_t index)
+{
+    /* Distinct indices start at unrelated points of the splitmix sequence, so streams
+     * overlap only with negligible probability for the few draws each item makes. */
+    sp__rng_t g = {sp__rng_mix(key + index * SP__RNG_GAMMA) ^ key};
+    return g;
+}
+
+uint64_t sp__rng_below(sp__rng_t *g, uint64_t bound)
+{
+    uint64_t reject_below = (0 - bound) % bound; /* 2^64 mod bound */
+    uint64_t r;
+    do {
+        r = sp__rng_next(g);
+    } while (r < reject_below);
+    return r % bound;
+}
+
+void sp__rng_store_unit(uint64_t r, sp_value_type_t type, void *val, int64_t k)
+{
+    if (type == SP_R_64F) ((double *)val)[k] = (double)(r >> 11) * 0x1.0p-53;
+    if (type == SP_R_32F) ((float *)val)[k] = (float)(r >> 40) * 0x1.0p-24f;
+}
+
+sp_status_t sp__gen_graph_create(const char *fn, int scale, int edgefactor,
+                                 sp_value_type_t value_type, sp_coo_t **coo)
+{
+    sp_status_t st = SP_STATUS_SUCCESS;
+    SP_CHECK_ARG(scale >= 0, "%s: scale %d is negative", fn, scale);
+    SP_CHECK_ARG(edgefactor >= 1, "%s: edgefactor %d is below 1", fn, edgefactor);
+    SP_CHECK_ARG(value_type == SP_VALUE_NONE || value_type == SP_R_32F ||
+                     value_type == SP_R_64F,
+                 "%s: unknown value type %d", fn, (int)value_type);
+    if (scale > 30)
+        SP_FAIL(SP_STATUS_NOT_SUPPORTED,
+                "%s: scale %d gives 2^%d vertices, beyond 32-bit indices (scale <= 30)", fn,
+                scale, scale);
+    int64_t nvertices = (int64_t)1 << scale;
+    int64_t nedges = (int64_t)edgefactor * nvertices;
+    if (nedges > INT32_MAX)
+        SP_FAIL(SP_STATUS_NOT_SUPPORTED,
+                "%s: scale %d edgefactor %d gives %lld edges, beyond 32-bit indices "
+                "(limit %d)", fn, scale, edgefactor, (long long)nedges, INT32_MAX);
+    SP_TRY(sp_coo_create(nvertices, nvertices, nedges, value_type, coo));
+    (*coo)->nnz = nedges;
+    (*coo)->symmetry = SP_SYMMETRY_GENERAL;
+    (*coo)->flags = 0;
+done:
+    return st;
+}

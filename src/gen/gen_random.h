@@ -1,0 +1,51 @@
+/* Internal to the generators: deterministic random numbers (splitmix64 of Steele, Lea and
+ * Flood, "Fast splittable pseudorandom number generators", OOPSLA 2014) used counter-based,
+ * so item i of a stream depends only on (seed, purpose, i) and can be produced by any
+ * thread, or a GPU, in any order; and the setup shared by the random graphs. */
+#ifndef GEN_RANDOM_H
+#define GEN_RANDOM_H
+
+#include <stdint.h>
+
+#include "sp.h"
+
+/* Stream families: one per use of the seed, so the uses are independent. */
+enum { SP__RNG_KRON_EDGE = 1, SP__RNG_KRON_PERM = 2, SP__RNG_UNIFORM_EDGE = 3 };
+
+typedef struct sp__rng {
+    uint64_t state;
+} sp__rng_t;
+
+#define SP__RNG_GAMMA 0x9e3779b97f4a7c15ull
+
+/* splitmix64's output function: a bijection of 64-bit words with strong avalanche. */
+static inline uint64_t sp__rng_mix(uint64_t z)
+{
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+/* The next 64 random bits of g. */
+static inline uint64_t sp__rng_next(sp__rng_t *g)
+{
+    g->state += SP__RNG_GAMMA;
+    return sp__rng_mix(g->state);
+}
+
+/* Key of the stream family `purpose` of seed. */
+uint64_t sp__rng_key(uint64_t seed, uint64_t purpose);
+/* The stream of item `index` of a family (e.g. one per edge). */
+sp__rng_t sp__rng_at(uint64_t key, uint64_t index);
+/* Uniform integer in [0, bound), bound > 0, without modulo bias (rejection). */
+uint64_t sp__rng_below(sp__rng_t *g, uint64_t bound);
+/* val[k] = a uniform value in [0, 1) made from the high bits of r (exact in the type,
+ * so identical on every machine); nothing for SP_VALUE_NONE. */
+void sp__rng_store_unit(uint64_t r, sp_value_type_t type, void *val, int64_t k);
+
+/* Check the arguments of the random graph generator `fn` and create its COO: 2^scale
+ * vertices, room for edgefactor * 2^scale entries, nnz already set to that count. */
+sp_status_t sp__gen_graph_create(const char *fn, int scale, int edgefactor,
+                                 sp_value_type_t value_type, sp_coo_t **coo);
+
+#endif /* GEN_RANDOM_H */

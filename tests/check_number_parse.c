@@ -1,0 +1,249 @@
+/* Number parsers of the text loaders: integers with overflow, and floats bit-identical
+ * to strtod / strtof on hand-picked, halfway, very long and a million random inputs. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sp_text.h"
+#include "testutil.h"
+
+static int parse_i64(const char *s, int64_t *v, size_t *used)
+{
+    const char *p = s;
+    int rc = sp__parse_i64(&p, s + strlen(s), v);
+    *used = (size_t)(p - s);
+    return rc;
+}
+
+START_TEST(test_i64_cases)
+{
+    int64_t v = 7;
+    size_t used;
+    ck_assert_int_eq(parse_i64("0", &v, &used), SP_NUM_OK);
+    ck_assert(v == 0 && used == 1);
+    ck_assert_int_eq(parse_i64("+42 x", &v, &used), SP_NUM_OK);
+    ck_assert(v == 42 && used == 3);
+    ck_assert_int_eq(parse_i64("-17e3", &v, &used), SP_NUM_OK);
+    ck_assert(v == -17 && used == 3);
+    ck_assert_int_eq(parse_i64("9223372036854775807", &v, &used), SP_NUM_OK);
+    ck_assert(v == INT64_MAX);
+    ck_assert_int_eq(parse_i64("-9223372036854775808", &v, &used), SP_NUM_OK);
+    ck_assert(v == INT64_MIN);
+    ck_assert_int_eq(parse_i64("000000000000000000000000012", &v, &used), SP_NUM_OK);
+    ck_assert(v == 12 && used == 27);
+    v = 5;
+    ck_assert_int_eq(parse_i64("9223372036854775808", &v, &used), SP_NUM_RANGE);
+    ck_assert_int_eq(parse_i64("-9223372036854775809", &v, &used), SP_NUM_RANGE);
+    ck_assert_int_eq(parse_i64("99999999999999999999999", &v, &used), SP_NUM_RANGE);
+    ck_assert(used == 23 && v == 5);
+    ck_assert_int_eq(parse_i64("", &v, &used), SP_NUM_SYNTAX);
+    ck_assert_int_eq(parse_i64("-", &v, &used), SP_NUM_SYNTAX);
+    ck_assert_int_eq(parse_i64("x1", &v, &used), SP_NUM_SYNTAX);
+    ck_assert_int_eq(parse_i64(" 1", &v, &used), SP_NUM_SYNTAX);
+    ck_assert(used == 0 && v == 5);
+    /* end bounds the scan even without a terminator */
+    const char *s = "12345", *p = s;
+    ck_assert_int_eq(sp__parse_i64(&p, s + 3, &v), SP_NUM_OK);
+    ck_assert(v == 123 && p == s + 3);
+}
+END_TEST
+
+START_TEST(test_i64_random)
+{
+    uint64_t seed = 11;
+    char buf[64];
+    for (int k = 0; k < 200000; k++) {
+        int64_t x = (int64_t)sp_test_rand(&seed) >> (sp_test_rand(&seed) % 64), v = 0;
+        snprintf(buf, sizeof buf, "%lld", (long long)x);
+        size_t used;
+        ck_assert_int_eq(parse_i64(buf, &v, &used), SP_NUM_OK);
+        ck_assert(v == x && used == strlen(buf));
+    }
+}
+END_TEST
+
+/* Compare sp__parse_f64 / f32 with strtod / strtof: same bits, same end, and RANGE
+ * exactly when libc overflows to infinity from finite digits. */
+static void same_as_libc(const char *s)
+{
+    const char *end = s + strlen(s);
+    const char *p = s;
+    double d = 0, ref = 0;
+    char *ref_end;
+    errno = 0;
+    ref = strtod(s, &ref_end);
+    int overflow = isinf(ref) && errno == ERANGE;
+    int rc = sp__parse_f64(&p, end, &d);
+    if (ref_end == s) {
+        ck_assert_msg(rc == SP_NUM_SYNTAX, "f64 \"%s\": expected syntax error", s);
+    } else if (overflow) {
+        ck_assert_msg(rc == SP_NUM_RANGE, "f64 \"%s\": expected RANGE", s);
+    } else {
+        ck_assert_msg(rc == SP_NUM_OK, "f64 \"%s\": rc %d", s, rc);
+        ck_assert_msg(memcmp(&d, &ref, sizeof d) == 0, "f64 \"%s\": %.17g != %.17g", s, d, ref);
+    }
+    ck_assert_msg(rc == SP_NUM_SYNTAX || p == ref_end, "f64 \"%s\": stopped at %d, libc %d",
+                  s, (int)(p - s), (int)(ref_end - s));
+
+    float f = 0, fref;
+    p = s;
+    errno = 0;
+    fref = strtof(s, &ref_end);
+    overflow = isinf(fref) && errno == ERANGE;
+    rc = sp__parse_f32(&p, end, &f);
+    if (ref_end == s) {
+        ck_assert_msg(rc == SP_NUM_SYNTAX, "f32 \"%s\": expected syntax error", s);
+    } else if (overflow) {
+        ck_assert_msg(rc == SP_NUM_RANGE, "f32 \"%s\": expected RANGE", s);
+    } else {
+        ck_assert_msg(rc == SP_NUM_OK, "f32 \"%s\": rc %d", s, rc);
+        ck_assert_msg(memcmp(&f, &fref, sizeof f) == 0, "f32 \"%s\": %.9g != %.9g", s, f, fref);
+    }
+    ck_assert_msg(rc == SP_NUM_SYNTAX || p == ref_end, "f32 \"%s\": stopped at %d, libc %d",
+                  s, (int)(p - s), (int)(ref_end - s));
+}
+
+START_TEST(test_f64_cases)
+{
+    static const char *cases[] = {
+        "0", "-0", "+0", "0.0", "-0.0e5", ".5", "5.", "-.5e1", "1E5", "1e+5", "1e-5",
+        "1.5e-300", "1e23", "9007199254740993", "9007199254740992", "9007199254740995",
+        "2.2250738585072011e-308", "2.2250738585072014e-308", "4.9406564584124654e-324",
+        "2.4703282292062327e-324", "2.4703282292062328e-324", "1e-400", "-1e-400",
+        "1e400", "-1e400", "1.7976931348623157e308", "1.7976931348623159e308",
+        "3.4028235e38", "3.4028236e38", "1.4e-45", "7e-46", "1e-50", "nan", "NaN", "-nan",
+        "NAN", "inf", "-inf", "INF", "Infinity", "-Infinity", "infinit", "infinityx",
+        "1e", "1e+", "1e-x", "1.5.3", "..5", ".", "-", "+", "e5", "", "x", "-.e1",
+        "0.000000000000000000000000000000000000000000001",
+        "123456789012345678901234567890", "0.1", "0.2", "0.3", "1.0000000000000002",
+        "7.038531e-26", "16777217", "16777219", "1.00000005960464477550", "3.0517578125e-05",
+        "1e22", "1e-22", "123456789e22", "1e0000000000000000000000000000010",
+        "1e-99999999999999999999", "1e99999999999999999999", "0e99999999999999999999",
+        "4503599627370496.5", "4503599627370497.5", "1.00000000000000011102230246251565404",
+        "1.000000000000000111022302462515654042363166809082031250000000001",
+        "89255.0e-22", "8.589973e9", "123456789012345678", "1234567890123456789012e-10",
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) same_as_libc(cases[k]);
+    double d;
+    const char *s = "1e400", *p = s;
+    ck_assert_int_eq(sp__parse_f64(&p, s + 5, &d), SP_NUM_RANGE);
+    s = "-1e-400";
+    p = s;
+    ck_assert_int_eq(sp__parse_f64(&p, s + 7, &d), SP_NUM_OK);
+    ck_assert(d == 0.0 && signbit(d));
+    s = "2.5e3xyz";
+    p = s;
+    ck_assert_int_eq(sp__parse_f64(&p, s + 3, &d), SP_NUM_OK); /* end cuts "2.5" */
+    ck_assert(d == 2.5 && p == s + 3);
+}
+END_TEST
+
+/* Exact midpoints between adjacent doubles (printed exactly from long double, which
+ * holds them) and floats (from double), and their neighbours one digit away. */
+START_TEST(test_halfway)
+{
+    uint64_t seed = 5;
+    char buf[1200];
+    for (int k = 0; k < 20000; k++) {
+        uint64_t bits = sp_test_rand(&seed) & 0x7fefffffffffffffull;
+        double x;
+        memcpy(&x, &bits, sizeof x);
+        long double mid = ((long double)x + (long double)nextafter(x, INFINITY)) / 2;
+        if (sizeof(long double) > sizeof(double)) {
+            snprintf(buf, sizeof buf, "%.780Le", mid);
+            same_as_libc(buf);
+            snprintf(buf, sizeof buf, "%.25Le", mid);
+            same_as_libc(buf);
+        }
+        uint32_t fb = (uint32_t)sp_test_rand(&seed) & 0x7f7fffffu;
+        float f;
+        memcpy(&f, &fb, sizeof f);
+        double fmid = ((double)f + (double)nextafterf(f, INFINITY)) / 2;
+        snprintf(buf, sizeof buf, "%.120e", fmid);
+        same_as_libc(buf);
+        size_t n = strcspn(buf, "e");
+        memmove(buf + n + 1, buf + n, strlen(buf + n) + 1);
+        buf[n] = '1'; /* just above the midpoint */
+        same_as_libc(buf);
+        snprintf(buf, sizeof buf, "%.12e", fmid);
+        same_as_libc(buf);
+    }
+}
+END_TEST
+
+/* Tokens far longer than any buffer: the digits past the kept ones must still decide. */
+START_TEST(test_long_tokens)
+{
+    static char buf[20000];
+    uint64_t seed = 3;
+    for (int k = 0; k < 300; k++) {
+        int n = 1 + (int)(sp_test_rand(&seed) % 15000), pos = 0;
+        if (k % 3 == 0) buf[pos++] = '-';
+        if (k % 2) {
+            memcpy(buf + pos, "0.", 2);
+            pos += 2;
+        }
+        for (int i = 0; i < n; i++) {
+            uint64_t r = sp_test_rand(&seed);
+            /* runs of zeros and nines expose sticky-digit mistakes */
+            buf[pos++] = (char)(k % 5 == 0 ? (i == n - 1 ? '1' : '0')
+                                : k % 5 == 1 ? '9' : '0' + (int)(r % 10));
+            if (i == n / 2 && k % 4 == 0) buf[pos++] = '.';
+        }
+        snprintf(buf + pos, sizeof buf - (size_t)pos, "e%d",
+                 (int)(sp_test_rand(&seed) % 800) - 400 - (k % 2 ? 0 : n));
+        same_as_libc(buf);
+    }
+    /* 2^-1075 * (2k+1) region: a subnormal midpoint needs ~750 digits */
+    snprintf(buf, sizeof buf, "%.1000Le", (long double)4.9406564584124654e-324L / 2);
+    same_as_libc(buf);
+}
+END_TEST
+
+/* A million random decimal strings: 1-25 significant digits, the point anywhere,
+ * exponents across the whole range including subnormals and overflow. */
+START_TEST(test_random_million)
+{
+    uint64_t seed = 2024;
+    char buf[96];
+    for (int k = 0; k < 1000000; k++) {
+        uint64_t r = sp_test_rand(&seed);
+        int ndig = 1 + (int)(r % 25), pos = 0;
+        int point = (int)((r >> 8) % (uint64_t)(ndig + 2)) - 1;
+        if ((r >> 16) & 1) buf[pos++] = '-';
+        for (int i = 0; i < ndig; i++) {
+            if (i == point) buf[pos++] = '.';
+            buf[pos++] = (char)('0' + (int)(sp_test_rand(&seed) % 10));
+        }
+        int e;
+        switch ((r >> 20) % 4) {
+        case 0: e = (int)((r >> 24) % 700) - 350; break;          /* double range */
+        case 1: e = (int)((r >> 24) % 100) - 55; break;           /* float range */
+        case 2: e = (int)((r >> 24) % 50) - 25; break;            /* fast paths */
+        default: e = (int)((r >> 24) % 40) - 345; break;          /* subnormals */
+        }
+        if ((r >> 40) % 8 != 0)
+            snprintf(buf + pos, sizeof buf - (size_t)pos, "%c%d", (r >> 44) & 1 ? 'e' : 'E', e);
+        else
+            buf[pos] = '\0';
+        same_as_libc(buf);
+    }
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("number_parse");
+    TCase *tc = tcase_create("core");
+    tcase_set_timeout(tc, 300);
+    tcase_add_test(tc, test_i64_cases);
+    tcase_add_test(tc, test_i64_random);
+    tcase_add_test(tc, test_f64_cases);
+    tcase_add_test(tc, test_halfway);
+    tcase_add_test(tc, test_long_tokens);
+    tcase_add_test(tc, test_random_million);
+    suite_add_tcase(s, tc);
+    return sp_test_run(s);
+}
