@@ -352,7 +352,8 @@ sp_status_t sp_matrix_info(const sp_matrix_t *A, sp_matrix_info_t *info);
 
 /* Host copies of a built format's arrays, for inspection and tests. Arrays point into
  * the matrix (host context) and stay valid until the format is released; on a CUDA
- * context use sp_matrix_download. Which fields are set depends on the format. */
+ * context (not yet implemented) SP_STATUS_NOT_SUPPORTED. Which fields are set depends
+ * on the format. */
 typedef struct sp_format_view {
     sp_format_t format;
     int64_t nrows, ncols, nnz;

@@ -23,6 +23,24 @@ int sp_test_run(Suite *suite)
     return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }
 
+int sp_test_run_gpu(Suite *suite)
+{
+    sp_context_t *ctx = NULL;
+    sp_status_t st = sp_context_create(SP_DEVICE_CUDA, NULL, &ctx);
+    if (st != SP_STATUS_SUCCESS) {
+        printf("no usable GPU (%s: %s): skipping\n", sp_status_string(st), sp_last_error());
+        srunner_free(srunner_create(suite)); /* frees the suite */
+        return 77;
+    }
+    sp_context_destroy(ctx);
+    SRunner *runner = srunner_create(suite);
+    srunner_set_fork_status(runner, CK_NOFORK);
+    srunner_run_all(runner, CK_NORMAL);
+    int failed = srunner_ntests_failed(runner);
+    srunner_free(runner);
+    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
+
 uint64_t sp_test_rand(uint64_t *state)
 {
     uint64_t z = (*state += 0x9e3779b97f4a7c15ull);

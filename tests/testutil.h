@@ -14,6 +14,11 @@ const char *sp_test_path(const char *relative);
 /* Run every test of the suite; returns the process exit status (0 = all passed). */
 int sp_test_run(Suite *suite);
 
+/* For GPU suites: 77 (ctest's skip code) when no CUDA device is usable (built without
+ * CUDA, or none present); else run every test in this process (CUDA does not survive
+ * Check's fork) and return the exit status. */
+int sp_test_run_gpu(Suite *suite);
+
 /* Deterministic 64-bit generator (splitmix64) and a double in [0, 1). */
 uint64_t sp_test_rand(uint64_t *state);
 double sp_test_uniform(uint64_t *state);

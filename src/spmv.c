@@ -1,0 +1,74 @@
+/* sp_spmv: argument checks, format choice and cache, dispatch to the executor. */
+#include "sp_api.h"
+
+/* Which algorithms apply to which format (DEFAULT applies everywhere). */
+static int alg_fits(sp_format_t f, sp_spmv_alg_t alg)
+{
+    switch (alg) {
+    case SP_SPMV_ALG_DEFAULT: return 1;
+    case SP_SPMV_ALG_COO_ATOMIC:
+    case SP_SPMV_ALG_COO_SEGMENTED: return f == SP_FORMAT_COO;
+    case SP_SPMV_ALG_CSR_SCALAR:
+    case SP_SPMV_ALG_CSR_VECTOR:
+    case SP_SPMV_ALG_CSR_MERGE: return f == SP_FORMAT_CSR;
+    }
+    return 0;
+}
+
+/* Format choice from row statistics (documented in sp.h): ELL when padding is small,
+ * SELL when rows vary but no row dwarfs the slice, CSR otherwise. */
+sp_status_t sp_spmv_choose_format(const sp_context_t *ctx, const sp_matrix_t *A,
+                                  sp_format_t *format)
+{
+    sp_status_t st = SP_STATUS_SUCCESS;
+    SP_CHECK_ARG(ctx != NULL && A != NULL && format != NULL,
+                 "sp_spmv_choose_format: NULL argument");
+    double padded = (double)A->coo.nrows * (double)A->row_max;
+    double nnz = (double)A->coo.nnz;
+    if (nnz == 0 || padded <= 1.2 * nnz)
+        *format = SP_FORMAT_ELL;
+    else if (A->row_max <= 32.0 * (A->row_mean + 1.0))
+        *format = SP_FORMAT_SELL;
+    else
+        *format = SP_FORMAT_CSR;
+done:
+    return st;
+}
+
+static void spmv_host(const sp_matrix_t *A, sp_format_t f, const void *alpha, const void *x,
+                      const void *beta, void *y)
+{
+    switch (f) {
+    case SP_FORMAT_COO: sp__ref_spmv_coo(&A->coo, alpha, x, beta, y); break;
+    case SP_FORMAT_CSR: sp__ref_spmv_csr(&A->csr, alpha, x, beta, y); break;
+    case SP_FORMAT_CSC: sp__ref_spmv_csc(&A->csc, alpha, x, beta, y); break;
+    case SP_FORMAT_ELL: sp__ref_spmv_ell(&A->ell, alpha, x, beta, y); break;
+    case SP_FORMAT_HYB: sp__ref_spmv_hyb(&A->hyb, alpha, x, beta, y); break;
+    case SP_FORMAT_JDS: sp__ref_spmv_jds(&A->jds, alpha, x, beta, y); break;
+    case SP_FORMAT_SELL: sp__ref_spmv_sell(&A->sell, alpha, x, beta, y); break;
+    default: break;
+    }
+}
+
+sp_status_t sp_spmv(sp_context_t *ctx, sp_format_t format, sp_spmv_alg_t alg,
+                    const void *alpha, sp_matrix_t *A, const void *x, const void *beta,
+                    void *y)
+{
+    sp_status_t st = SP_STATUS_SUCCESS;
+    SP_CHECK_ARG(ctx != NULL && A != NULL, "sp_spmv: ctx or A is NULL");
+    SP_CHECK_ARG(alpha != NULL && beta != NULL, "sp_spmv: alpha or beta is NULL");
+    SP_CHECK_ARG((x != NULL || A->coo.ncols == 0) && (y != NULL || A->coo.nrows == 0),
+                 "sp_spmv: x or y is NULL");
+    SP_CHECK_ARG(A->ctx == ctx, "sp_spmv: matrix belongs to another context");
+    SP_CHECK_ARG(A->coo.value_type != SP_VALUE_NONE,
+                 "sp_spmv: the matrix is a pattern (no values); load it with values");
+    SP_CHECK_ARG(format == SP_FORMAT_AUTO || ((int)format >= 0 && format < SP_FORMAT_COUNT),
+                 "sp_spmv: unknown format %d", (int)format);
+    if (format == SP_FORMAT_AUTO) SP_TRY(sp_spmv_choose_format(ctx, A, &format));
+    SP_CHECK_ARG(alg_fits(format, alg), "sp_spmv: algorithm %d does not apply to format %s",
+                 (int)alg, sp_format_name(format));
+    SP_TRY(sp_matrix_build(ctx, A, format));
+    spmv_host(A, format, alpha, x, beta, y);
+done:
+    return sp__context_record(ctx, st);
+}
