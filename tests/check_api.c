@@ -2,6 +2,7 @@
  * format cache, SpMV in every format against a dense product, BFS by properties, and the
  * failure paths (status plus a message naming the argument or size). */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
