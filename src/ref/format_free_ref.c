@@ -1,0 +1,59 @@
+/* Release of the reference format structs: free every array, zero the struct. */
+#include <string.h>
+
+#include "sp_base.h"
+#include "sp_ref.h"
+
+void sp__csr_free(sp_csr_t *a)
+{
+    if (!a) return;
+    sp__free(a->val);
+    sp__free(a->idx);
+    sp__free(a->ptr);
+    memset(a, 0, sizeof *a);
+}
+
+void sp__ell_free(sp_ell_t *a)
+{
+    if (!a) return;
+    sp__free(a->val);
+    sp__free(a->col);
+    memset(a, 0, sizeof *a);
+}
+
+void sp__triplets_free(sp_triplets_t *a)
+{
+    if (!a) return;
+    sp__free(a->val);
+    sp__free(a->col);
+    sp__free(a->row);
+    memset(a, 0, sizeof *a);
+}
+
+void sp__hyb_free(sp_hyb_t *a)
+{
+    if (!a) return;
+    sp__ell_free(&a->ell);
+    sp__triplets_free(&a->coo);
+}
+
+void sp__jds_free(sp_jds_t *a)
+{
+    if (!a) return;
+    sp__free(a->val);
+    sp__free(a->col);
+    sp__free(a->jd_ptr);
+    sp__free(a->perm);
+    memset(a, 0, sizeof *a);
+}
+
+void sp__sell_free(sp_sell_t *a)
+{
+    if (!a) return;
+    sp__free(a->val);
+    sp__free(a->col);
+    sp__free(a->slice_width);
+    sp__free(a->slice_ptr);
+    sp__free(a->perm);
+    memset(a, 0, sizeof *a);
+}
