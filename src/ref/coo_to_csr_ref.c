@@ -1,0 +1,33 @@
+/* CSR = compressed-row form of a sorted, merged COO (cs_compress): count entries per row,
+ * exclusive scan into row pointers, scatter each entry to its row's next slot. */
+#include "ref_internal.h"
+
+sp_status_t sp__ref_coo_to_csr(const sp_coo_t *coo, sp_csr_t *csr)
+{
+    sp_status_t st = SP_STATUS_SUCCESS;
+    sp_csr_t c = {0};
+    int32_t *next = NULL;
+    SP_CHECK_ARG(coo != NULL && csr != NULL, "coo to csr: NULL argument");
+    SP_CHECK_ARG((coo->flags & (SP_COO_SORTED | SP_COO_MERGED)) ==
+                     (SP_COO_SORTED | SP_COO_MERGED),
+                 "coo to csr: COO not sorted and merged (flags 0x%x)", coo->flags);
+    SP_CHECK_ARG(coo->nrows <= INT32_MAX && coo->ncols <= INT32_MAX && coo->nnz <= INT32_MAX,
+                 "coo to csr: %lld x %lld with %lld entries exceeds 32-bit indices",
+                 (long long)coo->nrows, (long long)coo->ncols, (long long)coo->nnz);
+    size_t vs = sp_value_size(coo->value_type);
+    SP_TRY(ref_csr_alloc(&c, coo->nrows, coo->ncols, coo->nnz, coo->nrows, coo->value_type));
+    SP_ALLOC(next, c.nrows);
+    ref_segment_starts(coo->row, coo->nnz, c.ptr, c.nrows);
+    for (int64_t r = 0; r < c.nrows; r++) next[r] = c.ptr[r];
+    for (int64_t k = 0; k < coo->nnz; k++) {
+        int32_t p = next[coo->row[k]]++;
+        c.idx[p] = coo->col[k];
+        ref_value_copy(c.val, p, coo->val, k, vs);
+    }
+    *csr = c;
+    c = (sp_csr_t){0};
+done:
+    sp__free(next);
+    sp__csr_free(&c);
+    return st;
+}

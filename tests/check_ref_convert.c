@@ -1,0 +1,583 @@
+/* CPU reference conversions: COO sort-merge, COO -> CSR, CSR -> CSC, ELL, HYB, JDS, SELL.
+ * Hand-checked on the 4x4 example of the PMPP sparse-matrix chapter, then decoded back to
+ * dense on random matrices, then every failure path. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sp_ref.h"
+#include "testutil.h"
+
+/* PMPP example: rows {3,0,1,0}, {0,0,0,0}, {0,2,4,1}, {1,0,0,1}, entries given unsorted. */
+static sp_coo_t *pmpp_coo(sp_value_type_t type)
+{
+    static const int32_t row[] = {3, 2, 0, 2, 3, 0, 2};
+    static const int32_t col[] = {3, 3, 2, 1, 0, 0, 2};
+    static const double val[] = {1, 1, 1, 2, 1, 3, 4};
+    sp_coo_t *a = NULL;
+    ck_assert_ok(sp_coo_create(4, 4, 7, type, &a));
+    for (int k = 0; k < 7; k++) {
+        a->row[k] = row[k];
+        a->col[k] = col[k];
+        if (type == SP_R_32F) ((float *)a->val)[k] = (float)val[k];
+        if (type == SP_R_64F) ((double *)a->val)[k] = val[k];
+    }
+    a->nnz = 7;
+    ck_assert_ok(sp__ref_coo_sort_merge(a, SP_DUP_SUM, NULL));
+    return a;
+}
+
+static void pmpp_csr(sp_csr_t *csr)
+{
+    sp_coo_t *a = pmpp_coo(SP_R_64F);
+    ck_assert_ok(sp__ref_coo_to_csr(a, csr));
+    sp_coo_free(a);
+}
+
+#define ASSERT_I32(got, ...)                                                   \
+    do {                                                                       \
+        const int32_t expect_[] = {__VA_ARGS__};                               \
+        ck_assert_mem_eq((got), expect_, sizeof expect_);                      \
+    } while (0)
+#define ASSERT_F64(got, ...)                                                   \
+    do {                                                                       \
+        const double expect_[] = {__VA_ARGS__};                                \
+        ck_assert_mem_eq((got), expect_, sizeof expect_);                      \
+    } while (0)
+
+START_TEST(pmpp_csr_csc)
+{
+    sp_csr_t csr = {0}, csc = {0};
+    pmpp_csr(&csr);
+    ck_assert_int_eq(csr.nnz, 7);
+    ASSERT_I32(csr.ptr, 0, 2, 2, 5, 7);
+    ASSERT_I32(csr.idx, 0, 2, 1, 2, 3, 0, 3);
+    ASSERT_F64(csr.val, 3, 1, 2, 4, 1, 1, 1);
+    ck_assert_ok(sp__ref_csr_to_csc(&csr, &csc));
+    ck_assert_int_eq(csc.nrows, 4);
+    ck_assert_int_eq(csc.ncols, 4);
+    ASSERT_I32(csc.ptr, 0, 2, 3, 5, 7);
+    ASSERT_I32(csc.idx, 0, 3, 2, 0, 2, 2, 3);
+    ASSERT_F64(csc.val, 3, 1, 2, 1, 4, 1, 1);
+    sp__csr_free(&csc);
+    sp__csr_free(&csr);
+    sp__csr_free(&csr); /* a zeroed struct is accepted */
+}
+END_TEST
+
+START_TEST(pmpp_ell)
+{
+    sp_csr_t csr = {0};
+    sp_ell_t ell = {0};
+    pmpp_csr(&csr);
+    ck_assert_ok(sp__ref_csr_to_ell(&csr, &ell));
+    ck_assert_int_eq(ell.width, 3);
+    ck_assert_int_eq(ell.nnz, 7);
+    ASSERT_I32(ell.col, 0, -1, 1, 0, 2, -1, 2, 3, -1, -1, 3, -1);
+    ASSERT_F64(ell.val, 3, 0, 2, 1, 1, 0, 4, 1, 0, 0, 1, 0);
+    sp__ell_free(&ell);
+    sp__csr_free(&csr);
+}
+END_TEST
+
+START_TEST(pmpp_hyb)
+{
+    sp_csr_t csr = {0};
+    sp_hyb_t hyb = {{0}, {0}};
+    pmpp_csr(&csr);
+    ck_assert_ok(sp__ref_csr_to_hyb(&csr, 2, &hyb));
+    ck_assert_int_eq(hyb.ell.width, 2);
+    ck_assert_int_eq(hyb.ell.nnz, 6);
+    ASSERT_I32(hyb.ell.col, 0, -1, 1, 0, 2, -1, 2, 3);
+    ASSERT_F64(hyb.ell.val, 3, 0, 2, 1, 1, 0, 4, 1);
+    ck_assert_int_eq(hyb.coo.nnz, 1);
+    ASSERT_I32(hyb.coo.row, 2);
+    ASSERT_I32(hyb.coo.col, 3);
+    ASSERT_F64(hyb.coo.val, 1);
+    sp__hyb_free(&hyb);
+    /* Default rule on 4 rows: every row must reach the width, and row 1 is empty. */
+    ck_assert_int_eq(sp__ref_hyb_width(&csr), 0);
+    ck_assert_ok(sp__ref_csr_to_hyb(&csr, -1, &hyb));
+    ck_assert_int_eq(hyb.ell.width, 0);
+    ck_assert_int_eq(hyb.coo.nnz, 7);
+    ASSERT_I32(hyb.coo.row, 0, 0, 2, 2, 2, 3, 3);
+    ASSERT_I32(hyb.coo.col, 0, 2, 1, 2, 3, 0, 3);
+    sp__hyb_free(&hyb);
+    sp__csr_free(&csr);
+}
+END_TEST
+
+START_TEST(pmpp_jds)
+{
+    sp_csr_t csr = {0};
+    sp_jds_t jds = {0};
+    pmpp_csr(&csr);
+    ck_assert_ok(sp__ref_csr_to_jds(&csr, &jds));
+    ck_assert_int_eq(jds.njd, 3);
+    ASSERT_I32(jds.perm, 2, 0, 3, 1);
+    ASSERT_I32(jds.jd_ptr, 0, 3, 6, 7);
+    ASSERT_I32(jds.col, 1, 0, 0, 2, 2, 3, 3);
+    ASSERT_F64(jds.val, 2, 3, 1, 4, 1, 1, 1);
+    sp__jds_free(&jds);
+    sp__csr_free(&csr);
+}
+END_TEST
+
+START_TEST(pmpp_sell)
+{
+    sp_csr_t csr = {0};
+    sp_sell_t sell = {0};
+    pmpp_csr(&csr);
+    ck_assert_ok(sp__ref_csr_to_sell(&csr, 2, 4, &sell));
+    ck_assert_int_eq(sell.nslices, 2);
+    ck_assert_int_eq(sell.padded, 10);
+    ASSERT_I32(sell.perm, 2, 0, 3, 1);
+    ASSERT_I32(sell.slice_ptr, 0, 6, 10);
+    ASSERT_I32(sell.slice_width, 3, 2);
+    ASSERT_I32(sell.col, 1, 0, 2, 2, 3, -1, 0, -1, 3, -1);
+    ASSERT_F64(sell.val, 2, 3, 4, 1, 1, 0, 1, 0, 1, 0);
+    sp__sell_free(&sell);
+    /* sigma = C = 2: rows sorted only within {0,1} and {2,3}. */
+    ck_assert_ok(sp__ref_csr_to_sell(&csr, 2, 2, &sell));
+    ASSERT_I32(sell.perm, 0, 1, 2, 3);
+    ASSERT_I32(sell.slice_ptr, 0, 4, 10);
+    ASSERT_I32(sell.slice_width, 2, 3);
+    sp__sell_free(&sell);
+    /* C = 3: the last slice holds row 3 and two padding rows. */
+    ck_assert_ok(sp__ref_csr_to_sell(&csr, 3, 3, &sell));
+    ASSERT_I32(sell.perm, 2, 0, 1, 3);
+    ASSERT_I32(sell.slice_ptr, 0, 9, 15);
+    ASSERT_I32(sell.slice_width, 3, 2);
+    ASSERT_I32(sell.col + 9, 0, -1, -1, 3, -1, -1);
+    sp__sell_free(&sell);
+    sp__csr_free(&csr);
+}
+END_TEST
+
+/* Entries in input order: (1,2)=1 (0,1)=2 (1,2)=3 (0,0)=4 (1,0)=5 (0,1)=6. */
+static sp_coo_t *dup_coo(sp_value_type_t type)
+{
+    static const int32_t row[] = {1, 0, 1, 0, 1, 0}, col[] = {2, 1, 2, 0, 0, 1};
+    sp_coo_t *a = NULL;
+    ck_assert_ok(sp_coo_create(2, 3, 8, type, &a));
+    for (int k = 0; k < 6; k++) {
+        a->row[k] = row[k];
+        a->col[k] = col[k];
+        if (type == SP_R_32F) ((float *)a->val)[k] = (float)(k + 1);
+        if (type == SP_R_64F) ((double *)a->val)[k] = k + 1;
+    }
+    a->nnz = 6;
+    return a;
+}
+
+START_TEST(sort_merge_tiny)
+{
+    int64_t merged = -1;
+    sp_coo_t *a = dup_coo(SP_R_64F);
+    ck_assert_ok(sp__ref_coo_sort_merge(a, SP_DUP_SUM, &merged));
+    ck_assert_int_eq(merged, 2);
+    ck_assert_int_eq(a->nnz, 4);
+    ck_assert_uint_eq(a->flags & (SP_COO_SORTED | SP_COO_MERGED), SP_COO_SORTED | SP_COO_MERGED);
+    ASSERT_I32(a->row, 0, 0, 1, 1);
+    ASSERT_I32(a->col, 0, 1, 0, 2);
+    ASSERT_F64(a->val, 4, 8, 5, 4);
+    sp_coo_free(a);
+
+    a = dup_coo(SP_R_64F);
+    ck_assert_ok(sp__ref_coo_sort_merge(a, SP_DUP_KEEP, NULL));
+    ASSERT_F64(a->val, 4, 2, 5, 1);
+    sp_coo_free(a);
+
+    a = dup_coo(SP_R_32F);
+    ck_assert_ok(sp__ref_coo_sort_merge(a, SP_DUP_SUM, &merged));
+    const float fexpect[] = {4, 8, 5, 4};
+    ck_assert_mem_eq(a->val, fexpect, sizeof fexpect);
+    sp_coo_free(a);
+
+    a = dup_coo(SP_VALUE_NONE);
+    ck_assert_ok(sp__ref_coo_sort_merge(a, SP_DUP_KEEP, &merged));
+    ck_assert_int_eq(merged, 2);
+    ASSERT_I32(a->row, 0, 0, 1, 1);
+    ASSERT_I32(a->col, 0, 1, 0, 2);
+    ck_assert_ptr_null(a->val);
+    sp_coo_free(a);
+}
+END_TEST
+
+START_TEST(sort_merge_empty)
+{
+    const int64_t shapes[][2] = {{0, 0}, {0, 5}, {5, 0}, {3, 3}};
+    for (int i = 0; i < 4; i++) {
+        sp_coo_t *a = NULL;
+        sp_csr_t csr = {0};
+        int64_t merged = -1;
+        ck_assert_ok(sp_coo_create(shapes[i][0], shapes[i][1], 0, SP_R_64F, &a));
+        ck_assert_ok(sp__ref_coo_sort_merge(a, SP_DUP_SUM, &merged));
+        ck_assert_int_eq(merged, 0);
+        ck_assert_int_eq(a->nnz, 0);
+        ck_assert_ok(sp__ref_coo_to_csr(a, &csr));
+        ck_assert_int_eq(csr.ptr[csr.nrows], 0);
+        sp__csr_free(&csr);
+        sp_coo_free(a);
+    }
+}
+END_TEST
+
+/* Dense m x n image of a COO's entries in input order: sums (keep_first 0) or the first. */
+static double *dense_of_coo(const sp_coo_t *a, int keep_first)
+{
+    double *d = calloc((size_t)(a->nrows * a->ncols) + 1, sizeof *d);
+    char *seen = calloc((size_t)(a->nrows * a->ncols) + 1, 1);
+    for (int64_t k = 0; k < a->nnz; k++) {
+        int64_t at = (int64_t)a->row[k] * a->ncols + a->col[k];
+        double v = a->value_type == SP_R_32F ? ((float *)a->val)[k] : ((double *)a->val)[k];
+        if (!keep_first || !seen[at]) d[at] += v;
+        seen[at] = 1;
+    }
+    free(seen);
+    return d;
+}
+
+START_TEST(sort_merge_random)
+{
+    sp_dup_policy_t policy = _i % 2 ? SP_DUP_KEEP : SP_DUP_SUM;
+    sp_value_type_t type = _i / 2 ? SP_R_32F : SP_R_64F;
+    sp_coo_t *a = sp_test_random_coo(40 + (uint64_t)_i, 60, 45, 2000, type,
+                                     SP_TEST_DUPLICATES | SP_TEST_EMPTY_ROWS | SP_TEST_LONG_ROW);
+    double *expect = dense_of_coo(a, policy == SP_DUP_KEEP);
+    int64_t merged = -1, before = a->nnz;
+    ck_assert_ok(sp__ref_coo_sort_merge(a, policy, &merged));
+    ck_assert_int_eq(a->nnz + merged, before);
+    ck_assert_int_gt(merged, 0);
+    for (int64_t k = 1; k < a->nnz; k++)
+        ck_assert(a->row[k - 1] < a->row[k] ||
+                  (a->row[k - 1] == a->row[k] && a->col[k - 1] < a->col[k]));
+    double *got = dense_of_coo(a, 0);
+    double tol = type == SP_R_32F ? 1e-5 : 1e-12;
+    for (int64_t i = 0; i < a->nrows * a->ncols; i++)
+        ck_assert_double_eq_tol(got[i], expect[i], tol);
+    free(got);
+    free(expect);
+    sp_coo_free(a);
+}
+END_TEST
+
+/* Decode every format of a random matrix back to dense and compare with the CSR's. */
+static void add_entry(double *d, int64_t ncols, int64_t r, int64_t c, const void *val,
+                      sp_value_type_t t, int64_t k)
+{
+    d[r * ncols + c] += t == SP_R_32F ? ((const float *)val)[k] : ((const double *)val)[k];
+}
+
+static double *dense_of_csr(const sp_csr_t *a, int transposed)
+{
+    double *d = calloc((size_t)(a->nrows * a->ncols) + 1, sizeof *d);
+    int64_t n = transposed ? a->ncols : a->nrows;
+    for (int64_t i = 0; i < n; i++)
+        for (int64_t k = a->ptr[i]; k < a->ptr[i + 1]; k++) {
+            ck_assert(k == a->ptr[i] || a->idx[k - 1] < a->idx[k]);
+            if (transposed) add_entry(d, a->ncols, a->idx[k], i, a->val, a->value_type, k);
+            else add_entry(d, a->ncols, i, a->idx[k], a->val, a->value_type, k);
+        }
+    return d;
+}
+
+static double *dense_of_ell(const sp_ell_t *e, double *d)
+{
+    for (int64_t k = 0; k < e->width; k++)
+        for (int64_t r = 0; r < e->nrows; r++) {
+            int64_t s = k * e->nrows + r;
+            if (e->col[s] >= 0) add_entry(d, e->ncols, r, e->col[s], e->val, e->value_type, s);
+            else ck_assert(((const double *)e->val)[s] == 0.0);
+        }
+    return d;
+}
+
+static void check_formats(const sp_csr_t *csr, const double *expect)
+{
+    int64_t cells = csr->nrows * csr->ncols;
+    sp_csr_t csc = {0};
+    sp_ell_t ell = {0};
+    sp_hyb_t hyb = {{0}, {0}};
+    sp_jds_t jds = {0};
+    sp_sell_t sell = {0};
+    ck_assert_ok(sp__ref_csr_to_csc(csr, &csc));
+    double *d = dense_of_csr(&csc, 1);
+    ck_assert_mem_eq(d, expect, (size_t)cells * sizeof *d);
+    free(d);
+
+    ck_assert_ok(sp__ref_csr_to_ell(csr, &ell));
+    d = dense_of_ell(&ell, calloc((size_t)cells + 1, sizeof *d));
+    ck_assert_mem_eq(d, expect, (size_t)cells * sizeof *d);
+    free(d);
+
+    ck_assert_ok(sp__ref_csr_to_hyb(csr, -1, &hyb));
+    ck_assert_int_eq(hyb.ell.width, sp__ref_hyb_width(csr));
+    d = dense_of_ell(&hyb.ell, calloc((size_t)cells + 1, sizeof *d));
+    for (int64_t k = 0; k < hyb.coo.nnz; k++) {
+        ck_assert(k == 0 || hyb.coo.row[k - 1] <= hyb.coo.row[k]);
+        add_entry(d, csr->ncols, hyb.coo.row[k], hyb.coo.col[k], hyb.coo.val, SP_R_64F, k);
+    }
+    ck_assert_int_eq(hyb.ell.nnz + hyb.coo.nnz, csr->nnz);
+    ck_assert_mem_eq(d, expect, (size_t)cells * sizeof *d);
+    free(d);
+
+    ck_assert_ok(sp__ref_csr_to_jds(csr, &jds));
+    d = calloc((size_t)cells + 1, sizeof *d);
+    for (int64_t i = 0; i < jds.nrows; i++) {
+        int64_t len = csr->ptr[jds.perm[i] + 1] - csr->ptr[jds.perm[i]];
+        if (i > 0) ck_assert_int_ge(csr->ptr[jds.perm[i - 1] + 1] - csr->ptr[jds.perm[i - 1]], len);
+        for (int64_t dg = 0; dg < jds.njd && i < jds.jd_ptr[dg + 1] - jds.jd_ptr[dg]; dg++)
+            add_entry(d, csr->ncols, jds.perm[i], jds.col[jds.jd_ptr[dg] + i], jds.val,
+                      SP_R_64F, jds.jd_ptr[dg] + i);
+    }
+    ck_assert_int_eq(jds.jd_ptr[jds.njd], csr->nnz);
+    ck_assert_mem_eq(d, expect, (size_t)cells * sizeof *d);
+    free(d);
+
+    ck_assert_ok(sp__ref_csr_to_sell(csr, 4, 16, &sell));
+    d = calloc((size_t)cells + 1, sizeof *d);
+    for (int64_t s = 0; s < sell.nslices; s++)
+        for (int64_t k = 0; k < sell.slice_width[s]; k++)
+            for (int64_t lane = 0; lane < 4; lane++) {
+                int64_t at = sell.slice_ptr[s] + k * 4 + lane, p = s * 4 + lane;
+                if (sell.col[at] < 0) continue;
+                ck_assert_int_lt(p, sell.nrows);
+                add_entry(d, csr->ncols, sell.perm[p], sell.col[at], sell.val, SP_R_64F, at);
+            }
+    ck_assert_mem_eq(d, expect, (size_t)cells * sizeof *d);
+    free(d);
+
+    sp__sell_free(&sell);
+    sp__jds_free(&jds);
+    sp__hyb_free(&hyb);
+    sp__ell_free(&ell);
+    sp__csr_free(&csc);
+}
+
+START_TEST(formats_random)
+{
+    static const int64_t shapes[][3] = {{0, 4, 0}, {6, 6, 0}, {1, 1, 1}, {1, 1, 5},
+                                        {37, 23, 300}, {23, 37, 300}, {300, 200, 4000},
+                                        {5000, 3, 6000}};
+    for (int i = 0; i < 8; i++) {
+        sp_coo_t *a = sp_test_random_coo(7 + (uint64_t)i, shapes[i][0], shapes[i][1],
+                                         shapes[i][2], SP_R_64F,
+                                         SP_TEST_DUPLICATES | SP_TEST_EMPTY_ROWS |
+                                             SP_TEST_LONG_ROW | SP_TEST_EMPTY_COLS);
+        double *expect = dense_of_coo(a, 0);
+        sp_csr_t csr = {0};
+        ck_assert_ok(sp__ref_coo_sort_merge(a, SP_DUP_SUM, NULL));
+        ck_assert_ok(sp__ref_coo_to_csr(a, &csr));
+        double *d = dense_of_csr(&csr, 0);
+        for (int64_t c = 0; c < a->nrows * a->ncols; c++)
+            ck_assert_double_eq_tol(d[c], expect[c], 1e-12);
+        check_formats(&csr, d);
+        free(d);
+        free(expect);
+        sp__csr_free(&csr);
+        sp_coo_free(a);
+    }
+}
+END_TEST
+
+/* Bell-Garland width: at least max(ceil(n/3), min(n, 4096)) rows must reach it. */
+START_TEST(hyb_width_rule)
+{
+    enum { N = 9000 };
+    sp_csr_t g = {.nrows = N, .ncols = 16, .value_type = SP_VALUE_NONE};
+    g.ptr = malloc((N + 1) * sizeof *g.ptr);
+    g.idx = malloc(N * 10 * sizeof *g.idx);
+    for (int64_t len_long = 10, pass = 0; pass < 2; pass++) {
+        int64_t nlong = pass == 0 ? 4095 : 4096;
+        g.ptr[0] = 0;
+        for (int64_t r = 0; r < N; r++) {
+            int64_t len = r < nlong ? len_long : 2;
+            for (int64_t k = 0; k < len; k++) g.idx[g.ptr[r] + k] = (int32_t)k;
+            g.ptr[r + 1] = (int32_t)(g.ptr[r] + len);
+        }
+        g.nnz = g.ptr[N];
+        ck_assert_int_eq(sp__ref_hyb_width(&g), pass == 0 ? 2 : 10);
+    }
+    g.nrows = 0;
+    ck_assert_int_eq(sp__ref_hyb_width(&g), 0);
+    free(g.ptr);
+    free(g.idx);
+}
+END_TEST
+
+START_TEST(bad_inputs)
+{
+    sp_coo_t *a = dup_coo(SP_R_64F);
+    sp_csr_t csr = {0};
+    sp_sell_t sell = {0};
+    sp_hyb_t hyb = {{0}, {0}};
+    ck_assert_status(sp__ref_coo_to_csr(a, &csr), SP_STATUS_INVALID_ARGUMENT);
+    ck_assert_error_has("not sorted and merged");
+    ck_assert_ptr_null(csr.ptr);
+    ck_assert_status(sp__ref_coo_sort_merge(a, (sp_dup_policy_t)7, NULL),
+                     SP_STATUS_INVALID_ARGUMENT);
+    ck_assert_error_has("policy 7");
+    a->row[3] = 2;
+    ck_assert_status(sp__ref_coo_sort_merge(a, SP_DUP_SUM, NULL), SP_STATUS_INVALID_ARGUMENT);
+    ck_assert_error_has("entry 3 at (2, 0) outside 2 x 3");
+    a->row[3] = 0;
+    a->col[5] = -1;
+    ck_assert_status(sp__ref_coo_sort_merge(a, SP_DUP_SUM, NULL), SP_STATUS_INVALID_ARGUMENT);
+    ck_assert_error_has("entry 5 at (0, -1)");
+    ck_assert_int_eq(a->nnz, 6);
+    ck_assert_uint_eq(a->flags, 0);
+    a->col[5] = 1;
+    a->nnz = 9;
+    ck_assert_status(sp__ref_coo_sort_merge(a, SP_DUP_SUM, NULL), SP_STATUS_INVALID_ARGUMENT);
+    ck_assert_error_has("nnz 9 outside 0..capacity 8");
+    a->nnz = 6;
+    ck_assert_status(sp__ref_coo_sort_merge(NULL, SP_DUP_SUM, NULL), SP_STATUS_INVALID_ARGUMENT);
+    ck_assert_error_has("coo is NULL");
+
+    ck_assert_ok(sp__ref_coo_sort_merge(a, SP_DUP_SUM, NULL));
+    ck_assert_ok(sp__ref_coo_to_csr(a, &csr));
+    ck_assert_status(sp__ref_csr_to_sell(&csr, 2, 3, &sell), SP_STATUS_INVALID_ARGUMENT);
+    ck_assert_error_has("sigma 3 is not a positive multiple of C 2");
+    ck_assert_status(sp__ref_csr_to_sell(&csr, 0, 0, &sell), SP_STATUS_INVALID_ARGUMENT);
+    ck_assert_error_has("C 0");
+    ck_assert_ptr_null(sell.perm);
+    ck_assert_status(sp__ref_csr_to_hyb(&csr, (int64_t)1 << 40, &hyb), SP_STATUS_INVALID_ARGUMENT);
+    ck_assert_error_has("width 1099511627776 outside");
+    ck_assert_ptr_null(hyb.ell.col);
+    ck_assert_status(sp__ref_csr_to_csc(NULL, &csr), SP_STATUS_INVALID_ARGUMENT);
+    ck_assert_status(sp__ref_csr_to_ell(&csr, NULL), SP_STATUS_INVALID_ARGUMENT);
+    ck_assert_status(sp__ref_csr_to_jds(NULL, NULL), SP_STATUS_INVALID_ARGUMENT);
+    ck_assert_error_has("csr to jds: NULL argument");
+    sp__csr_free(&csr);
+    sp_coo_free(a);
+}
+END_TEST
+
+/* Allocator that fails from the n-th request on and counts live blocks. */
+static int64_t g_budget, g_live;
+static void *budget_alloc(size_t bytes, void *user)
+{
+    (void)user;
+    if (g_budget-- <= 0) return NULL;
+    g_live++;
+    return malloc(bytes);
+}
+static void *budget_realloc(void *ptr, size_t bytes, void *user)
+{
+    (void)user;
+    if (g_budget-- <= 0) return NULL;
+    return realloc(ptr, bytes);
+}
+static void budget_free(void *ptr, void *user)
+{
+    (void)user;
+    if (ptr) g_live--;
+    free(ptr);
+}
+
+/* Run op with budgets 0, 1, ... until it succeeds; every failure must be ALLOC_FAILED,
+ * leak nothing and leave the output bytes as they were. */
+static void fail_each_allocation(sp_status_t (*op)(const sp_csr_t *, void *),
+                                 const sp_csr_t *csr, size_t out_bytes)
+{
+    sp_allocator_t hooks = {budget_alloc, budget_realloc, budget_free, NULL};
+    unsigned char out[512], before[512];
+    ck_assert_uint_le(out_bytes, sizeof out);
+    for (int64_t budget = 0;; budget++) {
+        memset(out, 0xA5, sizeof out);
+        memcpy(before, out, sizeof out);
+        g_budget = budget;
+        g_live = 0;
+        sp_set_host_allocator(&hooks);
+        sp_status_t st = op(csr, out);
+        sp_set_host_allocator(NULL);
+        if (st == SP_STATUS_SUCCESS) {
+            ck_assert_int_gt(budget, 0);
+            break;
+        }
+        ck_assert_int_eq(st, SP_STATUS_ALLOC_FAILED);
+        ck_assert_int_eq(g_live, 0);
+        ck_assert_mem_eq(out, before, out_bytes);
+    }
+}
+
+static sp_status_t op_csc(const sp_csr_t *a, void *out) { return sp__ref_csr_to_csc(a, out); }
+static sp_status_t op_ell(const sp_csr_t *a, void *out) { return sp__ref_csr_to_ell(a, out); }
+static sp_status_t op_hyb(const sp_csr_t *a, void *out) { return sp__ref_csr_to_hyb(a, 1, out); }
+static sp_status_t op_jds(const sp_csr_t *a, void *out) { return sp__ref_csr_to_jds(a, out); }
+static sp_status_t op_sell(const sp_csr_t *a, void *out)
+{
+    return sp__ref_csr_to_sell(a, 2, 4, out);
+}
+
+START_TEST(alloc_failures)
+{
+    sp_csr_t csr = {0};
+    pmpp_csr(&csr);
+    fail_each_allocation(op_csc, &csr, sizeof(sp_csr_t));
+    fail_each_allocation(op_ell, &csr, sizeof(sp_ell_t));
+    fail_each_allocation(op_hyb, &csr, sizeof(sp_hyb_t));
+    fail_each_allocation(op_jds, &csr, sizeof(sp_jds_t));
+    fail_each_allocation(op_sell, &csr, sizeof(sp_sell_t));
+
+    /* The COO stays as it was until sort-merge succeeds. */
+    sp_allocator_t hooks = {budget_alloc, budget_realloc, budget_free, NULL};
+    sp_coo_t *a = dup_coo(SP_R_64F), *orig = dup_coo(SP_R_64F);
+    for (int64_t budget = 0;; budget++) {
+        int64_t merged = -1;
+        g_budget = budget;
+        g_live = 0;
+        sp_set_host_allocator(&hooks);
+        sp_status_t st = sp__ref_coo_sort_merge(a, SP_DUP_SUM, &merged);
+        sp_set_host_allocator(NULL);
+        if (st == SP_STATUS_SUCCESS) break;
+        ck_assert_int_eq(st, SP_STATUS_ALLOC_FAILED);
+        ck_assert_int_eq(g_live, 0);
+        ck_assert_int_eq(merged, -1);
+        ck_assert_int_eq(a->nnz, 6);
+        ck_assert_mem_eq(a->row, orig->row, 6 * sizeof(int32_t));
+        ck_assert_mem_eq(a->col, orig->col, 6 * sizeof(int32_t));
+        ck_assert_mem_eq(a->val, orig->val, 6 * sizeof(double));
+    }
+    ck_assert_int_eq(a->nnz, 4);
+
+    sp_csr_t out = {0};
+    for (int64_t budget = 0;; budget++) {
+        g_budget = budget;
+        g_live = 0;
+        sp_set_host_allocator(&hooks);
+        sp_status_t st = sp__ref_coo_to_csr(a, &out);
+        sp_set_host_allocator(NULL);
+        if (st == SP_STATUS_SUCCESS) break;
+        ck_assert_int_eq(st, SP_STATUS_ALLOC_FAILED);
+        ck_assert_int_eq(g_live, 0);
+        ck_assert_ptr_null(out.ptr);
+    }
+    sp__csr_free(&out);
+    sp_coo_free(orig);
+    sp_coo_free(a);
+    sp__csr_free(&csr);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("ref_convert");
+    TCase *tc = tcase_create("core");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, pmpp_csr_csc);
+    tcase_add_test(tc, pmpp_ell);
+    tcase_add_test(tc, pmpp_hyb);
+    tcase_add_test(tc, pmpp_jds);
+    tcase_add_test(tc, pmpp_sell);
+    tcase_add_test(tc, sort_merge_tiny);
+    tcase_add_test(tc, sort_merge_empty);
+    tcase_add_loop_test(tc, sort_merge_random, 0, 4);
+    tcase_add_test(tc, formats_random);
+    tcase_add_test(tc, hyb_width_rule);
+    tcase_add_test(tc, bad_inputs);
+    tcase_add_test(tc, alloc_failures);
+    suite_add_tcase(s, tc);
+    return sp_test_run(s);
+}
