@@ -1,0 +1,469 @@
+/* Matrix Market reader: the header parsed in order, then the body split into line-aligned
+ * chunks that are counted (pass 1) and parsed straight into the COO at each chunk's
+ * offset (pass 2) in parallel; symmetric files are mirrored afterwards (pass 3). */
+#include <float.h>
+#include <string.h>
+
+#include "sp_base.h"
+#include "sp_text.h"
+
+typedef enum { FMT_COORDINATE, FMT_ARRAY } mtx_format_t;
+typedef enum { FIELD_REAL, FIELD_INTEGER, FIELD_PATTERN, FIELD_COMPLEX } mtx_field_t;
+
+enum { MIN_CHUNK_BYTES = 1 << 16, CHUNKS_PER_THREAD = 4 };
+
+/* Everything the parallel passes share; each chunk writes only its own slots. */
+typedef struct job {
+    const char *path;
+    mtx_format_t format;
+    mtx_field_t field;
+    sp_symmetry_t symmetry;
+    sp_value_type_t vt;       /* of the output */
+    int64_t nrows, ncols;
+    int64_t expected;         /* entries the file declares (array: values) */
+    const sp_chunk_t *chunks;
+    int64_t *count;           /* pass 1: entry lines per chunk */
+    int64_t *offset;          /* exclusive scan of count */
+    int64_t *offdiag;         /* pass 2: entries off the diagonal per chunk */
+    int64_t *mirror_offset;   /* exclusive scan of offdiag, after the file's entries */
+    int32_t *row, *col;
+    void *val;
+} job_t;
+
+static int is_blank(char c) { return c == ' ' || c == '\t'; }
+static int is_eol(const char *p, const char *end) { return p == end || *p == '\n' || *p == '\r'; }
+
+/* Past the line break ending the line at p ("\r\n" is one break). */
+static const char *next_line(const char *p, const char *end)
+{
+    while (p < end && *p != '\n' && *p != '\r') p++;
+    if (p < end) p += (*p == '\r' && p + 1 < end && p[1] == '\n') ? 2 : 1;
+    return p;
+}
+
+/* An entry line has something other than blanks before its end, and is not a comment. */
+static int is_entry_line(const char *p, const char *end)
+{
+    while (p < end && is_blank(*p)) p++;
+    return !is_eol(p, end) && *p != '%';
+}
+
+/* ---- header ---------------------------------------------------------------------- */
+
+/* Copy the next blank-separated word of the line (lower-cased, truncated) into w. */
+static int next_word(const char **p, const char *end, char *w, size_t cap)
+{
+    const char *s = *p;
+    size_t n = 0;
+    while (s < end && is_blank(*s)) s++;
+    if (is_eol(s, end)) {
+        *p = s;
+        return 0;
+    }
+    for (; !is_eol(s, end) && !is_blank(*s); s++)
+        if (n + 1 < cap) w[n++] = (char)((*s >= 'A' && *s <= 'Z') ? *s - 'A' + 'a' : *s);
+    w[n] = '\0';
+    *p = s;
+    return 1;
+}
+
+static sp_status_t parse_banner(job_t *j, const char *p, const char *end)
+{
+    sp_status_t st = SP_STATUS_SUCCESS;
+    char w[32];
+    const char *path = j->path;
+    int percent = p < end && *p == '%';
+    p += percent;
+    if (p < end && *p == '%') p++;
+    if (!percent || !next_word(&p, end, w, sizeof w) || strcmp(w, "matrixmarket") != 0)
+        SP_FAIL(SP_STATUS_PARSE_ERROR, "%s:1: missing %%%%MatrixMarket banner", path);
+    if (!next_word(&p, end, w, sizeof w) || strcmp(w, "matrix") != 0)
+        SP_FAIL(SP_STATUS_PARSE_ERROR, "%s:1: unknown object \"%s\" (expected matrix)", path,
+                w);
+    if (!next_word(&p, end, w, sizeof w)) w[0] = '\0';
+    if (strcmp(w, "coordinate") == 0) j->format = FMT_COORDINATE;
+    else if (strcmp(w, "array") == 0) j->format = FMT_ARRAY;
+    else SP_FAIL(SP_STATUS_PARSE_ERROR, "%s:1: unknown format \"%s\"", path, w);
+    if (!next_word(&p, end, w, sizeof w)) w[0] = '\0';
+    if (strcmp(w, "real") == 0) j->field = FIELD_REAL;
+    else if (strcmp(w, "integer") == 0) j->field = FIELD_INTEGER;
+    else if (strcmp(w, "pattern") == 0) j->field = FIELD_PATTERN;
+    else if (strcmp(w, "complex") == 0) j->field = FIELD_COMPLEX;
+    else SP_FAIL(SP_STATUS_PARSE_ERROR, "%s:1: unknown field \"%s\"", path, w);
+    if (!next_word(&p, end, w, sizeof w)) w[0] = '\0';
+    if (strcmp(w, "general") == 0) j->symmetry = SP_SYMMETRY_GENERAL;
+    else if (strcmp(w, "symmetric") == 0) j->symmetry = SP_SYMMETRY_SYMMETRIC;
+    else if (strcmp(w, "skew-symmetric") == 0) j->symmetry = SP_SYMMETRY_SKEW;
+    else if (strcmp(w, "hermitian") == 0) j->symmetry = SP_SYMMETRY_HERMITIAN;
+    else SP_FAIL(SP_STATUS_PARSE_ERROR, "%s:1: unknown symmetry \"%s\"", path, w);
+    if (next_word(&p, end, w, sizeof w))
+        SP_FAIL(SP_STATUS_PARSE_ERROR, "%s:1: unexpected \"%s\" after the symmetry", path, w);
+    if (j->field == FIELD_PATTERN && j->format == FMT_ARRAY)
+        SP_FAIL(SP_STATUS_PARSE_ERROR, "%s:1: pattern field with array format", path);
+    if (j->field == FIELD_PATTERN && j->symmetry == SP_SYMMETRY_SKEW)
+        SP_FAIL(SP_STATUS_PARSE_ERROR, "%s:1: pattern field cannot be skew-symmetric", path);
+done:
+    return st;
+}
+
+/* Parse the size line "M N [NNZ]" at p (line number line). */
+static sp_status_t parse_sizes(job_t *j, const char *p, const char *end, int64_t line,
+                               size_t body_bytes)
+{
+    sp_status_t st = SP_STATUS_SUCCESS;
+    const char *path = j->path;
+    int64_t v[3] = {0, 0, 0};
+    int need = j->format == FMT_COORDINATE ? 3 : 2;
+    static const char *names[3] = {"row count", "column count", "entry count"};
+    for (int k = 0; k < need; k++) {
+        while (p < end && is_blank(*p)) p++;
+        if (is_eol(p, end))
+            SP_FAIL(SP_STATUS_PARSE_ERROR, "%s:%lld: size line: missing %s", path,
+                    (long long)line, names[k]);
+        int rc = sp__parse_i64(&p, end, &v[k]);
+        if (rc == SP_NUM_RANGE)
+            SP_FAIL(SP_STATUS_PARSE_ERROR, "%s:%lld: size line: %s overflows 64 bits", path,
+                    (long long)line, names[k]);
+        if (rc != SP_NUM_OK || !(is_eol(p, end) || is_blank(*p)))
+            SP_FAIL(SP_STATUS_PARSE_ERROR, "%s:%lld: size line: %s is not an integer", path,
+                    (long long)line, names[k]);
+        if (v[k] < 0)
+            SP_FAIL(SP_STATUS_PARSE_ERROR, "%s:%lld: size line: negative %s %lld", path,
+                    (long long)line, names[k], (long long)v[k]);
+    }
+    while (p < end && is_blank(*p)) p++;
+    if (!is_eol(p, end))
+        SP_FAIL(SP_STATUS_PARSE_ERROR, "%s:%lld: size line: unexpected text after %d numbers",
+                path, (long long)line, need);
+    j->nrows = v[0];
+    j->ncols = v[1];
+    if (v[0] > INT32_MAX || v[1] > INT32_MAX)
+        SP_FAIL(SP_STATUS_NOT_SUPPORTED, "%s:%lld: %lld x %lld exceeds 32-bit indices (limit %d)",
+                path, (long long)line, (long long)v[0], (long long)v[1], INT32_MAX);
+    if (j->symmetry != SP_SYMMETRY_GENERAL && v[0] != v[1])
+        SP_FAIL(SP_STATUS_PARSE_ERROR, "%s:%lld: %lld x %lld matrix declared symmetric", path,
+                (long long)line, (long long)v[0], (long long)v[1]);
+    /* Each entry needs a line of at least "i j" (coordinate) or "v" (array) and a break;
+     * a count the remaining bytes cannot hold is refused before anything is allocated. */
+    size_t min_bytes = j->format == FMT_COORDINATE ? 4 : 2;
+    int64_t n = v[2];
+    if (j->format == FMT_ARRAY) {
+        n = v[0] * v[1];
+        if (j->symmetry == SP_SYMMETRY_SYMMETRIC || j->symmetry == SP_SYMMETRY_HERMITIAN)
+            n = v[0] * (v[0] + 1) / 2;
+        if (j->symmetry == SP_SYMMETRY_SKEW) n = v[0] * (v[0] - (v[0] > 0)) / 2;
+    }
+    if ((uint64_t)n > ((uint64_t)body_bytes + 1) / min_bytes)
+        SP_FAIL(SP_STATUS_PARSE_ERROR,
+                "%s:%lld: %lld entries declared but the remaining %zu bytes cannot hold them",
+                path, (long long)line, (long long)n, body_bytes);
+    if (n > INT32_MAX)
+        SP_FAIL(SP_STATUS_NOT_SUPPORTED, "%s:%lld: %lld entries exceed 32-bit indices (limit %d)",
+                path, (long long)line, (long long)n, INT32_MAX);
+    j->expected = n;
+done:
+    return st;
+}
+
+/* ---- body -------------------------------------------------------------------------- */
+
+static sp_status_t count_task(int c, void *arg)
+{
+    job_t *j = arg;
+    const char *p = j->chunks[c].begin, *end = j->chunks[c].end;
+    int64_t n = 0;
+    for (; p < end; p = next_line(p, end)) n += is_entry_line(p, end);
+    j->count[c] = n;
+    return SP_STATUS_SUCCESS;
+}
+
+/* Parse an index field at *p into 0-based *out, checking 1..limit. */
+static sp_status_t read_index(const job_t *j, const char **p, const char *end, int64_t line,
+                              const char *what, int64_t limit, int32_t *out)
+{
+    sp_status_t st = SP_STATUS_SUCCESS;
+    int64_t v = 0;
+    while (*p < end && is_blank(**p)) (*p)++;
+    if (is_eol(*p, end))
+        SP_FAIL(SP_STATUS_PARSE_ERROR, "%s:%lld: missing %s index", j->path, (long long)line,
+                what);
+    int rc = sp__parse_i64(p, end, &v);
+    if (rc == SP_NUM_SYNTAX || (rc == SP_NUM_OK && !is_eol(*p, end) && !is_blank(**p)))
+        SP_FAIL(SP_STATUS_PARSE_ERROR, "%s:%lld: %s index is not an integer", j->path,
+                (long long)line, what);
+    if (rc == SP_NUM_RANGE)
+        SP_FAIL(SP_STATUS_PARSE_ERROR, "%s:%lld: %s index outside 1..%lld", j->path,
+                (long long)line, what, (long long)limit);
+    if (v < 1 || v > limit)
+        SP_FAIL(SP_STATUS_PARSE_ERROR, "%s:%lld: %s index %lld outside 1..%lld", j->path,
+                (long long)line, what, (long long)v, (long long)limit);
+    *out = (int32_t)(v - 1);
+done:
+    return st;
+}
+
+/* Parse one value field at *p into slot k of the output (or only check it when the
+ * output keeps no values). Integer fields go through the integer parser so that values
+ * beyond 2^53 round once; the float output is parsed as float, never via double. */
+static sp_status_t read_value(const job_t *j, const char **p, const char *end, int64_t line,
+                              int64_t k, int keep)
+{
+    sp_status_t st = SP_STATUS_SUCCESS;
+    int rc;
+    while (*p < end && is_blank(**p)) (*p)++;
+    if (is_eol(*p, end))
+        SP_FAIL(SP_STATUS_PARSE_ERROR, "%s:%lld: missing value", j->path, (long long)line);
+    if (j->field == FIELD_INTEGER) {
+        int64_t v = 0;
+        rc = sp__parse_i64(p, end, &v);
+        if (rc == SP_NUM_OK && !is_eol(*p, end) && !is_blank(**p))
+            SP_FAIL(SP_STATUS_PARSE_ERROR, "%s:%lld: integer field: value is not an integer",
+                    j->path, (long long)line);
+        if (rc == SP_NUM_OK && keep && j->vt == SP_R_32F) ((float *)j->val)[k] = (float)v;
+        if (rc == SP_NUM_OK && keep && j->vt == SP_R_64F) ((double *)j->val)[k] = (double)v;
+    } else if (keep && j->vt == SP_R_32F) {
+        rc = sp__parse_f32(p, end, &((float *)j->val)[k]);
+    } else {
+        double v = 0;
+        rc = sp__parse_f64(p, end, &v);
+        if (keep && j->vt == SP_R_64F) ((double *)j->val)[k] = v;
+    }
+    if (rc == SP_NUM_RANGE)
+        SP_FAIL(SP_STATUS_PARSE_ERROR, "%s:%lld: value out of range for %s", j->path,
+                (long long)line, j->field == FIELD_INTEGER ? "int64" :
+                keep && j->vt == SP_R_32F ? "float" : "double");
+    if (rc != SP_NUM_OK || (!is_eol(*p, end) && !is_blank(**p)))
+        SP_FAIL(SP_STATUS_PARSE_ERROR, "%s:%lld: value is not a number", j->path,
+                (long long)line);
+done:
+    return st;
+}
+
+/* Position (i, j) of the k-th value of an array file: column-major, and for symmetric
+ * files the lower triangle (skew: strictly lower). */
+static void array_start(const job_t *j, int64_t k, int64_t *i, int64_t *c)
+{
+    int64_t m = j->nrows, below = j->symmetry == SP_SYMMETRY_SKEW ? 1 : 0;
+    if (j->symmetry == SP_SYMMETRY_GENERAL) {
+        *i = m ? k % m : 0;
+        *c = m ? k / m : 0;
+        return;
+    }
+    int64_t col = 0;
+    while (col < m && k >= m - col - below) k -= m - col++ - below;
+    *c = col;
+    *i = col + below + k;
+}
+
+static void array_advance(const job_t *j, int64_t *i, int64_t *c)
+{
+    if (++*i < j->nrows) return;
+    ++*c;
+    *i = j->symmetry == SP_SYMMETRY_GENERAL ? 0 : *c + (j->symmetry == SP_SYMMETRY_SKEW);
+}
+
+static sp_status_t parse_task(int c, void *arg)
+{
+    sp_status_t st = SP_STATUS_SUCCESS;
+    job_t *j = arg;
+    const char *p = j->chunks[c].begin, *end = j->chunks[c].end;
+    int64_t line = j->chunks[c].first_line, k = j->offset[c], offdiag = 0, ai = 0, aj = 0;
+    int keep = j->vt != SP_VALUE_NONE;
+    if (j->format == FMT_ARRAY) array_start(j, k, &ai, &aj);
+    for (; p < end; p = next_line(p, end), line++) {
+        if (!is_entry_line(p, end)) continue;
+        if (k >= j->expected)
+            SP_FAIL(SP_STATUS_PARSE_ERROR, "%s:%lld: more entries than the %lld declared",
+                    j->path, (long long)line, (long long)j->expected);
+        if (j->format == FMT_ARRAY) {
+            j->row[k] = (int32_t)ai;
+            j->col[k] = (int32_t)aj;
+            array_advance(j, &ai, &aj);
+        } else {
+            SP_TRY(read_index(j, &p, end, line, "row", j->nrows, &j->row[k]));
+            SP_TRY(read_index(j, &p, end, line, "column", j->ncols, &j->col[k]));
+        }
+        if (j->field == FIELD_PATTERN) {
+            if (j->vt == SP_R_32F) ((float *)j->val)[k] = 1.0f;
+            if (j->vt == SP_R_64F) ((double *)j->val)[k] = 1.0;
+        } else {
+            SP_TRY(read_value(j, &p, end, line, k, keep));
+            if (j->field == FIELD_COMPLEX) /* the imaginary part: checked, dropped */
+                SP_TRY(read_value(j, &p, end, line, k, 0));
+        }
+        while (p < end && is_blank(*p)) p++;
+        if (!is_eol(p, end))
+            SP_FAIL(SP_STATUS_PARSE_ERROR, "%s:%lld: unexpected text after the entry",
+                    j->path, (long long)line);
+        if (j->row[k] == j->col[k] && j->symmetry == SP_SYMMETRY_SKEW)
+            SP_FAIL(SP_STATUS_PARSE_ERROR,
+                    "%s:%lld: diagonal entry (%lld, %lld) in a skew-symmetric matrix",
+                    j->path, (long long)line, (long long)j->row[k] + 1,
+                    (long long)j->col[k] + 1);
+        offdiag += j->row[k] != j->col[k];
+        k++;
+    }
+    j->offdiag[c] = offdiag;
+done:
+    return st;
+}
+
+/* Append the mirror of every off-diagonal entry of chunk c: (j, i) for (i, j), the value
+ * negated for skew files (hermitian files keep the real part, which conjugation keeps). */
+static sp_status_t mirror_task(int c, void *arg)
+{
+    job_t *j = arg;
+    int64_t out = j->expected + j->mirror_offset[c];
+    for (int64_t k = j->offset[c]; k < j->offset[c] + j->count[c]; k++) {
+        if (j->row[k] == j->col[k]) continue;
+        j->row[out] = j->col[k];
+        j->col[out] = j->row[k];
+        if (j->vt == SP_R_32F) {
+            float v = ((float *)j->val)[k];
+            ((float *)j->val)[out] = j->symmetry == SP_SYMMETRY_SKEW ? -v : v;
+        } else if (j->vt == SP_R_64F) {
+            double v = ((double *)j->val)[k];
+            ((double *)j->val)[out] = j->symmetry == SP_SYMMETRY_SKEW ? -v : v;
+        }
+        out++;
+    }
+    return SP_STATUS_SUCCESS;
+}
+
+/* Grow the COO's arrays to hold n entries. */
+static sp_status_t grow(sp_coo_t *a, int64_t n)
+{
+    sp_status_t st = SP_STATUS_SUCCESS;
+    size_t vs = sp_value_size(a->value_type);
+    int32_t *row = sp__realloc(a->row, (size_t)n * sizeof(int32_t));
+    if (!row) SP_FAIL(SP_STATUS_ALLOC_FAILED, "out of host memory growing COO to %lld",
+                      (long long)n);
+    a->row = row;
+    int32_t *col = sp__realloc(a->col, (size_t)n * sizeof(int32_t));
+    if (!col) SP_FAIL(SP_STATUS_ALLOC_FAILED, "out of host memory growing COO to %lld",
+                      (long long)n);
+    a->col = col;
+    if (vs) {
+        void *val = sp__realloc(a->val, (size_t)n * vs);
+        if (!val) SP_FAIL(SP_STATUS_ALLOC_FAILED, "out of host memory growing COO to %lld",
+                          (long long)n);
+        a->val = val;
+    }
+    a->capacity = n;
+done:
+    return st;
+}
+
+/* Number of the file's last line, for errors found at the end of the input. */
+static int64_t last_line(const sp_text_t *t)
+{
+    int64_t n = 0;
+    for (size_t k = 0; k < t->len; k++)
+        n += t->data[k] == '\n' || (t->data[k] == '\r' && (k + 1 == t->len || t->data[k + 1] != '\n'));
+    return n + (t->len > 0 && t->data[t->len - 1] != '\n' && t->data[t->len - 1] != '\r');
+}
+
+sp_status_t sp_mtx_read(const char *path, sp_value_type_t value_type,
+                        const sp_mtx_options_t *options, sp_coo_t **coo)
+{
+    sp_status_t st = SP_STATUS_SUCCESS;
+    sp_text_t text = {NULL, 0, NULL, 0};
+    sp_chunk_t *chunks = NULL;
+    int64_t *counts = NULL;
+    sp_coo_t *a = NULL;
+    sp_mtx_options_t opt = {0, SP_PATTERN_ONES, SP_COMPLEX_REFUSE, 0};
+    job_t j;
+    int nchunks = 0;
+    memset(&j, 0, sizeof j);
+    SP_CHECK_ARG(path != NULL && coo != NULL, "sp_mtx_read: NULL argument");
+    SP_CHECK_ARG(value_type == SP_VALUE_NONE || value_type == SP_R_32F || value_type == SP_R_64F,
+                 "sp_mtx_read: unknown value type %d", (int)value_type);
+    if (options) opt = *options;
+    SP_CHECK_ARG(opt.nthreads >= 0, "sp_mtx_read: nthreads %d < 0", opt.nthreads);
+    SP_CHECK_ARG(opt.pattern == SP_PATTERN_ONES || opt.pattern == SP_PATTERN_NONE,
+                 "sp_mtx_read: unknown pattern mode %d", (int)opt.pattern);
+    SP_CHECK_ARG(opt.complex_mode == SP_COMPLEX_REFUSE || opt.complex_mode == SP_COMPLEX_REAL_PART,
+                 "sp_mtx_read: unknown complex mode %d", (int)opt.complex_mode);
+    j.path = path;
+    SP_TRY(sp__text_open(path, &text));
+    const char *p = text.data, *end = text.data + text.len;
+
+    SP_TRY(parse_banner(&j, p, end));
+    if (j.field == FIELD_COMPLEX && opt.complex_mode == SP_COMPLEX_REFUSE)
+        SP_FAIL(SP_STATUS_NOT_SUPPORTED,
+                "%s:1: complex field not supported (SP_COMPLEX_REAL_PART keeps the real part)",
+                path);
+    int64_t line = 2;
+    for (p = next_line(p, end); p < end && !is_entry_line(p, end); p = next_line(p, end))
+        line++;
+    if (p == end)
+        SP_FAIL(SP_STATUS_PARSE_ERROR, "%s:%lld: missing size line", path,
+                (long long)last_line(&text));
+    const char *body = next_line(p, end);
+    SP_TRY(parse_sizes(&j, p, end, line, (size_t)(end - body)));
+    j.vt = (j.field == FIELD_PATTERN && opt.pattern == SP_PATTERN_NONE) ? SP_VALUE_NONE
+                                                                        : value_type;
+
+    /* Pass 1: entry lines per chunk, scanned into each chunk's first output slot. */
+    int nthreads = opt.nthreads > 0 ? opt.nthreads : sp__ncores();
+    int64_t max_chunks = (int64_t)(end - body) / MIN_CHUNK_BYTES + 1;
+    if (max_chunks > (int64_t)CHUNKS_PER_THREAD * nthreads)
+        max_chunks = (int64_t)CHUNKS_PER_THREAD * nthreads;
+    SP_TRY(sp__text_split(body, end, line + 1, (int)max_chunks, &chunks, &nchunks));
+    SP_ALLOC(counts, 4 * (size_t)nchunks);
+    j.chunks = chunks;
+    j.count = counts;
+    j.offset = counts + nchunks;
+    j.offdiag = counts + 2 * nchunks;
+    j.mirror_offset = counts + 3 * nchunks;
+    SP_TRY(sp__parallel_for(nthreads, nchunks, count_task, &j));
+    int64_t total = 0;
+    for (int c = 0; c < nchunks; c++) {
+        j.offset[c] = total;
+        total += j.count[c];
+    }
+
+    /* Pass 2: parse in place; a chunk running past the declared count fails there. */
+    SP_TRY(sp_coo_create(j.nrows, j.ncols, j.expected, j.vt, &a));
+    j.row = a->row;
+    j.col = a->col;
+    j.val = a->val;
+    SP_TRY(sp__parallel_for(nthreads, nchunks, parse_task, &j));
+    if (total < j.expected)
+        SP_FAIL(SP_STATUS_PARSE_ERROR, "%s:%lld: expected %lld more entries (%lld declared)",
+                path, (long long)last_line(&text), (long long)(j.expected - total),
+                (long long)j.expected);
+    a->nnz = j.expected;
+    a->symmetry = j.symmetry;
+
+    /* Pass 3: mirror the off-diagonal entries of symmetric files after the file's own. */
+    if (j.symmetry != SP_SYMMETRY_GENERAL && opt.keep_symmetric) {
+        a->flags |= SP_COO_SYMMETRIC_STORED;
+    } else if (j.symmetry != SP_SYMMETRY_GENERAL) {
+        int64_t nmirror = 0;
+        for (int c = 0; c < nchunks; c++) {
+            j.mirror_offset[c] = nmirror;
+            nmirror += j.offdiag[c];
+        }
+        if (j.expected + nmirror > INT32_MAX)
+            SP_FAIL(SP_STATUS_NOT_SUPPORTED,
+                    "%s:%lld: %lld entries after symmetric expansion exceed 32-bit indices "
+                    "(limit %d)", path, (long long)line, (long long)(j.expected + nmirror),
+                    INT32_MAX);
+        SP_TRY(grow(a, j.expected + nmirror));
+        j.row = a->row;
+        j.col = a->col;
+        j.val = a->val;
+        SP_TRY(sp__parallel_for(nthreads, nchunks, mirror_task, &j));
+        a->nnz += nmirror;
+        a->flags |= SP_COO_SYMMETRIC_EXPANDED;
+    }
+    *coo = a;
+    a = NULL;
+done:
+    sp_coo_free(a);
+    sp__free(counts);
+    sp__free(chunks);
+    sp__text_close(&text);
+    return st;
+}
