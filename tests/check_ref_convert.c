@@ -502,13 +502,36 @@ static void fail_each_allocation(sp_status_t (*op)(const sp_csr_t *, void *),
     }
 }
 
-static sp_status_t op_csc(const sp_csr_t *a, void *out) { return sp__ref_csr_to_csc(a, out); }
-static sp_status_t op_ell(const sp_csr_t *a, void *out) { return sp__ref_csr_to_ell(a, out); }
-static sp_status_t op_hyb(const sp_csr_t *a, void *out) { return sp__ref_csr_to_hyb(a, 1, out); }
-static sp_status_t op_jds(const sp_csr_t *a, void *out) { return sp__ref_csr_to_jds(a, out); }
+/* Each op frees its output on success: only the failures are inspected. */
+static sp_status_t op_csc(const sp_csr_t *a, void *out)
+{
+    sp_status_t st = sp__ref_csr_to_csc(a, out);
+    if (st == SP_STATUS_SUCCESS) sp__csr_free(out);
+    return st;
+}
+static sp_status_t op_ell(const sp_csr_t *a, void *out)
+{
+    sp_status_t st = sp__ref_csr_to_ell(a, out);
+    if (st == SP_STATUS_SUCCESS) sp__ell_free(out);
+    return st;
+}
+static sp_status_t op_hyb(const sp_csr_t *a, void *out)
+{
+    sp_status_t st = sp__ref_csr_to_hyb(a, 1, out);
+    if (st == SP_STATUS_SUCCESS) sp__hyb_free(out);
+    return st;
+}
+static sp_status_t op_jds(const sp_csr_t *a, void *out)
+{
+    sp_status_t st = sp__ref_csr_to_jds(a, out);
+    if (st == SP_STATUS_SUCCESS) sp__jds_free(out);
+    return st;
+}
 static sp_status_t op_sell(const sp_csr_t *a, void *out)
 {
-    return sp__ref_csr_to_sell(a, 2, 4, out);
+    sp_status_t st = sp__ref_csr_to_sell(a, 2, 4, out);
+    if (st == SP_STATUS_SUCCESS) sp__sell_free(out);
+    return st;
 }
 
 START_TEST(alloc_failures)
