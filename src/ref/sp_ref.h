@@ -25,7 +25,8 @@ typedef struct sp_csr {
     void *val;
 } sp_csr_t;
 
-/* ELL, column-major: slot k of row r is at [k * nrows + r], k < width (longest row). */
+/* ELL, column-major: slot k of row r is at [k * nrows + r], k < width (longest row; in
+ * HYB the chosen ELL width). nnz counts the entries stored, padding excluded. */
 typedef struct sp_ell {
     int64_t nrows, ncols, nnz, width;
     sp_value_type_t value_type;
@@ -98,7 +99,8 @@ sp_status_t sp__ref_radix_sort_u32(uint32_t *keys, int32_t *vals, int64_t n, int
 /* Sort entries by (row, col), stably, and merge duplicates (SP_DUP_SUM adds values,
  * SP_DUP_KEEP keeps the first in input order). In place; sets SORTED | MERGED. */
 sp_status_t sp__ref_coo_sort_merge(sp_coo_t *coo, sp_dup_policy_t policy, int64_t *nmerged);
-/* CSR of a sorted, merged COO: count per row, exclusive scan, scatter. */
+/* CSR of a sorted, merged COO (both flags required): count per row, exclusive scan,
+ * scatter. */
 sp_status_t sp__ref_coo_to_csr(const sp_coo_t *coo, sp_csr_t *csr);
 /* CSC (transpose) of a CSR. */
 sp_status_t sp__ref_csr_to_csc(const sp_csr_t *csr, sp_csr_t *csc);
@@ -134,7 +136,8 @@ void sp__ref_spmv_sell(const sp_sell_t *a, const void *alpha, const void *x,
 /* ---- BFS over a CSR adjacency (row u lists the heads of u's out-edges): plain queue.
  * level[v] = hops (-1 unreachable); parent may be NULL (parent[source] = source, -1 for
  * unreachable); frontier_sizes (may be NULL) gets the size of each level up to
- * frontier_capacity; *levels = number of non-empty levels; *edges = edges examined. */
+ * frontier_capacity (0 past the last level); *levels = number of non-empty levels;
+ * *edges = adjacency entries scanned. levels, vertices and edges may be NULL. */
 sp_status_t sp__ref_bfs(const sp_csr_t *g, int32_t source, int32_t *level, int32_t *parent,
                         int64_t *levels, int64_t *vertices, int64_t *edges,
                         int64_t *frontier_sizes, int64_t frontier_capacity);
