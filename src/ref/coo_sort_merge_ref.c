@@ -3,7 +3,8 @@
  * then row, give the order; one walk over equal runs merges. */
 #include "ref_internal.h"
 
-/* Entry k of a run of equal (row, col) [first, last) of the sorted order, merged. */
+/* Entry `out` from a run of equal (row, col) [first, last) of the sorted order (input
+ * order within the run): the first value, or the sum taken in double and rounded once. */
 static void merge_run(const sp_coo_t *coo, const int32_t *perm, int64_t first, int64_t last,
                       sp_dup_policy_t policy, void *val_out, int64_t out)
 {
