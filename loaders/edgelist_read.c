@@ -1,0 +1,467 @@
+/* sp_edgelist_read: an edge list (SNAP text, DIMACS .gr or METIS .graph) into a host COO
+ * with nrows = ncols = vertices. The body is split into line-aligned chunks that are
+ * counted in parallel, scanned into offsets and parsed in parallel into 64-bit id arrays;
+ * ids are then checked or compacted and the COO built with the requested options. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "sp_base.h"
+#include "sp_edgelist.h"
+
+/* Chunks are at least this large: below it, threads cost more than they save. */
+enum { CHUNK_MIN_BYTES = 64 * 1024, CHUNKS_PER_THREAD = 4, QUOTE_MAX = 24 };
+
+/* ---- line helpers ---- */
+
+void sp__el_lines_init(sp_el_lines_t *it, const sp_chunk_t *chunk)
+{
+    it->p = chunk->begin;
+    it->end = chunk->end;
+    it->line = chunk->first_line - 1;
+}
+
+void sp__el_lines_all(sp_el_lines_t *it, const sp_text_t *text)
+{
+    it->p = text->data;
+    it->end = text->data + text->len;
+    it->line = 0;
+}
+
+const char *sp__el_skip_blanks(const char *p, const char *e)
+{
+    while (p < e && (*p == ' ' || *p == '\t')) p++;
+    return p;
+}
+
+int sp__el_next_line(sp_el_lines_t *it, const char **b, const char **e)
+{
+    if (it->p >= it->end) return 0;
+    const char *s = it->p, *q = s;
+    while (q < it->end && *q != '\n' && *q != '\r') q++;
+    *e = q;
+    if (q < it->end) q += (*q == '\r' && q + 1 < it->end && q[1] == '\n') ? 2 : 1;
+    it->p = q;
+    it->line++;
+    *b = sp__el_skip_blanks(s, *e);
+    return 1;
+}
+
+int64_t sp__el_count_lines(const sp_chunk_t *chunk, int (*is_edge)(const char *b, const char *e))
+{
+    sp_el_lines_t it;
+    const char *b, *e;
+    int64_t n = 0;
+    sp__el_lines_init(&it, chunk);
+    while (sp__el_next_line(&it, &b, &e)) n += is_edge(b, e) != 0;
+    return n;
+}
+
+int64_t sp__el_count_fields(const char *p, const char *e)
+{
+    int64_t n = 0;
+    for (p = sp__el_skip_blanks(p, e); p < e; p = sp__el_skip_blanks(p, e)) {
+        n++;
+        while (p < e && *p != ' ' && *p != '\t') p++;
+    }
+    return n;
+}
+
+sp_status_t sp__el_bad_field(const sp_el_read_t *r, int64_t line, const char *what,
+                             const char *p, const char *e)
+{
+    const char *q = p;
+    while (q < e && *q != ' ' && *q != '\t' && q - p < QUOTE_MAX) q++;
+    return SP_ERROR(SP_STATUS_PARSE_ERROR, "%s:%lld: %s, found '%.*s'%s", r->path,
+                    (long long)line, what, (int)(q - p), p,
+                    q < e && *q != ' ' && *q != '\t' ? "..." : "");
+}
+
+/* The field at p ends at s: a blank or the end of the line must follow. */
+static int field_ends(const char *s, const char *e) { return s == e || *s == ' ' || *s == '\t'; }
+
+sp_status_t sp__el_parse_id(const sp_el_read_t *r, int64_t line, const char **p,
+                            const char *e, int64_t *id)
+{
+    const char *s = *p;
+    int64_t v = 0;
+    int rc = sp__parse_i64(&s, e, &v);
+    if (rc == SP_NUM_SYNTAX || !field_ends(s, e))
+        return sp__el_bad_field(r, line, "vertex id expected", *p, e);
+    if (rc == SP_NUM_RANGE)
+        return SP_ERROR(SP_STATUS_PARSE_ERROR, "%s:%lld: vertex id '%.*s' exceeds 64 bits",
+                        r->path, (long long)line, (int)(s - *p), *p);
+    if (v < 0)
+        return SP_ERROR(SP_STATUS_PARSE_ERROR, "%s:%lld: negative vertex id %lld", r->path,
+                        (long long)line, (long long)v);
+    if (v < r->base)
+        return SP_ERROR(SP_STATUS_PARSE_ERROR, "%s:%lld: vertex id %lld, but ids start at %d",
+                        r->path, (long long)line, (long long)v, r->base);
+    int64_t id0 = v - r->base;
+    if (r->id_limit >= 0 && id0 >= r->id_limit)
+        return SP_ERROR(SP_STATUS_PARSE_ERROR, "%s:%lld: vertex id %lld outside %d..%lld",
+                        r->path, (long long)line, (long long)v, r->base,
+                        (long long)(r->id_limit - 1 + r->base));
+    if (!r->compact && id0 > (int64_t)INT32_MAX - 1)
+        return SP_ERROR(SP_STATUS_NOT_SUPPORTED,
+                        "%s:%lld: vertex id %lld exceeds 32-bit indices (largest %lld); "
+                        "compact_ids renumbers large ids",
+                        r->path, (long long)line, (long long)v,
+                        (long long)INT32_MAX - 1 + r->base);
+    *id = id0;
+    *p = s;
+    return SP_STATUS_SUCCESS;
+}
+
+sp_status_t sp__el_parse_weight(const sp_el_read_t *r, int64_t line, const char **p,
+                                const char *e, int64_t k)
+{
+    const char *s = *p;
+    int rc;
+    if (r->wtype == SP_R_32F) {
+        rc = sp__parse_f32(&s, e, &((float *)r->w)[k]);
+    } else {
+        double d;
+        rc = sp__parse_f64(&s, e, &d);
+        if (r->wtype == SP_R_64F) ((double *)r->w)[k] = d;
+    }
+    if (rc == SP_NUM_SYNTAX || !field_ends(s, e))
+        return sp__el_bad_field(r, line, "weight expected", *p, e);
+    if (rc == SP_NUM_RANGE)
+        return SP_ERROR(SP_STATUS_PARSE_ERROR, "%s:%lld: weight '%.*s' out of range",
+                        r->path, (long long)line, (int)(s - *p), *p);
+    *p = s;
+    return SP_STATUS_SUCCESS;
+}
+
+sp_status_t sp__el_parse_edge(const sp_el_read_t *r, int64_t line, const char *p,
+                              const char *e, int64_t k, int with_weight, int64_t *max_id)
+{
+    sp_status_t st = SP_STATUS_SUCCESS;
+    SP_TRY(sp__el_parse_id(r, line, &p, e, &r->src[k]));
+    p = sp__el_skip_blanks(p, e);
+    SP_TRY(sp__el_parse_id(r, line, &p, e, &r->dst[k]));
+    if (with_weight) {
+        p = sp__el_skip_blanks(p, e);
+        SP_TRY(sp__el_parse_weight(r, line, &p, e, k));
+    }
+    if (r->src[k] > *max_id) *max_id = r->src[k];
+    if (r->dst[k] > *max_id) *max_id = r->dst[k];
+done:
+    return st;
+}
+
+sp_status_t sp__el_parse_count(const sp_el_read_t *r, int64_t line, const char **p,
+                               const char *e, const char *what, int64_t *v)
+{
+    const char *s = sp__el_skip_blanks(*p, e), *q = s;
+    if (sp__parse_i64(&q, e, v) != SP_NUM_OK || *v < 0 || !field_ends(q, e))
+        return sp__el_bad_field(r, line, what, s, e);
+    *p = q;
+    return SP_STATUS_SUCCESS;
+}
+
+/* ---- the parallel passes ---- */
+typedef struct passes {
+    const sp_el_format_t *fmt;
+    const sp_el_read_t *r;
+    sp_el_chunk_t *chunks;
+} passes_t;
+
+static sp_status_t count_task(int i, void *arg)
+{
+    passes_t *ps = arg;
+    ps->fmt->count(ps->r, &ps->chunks[i]);
+    return SP_STATUS_SUCCESS;
+}
+
+static sp_status_t parse_task(int i, void *arg)
+{
+    passes_t *ps = arg;
+    return ps->fmt->parse(ps->r, &ps->chunks[i]);
+}
+
+/* Exclusive scan of the chunk counts into offsets; the totals are returned. */
+static void scan_chunks(sp_el_chunk_t *c, int n, int64_t *edges, int64_t *lines)
+{
+    int64_t e = 0, l = 0;
+    for (int i = 0; i < n; i++) {
+        int64_t ce = c[i].edges, cl = c[i].lines;
+        c[i].edges = e;
+        c[i].lines = l;
+        e += ce;
+        l += cl;
+    }
+    *edges = e;
+    *lines = l;
+}
+
+static const sp_el_format_t *format_for(const char *path, sp_edgelist_format_t f)
+{
+    if (f == SP_EDGELIST_SNAP) return &sp__el_snap;
+    if (f == SP_EDGELIST_DIMACS) return &sp__el_dimacs;
+    if (f == SP_EDGELIST_METIS) return &sp__el_metis;
+    size_t len = strlen(path);
+    if (len >= 3 && strcmp(path + len - 3, ".gz") == 0) len -= 3;
+    if (len >= 3 && strncmp(path + len - 3, ".gr", 3) == 0) return &sp__el_dimacs;
+    if (len >= 6 && strncmp(path + len - 6, ".graph", 6) == 0) return &sp__el_metis;
+    return &sp__el_snap;
+}
+
+/* ---- ids ---- */
+static int cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Index of id in sorted ids[0..n) (present by construction). */
+static int64_t find_id(const int64_t *ids, int64_t n, int64_t id)
+{
+    int64_t lo = 0, hi = n;
+    while (hi - lo > 1) {
+        int64_t mid = lo + (hi - lo) / 2;
+        if (ids[mid] <= id) lo = mid;
+        else hi = mid;
+    }
+    return lo;
+}
+
+/* Whether ids are renumbered through a dense array indexed by id (4 bytes per possible id,
+ * at most about 16 per edge) rather than by sorting and binary search. */
+static int dense_ids(int64_t max_id, int64_t m) { return max_id < 4 * m + 4096; }
+
+/* The distinct ids of src and dst in increasing order. A dense marker array when the
+ * largest id is small against the edge count, else a sort. */
+static sp_status_t distinct_ids(const int64_t *src, const int64_t *dst, int64_t m,
+                                int64_t max_id, int64_t **ids_out, int64_t *k_out)
+{
+    sp_status_t st = SP_STATUS_SUCCESS;
+    unsigned char *seen = NULL;
+    int64_t *ids = NULL, k = 0;
+    if (dense_ids(max_id, m)) {
+        SP_CALLOC(seen, max_id + 1);
+        for (int64_t i = 0; i < m; i++) seen[src[i]] = seen[dst[i]] = 1;
+        for (int64_t v = 0; v <= max_id; v++) k += seen[v];
+        SP_ALLOC(ids, k);
+        k = 0;
+        for (int64_t v = 0; v <= max_id; v++)
+            if (seen[v]) ids[k++] = v;
+    } else {
+        SP_ALLOC(ids, 2 * m);
+        memcpy(ids, src, (size_t)m * sizeof *ids);
+        memcpy(ids + m, dst, (size_t)m * sizeof *ids);
+        qsort(ids, (size_t)(2 * m), sizeof *ids, cmp_i64);
+        for (int64_t i = 0; i < 2 * m; i++)
+            if (k == 0 || ids[i] != ids[k - 1]) ids[k++] = ids[i];
+    }
+    *ids_out = ids;
+    *k_out = k;
+    ids = NULL;
+done:
+    sp__free(seen);
+    sp__free(ids);
+    return st;
+}
+
+/* Renumber src/dst to 0..k-1 in increasing id order; *map gets the file ids (base
+ * added back), *n the number of distinct ids. */
+static sp_status_t compact_ids(const sp_el_read_t *r, int64_t m, int64_t max_id, int64_t **map,
+                               int64_t *n)
+{
+    sp_status_t st = SP_STATUS_SUCCESS;
+    int64_t *ids = NULL, k = 0;
+    int32_t *dense = NULL;
+    SP_TRY(distinct_ids(r->src, r->dst, m, max_id, &ids, &k));
+    if (k > INT32_MAX)
+        SP_FAIL(SP_STATUS_NOT_SUPPORTED,
+                "%s: %lld distinct vertex ids exceed 32-bit indices (limit %d)", r->path,
+                (long long)k, INT32_MAX);
+    if (dense_ids(max_id, m)) {
+        SP_ALLOC(dense, max_id + 1);
+        for (int64_t i = 0; i < k; i++) dense[ids[i]] = (int32_t)i;
+        for (int64_t i = 0; i < m; i++) {
+            r->src[i] = dense[r->src[i]];
+            r->dst[i] = dense[r->dst[i]];
+        }
+    } else {
+        for (int64_t i = 0; i < m; i++) {
+            r->src[i] = find_id(ids, k, r->src[i]);
+            r->dst[i] = find_id(ids, k, r->dst[i]);
+        }
+    }
+    for (int64_t i = 0; i < k; i++) ids[i] += r->base;
+    *map = ids;
+    *n = k;
+    ids = NULL;
+done:
+    sp__free(dense);
+    sp__free(ids);
+    return st;
+}
+
+/* ---- the COO ---- */
+
+/* Entries for edges [0, m) after dropping self loops and adding reverses; the reverse of
+ * an edge follows it, a self loop is never doubled. */
+static sp_status_t build_coo(const sp_el_read_t *r, int64_t m, int64_t n,
+                             sp_value_type_t value_type, const sp_edgelist_options_t *o,
+                             sp_coo_t **out, int64_t *dropped)
+{
+    sp_status_t st = SP_STATUS_SUCCESS;
+    sp_coo_t *a = NULL;
+    int64_t count = 0, loops = 0;
+    for (int64_t i = 0; i < m; i++) {
+        int loop = r->src[i] == r->dst[i];
+        loops += loop;
+        count += loop ? !o->drop_self_loops : 1 + (o->undirected != 0);
+    }
+    SP_TRY(sp_coo_create(n, n, count, value_type, &a));
+    int64_t k = 0;
+    for (int64_t i = 0; i < m; i++) {
+        int loop = r->src[i] == r->dst[i];
+        if (loop && o->drop_self_loops) continue;
+        double wv = 1.0;
+        if (r->w) wv = r->wtype == SP_R_32F ? ((const float *)r->w)[i] : ((const double *)r->w)[i];
+        for (int rev = 0; rev < (o->undirected && !loop ? 2 : 1); rev++, k++) {
+            a->row[k] = (int32_t)(rev ? r->dst[i] : r->src[i]);
+            a->col[k] = (int32_t)(rev ? r->src[i] : r->dst[i]);
+            if (value_type == SP_R_32F) ((float *)a->val)[k] = (float)wv;
+            if (value_type == SP_R_64F) ((double *)a->val)[k] = wv;
+        }
+    }
+    a->nnz = k;
+    if (o->undirected) a->flags |= SP_COO_SYMMETRIC_EXPANDED;
+    *dropped = o->drop_self_loops ? loops : 0;
+    *out = a;
+    a = NULL;
+done:
+    sp_coo_free(a);
+    return st;
+}
+
+static sp_status_t check_options(sp_value_type_t value_type, const sp_edgelist_options_t *o)
+{
+    sp_status_t st = SP_STATUS_SUCCESS;
+    SP_CHECK_ARG(value_type == SP_VALUE_NONE || value_type == SP_R_32F ||
+                     value_type == SP_R_64F,
+                 "sp_edgelist_read: unknown value type %d", (int)value_type);
+    SP_CHECK_ARG(o->format >= SP_EDGELIST_AUTO && o->format <= SP_EDGELIST_METIS,
+                 "sp_edgelist_read: unknown format %d", (int)o->format);
+    SP_CHECK_ARG(o->nthreads >= 0, "sp_edgelist_read: nthreads %d < 0", o->nthreads);
+    SP_CHECK_ARG(o->nvertices >= 0, "sp_edgelist_read: nvertices %lld < 0",
+                 (long long)o->nvertices);
+    if (o->nvertices > INT32_MAX)
+        SP_FAIL(SP_STATUS_NOT_SUPPORTED,
+                "sp_edgelist_read: nvertices %lld exceeds 32-bit indices (limit %d)",
+                (long long)o->nvertices, INT32_MAX);
+done:
+    return st;
+}
+
+/* The vertex count without compaction: nvertices, the header's n or max id + 1. */
+static sp_status_t vertex_count(const sp_el_read_t *r, const sp_edgelist_options_t *o,
+                                int64_t max_id, int64_t *n)
+{
+    sp_status_t st = SP_STATUS_SUCCESS;
+    int64_t v = max_id + 1;
+    if (r->declared_n >= 0) v = r->declared_n;
+    if (o->nvertices > v) v = o->nvertices;
+    if (v > INT32_MAX)
+        SP_FAIL(SP_STATUS_NOT_SUPPORTED,
+                "%s: %lld vertices exceed 32-bit indices (limit %d); compact_ids keeps only "
+                "the used ones",
+                r->path, (long long)v, INT32_MAX);
+    *n = v;
+done:
+    return st;
+}
+
+sp_status_t sp_edgelist_read(const char *path, sp_value_type_t value_type,
+                             const sp_edgelist_options_t *options, sp_coo_t **coo,
+                             sp_edgelist_info_t *info)
+{
+    sp_status_t st = SP_STATUS_SUCCESS;
+    sp_text_t text = {0};
+    int text_open = 0;
+    sp_chunk_t *pieces = NULL;
+    sp_el_chunk_t *chunks = NULL;
+    sp_el_read_t r = {0};
+    int64_t *id_map = NULL;
+    sp_coo_t *a = NULL;
+    sp_edgelist_options_t o = {0};
+    SP_CHECK_ARG(path != NULL && coo != NULL, "sp_edgelist_read: NULL argument");
+    if (options) o = *options;
+    SP_TRY(check_options(value_type, &o));
+
+    const sp_el_format_t *fmt = format_for(path, o.format);
+    r.path = path;
+    r.declared_n = r.declared_m = -1;
+    r.base = fmt == &sp__el_snap ? (o.one_based != 0) : 1;
+    r.compact = o.compact_ids != 0;
+    SP_TRY(sp__text_open(path, &text));
+    text_open = 1;
+    const char *body = NULL;
+    int64_t body_line = 1;
+    SP_TRY(fmt->header(&r, &text, &body, &body_line));
+    if (r.declared_n >= 0 && o.nvertices > 0 && o.nvertices < r.declared_n)
+        SP_FAIL(SP_STATUS_INVALID_ARGUMENT,
+                "sp_edgelist_read: nvertices %lld is below the %lld vertices %s declares",
+                (long long)o.nvertices, (long long)r.declared_n, path);
+    r.id_limit = r.declared_n >= 0 ? r.declared_n : o.nvertices > 0 ? o.nvertices : -1;
+    r.wtype = r.weighted ? value_type : SP_VALUE_NONE;
+
+    int nthreads = o.nthreads > 0 ? o.nthreads : sp__ncores();
+    size_t body_bytes = (size_t)(text.data + text.len - body);
+    size_t want = body_bytes / CHUNK_MIN_BYTES + 1;
+    int max_chunks = want < (size_t)nthreads * CHUNKS_PER_THREAD
+                         ? (int)want : nthreads * CHUNKS_PER_THREAD;
+    int npieces = 0;
+    SP_TRY(sp__text_split(body, text.data + text.len, body_line, max_chunks, &pieces,
+                          &npieces));
+    SP_CALLOC(chunks, npieces);
+    for (int i = 0; i < npieces; i++) chunks[i].text = pieces[i];
+    passes_t ps = {fmt, &r, chunks};
+    SP_TRY(sp__parallel_for(nthreads, npieces, count_task, &ps));
+    int64_t m = 0, lines = 0;
+    scan_chunks(chunks, npieces, &m, &lines);
+    SP_ALLOC(r.src, m);
+    SP_ALLOC(r.dst, m);
+    if (r.wtype != SP_VALUE_NONE) {
+        r.w = sp__malloc_array((size_t)m, sp_value_size(r.wtype));
+        if (!r.w) SP_FAIL(SP_STATUS_ALLOC_FAILED, "out of host memory for %lld weights",
+                          (long long)m);
+    }
+    SP_TRY(sp__parallel_for(nthreads, npieces, parse_task, &ps));
+    if (fmt->check_totals) SP_TRY(fmt->check_totals(&r, m, lines));
+
+    int64_t max_id = -1, n = 0, dropped = 0, merged = 0;
+    for (int i = 0; i < npieces; i++)
+        if (chunks[i].max_id > max_id) max_id = chunks[i].max_id;
+    if (r.compact) SP_TRY(compact_ids(&r, m, max_id, &id_map, &n));
+    else SP_TRY(vertex_count(&r, &o, max_id, &n));
+    SP_TRY(build_coo(&r, m, n, value_type, &o, &a, &dropped));
+    if (o.merge_duplicates) SP_TRY(sp_coo_sort_merge(a, SP_DUP_KEEP, &merged));
+
+    if (info) {
+        memset(info, 0, sizeof *info);
+        info->edges_read = m;
+        info->self_loops_dropped = dropped;
+        info->duplicates_merged = merged;
+        info->has_weights = r.weighted;
+        info->id_map = id_map;
+        info->id_map_len = id_map ? n : 0;
+        id_map = NULL;
+    }
+    *coo = a;
+    a = NULL;
+done:
+    sp_coo_free(a);
+    sp__free(id_map);
+    sp__free(r.w);
+    sp__free(r.dst);
+    sp__free(r.src);
+    sp__free(chunks);
+    sp__free(pieces);
+    if (text_open) sp__text_close(&text);
+    return st;
+}

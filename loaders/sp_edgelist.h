@@ -1,0 +1,97 @@
+/* Internal interface between the edge-list driver (edgelist_read.c) and its three
+ * formats (edgelist_snap.c, edgelist_dimacs.c, edgelist_metis.c). The driver splits the
+ * body of the file into line-aligned chunks, runs the format's count on each chunk in
+ * parallel, scans the counts into offsets, and runs the format's parse on each chunk in
+ * parallel; the format only knows lines. */
+#ifndef SP_EDGELIST_H
+#define SP_EDGELIST_H
+
+#include <stdint.h>
+
+#include "sp.h"
+#include "sp_text.h"
+
+/* One read: what the header said, the id rules, and the arrays the parse pass fills. */
+typedef struct sp_el_read {
+    const char *path;
+    /* Set by the format's header step. */
+    int ncols;            /* SNAP: 2 or 3 fields per edge line */
+    int64_t header_line;  /* SNAP: first edge line; DIMACS: p line; METIS: header line */
+    int64_t declared_n;   /* DIMACS, METIS: vertices the header declares; else -1 */
+    int64_t declared_m;   /* DIMACS arcs, METIS undirected edges; else -1 */
+    int weighted;         /* the file carries a weight per edge */
+    /* Id rules, set by the driver. */
+    int base;             /* 1: file ids start at 1 (id 0 refused) */
+    int64_t id_limit;     /* 0-based ids must be below this; -1: no limit */
+    int compact;          /* ids beyond 32 bits are fine (they get renumbered) */
+    sp_value_type_t wtype;/* type of w[]; SP_VALUE_NONE: weights checked, not stored */
+    /* Output of the parse pass: edge k is src[k] -> dst[k] (0-based ids), weight w[k]. */
+    int64_t *src, *dst;
+    void *w;
+} sp_el_read_t;
+
+/* Per-chunk counts and, after the scan, offsets. */
+typedef struct sp_el_chunk {
+    sp_chunk_t text;
+    int64_t edges;  /* count pass: edges in the chunk; then: index of its first edge */
+    int64_t lines;  /* METIS: vertex lines in the chunk; then: vertex of its first line */
+    int64_t max_id; /* parse pass: largest 0-based id seen, -1 if none */
+} sp_el_chunk_t;
+
+typedef struct sp_el_format {
+    const char *name;
+    /* Read what precedes the edges (may be nothing) sequentially; *body and *body_line
+     * get where the edges start. */
+    sp_status_t (*header)(sp_el_read_t *r, const sp_text_t *text, const char **body,
+                          int64_t *body_line);
+    /* Count the chunk's edges (and vertex lines); never fails. */
+    void (*count)(const sp_el_read_t *r, sp_el_chunk_t *c);
+    /* Parse the chunk into the arrays from c->edges on; set c->max_id. */
+    sp_status_t (*parse)(const sp_el_read_t *r, sp_el_chunk_t *c);
+    /* Check the totals against the header (NULL: nothing to check). */
+    sp_status_t (*check_totals)(const sp_el_read_t *r, int64_t edges, int64_t lines);
+} sp_el_format_t;
+
+extern const sp_el_format_t sp__el_snap, sp__el_dimacs, sp__el_metis;
+
+/* ---- line helpers shared by the formats (edgelist_read.c) ---- */
+
+/* A walk over the lines of [p, end): '\n', "\r\n" and a lone '\r' end a line. */
+typedef struct sp_el_lines {
+    const char *p, *end;
+    int64_t line; /* number of the line last returned */
+} sp_el_lines_t;
+
+void sp__el_lines_init(sp_el_lines_t *it, const sp_chunk_t *chunk);
+/* The same over the whole text, from line 1 (for the sequential header step). */
+void sp__el_lines_all(sp_el_lines_t *it, const sp_text_t *text);
+/* Next line as [*b, *e) without its line break and with leading blanks skipped;
+ * 0 at the end. */
+int sp__el_next_line(sp_el_lines_t *it, const char **b, const char **e);
+/* Lines of the chunk for which is_edge(b, e) holds (b, e as sp__el_next_line gives). */
+int64_t sp__el_count_lines(const sp_chunk_t *chunk, int (*is_edge)(const char *b, const char *e));
+/* Skip spaces and tabs. */
+const char *sp__el_skip_blanks(const char *p, const char *e);
+/* Number of blank-separated fields in [p, e). */
+int64_t sp__el_count_fields(const char *p, const char *e);
+
+/* Parse a vertex id at *p (a whole field), check it against the id rules and store the
+ * 0-based id; advance *p past the field. Errors name path:line. */
+sp_status_t sp__el_parse_id(const sp_el_read_t *r, int64_t line, const char **p,
+                            const char *e, int64_t *id);
+/* Parse "u v" or "u v w" (with_weight) at p into edge k, to the end of the line, and
+ * raise *max_id to the larger id. */
+sp_status_t sp__el_parse_edge(const sp_el_read_t *r, int64_t line, const char *p,
+                              const char *e, int64_t k, int with_weight, int64_t *max_id);
+/* Parse a non-negative integer field of a header line at *p (blanks before it skipped);
+ * `what` names it in the message. */
+sp_status_t sp__el_parse_count(const sp_el_read_t *r, int64_t line, const char **p,
+                               const char *e, const char *what, int64_t *v);
+/* Parse a weight (a whole field) into w[k] (or only check it when w is not stored). */
+sp_status_t sp__el_parse_weight(const sp_el_read_t *r, int64_t line, const char **p,
+                                const char *e, int64_t k);
+/* PARSE_ERROR "path:line: <what>, found '<field at p>'" (the field quoted, shortened). */
+sp_status_t sp__el_bad_field(const sp_el_read_t *r, int64_t line, const char *what,
+                             const char *p, const char *e);
+
+#endif /* SP_EDGELIST_H */

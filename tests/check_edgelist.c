@@ -1,0 +1,595 @@
+/* Edge-list reader: SNAP text, DIMACS .gr and METIS .graph on hand-checked fixtures, the
+ * shipped real graphs (expected counts computed independently with Python), randomized
+ * files across many chunks, and every malformed-input path with its file:line. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "testutil.h"
+
+static const char *fixture(const char *name)
+{
+    static char rel[256];
+    snprintf(rel, sizeof rel, "tests/fixtures/edgelist/%s", name);
+    return sp_test_path(rel);
+}
+
+static const char *graph(const char *name)
+{
+    static char rel[256];
+    snprintf(rel, sizeof rel, "datasets/graphs/%s", name);
+    return sp_test_path(rel);
+}
+
+static sp_coo_t *read_ok(const char *path, sp_value_type_t type, const sp_edgelist_options_t *o,
+                         sp_edgelist_info_t *info)
+{
+    sp_coo_t *a = NULL;
+    ck_assert_ok(sp_edgelist_read(path, type, o, &a, info));
+    ck_assert_int_eq(a->nrows, a->ncols);
+    return a;
+}
+
+static void assert_entries(const sp_coo_t *a, int64_t n, int64_t nnz, const int32_t *row,
+                           const int32_t *col, const double *val)
+{
+    ck_assert_int_eq(a->nrows, n);
+    ck_assert_int_eq(a->nnz, nnz);
+    for (int64_t k = 0; k < nnz; k++) {
+        ck_assert_msg(a->row[k] == row[k] && a->col[k] == col[k],
+                      "entry %lld is (%d, %d), expected (%d, %d)", (long long)k, a->row[k],
+                      a->col[k], row[k], col[k]);
+        if (!val) continue;
+        double v = a->value_type == SP_R_32F ? ((float *)a->val)[k] : ((double *)a->val)[k];
+        ck_assert_double_eq_tol(v, val[k], 1e-6 * (1 + (val[k] < 0 ? -val[k] : val[k])));
+    }
+}
+
+/* ---- SNAP ---- */
+
+START_TEST(snap_tiny)
+{
+    sp_edgelist_info_t info;
+    sp_coo_t *a = read_ok(fixture("tiny.el"), SP_VALUE_NONE, NULL, &info);
+    const int32_t r[] = {0, 1, 2, 2, 0}, c[] = {1, 2, 0, 2, 1};
+    assert_entries(a, 3, 5, r, c, NULL);
+    ck_assert_ptr_null(a->val);
+    ck_assert_int_eq(info.edges_read, 5);
+    ck_assert_int_eq(info.has_weights, 0);
+    ck_assert_ptr_null(info.id_map);
+    sp_coo_free(a);
+
+    a = read_ok(fixture("tiny.el"), SP_R_64F, NULL, NULL);
+    const double ones[] = {1, 1, 1, 1, 1};
+    assert_entries(a, 3, 5, r, c, ones);
+    sp_coo_free(a);
+}
+END_TEST
+
+START_TEST(snap_options)
+{
+    sp_edgelist_info_t info;
+    sp_edgelist_options_t o = {.drop_self_loops = 1};
+    sp_coo_t *a = read_ok(fixture("tiny.el"), SP_VALUE_NONE, &o, &info);
+    const int32_t r1[] = {0, 1, 2, 0}, c1[] = {1, 2, 0, 1};
+    assert_entries(a, 3, 4, r1, c1, NULL);
+    ck_assert_int_eq(info.self_loops_dropped, 1);
+    sp_coo_free(a);
+
+    o = (sp_edgelist_options_t){.merge_duplicates = 1};
+    a = read_ok(fixture("tiny.el"), SP_VALUE_NONE, &o, &info);
+    const int32_t r2[] = {0, 1, 2, 2}, c2[] = {1, 2, 0, 2};
+    assert_entries(a, 3, 4, r2, c2, NULL);
+    ck_assert_int_eq(info.duplicates_merged, 1);
+    ck_assert_int_eq(info.edges_read, 5);
+    sp_coo_free(a);
+
+    /* Each edge followed by its reverse; the self loop once. */
+    o = (sp_edgelist_options_t){.undirected = 1};
+    a = read_ok(fixture("tiny.el"), SP_VALUE_NONE, &o, &info);
+    const int32_t r3[] = {0, 1, 1, 2, 2, 0, 2, 0, 1}, c3[] = {1, 0, 2, 1, 0, 2, 2, 1, 0};
+    assert_entries(a, 3, 9, r3, c3, NULL);
+    sp_coo_free(a);
+
+    o = (sp_edgelist_options_t){.undirected = 1, .merge_duplicates = 1, .drop_self_loops = 1};
+    a = read_ok(fixture("tiny.el"), SP_VALUE_NONE, &o, &info);
+    const int32_t r4[] = {0, 0, 1, 1, 2, 2}, c4[] = {1, 2, 0, 2, 0, 1};
+    assert_entries(a, 3, 6, r4, c4, NULL);
+    ck_assert_int_eq(info.duplicates_merged, 2);
+    ck_assert_int_eq(info.self_loops_dropped, 1);
+    sp_coo_free(a);
+
+    o = (sp_edgelist_options_t){.nvertices = 5};
+    a = read_ok(fixture("tiny.el"), SP_VALUE_NONE, &o, NULL);
+    ck_assert_int_eq(a->nrows, 5);
+    sp_coo_free(a);
+
+    o = (sp_edgelist_options_t){.compact_ids = 1};
+    a = read_ok(fixture("tiny.el"), SP_VALUE_NONE, &o, &info);
+    ck_assert_int_eq(info.id_map_len, 3);
+    for (int i = 0; i < 3; i++) ck_assert_int_eq(info.id_map[i], i);
+    sp_free(info.id_map);
+    sp_coo_free(a);
+}
+END_TEST
+
+START_TEST(snap_weights_crlf)
+{
+    /* Tabs and spaces, CRLF, a comment among edges and no final newline. */
+    sp_edgelist_info_t info;
+    sp_edgelist_options_t o = {.one_based = 1};
+    const int32_t r[] = {0, 2, 1}, c[] = {1, 0, 2};
+    const double w[] = {0.5, -2.25, 1000};
+    sp_coo_t *a = read_ok(fixture("weighted.wel"), SP_R_64F, &o, &info);
+    assert_entries(a, 3, 3, r, c, w);
+    ck_assert_int_eq(info.has_weights, 1);
+    sp_coo_free(a);
+    a = read_ok(fixture("weighted.wel"), SP_R_32F, &o, NULL);
+    assert_entries(a, 3, 3, r, c, w);
+    sp_coo_free(a);
+    /* 0-based: the same ids kept, so 4 vertices with vertex 0 isolated. */
+    const int32_t r0[] = {1, 3, 2}, c0[] = {2, 1, 3};
+    a = read_ok(fixture("weighted.wel"), SP_VALUE_NONE, NULL, &info);
+    assert_entries(a, 4, 3, r0, c0, NULL);
+    ck_assert_int_eq(info.has_weights, 1);
+    sp_coo_free(a);
+}
+END_TEST
+
+START_TEST(snap_lone_cr)
+{
+    const int32_t r[] = {0, 1}, c[] = {1, 0};
+    sp_coo_t *a = read_ok(fixture("lonecr.el"), SP_VALUE_NONE, NULL, NULL);
+    assert_entries(a, 2, 2, r, c, NULL);
+    sp_coo_free(a);
+}
+END_TEST
+
+START_TEST(snap_compact_large_ids)
+{
+    sp_coo_t *a = (sp_coo_t *)(uintptr_t)0x1;
+    sp_edgelist_info_t info = {.edges_read = -7};
+    ck_assert_status(sp_edgelist_read(fixture("compact.el"), SP_VALUE_NONE, NULL, &a, &info),
+                     SP_STATUS_NOT_SUPPORTED);
+    ck_assert_error_has("compact.el:4: vertex id 3000000000 exceeds 32-bit indices");
+    ck_assert_ptr_eq(a, (sp_coo_t *)(uintptr_t)0x1);
+    ck_assert_int_eq(info.edges_read, -7);
+
+    sp_edgelist_options_t o = {.compact_ids = 1};
+    a = read_ok(fixture("compact.el"), SP_VALUE_NONE, &o, &info);
+    const int32_t r[] = {2, 0, 1, 3}, c[] = {0, 1, 2, 0};
+    assert_entries(a, 4, 4, r, c, NULL);
+    const int64_t map[] = {5, 7, 100, 3000000000};
+    ck_assert_int_eq(info.id_map_len, 4);
+    for (int i = 0; i < 4; i++) ck_assert_int_eq(info.id_map[i], map[i]);
+    sp_free(info.id_map);
+    sp_coo_free(a);
+}
+END_TEST
+
+/* ---- DIMACS and METIS ---- */
+
+START_TEST(dimacs_tiny)
+{
+    sp_edgelist_info_t info;
+    sp_coo_t *a = read_ok(fixture("tiny.gr"), SP_R_64F, NULL, &info);
+    const int32_t r[] = {0, 1, 2, 3, 0}, c[] = {1, 2, 0, 3, 1};
+    const double w[] = {7, 1.5, 2, 3, 9};
+    assert_entries(a, 4, 5, r, c, w);
+    ck_assert_int_eq(info.has_weights, 1);
+    sp_coo_free(a);
+
+    sp_edgelist_options_t o = {.merge_duplicates = 1};
+    a = read_ok(fixture("tiny.gr"), SP_R_32F, &o, &info);
+    const int32_t rm[] = {0, 1, 2, 3}, cm[] = {1, 2, 0, 3};
+    const double wm[] = {7, 1.5, 2, 3}; /* the first of the two 1 -> 2 arcs is kept */
+    assert_entries(a, 4, 4, rm, cm, wm);
+    ck_assert_int_eq(info.duplicates_merged, 1);
+    sp_coo_free(a);
+
+    o = (sp_edgelist_options_t){.nvertices = 6};
+    a = read_ok(fixture("tiny.gr"), SP_VALUE_NONE, &o, NULL);
+    ck_assert_int_eq(a->nrows, 6);
+    sp_coo_free(a);
+
+    o = (sp_edgelist_options_t){.compact_ids = 1};
+    a = read_ok(fixture("tiny.gr"), SP_VALUE_NONE, &o, &info);
+    ck_assert_int_eq(info.id_map_len, 4);
+    ck_assert_int_eq(info.id_map[0], 1); /* ids as the file writes them */
+    ck_assert_int_eq(info.id_map[3], 4);
+    sp_free(info.id_map);
+    sp_coo_free(a);
+}
+END_TEST
+
+START_TEST(metis_tiny)
+{
+    sp_edgelist_info_t info;
+    sp_coo_t *a = read_ok(fixture("tiny.graph"), SP_VALUE_NONE, NULL, &info);
+    const int32_t r[] = {0, 0, 1, 1, 1, 2, 2, 3}, c[] = {1, 2, 0, 2, 3, 0, 1, 1};
+    assert_entries(a, 4, 8, r, c, NULL);
+    ck_assert_int_eq(info.edges_read, 8);
+    sp_coo_free(a);
+
+    a = read_ok(fixture("weighted.graph"), SP_R_64F, NULL, &info);
+    const int32_t rw[] = {0, 1, 1, 2}, cw[] = {1, 0, 2, 1};
+    const double w[] = {5, 5, 7, 7};
+    assert_entries(a, 3, 4, rw, cw, w);
+    ck_assert_int_eq(info.has_weights, 1);
+    sp_coo_free(a);
+
+    /* Blank lines are isolated vertices; one more blank line at the end is tolerated. */
+    a = read_ok(fixture("isolated.graph"), SP_VALUE_NONE, NULL, NULL);
+    const int32_t ri[] = {1, 2}, ci[] = {2, 1};
+    assert_entries(a, 5, 2, ri, ci, NULL);
+    sp_coo_free(a);
+}
+END_TEST
+
+START_TEST(format_choice)
+{
+    /* The .graph file read as SNAP text by option: its header becomes an edge line. */
+    sp_edgelist_options_t o = {.format = SP_EDGELIST_SNAP};
+    sp_coo_t *a = NULL;
+    ck_assert_status(sp_edgelist_read(fixture("tiny.graph"), SP_VALUE_NONE, &o, &a, NULL),
+                     SP_STATUS_PARSE_ERROR);
+    ck_assert_error_has("tiny.graph:4: 3 fields, but the first edge line (line 2) has 2");
+
+    /* gzip: the .gz suffix is stripped before the extension decides. */
+    char dir[] = "/tmp/sp_el_XXXXXX", path[64];
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/tiny.gr.gz", dir);
+    gzFile gz = gzopen(path, "wb");
+    ck_assert_ptr_nonnull(gz);
+    gzputs(gz, "c gz\np sp 3 2\na 1 2 4\na 3 1 5\n");
+    gzclose(gz);
+    a = read_ok(path, SP_R_64F, NULL, NULL);
+    const int32_t r[] = {0, 2}, c[] = {1, 0};
+    const double w[] = {4, 5};
+    assert_entries(a, 3, 2, r, c, w);
+    sp_coo_free(a);
+    unlink(path);
+    rmdir(dir);
+}
+END_TEST
+
+/* ---- the shipped graphs ---- */
+
+START_TEST(real_ca_hepth)
+{
+    sp_edgelist_info_t info;
+    sp_edgelist_options_t o = {.compact_ids = 1};
+    sp_coo_t *a = read_ok(graph("CA-HepTh.txt"), SP_VALUE_NONE, &o, &info);
+    ck_assert_int_eq(a->nrows, 9877);
+    ck_assert_int_eq(a->nnz, 51971);
+    ck_assert_int_eq(info.id_map_len, 9877);
+    ck_assert_int_eq(info.id_map[0], 1);
+    ck_assert_int_eq(info.id_map[9876], 68745);
+    sp_free(info.id_map);
+    sp_coo_free(a);
+    a = read_ok(graph("CA-HepTh.txt"), SP_VALUE_NONE, NULL, NULL);
+    ck_assert_int_eq(a->nrows, 68746);
+    sp_coo_free(a);
+    /* Stored in both directions: undirected + merge gives the edges back (loops once). */
+    o = (sp_edgelist_options_t){.undirected = 1, .merge_duplicates = 1};
+    a = read_ok(graph("CA-HepTh.txt"), SP_VALUE_NONE, &o, &info);
+    ck_assert_int_eq(a->nnz, 51971);
+    ck_assert_int_eq(info.duplicates_merged, 103917 - 51971);
+    sp_coo_free(a);
+}
+END_TEST
+
+START_TEST(real_snap_graphs)
+{
+    sp_edgelist_info_t info;
+    sp_coo_t *a = read_ok(graph("p2p-Gnutella08.txt"), SP_VALUE_NONE, NULL, &info);
+    ck_assert_int_eq(a->nrows, 6301);
+    ck_assert_int_eq(a->nnz, 20777);
+    sp_coo_free(a);
+
+    a = read_ok(graph("facebook_combined.txt"), SP_VALUE_NONE, NULL, NULL);
+    ck_assert_int_eq(a->nrows, 4039);
+    ck_assert_int_eq(a->nnz, 88234);
+    sp_coo_free(a);
+    sp_edgelist_options_t o = {.undirected = 1};
+    a = read_ok(graph("facebook_combined.txt"), SP_VALUE_NONE, &o, NULL);
+    ck_assert_int_eq(a->nnz, 176468);
+    sp_coo_free(a);
+
+    o = (sp_edgelist_options_t){.drop_self_loops = 1};
+    a = read_ok(graph("email-Eu-core.txt"), SP_VALUE_NONE, &o, &info);
+    ck_assert_int_eq(info.self_loops_dropped, 642);
+    ck_assert_int_eq(info.edges_read, 25571);
+    ck_assert_int_eq(a->nnz, 25571 - 642);
+    ck_assert_int_eq(a->nrows, 1005);
+    sp_coo_free(a);
+    o = (sp_edgelist_options_t){.drop_self_loops = 1, .undirected = 1, .merge_duplicates = 1};
+    a = read_ok(graph("email-Eu-core.txt"), SP_VALUE_NONE, &o, NULL);
+    ck_assert_int_eq(a->nnz, 32128);
+    sp_coo_free(a);
+
+    o = (sp_edgelist_options_t){.compact_ids = 1, .nthreads = 3};
+    a = read_ok(graph("Wiki-Vote.txt"), SP_VALUE_NONE, &o, &info);
+    ck_assert_int_eq(a->nnz, 103689);
+    ck_assert_int_eq(a->nrows, 7115);
+    ck_assert_int_eq(info.id_map[0], 3);
+    ck_assert_int_eq(info.id_map[7114], 8297);
+    sp_free(info.id_map);
+    sp_coo_free(a);
+}
+END_TEST
+
+static double sum_values(const sp_coo_t *a)
+{
+    double s = 0;
+    for (int64_t k = 0; k < a->nnz; k++) s += ((const double *)a->val)[k];
+    return s;
+}
+
+START_TEST(real_dimacs_metis)
+{
+    sp_edgelist_info_t info;
+    sp_coo_t *a = read_ok(graph("rome99.gr"), SP_R_64F, NULL, &info);
+    ck_assert_int_eq(a->nrows, 3353);
+    ck_assert_int_eq(a->nnz, 8870);
+    ck_assert_int_eq(info.edges_read, 8870);
+    ck_assert_double_eq(sum_values(a), 4721692.0);
+    ck_assert(a->row[0] == 2957 && a->col[0] == 2958); /* "a 2958 2959 535" */
+    sp_coo_free(a);
+    sp_edgelist_options_t o = {.merge_duplicates = 1};
+    a = read_ok(graph("rome99.gr"), SP_R_64F, &o, &info);
+    ck_assert_int_eq(info.duplicates_merged, 11);
+    ck_assert_int_eq(a->nnz, 8859);
+    ck_assert_double_eq(sum_values(a), 4717244.0); /* first of each parallel arc kept */
+    sp_coo_free(a);
+
+    a = read_ok(graph("gapbs-4.graph"), SP_VALUE_NONE, NULL, &info);
+    ck_assert_int_eq(a->nrows, 14);
+    ck_assert_int_eq(a->nnz, 53);
+    ck_assert(a->row[0] == 0 && a->col[0] == 1 && a->row[52] == 13 && a->col[52] == 11);
+    sp_coo_free(a);
+}
+END_TEST
+
+/* ---- randomized, many chunks ---- */
+
+typedef struct edges {
+    int64_t n;
+    int32_t *src, *dst;
+    double *w;
+} edges_t;
+
+/* A SNAP file of n random weighted edges with comments, blank lines, mixed blanks and
+ * CRLF line ends; the edges are returned. */
+static edges_t write_random_snap(const char *path, int64_t n, uint64_t seed)
+{
+    edges_t e = {n, malloc((size_t)n * 4), malloc((size_t)n * 4), malloc((size_t)n * 8)};
+    FILE *f = fopen(path, "wb");
+    ck_assert_ptr_nonnull(f);
+    fputs("# random graph\n", f);
+    for (int64_t k = 0; k < n; k++) {
+        uint64_t r = sp_test_rand(&seed);
+        e.src[k] = (int32_t)(r % 50000);
+        e.dst[k] = (int32_t)((r >> 20) % 50000);
+        e.w[k] = (double)(int64_t)(r >> 44) / 64.0;
+        if (r % 97 == 0) fputs("% comment\n", f);
+        if (r % 89 == 0) fputs("\n", f);
+        fprintf(f, "%d%s%d %.17g%s", e.src[k], r % 3 ? "\t" : "  ", e.dst[k], e.w[k],
+                r % 5 ? "\n" : "\r\n");
+    }
+    fclose(f);
+    return e;
+}
+
+START_TEST(random_snap_chunks)
+{
+    char dir[] = "/tmp/sp_el_XXXXXX", path[64];
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/random.wel", dir);
+    edges_t e = write_random_snap(path, 200000, 7);
+    int threads[] = {1, 4, 16};
+    for (int t = 0; t < 3; t++) {
+        sp_edgelist_options_t o = {.nthreads = threads[t]};
+        sp_coo_t *a = read_ok(path, SP_R_64F, &o, NULL);
+        ck_assert_int_eq(a->nnz, e.n);
+        for (int64_t k = 0; k < e.n; k++) {
+            ck_assert(a->row[k] == e.src[k] && a->col[k] == e.dst[k]);
+            ck_assert(((double *)a->val)[k] == e.w[k]);
+        }
+        sp_coo_free(a);
+    }
+    /* Errors deep in the file, in different chunks: the first one in the file wins. */
+    FILE *f = fopen(path, "ab");
+    fputs("1 2 3\n1 oops 3\n1 2\n", f);
+    fclose(f);
+    FILE *g = fopen(path, "rb");
+    int64_t lines = 0;
+    for (int ch; (ch = fgetc(g)) != EOF;) lines += ch == '\n';
+    fclose(g);
+    char expect[128];
+    snprintf(expect, sizeof expect, "random.wel:%lld: vertex id expected, found 'oops'",
+             (long long)lines - 1);
+    for (int t = 0; t < 3; t++) {
+        sp_edgelist_options_t o = {.nthreads = threads[t]};
+        sp_coo_t *a = NULL;
+        ck_assert_status(sp_edgelist_read(path, SP_R_64F, &o, &a, NULL), SP_STATUS_PARSE_ERROR);
+        ck_assert_error_has(expect);
+    }
+    free(e.src);
+    free(e.dst);
+    free(e.w);
+    unlink(path);
+    rmdir(dir);
+}
+END_TEST
+
+START_TEST(random_metis_chunks)
+{
+    /* A random symmetric graph as METIS lists, with comment lines between vertices: the
+     * vertex of each line must come out right in every chunk. */
+    char dir[] = "/tmp/sp_el_XXXXXX", path[64];
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/random.graph", dir);
+    const int n = 30000, deg = 8;
+    int32_t *adj = malloc((size_t)n * deg * sizeof *adj);
+    int *len = calloc((size_t)n, sizeof *len);
+    uint64_t seed = 11;
+    int64_t m = 0;
+    for (int u = 0; u < n; u++) /* each vertex links to up to deg/2 higher ones */
+        for (int j = 0; j < deg / 2; j++) {
+            int v = u + 1 + (int)(sp_test_rand(&seed) % 50);
+            if (v >= n || len[u] >= deg || len[v] >= deg) continue;
+            adj[u * deg + len[u]++] = v;
+            adj[v * deg + len[v]++] = u;
+            m++;
+        }
+    FILE *f = fopen(path, "wb");
+    fprintf(f, "%% random\n%d %lld\n", n, (long long)m);
+    for (int u = 0; u < n; u++) {
+        if (u % 7 == 3) fputs("% between vertices\n", f);
+        for (int j = 0; j < len[u]; j++) fprintf(f, "%d ", adj[u * deg + j] + 1);
+        fputs("\n", f);
+    }
+    fclose(f);
+    for (int t = 1; t <= 8; t *= 8) {
+        sp_edgelist_options_t o = {.nthreads = t};
+        sp_coo_t *a = read_ok(path, SP_VALUE_NONE, &o, NULL);
+        ck_assert_int_eq(a->nrows, n);
+        ck_assert_int_eq(a->nnz, 2 * m);
+        int64_t k = 0;
+        for (int u = 0; u < n; u++)
+            for (int j = 0; j < len[u]; j++, k++)
+                ck_assert(a->row[k] == u && a->col[k] == adj[u * deg + j]);
+        sp_coo_free(a);
+    }
+    free(adj);
+    free(len);
+    unlink(path);
+    rmdir(dir);
+}
+END_TEST
+
+/* ---- malformed input ---- */
+
+static const struct bad_case {
+    const char *file;
+    int one_based;
+    sp_status_t status;
+    const char *text;
+} bad_cases[] = {
+    {"b01_nonnumeric.el", 0, SP_STATUS_PARSE_ERROR, "b01_nonnumeric.el:2: vertex id expected, found 'x'"},
+    {"b02_negative.el", 0, SP_STATUS_PARSE_ERROR, "b02_negative.el:3: negative vertex id -3"},
+    {"b03_missing_col.el", 0, SP_STATUS_PARSE_ERROR, "b03_missing_col.el:2: 1 field, but the first edge line (line 1) has 2"},
+    {"b04_extra_col.el", 0, SP_STATUS_PARSE_ERROR, "b04_extra_col.el:2: 3 fields, but"},
+    {"b05_inconsistent.el", 0, SP_STATUS_PARSE_ERROR, "b05_inconsistent.el:2: 2 fields, but the first edge line (line 1) has 3"},
+    {"b06_bad_weight.wel", 0, SP_STATUS_PARSE_ERROR, "b06_bad_weight.wel:2: weight expected, found 'abc'"},
+    {"b07_four_cols.el", 0, SP_STATUS_PARSE_ERROR, "b07_four_cols.el:2: 4 fields; an edge line is"},
+    {"b08_zero_one_based.el", 1, SP_STATUS_PARSE_ERROR, "b08_zero_one_based.el:2: vertex id 0, but ids start at 1"},
+    {"b09_id_overflow.el", 0, SP_STATUS_PARSE_ERROR, "b09_id_overflow.el:2: vertex id '99999999999999999999' exceeds 64 bits"},
+    {"b10_crlf.el", 0, SP_STATUS_PARSE_ERROR, "b10_crlf.el:4: vertex id expected, found 'y'"},
+    {"b11_arc_before_p.gr", 0, SP_STATUS_PARSE_ERROR, "b11_arc_before_p.gr:2: arc before the problem line"},
+    {"b12_dup_p.gr", 0, SP_STATUS_PARSE_ERROR, "b12_dup_p.gr:2: second problem line (the first is line 1)"},
+    {"b13_arc_count.gr", 0, SP_STATUS_PARSE_ERROR, "b13_arc_count.gr:1: the problem line declares 3 arcs, the file has 2"},
+    {"b14_id_range.gr", 0, SP_STATUS_PARSE_ERROR, "b14_id_range.gr:2: vertex id 4 outside 1..3"},
+    {"b15_no_p.gr", 0, SP_STATUS_PARSE_ERROR, "b15_no_p.gr:2: end of file before the problem line"},
+    {"b16_short_arc.gr", 0, SP_STATUS_PARSE_ERROR, "b16_short_arc.gr:2: arc line has 3 fields"},
+    {"b17_line_type.gr", 0, SP_STATUS_PARSE_ERROR, "b17_line_type.gr:2: line type c, p or a expected, found 'x'"},
+    {"b18_problem_type.gr", 0, SP_STATUS_PARSE_ERROR, "b18_problem_type.gr:1: problem type 'sp' expected, found 'max'"},
+    {"b19_entry_count.graph", 0, SP_STATUS_PARSE_ERROR, "b19_entry_count.graph:1: the header declares 3 edges"},
+    {"b20_too_many_lines.graph", 0, SP_STATUS_PARSE_ERROR, "b20_too_many_lines.graph:4: more vertex lines than the 2"},
+    {"b21_header.graph", 0, SP_STATUS_PARSE_ERROR, "b21_header.graph:2: header 'n m [fmt [ncon]]': edge count expected, found 'x'"},
+    {"b22_fmt.graph", 0, SP_STATUS_NOT_SUPPORTED, "b22_fmt.graph:1: METIS fmt 11 is not supported"},
+    {"b23_no_weight.graph", 0, SP_STATUS_PARSE_ERROR, "b23_no_weight.graph:3: neighbour 1 has no weight"},
+    {"b24_nonnumeric.graph", 0, SP_STATUS_PARSE_ERROR, "b24_nonnumeric.graph:3: vertex id expected, found 'q'"},
+    {"b25_id_range.graph", 0, SP_STATUS_PARSE_ERROR, "b25_id_range.graph:2: vertex id 3 outside 1..2"},
+    {"b26_no_header.graph", 0, SP_STATUS_PARSE_ERROR, "b26_no_header.graph:2: end of file before the header"},
+};
+
+START_TEST(malformed)
+{
+    const struct bad_case *bc = &bad_cases[_i];
+    char rel[128];
+    snprintf(rel, sizeof rel, "bad/%s", bc->file);
+    sp_edgelist_options_t o = {.one_based = bc->one_based};
+    sp_coo_t *a = (sp_coo_t *)(uintptr_t)0x1;
+    sp_edgelist_info_t info = {.edges_read = -5};
+    ck_assert_status(sp_edgelist_read(fixture(rel), SP_R_64F, &o, &a, &info), bc->status);
+    ck_assert_error_has(bc->text);
+    ck_assert_ptr_eq(a, (sp_coo_t *)(uintptr_t)0x1);
+    ck_assert_int_eq(info.edges_read, -5);
+}
+END_TEST
+
+START_TEST(id_limits)
+{
+    sp_coo_t *a = NULL;
+    sp_edgelist_options_t o = {.nvertices = 2};
+    ck_assert_status(sp_edgelist_read(fixture("tiny.el"), SP_VALUE_NONE, &o, &a, NULL),
+                     SP_STATUS_PARSE_ERROR);
+    ck_assert_error_has("tiny.el:4: vertex id 2 outside 0..1");
+    o = (sp_edgelist_options_t){.nvertices = 3};
+    ck_assert_status(sp_edgelist_read(fixture("tiny.gr"), SP_VALUE_NONE, &o, &a, NULL),
+                     SP_STATUS_INVALID_ARGUMENT);
+    ck_assert_error_has("nvertices 3 is below the 4 vertices");
+    o = (sp_edgelist_options_t){.nvertices = (int64_t)1 << 31};
+    ck_assert_status(sp_edgelist_read(fixture("tiny.el"), SP_VALUE_NONE, &o, &a, NULL),
+                     SP_STATUS_NOT_SUPPORTED);
+    ck_assert_error_has("nvertices 2147483648 exceeds 32-bit indices");
+}
+END_TEST
+
+START_TEST(bad_arguments)
+{
+    sp_coo_t *a = NULL;
+    sp_edgelist_options_t o = {0};
+    ck_assert_status(sp_edgelist_read(NULL, SP_VALUE_NONE, NULL, &a, NULL),
+                     SP_STATUS_INVALID_ARGUMENT);
+    ck_assert_status(sp_edgelist_read(fixture("tiny.el"), SP_VALUE_NONE, NULL, NULL, NULL),
+                     SP_STATUS_INVALID_ARGUMENT);
+    ck_assert_status(sp_edgelist_read(fixture("tiny.el"), (sp_value_type_t)5, NULL, &a, NULL),
+                     SP_STATUS_INVALID_ARGUMENT);
+    ck_assert_error_has("unknown value type 5");
+    o.format = (sp_edgelist_format_t)9;
+    ck_assert_status(sp_edgelist_read(fixture("tiny.el"), SP_VALUE_NONE, &o, &a, NULL),
+                     SP_STATUS_INVALID_ARGUMENT);
+    ck_assert_error_has("unknown format 9");
+    o = (sp_edgelist_options_t){.nvertices = -1};
+    ck_assert_status(sp_edgelist_read(fixture("tiny.el"), SP_VALUE_NONE, &o, &a, NULL),
+                     SP_STATUS_INVALID_ARGUMENT);
+    ck_assert_status(sp_edgelist_read(fixture("missing.el"), SP_VALUE_NONE, NULL, &a, NULL),
+                     SP_STATUS_IO_ERROR);
+    ck_assert_error_has("missing.el");
+    ck_assert_ptr_null(a);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("edgelist");
+    TCase *tc = tcase_create("formats");
+    tcase_add_test(tc, snap_tiny);
+    tcase_add_test(tc, snap_options);
+    tcase_add_test(tc, snap_weights_crlf);
+    tcase_add_test(tc, snap_lone_cr);
+    tcase_add_test(tc, snap_compact_large_ids);
+    tcase_add_test(tc, dimacs_tiny);
+    tcase_add_test(tc, metis_tiny);
+    tcase_add_test(tc, format_choice);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("datasets");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, real_ca_hepth);
+    tcase_add_test(tc, real_snap_graphs);
+    tcase_add_test(tc, real_dimacs_metis);
+    tcase_add_test(tc, random_snap_chunks);
+    tcase_add_test(tc, random_metis_chunks);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("errors");
+    tcase_add_loop_test(tc, malformed, 0, (int)(sizeof bad_cases / sizeof bad_cases[0]));
+    tcase_add_test(tc, id_limits);
+    tcase_add_test(tc, bad_arguments);
+    suite_add_tcase(s, tc);
+    return sp_test_run(s);
+}
