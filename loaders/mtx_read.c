@@ -21,6 +21,7 @@ typedef struct job {
     sp_value_type_t vt;       /* of the output */
     int64_t nrows, ncols;
     int64_t expected;         /* entries the file declares (array: values) */
+    int has_cr;               /* the body holds a '\r': lines cannot be found by memchr */
     const sp_chunk_t *chunks;
     int64_t *count;           /* pass 1: entry lines per chunk */
     int64_t *offset;          /* exclusive scan of count */
@@ -172,6 +173,13 @@ static sp_status_t count_task(int c, void *arg)
     job_t *j = arg;
     const char *p = j->chunks[c].begin, *end = j->chunks[c].end;
     int64_t n = 0;
+    if (!j->has_cr) {
+        while (p < end) {
+            n += is_entry_line(p, end);
+            const char *nl = memchr(p, '\n', (size_t)(end - p));
+            p = nl ? nl + 1 : end;
+        }
+    }
     for (; p < end; p = next_line(p, end)) n += is_entry_line(p, end);
     j->count[c] = n;
     return SP_STATUS_SUCCESS;
@@ -400,6 +408,7 @@ sp_status_t sp_mtx_read(const char *path, sp_value_type_t value_type,
         SP_FAIL(SP_STATUS_PARSE_ERROR, "%s:%lld: missing size line", path,
                 (long long)last_line(&text));
     const char *body = next_line(p, end);
+    j.has_cr = memchr(body, '\r', (size_t)(end - body)) != NULL;
     SP_TRY(parse_sizes(&j, p, end, line, (size_t)(end - body)));
     j.vt = (j.field == FIELD_PATTERN && opt.pattern == SP_PATTERN_NONE) ? SP_VALUE_NONE
                                                                         : value_type;

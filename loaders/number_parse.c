@@ -164,10 +164,43 @@ static const double pow10_f64[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1
 static const float pow10_f32[11] = {1e0f, 1e1f, 1e2f, 1e3f, 1e4f, 1e5f,
                                     1e6f, 1e7f, 1e8f, 1e9f, 1e10f};
 
+#if FAST_PATH && LDBL_MANT_DIG == 64 && DBL_MANT_DIG == 53 && FLT_MANT_DIG == 24
+/* Extended-precision path: m < 10^19 < 2^64 and 10^|e| <= 10^27 (5^27 < 2^64) are exact
+ * in the x87 format, so x = m * 10^e (or m / 10^-e) is rounded once, to 64 bits, with an
+ * error under half a unit of its last bit. Rounding x again to `bits` bits gives the
+ * correctly rounded result unless the dropped bits are exactly the halfway pattern: any
+ * other pattern puts the nearest midpoint at least one unit away from x, farther than
+ * the true value can be. That one pattern (and results that are subnormal or overflow
+ * in the target) goes to libc. */
+#define WIDE_PATH 1
+static const long double pow10_ld[28] = {
+    1e0L,  1e1L,  1e2L,  1e3L,  1e4L,  1e5L,  1e6L,  1e7L,  1e8L,  1e9L,
+    1e10L, 1e11L, 1e12L, 1e13L, 1e14L, 1e15L, 1e16L, 1e17L, 1e18L, 1e19L,
+    1e20L, 1e21L, 1e22L, 1e23L, 1e24L, 1e25L, 1e26L, 1e27L};
+
+static int wide(const decimal_t *d, int bits, long double *x)
+{
+    if (!d->exact || d->exp10 < -27 || d->exp10 > 27) return 0;
+    long double v = (long double)d->m;
+    v = d->exp10 >= 0 ? v * pow10_ld[d->exp10] : v / pow10_ld[-d->exp10];
+    uint64_t mant;
+    memcpy(&mant, &v, sizeof mant); /* x87: the 64-bit significand comes first */
+    uint64_t drop = mant & ((1ull << (64 - bits)) - 1);
+    if (drop == 1ull << (63 - bits)) return 0;
+    *x = v;
+    return 1;
+}
+#else
+#define WIDE_PATH 0
+#endif
+
 int sp__parse_f64(const char **p, const char *end, double *out)
 {
     decimal_t d;
     double v;
+#if WIDE_PATH
+    long double x;
+#endif
     if (scan_decimal(*p, end, &d) != SP_NUM_OK) return SP_NUM_SYNTAX;
     if (d.special) {
         v = d.special == 1 ? HUGE_VAL : (double)NAN;
@@ -177,6 +210,10 @@ int sp__parse_f64(const char **p, const char *end, double *out)
         /* Clinger's fast path: both operands exact, so one correctly rounded operation. */
         v = (double)d.m;
         v = d.exp10 >= 0 ? v * pow10_f64[d.exp10] : v / pow10_f64[-d.exp10];
+#if WIDE_PATH
+    } else if (wide(&d, 53, &x)) { /* always a normal double: 1e-27 <= x < 1e47 */
+        v = (double)x;
+#endif
     } else {
         char buf[KEEP_DIGITS + 32];
         canonical(&d, buf);
@@ -195,6 +232,9 @@ int sp__parse_f32(const char **p, const char *end, float *out)
 {
     decimal_t d;
     float v;
+#if WIDE_PATH
+    long double x;
+#endif
     if (scan_decimal(*p, end, &d) != SP_NUM_OK) return SP_NUM_SYNTAX;
     if (d.special) {
         v = d.special == 1 ? HUGE_VALF : NAN;
@@ -203,6 +243,10 @@ int sp__parse_f32(const char **p, const char *end, float *out)
     } else if (FAST_PATH && d.exact && d.m <= (1ull << 24) && d.exp10 >= -10 && d.exp10 <= 10) {
         v = (float)d.m;
         v = d.exp10 >= 0 ? v * pow10_f32[d.exp10] : v / pow10_f32[-d.exp10];
+#if WIDE_PATH
+    } else if (wide(&d, 24, &x) && x >= FLT_MIN && x <= FLT_MAX) {
+        v = (float)x;
+#endif
     } else {
         /* strtof, not (float)strtod: rounding twice can differ from rounding once. */
         char buf[KEEP_DIGITS + 32];

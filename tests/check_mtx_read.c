@@ -68,6 +68,20 @@ START_TEST(test_cr_endings)
 }
 END_TEST
 
+START_TEST(test_no_final_newline)
+{
+    static const int32_t row[] = {0, 1}, col[] = {0, 0};
+    static const double val[] = {3.5, -1};
+    for (int t = 1; t <= 2; t++) {
+        sp_mtx_options_t o = {0};
+        o.nthreads = t;
+        sp_coo_t *a = read_ok(FIX("good_no_newline.mtx"), SP_R_64F, &o);
+        expect_entries(a, 2, row, col, val);
+        sp_coo_free(a);
+    }
+}
+END_TEST
+
 START_TEST(test_symmetric)
 {
     static const int32_t row[] = {0, 1, 0, 2, 0, 2}, col[] = {0, 0, 2, 2, 1, 0};
@@ -498,6 +512,7 @@ int main(void)
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, test_tricky);
     tcase_add_test(tc, test_cr_endings);
+    tcase_add_test(tc, test_no_final_newline);
     tcase_add_test(tc, test_symmetric);
     tcase_add_test(tc, test_skew_and_hermitian);
     tcase_add_test(tc, test_array);
