@@ -373,6 +373,62 @@ START_TEST(test_datasets)
 }
 END_TEST
 
+/* A host allocator that fails the n-th request and counts live blocks. */
+static long fail_at, calls, live;
+static void *counting_alloc(size_t bytes, void *user)
+{
+    (void)user;
+    if (calls++ == fail_at) return NULL;
+    void *p = malloc(bytes);
+    live += p != NULL;
+    return p;
+}
+static void *counting_realloc(void *ptr, size_t bytes, void *user)
+{
+    (void)user;
+    if (calls++ == fail_at) return NULL;
+    void *p = realloc(ptr, bytes);
+    live += p != NULL && ptr == NULL;
+    return p;
+}
+static void counting_free(void *ptr, void *user)
+{
+    (void)user;
+    live -= ptr != NULL;
+    free(ptr);
+}
+
+/* Every allocation failure is reported as such, leaks nothing, leaves the output alone. */
+START_TEST(test_alloc_failures)
+{
+    static const char *files[] = {"good_symmetric.mtx", "good_gzip.mtx.gz", "good_array_skew.mtx",
+                                  "bad_too_few.mtx"};
+    const sp_allocator_t hooks = {counting_alloc, counting_realloc, counting_free, NULL};
+    char rel[256];
+    for (size_t f = 0; f < sizeof files / sizeof files[0]; f++) {
+        snprintf(rel, sizeof rel, "tests/fixtures/mtx/%s", files[f]);
+        const char *path = sp_test_path(rel);
+        for (fail_at = 0;; fail_at++) {
+            sp_coo_t sentinel, *a = &sentinel;
+            sp_mtx_options_t o = {0};
+            o.nthreads = 2;
+            calls = live = 0;
+            sp_set_host_allocator(&hooks);
+            sp_status_t st = sp_mtx_read(path, SP_R_32F, &o, &a);
+            if (st == SP_STATUS_SUCCESS) sp_coo_free(a);
+            sp_set_host_allocator(NULL);
+            ck_assert_msg(live == 0, "%s, failing allocation %ld: %ld blocks leaked",
+                          files[f], fail_at, live);
+            if (calls <= fail_at) break; /* no allocation failed: the normal result */
+            ck_assert_msg(st == SP_STATUS_ALLOC_FAILED, "%s, failing allocation %ld: %s",
+                          files[f], fail_at, sp_status_string(st));
+            ck_assert_ptr_eq(a, &sentinel);
+        }
+        ck_assert_int_gt(fail_at, 2);
+    }
+}
+END_TEST
+
 /* ---- large generated files ---------------------------------------------------------- */
 
 typedef struct gen {
@@ -523,6 +579,7 @@ int main(void)
     tcase_add_test(tc, test_complex_missing_imag_real_part);
     tcase_add_test(tc, test_io_and_args);
     tcase_add_test(tc, test_datasets);
+    tcase_add_test(tc, test_alloc_failures);
     tcase_add_test(tc, test_large_threads);
     tcase_add_test(tc, test_large_errors);
     suite_add_tcase(s, tc);
