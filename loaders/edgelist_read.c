@@ -18,13 +18,13 @@ void sp__el_lines_init(sp_el_lines_t *it, const sp_chunk_t *chunk)
     it->p = chunk->begin;
     it->end = chunk->end;
     it->line = chunk->first_line - 1;
+    it->has_cr = memchr(it->p, '\r', (size_t)(it->end - it->p)) != NULL;
 }
 
 void sp__el_lines_all(sp_el_lines_t *it, const sp_text_t *text)
 {
-    it->p = text->data;
-    it->end = text->data + text->len;
-    it->line = 0;
+    sp_chunk_t all = {text->data, text->data + text->len, 1};
+    sp__el_lines_init(it, &all);
 }
 
 const char *sp__el_skip_blanks(const char *p, const char *e)
@@ -36,8 +36,13 @@ const char *sp__el_skip_blanks(const char *p, const char *e)
 int sp__el_next_line(sp_el_lines_t *it, const char **b, const char **e)
 {
     if (it->p >= it->end) return 0;
-    const char *s = it->p, *q = s;
-    while (q < it->end && *q != '\n' && *q != '\r') q++;
+    const char *s = it->p, *q;
+    if (!it->has_cr) {
+        q = memchr(s, '\n', (size_t)(it->end - s));
+        if (!q) q = it->end;
+    } else {
+        for (q = s; q < it->end && *q != '\n' && *q != '\r'; q++) continue;
+    }
     *e = q;
     if (q < it->end) q += (*q == '\r' && q + 1 < it->end && q[1] == '\n') ? 2 : 1;
     it->p = q;
@@ -133,19 +138,27 @@ sp_status_t sp__el_parse_weight(const sp_el_read_t *r, int64_t line, const char 
     return SP_STATUS_SUCCESS;
 }
 
-sp_status_t sp__el_parse_edge(const sp_el_read_t *r, int64_t line, const char *p,
-                              const char *e, int64_t k, int with_weight, int64_t *max_id)
+sp_status_t sp__el_parse_edge(const sp_el_read_t *r, int64_t line, const char *b,
+                              const char *p, const char *e, int64_t k, int with_weight,
+                              int64_t *max_id)
 {
     sp_status_t st = SP_STATUS_SUCCESS;
+    if (p == e) goto fields;
     SP_TRY(sp__el_parse_id(r, line, &p, e, &r->src[k]));
-    p = sp__el_skip_blanks(p, e);
+    if ((p = sp__el_skip_blanks(p, e)) == e) goto fields;
     SP_TRY(sp__el_parse_id(r, line, &p, e, &r->dst[k]));
     if (with_weight) {
-        p = sp__el_skip_blanks(p, e);
+        if ((p = sp__el_skip_blanks(p, e)) == e) goto fields;
         SP_TRY(sp__el_parse_weight(r, line, &p, e, k));
     }
+    if (sp__el_skip_blanks(p, e) != e) goto fields;
     if (r->src[k] > *max_id) *max_id = r->src[k];
     if (r->dst[k] > *max_id) *max_id = r->dst[k];
+    goto done;
+fields:; /* the line has too few or too many fields */
+    int64_t f = sp__el_count_fields(b, e);
+    st = SP_ERROR(SP_STATUS_PARSE_ERROR, "%s:%lld: %lld field%s; %s", r->path, (long long)line,
+                  (long long)f, f == 1 ? "" : "s", r->shape);
 done:
     return st;
 }

@@ -1,6 +1,8 @@
 /* SNAP / GAP text edge lists: one edge per line, "u v" or "u v w" separated by spaces or
  * tabs; lines starting with '#' or '%' are comments and blank lines are skipped, anywhere.
  * The first edge line fixes the number of fields (2 or 3) for the whole file. */
+#include <stdio.h>
+
 #include "sp_base.h"
 #include "sp_edgelist.h"
 
@@ -24,6 +26,8 @@ static sp_status_t snap_header(sp_el_read_t *r, const sp_text_t *text, const cha
                     "%s:%lld: %lld field%s; an edge line is 'u v' or 'u v w'", r->path,
                     (long long)it.line, (long long)f, f == 1 ? "" : "s");
         r->ncols = (int)f;
+        snprintf(r->shape, sizeof r->shape, "the first edge line (line %lld) has %d",
+                 (long long)it.line, r->ncols);
         r->weighted = f == 3;
         r->header_line = it.line;
         *body = start;
@@ -49,13 +53,7 @@ static sp_status_t snap_parse(const sp_el_read_t *r, sp_el_chunk_t *c)
     sp__el_lines_init(&it, &c->text);
     while (sp__el_next_line(&it, &b, &e)) {
         if (!is_edge_line(b, e)) continue;
-        int64_t f = sp__el_count_fields(b, e);
-        if (f != r->ncols)
-            SP_FAIL(SP_STATUS_PARSE_ERROR,
-                    "%s:%lld: %lld field%s, but the first edge line (line %lld) has %d",
-                    r->path, (long long)it.line, (long long)f, f == 1 ? "" : "s",
-                    (long long)r->header_line, r->ncols);
-        SP_TRY(sp__el_parse_edge(r, it.line, b, e, k++, r->ncols == 3, &max_id));
+        SP_TRY(sp__el_parse_edge(r, it.line, b, b, e, k++, r->ncols == 3, &max_id));
     }
 done:
     c->max_id = max_id;

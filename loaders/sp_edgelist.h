@@ -16,6 +16,7 @@ typedef struct sp_el_read {
     const char *path;
     /* Set by the format's header step. */
     int ncols;            /* SNAP: 2 or 3 fields per edge line */
+    char shape[64];       /* what an edge line looks like, for field-count errors */
     int64_t header_line;  /* SNAP: first edge line; DIMACS: p line; METIS: header line */
     int64_t declared_n;   /* DIMACS, METIS: vertices the header declares; else -1 */
     int64_t declared_m;   /* DIMACS arcs, METIS undirected edges; else -1 */
@@ -60,6 +61,7 @@ extern const sp_el_format_t sp__el_snap, sp__el_dimacs, sp__el_metis;
 typedef struct sp_el_lines {
     const char *p, *end;
     int64_t line; /* number of the line last returned */
+    int has_cr;   /* some '\r' in [p, end): lines cannot be found with memchr alone */
 } sp_el_lines_t;
 
 void sp__el_lines_init(sp_el_lines_t *it, const sp_chunk_t *chunk);
@@ -80,9 +82,11 @@ int64_t sp__el_count_fields(const char *p, const char *e);
 sp_status_t sp__el_parse_id(const sp_el_read_t *r, int64_t line, const char **p,
                             const char *e, int64_t *id);
 /* Parse "u v" or "u v w" (with_weight) at p into edge k, to the end of the line, and
- * raise *max_id to the larger id. */
-sp_status_t sp__el_parse_edge(const sp_el_read_t *r, int64_t line, const char *p,
-                              const char *e, int64_t k, int with_weight, int64_t *max_id);
+ * raise *max_id to the larger id. A missing or extra field is a PARSE_ERROR giving the
+ * fields of the line from b and r->shape. */
+sp_status_t sp__el_parse_edge(const sp_el_read_t *r, int64_t line, const char *b,
+                              const char *p, const char *e, int64_t k, int with_weight,
+                              int64_t *max_id);
 /* Parse a non-negative integer field of a header line at *p (blanks before it skipped);
  * `what` names it in the message. */
 sp_status_t sp__el_parse_count(const sp_el_read_t *r, int64_t line, const char **p,
