@@ -1,7 +1,13 @@
 /* sp_edgelist_read: an edge list (SNAP text, DIMACS .gr or METIS .graph) into a host COO
  * with nrows = ncols = vertices. The body is split into line-aligned chunks that are
  * counted in parallel, scanned into offsets and parsed in parallel into 64-bit id arrays;
- * ids are then checked or compacted and the COO built with the requested options. */
+ * ids are then checked or compacted and the COO built with the requested options.
+ *
+ * Contract details beyond sp.h: entries stay in file order, and with `undirected` the
+ * reverse of an edge follows it (a self loop is never doubled); merging sorts the COO and
+ * keeps the first of each (u, v). DIMACS and METIS files declare n, which is the vertex
+ * count (nvertices may raise it, never lower it); their ids must lie in 1..n. id_map holds
+ * the ids as the file writes them (1-based files keep their base). */
 #include <stdlib.h>
 #include <string.h>
 

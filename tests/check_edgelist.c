@@ -255,6 +255,37 @@ START_TEST(format_choice)
 }
 END_TEST
 
+START_TEST(empty_inputs)
+{
+    /* No edges at all: an empty graph (nvertices still applies), never an error. */
+    const char *texts[] = {"", "# only a comment\r\n\n", "c x\np sp 0 0\n", "0 0\n",
+                           "p sp 3 0\n"};
+    const char *names[] = {"e.el", "c.el", "z.gr", "z.graph", "three.gr"};
+    const int64_t n[] = {0, 0, 0, 0, 3};
+    char dir[] = "/tmp/sp_el_XXXXXX", path[64];
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    for (int i = 0; i < 5; i++) {
+        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+        FILE *f = fopen(path, "wb");
+        fputs(texts[i], f);
+        fclose(f);
+        sp_edgelist_info_t info;
+        sp_coo_t *a = read_ok(path, SP_R_64F, NULL, &info);
+        ck_assert_int_eq(a->nnz, 0);
+        ck_assert_int_eq(a->nrows, n[i]);
+        ck_assert_int_eq(info.edges_read, 0);
+        sp_coo_free(a);
+        sp_edgelist_options_t o = {.nvertices = 4, .compact_ids = i == 0};
+        a = read_ok(path, SP_VALUE_NONE, &o, &info);
+        ck_assert_int_eq(a->nrows, i == 0 ? 0 : 4);
+        sp_free(info.id_map);
+        sp_coo_free(a);
+        unlink(path);
+    }
+    rmdir(dir);
+}
+END_TEST
+
 /* ---- the shipped graphs ---- */
 
 START_TEST(real_ca_hepth)
@@ -579,6 +610,7 @@ int main(void)
     tcase_add_test(tc, dimacs_tiny);
     tcase_add_test(tc, metis_tiny);
     tcase_add_test(tc, format_choice);
+    tcase_add_test(tc, empty_inputs);
     suite_add_tcase(s, tc);
     tc = tcase_create("datasets");
     tcase_set_timeout(tc, 120);
