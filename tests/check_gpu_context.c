@@ -1,6 +1,7 @@
 /* The CUDA context on a GPU machine: creation on the default and a given device, device
  * properties, synchronisation, the caller's stream, and clean refusals. Exits 77 (ctest:
  * skipped) where no GPU is usable. */
+#include <stdio.h>
 #include <string.h>
 
 #include "testutil.h"
