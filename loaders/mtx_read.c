@@ -56,6 +56,7 @@ static int next_word(const char **p, const char *end, char *w, size_t cap)
 {
     const char *s = *p;
     size_t n = 0;
+    w[0] = '\0';
     while (s < end && is_blank(*s)) s++;
     if (is_eol(s, end)) {
         *p = s;
@@ -81,17 +82,17 @@ static sp_status_t parse_banner(job_t *j, const char *p, const char *end)
     if (!next_word(&p, end, w, sizeof w) || strcmp(w, "matrix") != 0)
         SP_FAIL(SP_STATUS_PARSE_ERROR, "%s:1: unknown object \"%s\" (expected matrix)", path,
                 w);
-    if (!next_word(&p, end, w, sizeof w)) w[0] = '\0';
+    next_word(&p, end, w, sizeof w);
     if (strcmp(w, "coordinate") == 0) j->format = FMT_COORDINATE;
     else if (strcmp(w, "array") == 0) j->format = FMT_ARRAY;
     else SP_FAIL(SP_STATUS_PARSE_ERROR, "%s:1: unknown format \"%s\"", path, w);
-    if (!next_word(&p, end, w, sizeof w)) w[0] = '\0';
+    next_word(&p, end, w, sizeof w);
     if (strcmp(w, "real") == 0) j->field = FIELD_REAL;
     else if (strcmp(w, "integer") == 0) j->field = FIELD_INTEGER;
     else if (strcmp(w, "pattern") == 0) j->field = FIELD_PATTERN;
     else if (strcmp(w, "complex") == 0) j->field = FIELD_COMPLEX;
     else SP_FAIL(SP_STATUS_PARSE_ERROR, "%s:1: unknown field \"%s\"", path, w);
-    if (!next_word(&p, end, w, sizeof w)) w[0] = '\0';
+    next_word(&p, end, w, sizeof w);
     if (strcmp(w, "general") == 0) j->symmetry = SP_SYMMETRY_GENERAL;
     else if (strcmp(w, "symmetric") == 0) j->symmetry = SP_SYMMETRY_SYMMETRIC;
     else if (strcmp(w, "skew-symmetric") == 0) j->symmetry = SP_SYMMETRY_SKEW;

@@ -226,6 +226,7 @@ static const bad_case_t bad_cases[] = {
     {"bad_no_banner.mtx", SP_STATUS_PARSE_ERROR, 1, SP_R_64F, "banner"},
     {"bad_banner_word.mtx", SP_STATUS_PARSE_ERROR, 1, SP_R_64F, "banner"},
     {"bad_object.mtx", SP_STATUS_PARSE_ERROR, 1, SP_R_64F, "object \"vector\""},
+    {"bad_banner_only.mtx", SP_STATUS_PARSE_ERROR, 1, SP_R_64F, "unknown object \"\""},
     {"bad_format.mtx", SP_STATUS_PARSE_ERROR, 1, SP_R_64F, "format \"sparse\""},
     {"bad_field.mtx", SP_STATUS_PARSE_ERROR, 1, SP_R_64F, "field \"quaternion\""},
     {"bad_symmetry.mtx", SP_STATUS_PARSE_ERROR, 1, SP_R_64F, "symmetry \"upper\""},
