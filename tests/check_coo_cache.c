@@ -7,20 +7,10 @@
 
 #include "testutil.h"
 
-static char g_dir[256];
+static const char *g_dir;
 
-static void make_dir(void)
-{
-    snprintf(g_dir, sizeof g_dir, "/tmp/sp_cache_XXXXXX");
-    ck_assert_ptr_nonnull(mkdtemp(g_dir));
-}
-
-static void remove_dir(void)
-{
-    char cmd[300];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", g_dir);
-    ck_assert_int_eq(system(cmd), 0);
-}
+static void make_dir(void) { g_dir = sp_test_make_temp_dir(); }
+static void remove_dir(void) { sp_test_remove_temp_dir(g_dir); }
 
 static const char *tmp_path(const char *name)
 {

@@ -480,35 +480,15 @@ START_TEST(grid_bad_arguments)
 }
 END_TEST
 
-static void *failing_alloc(size_t bytes, void *user)
-{
-    (void)bytes;
-    (void)user;
-    return NULL;
-}
-static void *failing_realloc(void *ptr, size_t bytes, void *user)
-{
-    (void)ptr;
-    (void)bytes;
-    (void)user;
-    return NULL;
-}
-static void plain_free(void *ptr, void *user)
-{
-    (void)user;
-    free(ptr);
-}
-
 START_TEST(allocation_failure)
 {
-    const sp_allocator_t failing = {failing_alloc, failing_realloc, plain_free, NULL};
     sp_coo_t *sentinel = (sp_coo_t *)&sentinel, *a = sentinel;
-    sp_set_host_allocator(&failing);
+    sp_test_fail_allocations_after(0);
     ck_assert_status(sp_gen_kronecker(8, 4, 1, SP_R_64F, &a), SP_STATUS_ALLOC_FAILED);
     ck_assert_status(sp_gen_uniform(8, 4, 1, SP_R_64F, &a), SP_STATUS_ALLOC_FAILED);
     ck_assert_status(sp_gen_poisson3d(4, SP_R_64F, &a), SP_STATUS_ALLOC_FAILED);
     ck_assert_status(sp_gen_grid2d(4, SP_R_64F, &a), SP_STATUS_ALLOC_FAILED);
-    sp_set_host_allocator(NULL);
+    sp_test_restore_allocator();
     ck_assert_ptr_eq(a, sentinel);
 }
 END_TEST

@@ -9,20 +9,10 @@
 #include "sp_mmio.h"
 #include "testutil.h"
 
-static char g_dir[64];
+static const char *g_dir;
 
-static void make_dir(void)
-{
-    snprintf(g_dir, sizeof g_dir, "/tmp/sp_mmio_XXXXXX");
-    ck_assert_ptr_nonnull(mkdtemp(g_dir));
-}
-
-static void remove_dir(void)
-{
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", g_dir);
-    ck_assert_int_eq(system(cmd), 0);
-}
+static void make_dir(void) { g_dir = sp_test_make_temp_dir(); }
+static void remove_dir(void) { sp_test_remove_temp_dir(g_dir); }
 
 /* Write text to a file in the test folder; returns its path. */
 static char *write_file(const char *name, const char *text)

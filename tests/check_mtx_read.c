@@ -374,29 +374,26 @@ START_TEST(test_datasets)
 }
 END_TEST
 
-/* A host allocator that fails the n-th request and counts live blocks. */
-static long fail_at, calls, live;
-static void *counting_alloc(size_t bytes, void *user)
+typedef struct read_run {
+    const char *path;
+    sp_coo_t sentinel, *a;
+} read_run_t;
+
+static sp_status_t read_fixture(void *arg)
 {
-    (void)user;
-    if (calls++ == fail_at) return NULL;
-    void *p = malloc(bytes);
-    live += p != NULL;
-    return p;
+    read_run_t *r = arg;
+    sp_mtx_options_t o = {0};
+    o.nthreads = 2;
+    r->a = &r->sentinel;
+    sp_status_t st = sp_mtx_read(r->path, SP_R_32F, &o, &r->a);
+    if (st == SP_STATUS_SUCCESS) sp_coo_free(r->a);
+    return st;
 }
-static void *counting_realloc(void *ptr, size_t bytes, void *user)
+
+static void output_untouched(void *arg)
 {
-    (void)user;
-    if (calls++ == fail_at) return NULL;
-    void *p = realloc(ptr, bytes);
-    live += p != NULL && ptr == NULL;
-    return p;
-}
-static void counting_free(void *ptr, void *user)
-{
-    (void)user;
-    live -= ptr != NULL;
-    free(ptr);
+    read_run_t *r = arg;
+    ck_assert_ptr_eq(r->a, &r->sentinel);
 }
 
 /* Every allocation failure is reported as such, leaks nothing, leaves the output alone. */
@@ -404,28 +401,15 @@ START_TEST(test_alloc_failures)
 {
     static const char *files[] = {"good_symmetric.mtx", "good_gzip.mtx.gz", "good_array_skew.mtx",
                                   "bad_too_few.mtx"};
-    const sp_allocator_t hooks = {counting_alloc, counting_realloc, counting_free, NULL};
     char rel[256];
     for (size_t f = 0; f < sizeof files / sizeof files[0]; f++) {
         snprintf(rel, sizeof rel, "tests/fixtures/mtx/%s", files[f]);
-        const char *path = sp_test_path(rel);
-        for (fail_at = 0;; fail_at++) {
-            sp_coo_t sentinel, *a = &sentinel;
-            sp_mtx_options_t o = {0};
-            o.nthreads = 2;
-            calls = live = 0;
-            sp_set_host_allocator(&hooks);
-            sp_status_t st = sp_mtx_read(path, SP_R_32F, &o, &a);
-            if (st == SP_STATUS_SUCCESS) sp_coo_free(a);
-            sp_set_host_allocator(NULL);
-            ck_assert_msg(live == 0, "%s, failing allocation %ld: %ld blocks leaked",
-                          files[f], fail_at, live);
-            if (calls <= fail_at) break; /* no allocation failed: the normal result */
-            ck_assert_msg(st == SP_STATUS_ALLOC_FAILED, "%s, failing allocation %ld: %s",
-                          files[f], fail_at, sp_status_string(st));
-            ck_assert_ptr_eq(a, &sentinel);
-        }
-        ck_assert_int_gt(fail_at, 2);
+        read_run_t r = {sp_test_path(rel), {0}, NULL};
+        int64_t failing = 0;
+        sp_test_fail_each_allocation(files[f], read_fixture, output_untouched, &r, &failing);
+        ck_assert_msg(sp_test_live_allocations() == 0, "%s: %lld blocks leaked", files[f],
+                      (long long)sp_test_live_allocations());
+        ck_assert_int_gt(failing, 2);
     }
 }
 END_TEST

@@ -189,22 +189,6 @@ START_TEST(disconnected)
 }
 END_TEST
 
-static void *fail_alloc(size_t bytes, void *user)
-{
-    (void)bytes, (void)user;
-    return NULL;
-}
-static void *fail_realloc(void *ptr, size_t bytes, void *user)
-{
-    (void)ptr, (void)bytes, (void)user;
-    return NULL;
-}
-static void plain_free(void *ptr, void *user)
-{
-    (void)user;
-    free(ptr);
-}
-
 START_TEST(bad_inputs)
 {
     sp_csr_t g = {0};
@@ -230,10 +214,9 @@ START_TEST(bad_inputs)
                      SP_STATUS_INVALID_ARGUMENT);
     ck_assert_error_has("8 x 9, not square");
     g.ncols = 8;
-    sp_allocator_t failing = {fail_alloc, fail_realloc, plain_free, NULL};
-    sp_set_host_allocator(&failing);
+    sp_test_fail_allocations_after(0);
     sp_status_t st = sp__ref_bfs(&g, 0, level, parent, NULL, NULL, NULL, NULL, 0);
-    sp_set_host_allocator(NULL);
+    sp_test_restore_allocator();
     ck_assert_int_eq(st, SP_STATUS_ALLOC_FAILED);
     for (int v = 0; v < 8; v++) ck_assert_int_eq(level[v], 7);
     sp__csr_free(&g);

@@ -454,52 +454,40 @@ START_TEST(bad_inputs)
 }
 END_TEST
 
-/* Allocator that fails from the n-th request on and counts live blocks. */
-static int64_t g_budget, g_live;
-static void *budget_alloc(size_t bytes, void *user)
+/* One conversion run for sp_test_fail_each_allocation: op on csr into out, which starts
+ * as 0xA5 bytes and must keep them when op fails. */
+typedef struct convert_run {
+    sp_status_t (*op)(const sp_csr_t *, void *);
+    const sp_csr_t *csr;
+    size_t out_bytes;
+    unsigned char out[512], before[512];
+} convert_run_t;
+
+static sp_status_t convert_once(void *arg)
 {
-    (void)user;
-    if (g_budget-- <= 0) return NULL;
-    g_live++;
-    return malloc(bytes);
-}
-static void *budget_realloc(void *ptr, size_t bytes, void *user)
-{
-    (void)user;
-    if (g_budget-- <= 0) return NULL;
-    return realloc(ptr, bytes);
-}
-static void budget_free(void *ptr, void *user)
-{
-    (void)user;
-    if (ptr) g_live--;
-    free(ptr);
+    convert_run_t *r = arg;
+    memset(r->out, 0xA5, sizeof r->out);
+    memcpy(r->before, r->out, sizeof r->out);
+    return r->op(r->csr, r->out);
 }
 
-/* Run op with budgets 0, 1, ... until it succeeds; every failure must be ALLOC_FAILED,
- * leak nothing and leave the output bytes as they were. */
+static void convert_untouched(void *arg)
+{
+    convert_run_t *r = arg;
+    ck_assert_mem_eq(r->out, r->before, r->out_bytes);
+}
+
+/* Fail each allocation of op in turn until it succeeds; every failure must be
+ * ALLOC_FAILED, leak nothing and leave the output bytes as they were. */
 static void fail_each_allocation(sp_status_t (*op)(const sp_csr_t *, void *),
                                  const sp_csr_t *csr, size_t out_bytes)
 {
-    sp_allocator_t hooks = {budget_alloc, budget_realloc, budget_free, NULL};
-    unsigned char out[512], before[512];
-    ck_assert_uint_le(out_bytes, sizeof out);
-    for (int64_t budget = 0;; budget++) {
-        memset(out, 0xA5, sizeof out);
-        memcpy(before, out, sizeof out);
-        g_budget = budget;
-        g_live = 0;
-        sp_set_host_allocator(&hooks);
-        sp_status_t st = op(csr, out);
-        sp_set_host_allocator(NULL);
-        if (st == SP_STATUS_SUCCESS) {
-            ck_assert_int_gt(budget, 0);
-            break;
-        }
-        ck_assert_int_eq(st, SP_STATUS_ALLOC_FAILED);
-        ck_assert_int_eq(g_live, 0);
-        ck_assert_mem_eq(out, before, out_bytes);
-    }
+    convert_run_t r = {op, csr, out_bytes, {0}, {0}};
+    int64_t failing = 0;
+    ck_assert_uint_le(out_bytes, sizeof r.out);
+    ck_assert_ok(sp_test_fail_each_allocation("conversion", convert_once, convert_untouched,
+                                              &r, &failing));
+    ck_assert_int_gt(failing, 0);
 }
 
 /* Each op frees its output on success: only the failures are inspected. */
@@ -534,6 +522,45 @@ static sp_status_t op_sell(const sp_csr_t *a, void *out)
     return st;
 }
 
+typedef struct merge_run {
+    sp_coo_t *a, *orig;
+    int64_t merged;
+} merge_run_t;
+
+static sp_status_t merge_once(void *arg)
+{
+    merge_run_t *r = arg;
+    r->merged = -1;
+    return sp__ref_coo_sort_merge(r->a, SP_DUP_SUM, &r->merged);
+}
+
+static void merge_untouched(void *arg)
+{
+    const merge_run_t *r = arg;
+    ck_assert_int_eq(r->merged, -1);
+    ck_assert_int_eq(r->a->nnz, 6);
+    ck_assert_mem_eq(r->a->row, r->orig->row, 6 * sizeof(int32_t));
+    ck_assert_mem_eq(r->a->col, r->orig->col, 6 * sizeof(int32_t));
+    ck_assert_mem_eq(r->a->val, r->orig->val, 6 * sizeof(double));
+}
+
+typedef struct csr_run {
+    const sp_coo_t *a;
+    sp_csr_t out;
+} csr_run_t;
+
+static sp_status_t to_csr_once(void *arg)
+{
+    csr_run_t *r = arg;
+    return sp__ref_coo_to_csr(r->a, &r->out);
+}
+
+static void to_csr_untouched(void *arg)
+{
+    const csr_run_t *r = arg;
+    ck_assert_ptr_null(r->out.ptr);
+}
+
 START_TEST(alloc_failures)
 {
     sp_csr_t csr = {0};
@@ -545,41 +572,17 @@ START_TEST(alloc_failures)
     fail_each_allocation(op_sell, &csr, sizeof(sp_sell_t));
 
     /* The COO stays as it was until sort-merge succeeds. */
-    sp_allocator_t hooks = {budget_alloc, budget_realloc, budget_free, NULL};
-    sp_coo_t *a = dup_coo(SP_R_64F), *orig = dup_coo(SP_R_64F);
-    for (int64_t budget = 0;; budget++) {
-        int64_t merged = -1;
-        g_budget = budget;
-        g_live = 0;
-        sp_set_host_allocator(&hooks);
-        sp_status_t st = sp__ref_coo_sort_merge(a, SP_DUP_SUM, &merged);
-        sp_set_host_allocator(NULL);
-        if (st == SP_STATUS_SUCCESS) break;
-        ck_assert_int_eq(st, SP_STATUS_ALLOC_FAILED);
-        ck_assert_int_eq(g_live, 0);
-        ck_assert_int_eq(merged, -1);
-        ck_assert_int_eq(a->nnz, 6);
-        ck_assert_mem_eq(a->row, orig->row, 6 * sizeof(int32_t));
-        ck_assert_mem_eq(a->col, orig->col, 6 * sizeof(int32_t));
-        ck_assert_mem_eq(a->val, orig->val, 6 * sizeof(double));
-    }
-    ck_assert_int_eq(a->nnz, 4);
+    merge_run_t m = {dup_coo(SP_R_64F), dup_coo(SP_R_64F), -1};
+    ck_assert_ok(sp_test_fail_each_allocation("sort-merge", merge_once, merge_untouched, &m,
+                                              NULL));
+    ck_assert_int_eq(m.a->nnz, 4);
 
-    sp_csr_t out = {0};
-    for (int64_t budget = 0;; budget++) {
-        g_budget = budget;
-        g_live = 0;
-        sp_set_host_allocator(&hooks);
-        sp_status_t st = sp__ref_coo_to_csr(a, &out);
-        sp_set_host_allocator(NULL);
-        if (st == SP_STATUS_SUCCESS) break;
-        ck_assert_int_eq(st, SP_STATUS_ALLOC_FAILED);
-        ck_assert_int_eq(g_live, 0);
-        ck_assert_ptr_null(out.ptr);
-    }
-    sp__csr_free(&out);
-    sp_coo_free(orig);
-    sp_coo_free(a);
+    csr_run_t c = {m.a, {0}};
+    ck_assert_ok(sp_test_fail_each_allocation("coo to csr", to_csr_once, to_csr_untouched, &c,
+                                              NULL));
+    sp__csr_free(&c.out);
+    sp_coo_free(m.orig);
+    sp_coo_free(m.a);
     sp__csr_free(&csr);
 }
 END_TEST

@@ -158,30 +158,13 @@ START_TEST(radix_bad_args)
 }
 END_TEST
 
-static void *fail_alloc(size_t bytes, void *user)
-{
-    (void)bytes, (void)user;
-    return NULL;
-}
-static void *fail_realloc(void *ptr, size_t bytes, void *user)
-{
-    (void)ptr, (void)bytes, (void)user;
-    return NULL;
-}
-static void plain_free(void *ptr, void *user)
-{
-    (void)user;
-    free(ptr);
-}
-
 START_TEST(radix_alloc_failure)
 {
     uint32_t keys[] = {3, 1, 2};
     int32_t vals[] = {0, 1, 2};
-    sp_allocator_t failing = {fail_alloc, fail_realloc, plain_free, NULL};
-    sp_set_host_allocator(&failing);
+    sp_test_fail_allocations_after(0);
     sp_status_t st = sp__ref_radix_sort_u32(keys, vals, 3, 8);
-    sp_set_host_allocator(NULL);
+    sp_test_restore_allocator();
     ck_assert_int_eq(st, SP_STATUS_ALLOC_FAILED);
     ck_assert_error_has("out of host memory");
     ck_assert_uint_eq(keys[0], 3);

@@ -1,8 +1,14 @@
+#ifndef _POSIX_C_SOURCE
+#define _POSIX_C_SOURCE 200809L /* mkdtemp, opendir */
+#endif
 #include "testutil.h"
 
+#include <dirent.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 const char *sp_test_path(const char *relative)
 {
@@ -95,4 +101,100 @@ void sp_test_dense_spmv(const sp_coo_t *a, double alpha, const double *x, double
         if (a->value_type == SP_R_64F) v = ((const double *)a->val)[k];
         y[a->row[k]] += alpha * v * x[a->col[k]];
     }
+}
+
+/* Counts of the failing allocator; atomic because the parallel loaders allocate from
+ * several threads. */
+static atomic_llong g_fail_from = -1, g_requests, g_live;
+
+static int next_request_fails(void)
+{
+    long long n = atomic_fetch_add(&g_requests, 1);
+    long long k = atomic_load(&g_fail_from);
+    return k >= 0 && n >= k;
+}
+
+static void *counting_alloc(size_t bytes, void *user)
+{
+    (void)user;
+    if (next_request_fails()) return NULL;
+    void *p = malloc(bytes);
+    if (p) atomic_fetch_add(&g_live, 1);
+    return p;
+}
+
+static void *counting_realloc(void *ptr, size_t bytes, void *user)
+{
+    (void)user;
+    if (next_request_fails()) return NULL;
+    void *p = realloc(ptr, bytes);
+    if (p && !ptr) atomic_fetch_add(&g_live, 1);
+    return p;
+}
+
+static void counting_free(void *ptr, void *user)
+{
+    (void)user;
+    if (ptr) atomic_fetch_sub(&g_live, 1);
+    free(ptr);
+}
+
+void sp_test_fail_allocations_after(int64_t k)
+{
+    static const sp_allocator_t counting = {counting_alloc, counting_realloc, counting_free,
+                                            NULL};
+    atomic_store(&g_fail_from, k);
+    atomic_store(&g_requests, 0);
+    atomic_store(&g_live, 0);
+    sp_set_host_allocator(&counting);
+}
+
+int64_t sp_test_allocations(void) { return atomic_load(&g_requests); }
+
+int64_t sp_test_live_allocations(void) { return atomic_load(&g_live); }
+
+void sp_test_restore_allocator(void) { sp_set_host_allocator(NULL); }
+
+sp_status_t sp_test_fail_each_allocation(const char *what, sp_status_t (*op)(void *arg),
+                                         void (*check)(void *arg), void *arg,
+                                         int64_t *failing_runs)
+{
+    sp_status_t st;
+    int64_t k = 0;
+    for (;; k++) {
+        sp_test_fail_allocations_after(k);
+        st = op(arg);
+        sp_test_restore_allocator();
+        if (sp_test_allocations() <= k) break; /* nothing failed: the normal result */
+        ck_assert_msg(st == SP_STATUS_ALLOC_FAILED, "%s, failing allocation %lld: %s (%s)",
+                      what, (long long)k, sp_status_string(st), sp_last_error());
+        ck_assert_msg(sp_test_live_allocations() == 0,
+                      "%s, failing allocation %lld: %lld blocks leaked", what, (long long)k,
+                      (long long)sp_test_live_allocations());
+        if (check) check(arg);
+    }
+    if (failing_runs) *failing_runs = k;
+    return st;
+}
+
+const char *sp_test_make_temp_dir(void)
+{
+    static char dir[64];
+    snprintf(dir, sizeof dir, "/tmp/sp_test_XXXXXX");
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    return dir;
+}
+
+void sp_test_remove_temp_dir(const char *dir)
+{
+    char path[4096];
+    DIR *d = opendir(dir);
+    ck_assert_msg(d != NULL, "cannot open %s", dir);
+    for (struct dirent *f; (f = readdir(d)) != NULL;) {
+        if (strcmp(f->d_name, ".") == 0 || strcmp(f->d_name, "..") == 0) continue;
+        snprintf(path, sizeof path, "%s/%s", dir, f->d_name);
+        ck_assert_msg(unlink(path) == 0, "cannot remove %s", path);
+    }
+    closedir(d);
+    ck_assert_msg(rmdir(dir) == 0, "cannot remove %s", dir);
 }

@@ -38,6 +38,36 @@ sp_coo_t *sp_test_random_coo(uint64_t seed, int64_t nrows, int64_t ncols, int64_
 void sp_test_dense_spmv(const sp_coo_t *a, double alpha, const double *x, double beta,
                         double *y);
 
+/* ---- allocation-failure testing -------------------------------------------------- */
+
+/* Install (through sp_set_host_allocator) a malloc-backed allocator that counts requests
+ * and fails the k-th one onward (0-based: k = 0 fails every request; k < 0 never fails).
+ * Thread-safe; the counts restart at every install. */
+void sp_test_fail_allocations_after(int64_t k);
+/* Allocation requests (alloc and realloc, failed ones included) since the install. */
+int64_t sp_test_allocations(void);
+/* Blocks allocated and not yet freed since the install: 0 after a call leaked nothing. */
+int64_t sp_test_live_allocations(void);
+/* Back to libsp's default allocator; the counts keep their values until the next install. */
+void sp_test_restore_allocator(void);
+
+/* Run op(arg) under sp_test_fail_allocations_after(k) for k = 0, 1, 2, ... until a run
+ * makes no more than k requests (none failed). Each run in which a request failed must
+ * return SP_STATUS_ALLOC_FAILED and leave no block live (`what` names op in the
+ * messages); check(arg), if not NULL, then inspects its outputs, the default allocator
+ * back. Returns the status of the last run (its counts still readable); *failing_runs
+ * (if not NULL) gets the number of runs in which a request failed. */
+sp_status_t sp_test_fail_each_allocation(const char *what, sp_status_t (*op)(void *arg),
+                                         void (*check)(void *arg), void *arg,
+                                         int64_t *failing_runs);
+
+/* ---- temporary folders ------------------------------------------------------------ */
+
+/* Create a fresh folder under /tmp; the returned path stays valid until the next call. */
+const char *sp_test_make_temp_dir(void);
+/* Delete the plain files in the folder, then the folder (asserts each step succeeds). */
+void sp_test_remove_temp_dir(const char *dir);
+
 /* Assert that call returns the expected status; on mismatch the message shows both and
  * sp_last_error(). */
 #define ck_assert_status(call, expected)                                                  \
