@@ -176,7 +176,7 @@ sp_status_t sp_mtx_write(const char *path, const sp_coo_t *coo,
     FILE *f = NULL;
     int fd = -1, created = 0;
     sp_mtx_write_options_t o = {SP_MTX_FIELD_AUTO, 0, NULL};
-    sp_mtx_field_t field;
+    sp_mtx_field_t field = SP_MTX_FIELD_AUTO;
     SP_CHECK_ARG(path != NULL && coo != NULL, "sp_mtx_write: NULL argument");
     if (options) o = *options;
     SP_TRY(check_input(coo, &o, &field));

@@ -1,5 +1,6 @@
 /* The CUDA executor's context: device, stream (own or the caller's), device properties.
  * Built without CUDA, every entry point returns SP_STATUS_NOT_COMPILED. */
+#include <stdio.h>
 #include <string.h>
 
 #include "sp_api.h"
@@ -50,7 +51,7 @@ sp_status_t sp__cuda_context_init(sp_context_t *ctx, const sp_context_options_t 
         s->owns_stream = 1;
     }
     if (options && options->allocator) s->allocator = *options->allocator;
-    strncpy(ctx->info.name, prop.name, sizeof ctx->info.name - 1);
+    snprintf(ctx->info.name, sizeof ctx->info.name, "%s", prop.name);
     ctx->info.sm_count = prop.multiProcessorCount;
     ctx->info.cc_major = prop.major;
     ctx->info.cc_minor = prop.minor;
