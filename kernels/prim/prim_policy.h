@@ -1,0 +1,61 @@
+/* Launch policies of the primitives (kernels/prim/): one struct per kernel, the only
+ * place their tuning constants live. C++ (compile-time constants feed templates);
+ * included by the .cu files only. Values chosen for Hopper (H100), reasonable on Ampere. */
+#ifndef SP_PRIM_POLICY_H
+#define SP_PRIM_POLICY_H
+
+/* Histogram, thread-local bins in registers for the fewest bins: every key is compared
+ * with every bin (cheap ALU work, no atomics at all, immune to skew), then the threads'
+ * counts are summed by warp shuffles. */
+struct sp_hist_thread_policy {
+    static constexpr int block_threads = 256;
+    static constexpr int max_bins = 16;
+    static constexpr int min_items_per_thread = 64;
+};
+
+/* Histogram, warp-private bins: each warp owns a copy of the bins in shared memory and
+ * adds a whole group of equal keys at once (one shared atomic per distinct key in a warp
+ * step), so even all-equal keys cost one atomic per warp step. */
+struct sp_hist_warp_policy {
+    static constexpr int block_threads = 256;
+    static constexpr int max_bins = 64;       /* nbins up to this use the strategy */
+    static constexpr int bin_bits = 6;        /* log2(max_bins): ballots per match */
+    static constexpr int min_items_per_thread = 32; /* fewer blocks below this load */
+};
+
+/* Histogram, block-private bins in (opt-in, up to ~227 KB) shared memory; one global
+ * atomic per non-zero bin at the end. */
+struct sp_hist_block_policy {
+    static constexpr int block_threads = 512;
+    static constexpr int min_items_per_thread = 16;
+    /* a block handles at least this many keys per bin, so clearing and committing its
+     * private bins never costs more than counting */
+    static constexpr int min_items_per_bin = 2;
+};
+
+/* Histogram, global atomics (bins beyond shared memory). */
+struct sp_hist_global_policy {
+    static constexpr int block_threads = 256;
+    static constexpr int min_items_per_thread = 16;
+};
+
+/* Single-pass scan: one tile of block_threads * items_per_thread per block. */
+template <typename T> struct sp_scan_policy;
+template <> struct sp_scan_policy<unsigned> {
+    static constexpr int block_threads = 256;
+    static constexpr int items_per_thread = 16;
+};
+template <> struct sp_scan_policy<unsigned long long> {
+    static constexpr int block_threads = 256;
+    static constexpr int items_per_thread = 8;
+};
+
+/* Radix sort: 8-bit digits (256 buckets: one per thread of the block for the digit
+ * scans, and 4 passes for 32-bit keys). Upsweep and downsweep use the same tiles. */
+struct sp_radix_policy {
+    static constexpr int digit_bits = 8;
+    static constexpr int block_threads = 256; /* must equal 1 << digit_bits */
+    static constexpr int items_per_thread = 16;
+};
+
+#endif /* SP_PRIM_POLICY_H */

@@ -1,0 +1,590 @@
+/* GPU primitives (kernels/prim/) against their host references in src/ref/: histogram,
+ * exclusive scan (32- and 64-bit) and radix sort, element by element, across the sizes
+ * where tiles, warps and grid waves change, plus every refused argument. Exits 77
+ * (ctest: skipped) where no GPU is usable. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "testutil.h"
+
+#ifdef SP_HAVE_CUDA
+#include <cuda_runtime_api.h>
+
+#include "sp_kernels.h"
+#include "sp_ref.h"
+
+/* Tiles of the scan policies (kernels/prim/prim_policy.h), for the sizes around them. */
+#define SCAN_TILE_I32 4096
+#define SCAN_TILE_I64 2048
+/* A wave: about every block resident at once on a 132-SM H100 (8 scan blocks per SM). */
+#define WAVE_TILES (132 * 8)
+
+#define ck_cuda(call)                                                                     \
+    do {                                                                                  \
+        cudaError_t e_ = (call);                                                          \
+        ck_assert_msg(e_ == cudaSuccess, "%s: %s", #call, cudaGetErrorString(e_));        \
+    } while (0)
+
+static cudaStream_t stream;
+
+static void setup(void) { ck_cuda(cudaStreamCreate(&stream)); }
+static void teardown(void) { ck_cuda(cudaStreamDestroy(stream)); }
+
+static void *dev_alloc(size_t bytes)
+{
+    void *p = NULL;
+    ck_cuda(cudaMalloc(&p, bytes > 0 ? bytes : 1));
+    return p;
+}
+
+static void *host_alloc(size_t bytes)
+{
+    void *p = malloc(bytes > 0 ? bytes : 1);
+    ck_assert_ptr_nonnull(p);
+    return p;
+}
+
+static void to_dev(void *d, const void *h, size_t bytes)
+{
+    if (bytes) ck_cuda(cudaMemcpy(d, h, bytes, cudaMemcpyHostToDevice));
+}
+
+static void to_host(void *h, const void *d, size_t bytes)
+{
+    ck_cuda(cudaStreamSynchronize(stream));
+    if (bytes) ck_cuda(cudaMemcpy(h, d, bytes, cudaMemcpyDeviceToHost));
+}
+
+static void assert_same_i32(const int32_t *got, const int32_t *want, int64_t n, const char *what)
+{
+    for (int64_t i = 0; i < n; i++)
+        if (got[i] != want[i])
+            ck_abort_msg("%s: element %lld of %lld is %d, expected %d", what, (long long)i,
+                         (long long)n, got[i], want[i]);
+}
+
+static void assert_same_i64(const int64_t *got, const int64_t *want, int64_t n, const char *what)
+{
+    for (int64_t i = 0; i < n; i++)
+        if (got[i] != want[i])
+            ck_abort_msg("%s: element %lld of %lld is %lld, expected %lld", what, (long long)i,
+                         (long long)n, (long long)got[i], (long long)want[i]);
+}
+
+/* ---- histogram ---------------------------------------------------------------------- */
+
+/* GPU histogram of h_keys (offset elements into the device copy, to test unaligned
+ * input) against the reference. */
+static void check_histogram(const int32_t *h_keys, int64_t n, int64_t nbins, int offset)
+{
+    int32_t *d_keys = dev_alloc((size_t)(n + offset) * 4);
+    int32_t *d_counts = dev_alloc((size_t)nbins * 4);
+    int32_t *got = host_alloc((size_t)nbins * 4), *want = host_alloc((size_t)nbins * 4);
+    size_t temp_bytes = 0;
+    to_dev(d_keys + offset, h_keys, (size_t)n * 4);
+    ck_cuda(cudaMemset(d_counts, 0x5a, (size_t)nbins * 4)); /* poison: must be overwritten */
+    ck_assert_ok(sp__gpu_histogram(d_keys + offset, n, d_counts, nbins, NULL, &temp_bytes, stream));
+    ck_assert_uint_ge(temp_bytes, 1);
+    void *d_temp = dev_alloc(temp_bytes);
+    ck_assert_ok(sp__gpu_histogram(d_keys + offset, n, d_counts, nbins, d_temp, &temp_bytes, stream));
+    to_host(got, d_counts, (size_t)nbins * 4);
+    sp__ref_histogram(h_keys, n, want, nbins);
+    assert_same_i32(got, want, nbins, "histogram");
+    cudaFree(d_temp);
+    free(want);
+    free(got);
+    cudaFree(d_counts);
+    cudaFree(d_keys);
+}
+
+/* Keys uniform in [0, nbins), about 1 in 16 replaced by an out-of-range key. */
+static int32_t *random_keys(uint64_t seed, int64_t n, int64_t nbins)
+{
+    int32_t *k = host_alloc((size_t)n * 4);
+    uint64_t s = seed;
+    for (int64_t i = 0; i < n; i++) {
+        uint64_t r = sp_test_rand(&s);
+        if (r % 16 == 0)
+            k[i] = (r >> 8) % 2 ? -1 - (int32_t)((r >> 9) % 100) : (int32_t)(nbins + (r >> 9) % 100);
+        else
+            k[i] = (int32_t)((r >> 8) % (uint64_t)nbins);
+    }
+    return k;
+}
+
+START_TEST(test_histogram_tiny)
+{
+    const int32_t keys[] = {0, 1, 1, 3, 3, 3, -1, 4};
+    int32_t *d_keys = dev_alloc(sizeof keys), *d_counts = dev_alloc(4 * 4);
+    int32_t counts[4];
+    char *d_temp = dev_alloc(256);
+    size_t temp_bytes = 256;
+    to_dev(d_keys, keys, sizeof keys);
+    ck_assert_ok(sp__gpu_histogram(d_keys, 8, d_counts, 4, d_temp, &temp_bytes, stream));
+    to_host(counts, d_counts, sizeof counts);
+    ck_assert_int_eq(counts[0], 1);
+    ck_assert_int_eq(counts[1], 2);
+    ck_assert_int_eq(counts[2], 0);
+    ck_assert_int_eq(counts[3], 3); /* -1 and 4 are outside [0, 4): ignored */
+    /* n = 0 still clears the counts */
+    ck_assert_ok(sp__gpu_histogram(d_keys, 0, d_counts, 4, d_temp, &temp_bytes, stream));
+    to_host(counts, d_counts, sizeof counts);
+    for (int b = 0; b < 4; b++) ck_assert_int_eq(counts[b], 0);
+    cudaFree(d_temp);
+    cudaFree(d_counts);
+    cudaFree(d_keys);
+}
+END_TEST
+
+/* Every strategy: thread-local (1, 2, 7, 16), warp-private (17, 64), block-private (256,
+ * 4096), global (100k on GPUs under 400 KB of shared memory per block, 1M, 10M). */
+START_TEST(test_histogram_bins)
+{
+    const int64_t nbins[] = {1, 2, 7, 16, 17, 64, 256, 4096, 100000, 1000000, 10000000};
+    for (size_t b = 0; b < sizeof nbins / sizeof nbins[0]; b++) {
+        int64_t n = 3000017;
+        int32_t *k = random_keys(100 + b, n, nbins[b]);
+        check_histogram(k, n, nbins[b], 0);
+        check_histogram(k, n - 1, nbins[b], 1); /* unaligned, scalar loads */
+        free(k);
+    }
+}
+END_TEST
+
+START_TEST(test_histogram_sizes)
+{
+    const int64_t sizes[] = {0, 1, 31, 32, 33, 1023, 1024, 1025, 4095, 4096, 4097, 1 << 20};
+    const int64_t nbins[] = {7, 40, 4096, 100000};
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++)
+        for (size_t b = 0; b < sizeof nbins / sizeof nbins[0]; b++) {
+            int32_t *k = random_keys(7 * i + b, sizes[i], nbins[b]);
+            check_histogram(k, sizes[i], nbins[b], 0);
+            check_histogram(k, sizes[i], nbins[b], 3);
+            free(k);
+        }
+}
+END_TEST
+
+/* All keys equal: every strategy's worst contention. */
+START_TEST(test_histogram_skewed)
+{
+    const int64_t nbins[] = {2, 16, 64, 65, 256, 50000, 1000000};
+    int64_t n = 4 << 20;
+    int32_t *k = host_alloc((size_t)n * 4);
+    for (size_t b = 0; b < sizeof nbins / sizeof nbins[0]; b++) {
+        for (int64_t i = 0; i < n; i++) k[i] = (int32_t)(nbins[b] - 1);
+        check_histogram(k, n, nbins[b], 0);
+    }
+    free(k);
+}
+END_TEST
+
+START_TEST(test_histogram_errors)
+{
+    int32_t *d_keys = dev_alloc(64), *d_counts = dev_alloc(64);
+    void *d_temp = dev_alloc(256);
+    size_t small = 1, bytes = 256;
+    ck_assert_status(sp__gpu_histogram(d_keys, 4, d_counts, 4, d_temp, NULL, stream),
+                     SP_STATUS_INVALID_ARGUMENT);
+    ck_assert_error_has("histogram: temp_bytes is NULL");
+    ck_assert_status(sp__gpu_histogram(d_keys, -1, d_counts, 4, d_temp, &bytes, stream),
+                     SP_STATUS_INVALID_ARGUMENT);
+    ck_assert_error_has("n -1 is negative");
+    ck_assert_status(sp__gpu_histogram(d_keys, 4, d_counts, -2, d_temp, &bytes, stream),
+                     SP_STATUS_INVALID_ARGUMENT);
+    ck_assert_error_has("nbins -2 is negative");
+    ck_assert_status(sp__gpu_histogram(NULL, 4, d_counts, 4, d_temp, &bytes, stream),
+                     SP_STATUS_INVALID_ARGUMENT);
+    ck_assert_error_has("d_keys is NULL for n 4");
+    ck_assert_status(sp__gpu_histogram(d_keys, 4, NULL, 4, d_temp, &bytes, stream),
+                     SP_STATUS_INVALID_ARGUMENT);
+    ck_assert_error_has("d_counts is NULL for nbins 4");
+    ck_assert_status(sp__gpu_histogram(d_keys, 4, d_counts, 4, d_temp, &small, stream),
+                     SP_STATUS_INVALID_ARGUMENT);
+    ck_assert_error_has("temp_bytes 1 below the 256 needed");
+    ck_assert_status(sp__gpu_histogram(d_keys, (int64_t)1 << 31, d_counts, 4, d_temp, &bytes,
+                                       stream),
+                     SP_STATUS_NOT_SUPPORTED);
+    ck_assert_error_has("n 2147483648 or nbins 4 exceeds the 32-bit counts");
+    cudaFree(d_temp);
+    cudaFree(d_counts);
+    cudaFree(d_keys);
+}
+END_TEST
+
+/* ---- scan --------------------------------------------------------------------------- */
+
+/* The 32-bit (w = 4) or 64-bit (w = 8) scan, GPU and reference. */
+static sp_status_t gpu_scan(size_t w, const void *d_in, void *d_out, int64_t n, void *d_total,
+                            void *d_temp, size_t *temp_bytes)
+{
+    if (w == 4) return sp__gpu_exclusive_scan_i32(d_in, d_out, n, d_total, d_temp, temp_bytes, stream);
+    return sp__gpu_exclusive_scan_i64(d_in, d_out, n, d_total, d_temp, temp_bytes, stream);
+}
+
+static int64_t ref_scan(size_t w, const void *in, void *out, int64_t n)
+{
+    if (w == 4) return sp__ref_exclusive_scan_i32(in, out, n);
+    return sp__ref_exclusive_scan_i64(in, out, n);
+}
+
+/* GPU exclusive scan of h_in (n values of w bytes, device copies offset elements in)
+ * against the reference, out of place and in place, with the total. */
+static void check_scan(size_t w, const void *h_in, int64_t n, int offset)
+{
+    size_t bytes = (size_t)n * w, pad = w * (size_t)offset, temp_bytes = 0;
+    char *d_in = dev_alloc(bytes + pad), *d_out = dev_alloc(bytes + pad);
+    void *d_total = dev_alloc(w);
+    void *got = host_alloc(bytes), *want = host_alloc(bytes);
+    int64_t total = 0, want_total = ref_scan(w, h_in, want, n);
+    ck_assert_ok(gpu_scan(w, NULL, NULL, n, NULL, NULL, &temp_bytes));
+    void *d_temp = dev_alloc(temp_bytes);
+    for (int in_place = 0; in_place < 2; in_place++) {
+        char *dst = (in_place ? d_in : d_out) + pad;
+        to_dev(d_in + pad, h_in, bytes);
+        if (!in_place) ck_cuda(cudaMemset(d_out, 0xa5, bytes + pad));
+        ck_cuda(cudaMemset(d_total, 0xa5, w));
+        ck_assert_ok(gpu_scan(w, d_in + pad, dst, n, d_total, d_temp, &temp_bytes));
+        to_host(got, dst, bytes);
+        to_host(&total, d_total, w); /* little-endian: a 32-bit total lands in the low half */
+        const char *what = in_place ? "scan in place" : "scan";
+        if (w == 4) {
+            assert_same_i32(got, want, n, what);
+            ck_assert_int_eq((int32_t)(uint32_t)total, (int32_t)(uint32_t)want_total);
+        } else {
+            assert_same_i64(got, want, n, what);
+            ck_assert(total == want_total);
+        }
+    }
+    cudaFree(d_temp);
+    free(want);
+    free(got);
+    cudaFree(d_total);
+    cudaFree(d_out);
+    cudaFree(d_in);
+}
+
+static int32_t *random_i32(uint64_t seed, int64_t n, int32_t lo, int32_t hi)
+{
+    int32_t *v = host_alloc((size_t)n * 4);
+    uint64_t s = seed;
+    for (int64_t i = 0; i < n; i++)
+        v[i] = lo + (int32_t)(sp_test_rand(&s) % (uint64_t)((int64_t)hi - lo + 1));
+    return v;
+}
+
+START_TEST(test_scan_tiny)
+{
+    const int32_t in[] = {3, 1, 4, 1, 5};
+    const int64_t in64[] = {(int64_t)1 << 40, -7, 3000000000LL};
+    int32_t out[5];
+    int64_t out64[3], total64 = 0;
+    int32_t *d_in = dev_alloc(sizeof in), *d_total = dev_alloc(4), total = 0;
+    int64_t *d_in64 = dev_alloc(sizeof in64), *d_total64 = dev_alloc(8);
+    size_t temp_bytes = 0;
+    ck_assert_ok(sp__gpu_exclusive_scan_i64(NULL, NULL, 5, NULL, NULL, &temp_bytes, stream));
+    void *d_temp = dev_alloc(temp_bytes);
+    to_dev(d_in, in, sizeof in);
+    to_dev(d_in64, in64, sizeof in64);
+    ck_assert_ok(sp__gpu_exclusive_scan_i32(d_in, d_in, 5, d_total, d_temp, &temp_bytes, stream));
+    to_host(out, d_in, sizeof out);
+    to_host(&total, d_total, 4);
+    ck_assert_int_eq(out[0], 0);
+    ck_assert_int_eq(out[1], 3);
+    ck_assert_int_eq(out[2], 4);
+    ck_assert_int_eq(out[3], 8);
+    ck_assert_int_eq(out[4], 9);
+    ck_assert_int_eq(total, 14);
+    ck_assert_ok(sp__gpu_exclusive_scan_i64(d_in64, d_in64, 3, d_total64, d_temp, &temp_bytes,
+                                            stream));
+    to_host(out64, d_in64, sizeof out64);
+    to_host(&total64, d_total64, 8);
+    ck_assert(out64[0] == 0 && out64[1] == (int64_t)1 << 40 && out64[2] == ((int64_t)1 << 40) - 7);
+    ck_assert(total64 == ((int64_t)1 << 40) - 7 + 3000000000LL);
+    /* n = 0: the total is 0, nothing else is touched */
+    ck_assert_ok(sp__gpu_exclusive_scan_i32(d_in, d_in, 0, d_total, d_temp, &temp_bytes, stream));
+    to_host(&total, d_total, 4);
+    ck_assert_int_eq(total, 0);
+    cudaFree(d_temp);
+    cudaFree(d_total64);
+    cudaFree(d_in64);
+    cudaFree(d_total);
+    cudaFree(d_in);
+}
+END_TEST
+
+static const int64_t scan_sizes_i32[] = {
+    0, 1, 31, 32, 33, 1023, 1024, 1025, SCAN_TILE_I32 - 1, SCAN_TILE_I32, SCAN_TILE_I32 + 1,
+    (int64_t)WAVE_TILES * SCAN_TILE_I32 - 1, (int64_t)WAVE_TILES * SCAN_TILE_I32 + 1,
+    (int64_t)3 * WAVE_TILES * SCAN_TILE_I32 + 17};
+
+START_TEST(test_scan_i32_sizes)
+{
+    for (size_t i = 0; i < sizeof scan_sizes_i32 / sizeof scan_sizes_i32[0]; i++) {
+        int64_t n = scan_sizes_i32[i];
+        int32_t *v = random_i32(i, n, -1000, 1000);
+        check_scan(4, v, n, 0);
+        check_scan(4, v, n, 1); /* unaligned: scalar loads and stores */
+        free(v);
+    }
+}
+END_TEST
+
+/* Sums past 2^31 wrap like 32-bit addition, as in the reference. */
+START_TEST(test_scan_i32_large)
+{
+    const int64_t sizes[] = {10000000, 100000000};
+    for (size_t i = 0; i < 2; i++) {
+        int32_t *v = random_i32(50 + i, sizes[i], -100, 1000);
+        check_scan(4, v, sizes[i], 0);
+        free(v);
+    }
+}
+END_TEST
+
+START_TEST(test_scan_i64)
+{
+    const int64_t sizes[] = {0, 1, 31, 32, 33, 1023, 1024, 1025, SCAN_TILE_I64 - 1, SCAN_TILE_I64,
+                             SCAN_TILE_I64 + 1, (int64_t)WAVE_TILES * SCAN_TILE_I64 - 1,
+                             (int64_t)WAVE_TILES * SCAN_TILE_I64 + 1, 10000000};
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+        int64_t n = sizes[i];
+        int64_t *v = host_alloc((size_t)n * 8);
+        uint64_t s = 900 + i;
+        /* values up to 2^33: partial sums leave 32 bits within a few elements */
+        for (int64_t j = 0; j < n; j++)
+            v[j] = (int64_t)(sp_test_rand(&s) % ((uint64_t)1 << 34)) - ((int64_t)1 << 32);
+        check_scan(8, v, n, 0);
+        check_scan(8, v, n, 1);
+        free(v);
+    }
+}
+END_TEST
+
+START_TEST(test_scan_errors)
+{
+    int32_t *d = dev_alloc(64);
+    size_t bytes = 0, small = 8;
+    ck_assert_ok(sp__gpu_exclusive_scan_i32(NULL, NULL, 16, NULL, NULL, &bytes, stream));
+    void *d_temp = dev_alloc(bytes);
+    ck_assert_status(sp__gpu_exclusive_scan_i32(d, d, 16, NULL, d_temp, NULL, stream),
+                     SP_STATUS_INVALID_ARGUMENT);
+    ck_assert_error_has("exclusive_scan_i32: temp_bytes is NULL");
+    ck_assert_status(sp__gpu_exclusive_scan_i64(NULL, NULL, -5, NULL, NULL, &bytes, stream),
+                     SP_STATUS_INVALID_ARGUMENT);
+    ck_assert_error_has("exclusive_scan_i64: n -5 is negative");
+    ck_assert_status(sp__gpu_exclusive_scan_i32(NULL, d, 16, NULL, d_temp, &bytes, stream),
+                     SP_STATUS_INVALID_ARGUMENT);
+    ck_assert_error_has("d_in or d_out is NULL for n 16");
+    ck_assert_status(sp__gpu_exclusive_scan_i32(d, d, 16, NULL, d_temp, &small, stream),
+                     SP_STATUS_INVALID_ARGUMENT);
+    ck_assert_error_has("temp_bytes 8 below the");
+    cudaFree(d_temp);
+    cudaFree(d);
+}
+END_TEST
+
+/* ---- radix sort ------------------------------------------------------------------------ */
+
+/* GPU sort of (keys, vals or none) against the reference. */
+static void check_sort(const uint32_t *h_keys, const int32_t *h_vals, int64_t n, int key_bits)
+{
+    size_t bytes = (size_t)n * 4, temp_bytes = 0;
+    uint32_t *d_keys = dev_alloc(bytes), *got_k = host_alloc(bytes), *want_k = host_alloc(bytes);
+    int32_t *d_vals = h_vals ? dev_alloc(bytes) : NULL;
+    int32_t *got_v = host_alloc(bytes), *want_v = host_alloc(bytes);
+    memcpy(want_k, h_keys, bytes);
+    if (h_vals) memcpy(want_v, h_vals, bytes);
+    ck_assert_ok(sp__ref_radix_sort_u32(want_k, h_vals ? want_v : NULL, n, key_bits));
+    to_dev(d_keys, h_keys, bytes);
+    if (h_vals) to_dev(d_vals, h_vals, bytes);
+    ck_assert_ok(sp__gpu_radix_sort_pairs_u32(d_keys, d_vals, n, key_bits, NULL, &temp_bytes, stream));
+    void *d_temp = dev_alloc(temp_bytes);
+    ck_cuda(cudaMemset(d_temp, 0xa5, temp_bytes));
+    ck_assert_ok(sp__gpu_radix_sort_pairs_u32(d_keys, d_vals, n, key_bits, d_temp, &temp_bytes,
+                                              stream));
+    to_host(got_k, d_keys, bytes);
+    assert_same_i32((const int32_t *)got_k, (const int32_t *)want_k, n, "sorted keys");
+    if (h_vals) {
+        to_host(got_v, d_vals, bytes);
+        assert_same_i32(got_v, want_v, n, "values (stability)");
+    }
+    cudaFree(d_temp);
+    free(want_v);
+    free(got_v);
+    cudaFree(d_vals);
+    free(want_k);
+    free(got_k);
+    cudaFree(d_keys);
+}
+
+static uint32_t *random_u32(uint64_t seed, int64_t n, uint32_t range)
+{
+    uint32_t *k = host_alloc((size_t)n * 4);
+    uint64_t s = seed;
+    for (int64_t i = 0; i < n; i++) {
+        uint64_t r = sp_test_rand(&s);
+        k[i] = range ? (uint32_t)(r % range) : (uint32_t)r;
+    }
+    return k;
+}
+
+static int32_t *iota(int64_t n)
+{
+    int32_t *v = host_alloc((size_t)n * 4);
+    for (int64_t i = 0; i < n; i++) v[i] = (int32_t)i;
+    return v;
+}
+
+START_TEST(test_sort_tiny)
+{
+    uint32_t keys[] = {3, 1, 2, 1, 0, 7}; /* 7 = 111b: only its low 2 bits (3) compare */
+    int32_t vals[] = {0, 1, 2, 3, 4, 5};
+    const uint32_t want_k[] = {0, 1, 1, 2, 3, 7};
+    const int32_t want_v[] = {4, 1, 3, 2, 0, 5};
+    uint32_t *d_keys = dev_alloc(sizeof keys);
+    int32_t *d_vals = dev_alloc(sizeof vals);
+    size_t temp_bytes = 0;
+    to_dev(d_keys, keys, sizeof keys);
+    to_dev(d_vals, vals, sizeof vals);
+    ck_assert_ok(sp__gpu_radix_sort_pairs_u32(d_keys, d_vals, 6, 2, NULL, &temp_bytes, stream));
+    void *d_temp = dev_alloc(temp_bytes);
+    ck_assert_ok(sp__gpu_radix_sort_pairs_u32(d_keys, d_vals, 6, 2, d_temp, &temp_bytes, stream));
+    to_host(keys, d_keys, sizeof keys);
+    to_host(vals, d_vals, sizeof vals);
+    for (int i = 0; i < 6; i++) {
+        ck_assert_uint_eq(keys[i], want_k[i]);
+        ck_assert_int_eq(vals[i], want_v[i]);
+    }
+    cudaFree(d_temp);
+    cudaFree(d_vals);
+    cudaFree(d_keys);
+}
+END_TEST
+
+START_TEST(test_sort_bits_and_sizes)
+{
+    const int bits[] = {1, 4, 8, 13, 31, 32};
+    const int64_t sizes[] = {0, 1, 31, 33, 1025, 4095, 4096, 4097, 1000003};
+    for (size_t b = 0; b < sizeof bits / sizeof bits[0]; b++)
+        for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+            int64_t n = sizes[i];
+            uint32_t *k = random_u32(31 * b + i, n, 0);
+            int32_t *v = iota(n);
+            check_sort(k, v, n, bits[b]);
+            check_sort(k, NULL, n, bits[b]);
+            free(v);
+            free(k);
+        }
+}
+END_TEST
+
+/* Few distinct keys: long runs of equal keys must keep their input order. */
+START_TEST(test_sort_stability)
+{
+    int64_t n = 3000000;
+    uint32_t *k = random_u32(77, n, 4);
+    int32_t *v = iota(n);
+    check_sort(k, v, n, 8);
+    check_sort(k, v, n, 32);
+    for (int64_t i = 0; i < n; i++) k[i] = 5; /* all equal */
+    check_sort(k, v, n, 16);
+    free(v);
+    free(k);
+}
+END_TEST
+
+START_TEST(test_sort_ordered_inputs)
+{
+    int64_t n = 2000000;
+    uint32_t *k = host_alloc((size_t)n * 4);
+    int32_t *v = iota(n);
+    for (int64_t i = 0; i < n; i++) k[i] = (uint32_t)i * 2000u;
+    check_sort(k, v, n, 32); /* already sorted */
+    for (int64_t i = 0; i < n; i++) k[i] = (uint32_t)(n - i) * 2000u;
+    check_sort(k, v, n, 32); /* reversed */
+    free(v);
+    free(k);
+}
+END_TEST
+
+START_TEST(test_sort_large)
+{
+    int64_t n = 20000000;
+    uint32_t *k = random_u32(4242, n, 0);
+    int32_t *v = iota(n);
+    check_sort(k, v, n, 32);
+    check_sort(k, NULL, n, 24);
+    free(v);
+    free(k);
+}
+END_TEST
+
+START_TEST(test_sort_errors)
+{
+    uint32_t *d = dev_alloc(64);
+    size_t bytes = 0, small = 16;
+    ck_assert_ok(sp__gpu_radix_sort_pairs_u32(NULL, NULL, 16, 32, NULL, &bytes, stream));
+    void *d_temp = dev_alloc(bytes);
+    ck_assert_status(sp__gpu_radix_sort_pairs_u32(d, NULL, 16, 0, d_temp, &bytes, stream),
+                     SP_STATUS_INVALID_ARGUMENT);
+    ck_assert_error_has("radix sort: key_bits 0 outside 1..32");
+    ck_assert_status(sp__gpu_radix_sort_pairs_u32(d, NULL, 16, 33, d_temp, &bytes, stream),
+                     SP_STATUS_INVALID_ARGUMENT);
+    ck_assert_error_has("key_bits 33 outside");
+    ck_assert_status(sp__gpu_radix_sort_pairs_u32(d, NULL, -3, 8, d_temp, &bytes, stream),
+                     SP_STATUS_INVALID_ARGUMENT);
+    ck_assert_error_has("n -3 is negative");
+    ck_assert_status(sp__gpu_radix_sort_pairs_u32(NULL, NULL, 16, 8, d_temp, &bytes, stream),
+                     SP_STATUS_INVALID_ARGUMENT);
+    ck_assert_error_has("d_keys is NULL for n 16");
+    ck_assert_status(sp__gpu_radix_sort_pairs_u32(d, NULL, 16, 8, d_temp, &small, stream),
+                     SP_STATUS_INVALID_ARGUMENT);
+    ck_assert_error_has("temp_bytes 16 below the");
+    ck_assert_status(sp__gpu_radix_sort_pairs_u32(d, NULL, (int64_t)1 << 31, 8, d_temp, &bytes,
+                                                  stream),
+                     SP_STATUS_NOT_SUPPORTED);
+    ck_assert_error_has("n 2147483648 exceeds");
+    cudaFree(d_temp);
+    cudaFree(d);
+}
+END_TEST
+#endif /* SP_HAVE_CUDA */
+
+static Suite *gpu_prim_suite(void)
+{
+    Suite *s = suite_create("gpu_prim");
+#ifdef SP_HAVE_CUDA
+    TCase *h = tcase_create("histogram");
+    tcase_add_checked_fixture(h, setup, teardown);
+    tcase_set_timeout(h, 120);
+    tcase_add_test(h, test_histogram_tiny);
+    tcase_add_test(h, test_histogram_bins);
+    tcase_add_test(h, test_histogram_sizes);
+    tcase_add_test(h, test_histogram_skewed);
+    tcase_add_test(h, test_histogram_errors);
+    suite_add_tcase(s, h);
+    TCase *c = tcase_create("scan");
+    tcase_add_checked_fixture(c, setup, teardown);
+    tcase_set_timeout(c, 120);
+    tcase_add_test(c, test_scan_tiny);
+    tcase_add_test(c, test_scan_i32_sizes);
+    tcase_add_test(c, test_scan_i32_large);
+    tcase_add_test(c, test_scan_i64);
+    tcase_add_test(c, test_scan_errors);
+    suite_add_tcase(s, c);
+    TCase *r = tcase_create("radix_sort");
+    tcase_add_checked_fixture(r, setup, teardown);
+    tcase_set_timeout(r, 120);
+    tcase_add_test(r, test_sort_tiny);
+    tcase_add_test(r, test_sort_bits_and_sizes);
+    tcase_add_test(r, test_sort_stability);
+    tcase_add_test(r, test_sort_ordered_inputs);
+    tcase_add_test(r, test_sort_large);
+    tcase_add_test(r, test_sort_errors);
+    suite_add_tcase(s, r);
+#endif
+    return s;
+}
+
+int main(void) { return sp_test_run_gpu(gpu_prim_suite()); }
