@@ -22,6 +22,32 @@ enum { KEEP_DIGITS = 800, EXP_CLAMP = 1000000 };
 #define FAST_PATH 0
 #endif
 
+/* Eight ASCII digits at s, as one little-endian word: 1 if all are '0'..'9'. */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define SWAR_DIGITS 1
+static int eight_digits(const char *s, uint64_t *word)
+{
+    uint64_t w;
+    memcpy(&w, s, sizeof w);
+    *word = w;
+    /* '0'..'9' are 0x30..0x39: high nibble 3, and still 3 after adding 6 */
+    return (w & 0xF0F0F0F0F0F0F0F0ull) == 0x3030303030303030ull &&
+           ((w + 0x0606060606060606ull) & 0xF0F0F0F0F0F0F0F0ull) == 0x3030303030303030ull;
+}
+
+/* The value of eight digits (first digit in the lowest byte): pairs, then quads, then
+ * the whole, each step one multiply on lanes that cannot overflow into each other. */
+static uint64_t eight_digit_value(uint64_t w)
+{
+    w -= 0x3030303030303030ull;
+    w = (w * 10 + (w >> 8)) & 0x00FF00FF00FF00FFull;     /* 4 lanes of 0..99 */
+    w = (w * 100 + (w >> 16)) & 0x0000FFFF0000FFFFull;   /* 2 lanes of 0..9999 */
+    return (w & 0xFFFFFFFFull) * 10000 + (w >> 32);
+}
+#else
+#define SWAR_DIGITS 0
+#endif
+
 int sp__parse_i64(const char **p, const char *end, int64_t *out)
 {
     const char *s = *p;
@@ -31,11 +57,15 @@ int sp__parse_i64(const char **p, const char *end, int64_t *out)
     const uint64_t limit = neg ? (uint64_t)INT64_MAX + 1 : (uint64_t)INT64_MAX;
     uint64_t v = 0;
     int over = 0;
+    /* 18 digits cannot overflow 64 bits: no check until then. */
+    const char *fast_end = end - s > 18 ? s + 18 : end;
+    for (; s < fast_end && (unsigned)(*s - '0') <= 9; s++) v = v * 10 + (unsigned)(*s - '0');
     for (; s < end && (unsigned)(*s - '0') <= 9; s++) {
         unsigned d = (unsigned)(*s - '0');
-        if (v > (limit - d) / 10) over = 1;
+        if (over || v > (limit - d) / 10) over = 1;
         else v = v * 10 + d;
     }
+    if (!over && v > limit) over = 1;
     *p = s;
     if (over) return SP_NUM_RANGE;
     *out = neg ? (int64_t)(0 - v) : (int64_t)v;
@@ -89,6 +119,17 @@ static int scan_decimal(const char *s, const char *end, decimal_t *d)
     d->exact = 1;
     d->mant_begin = s;
     for (; s < end; s++) {
+#if SWAR_DIGITS
+        uint64_t w;
+        /* Runs of eight significant digits that still fit the 19 kept in m. */
+        while (ndigits > 0 && ndigits <= 11 && end - s >= 8 && eight_digits(s, &w)) {
+            d->m = d->m * 100000000u + eight_digit_value(w);
+            ndigits += 8;
+            if (seen_point) shift += 8;
+            s += 8;
+        }
+        if (s >= end) break;
+#endif
         unsigned dig = (unsigned)(*s - '0');
         if (dig > 9) {
             if (*s == '.' && !seen_point) {
