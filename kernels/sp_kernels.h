@@ -21,6 +21,24 @@
 extern "C" {
 #endif
 
+#include "sp_ref.h" /* the format structs; on the device their pointers hold device memory */
+
+/* What a kernel-layer call that allocates needs from its context: the stream, and device
+ * memory through the context's allocator (its hooks, or stream-ordered cudaMallocAsync
+ * from a pool that keeps its memory, so repeated builds pay no cudaMalloc). alloc returns
+ * SP_STATUS_ALLOC_FAILED with the bytes in the message when it cannot; free accepts NULL.
+ * Conversions allocate their outputs and temporaries through it, free the temporaries
+ * before returning, and on failure free everything they allocated. They may copy a few
+ * scalars to the host, synchronizing the stream (never the device). */
+typedef struct sp_gpu_env {
+    void *stream;
+    sp_status_t (*alloc)(void *self, void **d_ptr, size_t bytes);
+    void (*free)(void *self, void *d_ptr);
+    void *self;
+    int sm_count;
+    int64_t l2_bytes;
+} sp_gpu_env_t;
+
 /* ---- primitives (kernels/prim/) ---- */
 
 /* counts[b] = #{i : keys[i] == b} for b < nbins; keys outside [0, nbins) are ignored
