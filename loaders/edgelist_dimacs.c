@@ -16,39 +16,37 @@ static char line_kind(const char *b, const char *e)
     return '?';
 }
 
+static int is_blank_or_comment(const char *b, const char *e)
+{
+    char kind = line_kind(b, e);
+    return kind == 0 || kind == 'c';
+}
+
 static sp_status_t dimacs_header(sp_el_read_t *r, const sp_text_t *text, const char **body,
                                  int64_t *body_line)
 {
     sp_status_t st = SP_STATUS_SUCCESS;
-    sp_el_lines_t it;
     const char *b, *e;
-    sp__el_lines_all(&it, text);
     r->ncols = 3;
     r->weighted = 1;
     snprintf(r->shape, sizeof r->shape, "an arc line is 'a u v w'");
-    while (sp__el_next_line(&it, &b, &e)) {
-        char kind = line_kind(b, e);
-        if (kind == 0 || kind == 'c') continue;
-        if (kind == 'a')
-            SP_FAIL(SP_STATUS_PARSE_ERROR, "%s:%lld: arc before the problem line 'p sp n m'",
-                    r->path, (long long)it.line);
-        if (kind != 'p')
-            SP_TRY(sp__el_bad_field(r, it.line, "problem line 'p sp n m' expected", b, e));
-        const char *p = sp__el_skip_blanks(b + 1, e);
-        if (e - p < 2 || strncmp(p, "sp", 2) != 0 || (p + 2 < e && p[2] != ' ' && p[2] != '\t'))
-            SP_TRY(sp__el_bad_field(r, it.line, "problem type 'sp' expected", p, e));
-        p += 2;
-        SP_TRY(sp__el_parse_count(r, it.line, &p, e, "vertex count expected", &r->declared_n));
-        SP_TRY(sp__el_parse_count(r, it.line, &p, e, "arc count expected", &r->declared_m));
-        p = sp__el_skip_blanks(p, e);
-        if (p < e) SP_TRY(sp__el_bad_field(r, it.line, "end of the problem line expected", p, e));
-        r->header_line = it.line;
-        *body = it.p;
-        *body_line = it.line + 1;
-        goto done;
-    }
-    SP_FAIL(SP_STATUS_PARSE_ERROR, "%s:%lld: end of file before the problem line 'p sp n m'",
-            r->path, (long long)it.line + 1);
+    SP_TRY(sp__el_find_header(r, text, is_blank_or_comment, "the problem line 'p sp n m'", &b,
+                              &e, body, body_line));
+    int64_t line = r->header_line;
+    char kind = line_kind(b, e);
+    if (kind == 'a')
+        SP_FAIL(SP_STATUS_PARSE_ERROR, "%s:%lld: arc before the problem line 'p sp n m'",
+                r->path, (long long)line);
+    if (kind != 'p')
+        SP_TRY(sp__el_bad_field(r, line, "problem line 'p sp n m' expected", b, e));
+    const char *p = sp__text_skip_blanks(b + 1, e);
+    if (e - p < 2 || strncmp(p, "sp", 2) != 0 || (p + 2 < e && p[2] != ' ' && p[2] != '\t'))
+        SP_TRY(sp__el_bad_field(r, line, "problem type 'sp' expected", p, e));
+    p += 2;
+    SP_TRY(sp__el_parse_count(r, line, &p, e, "vertex count expected", &r->declared_n));
+    SP_TRY(sp__el_parse_count(r, line, &p, e, "arc count expected", &r->declared_m));
+    p = sp__text_skip_blanks(p, e);
+    if (p < e) SP_TRY(sp__el_bad_field(r, line, "end of the problem line expected", p, e));
 done:
     return st;
 }
@@ -61,27 +59,25 @@ static void dimacs_count(const sp_el_read_t *r, sp_el_chunk_t *c)
     c->edges = sp__el_count_lines(&c->text, is_arc_line);
 }
 
+/* Arc lines give their fields; comments and blank lines are skipped; anything else is
+ * wrong in the body. */
+static sp_status_t arc_fields(const sp_el_read_t *r, int64_t line, const char *b,
+                              const char *e, const char **p)
+{
+    char kind = line_kind(b, e);
+    if (kind == 0 || kind == 'c') return SP_STATUS_SUCCESS;
+    if (kind == 'p')
+        return SP_ERROR(SP_STATUS_PARSE_ERROR,
+                        "%s:%lld: second problem line (the first is line %lld)", r->path,
+                        (long long)line, (long long)r->header_line);
+    if (kind != 'a') return sp__el_bad_field(r, line, "line type c, p or a expected", b, e);
+    *p = sp__text_skip_blanks(b + 1, e);
+    return SP_STATUS_SUCCESS;
+}
+
 static sp_status_t dimacs_parse(const sp_el_read_t *r, sp_el_chunk_t *c)
 {
-    sp_status_t st = SP_STATUS_SUCCESS;
-    sp_el_lines_t it;
-    const char *b, *e;
-    int64_t k = c->edges, max_id = -1;
-    sp__el_lines_init(&it, &c->text);
-    while (sp__el_next_line(&it, &b, &e)) {
-        char kind = line_kind(b, e);
-        if (kind == 0 || kind == 'c') continue;
-        if (kind == 'p')
-            SP_FAIL(SP_STATUS_PARSE_ERROR, "%s:%lld: second problem line (the first is line %lld)",
-                    r->path, (long long)it.line, (long long)r->header_line);
-        if (kind != 'a')
-            SP_TRY(sp__el_bad_field(r, it.line, "line type c, p or a expected", b, e));
-        SP_TRY(sp__el_parse_edge(r, it.line, b, sp__el_skip_blanks(b + 1, e), e, k++, 1,
-                                 &max_id));
-    }
-done:
-    c->max_id = max_id;
-    return st;
+    return sp__el_parse_edge_lines(r, c, 1, arc_fields);
 }
 
 static sp_status_t dimacs_totals(const sp_el_read_t *r, int64_t edges, int64_t lines)

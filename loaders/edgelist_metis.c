@@ -23,65 +23,58 @@ static int fmt_weights(const char *p, const char *q)
     return -1;
 }
 
+static int is_blank_or_comment(const char *b, const char *e) { return b == e || *b == '%'; }
+
 static sp_status_t metis_header(sp_el_read_t *r, const sp_text_t *text, const char **body,
                                 int64_t *body_line)
 {
     sp_status_t st = SP_STATUS_SUCCESS;
-    sp_el_lines_t it;
     const char *b, *e;
-    sp__el_lines_all(&it, text);
-    while (sp__el_next_line(&it, &b, &e)) {
-        if (b == e || is_comment(b, e)) continue;
-        const char *p = b;
-        int64_t ncon = 0;
-        SP_TRY(sp__el_parse_count(r, it.line, &p, e, "header 'n m [fmt [ncon]]': vertex count "
-                             "expected", &r->declared_n));
-        SP_TRY(sp__el_parse_count(r, it.line, &p, e, "header 'n m [fmt [ncon]]': edge count "
-                             "expected", &r->declared_m));
-        p = sp__el_skip_blanks(p, e);
-        if (p < e) {
-            const char *q = p;
-            while (q < e && *q >= '0' && *q <= '9') q++;
-            if (q == p || (q < e && *q != ' ' && *q != '\t'))
-                SP_TRY(sp__el_bad_field(r, it.line, "header fmt (digits) expected", p, e));
-            int w = fmt_weights(p, q);
-            if (w < 0)
-                SP_FAIL(SP_STATUS_NOT_SUPPORTED,
-                        "%s:%lld: METIS fmt %.*s is not supported (only 0, 1 = edge weights, "
-                        "and 100 as gapbs writes it)",
-                        r->path, (long long)it.line, (int)(q - p), p);
-            r->weighted = w;
-            p = q;
-            if (sp__el_skip_blanks(p, e) < e)
-                SP_TRY(sp__el_parse_count(r, it.line, &p, e, "header ncon expected", &ncon));
-            if (ncon > 0)
-                SP_FAIL(SP_STATUS_NOT_SUPPORTED,
-                        "%s:%lld: METIS ncon %lld (vertex weights) is not supported", r->path,
-                        (long long)it.line, (long long)ncon);
-            p = sp__el_skip_blanks(p, e);
-            if (p < e)
-                SP_TRY(sp__el_bad_field(r, it.line, "end of the header 'n m [fmt [ncon]]' "
-                                        "expected", p, e));
-        }
-        r->ncols = r->weighted ? 2 : 1;
-        r->header_line = it.line;
-        *body = it.p;
-        *body_line = it.line + 1;
-        goto done;
+    SP_TRY(sp__el_find_header(r, text, is_blank_or_comment, "the header 'n m [fmt [ncon]]'",
+                              &b, &e, body, body_line));
+    int64_t line = r->header_line, ncon = 0;
+    const char *p = b;
+    SP_TRY(sp__el_parse_count(r, line, &p, e, "header 'n m [fmt [ncon]]': vertex count "
+                              "expected", &r->declared_n));
+    SP_TRY(sp__el_parse_count(r, line, &p, e, "header 'n m [fmt [ncon]]': edge count "
+                              "expected", &r->declared_m));
+    p = sp__text_skip_blanks(p, e);
+    if (p < e) {
+        const char *q = p;
+        while (q < e && *q >= '0' && *q <= '9') q++;
+        if (q == p || (q < e && *q != ' ' && *q != '\t'))
+            SP_TRY(sp__el_bad_field(r, line, "header fmt (digits) expected", p, e));
+        int w = fmt_weights(p, q);
+        if (w < 0)
+            SP_FAIL(SP_STATUS_NOT_SUPPORTED,
+                    "%s:%lld: METIS fmt %.*s is not supported (only 0, 1 = edge weights, "
+                    "and 100 as gapbs writes it)",
+                    r->path, (long long)line, (int)(q - p), p);
+        r->weighted = w;
+        p = q;
+        if (sp__text_skip_blanks(p, e) < e)
+            SP_TRY(sp__el_parse_count(r, line, &p, e, "header ncon expected", &ncon));
+        if (ncon > 0)
+            SP_FAIL(SP_STATUS_NOT_SUPPORTED,
+                    "%s:%lld: METIS ncon %lld (vertex weights) is not supported", r->path,
+                    (long long)line, (long long)ncon);
+        p = sp__text_skip_blanks(p, e);
+        if (p < e)
+            SP_TRY(sp__el_bad_field(r, line, "end of the header 'n m [fmt [ncon]]' expected",
+                                    p, e));
     }
-    SP_FAIL(SP_STATUS_PARSE_ERROR, "%s:%lld: end of file before the header 'n m [fmt [ncon]]'",
-            r->path, (long long)it.line + 1);
+    r->ncols = r->weighted ? 2 : 1;
 done:
     return st;
 }
 
 static void metis_count(const sp_el_read_t *r, sp_el_chunk_t *c)
 {
-    sp_el_lines_t it;
+    sp_text_lines_t it;
     const char *b, *e;
     int64_t lines = 0, entries = 0;
-    sp__el_lines_init(&it, &c->text);
-    while (sp__el_next_line(&it, &b, &e)) {
+    sp__text_lines_init(&it, &c->text);
+    while (sp__text_next_line(&it, &b, &e)) {
         if (is_comment(b, e)) continue;
         lines++;
         /* Rounded up: a dangling neighbour without weight still gets (and fails) a slot. */
@@ -94,11 +87,11 @@ static void metis_count(const sp_el_read_t *r, sp_el_chunk_t *c)
 static sp_status_t metis_parse(const sp_el_read_t *r, sp_el_chunk_t *c)
 {
     sp_status_t st = SP_STATUS_SUCCESS;
-    sp_el_lines_t it;
+    sp_text_lines_t it;
     const char *b, *e;
     int64_t k = c->edges, v = c->lines, max_id = -1;
-    sp__el_lines_init(&it, &c->text);
-    for (; sp__el_next_line(&it, &b, &e); v++) {
+    sp__text_lines_init(&it, &c->text);
+    for (; sp__text_next_line(&it, &b, &e); v++) {
         if (is_comment(b, e)) {
             v--;
             continue;
@@ -110,12 +103,12 @@ static sp_status_t metis_parse(const sp_el_read_t *r, sp_el_chunk_t *c)
                     r->path, (long long)it.line, (long long)r->declared_n,
                     (long long)r->header_line);
         if (b < e && v > max_id) max_id = v;
-        for (const char *p = b; p < e; p = sp__el_skip_blanks(p, e), k++) {
+        for (const char *p = b; p < e; p = sp__text_skip_blanks(p, e), k++) {
             r->src[k] = v;
             SP_TRY(sp__el_parse_id(r, it.line, &p, e, &r->dst[k]));
             if (r->dst[k] > max_id) max_id = r->dst[k];
             if (!r->weighted) continue;
-            p = sp__el_skip_blanks(p, e);
+            p = sp__text_skip_blanks(p, e);
             if (p == e)
                 SP_FAIL(SP_STATUS_PARSE_ERROR,
                         "%s:%lld: neighbour %lld has no weight (fmt 1 lists 'v w' pairs)",

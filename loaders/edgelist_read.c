@@ -14,63 +14,25 @@
 #include "sp_base.h"
 #include "sp_edgelist.h"
 
-/* Chunks are at least this large: below it, threads cost more than they save. */
-enum { CHUNK_MIN_BYTES = 64 * 1024, CHUNKS_PER_THREAD = 4, QUOTE_MAX = 24 };
+/* Longest field quoted in a message. */
+enum { QUOTE_MAX = 24 };
 
 /* ---- line helpers ---- */
 
-void sp__el_lines_init(sp_el_lines_t *it, const sp_chunk_t *chunk)
-{
-    it->p = chunk->begin;
-    it->end = chunk->end;
-    it->line = chunk->first_line - 1;
-    it->has_cr = memchr(it->p, '\r', (size_t)(it->end - it->p)) != NULL;
-}
-
-void sp__el_lines_all(sp_el_lines_t *it, const sp_text_t *text)
-{
-    sp_chunk_t all = {text->data, text->data + text->len, 1};
-    sp__el_lines_init(it, &all);
-}
-
-const char *sp__el_skip_blanks(const char *p, const char *e)
-{
-    while (p < e && (*p == ' ' || *p == '\t')) p++;
-    return p;
-}
-
-int sp__el_next_line(sp_el_lines_t *it, const char **b, const char **e)
-{
-    if (it->p >= it->end) return 0;
-    const char *s = it->p, *q;
-    if (!it->has_cr) {
-        q = memchr(s, '\n', (size_t)(it->end - s));
-        if (!q) q = it->end;
-    } else {
-        for (q = s; q < it->end && *q != '\n' && *q != '\r'; q++) continue;
-    }
-    *e = q;
-    if (q < it->end) q += (*q == '\r' && q + 1 < it->end && q[1] == '\n') ? 2 : 1;
-    it->p = q;
-    it->line++;
-    *b = sp__el_skip_blanks(s, *e);
-    return 1;
-}
-
 int64_t sp__el_count_lines(const sp_chunk_t *chunk, int (*is_edge)(const char *b, const char *e))
 {
-    sp_el_lines_t it;
+    sp_text_lines_t it;
     const char *b, *e;
     int64_t n = 0;
-    sp__el_lines_init(&it, chunk);
-    while (sp__el_next_line(&it, &b, &e)) n += is_edge(b, e) != 0;
+    sp__text_lines_init(&it, chunk);
+    while (sp__text_next_line(&it, &b, &e)) n += is_edge(b, e) != 0;
     return n;
 }
 
 int64_t sp__el_count_fields(const char *p, const char *e)
 {
     int64_t n = 0;
-    for (p = sp__el_skip_blanks(p, e); p < e; p = sp__el_skip_blanks(p, e)) {
+    for (p = sp__text_skip_blanks(p, e); p < e; p = sp__text_skip_blanks(p, e)) {
         n++;
         while (p < e && *p != ' ' && *p != '\t') p++;
     }
@@ -151,13 +113,13 @@ sp_status_t sp__el_parse_edge(const sp_el_read_t *r, int64_t line, const char *b
     sp_status_t st = SP_STATUS_SUCCESS;
     if (p == e) goto fields;
     SP_TRY(sp__el_parse_id(r, line, &p, e, &r->src[k]));
-    if ((p = sp__el_skip_blanks(p, e)) == e) goto fields;
+    if ((p = sp__text_skip_blanks(p, e)) == e) goto fields;
     SP_TRY(sp__el_parse_id(r, line, &p, e, &r->dst[k]));
     if (with_weight) {
-        if ((p = sp__el_skip_blanks(p, e)) == e) goto fields;
+        if ((p = sp__text_skip_blanks(p, e)) == e) goto fields;
         SP_TRY(sp__el_parse_weight(r, line, &p, e, k));
     }
-    if (sp__el_skip_blanks(p, e) != e) goto fields;
+    if (sp__text_skip_blanks(p, e) != e) goto fields;
     if (r->src[k] > *max_id) *max_id = r->src[k];
     if (r->dst[k] > *max_id) *max_id = r->dst[k];
     goto done;
@@ -172,11 +134,49 @@ done:
 sp_status_t sp__el_parse_count(const sp_el_read_t *r, int64_t line, const char **p,
                                const char *e, const char *what, int64_t *v)
 {
-    const char *s = sp__el_skip_blanks(*p, e), *q = s;
+    const char *s = sp__text_skip_blanks(*p, e), *q = s;
     if (sp__parse_i64(&q, e, v) != SP_NUM_OK || *v < 0 || !field_ends(q, e))
         return sp__el_bad_field(r, line, what, s, e);
     *p = q;
     return SP_STATUS_SUCCESS;
+}
+
+sp_status_t sp__el_find_header(sp_el_read_t *r, const sp_text_t *text,
+                               int (*skip)(const char *b, const char *e), const char *what,
+                               const char **b, const char **e, const char **body,
+                               int64_t *body_line)
+{
+    sp_text_lines_t it;
+    sp__text_lines_whole(&it, text);
+    while (sp__text_next_line(&it, b, e)) {
+        if (skip(*b, *e)) continue;
+        r->header_line = it.line;
+        *body = it.p;
+        *body_line = it.line + 1;
+        return SP_STATUS_SUCCESS;
+    }
+    return SP_ERROR(SP_STATUS_PARSE_ERROR, "%s:%lld: end of file before %s", r->path,
+                    (long long)it.line + 1, what);
+}
+
+sp_status_t sp__el_parse_edge_lines(const sp_el_read_t *r, sp_el_chunk_t *c, int with_weight,
+                                    sp_status_t (*fields)(const sp_el_read_t *r, int64_t line,
+                                                          const char *b, const char *e,
+                                                          const char **p))
+{
+    sp_status_t st = SP_STATUS_SUCCESS;
+    sp_text_lines_t it;
+    const char *b, *e;
+    int64_t k = c->edges, max_id = -1;
+    sp__text_lines_init(&it, &c->text);
+    while (sp__text_next_line(&it, &b, &e)) {
+        const char *p = NULL;
+        SP_TRY(fields(r, it.line, b, e, &p));
+        if (p) SP_TRY(sp__el_parse_edge(r, it.line, b, p, e, k++, with_weight, &max_id));
+    }
+done:
+    c->max_id = max_id;
+    return st;
 }
 
 /* ---- the parallel passes ---- */
@@ -430,13 +430,9 @@ sp_status_t sp_edgelist_read(const char *path, sp_value_type_t value_type,
     r.wtype = r.weighted ? value_type : SP_VALUE_NONE;
 
     int nthreads = o.nthreads > 0 ? o.nthreads : sp__ncores();
-    size_t body_bytes = (size_t)(text.data + text.len - body);
-    size_t want = body_bytes / CHUNK_MIN_BYTES + 1;
-    int max_chunks = want < (size_t)nthreads * CHUNKS_PER_THREAD
-                         ? (int)want : nthreads * CHUNKS_PER_THREAD;
     int npieces = 0;
-    SP_TRY(sp__text_split(body, text.data + text.len, body_line, max_chunks, &pieces,
-                          &npieces));
+    SP_TRY(sp__text_split_for_threads(body, text.data + text.len, body_line, nthreads, &pieces,
+                                      &npieces));
     SP_CALLOC(chunks, npieces);
     for (int i = 0; i < npieces; i++) chunks[i].text = pieces[i];
     passes_t ps = {fmt, &r, chunks};

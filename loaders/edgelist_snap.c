@@ -12,13 +12,13 @@ static sp_status_t snap_header(sp_el_read_t *r, const sp_text_t *text, const cha
                                int64_t *body_line)
 {
     sp_status_t st = SP_STATUS_SUCCESS;
-    sp_el_lines_t it;
+    sp_text_lines_t it;
     const char *b, *e, *start;
-    sp__el_lines_all(&it, text);
+    sp__text_lines_whole(&it, text);
     r->ncols = 2;
     *body = it.end;
     *body_line = 1;
-    while (start = it.p, sp__el_next_line(&it, &b, &e)) {
+    while (start = it.p, sp__text_next_line(&it, &b, &e)) {
         if (!is_edge_line(b, e)) continue;
         int64_t f = sp__el_count_fields(b, e);
         if (f != 2 && f != 3)
@@ -44,20 +44,17 @@ static void snap_count(const sp_el_read_t *r, sp_el_chunk_t *c)
     c->edges = sp__el_count_lines(&c->text, is_edge_line);
 }
 
+static sp_status_t edge_fields(const sp_el_read_t *r, int64_t line, const char *b,
+                               const char *e, const char **p)
+{
+    (void)r, (void)line;
+    if (is_edge_line(b, e)) *p = b;
+    return SP_STATUS_SUCCESS;
+}
+
 static sp_status_t snap_parse(const sp_el_read_t *r, sp_el_chunk_t *c)
 {
-    sp_status_t st = SP_STATUS_SUCCESS;
-    sp_el_lines_t it;
-    const char *b, *e;
-    int64_t k = c->edges, max_id = -1;
-    sp__el_lines_init(&it, &c->text);
-    while (sp__el_next_line(&it, &b, &e)) {
-        if (!is_edge_line(b, e)) continue;
-        SP_TRY(sp__el_parse_edge(r, it.line, b, b, e, k++, r->ncols == 3, &max_id));
-    }
-done:
-    c->max_id = max_id;
-    return st;
+    return sp__el_parse_edge_lines(r, c, r->ncols == 3, edge_fields);
 }
 
 const sp_el_format_t sp__el_snap = {"SNAP", snap_header, snap_count, snap_parse, NULL};

@@ -10,8 +10,6 @@
 typedef enum { FMT_COORDINATE, FMT_ARRAY } mtx_format_t;
 typedef enum { FIELD_REAL, FIELD_INTEGER, FIELD_PATTERN, FIELD_COMPLEX } mtx_field_t;
 
-enum { MIN_CHUNK_BYTES = 1 << 16, CHUNKS_PER_THREAD = 4 };
-
 /* Everything the parallel passes share; each chunk writes only its own slots. */
 typedef struct job {
     const char *path;
@@ -21,7 +19,6 @@ typedef struct job {
     sp_value_type_t vt;       /* of the output */
     int64_t nrows, ncols;
     int64_t expected;         /* entries the file declares (array: values) */
-    int has_cr;               /* the body holds a '\r': lines cannot be found by memchr */
     const sp_chunk_t *chunks;
     int64_t *count;           /* pass 1: entry lines per chunk */
     int64_t *offset;          /* exclusive scan of count */
@@ -34,20 +31,8 @@ typedef struct job {
 static int is_blank(char c) { return c == ' ' || c == '\t'; }
 static int is_eol(const char *p, const char *end) { return p == end || *p == '\n' || *p == '\r'; }
 
-/* Past the line break ending the line at p ("\r\n" is one break). */
-static const char *next_line(const char *p, const char *end)
-{
-    while (p < end && *p != '\n' && *p != '\r') p++;
-    if (p < end) p += (*p == '\r' && p + 1 < end && p[1] == '\n') ? 2 : 1;
-    return p;
-}
-
-/* An entry line has something other than blanks before its end, and is not a comment. */
-static int is_entry_line(const char *p, const char *end)
-{
-    while (p < end && is_blank(*p)) p++;
-    return !is_eol(p, end) && *p != '%';
-}
+/* An entry line (from its first non-blank b to its end e) is not blank or a comment. */
+static int is_entry_line(const char *b, const char *e) { return b < e && *b != '%'; }
 
 /* ---- header ---------------------------------------------------------------------- */
 
@@ -172,16 +157,11 @@ done:
 static sp_status_t count_task(int c, void *arg)
 {
     job_t *j = arg;
-    const char *p = j->chunks[c].begin, *end = j->chunks[c].end;
+    sp_text_lines_t it;
+    const char *b, *e;
     int64_t n = 0;
-    if (!j->has_cr) {
-        while (p < end) {
-            n += is_entry_line(p, end);
-            const char *nl = memchr(p, '\n', (size_t)(end - p));
-            p = nl ? nl + 1 : end;
-        }
-    }
-    for (; p < end; p = next_line(p, end)) n += is_entry_line(p, end);
+    sp__text_lines_init(&it, &j->chunks[c]);
+    while (sp__text_next_line(&it, &b, &e)) n += is_entry_line(b, e);
     j->count[c] = n;
     return SP_STATUS_SUCCESS;
 }
@@ -275,12 +255,15 @@ static sp_status_t parse_task(int c, void *arg)
 {
     sp_status_t st = SP_STATUS_SUCCESS;
     job_t *j = arg;
-    const char *p = j->chunks[c].begin, *end = j->chunks[c].end;
-    int64_t line = j->chunks[c].first_line, k = j->offset[c], offdiag = 0, ai = 0, aj = 0;
+    sp_text_lines_t it;
+    int64_t k = j->offset[c], offdiag = 0, ai = 0, aj = 0;
     int keep = j->vt != SP_VALUE_NONE;
     if (j->format == FMT_ARRAY) array_start(j, k, &ai, &aj);
-    for (; p < end; p = next_line(p, end), line++) {
-        if (!is_entry_line(p, end)) continue;
+    sp__text_lines_init(&it, &j->chunks[c]);
+    const char *end = it.end;
+    for (const char *p; sp__text_line_begin(&it, &p); sp__text_line_finish(&it, p)) {
+        int64_t line = it.line;
+        if (is_eol(p, end) || *p == '%') continue;
         if (k >= j->expected)
             SP_FAIL(SP_STATUS_PARSE_ERROR, "%s:%lld: more entries than the %lld declared",
                     j->path, (long long)line, (long long)j->expected);
@@ -366,9 +349,8 @@ done:
 /* Number of the file's last line, for errors found at the end of the input. */
 static int64_t last_line(const sp_text_t *t)
 {
-    int64_t n = 0;
-    for (size_t k = 0; k < t->len; k++)
-        n += t->data[k] == '\n' || (t->data[k] == '\r' && (k + 1 == t->len || t->data[k + 1] != '\n'));
+    int has_cr = memchr(t->data, '\r', t->len) != NULL;
+    int64_t n = sp__text_count_breaks(t->data, t->data + t->len, has_cr);
     return n + (t->len > 0 && t->data[t->len - 1] != '\n' && t->data[t->len - 1] != '\r');
 }
 
@@ -402,24 +384,24 @@ sp_status_t sp_mtx_read(const char *path, sp_value_type_t value_type,
         SP_FAIL(SP_STATUS_NOT_SUPPORTED,
                 "%s:1: complex field not supported (SP_COMPLEX_REAL_PART keeps the real part)",
                 path);
-    int64_t line = 2;
-    for (p = next_line(p, end); p < end && !is_entry_line(p, end); p = next_line(p, end))
-        line++;
-    if (p == end)
+    /* The size line: the first entry line after the banner. */
+    sp_text_lines_t it;
+    const char *b = NULL, *e = NULL;
+    sp__text_lines_whole(&it, &text);
+    sp__text_next_line(&it, &b, &e);
+    while (sp__text_next_line(&it, &b, &e) && !is_entry_line(b, e)) continue;
+    if (!is_entry_line(b, e))
         SP_FAIL(SP_STATUS_PARSE_ERROR, "%s:%lld: missing size line", path,
                 (long long)last_line(&text));
-    const char *body = next_line(p, end);
-    j.has_cr = memchr(body, '\r', (size_t)(end - body)) != NULL;
-    SP_TRY(parse_sizes(&j, p, end, line, (size_t)(end - body)));
+    int64_t line = it.line;
+    const char *body = it.p;
+    SP_TRY(parse_sizes(&j, b, e, line, (size_t)(end - body)));
     j.vt = (j.field == FIELD_PATTERN && opt.pattern == SP_PATTERN_NONE) ? SP_VALUE_NONE
                                                                         : value_type;
 
     /* Pass 1: entry lines per chunk, scanned into each chunk's first output slot. */
     int nthreads = opt.nthreads > 0 ? opt.nthreads : sp__ncores();
-    int64_t max_chunks = (int64_t)(end - body) / MIN_CHUNK_BYTES + 1;
-    if (max_chunks > (int64_t)CHUNKS_PER_THREAD * nthreads)
-        max_chunks = (int64_t)CHUNKS_PER_THREAD * nthreads;
-    SP_TRY(sp__text_split(body, end, line + 1, (int)max_chunks, &chunks, &nchunks));
+    SP_TRY(sp__text_split_for_threads(body, end, line + 1, nthreads, &chunks, &nchunks));
     SP_ALLOC(counts, 4 * (size_t)nchunks);
     j.chunks = chunks;
     j.count = counts;

@@ -57,23 +57,8 @@ extern const sp_el_format_t sp__el_snap, sp__el_dimacs, sp__el_metis;
 
 /* ---- line helpers shared by the formats (edgelist_read.c) ---- */
 
-/* A walk over the lines of [p, end): '\n', "\r\n" and a lone '\r' end a line. */
-typedef struct sp_el_lines {
-    const char *p, *end;
-    int64_t line; /* number of the line last returned */
-    int has_cr;   /* some '\r' in [p, end): lines cannot be found with memchr alone */
-} sp_el_lines_t;
-
-void sp__el_lines_init(sp_el_lines_t *it, const sp_chunk_t *chunk);
-/* The same over the whole text, from line 1 (for the sequential header step). */
-void sp__el_lines_all(sp_el_lines_t *it, const sp_text_t *text);
-/* Next line as [*b, *e) without its line break and with leading blanks skipped;
- * 0 at the end. */
-int sp__el_next_line(sp_el_lines_t *it, const char **b, const char **e);
-/* Lines of the chunk for which is_edge(b, e) holds (b, e as sp__el_next_line gives). */
+/* Lines of the chunk for which is_edge(b, e) holds (b, e as sp__text_next_line gives). */
 int64_t sp__el_count_lines(const sp_chunk_t *chunk, int (*is_edge)(const char *b, const char *e));
-/* Skip spaces and tabs. */
-const char *sp__el_skip_blanks(const char *p, const char *e);
 /* Number of blank-separated fields in [p, e). */
 int64_t sp__el_count_fields(const char *p, const char *e);
 
@@ -94,6 +79,22 @@ sp_status_t sp__el_parse_count(const sp_el_read_t *r, int64_t line, const char *
 /* Parse a weight (a whole field) into w[k] (or only check it when w is not stored). */
 sp_status_t sp__el_parse_weight(const sp_el_read_t *r, int64_t line, const char **p,
                                 const char *e, int64_t k);
+/* Find a header line: the first line from line 1 that skip(b, e) does not pass over.
+ * *b, *e get it (as sp__text_next_line gives), r->header_line its number, *body and
+ * *body_line the line after it. PARSE_ERROR "path:N: end of file before <what>" (N one
+ * past the last line) when every line is skipped. */
+sp_status_t sp__el_find_header(sp_el_read_t *r, const sp_text_t *text,
+                               int (*skip)(const char *b, const char *e), const char *what,
+                               const char **b, const char **e, const char **body,
+                               int64_t *body_line);
+/* Parse pass for formats with one edge per line: fields(r, line, b, e, &p) classifies
+ * each line (b, e as sp__text_next_line gives) and sets p to where "u v [w]" starts for
+ * an edge line, leaves it NULL for a line to skip, or fails for a line that is wrong
+ * here. Edges are stored from c->edges on; c->max_id is set. */
+sp_status_t sp__el_parse_edge_lines(const sp_el_read_t *r, sp_el_chunk_t *c, int with_weight,
+                                    sp_status_t (*fields)(const sp_el_read_t *r, int64_t line,
+                                                          const char *b, const char *e,
+                                                          const char **p));
 /* PARSE_ERROR "path:line: <what>, found '<field at p>'" (the field quoted, shortened). */
 sp_status_t sp__el_bad_field(const sp_el_read_t *r, int64_t line, const char *what,
                              const char *p, const char *e);

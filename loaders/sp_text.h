@@ -6,6 +6,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "sp.h"
 
@@ -39,13 +40,92 @@ int sp__parse_f32(const char **p, const char *end, float *out);
 typedef struct sp_chunk {
     const char *begin, *end;
     int64_t first_line;
+    int no_cr; /* set by sp__text_split: the chunk holds no '\r' (0: not known) */
 } sp_chunk_t;
 
 /* Split [begin, end) into at most max_chunks line-aligned chunks of similar size, the
- * first starting at line first_line; *nchunks receives the count (0 for empty input).
+ * first starting at line first_line; *nchunks receives the count (0 for empty input) and
+ * *chunks an array the caller releases with sp__free (also when *nchunks is 0).
  * Line numbers count '\n', and a lone '\r' too (old Mac files). */
 sp_status_t sp__text_split(const char *begin, const char *end, int64_t first_line,
                            int max_chunks, sp_chunk_t **chunks, int *nchunks);
+
+/* Split [begin, end) for parsing on nthreads threads (>= 1): about 4 chunks per thread
+ * for balance, but none under 64 KiB, below which a thread costs more than it saves.
+ * Otherwise as sp__text_split. */
+sp_status_t sp__text_split_for_threads(const char *begin, const char *end, int64_t first_line,
+                                       int nthreads, sp_chunk_t **chunks, int *nchunks);
+
+/* A walk over the lines of a chunk: '\n', "\r\n" and a lone '\r' each end one line. */
+typedef struct sp_text_lines {
+    const char *p, *end; /* the rest of the chunk */
+    int64_t line;        /* number of the line last returned */
+    int has_cr;          /* some '\r' in the chunk: line ends cannot be found by memchr */
+} sp_text_lines_t;
+
+/* Start at the chunk's first line (searching it for '\r' unless chunk->no_cr). */
+void sp__text_lines_init(sp_text_lines_t *it, const sp_chunk_t *chunk);
+/* Start at line 1 of the whole text, without searching it: for the few lines of a
+ * header, read before the body is split. */
+void sp__text_lines_whole(sp_text_lines_t *it, const sp_text_t *text);
+
+/* The walk itself is inline: it runs once per line on the readers' hot path. */
+
+/* First byte of [p, e) that is not a space or tab (e if none). */
+static inline const char *sp__text_skip_blanks(const char *p, const char *e)
+{
+    while (p < e && (*p == ' ' || *p == '\t')) p++;
+    return p;
+}
+
+/* Past the line break that ends the line holding p (the chunk's end if none). */
+static inline const char *sp__text_after_break(const sp_text_lines_t *it, const char *p)
+{
+    while (p < it->end && *p != '\n' && *p != '\r') p++;
+    if (p < it->end) p += (*p == '\r' && p + 1 < it->end && p[1] == '\n') ? 2 : 1;
+    return p;
+}
+
+/* The next line as [*b, *e): leading blanks skipped, its line break excluded; it->p then
+ * stands at the following line and it->line holds its number. Returns 0 at the end. */
+static inline int sp__text_next_line(sp_text_lines_t *it, const char **b, const char **e)
+{
+    if (it->p >= it->end) return 0;
+    const char *s = it->p, *q;
+    if (!it->has_cr) {
+        q = memchr(s, '\n', (size_t)(it->end - s));
+        *e = q ? q : it->end;
+        it->p = q ? q + 1 : it->end;
+    } else {
+        for (q = s; q < it->end && *q != '\n' && *q != '\r'; q++) continue;
+        *e = q;
+        it->p = sp__text_after_break(it, q);
+    }
+    it->line++;
+    *b = sp__text_skip_blanks(s, *e);
+    return 1;
+}
+
+/* The same walk for a parser that finds the end of each line itself, reading on through
+ * the rest of the chunk (a line break stops every field): sp__text_line_begin gives the
+ * next line's first non-blank byte (0 at the end; it->line holds its number), and
+ * sp__text_line_finish(it, p), p anywhere in that line, moves past its line break. */
+static inline int sp__text_line_begin(sp_text_lines_t *it, const char **b)
+{
+    if (it->p >= it->end) return 0;
+    it->line++;
+    *b = sp__text_skip_blanks(it->p, it->end);
+    return 1;
+}
+
+static inline void sp__text_line_finish(sp_text_lines_t *it, const char *p)
+{
+    it->p = sp__text_after_break(it, p);
+}
+
+/* Line breaks in [begin, end) ("\r\n" counts once); has_cr: whether the range holds a
+ * '\r' (known to the caller, so the range is not searched twice). */
+int64_t sp__text_count_breaks(const char *begin, const char *end, int has_cr);
 
 /* Run task(i, arg) for i in [0, ntasks) on up to nthreads threads (<= 0: all cores).
  * Returns the status of the lowest-numbered failing task and records its message on the

@@ -16,21 +16,6 @@ static const char *after_line(const char *p, const char *end)
     return end;
 }
 
-/* Line breaks in [begin, end). Files without '\r' (nearly all) take the memchr path. */
-static int64_t count_lines(const char *begin, const char *end)
-{
-    int64_t n = 0;
-    size_t len = (size_t)(end - begin);
-    if (!memchr(begin, '\r', len)) {
-        for (const char *p = begin; (p = memchr(p, '\n', (size_t)(end - p))) != NULL; p++)
-            n++;
-        return n;
-    }
-    for (const char *p = begin; p < end; p++)
-        n += *p == '\n' || (*p == '\r' && (p + 1 == end || p[1] != '\n'));
-    return n;
-}
-
 sp_status_t sp__text_split(const char *begin, const char *end, int64_t first_line,
                            int max_chunks, sp_chunk_t **chunks, int *nchunks)
 {
@@ -52,7 +37,9 @@ sp_status_t sp__text_split(const char *begin, const char *end, int64_t first_lin
         c[n].begin = p;
         c[n].end = q;
         c[n].first_line = line;
-        line += count_lines(p, q);
+        int has_cr = memchr(p, '\r', (size_t)(q - p)) != NULL;
+        c[n].no_cr = !has_cr;
+        line += sp__text_count_breaks(p, q, has_cr);
         n++;
         p = q;
     }
@@ -62,4 +49,17 @@ sp_status_t sp__text_split(const char *begin, const char *end, int64_t first_lin
 done:
     sp__free(c);
     return st;
+}
+
+/* Chunks are at least this large; more than this many per thread only add overhead. */
+enum { CHUNK_MIN_BYTES = 64 * 1024, CHUNKS_PER_THREAD = 4 };
+
+sp_status_t sp__text_split_for_threads(const char *begin, const char *end, int64_t first_line,
+                                       int nthreads, sp_chunk_t **chunks, int *nchunks)
+{
+    int64_t max_chunks = (int64_t)(end - begin) / CHUNK_MIN_BYTES + 1;
+    if (nthreads < 1) nthreads = 1;
+    if (max_chunks > (int64_t)CHUNKS_PER_THREAD * nthreads)
+        max_chunks = (int64_t)CHUNKS_PER_THREAD * nthreads;
+    return sp__text_split(begin, end, first_line, (int)max_chunks, chunks, nchunks);
 }
