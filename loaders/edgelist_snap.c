@@ -41,7 +41,7 @@ done:
 static void snap_count(const sp_el_read_t *r, sp_el_chunk_t *c)
 {
     (void)r;
-    c->edges = sp__el_count_lines(&c->text, is_edge_line);
+    c->edges = sp__text_count_content_lines(&c->text, "#%");
 }
 
 static sp_status_t edge_fields(const sp_el_read_t *r, int64_t line, const char *b,

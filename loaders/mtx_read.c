@@ -157,12 +157,7 @@ done:
 static sp_status_t count_task(int c, void *arg)
 {
     job_t *j = arg;
-    sp_text_lines_t it;
-    const char *b, *e;
-    int64_t n = 0;
-    sp__text_lines_init(&it, &j->chunks[c]);
-    while (sp__text_next_line(&it, &b, &e)) n += is_entry_line(b, e);
-    j->count[c] = n;
+    j->count[c] = sp__text_count_content_lines(&j->chunks[c], "%");
     return SP_STATUS_SUCCESS;
 }
 

@@ -69,6 +69,11 @@ void sp__text_lines_init(sp_text_lines_t *it, const sp_chunk_t *chunk);
  * header, read before the body is split. */
 void sp__text_lines_whole(sp_text_lines_t *it, const sp_text_t *text);
 
+/* Lines of the chunk holding more than blanks whose first non-blank byte is not one of
+ * `comments` (the count passes of the readers). A chunk without '\r', comment bytes or
+ * blank-only lines is counted by its line breaks, a word at a time. */
+int64_t sp__text_count_content_lines(const sp_chunk_t *chunk, const char *comments);
+
 /* The walk itself is inline: it runs once per line on the readers' hot path. */
 
 /* First byte of [p, e) that is not a space or tab (e if none). */

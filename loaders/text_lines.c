@@ -32,3 +32,53 @@ int64_t sp__text_count_breaks(const char *begin, const char *end, int has_cr)
         n += *p == '\n' || (*p == '\r' && (p + 1 == end || p[1] != '\n'));
     return n;
 }
+
+/* High bit of each byte of w that equals c (exact: no carries cross bytes). */
+static uint64_t bytes_equal(uint64_t w, unsigned char c)
+{
+    const uint64_t low7 = 0x7F7F7F7F7F7F7F7Full;
+    uint64_t x = w ^ (0x0101010101010101ull * c);
+    return ~(((x & low7) + low7) | x | low7);
+}
+
+/* The count by line breaks alone, or -1 when some line is blank-only (a break followed
+ * by a blank or another break), which the per-line walk must judge. */
+static int64_t count_by_breaks(const char *begin, const char *end)
+{
+    int64_t n = 0;
+    uint64_t carry = 1; /* the chunk starts a line, as if after a break */
+    const char *p = begin;
+    for (; end - p >= 8; p += 8) {
+        uint64_t w;
+        memcpy(&w, p, sizeof w);
+        uint64_t nl = bytes_equal(w, '\n');
+        uint64_t starts = (nl << 8) | (carry << 7); /* bytes that begin a line */
+        uint64_t blank = nl | bytes_equal(w, ' ') | bytes_equal(w, '\t');
+        if (starts & blank) return -1;
+        carry = nl >> 63;
+        n += __builtin_popcountll(nl);
+    }
+    for (; p < end; p++) {
+        int is_nl = *p == '\n';
+        if (carry && (is_nl || *p == ' ' || *p == '\t')) return -1;
+        carry = is_nl;
+        n += is_nl;
+    }
+    return n + (end > begin && end[-1] != '\n'); /* a last line without a break */
+}
+
+int64_t sp__text_count_content_lines(const sp_chunk_t *chunk, const char *comments)
+{
+    sp_text_lines_t it;
+    const char *b, *e;
+    int64_t n = -1;
+    size_t len = (size_t)(chunk->end - chunk->begin);
+    int plain = chunk->no_cr || memchr(chunk->begin, '\r', len) == NULL;
+    for (const char *c = comments; plain && *c; c++) plain = memchr(chunk->begin, *c, len) == NULL;
+    if (plain) n = count_by_breaks(chunk->begin, chunk->end);
+    if (n >= 0) return n;
+    n = 0;
+    sp__text_lines_init(&it, chunk);
+    while (sp__text_next_line(&it, &b, &e)) n += b < e && strchr(comments, *b) == NULL;
+    return n;
+}

@@ -190,6 +190,56 @@ START_TEST(test_parallel_for)
 }
 END_TEST
 
+/* Lines with content, counted the obvious way: the oracle for the word-at-a-time count. */
+static int64_t naive_content_lines(const char *b, const char *e, const char *comments)
+{
+    int64_t n = 0;
+    while (b < e) {
+        const char *q = b;
+        while (q < e && *q != '\n' && *q != '\r') q++;
+        const char *f = b;
+        while (f < q && (*f == ' ' || *f == '\t')) f++;
+        n += f < q && strchr(comments, *f) == NULL;
+        b = q < e ? q + ((*q == '\r' && q + 1 < e && q[1] == '\n') ? 2 : 1) : e;
+    }
+    return n;
+}
+
+START_TEST(test_count_content_lines)
+{
+    static const char *const pieces[] = {"1 2 3.5\n", "10 20 -1e5\n", "  7 8 9\n", "\n",
+                                         "   \n", "% c\n", "\t% c\n", "3 4\r\n", "5 6\r",
+                                         "12345678 87654321 0.1234567890123\n", "\t\n"};
+    const int npieces = (int)(sizeof pieces / sizeof pieces[0]);
+    uint64_t seed = 7;
+    char buf[4096];
+    for (int trial = 0; trial < 20000; trial++) {
+        size_t len = 0;
+        int n = (int)(sp_test_rand(&seed) % 40);
+        /* a third of the trials use only plain entry lines: the fast path */
+        int plain = trial % 3 == 0;
+        for (int i = 0; i < n; i++) {
+            int k = plain ? (int)(sp_test_rand(&seed) % 3) * (sp_test_rand(&seed) % 2 ? 1 : 0)
+                          : (int)(sp_test_rand(&seed) % (uint64_t)npieces);
+            if (plain && k == 2) k = 9;
+            size_t l = strlen(pieces[k]);
+            memcpy(buf + len, pieces[k], l);
+            len += l;
+        }
+        if (len && sp_test_rand(&seed) % 4 == 0) len--; /* drop the last line break */
+        size_t start = sp_test_rand(&seed) % 4 == 0 && len ? 1 : 0;
+        sp_chunk_t chunk = {buf + start, buf + len, 1, 0};
+        for (int nc = 0; nc < 2; nc++) {
+            chunk.no_cr = nc && memchr(chunk.begin, '\r', len - start) == NULL;
+            ck_assert_int_eq(sp__text_count_content_lines(&chunk, "%"),
+                             naive_content_lines(chunk.begin, chunk.end, "%"));
+            ck_assert_int_eq(sp__text_count_content_lines(&chunk, "#%"),
+                             naive_content_lines(chunk.begin, chunk.end, "#%"));
+        }
+    }
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("text");
@@ -200,6 +250,7 @@ int main(void)
     tcase_add_test(tc, test_open_errors);
     tcase_add_test(tc, test_split);
     tcase_add_test(tc, test_parallel_for);
+    tcase_add_test(tc, test_count_content_lines);
     suite_add_tcase(s, tc);
     return sp_test_run(s);
 }
