@@ -57,6 +57,26 @@ int sp__parse_i64(const char **p, const char *end, int64_t *out)
     const uint64_t limit = neg ? (uint64_t)INT64_MAX + 1 : (uint64_t)INT64_MAX;
     uint64_t v = 0;
     int over = 0;
+#if SWAR_DIGITS
+    /* Up to eight digits at once: find the first non-digit of the word, shift the digits
+     * to its top and fill below with '0's, and convert. */
+    if (end - s >= 8) {
+        uint64_t w;
+        memcpy(&w, s, sizeof w);
+        uint64_t hi = (w & 0xF0F0F0F0F0F0F0F0ull) ^ 0x3030303030303030ull;
+        uint64_t hi6 = ((w + 0x0606060606060606ull) & 0xF0F0F0F0F0F0F0F0ull) ^ 0x3030303030303030ull;
+        uint64_t bad = hi | hi6; /* non-zero bytes: not a digit (carries only reach later bytes) */
+        int ndig = bad ? __builtin_ctzll(bad) / 8 : 8;
+        if (ndig < 8) {
+            uint64_t shifted = ndig ? w << (8 * (8 - ndig)) : 0;
+            uint64_t pad = 0x3030303030303030ull >> (8 * ndig);
+            *p = s + ndig;
+            v = eight_digit_value(shifted | (ndig ? pad : 0x3030303030303030ull));
+            *out = neg ? -(int64_t)v : (int64_t)v;
+            return SP_NUM_OK;
+        }
+    }
+#endif
     /* 18 digits cannot overflow 64 bits: no check until then. */
     const char *fast_end = end - s > 18 ? s + 18 : end;
     for (; s < fast_end && (unsigned)(*s - '0') <= 9; s++) v = v * 10 + (unsigned)(*s - '0');

@@ -41,8 +41,16 @@ static uint64_t bytes_equal(uint64_t w, unsigned char c)
     return ~(((x & low7) + low7) | x | low7);
 }
 
-/* The count by line breaks alone, or -1 when some line is blank-only (a break followed
- * by a blank or another break), which the per-line walk must judge. */
+/* High bit of each byte of w below 0x21: blanks, line breaks and other control bytes.
+ * (w | 0x80) - 0x21 borrows in no byte, and leaves the high bit clear exactly there. */
+static uint64_t bytes_blank_or_control(uint64_t w)
+{
+    const uint64_t high = 0x8080808080808080ull;
+    return ~(((w | high) - 0x2121212121212121ull) | w) & high;
+}
+
+/* The count by line breaks alone, or -1 when a line starts with a blank, a break or a
+ * control byte (it may be blank-only), which the per-line walk must judge. */
 static int64_t count_by_breaks(const char *begin, const char *end)
 {
     int64_t n = 0;
@@ -53,14 +61,13 @@ static int64_t count_by_breaks(const char *begin, const char *end)
         memcpy(&w, p, sizeof w);
         uint64_t nl = bytes_equal(w, '\n');
         uint64_t starts = (nl << 8) | (carry << 7); /* bytes that begin a line */
-        uint64_t blank = nl | bytes_equal(w, ' ') | bytes_equal(w, '\t');
-        if (starts & blank) return -1;
+        if (starts & bytes_blank_or_control(w)) return -1;
         carry = nl >> 63;
-        n += __builtin_popcountll(nl);
+        n += (int64_t)(((nl >> 7) * 0x0101010101010101ull) >> 56); /* bytes flagged */
     }
     for (; p < end; p++) {
         int is_nl = *p == '\n';
-        if (carry && (is_nl || *p == ' ' || *p == '\t')) return -1;
+        if (carry && (unsigned char)*p < 0x21) return -1;
         carry = is_nl;
         n += is_nl;
     }
