@@ -3,7 +3,10 @@
  * table with median/min/max times, GB/s under the byte model stated in the header, and
  * the ratio of libsp's median time to CUB's. Each libsp result is checked against CUB's.
  *
- *   prim_bench [--reps N] [--quick]      (N timed calls each, default 50; --quick: small sizes)
+ *   prim_bench [--reps N] [--quick] [--only hist|scan|sort]
+ *
+ * N timed calls each (default 50); --quick: small sizes; --only: one primitive's rows.
+ * "of copy" is libsp's GB/s over a device-to-device copy's, measured in the same run.
  */
 #include <cuda_runtime.h>
 
@@ -18,85 +21,35 @@
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_scan.cuh>
 
+#include "gpu_timing.cuh"
 #include "sp_kernels.h"
-
-#define CUDA_OK(call)                                                                     \
-    do {                                                                                  \
-        cudaError_t e_ = (call);                                                          \
-        if (e_ != cudaSuccess) {                                                          \
-            std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call,            \
-                         cudaGetErrorString(e_));                                         \
-            std::exit(1);                                                                 \
-        }                                                                                 \
-    } while (0)
-#define SP_OK(call)                                                                       \
-    do {                                                                                  \
-        sp_status_t s_ = (call);                                                          \
-        if (s_ != SP_STATUS_SUCCESS) {                                                    \
-            std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call,            \
-                         sp_last_error());                                                \
-            std::exit(1);                                                                 \
-        }                                                                                 \
-    } while (0)
 
 static const int warmup = 10;
 static int reps = 50;
+static double copy_gbs = 0; /* measured device-to-device copy bandwidth, GB/s */
 static cudaStream_t stream;
 
-struct stats {
-    double median, min, max;
-};
-
-static stats summarize(std::vector<double> t)
-{
-    std::sort(t.begin(), t.end());
-    return {t[t.size() / 2], t.front(), t.back()};
-}
-
-/* Times a and b interleaved; prep (untimed, may be empty) runs before every call of a;
- * b may be empty (a alone). */
 static void time_pair(const std::function<void()> &prep, const std::function<void()> &a,
                       const std::function<void()> &b, stats *sa, stats *sb)
 {
-    cudaEvent_t e0, e1;
-    CUDA_OK(cudaEventCreate(&e0));
-    CUDA_OK(cudaEventCreate(&e1));
-    std::vector<double> ta, tb;
-    for (int r = 0; r < warmup + reps; r++) {
-        for (int which = 0; which < (b ? 2 : 1); which++) {
-            if (prep && which == 0) prep();
-            CUDA_OK(cudaEventRecord(e0, stream));
-            (which == 0 ? a : b)();
-            CUDA_OK(cudaEventRecord(e1, stream));
-            if (cudaEventSynchronize(e1) != cudaSuccess) {
-                std::fprintf(stderr, "%s failed: %s\n", which == 0 ? "libsp" : "CUB",
-                             cudaGetErrorString(cudaGetLastError()));
-                std::exit(1);
-            }
-            float ms = 0;
-            CUDA_OK(cudaEventElapsedTime(&ms, e0, e1));
-            if (r >= warmup) (which == 0 ? ta : tb).push_back(ms);
-        }
-    }
-    CUDA_OK(cudaEventDestroy(e0));
-    CUDA_OK(cudaEventDestroy(e1));
-    *sa = summarize(ta);
-    *sb = b ? summarize(tb) : stats{0, 0, 0};
+    time_pair(stream, warmup, reps, prep, a, b, sa, sb);
 }
 
 static void row(const char *prim, long long n, const char *param, double bytes, stats a, stats b,
                 bool ok)
 {
+    double gbs = bytes / a.median / 1e6;
     if (b.median == 0) { /* libsp alone */
-        std::printf("| %s | %lld | %s | %.3f / %.3f / %.3f | - | %.0f | - | - | - |\n", prim, n,
-                    param, a.median, a.min, a.max, bytes / a.median / 1e6);
+        std::printf("| %s | %lld | %s | %.3f / %.3f / %.3f | - | %.0f | - | %.2f | - | - | - |\n",
+                    prim, n, param, a.median, a.min, a.max, gbs, gbs / copy_gbs);
         std::fflush(stdout);
         return;
     }
-    std::printf("| %s | %lld | %s | %.3f / %.3f / %.3f | %.3f / %.3f / %.3f | %.0f | %.0f | %.2f | %s |\n",
-                prim, n, param, a.median, a.min, a.max, b.median, b.min, b.max,
-                bytes / a.median / 1e6, bytes / b.median / 1e6, a.median / b.median,
-                ok ? "ok" : "MISMATCH");
+    std::printf("| %s | %lld | %s | %.3f / %.3f / %.3f | %.3f / %.3f / %.3f | %.0f | %.0f | %.2f | "
+                "%.2f | %.2f | %s |\n",
+                prim, n, param, a.median, a.min, a.max, b.median, b.min, b.max, gbs,
+                bytes / b.median / 1e6, gbs / copy_gbs, a.median / b.median,
+                b.median / a.median, ok ? "ok" : "MISMATCH");
     std::fflush(stdout);
 }
 
@@ -109,13 +62,34 @@ __device__ unsigned hash32(unsigned long long i)
     return (unsigned)(z ^ (z >> 31));
 }
 
+/* Values below modulo, or (modulo 0) the full width of T: 64-bit types get two hashes. */
 template <typename T>
 __global__ void fill_kernel(T *a, long long n, unsigned modulo, unsigned long long seed)
 {
     for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n;
          i += (long long)gridDim.x * blockDim.x) {
         unsigned h = hash32(i + seed * 0x100000000ull);
-        a[i] = (T)(modulo ? h % modulo : h);
+        if (modulo)
+            a[i] = (T)(h % modulo);
+        else if (sizeof(T) == 8)
+            a[i] = (T)((unsigned long long)hash32(i + (seed + 77) * 0x100000000ull) << 32 | h);
+        else
+            a[i] = (T)h;
+    }
+}
+
+/* Kronecker-like skewed keys in [0, 2^bits): bit b of a key is 1 with probability 0.24
+ * (R-MAT's C + D of Graph500, a = 0.57, b = 0.19), so key 0 is the most frequent and the
+ * counts follow a power law over the number of 1 bits, as the row degrees of a Kronecker
+ * graph before its vertex permutation. */
+__global__ void powerlaw_kernel(int *a, long long n, int bits)
+{
+    const unsigned p1 = (unsigned)(0.24 * 4294967296.0);
+    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n;
+         i += (long long)gridDim.x * blockDim.x) {
+        int k = 0;
+        for (int b = 0; b < bits; b++) k |= (hash32(i * 64 + b + 0x7000000000ull) < p1) << b;
+        a[i] = k;
     }
 }
 
@@ -164,11 +138,19 @@ static void *dmalloc(size_t bytes)
 
 /* Byte model: n keys read once, nbins counters written once. with_cub false: libsp
  * alone (CUB's HistogramEven failed with an illegal address at 8M bins on 64M keys). */
-static void bench_histogram(long long n, long long nbins, const char *label, bool with_cub = true)
+static void bench_histogram(long long n, long long nbins, const char *label, bool with_cub = true,
+                            bool powerlaw = false)
 {
     int *d_keys = (int *)dmalloc(n * 4), *d_a = (int *)dmalloc(nbins * 4),
         *d_b = (int *)dmalloc(nbins * 4);
-    fill(d_keys, n, (unsigned)nbins, 1);
+    if (powerlaw) { /* nbins a power of two */
+        int bits = 0;
+        while ((1ll << bits) < nbins) bits++;
+        powerlaw_kernel<<<1024, 256, 0, stream>>>(d_keys, n, bits);
+        CUDA_OK(cudaGetLastError());
+    } else {
+        fill(d_keys, n, (unsigned)nbins, 1);
+    }
     size_t ta = 0, tb = 0;
     SP_OK(sp__gpu_histogram(d_keys, n, d_a, nbins, nullptr, &ta, stream));
     if (with_cub)
@@ -229,10 +211,20 @@ static void bench_scan(long long n, const char *type)
 /* Byte model: per pass of 8 bits, keys (and values) read once and written once. libsp
  * sorts in place, so its input is restored from a pristine copy before each call
  * (untimed); CUB reads the pristine copy and writes separate outputs. */
+static sp_status_t sp_sort(unsigned *k, int *v, long long n, int bits, void *t, size_t *tb)
+{
+    return sp__gpu_radix_sort_pairs_u32(k, v, n, bits, t, tb, stream);
+}
+static sp_status_t sp_sort(unsigned long long *k, int *v, long long n, int bits, void *t, size_t *tb)
+{
+    return sp__gpu_radix_sort_pairs_u64(reinterpret_cast<uint64_t *>(k), v, n, bits, t, tb, stream);
+}
+
+template <typename K>
 static void bench_sort(long long n, int key_bits, bool pairs)
 {
-    unsigned *d_k0 = (unsigned *)dmalloc(n * 4), *d_ka = (unsigned *)dmalloc(n * 4),
-             *d_kb = (unsigned *)dmalloc(n * 4);
+    const size_t kb = sizeof(K);
+    K *d_k0 = (K *)dmalloc(n * kb), *d_ka = (K *)dmalloc(n * kb), *d_kb = (K *)dmalloc(n * kb);
     int *d_v0 = nullptr, *d_va = nullptr, *d_vb = nullptr;
     fill(d_k0, n, 0, 3);
     if (pairs) {
@@ -243,7 +235,7 @@ static void bench_sort(long long n, int key_bits, bool pairs)
         CUDA_OK(cudaGetLastError());
     }
     size_t ta = 0, tb = 0;
-    SP_OK(sp__gpu_radix_sort_pairs_u32(d_ka, d_va, n, key_bits, nullptr, &ta, stream));
+    SP_OK(sp_sort(d_ka, d_va, n, key_bits, nullptr, &ta));
     if (pairs)
         CUDA_OK(cub::DeviceRadixSort::SortPairs(nullptr, tb, d_k0, d_kb, d_v0, d_vb, n, 0,
                                                 key_bits, stream));
@@ -253,11 +245,11 @@ static void bench_sort(long long n, int key_bits, bool pairs)
     stats sa, sb;
     time_pair(
         [&] {
-            CUDA_OK(cudaMemcpyAsync(d_ka, d_k0, n * 4, cudaMemcpyDeviceToDevice, stream));
+            CUDA_OK(cudaMemcpyAsync(d_ka, d_k0, n * kb, cudaMemcpyDeviceToDevice, stream));
             if (pairs)
                 CUDA_OK(cudaMemcpyAsync(d_va, d_v0, n * 4, cudaMemcpyDeviceToDevice, stream));
         },
-        [&] { SP_OK(sp__gpu_radix_sort_pairs_u32(d_ka, d_va, n, key_bits, d_ta, &ta, stream)); },
+        [&] { SP_OK(sp_sort(d_ka, d_va, n, key_bits, d_ta, &ta)); },
         [&] {
             if (pairs)
                 CUDA_OK(cub::DeviceRadixSort::SortPairs(d_tb, tb, d_k0, d_kb, d_v0, d_vb, n, 0,
@@ -268,10 +260,11 @@ static void bench_sort(long long n, int key_bits, bool pairs)
         },
         &sa, &sb);
     int passes = (key_bits + 7) / 8;
-    double bytes = 2.0 * passes * n * (pairs ? 8 : 4);
+    double bytes = 2.0 * passes * n * (kb + (pairs ? 4 : 0));
     bool ok = same(d_ka, d_kb, n) && (!pairs || same(d_va, d_vb, n));
     char param[64];
-    std::snprintf(param, sizeof param, "%d bits, %s", key_bits, pairs ? "pairs" : "keys");
+    std::snprintf(param, sizeof param, "u%d keys, %d bits, %s", (int)(8 * kb), key_bits,
+                  pairs ? "pairs" : "keys only");
     row("radix sort", n, param, bytes, sa, sb, ok);
     CUDA_OK(cudaFree(d_tb));
     CUDA_OK(cudaFree(d_ta));
@@ -303,16 +296,21 @@ static double copy_bandwidth()
 int main(int argc, char **argv)
 {
     bool quick = false;
+    const char *only = "";
     for (int i = 1; i < argc; i++) {
         if (!std::strcmp(argv[i], "--reps") && i + 1 < argc)
             reps = std::max(1, std::atoi(argv[++i]));
         else if (!std::strcmp(argv[i], "--quick"))
             quick = true;
+        else if (!std::strcmp(argv[i], "--only") && i + 1 < argc)
+            only = argv[++i];
         else {
-            std::fprintf(stderr, "usage: %s [--reps N] [--quick]\n", argv[0]);
+            std::fprintf(stderr, "usage: %s [--reps N] [--quick] [--only hist|scan|sort]\n", argv[0]);
             return 2;
         }
     }
+    bool hist = !*only || !std::strcmp(only, "hist"), scan = !*only || !std::strcmp(only, "scan"),
+         sort = !*only || !std::strcmp(only, "sort");
     cudaDeviceProp prop;
     int dev = 0, driver = 0, runtime = 0;
     CUDA_OK(cudaGetDevice(&dev));
@@ -325,33 +323,48 @@ int main(int argc, char **argv)
     std::printf("CUDA driver: %d\nCUDA runtime: %d\nCUB: %d.%d.%d\n", driver, runtime,
                 CUB_MAJOR_VERSION, CUB_MINOR_VERSION, CUB_SUBMINOR_VERSION);
     std::printf("Timed calls: %d (after %d warm-up), libsp and CUB interleaved\n", reps, warmup);
-    std::printf("Copy bandwidth (1 GiB D2D, read+write): %.0f GB/s\n", copy_bandwidth());
+    copy_gbs = copy_bandwidth();
+    std::printf("Copy bandwidth (1 GiB D2D, read+write): %.0f GB/s\n", copy_gbs);
     std::printf("Byte models: histogram 4n + 4 nbins; scan 2 n sizeof(T); sort 2 x passes x n x "
-                "(4 keys + 4 values), passes = ceil(bits / 8)\n\n");
+                "(key bytes + 4 per value), passes = ceil(bits / 8)\n\n");
     std::printf("| primitive | n | parameters | libsp ms med / min / max | CUB ms med / min / max "
-                "| libsp GB/s | CUB GB/s | libsp/CUB time | check |\n");
-    std::printf("|---|---|---|---|---|---|---|---|---|\n");
+                "| libsp GB/s | CUB GB/s | libsp of copy | libsp/CUB time | libsp/CUB throughput "
+                "| check |\n");
+    std::printf("|---|---|---|---|---|---|---|---|---|---|---|\n");
 
     long long hn = quick ? 1 << 20 : 1 << 26;
-    bench_histogram(hn, 16, "few");
-    bench_histogram(hn, 256, "byte");
-    bench_histogram(hn, 65536, "64k");
-    bench_histogram(hn, hn / 8, "n/8, row counts", false);
-    const long long sizes[] = {1 << 20, 1 << 24, 1 << 27};
+    if (hist) {
+        bench_histogram(hn, 16, "few");
+        bench_histogram(hn, 256, "byte");
+        bench_histogram(hn, 256, "byte, power-law keys", true, true);
+        bench_histogram(hn, 65536, "64k");
+        bench_histogram(hn, hn / 8, "n/8, row counts", false);
+        bench_histogram(hn, hn / 8, "n/8, power-law row counts", false, true);
+    }
+    const long long sizes[] = {1 << 20, 1 << 24, 1 << 27, 1 << 28};
     for (long long n : sizes) {
-        if (quick && n > (1 << 20)) break;
+        if (!scan || (quick && n > (1 << 20))) break;
         bench_scan<int>(n, "int32");
         bench_scan<long long>(n, "int64");
     }
     for (long long n : sizes) {
-        if (quick && n > (1 << 20)) break;
-        bench_sort(n, 32, true);
+        if (!sort || n > (1 << 27) || (quick && n > (1 << 20))) break;
+        bench_sort<unsigned>(n, 32, true);
     }
-    bench_sort(quick ? 1 << 20 : 1 << 24, 32, false);
-    bench_sort(quick ? 1 << 20 : 1 << 24, 20, true);
+    if (sort) {
+        long long mid = quick ? 1 << 20 : 1 << 24;
+        bench_sort<unsigned>(mid, 32, false);
+        bench_sort<unsigned>(mid, 20, true);
+        bench_sort<unsigned long long>(mid, 64, true);
+        bench_sort<unsigned long long>(quick ? 1 << 20 : 1 << 26, 64, true);
+        bench_sort<unsigned long long>(quick ? 1 << 20 : 1 << 26, 40, true);
+    }
     /* last, since a failure inside CUB ends the process: row counts with CUB */
-    bench_histogram(1 << 20, (1 << 20) / 8, "n/8, row counts");
-    bench_histogram(1 << 24, (1 << 24) / 8, "n/8, row counts");
+    if (hist) {
+        bench_histogram(1 << 20, (1 << 20) / 8, "n/8, row counts");
+        bench_histogram(1 << 24, (1 << 24) / 8, "n/8, row counts");
+        bench_histogram(1 << 24, (1 << 24) / 8, "n/8, power-law row counts", true, true);
+    }
     CUDA_OK(cudaStreamDestroy(stream));
     return 0;
 }

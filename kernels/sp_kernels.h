@@ -64,6 +64,10 @@ sp_status_t sp__gpu_exclusive_scan_i64(const int64_t *d_in, int64_t *d_out, int6
 sp_status_t sp__gpu_radix_sort_pairs_u32(uint32_t *d_keys, int32_t *d_vals, int64_t n,
                                          int key_bits, void *d_temp, size_t *temp_bytes,
                                          void *stream);
+/* The same for 64-bit keys: key_bits 1..64, one pass per 8 bits (8 for full keys). */
+sp_status_t sp__gpu_radix_sort_pairs_u64(uint64_t *d_keys, int32_t *d_vals, int64_t n,
+                                         int key_bits, void *d_temp, size_t *temp_bytes,
+                                         void *stream);
 
 #ifdef __cplusplus
 }

@@ -1,7 +1,9 @@
 /* GPU primitives (kernels/prim/) against their host references in src/ref/: histogram,
  * exclusive scan (32- and 64-bit) and radix sort, element by element, across the sizes
- * where tiles, warps and grid waves change, plus every refused argument. Exits 77
+ * where tiles, warps and grid waves change, plus every refused argument; the 64-bit-key
+ * sort against a stable host sort written here. Exits 77
  * (ctest: skipped) where no GPU is usable. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,7 +17,7 @@
 
 /* Tiles of the scan policies (kernels/prim/prim_policy.h), for the sizes around them. */
 #define SCAN_TILE_I32 4096
-#define SCAN_TILE_I64 2048
+#define SCAN_TILE_I64 4096
 /* A wave: about every block resident at once on a 132-SM H100 (8 scan blocks per SM). */
 #define WAVE_TILES (132 * 8)
 
@@ -436,29 +438,46 @@ static int32_t *iota(int64_t n)
     return v;
 }
 
-START_TEST(test_sort_tiny)
+/* The 32- or 64-bit-key sort, by key width. */
+static sp_status_t gpu_sort(int width, void *d_keys, int32_t *d_vals, int64_t n, int key_bits,
+                            void *d_temp, size_t *temp_bytes)
 {
-    uint32_t keys[] = {3, 1, 2, 1, 0, 7}; /* 7 = 111b: only its low 2 bits (3) compare */
-    int32_t vals[] = {0, 1, 2, 3, 4, 5};
-    const uint32_t want_k[] = {0, 1, 1, 2, 3, 7};
-    const int32_t want_v[] = {4, 1, 3, 2, 0, 5};
-    uint32_t *d_keys = dev_alloc(sizeof keys);
+    return width == 32 ? sp__gpu_radix_sort_pairs_u32(d_keys, d_vals, n, key_bits, d_temp,
+                                                      temp_bytes, stream)
+                       : sp__gpu_radix_sort_pairs_u64(d_keys, d_vals, n, key_bits, d_temp,
+                                                      temp_bytes, stream);
+}
+
+/* Sorts a hand-checked case of `width`-bit keys (sorted in place) with values 0..n-1 and
+ * compares both with the expected ones. */
+static void check_sort_tiny(int width, void *keys, int n, int key_bits, const void *want_k,
+                            const int32_t *want_v)
+{
+    size_t kbytes = (size_t)n * (size_t)width / 8, temp_bytes = 0;
+    int32_t vals[16];
+    for (int i = 0; i < n; i++) vals[i] = i;
+    void *d_keys = dev_alloc(kbytes);
     int32_t *d_vals = dev_alloc(sizeof vals);
-    size_t temp_bytes = 0;
-    to_dev(d_keys, keys, sizeof keys);
+    to_dev(d_keys, keys, kbytes);
     to_dev(d_vals, vals, sizeof vals);
-    ck_assert_ok(sp__gpu_radix_sort_pairs_u32(d_keys, d_vals, 6, 2, NULL, &temp_bytes, stream));
+    ck_assert_ok(gpu_sort(width, d_keys, d_vals, n, key_bits, NULL, &temp_bytes));
     void *d_temp = dev_alloc(temp_bytes);
-    ck_assert_ok(sp__gpu_radix_sort_pairs_u32(d_keys, d_vals, 6, 2, d_temp, &temp_bytes, stream));
-    to_host(keys, d_keys, sizeof keys);
+    ck_assert_ok(gpu_sort(width, d_keys, d_vals, n, key_bits, d_temp, &temp_bytes));
+    to_host(keys, d_keys, kbytes);
     to_host(vals, d_vals, sizeof vals);
-    for (int i = 0; i < 6; i++) {
-        ck_assert_uint_eq(keys[i], want_k[i]);
-        ck_assert_int_eq(vals[i], want_v[i]);
-    }
+    ck_assert_mem_eq(keys, want_k, kbytes);
+    ck_assert_mem_eq(vals, want_v, (size_t)n * 4);
     cudaFree(d_temp);
     cudaFree(d_vals);
     cudaFree(d_keys);
+}
+
+START_TEST(test_sort_tiny)
+{
+    uint32_t keys[] = {3, 1, 2, 1, 0, 7}; /* 7 = 111b: only its low 2 bits (3) compare */
+    const uint32_t want_k[] = {0, 1, 1, 2, 3, 7};
+    const int32_t want_v[] = {4, 1, 3, 2, 0, 5};
+    check_sort_tiny(32, keys, 6, 2, want_k, want_v);
 }
 END_TEST
 
@@ -520,34 +539,152 @@ START_TEST(test_sort_large)
 }
 END_TEST
 
-START_TEST(test_sort_errors)
+/* Every refused argument of the sort of `width`-bit keys, with the message's numbers. */
+static void check_sort_errors(int width)
 {
-    uint32_t *d = dev_alloc(64);
+    void *d = dev_alloc(128);
     size_t bytes = 0, small = 16;
-    ck_assert_ok(sp__gpu_radix_sort_pairs_u32(NULL, NULL, 16, 32, NULL, &bytes, stream));
+    char msg[64];
+    ck_assert_ok(gpu_sort(width, NULL, NULL, 16, width, NULL, &bytes));
     void *d_temp = dev_alloc(bytes);
-    ck_assert_status(sp__gpu_radix_sort_pairs_u32(d, NULL, 16, 0, d_temp, &bytes, stream),
-                     SP_STATUS_INVALID_ARGUMENT);
-    ck_assert_error_has("radix sort: key_bits 0 outside 1..32");
-    ck_assert_status(sp__gpu_radix_sort_pairs_u32(d, NULL, 16, 33, d_temp, &bytes, stream),
-                     SP_STATUS_INVALID_ARGUMENT);
-    ck_assert_error_has("key_bits 33 outside");
-    ck_assert_status(sp__gpu_radix_sort_pairs_u32(d, NULL, -3, 8, d_temp, &bytes, stream),
-                     SP_STATUS_INVALID_ARGUMENT);
+    ck_assert_status(gpu_sort(width, d, NULL, 16, 0, d_temp, &bytes), SP_STATUS_INVALID_ARGUMENT);
+    snprintf(msg, sizeof msg, "radix sort: key_bits 0 outside 1..%d", width);
+    ck_assert_error_has(msg);
+    ck_assert_status(gpu_sort(width, d, NULL, 16, width + 1, d_temp, &bytes), SP_STATUS_INVALID_ARGUMENT);
+    snprintf(msg, sizeof msg, "key_bits %d outside 1..%d", width + 1, width);
+    ck_assert_error_has(msg);
+    ck_assert_status(gpu_sort(width, d, NULL, -3, 8, d_temp, &bytes), SP_STATUS_INVALID_ARGUMENT);
     ck_assert_error_has("n -3 is negative");
-    ck_assert_status(sp__gpu_radix_sort_pairs_u32(NULL, NULL, 16, 8, d_temp, &bytes, stream),
-                     SP_STATUS_INVALID_ARGUMENT);
+    ck_assert_status(gpu_sort(width, NULL, NULL, 16, 8, d_temp, &bytes), SP_STATUS_INVALID_ARGUMENT);
     ck_assert_error_has("d_keys is NULL for n 16");
-    ck_assert_status(sp__gpu_radix_sort_pairs_u32(d, NULL, 16, 8, d_temp, &small, stream),
-                     SP_STATUS_INVALID_ARGUMENT);
+    ck_assert_status(gpu_sort(width, d, NULL, 16, 8, d_temp, &small), SP_STATUS_INVALID_ARGUMENT);
     ck_assert_error_has("temp_bytes 16 below the");
-    ck_assert_status(sp__gpu_radix_sort_pairs_u32(d, NULL, (int64_t)1 << 31, 8, d_temp, &bytes,
-                                                  stream),
+    ck_assert_status(gpu_sort(width, d, NULL, (int64_t)1 << 31, 8, d_temp, &bytes),
                      SP_STATUS_NOT_SUPPORTED);
     ck_assert_error_has("n 2147483648 exceeds");
+    ck_assert_status(gpu_sort(width, d, NULL, 16, 8, NULL, NULL), SP_STATUS_INVALID_ARGUMENT);
+    ck_assert_error_has("temp_bytes is NULL");
     cudaFree(d_temp);
     cudaFree(d);
 }
+
+START_TEST(test_sort_errors) { check_sort_errors(32); }
+END_TEST
+
+/* ---- radix sort, 64-bit keys ----------------------------------------------------------- */
+
+/* Tile of the 64-bit downsweep (kernels/prim/prim_policy.h), and about one wave of it. */
+#define SORT64_TILE 3072
+#define SORT64_WAVE ((int64_t)132 * 4 * SORT64_TILE)
+
+static const uint64_t *ref64_keys;
+static uint64_t ref64_mask;
+
+/* Orders positions by masked key, then by position: a stable sort by construction. */
+static int ref64_cmp(const void *a, const void *b)
+{
+    int64_t i = *(const int64_t *)a, j = *(const int64_t *)b;
+    uint64_t ki = ref64_keys[i] & ref64_mask, kj = ref64_keys[j] & ref64_mask;
+    if (ki != kj) return ki < kj ? -1 : 1;
+    return i < j ? -1 : i > j;
+}
+
+/* GPU sort of (keys, vals or none) against qsort of the positions. */
+static void check_sort64(const uint64_t *h_keys, const int32_t *h_vals, int64_t n, int key_bits)
+{
+    size_t kbytes = (size_t)n * 8, vbytes = (size_t)n * 4, temp_bytes = 0;
+    int64_t *perm = host_alloc((size_t)n * 8);
+    uint64_t *d_keys = dev_alloc(kbytes), *got_k = host_alloc(kbytes);
+    int32_t *d_vals = h_vals ? dev_alloc(vbytes) : NULL, *got_v = host_alloc(vbytes);
+    for (int64_t i = 0; i < n; i++) perm[i] = i;
+    ref64_keys = h_keys;
+    ref64_mask = key_bits == 64 ? ~(uint64_t)0 : ((uint64_t)1 << key_bits) - 1;
+    qsort(perm, (size_t)n, sizeof *perm, ref64_cmp);
+    to_dev(d_keys, h_keys, kbytes);
+    if (h_vals) to_dev(d_vals, h_vals, vbytes);
+    ck_assert_ok(sp__gpu_radix_sort_pairs_u64(d_keys, d_vals, n, key_bits, NULL, &temp_bytes, stream));
+    void *d_temp = dev_alloc(temp_bytes);
+    ck_cuda(cudaMemset(d_temp, 0xa5, temp_bytes));
+    ck_assert_ok(sp__gpu_radix_sort_pairs_u64(d_keys, d_vals, n, key_bits, d_temp, &temp_bytes,
+                                              stream));
+    to_host(got_k, d_keys, kbytes);
+    if (h_vals) to_host(got_v, d_vals, vbytes);
+    for (int64_t i = 0; i < n; i++) {
+        ck_assert_msg(got_k[i] == h_keys[perm[i]],
+                      "n %lld bits %d: key %lld is %llx, expected %llx", (long long)n, key_bits,
+                      (long long)i, (unsigned long long)got_k[i],
+                      (unsigned long long)h_keys[perm[i]]);
+        if (h_vals)
+            ck_assert_msg(got_v[i] == h_vals[perm[i]], "n %lld bits %d: value %lld is %d, expected %d",
+                          (long long)n, key_bits, (long long)i, got_v[i], h_vals[perm[i]]);
+    }
+    cudaFree(d_temp);
+    free(got_v);
+    cudaFree(d_vals);
+    free(got_k);
+    cudaFree(d_keys);
+    free(perm);
+}
+
+/* Full 64-bit random keys, or (range > 0) keys below range with random bits above
+ * `high` set too, so that bits beyond key_bits must ride along uncompared. */
+static uint64_t *random_u64(uint64_t seed, int64_t n, uint64_t range, int high)
+{
+    uint64_t *k = host_alloc((size_t)n * 8);
+    uint64_t s = seed;
+    for (int64_t i = 0; i < n; i++) {
+        uint64_t r = sp_test_rand(&s);
+        k[i] = range ? r % range | (high < 64 ? (sp_test_rand(&s) >> high) << high : 0) : r;
+    }
+    return k;
+}
+
+START_TEST(test_sort64_tiny)
+{
+    /* only the low 33 bits compare: 1 << 40 rides along on key 3, 1 << 33 counts as 0 */
+    uint64_t keys[] = {((uint64_t)1 << 40) | 3, (uint64_t)1 << 32, 5, (uint64_t)1 << 33, 3, 0};
+    const uint64_t want_k[] = {(uint64_t)1 << 33, 0, ((uint64_t)1 << 40) | 3, 3, 5,
+                               (uint64_t)1 << 32};
+    const int32_t want_v[] = {3, 5, 0, 4, 2, 1};
+    check_sort_tiny(64, keys, 6, 33, want_k, want_v);
+}
+END_TEST
+
+START_TEST(test_sort64_bits_and_sizes)
+{
+    const int bits[] = {1, 33, 40, 64};
+    const int64_t sizes[] = {0, 1, 31, 33, SORT64_TILE - 1, SORT64_TILE, SORT64_TILE + 1, 100003,
+                             3 * SORT64_WAVE + 7};
+    for (size_t b = 0; b < sizeof bits / sizeof bits[0]; b++)
+        for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+            int64_t n = sizes[i];
+            uint64_t range = bits[b] == 64 ? 0 : (uint64_t)1 << bits[b];
+            uint64_t *k = random_u64(53 * b + i, n, range, bits[b]);
+            int32_t *v = iota(n);
+            check_sort64(k, v, n, bits[b]);
+            if (n < SORT64_WAVE) check_sort64(k, NULL, n, bits[b]);
+            free(v);
+            free(k);
+        }
+}
+END_TEST
+
+/* Few distinct compared keys with random uncompared high bits: equal keys keep input order. */
+START_TEST(test_sort64_stability)
+{
+    int64_t n = 2 * SORT64_WAVE;
+    uint64_t *k = random_u64(99, n, 3, 40);
+    int32_t *v = iota(n);
+    check_sort64(k, v, n, 40);
+    check_sort64(k, v, n, 2);
+    for (int64_t i = 0; i < n; i++) k[i] = (uint64_t)(n - i) << 24; /* reversed, distinct */
+    check_sort64(k, v, n, 64);
+    free(v);
+    free(k);
+}
+END_TEST
+
+START_TEST(test_sort64_errors) { check_sort_errors(64); }
 END_TEST
 #endif /* SP_HAVE_CUDA */
 
@@ -582,6 +719,10 @@ static Suite *gpu_prim_suite(void)
     tcase_add_test(r, test_sort_ordered_inputs);
     tcase_add_test(r, test_sort_large);
     tcase_add_test(r, test_sort_errors);
+    tcase_add_test(r, test_sort64_tiny);
+    tcase_add_test(r, test_sort64_bits_and_sizes);
+    tcase_add_test(r, test_sort64_stability);
+    tcase_add_test(r, test_sort64_errors);
     suite_add_tcase(s, r);
 #endif
     return s;

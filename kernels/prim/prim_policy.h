@@ -4,6 +4,20 @@
 #ifndef SP_PRIM_POLICY_H
 #define SP_PRIM_POLICY_H
 
+/* The few values a benchmark retunes with -D at configure time (CMAKE_CUDA_FLAGS). */
+#ifndef SP_SCAN_ITEMS_I64
+#define SP_SCAN_ITEMS_I64 16
+#endif
+#ifndef SP_RADIX_ITEMS_U32
+#define SP_RADIX_ITEMS_U32 16
+#endif
+#ifndef SP_RADIX_ITEMS_U64
+#define SP_RADIX_ITEMS_U64 12
+#endif
+#ifndef SP_RADIX_MIN_BLOCKS
+#define SP_RADIX_MIN_BLOCKS 3
+#endif
+
 /* Histogram, thread-local bins in registers for the fewest bins: every key is compared
  * with every bin (cheap ALU work, no atomics at all, immune to skew), then the threads'
  * counts are summed by warp shuffles. */
@@ -47,15 +61,26 @@ template <> struct sp_scan_policy<unsigned> {
 };
 template <> struct sp_scan_policy<unsigned long long> {
     static constexpr int block_threads = 256;
-    static constexpr int items_per_thread = 8;
+    static constexpr int items_per_thread = SP_SCAN_ITEMS_I64;
 };
 
 /* Radix sort: 8-bit digits (256 buckets: one per thread of the block for the digit
- * scans, and 4 passes for 32-bit keys). Upsweep and downsweep use the same tiles. */
-struct sp_radix_policy {
+ * scans, 4 passes for 32-bit keys, 8 for 64-bit). Upsweep and downsweep use the same
+ * tiles. The downsweep's tile of keys and values sits in static shared memory (48 KB at
+ * most), which caps the items of 64-bit keys; min_blocks caps the downsweep's registers
+ * so that this many blocks share an SM (ranking is latency-bound). */
+template <typename K> struct sp_radix_policy;
+template <> struct sp_radix_policy<unsigned> {
     static constexpr int digit_bits = 8;
     static constexpr int block_threads = 256; /* must equal 1 << digit_bits */
-    static constexpr int items_per_thread = 16;
+    static constexpr int items_per_thread = SP_RADIX_ITEMS_U32;
+    static constexpr int min_blocks = SP_RADIX_MIN_BLOCKS;
+};
+template <> struct sp_radix_policy<unsigned long long> {
+    static constexpr int digit_bits = 8;
+    static constexpr int block_threads = 256;
+    static constexpr int items_per_thread = SP_RADIX_ITEMS_U64;
+    static constexpr int min_blocks = SP_RADIX_MIN_BLOCKS;
 };
 
 #endif /* SP_PRIM_POLICY_H */

@@ -1,0 +1,83 @@
+/* What the GPU benchmarks (prim_bench, convert_bench) share: fatal-error checks for CUDA
+ * and libsp calls, and interleaved timing of two callables with CUDA events, reduced to
+ * median / min / max. Header-only; each benchmark is one translation unit. */
+#ifndef SP_GPU_TIMING_CUH
+#define SP_GPU_TIMING_CUH
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <vector>
+
+#include "sp.h"
+
+#define CUDA_OK(call)                                                                     \
+    do {                                                                                  \
+        cudaError_t e_ = (call);                                                          \
+        if (e_ != cudaSuccess) {                                                          \
+            std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call,            \
+                         cudaGetErrorString(e_));                                         \
+            std::exit(1);                                                                 \
+        }                                                                                 \
+    } while (0)
+#define SP_OK(call)                                                                       \
+    do {                                                                                  \
+        sp_status_t s_ = (call);                                                          \
+        if (s_ != SP_STATUS_SUCCESS) {                                                    \
+            std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call,            \
+                         sp_last_error());                                                \
+            std::exit(1);                                                                 \
+        }                                                                                 \
+    } while (0)
+
+struct stats {
+    double median, min, max;
+};
+
+static inline stats summarize(std::vector<double> t)
+{
+    std::sort(t.begin(), t.end());
+    return {t[t.size() / 2], t.front(), t.back()};
+}
+
+/* Times a and b interleaved on `stream` (warmup untimed rounds, then reps timed); prep
+ * (untimed, may be empty) runs before every call of a, prep_b before every call of b,
+ * after (untimed, may be empty) after every call of either; b may be empty (a alone). */
+static inline void time_pair(cudaStream_t stream, int warmup, int reps,
+                             const std::function<void()> &prep, const std::function<void()> &a,
+                             const std::function<void()> &b, stats *sa, stats *sb,
+                             const std::function<void()> &prep_b = nullptr,
+                             const std::function<void()> &after = nullptr)
+{
+    cudaEvent_t e0, e1;
+    CUDA_OK(cudaEventCreate(&e0));
+    CUDA_OK(cudaEventCreate(&e1));
+    std::vector<double> ta, tb;
+    for (int r = 0; r < warmup + reps; r++) {
+        for (int which = 0; which < (b ? 2 : 1); which++) {
+            const std::function<void()> &p = which == 0 ? prep : prep_b;
+            if (p) p();
+            CUDA_OK(cudaEventRecord(e0, stream));
+            (which == 0 ? a : b)();
+            CUDA_OK(cudaEventRecord(e1, stream));
+            if (cudaEventSynchronize(e1) != cudaSuccess) {
+                std::fprintf(stderr, "%s failed: %s\n", which == 0 ? "libsp" : "baseline",
+                             cudaGetErrorString(cudaGetLastError()));
+                std::exit(1);
+            }
+            float ms = 0;
+            CUDA_OK(cudaEventElapsedTime(&ms, e0, e1));
+            if (r >= warmup) (which == 0 ? ta : tb).push_back(ms);
+            if (after) after();
+        }
+    }
+    CUDA_OK(cudaEventDestroy(e0));
+    CUDA_OK(cudaEventDestroy(e1));
+    *sa = summarize(ta);
+    *sb = b ? summarize(tb) : stats{0, 0, 0};
+}
+
+#endif /* SP_GPU_TIMING_CUH */
