@@ -69,6 +69,49 @@ sp_status_t sp__gpu_radix_sort_pairs_u64(uint64_t *d_keys, int32_t *d_vals, int6
                                          int key_bits, void *d_temp, size_t *temp_bytes,
                                          void *stream);
 
+/* ---- conversions (kernels/convert/) ----
+ * Each is the GPU twin of sp__ref_<op> (src/ref/), identical bit for bit: count -> scan
+ * -> scatter on the primitives above. Inputs and outputs are device formats (the sp_ref.h
+ * structs holding device pointers). Outputs and temporaries come from env; a failed call
+ * frees all it allocated and leaves the output untouched. Empty arrays are NULL. */
+
+/* coo = its entries stably sorted by (row, col), each run of equal (row, col) merged:
+ * SP_DUP_SUM adds the run's values in input order in double, rounded once to the value
+ * type; SP_DUP_KEEP keeps the first in input order. coo's arrays must come from env: on
+ * success they are replaced by new ones (the old freed through env) and coo->nnz updated;
+ * *nmerged (may be NULL) = entries removed. Entries outside nrows x ncols are refused. */
+sp_status_t sp__gpu_coo_sort_merge(const sp_gpu_env_t *env, sp_triplets_t *coo,
+                                   sp_dup_policy_t policy, int64_t *nmerged);
+/* csr = compressed rows of a sorted, merged coo: ptr = exclusive scan of the row
+ * histogram, idx and val = coo's col and val. */
+sp_status_t sp__gpu_coo_to_csr(const sp_gpu_env_t *env, const sp_triplets_t *coo,
+                               sp_csr_t *csr);
+/* csc = the transpose's CSR (rows increasing within each column). */
+sp_status_t sp__gpu_csr_to_csc(const sp_gpu_env_t *env, const sp_csr_t *csr, sp_csr_t *csc);
+/* ell = csr padded to its longest row, column-major. */
+sp_status_t sp__gpu_csr_to_ell(const sp_gpu_env_t *env, const sp_csr_t *csr, sp_ell_t *ell);
+/* ell = the first min(length, width) entries of each row, padded to width (HYB's ELL). */
+sp_status_t sp__gpu_csr_to_ell_width(const sp_gpu_env_t *env, const sp_csr_t *csr,
+                                     int64_t width, sp_ell_t *ell);
+/* hyb = ELL of width `width` (< 0: the rule of sp__ref_hyb_width) plus the overflow as
+ * row-sorted COO. */
+sp_status_t sp__gpu_csr_to_hyb(const sp_gpu_env_t *env, const sp_csr_t *csr, int64_t width,
+                               sp_hyb_t *hyb);
+/* jds = rows stably sorted by length descending, stored by jagged diagonal. */
+sp_status_t sp__gpu_csr_to_jds(const sp_gpu_env_t *env, const sp_csr_t *csr, sp_jds_t *jds);
+/* sell = SELL-C-sigma (sigma a positive multiple of c). */
+sp_status_t sp__gpu_csr_to_sell(const sp_gpu_env_t *env, const sp_csr_t *csr, int c, int sigma,
+                                sp_sell_t *sell);
+
+/* Release of device formats through env: free every array, zero the struct (a zeroed
+ * struct or NULL is accepted). */
+void sp__gpu_csr_free(const sp_gpu_env_t *env, sp_csr_t *a);
+void sp__gpu_ell_free(const sp_gpu_env_t *env, sp_ell_t *a);
+void sp__gpu_triplets_free(const sp_gpu_env_t *env, sp_triplets_t *a);
+void sp__gpu_hyb_free(const sp_gpu_env_t *env, sp_hyb_t *a);
+void sp__gpu_jds_free(const sp_gpu_env_t *env, sp_jds_t *a);
+void sp__gpu_sell_free(const sp_gpu_env_t *env, sp_sell_t *a);
+
 #ifdef __cplusplus
 }
 #endif
