@@ -287,6 +287,7 @@ int main(int argc, char **argv)
     sb_report_t r = {0};
     sp_coo_t *coo = NULL;
     sp_context_t *ctx = NULL;
+    sp_context_t *gpu = NULL;
     sp_matrix_t *A = NULL;
     sp_status_t st;
     int rc = 1;
@@ -312,7 +313,7 @@ int main(int argc, char **argv)
         }
         printf("cache: %s\n", cache_path);
     }
-    sb_print_executor(&r);
+    gpu = sb_open_gpu(&r);
     if (sp_context_create(SP_DEVICE_HOST, NULL, &ctx) != SP_STATUS_SUCCESS ||
         sp_matrix_create(ctx, coo, NULL, &A) != SP_STATUS_SUCCESS) {
         fprintf(stderr, "spbench: %s\n", sp_last_error());
@@ -321,10 +322,12 @@ int main(int argc, char **argv)
     sb_print_shape(coo, A, &r);
     rc = run_spmv(ctx, A, coo, &o, &r);
     if (o.bfs) rc |= sb_run_bfs(ctx, A, o.source, o.nsources, o.seed, &r);
+    if (gpu) rc |= sb_gpu_builds(gpu, coo, &r);
     if (o.json && sb_write_json(o.json, &r)) rc = 1;
 done:
     sp_matrix_destroy(A);
     sp_context_destroy(ctx);
+    sp_context_destroy(gpu);
     sp_coo_free(coo);
     return rc;
 }

@@ -32,6 +32,11 @@ typedef struct sb_report {
     double read_bw_gbs; /* streaming read measured in this run */
     sb_format_row_t rows[SP_FORMAT_COUNT];
     int nrows_done;
+    /* GPU builds: upload + sort-merge, then each format (ms, median of the rebuilds) */
+    int gpu_done;
+    double gpu_upload_ms, gpu_build_ms[SP_FORMAT_COUNT];
+    int64_t gpu_bytes[SP_FORMAT_COUNT];
+    sp_status_t gpu_status[SP_FORMAT_COUNT];
     /* BFS */
     int bfs_sources;
     double bfs_ms_median, bfs_teps_hmean;
@@ -67,7 +72,10 @@ double sb_max_rel_err(const sb_vectors_t *v, sp_value_type_t type);
 double sb_read_bandwidth(void);
 
 void sb_print_load(const sp_coo_t *coo, sb_report_t *r, int load_only);
-void sb_print_executor(sb_report_t *r);
+/* A CUDA context when a GPU is usable (NULL otherwise); prints the executor line. */
+sp_context_t *sb_open_gpu(sb_report_t *r);
+/* Upload, sort and build every format on the GPU, timed; prints gpu_build lines. */
+int sb_gpu_builds(sp_context_t *gpu, const sp_coo_t *coo, sb_report_t *r);
 void sb_print_shape(const sp_coo_t *coo, const sp_matrix_t *A, sb_report_t *r);
 void sb_print_format_row(sb_format_row_t *row, const sb_report_t *r, int check);
 int sb_write_json(const char *path, const sb_report_t *r);

@@ -350,10 +350,11 @@ typedef struct sp_matrix_info {
 
 sp_status_t sp_matrix_info(const sp_matrix_t *A, sp_matrix_info_t *info);
 
-/* Host copies of a built format's arrays, for inspection and tests. Arrays point into
- * the matrix (host context) and stay valid until the format is released; on a CUDA
- * context (not yet implemented) SP_STATUS_NOT_SUPPORTED. Which fields are set depends
- * on the format. */
+/* A built format's arrays in host memory, for inspection and tests. On a host context
+ * they point into the matrix; on a CUDA context the format is first copied to a host
+ * mirror kept in the matrix (synchronizing the context's stream). Either way they stay
+ * valid until the format is released or the matrix destroyed. Which fields are set
+ * depends on the format. */
 typedef struct sp_format_view {
     sp_format_t format;
     int64_t nrows, ncols, nnz;
@@ -369,7 +370,7 @@ typedef struct sp_format_view {
     int64_t sigma;         /* SELL window */
 } sp_format_view_t;
 
-sp_status_t sp_matrix_view(const sp_matrix_t *A, sp_format_t format, sp_format_view_t *view);
+sp_status_t sp_matrix_view(sp_matrix_t *A, sp_format_t format, sp_format_view_t *view);
 
 /* ------------------------------------------------------------------------------------
  * SpMV: y = alpha * A * x + beta * y.

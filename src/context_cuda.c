@@ -8,11 +8,15 @@
 #ifdef SP_HAVE_CUDA
 #include <cuda_runtime_api.h>
 
+#include "sp_kernels.h"
+
 typedef struct sp_cuda_state {
     int device;
     cudaStream_t stream;
     int owns_stream;
-    sp_device_allocator_t allocator; /* alloc == NULL: cudaMallocAsync */
+    sp_device_allocator_t allocator; /* alloc == NULL: the context's own memory pool */
+    cudaMemPool_t pool;              /* stream-ordered pool that keeps freed memory */
+    int has_pool;
 } sp_cuda_state_t;
 
 #define SP_CUDA_TRY(call)                                                               \
@@ -50,7 +54,23 @@ sp_status_t sp__cuda_context_init(sp_context_t *ctx, const sp_context_options_t 
         SP_CUDA_TRY(cudaStreamCreateWithFlags(&s->stream, cudaStreamNonBlocking));
         s->owns_stream = 1;
     }
-    if (options && options->allocator) s->allocator = *options->allocator;
+    if (options && options->allocator) {
+        SP_CHECK_ARG(options->allocator->alloc && options->allocator->free,
+                     "sp_context_create: allocator hooks alloc and free are both required");
+        s->allocator = *options->allocator;
+    } else {
+        /* A pool of our own (not the device's default one, which belongs to the whole
+         * process), keeping freed memory so repeated builds and plans pay no cudaMalloc. */
+        struct cudaMemPoolProps props;
+        uint64_t keep = UINT64_MAX;
+        memset(&props, 0, sizeof props);
+        props.allocType = cudaMemAllocationTypePinned;
+        props.location.type = cudaMemLocationTypeDevice;
+        props.location.id = device;
+        SP_CUDA_TRY(cudaMemPoolCreate(&s->pool, &props));
+        s->has_pool = 1;
+        SP_CUDA_TRY(cudaMemPoolSetAttribute(s->pool, cudaMemPoolAttrReleaseThreshold, &keep));
+    }
     snprintf(ctx->info.name, sizeof ctx->info.name, "%s", prop.name);
     ctx->info.sm_count = prop.multiProcessorCount;
     ctx->info.cc_major = prop.major;
@@ -61,6 +81,8 @@ sp_status_t sp__cuda_context_init(sp_context_t *ctx, const sp_context_options_t 
     ctx->cuda = s;
     s = NULL;
 done:
+    if (s && s->owns_stream) (void)cudaStreamDestroy(s->stream);
+    if (s && s->has_pool) (void)cudaMemPoolDestroy(s->pool);
     sp__free(s);
     return st;
 }
@@ -69,10 +91,10 @@ void sp__cuda_context_fini(sp_context_t *ctx)
 {
     sp_cuda_state_t *s = ctx->cuda;
     if (!s) return;
-    if (s->owns_stream) {
-        (void)cudaStreamSynchronize(s->stream);
-        (void)cudaStreamDestroy(s->stream);
-    }
+    (void)cudaStreamSynchronize(s->stream);
+    if (s->owns_stream) (void)cudaStreamDestroy(s->stream);
+    if (s->has_pool) (void)cudaMemPoolDestroy(s->pool);
+    (void)cudaGetLastError();
     sp__free(s);
     ctx->cuda = NULL;
 }
@@ -85,6 +107,52 @@ sp_status_t sp__cuda_synchronize(sp_context_t *ctx)
     SP_CUDA_TRY(cudaStreamSynchronize(s->stream));
 done:
     return st;
+}
+
+/* Device memory through the caller's hooks or the context's pool, on its stream. A
+ * failure names the bytes asked for and what the device has free. */
+static sp_status_t env_alloc(void *self, void **d_ptr, size_t bytes)
+{
+    sp_status_t st = SP_STATUS_SUCCESS;
+    sp_cuda_state_t *s = self;
+    size_t free_bytes = 0, total_bytes = 0;
+    int failed;
+    if (bytes == 0) bytes = 256; /* a valid, distinct pointer for empty arrays */
+    if (s->allocator.alloc) {
+        failed = s->allocator.alloc(d_ptr, bytes, s->stream, s->allocator.user) != 0;
+    } else {
+        failed = cudaMallocFromPoolAsync(d_ptr, bytes, s->pool, s->stream) != cudaSuccess;
+        (void)cudaGetLastError();
+    }
+    if (failed) {
+        *d_ptr = NULL;
+        (void)cudaMemGetInfo(&free_bytes, &total_bytes);
+        (void)cudaGetLastError();
+        SP_FAIL(SP_STATUS_ALLOC_FAILED,
+                "out of device memory allocating %zu bytes (%zu of %zu bytes free)", bytes,
+                free_bytes, total_bytes);
+    }
+done:
+    return st;
+}
+
+static void env_free(void *self, void *d_ptr)
+{
+    sp_cuda_state_t *s = self;
+    if (!d_ptr) return;
+    if (s->allocator.free) s->allocator.free(d_ptr, s->stream, s->allocator.user);
+    else (void)cudaFreeAsync(d_ptr, s->stream);
+}
+
+void sp__cuda_env(const sp_context_t *ctx, sp_gpu_env_t *env)
+{
+    sp_cuda_state_t *s = ctx->cuda;
+    env->stream = s->stream;
+    env->alloc = env_alloc;
+    env->free = env_free;
+    env->self = s;
+    env->sm_count = ctx->info.sm_count;
+    env->l2_bytes = ctx->info.l2_bytes;
 }
 
 #else /* !SP_HAVE_CUDA */

@@ -15,17 +15,24 @@ struct sp_context {
     char last_error[SP_CONTEXT_MESSAGE_MAX];
 };
 
-/* A matrix and its cache of built formats; on a host context the arrays are host memory. */
-struct sp_matrix {
-    sp_context_t *ctx; /* borrowed: the context it was created on */
-    sp_matrix_options_t options;
+/* One of each format; which are set is told by a bit mask (1u << sp_format_t). */
+typedef struct sp_format_set {
     sp_triplets_t coo; /* sorted by (row, col), merged */
     sp_csr_t csr, csc;
     sp_ell_t ell;
     sp_hyb_t hyb;
     sp_jds_t jds;
     sp_sell_t sell;
-    unsigned built; /* bit f set when format f is built */
+} sp_format_set_t;
+
+/* A matrix and its cache of built formats, in the context's memory (host or device). */
+struct sp_matrix {
+    sp_context_t *ctx; /* borrowed: the context it was created on */
+    sp_matrix_options_t options;
+    sp_format_set_t f;
+    unsigned built;          /* bit f set when format f is built */
+    sp_format_set_t *mirror; /* CUDA: host copies made for sp_matrix_view, else NULL */
+    unsigned mirrored;       /* bit f set when mirror holds format f */
     int64_t duplicates_merged;
     int64_t row_min, row_max, empty_rows;
     double row_mean, row_stddev;
@@ -39,5 +46,21 @@ sp_status_t sp__context_record(sp_context_t *ctx, sp_status_t status);
 sp_status_t sp__cuda_context_init(sp_context_t *ctx, const sp_context_options_t *options);
 void sp__cuda_context_fini(sp_context_t *ctx);
 sp_status_t sp__cuda_synchronize(sp_context_t *ctx);
+
+#ifdef SP_HAVE_CUDA
+#include "sp_kernels.h"
+/* The kernel layer's view of a CUDA context: stream and device memory. */
+void sp__cuda_env(const sp_context_t *ctx, sp_gpu_env_t *env);
+#endif
+
+/* The CUDA side of matrices (src/matrix_cuda.c): upload and sort-merge a host COO, build a
+ * format on the GPU, free one, and copy one to the host mirror. */
+sp_status_t sp__cuda_matrix_upload(sp_matrix_t *A, const sp_coo_t *coo, int32_t **h_row_counts);
+sp_status_t sp__cuda_matrix_build(sp_matrix_t *A, sp_format_t format, int sell_c, int sell_sigma);
+void sp__cuda_matrix_free_format(sp_matrix_t *A, sp_format_t format);
+sp_status_t sp__cuda_matrix_mirror(sp_matrix_t *A, sp_format_t format);
+
+/* Free format f of a host format set (the reference's *_free). */
+void sp__format_set_free(sp_format_set_t *set, sp_format_t format);
 
 #endif /* SP_API_H */

@@ -23,8 +23,8 @@ sp_status_t sp_spmv_choose_format(const sp_context_t *ctx, const sp_matrix_t *A,
     sp_status_t st = SP_STATUS_SUCCESS;
     SP_CHECK_ARG(ctx != NULL && A != NULL && format != NULL,
                  "sp_spmv_choose_format: NULL argument");
-    double padded = (double)A->coo.nrows * (double)A->row_max;
-    double nnz = (double)A->coo.nnz;
+    double padded = (double)A->f.coo.nrows * (double)A->row_max;
+    double nnz = (double)A->f.coo.nnz;
     if (nnz == 0 || padded <= 1.2 * nnz)
         *format = SP_FORMAT_ELL;
     else if (A->row_max <= 32.0 * (A->row_mean + 1.0))
@@ -39,13 +39,13 @@ static void spmv_host(const sp_matrix_t *A, sp_format_t f, const void *alpha, co
                       const void *beta, void *y)
 {
     switch (f) {
-    case SP_FORMAT_COO: sp__ref_spmv_coo(&A->coo, alpha, x, beta, y); break;
-    case SP_FORMAT_CSR: sp__ref_spmv_csr(&A->csr, alpha, x, beta, y); break;
-    case SP_FORMAT_CSC: sp__ref_spmv_csc(&A->csc, alpha, x, beta, y); break;
-    case SP_FORMAT_ELL: sp__ref_spmv_ell(&A->ell, alpha, x, beta, y); break;
-    case SP_FORMAT_HYB: sp__ref_spmv_hyb(&A->hyb, alpha, x, beta, y); break;
-    case SP_FORMAT_JDS: sp__ref_spmv_jds(&A->jds, alpha, x, beta, y); break;
-    case SP_FORMAT_SELL: sp__ref_spmv_sell(&A->sell, alpha, x, beta, y); break;
+    case SP_FORMAT_COO: sp__ref_spmv_coo(&A->f.coo, alpha, x, beta, y); break;
+    case SP_FORMAT_CSR: sp__ref_spmv_csr(&A->f.csr, alpha, x, beta, y); break;
+    case SP_FORMAT_CSC: sp__ref_spmv_csc(&A->f.csc, alpha, x, beta, y); break;
+    case SP_FORMAT_ELL: sp__ref_spmv_ell(&A->f.ell, alpha, x, beta, y); break;
+    case SP_FORMAT_HYB: sp__ref_spmv_hyb(&A->f.hyb, alpha, x, beta, y); break;
+    case SP_FORMAT_JDS: sp__ref_spmv_jds(&A->f.jds, alpha, x, beta, y); break;
+    case SP_FORMAT_SELL: sp__ref_spmv_sell(&A->f.sell, alpha, x, beta, y); break;
     default: break;
     }
 }
@@ -57,16 +57,19 @@ sp_status_t sp_spmv(sp_context_t *ctx, sp_format_t format, sp_spmv_alg_t alg,
     sp_status_t st = SP_STATUS_SUCCESS;
     SP_CHECK_ARG(ctx != NULL && A != NULL, "sp_spmv: ctx or A is NULL");
     SP_CHECK_ARG(alpha != NULL && beta != NULL, "sp_spmv: alpha or beta is NULL");
-    SP_CHECK_ARG((x != NULL || A->coo.ncols == 0) && (y != NULL || A->coo.nrows == 0),
+    SP_CHECK_ARG((x != NULL || A->f.coo.ncols == 0) && (y != NULL || A->f.coo.nrows == 0),
                  "sp_spmv: x or y is NULL");
     SP_CHECK_ARG(A->ctx == ctx, "sp_spmv: matrix belongs to another context");
-    SP_CHECK_ARG(A->coo.value_type != SP_VALUE_NONE,
+    SP_CHECK_ARG(A->f.coo.value_type != SP_VALUE_NONE,
                  "sp_spmv: the matrix is a pattern (no values); load it with values");
     SP_CHECK_ARG(format == SP_FORMAT_AUTO || ((int)format >= 0 && format < SP_FORMAT_COUNT),
                  "sp_spmv: unknown format %d", (int)format);
     if (format == SP_FORMAT_AUTO) SP_TRY(sp_spmv_choose_format(ctx, A, &format));
     SP_CHECK_ARG(alg_fits(format, alg), "sp_spmv: algorithm %d does not apply to format %s",
                  (int)alg, sp_format_name(format));
+    if (ctx->kind == SP_DEVICE_CUDA)
+        SP_FAIL(SP_STATUS_NOT_SUPPORTED, "%s on a CUDA context: the GPU kernels are not in this "
+                "version of libsp (use a host context)", "sp_spmv");
     SP_TRY(sp_matrix_build(ctx, A, format));
     spmv_host(A, format, alpha, x, beta, y);
 done:
