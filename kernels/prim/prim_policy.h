@@ -14,8 +14,8 @@
 #ifndef SP_RADIX_ITEMS_U64
 #define SP_RADIX_ITEMS_U64 12
 #endif
-#ifndef SP_RADIX_MIN_BLOCKS
-#define SP_RADIX_MIN_BLOCKS 3
+#ifndef SP_RADIX_MIN_BLOCKS_U64
+#define SP_RADIX_MIN_BLOCKS_U64 3
 #endif
 
 /* Histogram, thread-local bins in registers for the fewest bins: every key is compared
@@ -67,20 +67,23 @@ template <> struct sp_scan_policy<unsigned long long> {
 /* Radix sort: 8-bit digits (256 buckets: one per thread of the block for the digit
  * scans, 4 passes for 32-bit keys, 8 for 64-bit). Upsweep and downsweep use the same
  * tiles. The downsweep's tile of keys and values sits in static shared memory (48 KB at
- * most), which caps the items of 64-bit keys; min_blocks caps the downsweep's registers
- * so that this many blocks share an SM (ranking is latency-bound). */
+ * most), which caps the items of 64-bit keys. min_blocks caps the downsweep's registers
+ * so that this many blocks share an SM. Measured on an H200 (bench/results/
+ * h200-primitives.md, values loaded after ranking): 32-bit keys fastest at 4 blocks (2 and
+ * 3 were 25% and 4% slower), 64-bit keys at 3 blocks of 12 items (4 blocks, or 8 items,
+ * 15% slower). */
 template <typename K> struct sp_radix_policy;
 template <> struct sp_radix_policy<unsigned> {
     static constexpr int digit_bits = 8;
     static constexpr int block_threads = 256; /* must equal 1 << digit_bits */
     static constexpr int items_per_thread = SP_RADIX_ITEMS_U32;
-    static constexpr int min_blocks = SP_RADIX_MIN_BLOCKS;
+    static constexpr int min_blocks = 4;
 };
 template <> struct sp_radix_policy<unsigned long long> {
     static constexpr int digit_bits = 8;
     static constexpr int block_threads = 256;
     static constexpr int items_per_thread = SP_RADIX_ITEMS_U64;
-    static constexpr int min_blocks = SP_RADIX_MIN_BLOCKS;
+    static constexpr int min_blocks = SP_RADIX_MIN_BLOCKS_U64;
 };
 
 #endif /* SP_PRIM_POLICY_H */
