@@ -112,6 +112,58 @@ void sp__gpu_hyb_free(const sp_gpu_env_t *env, sp_hyb_t *a);
 void sp__gpu_jds_free(const sp_gpu_env_t *env, sp_jds_t *a);
 void sp__gpu_sell_free(const sp_gpu_env_t *env, sp_sell_t *a);
 
+/* ---- SpMV (kernels/spmv/): y = alpha * A * x + beta * y ----
+ * alpha and beta point to one host value of A's value type (float or double); d_x and
+ * d_y are device vectors of that type (ncols and nrows entries). beta == 0 never reads y
+ * (NaN in y does not leak). Float matrices accumulate in float, double in double. Work
+ * is queued on env->stream; no call allocates (plans do, once) or synchronizes. */
+
+/* What an algorithm needs to know about its matrix, worked out once (the analyse step of
+ * an iterative solver) in device memory from env: e.g. the merge-path partition of CSR,
+ * the sub-warp width of CSR vector, carry-out scratch of the segmented COO. */
+typedef struct sp_gpu_spmv_plan {
+    sp_format_t format;
+    sp_spmv_alg_t alg; /* resolved, never SP_SPMV_ALG_DEFAULT */
+    int param;         /* CSR vector: threads per row; else algorithm-specific */
+    int64_t naux;
+    int32_t *d_aux;    /* algorithm-specific index data (e.g. partition start rows) */
+    void *d_temp;      /* per-call scratch reused by every call (e.g. carry-outs) */
+    size_t temp_bytes;
+} sp_gpu_spmv_plan_t;
+
+/* Plans for CSR (alg: DEFAULT picks one from the row statistics; CSR_SCALAR, CSR_VECTOR,
+ * CSR_MERGE) and COO (DEFAULT, COO_ATOMIC, COO_SEGMENTED). On failure plan is untouched. */
+sp_status_t sp__gpu_spmv_csr_plan(const sp_gpu_env_t *env, const sp_csr_t *a, sp_spmv_alg_t alg,
+                                  sp_gpu_spmv_plan_t *plan);
+sp_status_t sp__gpu_spmv_coo_plan(const sp_gpu_env_t *env, const sp_triplets_t *a,
+                                  sp_spmv_alg_t alg, sp_gpu_spmv_plan_t *plan);
+void sp__gpu_spmv_plan_free(const sp_gpu_env_t *env, sp_gpu_spmv_plan_t *plan);
+
+sp_status_t sp__gpu_spmv_csr(const sp_gpu_env_t *env, const sp_gpu_spmv_plan_t *plan,
+                             const sp_csr_t *a, const void *alpha, const void *d_x,
+                             const void *beta, void *d_y);
+/* COO triplets sorted by (row, col). */
+sp_status_t sp__gpu_spmv_coo(const sp_gpu_env_t *env, const sp_gpu_spmv_plan_t *plan,
+                             const sp_triplets_t *a, const void *alpha, const void *d_x,
+                             const void *beta, void *d_y);
+/* y += alpha * A * x with atomics (any entry order): HYB's overflow and CSC use it. */
+sp_status_t sp__gpu_spmv_coo_accumulate(const sp_gpu_env_t *env, const sp_triplets_t *a,
+                                        const void *alpha, const void *d_x, void *d_y);
+/* y = beta * y (y = 0 when beta == 0, without reading y), n entries of type t. */
+sp_status_t sp__gpu_scale(const sp_gpu_env_t *env, sp_value_type_t t, int64_t n,
+                          const void *beta, void *d_y);
+/* A given by its CSC (a->ptr over columns): y = beta*y, then atomics per column. */
+sp_status_t sp__gpu_spmv_csc(const sp_gpu_env_t *env, const sp_csr_t *a, const void *alpha,
+                             const void *d_x, const void *beta, void *d_y);
+sp_status_t sp__gpu_spmv_ell(const sp_gpu_env_t *env, const sp_ell_t *a, const void *alpha,
+                             const void *d_x, const void *beta, void *d_y);
+sp_status_t sp__gpu_spmv_hyb(const sp_gpu_env_t *env, const sp_hyb_t *a, const void *alpha,
+                             const void *d_x, const void *beta, void *d_y);
+sp_status_t sp__gpu_spmv_jds(const sp_gpu_env_t *env, const sp_jds_t *a, const void *alpha,
+                             const void *d_x, const void *beta, void *d_y);
+sp_status_t sp__gpu_spmv_sell(const sp_gpu_env_t *env, const sp_sell_t *a, const void *alpha,
+                              const void *d_x, const void *beta, void *d_y);
+
 #ifdef __cplusplus
 }
 #endif
