@@ -83,6 +83,126 @@ __device__ __forceinline__ T subwarp_sum(T v)
     return v;
 }
 
+/* Inclusive segmented scan over the warp of (*flag, *v), flag marking a segment start
+ * (or, in block_segmented_exclusive_scan, an end inside the thread): afterwards *v is the
+ * sum from the last flagged lane at or before this one, *flag whether there is one. All
+ * 32 lanes must call it. */
+template <typename T>
+__device__ __forceinline__ void warp_segmented_scan(bool *flag, T *v)
+{
+    int lane = threadIdx.x & 31;
+#pragma unroll
+    for (int d = 1; d < 32; d <<= 1) {
+        T u = __shfl_up_sync(sp_prim::full_mask, *v, d);
+        bool uf = __shfl_up_sync(sp_prim::full_mask, (int)*flag, d) != 0;
+        if (lane >= d) {
+            if (!*flag) *v += u;
+            *flag = *flag || uf;
+        }
+    }
+}
+
+/* Inclusive sum over runs of equal adjacent keys in the warp: the last lane of each run
+ * gets its run's sum and *is_tail set. Used where entries are (mostly) grouped by row, so
+ * one atomic per run replaces one per entry. All 32 lanes must call it. */
+template <typename T>
+__device__ __forceinline__ T warp_run_sum(int32_t key, T v, bool *is_tail)
+{
+    int lane = threadIdx.x & 31;
+    int32_t prev = __shfl_up_sync(sp_prim::full_mask, key, 1);
+    int32_t next = __shfl_down_sync(sp_prim::full_mask, key, 1);
+    bool head = lane == 0 || prev != key;
+    warp_segmented_scan(&head, &v);
+    *is_tail = lane == 31 || next != key;
+    return v;
+}
+
+/* Exclusive segmented scan over the BLOCK threads of a block, one (flag, v) per thread:
+ * the result for thread i is the sum of v over threads h..i-1, where h is the last thread
+ * before i with flag set (thread 0 if none). A thread sets flag when a segment
+ * (a row) ends inside it and v is then the sum after its last segment end, so the result
+ * is the part of the row running into thread i that earlier threads hold. s_flag and s_v:
+ * BLOCK/32 elements of shared memory. Contains __syncthreads: call from all threads. */
+template <int BLOCK, typename T>
+__device__ __forceinline__ T block_segmented_exclusive_scan(bool flag, T v, int *s_flag, T *s_v)
+{
+    static_assert(BLOCK % 32 == 0 && BLOCK <= 1024, "whole warps, at most 32 of them");
+    int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    bool f = flag;
+    T s = v;
+    warp_segmented_scan(&f, &s);
+    if (lane == 31) {
+        s_flag[warp] = f;
+        s_v[warp] = s;
+    }
+    /* exclusive within the warp: the inclusive value of the lane before */
+    T ex = __shfl_up_sync(sp_prim::full_mask, s, 1);
+    bool exf = __shfl_up_sync(sp_prim::full_mask, (int)f, 1) != 0;
+    if (lane == 0) {
+        ex = T(0);
+        exf = false;
+    }
+    __syncthreads();
+    T prefix = T(0);
+    for (int w = 0; w < warp; w++) prefix = s_flag[w] ? s_v[w] : prefix + s_v[w];
+    __syncthreads(); /* s_flag and s_v may be reused after the call */
+    return exf ? ex : prefix + ex;
+}
+
+/* Carry-outs of rows that cross tile boundaries (CSR merge, COO segmented): per tile the
+ * row its tail belongs to (-1: none) and that row's partial sum, always stored as double
+ * slots so one plan size serves both value types. */
+static inline size_t carry_bytes(int64_t ntiles)
+{
+    return sp_prim::align_up((size_t)ntiles * sizeof(int32_t)) +
+           sp_prim::align_up((size_t)ntiles * sizeof(double));
+}
+template <typename T>
+static inline void carry_arrays(void *d_temp, int64_t ntiles, int32_t **rows, T **vals)
+{
+    *rows = static_cast<int32_t *>(d_temp);
+    *vals = reinterpret_cast<T *>(static_cast<char *>(d_temp) +
+                                  sp_prim::align_up((size_t)ntiles * sizeof(int32_t)));
+}
+
+/* y[carry_row[t]] += alpha * carry_val[t] for the n carries, after the tile kernel has
+ * completed (and applied beta to) every row: runs of equal rows are summed in the warp
+ * first, so a row spanning many tiles costs one atomic per warp, not one per tile. */
+template <int BLOCK, typename T>
+__global__ void __launch_bounds__(BLOCK)
+carry_fixup_kernel(const int32_t *carry_row, const T *carry_val, int64_t n, T alpha, T *y)
+{
+    int lane = threadIdx.x & 31;
+    for (int64_t base = (int64_t)blockIdx.x * BLOCK + (threadIdx.x & ~31); base < n;
+         base += (int64_t)gridDim.x * BLOCK) {
+        int64_t t = base + lane;
+        int32_t row = t < n ? carry_row[t] : -1;
+        T v = t < n ? carry_val[t] : T(0);
+        bool tail = false;
+        T sum = warp_run_sum(row, v, &tail);
+        if (tail && row >= 0) atomicAdd(y + row, alpha * sum);
+    }
+}
+
+/* Merge path (Merrill & Garland 2016): at diagonal d of the merge of the row ends
+ * row_end(0..nrows-1) with the entry indices b0 + 0..nnz-1, the number of row ends
+ * consumed (the entries consumed are d minus that). A row end equal to an entry index
+ * comes first, so a row ends before the next row's first entry. I: the index type (int
+ * inside a tile, int64_t across the matrix). */
+template <typename I, typename RowEnd>
+__device__ __forceinline__ I merge_path_rows(I d, RowEnd row_end, I nrows, I nnz, int64_t b0)
+{
+    I lo = d > nnz ? d - nnz : I(0), hi = d < nrows ? d : nrows;
+    while (lo < hi) {
+        I mid = lo + (hi - lo) / 2;
+        if ((int64_t)row_end(mid) <= b0 + (int64_t)(d - mid - 1))
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
 /* Blocks of `block` threads for a grid-stride loop over n > 0 items, capped at
  * blocks_per_sm per SM (the loop strides over the rest). */
 static inline unsigned grid_for(const sp_gpu_env_t *env, int64_t n, int block,

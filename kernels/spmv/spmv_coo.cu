@@ -1,0 +1,224 @@
+/* COO SpMV on the GPU (PMPP, sparse-format chapter; Bell & Garland 2009). Atomic: y = beta*y,
+ * then each warp takes 32 consecutive entries, sums runs of one row by a shuffle scan and
+ * adds each run with one atomic. Segmented (row-sorted entries, no atomics in the main
+ * pass): each block reduces a tile of entries staged in shared memory, each thread a run
+ * of them, a block-wide segmented scan carrying partial rows between threads; rows ending
+ * in the tile are written once, a row running past the tile leaves a carry-out that a
+ * second kernel adds (the reduce-by-key of Merrill's CUB). */
+#include "spmv_common.cuh"
+#include "spmv_policy_coo.h"
+
+namespace {
+
+using A = sp_spmv_coo_atomic_policy;
+using S = sp_spmv_coo_segmented_policy;
+
+/* y[row[e]] += alpha * val[e] * x[col[e]] for every entry, any order. */
+template <typename T>
+__global__ void __launch_bounds__(A::block_threads)
+accumulate_kernel(const int32_t *row, const int32_t *col, const T *val, int64_t nnz,
+                  const T *x, T alpha, T *y)
+{
+    int lane = threadIdx.x & 31;
+    for (int64_t base = (int64_t)blockIdx.x * A::block_threads + (threadIdx.x & ~31);
+         base < nnz; base += (int64_t)gridDim.x * A::block_threads) {
+        int64_t e = base + lane;
+        int32_t r = -1;
+        T v = T(0);
+        if (e < nnz) {
+            r = row[e];
+            v = val[e] * spmv::load_x(x, col[e]);
+        }
+        bool tail = false;
+        T sum = spmv::warp_run_sum(r, v, &tail);
+        if (tail && r >= 0) atomicAdd(y + r, alpha * sum);
+    }
+}
+
+/* Shared-memory slot of tile item q: one pad word per 32 items, so the blocked reads
+ * (thread t reads items t*items_per_thread + k) hit distinct banks. */
+__device__ __forceinline__ int padded(int q) { return q + (q >> 5); }
+
+/* y (already scaled by beta) += alpha * A * x for tile blockIdx.x of the row-sorted
+ * entries. Tile items past nnz repeat the tile's last row with product 0, so they only
+ * extend the last run. Each row with entries is written here by the one tile holding its
+ * last entry; every earlier tile it crosses leaves its part as the tile's carry-out. */
+template <typename T>
+__global__ void __launch_bounds__(S::block_threads)
+segmented_kernel(const int32_t *row, const int32_t *col, const T *val, int64_t nnz,
+                 const T *x, T alpha, T *y, int32_t *carry_row, T *carry_val)
+{
+    constexpr int B = S::block_threads, I = S::items_per_thread;
+    constexpr int slots = S::tile_items + S::tile_items / 32;
+    __shared__ int32_t s_row[slots];
+    __shared__ T s_prod[slots];
+    __shared__ int s_flag[B / 32];
+    __shared__ T s_v[B / 32];
+    int tid = threadIdx.x;
+    int64_t base = (int64_t)blockIdx.x * S::tile_items;
+    int64_t end = min(base + (int64_t)S::tile_items, nnz);
+    int32_t last_row = row[end - 1];
+
+    /* striped (coalesced) loads, all issued before the gathers from x */
+    int32_t rr[I], cc[I];
+    T vv[I];
+#pragma unroll
+    for (int k = 0; k < I; k++) {
+        int64_t e = base + k * B + tid;
+        rr[k] = last_row;
+        cc[k] = 0;
+        vv[k] = T(0);
+        if (e < end) {
+            rr[k] = row[e];
+            cc[k] = col[e];
+            vv[k] = val[e];
+        }
+    }
+#pragma unroll
+    for (int k = 0; k < I; k++) {
+        int q = k * B + tid;
+        s_row[padded(q)] = rr[k];
+        s_prod[padded(q)] = base + q < end ? vv[k] * spmv::load_x(x, cc[k]) : T(0);
+    }
+    __syncthreads();
+
+    /* this thread's run: rows ending inside it are complete except the first, which
+     * earlier threads may share (it gets the scan's carry-in) */
+    int p0 = tid * I;
+    int32_t prev = s_row[padded(p0 > 0 ? p0 - 1 : 0)];
+    T run = T(0), first_val = T(0);
+    int32_t first_row = -1;
+    bool ended = false;
+#pragma unroll
+    for (int k = 0; k < I; k++) {
+        int32_t r = s_row[padded(p0 + k)];
+        if (r != prev) {
+            if (!ended) {
+                ended = true;
+                first_row = prev;
+                first_val = run;
+            } else {
+                y[prev] += alpha * run;
+            }
+            run = T(0);
+        }
+        run += s_prod[padded(p0 + k)];
+        prev = r;
+    }
+    T carry_in = spmv::block_segmented_exclusive_scan<B>(ended, run, s_flag, s_v);
+    if (ended) y[first_row] += alpha * (first_val + carry_in);
+    if (tid == B - 1) {
+        T total = ended ? run : carry_in + run;
+        bool complete = end >= nnz || row[end] != last_row;
+        if (complete) y[last_row] += alpha * total;
+        carry_row[blockIdx.x] = complete ? -1 : last_row;
+        carry_val[blockIdx.x] = complete ? T(0) : total;
+    }
+}
+
+/* The checks every COO call makes. */
+sp_status_t check_coo(const char *what, const sp_gpu_env_t *env, const sp_triplets_t *a,
+                      const void *alpha, const void *d_x, const void *beta, const void *d_y)
+{
+    sp_status_t st = SP_STATUS_SUCCESS;
+    SP_CHECK_ARG(a != NULL, "%s: NULL matrix", what);
+    SP_TRY(spmv::check_call(what, env, a->value_type, a->nrows, a->ncols, alpha, d_x, beta, d_y));
+    SP_CHECK_ARG(a->nnz >= 0, "%s: negative entry count %lld", what, (long long)a->nnz);
+    if (a->nnz > INT32_MAX)
+        SP_FAIL(SP_STATUS_NOT_SUPPORTED, "%s: %lld entries exceed 32-bit indices", what,
+                (long long)a->nnz);
+    SP_CHECK_ARG(a->nnz == 0 || (a->row != NULL && a->col != NULL && a->val != NULL),
+                 "%s: NULL arrays for %lld entries", what, (long long)a->nnz);
+done:
+    return st;
+}
+
+/* y += alpha * A * x by accumulate_kernel (a->nnz > 0, arguments checked). */
+template <typename T>
+sp_status_t launch_accumulate(const sp_gpu_env_t *env, const sp_triplets_t *a, T alpha,
+                              const void *d_x, void *d_y)
+{
+    sp_status_t st = SP_STATUS_SUCCESS;
+    accumulate_kernel<T><<<spmv::grid_for(env, a->nnz, A::block_threads, A::blocks_per_sm),
+                           A::block_threads, 0, (cudaStream_t)env->stream>>>(
+        a->row, a->col, static_cast<const T *>(a->val), a->nnz, static_cast<const T *>(d_x),
+        alpha, static_cast<T *>(d_y));
+    SP_CUDA_LAUNCHED("accumulate_kernel");
+done:
+    return st;
+}
+
+/* y += alpha * A * x by segmented_kernel and the carry fix-up (a->nnz > 0). */
+template <typename T>
+sp_status_t launch_segmented(const sp_gpu_env_t *env, const sp_gpu_spmv_plan_t *plan,
+                             const sp_triplets_t *a, T alpha, const void *d_x, void *d_y)
+{
+    sp_status_t st = SP_STATUS_SUCCESS;
+    cudaStream_t s = (cudaStream_t)env->stream;
+    int64_t ntiles = (a->nnz + S::tile_items - 1) / S::tile_items;
+    int32_t *d_carry_row = NULL;
+    T *d_carry_val = NULL;
+    spmv::carry_arrays(plan->d_temp, ntiles, &d_carry_row, &d_carry_val);
+    segmented_kernel<T><<<(unsigned)ntiles, S::block_threads, 0, s>>>(
+        a->row, a->col, static_cast<const T *>(a->val), a->nnz, static_cast<const T *>(d_x),
+        alpha, static_cast<T *>(d_y), d_carry_row, d_carry_val);
+    SP_CUDA_LAUNCHED("segmented_kernel");
+    spmv::carry_fixup_kernel<S::fixup_block_threads, T>
+        <<<spmv::grid_for(env, ntiles, S::fixup_block_threads, S::fixup_blocks_per_sm),
+           S::fixup_block_threads, 0, s>>>(d_carry_row, d_carry_val, ntiles, alpha,
+                                           static_cast<T *>(d_y));
+    SP_CUDA_LAUNCHED("carry_fixup_kernel");
+done:
+    return st;
+}
+
+} /* namespace */
+
+extern "C" sp_status_t sp__gpu_spmv_coo_accumulate(const sp_gpu_env_t *env,
+                                                   const sp_triplets_t *a, const void *alpha,
+                                                   const void *d_x, void *d_y)
+{
+    sp_status_t st = SP_STATUS_SUCCESS;
+    SP_TRY(check_coo("coo accumulate", env, a, alpha, d_x, alpha, d_y));
+    if (a->nnz == 0) goto done;
+    spmv::by_value(a->value_type, [&](auto tag) {
+        using T = decltype(tag);
+        st = launch_accumulate<T>(env, a, spmv::host_value<T>(alpha), d_x, d_y);
+    });
+done:
+    return st;
+}
+
+/* y = beta * y first (every row, empty ones included, exactly once), then the entries
+ * are added; the segmented pass writes rows without atomics, only carry-outs of rows
+ * crossing tiles are added by atomics, one per warp-run, in the fix-up. */
+extern "C" sp_status_t sp__gpu_spmv_coo(const sp_gpu_env_t *env, const sp_gpu_spmv_plan_t *plan,
+                                        const sp_triplets_t *a, const void *alpha,
+                                        const void *d_x, const void *beta, void *d_y)
+{
+    sp_status_t st = SP_STATUS_SUCCESS;
+    int64_t ntiles = 0;
+    SP_TRY(check_coo("coo spmv", env, a, alpha, d_x, beta, d_y));
+    SP_CHECK_ARG(plan != NULL && plan->format == SP_FORMAT_COO &&
+                     (plan->alg == SP_SPMV_ALG_COO_ATOMIC ||
+                      plan->alg == SP_SPMV_ALG_COO_SEGMENTED),
+                 "coo spmv: not a COO plan");
+    ntiles = (a->nnz + S::tile_items - 1) / S::tile_items;
+    if (plan->alg == SP_SPMV_ALG_COO_SEGMENTED && ntiles > 0)
+        SP_CHECK_ARG(plan->d_temp != NULL && plan->temp_bytes >= spmv::carry_bytes(ntiles),
+                     "coo spmv: plan has %zu scratch bytes, %lld entries need %zu (plan made "
+                     "for another matrix?)",
+                     plan->temp_bytes, (long long)a->nnz, spmv::carry_bytes(ntiles));
+    SP_TRY(sp__gpu_scale(env, a->value_type, a->nrows, beta, d_y));
+    if (a->nnz == 0) goto done;
+    spmv::by_value(a->value_type, [&](auto tag) {
+        using T = decltype(tag);
+        T al = spmv::host_value<T>(alpha);
+        if (plan->alg == SP_SPMV_ALG_COO_SEGMENTED)
+            st = launch_segmented<T>(env, plan, a, al, d_x, d_y);
+        else
+            st = launch_accumulate<T>(env, a, al, d_x, d_y);
+    });
+done:
+    return st;
+}

@@ -1,0 +1,62 @@
+/* SpMV with A given by its CSC on the GPU (PMPP, sparse-format chapter: the transposed
+ * traversal): y = beta * y, then a thread per entry finds its column by binary search over
+ * the column pointers (balanced whatever the column lengths) and adds
+ * alpha * a * x[column] to its row with an atomic. */
+#include "convert/convert_common.cuh"
+#include "spmv_common.cuh"
+#include "spmv_policy_coo.h"
+
+namespace {
+
+using P = sp_spmv_csc_policy;
+
+template <typename T>
+__global__ void __launch_bounds__(P::block_threads)
+csc_kernel(const int32_t *ptr, const int32_t *idx, const T *val, int64_t ncols, int64_t nnz,
+           const T *x, T alpha, T *y)
+{
+    for (int64_t e = (int64_t)blockIdx.x * P::block_threads + threadIdx.x; e < nnz;
+         e += (int64_t)gridDim.x * P::block_threads) {
+        int64_t j = sp_convert::row_of(ptr, ncols, e);
+        atomicAdd(y + idx[e], alpha * (val[e] * spmv::load_x(x, j)));
+    }
+}
+
+template <typename T>
+sp_status_t launch_csc(const sp_gpu_env_t *env, const sp_csr_t *a, T alpha, const void *d_x,
+                       void *d_y)
+{
+    sp_status_t st = SP_STATUS_SUCCESS;
+    csc_kernel<T><<<spmv::grid_for(env, a->nnz, P::block_threads, P::blocks_per_sm),
+                    P::block_threads, 0, (cudaStream_t)env->stream>>>(
+        a->ptr, a->idx, static_cast<const T *>(a->val), a->ncols, a->nnz,
+        static_cast<const T *>(d_x), alpha, static_cast<T *>(d_y));
+    SP_CUDA_LAUNCHED("csc_kernel");
+done:
+    return st;
+}
+
+} /* namespace */
+
+extern "C" sp_status_t sp__gpu_spmv_csc(const sp_gpu_env_t *env, const sp_csr_t *a,
+                                        const void *alpha, const void *d_x, const void *beta,
+                                        void *d_y)
+{
+    sp_status_t st = SP_STATUS_SUCCESS;
+    SP_CHECK_ARG(a != NULL, "csc spmv: NULL matrix");
+    SP_TRY(spmv::check_call("csc spmv", env, a->value_type, a->nrows, a->ncols, alpha, d_x,
+                            beta, d_y));
+    SP_CHECK_ARG(a->nnz >= 0 && a->nnz <= INT32_MAX, "csc spmv: entry count %lld outside 0..%d",
+                 (long long)a->nnz, INT32_MAX);
+    SP_CHECK_ARG(a->ptr != NULL, "csc spmv: ptr is NULL");
+    SP_CHECK_ARG(a->nnz == 0 || (a->idx != NULL && a->val != NULL),
+                 "csc spmv: NULL arrays for %lld entries", (long long)a->nnz);
+    SP_TRY(sp__gpu_scale(env, a->value_type, a->nrows, beta, d_y));
+    if (a->nnz == 0) goto done;
+    spmv::by_value(a->value_type, [&](auto tag) {
+        using T = decltype(tag);
+        st = launch_csc<T>(env, a, spmv::host_value<T>(alpha), d_x, d_y);
+    });
+done:
+    return st;
+}

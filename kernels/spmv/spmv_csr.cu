@@ -1,0 +1,257 @@
+/* CSR SpMV on the GPU. Scalar: a thread per row (PMPP, sparse-format chapter). Vector: a
+ * sub-warp of 2..32 lanes per row, coalesced over the row's entries, shuffle-reduced
+ * (Bell & Garland 2009). Merge: the merge path of row ends and entries cut into equal
+ * tiles (Merrill & Garland 2016): each block stages its tile's row ends and products in
+ * shared memory, each thread consumes an equal share of merge items, a block segmented
+ * scan joins rows split between threads, and rows split between blocks are finished by a
+ * carry-out fix-up, so no row length can stall a block. */
+#include "spmv_common.cuh"
+#include "spmv_policy_csr.h"
+
+namespace {
+
+using SP = sp_spmv_csr_scalar_policy;
+using VP = sp_spmv_csr_vector_policy;
+using MP = sp_spmv_csr_merge_policy;
+
+template <typename T>
+__global__ void __launch_bounds__(SP::block_threads)
+scalar_kernel(const int32_t *ptr, const int32_t *idx, const T *val, int64_t nrows, const T *x,
+              T alpha, T beta, T *y)
+{
+    for (int64_t r = (int64_t)blockIdx.x * SP::block_threads + threadIdx.x; r < nrows;
+         r += (int64_t)gridDim.x * SP::block_threads) {
+        T sum = T(0);
+        for (int32_t k = ptr[r], end = ptr[r + 1]; k < end; k++)
+            sum += val[k] * spmv::load_x(x, idx[k]);
+        spmv::y_update(y, r, alpha, sum, beta);
+    }
+}
+
+/* W lanes per row; the loop bound is the same for the whole warp so every lane reaches
+ * the shuffles. */
+template <int W, typename T>
+__global__ void __launch_bounds__(VP::block_threads)
+vector_kernel(const int32_t *ptr, const int32_t *idx, const T *val, int64_t nrows, const T *x,
+              T alpha, T beta, T *y)
+{
+    constexpr int rows_per_warp = 32 / W;
+    int lane = threadIdx.x & 31, sub = lane & (W - 1), group = lane / W;
+    int64_t warp = ((int64_t)blockIdx.x * VP::block_threads + threadIdx.x) >> 5;
+    int64_t stride = (int64_t)gridDim.x * (VP::block_threads / 32) * rows_per_warp;
+    for (int64_t r0 = warp * rows_per_warp; r0 < nrows; r0 += stride) {
+        int64_t r = r0 + group;
+        T sum = T(0);
+        if (r < nrows) {
+            int64_t end = ptr[r + 1]; /* 64-bit: k + W may pass INT32_MAX */
+#pragma unroll 4
+            for (int64_t k = ptr[r] + sub; k < end; k += W)
+                sum += val[k] * spmv::load_x(x, idx[k]);
+        }
+        sum = spmv::subwarp_sum<W>(sum);
+        if (sub == 0 && r < nrows) spmv::y_update(y, r, alpha, sum, beta);
+    }
+}
+
+/* Tile blockIdx.x of the merge path: rows [i0, i1) end inside it (written here, beta
+ * applied once); row i1 (when < nrows) continues past it, its part here is the tile's
+ * carry-out, added by the fix-up after this kernel (so after its beta). tile_row: the
+ * plan's partition, the start row of every tile and nrows at the end. */
+template <typename T>
+__global__ void __launch_bounds__(MP::block_threads)
+merge_kernel(const int32_t *ptr, const int32_t *idx, const T *val, int64_t nrows, int64_t nnz,
+             const int32_t *tile_row, const T *x, T alpha, T beta, T *y, int32_t *carry_row,
+             T *carry_val)
+{
+    constexpr int B = MP::block_threads, I = MP::items_per_thread, tile = MP::tile_items;
+    __shared__ int32_t s_end[tile + 1]; /* row ends of rows i0.., then a sentinel */
+    __shared__ T s_prod[tile];          /* val * x of the tile's entries */
+    __shared__ T s_out[tile];           /* sums of the rows ending in the tile */
+    __shared__ int s_flag[B / 32];
+    __shared__ T s_v[B / 32];
+    int tid = threadIdx.x;
+    int64_t d0 = (int64_t)blockIdx.x * tile;
+    int64_t d1 = min(d0 + (int64_t)tile, nrows + nnz);
+    int64_t i0 = tile_row[blockIdx.x], i1 = tile_row[blockIdx.x + 1];
+    int64_t j0 = d0 - i0;
+    int nr = (int)(i1 - i0), ne = (int)((d1 - i1) - j0);
+
+    /* coalesced loads of the tile, all issued before the gathers from x */
+    int32_t cc[I];
+    T vv[I];
+#pragma unroll
+    for (int k = 0; k < I; k++) {
+        int q = k * B + tid;
+        cc[k] = 0;
+        vv[k] = T(0);
+        if (q < ne) {
+            cc[k] = idx[j0 + q];
+            vv[k] = val[j0 + q];
+        }
+    }
+#pragma unroll
+    for (int k = 0; k < I; k++) {
+        int q = k * B + tid;
+        if (q < nr) s_end[q] = ptr[i0 + q + 1];
+    }
+    if (tid == 0) s_end[nr] = INT32_MAX; /* row i1 does not end in the tile */
+#pragma unroll
+    for (int k = 0; k < I; k++) {
+        int q = k * B + tid;
+        if (q < ne) s_prod[q] = vv[k] * spmv::load_x(x, cc[k]);
+    }
+    __syncthreads();
+
+    /* this thread's I merge items from its point on the path: an entry adds to the
+     * running sum, a row end stores it; the first row ending here still lacks the part
+     * earlier threads hold */
+    int items = nr + ne;
+    int dl = min(tid * I, items);
+    int xr = spmv::merge_path_rows<int>(dl, [&](int k) { return s_end[k]; }, nr, ne, j0);
+    int ye = dl - xr;
+    T run = T(0);
+    bool ended = false;
+    int first = 0;
+#pragma unroll
+    for (int k = 0; k < I; k++) {
+        if (dl + k < items) {
+            if (j0 + ye < (int64_t)s_end[xr]) {
+                run += s_prod[ye];
+                ye++;
+            } else {
+                s_out[xr] = run;
+                if (!ended) first = xr;
+                ended = true;
+                run = T(0);
+                xr++;
+            }
+        }
+    }
+    T carry_in = spmv::block_segmented_exclusive_scan<B>(ended, run, s_flag, s_v);
+    if (ended) s_out[first] += carry_in;
+    __syncthreads();
+    for (int k = tid; k < nr; k += B) spmv::y_update(y, i0 + k, alpha, s_out[k], beta);
+    if (tid == B - 1) {
+        bool open = i1 < nrows;
+        carry_row[blockIdx.x] = open ? (int32_t)i1 : -1;
+        carry_val[blockIdx.x] = open ? (ended ? run : carry_in + run) : T(0);
+    }
+}
+
+/* The checks every CSR call makes (a's arrays present, 32-bit sizes). */
+sp_status_t check_csr(const char *what, const sp_gpu_env_t *env, const sp_csr_t *a,
+                      const void *alpha, const void *d_x, const void *beta, const void *d_y)
+{
+    sp_status_t st = SP_STATUS_SUCCESS;
+    SP_CHECK_ARG(a != NULL, "%s: NULL matrix", what);
+    SP_TRY(spmv::check_call(what, env, a->value_type, a->nrows, a->ncols, alpha, d_x, beta, d_y));
+    SP_CHECK_ARG(a->nnz >= 0 && a->nnz <= INT32_MAX, "%s: entry count %lld outside 0..%d",
+                 what, (long long)a->nnz, INT32_MAX);
+    SP_CHECK_ARG(a->ptr != NULL, "%s: ptr is NULL", what);
+    SP_CHECK_ARG(a->nnz == 0 || (a->idx != NULL && a->val != NULL),
+                 "%s: NULL arrays for %lld entries", what, (long long)a->nnz);
+done:
+    return st;
+}
+
+template <typename T>
+sp_status_t launch_scalar(const sp_gpu_env_t *env, const sp_csr_t *a, T alpha, const T *x,
+                          T beta, T *y)
+{
+    sp_status_t st = SP_STATUS_SUCCESS;
+    scalar_kernel<T><<<spmv::grid_for(env, a->nrows, SP::block_threads, SP::blocks_per_sm),
+                       SP::block_threads, 0, (cudaStream_t)env->stream>>>(
+        a->ptr, a->idx, static_cast<const T *>(a->val), a->nrows, x, alpha, beta, y);
+    SP_CUDA_LAUNCHED("scalar_kernel");
+done:
+    return st;
+}
+
+template <int W, typename T>
+sp_status_t launch_vector(const sp_gpu_env_t *env, const sp_csr_t *a, T alpha, const T *x,
+                          T beta, T *y)
+{
+    sp_status_t st = SP_STATUS_SUCCESS;
+    vector_kernel<W, T><<<spmv::grid_for(env, a->nrows * W, VP::block_threads, VP::blocks_per_sm),
+                          VP::block_threads, 0, (cudaStream_t)env->stream>>>(
+        a->ptr, a->idx, static_cast<const T *>(a->val), a->nrows, x, alpha, beta, y);
+    SP_CUDA_LAUNCHED("vector_kernel");
+done:
+    return st;
+}
+
+template <typename T>
+sp_status_t launch_merge(const sp_gpu_env_t *env, const sp_gpu_spmv_plan_t *plan,
+                         const sp_csr_t *a, T alpha, const T *x, T beta, T *y)
+{
+    sp_status_t st = SP_STATUS_SUCCESS;
+    cudaStream_t s = (cudaStream_t)env->stream;
+    int64_t ntiles = plan->naux - 1;
+    int32_t *d_carry_row = NULL;
+    T *d_carry_val = NULL;
+    spmv::carry_arrays(plan->d_temp, ntiles, &d_carry_row, &d_carry_val);
+    merge_kernel<T><<<(unsigned)ntiles, MP::block_threads, 0, s>>>(
+        a->ptr, a->idx, static_cast<const T *>(a->val), a->nrows, a->nnz, plan->d_aux, x, alpha,
+        beta, y, d_carry_row, d_carry_val);
+    SP_CUDA_LAUNCHED("merge_kernel");
+    spmv::carry_fixup_kernel<MP::fixup_block_threads, T>
+        <<<spmv::grid_for(env, ntiles, MP::fixup_block_threads, MP::fixup_blocks_per_sm),
+           MP::fixup_block_threads, 0, s>>>(d_carry_row, d_carry_val, ntiles, alpha, y);
+    SP_CUDA_LAUNCHED("carry_fixup_kernel");
+done:
+    return st;
+}
+
+template <typename T>
+sp_status_t launch(const sp_gpu_env_t *env, const sp_gpu_spmv_plan_t *plan, const sp_csr_t *a,
+                   T alpha, const T *x, T beta, T *y)
+{
+    switch (plan->alg) {
+    case SP_SPMV_ALG_CSR_SCALAR: return launch_scalar(env, a, alpha, x, beta, y);
+    case SP_SPMV_ALG_CSR_MERGE: return launch_merge(env, plan, a, alpha, x, beta, y);
+    default: break;
+    }
+    switch (plan->param) {
+    case 2: return launch_vector<2>(env, a, alpha, x, beta, y);
+    case 4: return launch_vector<4>(env, a, alpha, x, beta, y);
+    case 8: return launch_vector<8>(env, a, alpha, x, beta, y);
+    case 16: return launch_vector<16>(env, a, alpha, x, beta, y);
+    default: return launch_vector<32>(env, a, alpha, x, beta, y);
+    }
+}
+
+} /* namespace */
+
+extern "C" sp_status_t sp__gpu_spmv_csr(const sp_gpu_env_t *env, const sp_gpu_spmv_plan_t *plan,
+                                        const sp_csr_t *a, const void *alpha, const void *d_x,
+                                        const void *beta, void *d_y)
+{
+    sp_status_t st = SP_STATUS_SUCCESS;
+    SP_TRY(check_csr("csr spmv", env, a, alpha, d_x, beta, d_y));
+    SP_CHECK_ARG(plan != NULL && plan->format == SP_FORMAT_CSR, "csr spmv: not a CSR plan");
+    SP_CHECK_ARG(plan->alg == SP_SPMV_ALG_CSR_SCALAR || plan->alg == SP_SPMV_ALG_CSR_VECTOR ||
+                     plan->alg == SP_SPMV_ALG_CSR_MERGE,
+                 "csr spmv: plan algorithm %d is not a CSR algorithm", (int)plan->alg);
+    if (plan->alg == SP_SPMV_ALG_CSR_VECTOR)
+        SP_CHECK_ARG(plan->param == 2 || plan->param == 4 || plan->param == 8 ||
+                         plan->param == 16 || plan->param == 32,
+                     "csr spmv: vector width %d is not 2, 4, 8, 16 or 32", plan->param);
+    if (plan->alg == SP_SPMV_ALG_CSR_MERGE) {
+        int64_t ntiles = (a->nrows + a->nnz + MP::tile_items - 1) / MP::tile_items;
+        SP_CHECK_ARG(plan->naux == ntiles + 1 && plan->d_aux != NULL &&
+                         (ntiles == 0 || (plan->d_temp != NULL &&
+                                          plan->temp_bytes >= spmv::carry_bytes(ntiles))),
+                     "csr spmv: merge plan holds %lld partitions, %lld rows + %lld entries "
+                     "need %lld (plan made for another matrix?)",
+                     (long long)plan->naux, (long long)a->nrows, (long long)a->nnz,
+                     (long long)(ntiles + 1));
+    }
+    if (a->nrows == 0) goto done;
+    spmv::by_value(a->value_type, [&](auto tag) {
+        using T = decltype(tag);
+        st = launch<T>(env, plan, a, spmv::host_value<T>(alpha), static_cast<const T *>(d_x),
+                       spmv::host_value<T>(beta), static_cast<T *>(d_y));
+    });
+done:
+    return st;
+}

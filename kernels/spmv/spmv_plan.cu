@@ -1,0 +1,149 @@
+/* SpMV plans: what an algorithm needs to know about its matrix, worked out once. CSR
+ * DEFAULT picks vector for regular rows and the merge path otherwise (the rule in
+ * spmv_policy_csr.h); vector gets its sub-warp width from the mean row length (Bell &
+ * Garland 2009); merge gets the start row of every tile by a merge-path search per tile
+ * boundary (Merrill & Garland 2016) and its carry-out scratch; COO segmented gets its
+ * carry-out scratch. */
+#include "convert/convert_common.cuh"
+#include "spmv_common.cuh"
+#include "spmv_policy_coo.h"
+#include "spmv_policy_csr.h"
+
+namespace {
+
+using MP = sp_spmv_csr_merge_policy;
+using VP = sp_spmv_csr_vector_policy;
+using DP = sp_spmv_csr_default_policy;
+
+/* tile_row[b] = rows whose end precedes merge item b * tile_items (clamped to the end),
+ * for b = 0..ntiles: the row where tile b starts. */
+__global__ void __launch_bounds__(MP::partition_block_threads)
+partition_kernel(const int32_t *ptr, int64_t nrows, int64_t nnz, int64_t ntiles,
+                 int32_t *tile_row)
+{
+    for (int64_t b = (int64_t)blockIdx.x * MP::partition_block_threads + threadIdx.x;
+         b <= ntiles; b += (int64_t)gridDim.x * MP::partition_block_threads) {
+        int64_t d = min(b * MP::tile_items, nrows + nnz);
+        tile_row[b] = (int32_t)spmv::merge_path_rows<int64_t>(
+            d, [=](int64_t i) { return ptr[i + 1]; }, nrows, nnz, 0);
+    }
+}
+
+/* Sub-warp width for CSR vector: the smallest power of two >= the mean row length,
+ * within the policy's bounds. */
+int vector_width(const sp_csr_t *a)
+{
+    double mean = a->nrows > 0 ? (double)a->nnz / (double)a->nrows : 0.0;
+    int w = VP::min_width;
+    while (w < VP::max_width && (double)w < mean) w *= 2;
+    return w;
+}
+
+/* The DEFAULT rule (spmv_policy_csr.h), from the longest row read back from the device. */
+sp_status_t default_csr_alg(const sp_gpu_env_t *env, const sp_csr_t *a, sp_spmv_alg_t *alg)
+{
+    sp_status_t st = SP_STATUS_SUCCESS;
+    int32_t *d_slot = NULL;
+    int64_t longest = 0;
+    double mean = a->nrows > 0 ? (double)a->nnz / (double)a->nrows : 0.0;
+    SP_TRY(sp_convert::env_alloc_n(env, &d_slot, 1));
+    SP_TRY(sp_convert::longest_row(env, a, d_slot, &longest));
+    *alg = (double)longest <= DP::regular_factor * mean + DP::regular_slack
+               ? SP_SPMV_ALG_CSR_VECTOR
+               : SP_SPMV_ALG_CSR_MERGE;
+done:
+    sp_convert::env_free(env, d_slot);
+    return st;
+}
+
+/* The merge partition in p->d_aux and the carry-out scratch in p->d_temp. */
+sp_status_t merge_plan(const sp_gpu_env_t *env, const sp_csr_t *a, sp_gpu_spmv_plan_t *p)
+{
+    sp_status_t st = SP_STATUS_SUCCESS;
+    int64_t ntiles = (a->nrows + a->nnz + MP::tile_items - 1) / MP::tile_items;
+    p->param = MP::tile_items;
+    p->naux = ntiles + 1;
+    SP_TRY(sp_convert::env_alloc_n(env, &p->d_aux, p->naux));
+    p->temp_bytes = spmv::carry_bytes(ntiles);
+    SP_TRY(sp_convert::env_alloc(env, &p->d_temp, p->temp_bytes));
+    partition_kernel<<<spmv::grid_for(env, p->naux, MP::partition_block_threads,
+                                       MP::partition_blocks_per_sm),
+                       MP::partition_block_threads, 0, (cudaStream_t)env->stream>>>(
+        a->ptr, a->nrows, a->nnz, ntiles, p->d_aux);
+    SP_CUDA_LAUNCHED("partition_kernel");
+done:
+    return st;
+}
+
+/* The plan's arrays back to the environment, the plan zeroed. */
+void plan_release(const sp_gpu_env_t *env, sp_gpu_spmv_plan_t *p)
+{
+    sp_convert::env_free(env, p->d_aux);
+    sp_convert::env_free(env, p->d_temp);
+    *p = sp_gpu_spmv_plan_t{};
+}
+
+} /* namespace */
+
+extern "C" sp_status_t sp__gpu_spmv_csr_plan(const sp_gpu_env_t *env, const sp_csr_t *a,
+                                             sp_spmv_alg_t alg, sp_gpu_spmv_plan_t *plan)
+{
+    sp_status_t st = SP_STATUS_SUCCESS;
+    sp_gpu_spmv_plan_t p{};
+    SP_CHECK_ARG(env != NULL && a != NULL && plan != NULL, "csr spmv plan: NULL argument");
+    SP_CHECK_ARG(env->alloc != NULL && env->free != NULL,
+                 "csr spmv plan: environment without allocator");
+    SP_CHECK_ARG(alg == SP_SPMV_ALG_DEFAULT || alg == SP_SPMV_ALG_CSR_SCALAR ||
+                     alg == SP_SPMV_ALG_CSR_VECTOR || alg == SP_SPMV_ALG_CSR_MERGE,
+                 "csr spmv plan: algorithm %d is not a CSR algorithm", (int)alg);
+    SP_CHECK_ARG(a->nrows >= 0 && a->nrows <= INT32_MAX && a->nnz >= 0 && a->nnz <= INT32_MAX,
+                 "csr spmv plan: %lld rows and %lld entries outside 0..%d", (long long)a->nrows,
+                 (long long)a->nnz, INT32_MAX);
+    SP_CHECK_ARG(a->ptr != NULL, "csr spmv plan: ptr is NULL");
+    p.format = SP_FORMAT_CSR;
+    p.alg = alg;
+    if (alg == SP_SPMV_ALG_DEFAULT) SP_TRY(default_csr_alg(env, a, &p.alg));
+    if (p.alg == SP_SPMV_ALG_CSR_VECTOR) p.param = vector_width(a);
+    if (p.alg == SP_SPMV_ALG_CSR_MERGE) SP_TRY(merge_plan(env, a, &p));
+    *plan = p;
+    p = sp_gpu_spmv_plan_t{};
+done:
+    if (env) plan_release(env, &p);
+    return st;
+}
+
+/* DEFAULT is segmented: no atomics in the main pass and one write per row. */
+extern "C" sp_status_t sp__gpu_spmv_coo_plan(const sp_gpu_env_t *env, const sp_triplets_t *a,
+                                             sp_spmv_alg_t alg, sp_gpu_spmv_plan_t *plan)
+{
+    using S = sp_spmv_coo_segmented_policy;
+    sp_status_t st = SP_STATUS_SUCCESS;
+    sp_gpu_spmv_plan_t p{};
+    SP_CHECK_ARG(env != NULL && a != NULL && plan != NULL, "coo spmv plan: NULL argument");
+    SP_CHECK_ARG(env->alloc != NULL && env->free != NULL,
+                 "coo spmv plan: environment without allocator");
+    SP_CHECK_ARG(alg == SP_SPMV_ALG_DEFAULT || alg == SP_SPMV_ALG_COO_ATOMIC ||
+                     alg == SP_SPMV_ALG_COO_SEGMENTED,
+                 "coo spmv plan: algorithm %d is not a COO algorithm", (int)alg);
+    SP_CHECK_ARG(a->nnz >= 0 && a->nnz <= INT32_MAX, "coo spmv plan: %lld entries outside 0..%d",
+                 (long long)a->nnz, INT32_MAX);
+    p.format = SP_FORMAT_COO;
+    p.alg = alg == SP_SPMV_ALG_DEFAULT ? SP_SPMV_ALG_COO_SEGMENTED : alg;
+    if (p.alg == SP_SPMV_ALG_COO_SEGMENTED) {
+        int64_t ntiles = (a->nnz + S::tile_items - 1) / S::tile_items;
+        p.param = S::tile_items;
+        p.temp_bytes = spmv::carry_bytes(ntiles);
+        SP_TRY(sp_convert::env_alloc(env, &p.d_temp, p.temp_bytes));
+    }
+    *plan = p;
+    p = sp_gpu_spmv_plan_t{};
+done:
+    if (env) plan_release(env, &p);
+    return st;
+}
+
+extern "C" void sp__gpu_spmv_plan_free(const sp_gpu_env_t *env, sp_gpu_spmv_plan_t *plan)
+{
+    if (env == NULL || plan == NULL) return;
+    plan_release(env, plan);
+}

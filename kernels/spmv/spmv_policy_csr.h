@@ -1,0 +1,42 @@
+/* Launch policies of the CSR SpMV kernels (kernels/spmv/spmv_csr.cu) and of the plan that
+ * picks among them (spmv_plan.cu): the one place their tuning constants live. C++,
+ * included by .cu files only. */
+#ifndef SP_SPMV_POLICY_CSR_H
+#define SP_SPMV_POLICY_CSR_H
+
+/* CSR scalar: a thread per row, grid-stride. */
+struct sp_spmv_csr_scalar_policy {
+    static constexpr int block_threads = 256;
+    static constexpr int blocks_per_sm = 8; /* 2048 threads: a full SM */
+};
+
+/* CSR vector: a sub-warp of 2..32 lanes per row (the plan's param), grid-stride. */
+struct sp_spmv_csr_vector_policy {
+    static constexpr int block_threads = 256;
+    static constexpr int blocks_per_sm = 8;
+    static constexpr int min_width = 2, max_width = 32;
+};
+
+/* CSR merge: each block one tile of block_threads * items_per_thread merge items (row
+ * ends + entries); the plan stores each tile's start row. 7 items per thread as in CUB's
+ * SpMV agent; shared memory per block is ~9 bytes (float) or ~21 bytes (double) per
+ * item, 16 to 37 KB. */
+struct sp_spmv_csr_merge_policy {
+    static constexpr int block_threads = 256;
+    static constexpr int items_per_thread = 7;
+    static constexpr int tile_items = block_threads * items_per_thread;
+    static constexpr int partition_block_threads = 256;
+    static constexpr int partition_blocks_per_sm = 4;
+    static constexpr int fixup_block_threads = 256;
+    static constexpr int fixup_blocks_per_sm = 4;
+};
+
+/* The DEFAULT rule: rows are regular enough for CSR vector when the longest row is at
+ * most regular_factor * mean + regular_slack entries; otherwise one long row would hold
+ * its sub-warp (and the SM slot) for the whole launch, and the merge path balances it. */
+struct sp_spmv_csr_default_policy {
+    static constexpr double regular_factor = 8.0;
+    static constexpr double regular_slack = 32.0;
+};
+
+#endif /* SP_SPMV_POLICY_CSR_H */
