@@ -45,7 +45,7 @@ vector_kernel(const int32_t *ptr, const int32_t *idx, const T *val, int64_t nrow
         if (r < nrows) {
             int64_t end = ptr[r + 1]; /* 64-bit: k + W may pass INT32_MAX */
 #pragma unroll 4
-            for (int64_t k = ptr[r] + sub; k < end; k += W)
+            for (int64_t k = (int64_t)ptr[r] + sub; k < end; k += W)
                 sum += val[k] * spmv::load_x(x, idx[k]);
         }
         sum = spmv::subwarp_sum<W>(sum);
