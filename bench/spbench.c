@@ -19,9 +19,11 @@
 #define DEFAULT_DATASET "mtx/BentPipe2D100.mtx"
 
 typedef struct options {
-    const char *path, *gen, *reader, *json, *formats;
+    const char *path, *gen, *reader, *json, *formats, *plot;
     sp_value_type_t type;
-    int threads, load_only, cache, check, bfs, nsources, reps, undirected, complex_real;
+    int threads, load_only, cache, check, bfs, nsources, reps, reps_given, undirected,
+        complex_real;
+    int suite; /* 0: one input; 1: --suite; 2: --suite-quick */
     int64_t source;
     uint64_t seed;
 } options_t;
@@ -36,6 +38,7 @@ static void usage(FILE *f)
             "  --format NAME        reader: mtx, snap, dimacs, metis, cache\n"
             "  --gen SPEC           kron:SCALE[:EF] uniform:SCALE[:EF] poisson2d:N\n"
             "                       poisson3d:N poisson3d27:N grid2d:N\n"
+            "                       randcol:ROWS:COLS (16 entries a row, random columns)\n"
             "  --seed S             generator seed (default 1)\n"
             "  --type float|double  value type (default double)\n"
             "  --undirected         edge lists: add the reverse of every edge\n"
@@ -44,10 +47,16 @@ static void usage(FILE *f)
             "  --load-only          load, print rows/cols/nnz and throughput, stop\n"
             "  --cache              write FILE.spcoo (binary cache) next to FILE\n"
             "  --formats LIST       comma-separated subset of coo,csr,csc,ell,hyb,jds,sell\n"
-            "  --reps N             timed SpMV calls per format (default 50)\n"
+            "  --reps N             timed SpMV calls per format (default 50; --suite: 200,\n"
+            "                       scaled down to 50 for the biggest inputs)\n"
             "  --check              compare every format's SpMV with the reference\n"
             "  --bfs                run BFS from --source V or --sources K (default 64)\n"
-            "  --json FILE          write every figure as JSON\n",
+            "  --json FILE          write every figure as JSON\n"
+            "  --suite              the benchmark set (BENCHMARKING.md), then a summary\n"
+            "  --suite-quick        a small subset of it (seconds on the host)\n"
+            "  --plot FILE.svg      bars of each format's speedup over the baseline\n"
+            "With a GPU, SpMV runs on it (CUDA events) beside cuSPARSE in the same run;\n"
+            "without one, on the host reference, against its own CSR.\n",
             DEFAULT_DATASET);
 }
 
@@ -88,6 +97,7 @@ static int parse_args(int argc, char **argv, options_t *o)
         } else if (!strcmp(a, "--reps")) {
             NEED_VALUE();
             if (sb_parse_int(next, 1, 1000000, &o->reps)) return sb_bad_value(a, next);
+            o->reps_given = 1;
         } else if (!strcmp(a, "--sources")) {
             NEED_VALUE();
             if (sb_parse_int(next, 1, 1 << 20, &o->nsources)) return sb_bad_value(a, next);
@@ -104,6 +114,13 @@ static int parse_args(int argc, char **argv, options_t *o)
         } else if (!strcmp(a, "--json")) {
             NEED_VALUE();
             o->json = next;
+        } else if (!strcmp(a, "--plot")) {
+            NEED_VALUE();
+            o->plot = next;
+        } else if (!strcmp(a, "--suite")) {
+            o->suite = 1;
+        } else if (!strcmp(a, "--suite-quick")) {
+            o->suite = 2;
         } else if (!strcmp(a, "--load-only")) {
             o->load_only = 1;
         } else if (!strcmp(a, "--cache")) {
@@ -131,6 +148,10 @@ static int parse_args(int argc, char **argv, options_t *o)
         fprintf(stderr, "spbench: give a FILE or --gen, not both\n");
         return -1;
     }
+    if (o->suite && (o->path || o->gen || o->load_only || o->bfs || o->cache)) {
+        fprintf(stderr, "spbench: --suite takes no FILE, --gen, --load-only, --bfs or --cache\n");
+        return -1;
+    }
     return 0;
 }
 
@@ -146,19 +167,20 @@ static const char *default_dataset(void)
 
 /* ---- loading ------------------------------------------------------------------------ */
 
-static sp_status_t load_input(const options_t *o, sb_report_t *r, sp_coo_t **coo)
+static sp_status_t load_input(const options_t *o, const char *path, sb_report_t *r,
+                              sp_coo_t **coo)
 {
-    const char *reader = o->reader ? o->reader : sb_reader_for_path(o->path);
+    const char *reader = o->reader ? o->reader : sb_reader_for_path(path);
     sp_status_t st;
     double t0 = sb_now();
-    sb_progress_start(o->path);
+    sb_progress_start(path);
     if (!strcmp(reader, "mtx")) {
         sp_mtx_options_t mo = {.nthreads = o->threads,
                                .complex_mode = o->complex_real ? SP_COMPLEX_REAL_PART
                                                                : SP_COMPLEX_REFUSE};
-        st = sp_mtx_read(o->path, o->type, &mo, coo);
+        st = sp_mtx_read(path, o->type, &mo, coo);
     } else if (!strcmp(reader, "cache")) {
-        st = sp_coo_load(o->path, coo);
+        st = sp_coo_load(path, coo);
     } else {
         sp_edgelist_options_t eo = {.nthreads = o->threads, .undirected = o->undirected};
         if (!strcmp(reader, "snap")) eo.format = SP_EDGELIST_SNAP;
@@ -169,24 +191,25 @@ static sp_status_t load_input(const options_t *o, sb_report_t *r, sp_coo_t **coo
                     reader);
             return SP_STATUS_INVALID_ARGUMENT;
         }
-        st = sp_edgelist_read(o->path, o->type, &eo, coo, NULL);
+        st = sp_edgelist_read(path, o->type, &eo, coo, NULL);
     }
     sb_progress_end();
     r->load_seconds = sb_now() - t0;
     r->reader = reader;
-    r->file_bytes = sb_file_size(o->path);
+    r->file_bytes = sb_file_size(path);
     return st;
 }
 
-static sp_status_t generate_input(const options_t *o, sb_report_t *r, sp_coo_t **coo)
+static sp_status_t generate_input(const options_t *o, const char *gen, sb_report_t *r,
+                                  sp_coo_t **coo)
 {
     char kind[32] = "";
     long long a = 0, b = 0;
-    int n = sscanf(o->gen, "%31[a-z0-9]:%lld:%lld", kind, &a, &b);
+    int n = sscanf(gen, "%31[a-z0-9]:%lld:%lld", kind, &a, &b);
     sp_status_t st = SP_STATUS_INVALID_ARGUMENT;
     double t0 = sb_now();
     if (n < 2) {
-        fprintf(stderr, "spbench: --gen %s: expected KIND:SIZE[:EF]\n", o->gen);
+        fprintf(stderr, "spbench: --gen %s: expected KIND:SIZE[:EF]\n", gen);
         return st;
     }
     if (n < 3) b = 16;
@@ -202,8 +225,10 @@ static sp_status_t generate_input(const options_t *o, sb_report_t *r, sp_coo_t *
         st = sp_gen_poisson3d27(a, o->type, coo);
     } else if (!strcmp(kind, "grid2d")) {
         st = sp_gen_grid2d(a, o->type, coo);
+    } else if (!strcmp(kind, "randcol") && n == 3) {
+        st = sb_gen_random_columns(a, b, 16, o->seed, o->type, coo);
     } else {
-        fprintf(stderr, "spbench: --gen %s: unknown generator \"%s\"\n", o->gen, kind);
+        fprintf(stderr, "spbench: --gen %s: unknown generator \"%s\"\n", gen, kind);
         return st;
     }
     r->load_seconds = sb_now() - t0;
@@ -211,7 +236,33 @@ static sp_status_t generate_input(const options_t *o, sb_report_t *r, sp_coo_t *
     return st;
 }
 
-/* ---- SpMV per format ---------------------------------------------------------------- */
+/* ---- SpMV per format and algorithm --------------------------------------------------- */
+
+/* The table's rows: CSR first (the others' build cost is given in CSR SpMV-equivalents),
+ * the algorithms of a format after its default. The host reference has one algorithm per
+ * format, so the algorithm rows run on the GPU only. */
+typedef struct row_plan {
+    sp_format_t format;
+    sp_spmv_alg_t alg;
+    const char *alg_name;
+} row_plan_t;
+
+static const row_plan_t ROW_PLAN[] = {
+    {SP_FORMAT_CSR, SP_SPMV_ALG_DEFAULT, NULL},
+    {SP_FORMAT_CSR, SP_SPMV_ALG_CSR_SCALAR, "scalar"},
+    {SP_FORMAT_CSR, SP_SPMV_ALG_CSR_VECTOR, "vector"},
+    {SP_FORMAT_CSR, SP_SPMV_ALG_CSR_MERGE, "merge"},
+    {SP_FORMAT_COO, SP_SPMV_ALG_DEFAULT, NULL},
+    {SP_FORMAT_COO, SP_SPMV_ALG_COO_ATOMIC, "atomic"},
+    {SP_FORMAT_COO, SP_SPMV_ALG_COO_SEGMENTED, "segmented"},
+    {SP_FORMAT_CSC, SP_SPMV_ALG_DEFAULT, NULL},
+    {SP_FORMAT_ELL, SP_SPMV_ALG_DEFAULT, NULL},
+    {SP_FORMAT_HYB, SP_SPMV_ALG_DEFAULT, NULL},
+    {SP_FORMAT_JDS, SP_SPMV_ALG_DEFAULT, NULL},
+    {SP_FORMAT_SELL, SP_SPMV_ALG_DEFAULT, NULL},
+    {SP_FORMAT_AUTO, SP_SPMV_ALG_DEFAULT, NULL},
+};
+#define ROW_PLAN_LEN ((int)(sizeof ROW_PLAN / sizeof ROW_PLAN[0]))
 
 static int format_selected(const options_t *o, sp_format_t f)
 {
@@ -227,56 +278,246 @@ static int format_selected(const options_t *o, sp_format_t f)
     return 0;
 }
 
-static int bench_format(sp_context_t *ctx, sp_matrix_t *A, sp_format_t f, const options_t *o,
-                        const sb_vectors_t *v, sb_format_row_t *row)
+/* Timed calls per row: --reps, or in the suite 200 scaled down to 50 for big inputs. */
+static int reps_for(const options_t *o, int64_t nnz)
 {
+    if (!o->suite) return o->reps;
+    int base = o->reps_given ? o->reps : 200, floor = base < 50 ? base : 50;
+    double scaled = (double)base * 2e7 / (double)(nnz > 0 ? nnz : 1);
+    return scaled >= base ? base : scaled <= floor ? floor : (int)scaled;
+}
+
+static void row_label(const row_plan_t *p, sb_format_row_t *row)
+{
+    if (p->format == SP_FORMAT_AUTO)
+        snprintf(row->label, sizeof row->label, "auto->%s", sp_format_name(row->chosen));
+    else if (p->alg_name)
+        snprintf(row->label, sizeof row->label, "%s/%s", sp_format_name(p->format), p->alg_name);
+    else
+        snprintf(row->label, sizeof row->label, "%s", sp_format_name(p->format));
+}
+
+/* Build time of a row: its own for a format's default row, else that row's. */
+static sp_status_t row_build(const sb_exec_t *ex, sp_matrix_t *A, const row_plan_t *p,
+                             const sb_report_t *r, sb_format_row_t *row)
+{
+    if (p->format != SP_FORMAT_AUTO && p->alg == SP_SPMV_ALG_DEFAULT)
+        return sb_time_build(ex, A, p->format, &row->build_ms);
+    for (int i = 0; i < r->nrows_done; i++)
+        if (r->rows[i].format == row->chosen && r->rows[i].alg == SP_SPMV_ALG_DEFAULT)
+            row->build_ms = r->rows[i].build_ms;
+    return sp_matrix_build(ex->ctx, A, row->chosen);
+}
+
+/* One row of the table; 1 if SpMV failed for a reason other than a refusal. */
+static int bench_row(const sb_exec_t *ex, sp_matrix_t *A, const row_plan_t *p,
+                     const options_t *o, const sb_vectors_t *v, sb_report_t *r)
+{
+    sb_format_row_t *row = &r->rows[r->nrows_done];
     sp_matrix_info_t info;
-    row->format = f;
-    double t0 = sb_now();
-    sp_status_t st = sp_matrix_build(ctx, A, f);
-    row->build_ms = 1e3 * (sb_now() - t0);
-    if (st != SP_STATUS_SUCCESS) {
-        row->status = st;
-        snprintf(row->message, sizeof row->message, "%s", sp_last_error());
-        return 0;
+    sp_status_t st = SP_STATUS_SUCCESS;
+    memset(row, 0, sizeof *row);
+    row->format = row->chosen = p->format;
+    row->alg = p->alg;
+    if (p->format == SP_FORMAT_AUTO) st = sp_spmv_choose_format(ex->ctx, A, &row->chosen);
+    row_label(p, row);
+    if (st == SP_STATUS_SUCCESS) st = row_build(ex, A, p, r, row);
+    if (st == SP_STATUS_SUCCESS) {
+        sp_matrix_info(A, &info);
+        row->bytes = info.bytes[row->chosen];
+        st = sb_time_spmv(ex, A, reps_for(o, r->info.nnz), v, row);
     }
-    sp_matrix_info(A, &info);
-    row->bytes = info.bytes[f];
-    st = sb_time_spmv(ctx, A, f, o->reps, v, row);
+    if (st == SP_STATUS_SUCCESS && o->check) row->max_rel_err = sb_check_spmv(ex, A, v, row);
     if (st != SP_STATUS_SUCCESS) {
         row->status = st;
         snprintf(row->message, sizeof row->message, "%s", sp_last_error());
+    }
+    r->nrows_done++;
+    sb_print_format_row(row, r, o->check);
+    return st != SP_STATUS_SUCCESS && st != SP_STATUS_NOT_SUPPORTED;
+}
+
+/* A format's memory goes once its rows are done (CSR stays: the others build from it). */
+static void release_after(const sb_exec_t *ex, sp_matrix_t *A, int i, const sb_report_t *r)
+{
+    sp_format_t f = r->rows[r->nrows_done - 1].chosen;
+    if (i + 1 < ROW_PLAN_LEN && ROW_PLAN[i + 1].format == ROW_PLAN[i].format) return;
+    if (f != SP_FORMAT_CSR && f != SP_FORMAT_COO) sp_matrix_release(ex->ctx, A, f);
+}
+
+static int run_spmv(const sb_exec_t *ex, sp_matrix_t *A, const options_t *o, sb_report_t *r,
+                    const sb_vectors_t *v)
+{
+    int failed = 0;
+    sp_format_t chosen;
+    if (sp_spmv_choose_format(ex->ctx, A, &chosen) == SP_STATUS_SUCCESS)
+        printf("auto_format: %s (sp_spmv_choose_format)\n", sp_format_name(chosen));
+    printf("reps: %d timed calls per row after %d warm-up calls\n",
+           reps_for(o, r->info.nnz), SB_WARMUP_CALLS);
+    if (!ex->gpu) printf("algorithms: one per format on the host reference\n");
+    for (int i = 0; i < ROW_PLAN_LEN; i++) {
+        const row_plan_t *p = &ROW_PLAN[i];
+        if (!format_selected(o, p->format) || (!ex->gpu && p->alg_name)) continue;
+        failed |= bench_row(ex, A, p, o, v, r);
+        release_after(ex, A, i, r);
+    }
+    return failed;
+}
+
+/* ---- one input ---------------------------------------------------------------------- */
+
+static void set_baselines(const sb_exec_t *ex, sb_report_t *r)
+{
+    if (!ex->gpu) {
+        r->baseline_name[SB_CUSPARSE_CSR] = "libsp_host_csr";
+        r->baseline_name[SB_CUSPARSE_SELL] = "";
+        snprintf(r->baseline_note[0], sizeof r->baseline_note[0],
+                 "(no GPU: speedups are over libsp's own host CSR, not cuSPARSE)");
+        return;
+    }
+    r->baseline_name[SB_CUSPARSE_CSR] = "cusparse_csr";
+    r->baseline_name[SB_CUSPARSE_SELL] = "cusparse_sell";
+    for (int b = 0; b < SB_BASELINE_COUNT; b++)
+        snprintf(r->baseline_note[b], sizeof r->baseline_note[b], "%s",
+                 ex->cus ? sb_cusparse_note(ex->cus, (sb_baseline_t)b) : "n/a (set-up failed)");
+}
+
+/* The cuSPARSE copy of A's CSR, on the same device vectors libsp uses. */
+static void open_baseline(sb_exec_t *ex, sp_matrix_t *A, const sb_vectors_t *v)
+{
+    sp_format_view_t csr;
+    char why[256] = "";
+    ex->cus = NULL;
+    if (!ex->gpu || !v->d_x) return;
+    if (sp_matrix_build(ex->ctx, A, SP_FORMAT_CSR) != SP_STATUS_SUCCESS ||
+        sp_matrix_view(A, SP_FORMAT_CSR, &csr) != SP_STATUS_SUCCESS) {
+        fprintf(stderr, "spbench: no cuSPARSE baseline: %s\n", sp_last_error());
+        return;
+    }
+    if (sb_cusparse_create(ex->gpu, &csr, v->d_x, v->d_y, &ex->cus, why, sizeof why))
+        fprintf(stderr, "spbench: no cuSPARSE baseline: %s\n", why);
+}
+
+static sp_status_t create_matrix(sb_exec_t *ex, const sp_coo_t *coo, sb_report_t *r,
+                                 sp_matrix_t **A)
+{
+    double t0 = sb_now();
+    sp_status_t st = sp_matrix_create(ex->ctx, coo, NULL, A);
+    if (st == SP_STATUS_SUCCESS) st = sp_context_synchronize(ex->ctx);
+    r->gpu_upload_ms = 1e3 * (sb_now() - t0);
+    return st;
+}
+
+/* BFS runs on the host reference (its GPU variants are not wired into spbench yet). */
+static int run_bfs(const options_t *o, const sb_exec_t *ex, const sp_coo_t *coo,
+                   sp_matrix_t *A, sb_report_t *r)
+{
+    sp_context_t *host = NULL;
+    sp_matrix_t *H = NULL;
+    int rc = 1;
+    if (!ex->gpu) return sb_run_bfs(ex->ctx, A, o->source, o->nsources, o->seed, r);
+    if (sp_context_create(SP_DEVICE_HOST, NULL, &host) != SP_STATUS_SUCCESS ||
+        sp_matrix_create(host, coo, NULL, &H) != SP_STATUS_SUCCESS) {
+        fprintf(stderr, "spbench: %s\n", sp_last_error());
+        goto done;
+    }
+    printf("bfs_executor: host reference\n");
+    rc = sb_run_bfs(host, H, o->source, o->nsources, o->seed, r);
+done:
+    sp_matrix_destroy(H);
+    sp_context_destroy(host);
+    return rc;
+}
+
+static int save_cache(const options_t *o, const char *path, const sp_coo_t *coo)
+{
+    char cache_path[4096];
+    if (!o->cache || !path) return 0;
+    snprintf(cache_path, sizeof cache_path, "%s.spcoo", path);
+    if (sp_coo_save(cache_path, coo) != SP_STATUS_SUCCESS) {
+        fprintf(stderr, "spbench: %s\n", sp_last_error());
         return 1;
     }
-    if (o->check) row->max_rel_err = sb_max_rel_err(v, o->type);
+    printf("cache: %s\n", cache_path);
     return 0;
 }
 
-static int run_spmv(sp_context_t *ctx, sp_matrix_t *A, const sp_coo_t *coo, const options_t *o,
-                    sb_report_t *r)
+/* Load or generate one input, then the SpMV table (and BFS): the matrix lives on the
+ * executor only while it is measured, so inputs of several GB run one after another. */
+static int bench_input(const options_t *o, sb_exec_t *ex, const char *path, const char *gen,
+                       sb_report_t *r)
 {
-    sb_vectors_t v;
-    int failed = 0;
-    if (coo->value_type == SP_VALUE_NONE) {
-        printf("spmv: skipped (pattern matrix without values)\n");
-        return 0;
+    sp_coo_t *coo = NULL;
+    sp_matrix_t *A = NULL;
+    sb_vectors_t v = {0};
+    int rc = 1;
+    snprintf(r->input, sizeof r->input, "%s", path ? path : gen);
+    snprintf(r->executor, sizeof r->executor, "%s", ex->executor);
+    r->on_gpu = ex->gpu != NULL;
+    r->device = ex->device;
+    r->read_bw_gbs = ex->read_bw_gbs;
+    sp_clear_error();
+    sp_status_t st = gen ? generate_input(o, gen, r, &coo) : load_input(o, path, r, &coo);
+    if (st != SP_STATUS_SUCCESS) {
+        if (sp_last_error()[0]) fprintf(stderr, "spbench: %s\n", sp_last_error());
+        goto done;
     }
-    if (sb_vectors_init(&v, coo, o->check)) {
+    if (o->load_only) {
+        sb_print_load(coo, r, 1);
+        rc = 0;
+        goto done;
+    }
+    if (save_cache(o, path, coo)) goto done;
+    printf("input: %s\nexecutor: %s\n", r->input, r->executor);
+    if (create_matrix(ex, coo, r, &A) != SP_STATUS_SUCCESS) {
+        fprintf(stderr, "spbench: %s\n", sp_last_error());
+        goto done;
+    }
+    if (coo->value_type != SP_VALUE_NONE && sb_vectors_init(&v, coo, o->check, ex)) {
         fprintf(stderr, "spbench: out of memory for the SpMV vectors\n");
-        return 1;
+        goto done;
     }
-    /* CSR first: the other formats' build cost is given in CSR SpMV-equivalents. */
-    static const sp_format_t order[SP_FORMAT_COUNT] = {
-        SP_FORMAT_CSR, SP_FORMAT_COO, SP_FORMAT_CSC, SP_FORMAT_ELL,
-        SP_FORMAT_HYB, SP_FORMAT_JDS, SP_FORMAT_SELL};
-    for (int i = 0; i < SP_FORMAT_COUNT; i++) {
-        if (!format_selected(o, order[i])) continue;
-        sb_format_row_t *row = &r->rows[r->nrows_done++];
-        failed |= bench_format(ctx, A, order[i], o, &v, row);
-        sb_print_format_row(row, r, o->check);
+    if (coo->value_type != SP_VALUE_NONE) open_baseline(ex, A, &v);
+    set_baselines(ex, r);
+    sb_print_shape(coo, A, r);
+    rc = 0;
+    if (coo->value_type == SP_VALUE_NONE) printf("spmv: skipped (pattern matrix without values)\n");
+    else rc = run_spmv(ex, A, o, r, &v);
+    if (o->bfs) rc |= run_bfs(o, ex, coo, A, r);
+done:
+    sb_cusparse_destroy(ex->cus);
+    ex->cus = NULL;
+    sb_vectors_free(&v, ex);
+    sp_matrix_destroy(A);
+    sp_coo_free(coo);
+    return rc;
+}
+
+/* --suite: every input of the set in turn, then the summary, JSON and plot. */
+static int run_suite(const options_t *o, sb_exec_t *ex)
+{
+    sb_suite_input_t *list = NULL;
+    sb_report_t *reports = NULL;
+    int n = 0, rc = 1;
+    if (sb_suite_inputs(o->suite == 2, &list, &n) ||
+        !(reports = calloc((size_t)n, sizeof *reports))) {
+        fprintf(stderr, "spbench: cannot list the suite's inputs\n");
+        goto done;
     }
-    sb_vectors_free(&v);
-    return failed;
+    rc = 0;
+    for (int i = 0; i < n; i++) {
+        printf("\n== suite %d/%d: %s\n", i + 1, n, list[i].gen[0] ? list[i].gen : list[i].path);
+        rc |= bench_input(o, ex, list[i].gen[0] ? NULL : list[i].path,
+                          list[i].gen[0] ? list[i].gen : NULL, &reports[i]);
+        fflush(stdout);
+    }
+    sb_print_summary(reports, n);
+    if (o->json && sb_write_suite_json(o->json, reports, n)) rc = 1;
+    if (o->plot && sb_write_plot_svg(o->plot, reports, n)) rc = 1;
+done:
+    free(reports);
+    free(list);
+    return rc;
 }
 
 /* ---- main --------------------------------------------------------------------------- */
@@ -284,50 +525,26 @@ static int run_spmv(sp_context_t *ctx, sp_matrix_t *A, const sp_coo_t *coo, cons
 int main(int argc, char **argv)
 {
     options_t o;
-    sb_report_t r = {0};
-    sp_coo_t *coo = NULL;
-    sp_context_t *ctx = NULL;
-    sp_context_t *gpu = NULL;
-    sp_matrix_t *A = NULL;
-    sp_status_t st;
+    sb_exec_t ex;
+    sb_report_t *r = NULL;
     int rc = 1;
     if (parse_args(argc, argv, &o)) return 2;
-    if (!o.path && !o.gen) o.path = default_dataset();
-    r.input = o.path ? o.path : o.gen;
-    st = o.gen ? generate_input(&o, &r, &coo) : load_input(&o, &r, &coo);
-    if (st != SP_STATUS_SUCCESS) {
+    if (!o.suite && !o.path && !o.gen) o.path = default_dataset();
+    if (!o.load_only && sb_exec_open(&ex)) {
         fprintf(stderr, "spbench: %s\n", sp_last_error());
+        return 1;
+    }
+    if (o.load_only) memset(&ex, 0, sizeof ex);
+    if (o.suite) {
+        rc = run_suite(&o, &ex);
         goto done;
     }
-    if (o.load_only) {
-        sb_print_load(coo, &r, 1);
-        rc = 0;
-        goto done;
-    }
-    if (o.cache && o.path) {
-        char cache_path[4096];
-        snprintf(cache_path, sizeof cache_path, "%s.spcoo", o.path);
-        if (sp_coo_save(cache_path, coo) != SP_STATUS_SUCCESS) {
-            fprintf(stderr, "spbench: %s\n", sp_last_error());
-            goto done;
-        }
-        printf("cache: %s\n", cache_path);
-    }
-    gpu = sb_open_gpu(&r);
-    if (sp_context_create(SP_DEVICE_HOST, NULL, &ctx) != SP_STATUS_SUCCESS ||
-        sp_matrix_create(ctx, coo, NULL, &A) != SP_STATUS_SUCCESS) {
-        fprintf(stderr, "spbench: %s\n", sp_last_error());
-        goto done;
-    }
-    sb_print_shape(coo, A, &r);
-    rc = run_spmv(ctx, A, coo, &o, &r);
-    if (o.bfs) rc |= sb_run_bfs(ctx, A, o.source, o.nsources, o.seed, &r);
-    if (gpu) rc |= sb_gpu_builds(gpu, coo, &r);
-    if (o.json && sb_write_json(o.json, &r)) rc = 1;
+    if (!(r = calloc(1, sizeof *r))) goto done;
+    rc = bench_input(&o, &ex, o.path, o.gen, r);
+    if (r->symmetry && o.json && sb_write_json(o.json, r)) rc = 1;
+    if (r->symmetry && o.plot && sb_write_plot_svg(o.plot, r, 1)) rc = 1;
 done:
-    sp_matrix_destroy(A);
-    sp_context_destroy(ctx);
-    sp_context_destroy(gpu);
-    sp_coo_free(coo);
+    free(r);
+    sb_exec_close(&ex);
     return rc;
 }

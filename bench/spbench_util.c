@@ -11,7 +11,7 @@
 #include "spbench_util.h"
 
 #define BYTE_MODEL "csr-compulsory"
-#define WARMUP_CALLS 10
+#define GPU_BUILD_REPS 3
 
 int sb_parse_u64(const char *s, uint64_t *out)
 {
@@ -104,19 +104,25 @@ static double vec_get(const void *v, sp_value_type_t t, int64_t i)
     return t == SP_R_32F ? ((const float *)v)[i] : ((const double *)v)[i];
 }
 
-int sb_vectors_init(sb_vectors_t *v, const sp_coo_t *coo, int with_reference)
+int sb_vectors_init(sb_vectors_t *v, const sp_coo_t *coo, int with_reference,
+                    const sb_exec_t *ex)
 {
     size_t vs = sp_value_size(coo->value_type);
     uint64_t seed = 12345;
     memset(v, 0, sizeof *v);
     v->coo = coo;
     v->x = malloc((size_t)(coo->ncols + 1) * vs);
-    v->y = malloc((size_t)(coo->nrows + 1) * vs);
+    v->y = calloc((size_t)coo->nrows + 1, vs);
     if (!v->x || !v->y) goto fail;
     for (int64_t j = 0; j < coo->ncols; j++) {
         double r = 2.0 * (double)(sb_splitmix(&seed) >> 11) * 0x1.0p-53 - 1.0;
         if (coo->value_type == SP_R_32F) ((float *)v->x)[j] = (float)r;
         else ((double *)v->x)[j] = r;
+    }
+    if (ex->gpu) {
+        v->d_x = sb_gpu_upload(ex->gpu, v->x, (size_t)coo->ncols * vs);
+        v->d_y = sb_gpu_upload(ex->gpu, v->y, (size_t)(coo->nrows + 1) * vs);
+        if (!v->d_x || !v->d_y) goto fail;
     }
     if (!with_reference) return 0;
     long double *acc = calloc((size_t)coo->nrows + 1, sizeof *acc);
@@ -136,12 +142,16 @@ int sb_vectors_init(sb_vectors_t *v, const sp_coo_t *coo, int with_reference)
     free(acc);
     return 0;
 fail:
-    sb_vectors_free(v);
+    sb_vectors_free(v, ex);
     return -1;
 }
 
-void sb_vectors_free(sb_vectors_t *v)
+void sb_vectors_free(sb_vectors_t *v, const sb_exec_t *ex)
 {
+    if (ex->gpu) {
+        sb_gpu_free(ex->gpu, v->d_x);
+        sb_gpu_free(ex->gpu, v->d_y);
+    }
     free(v->x);
     free(v->y);
     free(v->yref);
@@ -155,38 +165,101 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* Warm-up, then reps timed calls of y = A x; median, min and max per call. */
-sp_status_t sb_time_spmv(sp_context_t *ctx, sp_matrix_t *A, sp_format_t f, int reps,
-                         const sb_vectors_t *v, sb_format_row_t *row)
+static double sorted_median(double *t, int n)
 {
-    double one_d = 1.0, zero_d = 0.0;
-    float one_f = 1.0f, zero_f = 0.0f;
+    qsort(t, (size_t)n, sizeof *t, cmp_double);
+    return n % 2 ? t[n / 2] : 0.5 * (t[n / 2 - 1] + t[n / 2]);
+}
+
+/* Build f from scratch as a solver pays it: on the host once; on the GPU the median of a
+ * few builds (released before each; CSR from the sorted COO, the others from CSR). */
+sp_status_t sb_time_build(const sb_exec_t *ex, sp_matrix_t *A, sp_format_t f, double *ms)
+{
+    double t[GPU_BUILD_REPS];
+    int reps = ex->gpu && f != SP_FORMAT_COO ? GPU_BUILD_REPS : 1;
+    sp_status_t st = SP_STATUS_SUCCESS;
+    for (int i = 0; i < reps && st == SP_STATUS_SUCCESS; i++) {
+        if (f == SP_FORMAT_CSR)
+            for (int g = SP_FORMAT_CSR; g < SP_FORMAT_COUNT; g++)
+                sp_matrix_release(ex->ctx, A, (sp_format_t)g);
+        else if (f != SP_FORMAT_COO)
+            sp_matrix_release(ex->ctx, A, f);
+        double t0 = sb_now();
+        st = sp_matrix_build(ex->ctx, A, f);
+        if (st == SP_STATUS_SUCCESS) st = sp_context_synchronize(ex->ctx);
+        t[i] = 1e3 * (sb_now() - t0);
+    }
+    if (st == SP_STATUS_SUCCESS) *ms = sorted_median(t, reps);
+    return st;
+}
+
+/* One libsp call, timed by CUDA events on the GPU or the wall clock on the host. */
+static sp_status_t timed_spmv(const sb_exec_t *ex, sp_matrix_t *A, const sb_format_row_t *row,
+                              const sb_vectors_t *v, double *ms)
+{
+    static const double one_d = 1.0, zero_d = 0.0;
+    static const float one_f = 1.0f, zero_f = 0.0f;
     int is_float = v->coo->value_type == SP_R_32F;
     const void *alpha = is_float ? (const void *)&one_f : (const void *)&one_d;
     const void *beta = is_float ? (const void *)&zero_f : (const void *)&zero_d;
-    double *t = malloc((size_t)reps * sizeof *t);
+    const void *x = ex->gpu ? v->d_x : v->x;
+    void *y = ex->gpu ? v->d_y : v->y;
+    sp_status_t st;
+    if (ex->gpu) {
+        sb_gpu_timer_begin(ex->gpu);
+        st = sp_spmv(ex->ctx, row->format, row->alg, alpha, A, x, beta, y);
+        double t = sb_gpu_timer_end(ex->gpu);
+        *ms = t;
+        return st == SP_STATUS_SUCCESS && t < 0 ? SP_STATUS_DEVICE_ERROR : st;
+    }
+    double t0 = sb_now();
+    st = sp_spmv(ex->ctx, row->format, row->alg, alpha, A, x, beta, y);
+    if (st == SP_STATUS_SUCCESS) st = sp_context_synchronize(ex->ctx);
+    *ms = 1e3 * (sb_now() - t0);
+    return st;
+}
+
+/* Each timed libsp call is followed at once by one call of each baseline, so that a
+ * ratio holds when the machine drifts (BENCHMARKING.md). */
+sp_status_t sb_time_spmv(const sb_exec_t *ex, sp_matrix_t *A, int reps, const sb_vectors_t *v,
+                         sb_format_row_t *row)
+{
+    double *t = malloc((size_t)reps * (1 + SB_BASELINE_COUNT) * sizeof *t), ms;
+    double *tb[SB_BASELINE_COUNT];
+    int has[SB_BASELINE_COUNT], nb[SB_BASELINE_COUNT] = {0};
     sp_status_t st = SP_STATUS_SUCCESS;
     if (!t) return SP_STATUS_ALLOC_FAILED;
-    for (int i = 0; i < WARMUP_CALLS && st == SP_STATUS_SUCCESS; i++)
-        st = sp_spmv(ctx, f, SP_SPMV_ALG_DEFAULT, alpha, A, v->x, beta, v->y);
+    for (int b = 0; b < SB_BASELINE_COUNT; b++) {
+        tb[b] = t + (size_t)reps * (size_t)(1 + b);
+        has[b] = ex->cus && sb_cusparse_has(ex->cus, (sb_baseline_t)b);
+    }
+    for (int i = 0; i < SB_WARMUP_CALLS && st == SP_STATUS_SUCCESS; i++) {
+        st = timed_spmv(ex, A, row, v, &ms);
+        for (int b = 0; b < SB_BASELINE_COUNT; b++)
+            if (has[b]) sb_cusparse_spmv(ex->gpu, ex->cus, (sb_baseline_t)b);
+    }
     for (int i = 0; i < reps && st == SP_STATUS_SUCCESS; i++) {
-        double t0 = sb_now();
-        st = sp_spmv(ctx, f, SP_SPMV_ALG_DEFAULT, alpha, A, v->x, beta, v->y);
-        if (st == SP_STATUS_SUCCESS) st = sp_context_synchronize(ctx);
-        t[i] = sb_now() - t0;
+        st = timed_spmv(ex, A, row, v, &t[i]);
+        for (int b = 0; b < SB_BASELINE_COUNT; b++)
+            if (has[b] && (ms = sb_cusparse_spmv(ex->gpu, ex->cus, (sb_baseline_t)b)) >= 0)
+                tb[b][nb[b]++] = ms;
     }
     if (st == SP_STATUS_SUCCESS) {
-        qsort(t, (size_t)reps, sizeof *t, cmp_double);
         row->reps = reps;
-        row->ms_min = 1e3 * t[0];
-        row->ms_max = 1e3 * t[reps - 1];
-        row->ms_median = 1e3 * (reps % 2 ? t[reps / 2] : 0.5 * (t[reps / 2 - 1] + t[reps / 2]));
+        row->ms_median = sorted_median(t, reps);
+        row->ms_min = t[0];
+        row->ms_max = t[reps - 1];
+        for (int b = 0; b < SB_BASELINE_COUNT; b++) {
+            row->baseline_ms[b] = nb[b] == reps ? sorted_median(tb[b], reps) : 0;
+            row->speedup[b] = row->baseline_ms[b] > 0 && row->ms_median > 0
+                                  ? row->baseline_ms[b] / row->ms_median : 0;
+        }
     }
     free(t);
     return st;
 }
 
-double sb_max_rel_err(const sb_vectors_t *v, sp_value_type_t type)
+static double max_rel_err(const sb_vectors_t *v, sp_value_type_t type)
 {
     double worst = 0.0;
     for (int64_t i = 0; i < v->coo->nrows; i++) {
@@ -198,8 +271,20 @@ double sb_max_rel_err(const sb_vectors_t *v, sp_value_type_t type)
     return worst;
 }
 
+double sb_check_spmv(const sb_exec_t *ex, sp_matrix_t *A, const sb_vectors_t *v,
+                     const sb_format_row_t *row)
+{
+    size_t bytes = (size_t)v->coo->nrows * sp_value_size(v->coo->value_type);
+    double ms;
+    memset(v->y, 0xff, bytes);
+    if (ex->gpu && sb_gpu_fill_nan(ex->gpu, v->d_y, bytes)) return INFINITY;
+    if (timed_spmv(ex, A, row, v, &ms) != SP_STATUS_SUCCESS) return INFINITY;
+    if (ex->gpu && sb_gpu_download(ex->gpu, v->y, v->d_y, bytes)) return INFINITY;
+    return max_rel_err(v, v->coo->value_type);
+}
+
 /* Streaming read of a buffer far larger than the caches: the bandwidth ceiling of the
- * executor in this run (host: one core, as the reference executor uses). */
+ * host executor in this run (one core, as the reference executor uses). */
 double sb_read_bandwidth(void)
 {
     size_t n = (size_t)64 << 20; /* 512 MB of doubles */
@@ -224,6 +309,49 @@ double sb_read_bandwidth(void)
     return best;
 }
 
+/* ---- executor ------------------------------------------------------------------------ */
+
+static int open_cuda(sb_exec_t *ex)
+{
+    char why[256] = "";
+    if (sb_gpu_open(&ex->gpu, why, sizeof why)) {
+        snprintf(ex->executor, sizeof ex->executor, "host reference (no GPU: %s)",
+                 why[0] ? why : "built without CUDA");
+        return -1;
+    }
+    sp_context_options_t co = {.device = 0, .stream = sb_gpu_stream(ex->gpu)};
+    if (sp_context_create(SP_DEVICE_CUDA, &co, &ex->ctx) != SP_STATUS_SUCCESS) {
+        snprintf(ex->executor, sizeof ex->executor, "host reference (no GPU: %s)",
+                 sp_last_error());
+        sb_gpu_close(ex->gpu);
+        ex->gpu = NULL;
+        return -1;
+    }
+    sp_context_device_info(ex->ctx, &ex->device);
+    snprintf(ex->executor, sizeof ex->executor,
+             "GPU %s (CUDA context, CUDA events; baselines cuSPARSE CSR_ALG1 and SELL in the "
+             "same run, interleaved)", ex->device.name);
+    ex->read_bw_gbs = sb_gpu_read_bandwidth(ex->gpu);
+    return 0;
+}
+
+int sb_exec_open(sb_exec_t *ex)
+{
+    memset(ex, 0, sizeof *ex);
+    if (open_cuda(ex) == 0) return 0;
+    if (sp_context_create(SP_DEVICE_HOST, NULL, &ex->ctx) != SP_STATUS_SUCCESS) return -1;
+    sp_context_device_info(ex->ctx, &ex->device);
+    ex->read_bw_gbs = sb_read_bandwidth();
+    return 0;
+}
+
+void sb_exec_close(sb_exec_t *ex)
+{
+    sp_context_destroy(ex->ctx);
+    sb_gpu_close(ex->gpu);
+    memset(ex, 0, sizeof *ex);
+}
+
 /* ---- printing --------------------------------------------------------------------- */
 
 void sb_print_load(const sp_coo_t *coo, sb_report_t *r, int load_only)
@@ -243,79 +371,6 @@ void sb_print_load(const sp_coo_t *coo, sb_report_t *r, int load_only)
     }
 }
 
-sp_context_t *sb_open_gpu(sb_report_t *r)
-{
-    sp_context_t *gpu = NULL;
-    sp_status_t st = sp_context_create(SP_DEVICE_CUDA, NULL, &gpu);
-    if (st == SP_STATUS_SUCCESS) {
-        sp_device_info_t d;
-        sp_context_device_info(gpu, &d);
-        snprintf(r->executor, sizeof r->executor,
-                 "host reference for SpMV and BFS (GPU %s: format builds timed on it; its SpMV "
-                 "and BFS kernels are not in this version)", d.name);
-    } else {
-        snprintf(r->executor, sizeof r->executor, "host reference (no GPU: %s)",
-                 sp_last_error());
-    }
-    printf("input: %s\nexecutor: %s\n", r->input, r->executor);
-    return gpu;
-}
-
-/* Build format f on the GPU `reps` times (released in between), median wall time with
- * the stream synchronized: the build as an iterative solver pays it once. CSR is timed
- * from the sorted COO, every other format from the CSR. */
-static sp_status_t gpu_build_time(sp_context_t *gpu, sp_matrix_t *G, sp_format_t f, int reps,
-                                  double *ms)
-{
-    double t[16];
-    sp_status_t st = SP_STATUS_SUCCESS;
-    for (int i = 0; i < reps && st == SP_STATUS_SUCCESS; i++) {
-        if (f != SP_FORMAT_CSR) sp_matrix_release(gpu, G, f);
-        else for (int g = SP_FORMAT_CSR; g < SP_FORMAT_COUNT; g++) sp_matrix_release(gpu, G, g);
-        double t0 = sb_now();
-        st = sp_matrix_build(gpu, G, f);
-        if (st == SP_STATUS_SUCCESS) st = sp_context_synchronize(gpu);
-        t[i] = 1e3 * (sb_now() - t0);
-    }
-    if (st == SP_STATUS_SUCCESS) {
-        qsort(t, (size_t)reps, sizeof t[0], cmp_double);
-        *ms = t[reps / 2];
-    }
-    return st;
-}
-
-int sb_gpu_builds(sp_context_t *gpu, const sp_coo_t *coo, sb_report_t *r)
-{
-    sp_matrix_t *G = NULL;
-    sp_matrix_info_t info;
-    const int reps = 5;
-    double t0 = sb_now();
-    if (sp_matrix_create(gpu, coo, NULL, &G) != SP_STATUS_SUCCESS) {
-        fprintf(stderr, "spbench: GPU: %s\n", sp_last_error());
-        return 1;
-    }
-    sp_context_synchronize(gpu);
-    r->gpu_upload_ms = 1e3 * (sb_now() - t0);
-    printf("gpu_upload_sort_ms: %.3f (host COO to device, sort and merge on the GPU)\n",
-           r->gpu_upload_ms);
-    for (int f = SP_FORMAT_CSR; f < SP_FORMAT_COUNT; f++) {
-        r->gpu_status[f] = gpu_build_time(gpu, G, (sp_format_t)f, reps, &r->gpu_build_ms[f]);
-        if (r->gpu_status[f] != SP_STATUS_SUCCESS) {
-            printf("gpu_build: %-4s  refused: %s: %s\n", sp_format_name((sp_format_t)f),
-                   sp_status_string(r->gpu_status[f]), sp_last_error());
-            continue;
-        }
-        sp_matrix_info(G, &info);
-        r->gpu_bytes[f] = info.bytes[f];
-        printf("gpu_build: %-4s  ms: %.3f (median of %d)  bytes: %lld\n",
-               sp_format_name((sp_format_t)f), r->gpu_build_ms[f], reps,
-               (long long)r->gpu_bytes[f]);
-    }
-    r->gpu_done = 1;
-    sp_matrix_destroy(G);
-    return 0;
-}
-
 static const char *symmetry_name(sp_symmetry_t s)
 {
     switch (s) {
@@ -326,7 +381,31 @@ static const char *symmetry_name(sp_symmetry_t s)
     }
 }
 
-static double model_bytes(const sb_report_t *r);
+static double model_bytes(const sb_report_t *r)
+{
+    double vs = (double)sp_value_size(r->type);
+    return (double)r->info.nnz * (vs + 4) + (double)(r->info.nrows + 1) * 4 +
+           (double)r->info.nrows * vs + (double)r->info.ncols * vs;
+}
+
+/* Whether the csr-compulsory working set fits the GPU's L2 (or the host's LLC): the
+ * figures of an input that fits are cache figures, not memory figures. */
+static void print_working_set(sb_report_t *r)
+{
+    const char *cache = r->on_gpu ? "GPU L2" : "last-level cache";
+    r->working_set_bytes = model_bytes(r);
+    r->cache_bytes = r->on_gpu ? (double)r->device.l2_bytes
+                               : (double)sysconf(_SC_LEVEL3_CACHE_SIZE);
+    if (r->cache_bytes <= 0) {
+        printf("working_set: %.2f MB\n", r->working_set_bytes / 1e6);
+        return;
+    }
+    int fits = r->working_set_bytes <= r->cache_bytes;
+    printf("working_set: %.2f MB (%s the %.1f MB %s: %s)\n", r->working_set_bytes / 1e6,
+           fits ? "fits in" : "exceeds", r->cache_bytes / 1e6, cache,
+           fits ? (r->on_gpu ? "L2 figures, not DRAM" : "cache figures, not memory")
+                : (r->on_gpu ? "DRAM figures" : "memory figures"));
+}
 
 void sb_print_shape(const sp_coo_t *coo, const sp_matrix_t *A, sb_report_t *r)
 {
@@ -344,37 +423,43 @@ void sb_print_shape(const sp_coo_t *coo, const sp_matrix_t *A, sb_report_t *r)
     printf("value_type: %s\n", coo->value_type == SP_R_32F   ? "float"
                                : coo->value_type == SP_R_64F ? "double"
                                                              : "pattern");
-    r->read_bw_gbs = sb_read_bandwidth();
-    printf("read_bandwidth: %.2f GB/s (streaming read, this run)\n", r->read_bw_gbs);
+    printf("read_bandwidth: %.2f GB/s (streaming read, %s, this run)\n", r->read_bw_gbs,
+           r->on_gpu ? "1 GiB on the GPU" : "512 MB on one host core");
     printf("byte_model: %s = nnz*(value+4) + (rows+1)*4 + rows*value + cols*value\n",
            BYTE_MODEL);
-    long llc = sysconf(_SC_LEVEL3_CACHE_SIZE);
-    double ws = model_bytes(r);
-    if (llc > 0)
-        printf("working_set: %.2f MB (%s the %.1f MB last-level cache: %s)\n", ws / 1e6,
-               ws <= (double)llc ? "fits in" : "exceeds", llc / 1e6,
-               ws <= (double)llc ? "cache figures, not memory" : "memory figures");
-    else
-        printf("working_set: %.2f MB\n", ws / 1e6);
+    print_working_set(r);
+    if (r->on_gpu)
+        printf("gpu_upload_sort_ms: %.3f (host COO to device, sort and merge on the GPU)\n",
+               r->gpu_upload_ms);
+    for (int b = 0; b < SB_BASELINE_COUNT; b++)
+        if (r->baseline_name[b][0])
+            printf("baseline: %s%s%s\n", r->baseline_name[b],
+               r->baseline_note[b][0] ? " " : "", r->baseline_note[b]);
 }
 
-static double model_bytes(const sb_report_t *r)
+static void print_speedups(const sb_format_row_t *row, const sb_report_t *r)
 {
-    double vs = (double)sp_value_size(r->type);
-    return (double)r->info.nnz * (vs + 4) + (double)(r->info.nrows + 1) * 4 +
-           (double)r->info.nrows * vs + (double)r->info.ncols * vs;
+    for (int b = 0; b < SB_BASELINE_COUNT; b++) {
+        if (!r->baseline_name[b][0]) continue;
+        if (row->speedup[b] > 0)
+            printf("  x_%s: %.3f (%.4f ms)", r->baseline_name[b], row->speedup[b],
+                   row->baseline_ms[b]);
+        else
+            printf("  x_%s: n/a", r->baseline_name[b]);
+    }
 }
 
 void sb_print_format_row(sb_format_row_t *row, const sb_report_t *r, int check)
 {
     const sb_format_row_t *csr = NULL;
     for (int i = 0; i < r->nrows_done; i++)
-        if (r->rows[i].format == SP_FORMAT_CSR && r->rows[i].status == SP_STATUS_SUCCESS)
+        if (r->rows[i].format == SP_FORMAT_CSR && r->rows[i].alg == SP_SPMV_ALG_DEFAULT &&
+            r->rows[i].status == SP_STATUS_SUCCESS)
             csr = &r->rows[i];
     row->max_rel_err = check ? row->max_rel_err : -1.0;
     if (row->status != SP_STATUS_SUCCESS) {
-        printf("format: %-4s  refused: %s: %s\n", sp_format_name(row->format),
-               sp_status_string(row->status), row->message);
+        printf("format: %-12s  refused: %s: %s\n", row->label, sp_status_string(row->status),
+               row->message);
         return;
     }
     double s = row->ms_median / 1e3;
@@ -382,17 +467,36 @@ void sb_print_format_row(sb_format_row_t *row, const sb_report_t *r, int check)
     row->gbs = s > 0 ? model_bytes(r) / s / 1e9 : 0;
     row->pct_read_bw = r->read_bw_gbs > 0 ? 100.0 * row->gbs / r->read_bw_gbs : 0;
     row->spmv_equivalents = csr && csr->ms_median > 0 ? row->build_ms / csr->ms_median : 0;
-    printf("format: %-4s  build_ms: %.3f  bytes: %lld  spmv_ms: %.4f (min %.4f max %.4f, %d "
-           "calls)  GFLOP/s: %.3f  GB/s: %.2f (%s, %.0f%% of read bw)  build_spmv_equiv: %.1f",
-           sp_format_name(row->format), row->build_ms, (long long)row->bytes, row->ms_median,
-           row->ms_min, row->ms_max, row->reps, row->gflops, row->gbs, BYTE_MODEL,
-           row->pct_read_bw, row->spmv_equivalents);
+    if (!r->on_gpu && csr) { /* the host's baseline: libsp's own CSR in this run */
+        row->baseline_ms[0] = csr->ms_median;
+        row->speedup[0] = row->ms_median > 0 ? csr->ms_median / row->ms_median : 0;
+    }
+    printf("format: %-12s", row->label);
+    print_speedups(row, r);
+    printf("  spmv_ms: %.4f (min %.4f max %.4f, %d calls)  GFLOP/s: %.3f  GB/s: %.2f (%s, "
+           "%.0f%% of read bw)  build_ms: %.3f  build_spmv_equiv: %.1f  bytes: %lld",
+           row->ms_median, row->ms_min, row->ms_max, row->reps, row->gflops, row->gbs,
+           BYTE_MODEL, row->pct_read_bw, row->build_ms, row->spmv_equivalents,
+           (long long)row->bytes);
     if (check) printf("  max_rel_err: %.3g", row->max_rel_err);
-    printf("  vs_cusparse: n/a (host executor)\n");
+    printf("\n");
 }
 
-/* A JSON string literal: quotes, backslashes and control bytes escaped. */
-static void json_string(FILE *f, const char *s)
+const sb_format_row_t *sb_best_row(const sb_report_t *r, sp_format_t f)
+{
+    const sb_format_row_t *best = NULL;
+    for (int i = 0; i < r->nrows_done; i++) {
+        const sb_format_row_t *w = &r->rows[i];
+        int wanted = f == SP_FORMAT_COUNT ? w->format != SP_FORMAT_AUTO : w->format == f;
+        if (w->status != SP_STATUS_SUCCESS || !wanted) continue;
+        if (!best || w->ms_median < best->ms_median) best = w;
+    }
+    return best;
+}
+
+/* ---- JSON -------------------------------------------------------------------------- */
+
+void sb_json_string(FILE *f, const char *s)
 {
     fputc('"', f);
     for (; s && *s; s++) {
@@ -404,21 +508,54 @@ static void json_string(FILE *f, const char *s)
     fputc('"', f);
 }
 
-int sb_write_json(const char *path, const sb_report_t *r)
+/* JSON has no infinity: an unbounded error, or one not checked (< 0), is written null. */
+static void json_number(FILE *f, double x)
 {
-    FILE *f = fopen(path, "w");
-    if (!f) {
-        fprintf(stderr, "spbench: cannot write %s: %s\n", path, strerror(errno));
-        return -1;
+    if (isfinite(x) && x >= 0) fprintf(f, "%.6g", x);
+    else fprintf(f, "null");
+}
+
+static void json_row(FILE *f, const sb_format_row_t *w, const sb_report_t *r)
+{
+    fprintf(f, "{\"label\": ");
+    sb_json_string(f, w->label);
+    fprintf(f, ", \"format\": \"%s\", \"ran_as\": \"%s\", \"alg\": %d, \"status\": \"%s\"",
+            sp_format_name(w->format), sp_format_name(w->chosen), (int)w->alg,
+            sp_status_string(w->status));
+    if (w->status != SP_STATUS_SUCCESS) {
+        fprintf(f, ", \"message\": ");
+        sb_json_string(f, w->message);
+        fprintf(f, "}");
+        return;
     }
+    fprintf(f, ", \"build_ms\": %.6g, \"bytes\": %lld, \"spmv_ms_median\": %.6g, "
+               "\"spmv_ms_min\": %.6g, \"spmv_ms_max\": %.6g, \"calls\": %d, "
+               "\"gflops\": %.6g, \"gbs\": %.6g, \"pct_read_bw\": %.4g, "
+               "\"build_spmv_equivalents\": %.4g, \"max_rel_err\": ",
+            w->build_ms, (long long)w->bytes, w->ms_median, w->ms_min, w->ms_max, w->reps,
+            w->gflops, w->gbs, w->pct_read_bw, w->spmv_equivalents);
+    json_number(f, w->max_rel_err);
+    for (int b = 0; b < SB_BASELINE_COUNT; b++) {
+        if (!r->baseline_name[b][0]) continue;
+        fprintf(f, ", \"%s_ms\": %.6g, \"speedup_%s\": ", r->baseline_name[b],
+                w->baseline_ms[b], r->baseline_name[b]);
+        if (w->speedup[b] > 0) fprintf(f, "%.6g", w->speedup[b]);
+        else fprintf(f, "null");
+    }
+    fprintf(f, "}");
+}
+
+void sb_json_report(FILE *f, const sb_report_t *r)
+{
     fprintf(f, "{\n  \"input\": ");
-    json_string(f, r->input);
+    sb_json_string(f, r->input);
     fprintf(f, ",\n  \"reader\": ");
-    json_string(f, r->reader);
+    sb_json_string(f, r->reader);
     fprintf(f, ",\n  \"executor\": ");
-    json_string(f, r->executor);
-    fprintf(f, ",\n");
-    fprintf(f, "  \"rows\": %lld, \"cols\": %lld, \"nnz\": %lld, \"nnz_merged\": %lld,\n",
+    sb_json_string(f, r->executor);
+    fprintf(f, ",\n  \"on_gpu\": %s, \"device\": ", r->on_gpu ? "true" : "false");
+    sb_json_string(f, r->device.name);
+    fprintf(f, ",\n  \"rows\": %lld, \"cols\": %lld, \"nnz\": %lld, \"nnz_merged\": %lld,\n",
             (long long)r->nrows, (long long)r->ncols, (long long)r->nnz,
             (long long)r->info.nnz);
     fprintf(f, "  \"row_length\": {\"min\": %lld, \"mean\": %.6g, \"max\": %lld, "
@@ -427,37 +564,41 @@ int sb_write_json(const char *path, const sb_report_t *r)
             r->info.row_stddev, (long long)r->info.empty_rows, r->symmetry);
     fprintf(f, "  \"load_seconds\": %.6g, \"file_bytes\": %lld, \"read_bandwidth_gbs\": %.4g,\n",
             r->load_seconds, (long long)r->file_bytes, r->read_bw_gbs);
-    fprintf(f, "  \"byte_model\": \"%s\",\n  \"formats\": [", BYTE_MODEL);
-    for (int i = 0; i < r->nrows_done; i++) {
-        const sb_format_row_t *w = &r->rows[i];
-        fprintf(f, "%s\n    {\"format\": \"%s\", \"status\": \"%s\"", i ? "," : "",
-                sp_format_name(w->format), sp_status_string(w->status));
-        if (w->status == SP_STATUS_SUCCESS)
-            fprintf(f, ", \"build_ms\": %.6g, \"bytes\": %lld, \"spmv_ms_median\": %.6g, "
-                       "\"spmv_ms_min\": %.6g, \"spmv_ms_max\": %.6g, \"calls\": %d, "
-                       "\"gflops\": %.6g, \"gbs\": %.6g, \"pct_read_bw\": %.4g, "
-                       "\"build_spmv_equivalents\": %.4g, \"max_rel_err\": %.6g",
-                    w->build_ms, (long long)w->bytes, w->ms_median, w->ms_min, w->ms_max,
-                    w->reps, w->gflops, w->gbs, w->pct_read_bw, w->spmv_equivalents,
-                    w->max_rel_err);
+    fprintf(f, "  \"working_set_bytes\": %.0f, \"cache_bytes\": %.0f, \"fits_in_cache\": %s,\n",
+            r->working_set_bytes, r->cache_bytes,
+            r->cache_bytes > 0 && r->working_set_bytes <= r->cache_bytes ? "true" : "false");
+    if (r->on_gpu) fprintf(f, "  \"gpu_upload_sort_ms\": %.6g,\n", r->gpu_upload_ms);
+    fprintf(f, "  \"baselines\": [");
+    for (int b = 0; b < SB_BASELINE_COUNT; b++) {
+        fprintf(f, "%s{\"name\": ", b ? ", " : "");
+        sb_json_string(f, r->baseline_name[b]);
+        fprintf(f, ", \"note\": ");
+        sb_json_string(f, r->baseline_note[b]);
         fprintf(f, "}");
     }
-    fprintf(f, "\n  ]");
-    if (r->gpu_done) {
-        fprintf(f, ",\n  \"gpu_upload_sort_ms\": %.6g,\n  \"gpu_builds\": [", r->gpu_upload_ms);
-        for (int g = SP_FORMAT_CSR; g < SP_FORMAT_COUNT; g++)
-            fprintf(f, "%s\n    {\"format\": \"%s\", \"status\": \"%s\", \"ms\": %.6g, "
-                       "\"bytes\": %lld}", g > SP_FORMAT_CSR ? "," : "",
-                    sp_format_name((sp_format_t)g), sp_status_string(r->gpu_status[g]),
-                    r->gpu_build_ms[g], (long long)r->gpu_bytes[g]);
-        fprintf(f, "\n  ]");
+    fprintf(f, "],\n  \"byte_model\": \"%s\",\n  \"formats\": [", BYTE_MODEL);
+    for (int i = 0; i < r->nrows_done; i++) {
+        fprintf(f, "%s\n    ", i ? "," : "");
+        json_row(f, &r->rows[i], r);
     }
+    fprintf(f, "\n  ]");
     if (r->bfs_sources)
         fprintf(f, ",\n  \"bfs\": {\"sources\": %d, \"ms_median\": %.6g, \"teps_hmean\": %.6g, "
                    "\"edges_mean\": %lld, \"valid\": %s}",
                 r->bfs_sources, r->bfs_ms_median, r->bfs_teps_hmean,
                 (long long)r->bfs_edges_mean, r->bfs_valid ? "true" : "false");
-    fprintf(f, "\n}\n");
+    fprintf(f, "\n}");
+}
+
+int sb_write_json(const char *path, const sb_report_t *r)
+{
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        fprintf(stderr, "spbench: cannot write %s: %s\n", path, strerror(errno));
+        return -1;
+    }
+    sb_json_report(f, r);
+    fprintf(f, "\n");
     if (fclose(f) != 0) {
         fprintf(stderr, "spbench: cannot write %s: %s\n", path, strerror(errno));
         return -1;

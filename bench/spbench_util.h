@@ -7,8 +7,18 @@
 
 #include "sp.h"
 
+#include "spbench_cusparse.h"
+
+#define SB_WARMUP_CALLS 10 /* untimed calls before the timed ones (BENCHMARKING.md) */
+#define SB_MAX_ROWS 16 /* rows of the per-format table: formats x algorithms, and AUTO */
+
+/* One row of the SpMV table: a format with one algorithm (or AUTO). speedup[b] is the
+ * baseline's median over ours, both measured interleaved in this run (0: n/a). */
 typedef struct sb_format_row {
-    sp_format_t format;
+    sp_format_t format; /* SP_FORMAT_AUTO for the AUTO row */
+    sp_format_t chosen; /* the format that ran (AUTO's choice) */
+    sp_spmv_alg_t alg;
+    char label[32];     /* "csr", "csr/vector", "auto->sell" */
     sp_status_t status;
     char message[512];
     double build_ms;
@@ -16,13 +26,17 @@ typedef struct sb_format_row {
     double ms_median, ms_min, ms_max;
     double gflops, gbs, pct_read_bw;
     double max_rel_err; /* < 0: not checked */
-    double spmv_equivalents; /* build time / CSR SpMV time */
+    double spmv_equivalents; /* build time / CSR default SpMV time */
+    double baseline_ms[SB_BASELINE_COUNT], speedup[SB_BASELINE_COUNT];
     int reps;
 } sb_format_row_t;
 
 typedef struct sb_report {
-    const char *input, *reader;
+    char input[1024];
+    const char *reader;
     char executor[512];
+    int on_gpu;
+    sp_device_info_t device;
     double load_seconds;
     int64_t file_bytes;
     int64_t nrows, ncols, nnz;
@@ -30,13 +44,12 @@ typedef struct sb_report {
     sp_matrix_info_t info;
     const char *symmetry;
     double read_bw_gbs; /* streaming read measured in this run */
-    sb_format_row_t rows[SP_FORMAT_COUNT];
+    double working_set_bytes, cache_bytes; /* csr-compulsory bytes; GPU L2 or host LLC */
+    const char *baseline_name[SB_BASELINE_COUNT]; /* "cusparse_csr_alg1", ... */
+    char baseline_note[SB_BASELINE_COUNT][160];   /* why a baseline is n/a */
+    sb_format_row_t rows[SB_MAX_ROWS];
     int nrows_done;
-    /* GPU builds: upload + sort-merge, then each format (ms, median of the rebuilds) */
-    int gpu_done;
-    double gpu_upload_ms, gpu_build_ms[SP_FORMAT_COUNT];
-    int64_t gpu_bytes[SP_FORMAT_COUNT];
-    sp_status_t gpu_status[SP_FORMAT_COUNT];
+    double gpu_upload_ms; /* GPU: host COO to device, sort and merge */
     /* BFS */
     int bfs_sources;
     double bfs_ms_median, bfs_teps_hmean;
@@ -44,11 +57,24 @@ typedef struct sb_report {
     int bfs_valid;
 } sb_report_t;
 
+/* Where SpMV runs: a host context (wall clock, the baseline is libsp's host CSR), or a
+ * CUDA context on gpu's stream (CUDA events, the baselines are cuSPARSE's). */
+typedef struct sb_exec {
+    sp_context_t *ctx;
+    sb_gpu_t *gpu;      /* NULL on the host */
+    sb_cusparse_t *cus; /* the current matrix's cuSPARSE baseline, NULL if none */
+    double read_bw_gbs;
+    sp_device_info_t device;
+    char executor[512];
+} sb_exec_t;
+
 /* Vectors for SpMV: x (random in [-1, 1), fixed seed), y, and the check's reference in
- * long double with the row sums of |a_ij x_j| that scale its errors. */
+ * long double with the row sums of |a_ij x_j| that scale its errors. On a GPU d_x and
+ * d_y are their device copies, the ones SpMV reads and writes. */
 typedef struct sb_vectors {
     const sp_coo_t *coo;
     void *x, *y;
+    void *d_x, *d_y;
     double *yref, *absref;
 } sb_vectors_t;
 
@@ -64,21 +90,52 @@ int64_t sb_file_size(const char *path);
 void sb_progress_start(const char *path);
 void sb_progress_end(void);
 
-int sb_vectors_init(sb_vectors_t *v, const sp_coo_t *coo, int with_reference);
-void sb_vectors_free(sb_vectors_t *v);
-sp_status_t sb_time_spmv(sp_context_t *ctx, sp_matrix_t *A, sp_format_t f, int reps,
-                         const sb_vectors_t *v, sb_format_row_t *row);
-double sb_max_rel_err(const sb_vectors_t *v, sp_value_type_t type);
+int sb_vectors_init(sb_vectors_t *v, const sp_coo_t *coo, int with_reference,
+                    const sb_exec_t *ex);
+void sb_vectors_free(sb_vectors_t *v, const sb_exec_t *ex);
+/* Build format f (timed: host once; GPU median of rebuilds, stream synchronized). */
+sp_status_t sb_time_build(const sb_exec_t *ex, sp_matrix_t *A, sp_format_t f, double *ms);
+/* Warm-up, then reps timed calls of y = A x, each followed by the baselines' call. */
+sp_status_t sb_time_spmv(const sb_exec_t *ex, sp_matrix_t *A, int reps, const sb_vectors_t *v,
+                         sb_format_row_t *row);
+/* One more call into a NaN-filled y, compared with the reference (INFINITY on failure). */
+double sb_check_spmv(const sb_exec_t *ex, sp_matrix_t *A, const sb_vectors_t *v,
+                     const sb_format_row_t *row);
 double sb_read_bandwidth(void);
 
 void sb_print_load(const sp_coo_t *coo, sb_report_t *r, int load_only);
-/* A CUDA context when a GPU is usable (NULL otherwise); prints the executor line. */
-sp_context_t *sb_open_gpu(sb_report_t *r);
-/* Upload, sort and build every format on the GPU, timed; prints gpu_build lines. */
-int sb_gpu_builds(sp_context_t *gpu, const sp_coo_t *coo, sb_report_t *r);
+/* The executor: a CUDA context on a stream of ours when a GPU is usable, else the host
+ * reference; fills ex (read bandwidth measured once here). 0 on success. */
+int sb_exec_open(sb_exec_t *ex);
+void sb_exec_close(sb_exec_t *ex);
 void sb_print_shape(const sp_coo_t *coo, const sp_matrix_t *A, sb_report_t *r);
 void sb_print_format_row(sb_format_row_t *row, const sb_report_t *r, int check);
+/* The fastest successful row of format f (SP_FORMAT_AUTO: the AUTO row; SP_FORMAT_COUNT:
+ * any row but AUTO); NULL if none. */
+const sb_format_row_t *sb_best_row(const sb_report_t *r, sp_format_t f);
+/* JSON object of one report (no trailing newline), and a file holding one. */
+void sb_json_report(FILE *f, const sb_report_t *r);
+void sb_json_string(FILE *f, const char *s);
 int sb_write_json(const char *path, const sb_report_t *r);
+
+/* --suite (spbench_suite.c): the benchmark set, one generator spec or file each. */
+typedef struct sb_suite_input {
+    char gen[64];    /* --gen spec, or "" for a file */
+    char path[1024]; /* Matrix Market file, or "" */
+} sb_suite_input_t;
+/* The full set or the quick subset; *list is malloc'ed. 0 on success. */
+int sb_suite_inputs(int quick, sb_suite_input_t **list, int *n);
+/* nrows x ncols, per_row entries per row in uniformly random columns (fixed seed),
+ * values in [-1, 1): x far larger than any cache when ncols is large. */
+sp_status_t sb_gen_random_columns(int64_t nrows, int64_t ncols, int per_row, uint64_t seed,
+                                  sp_value_type_t type, sp_coo_t **coo);
+/* A short name for a report's input (generator spec or file name without folder). */
+const char *sb_short_name(const sb_report_t *r);
+/* One row per matrix, and the geometric mean of AUTO's speedup. */
+void sb_print_summary(const sb_report_t *reports, int n);
+int sb_write_suite_json(const char *path, const sb_report_t *reports, int n);
+/* spbench_plot.c: bars of each format's speedup over the baseline, one group per matrix. */
+int sb_write_plot_svg(const char *path, const sb_report_t *reports, int n);
 
 int sb_run_bfs(sp_context_t *ctx, sp_matrix_t *A, int64_t source, int nsources,
                uint64_t seed, sb_report_t *r);
