@@ -106,8 +106,12 @@ void sp__format_set_free(sp_format_set_t *set, sp_format_t format)
 /* Free format f of A (device or host) and its host mirror. */
 static void free_format(sp_matrix_t *A, sp_format_t f)
 {
-    if (A->ctx->kind == SP_DEVICE_CUDA) sp__cuda_matrix_free_format(A, f);
-    else sp__format_set_free(&A->f, f);
+    if (A->ctx->kind == SP_DEVICE_CUDA) {
+        sp__cuda_spmv_free_plans(A, f);
+        sp__cuda_matrix_free_format(A, f);
+    } else {
+        sp__format_set_free(&A->f, f);
+    }
     if (A->mirror) sp__format_set_free(A->mirror, f);
     A->built &= ~(1u << f);
     A->mirrored &= ~(1u << f);
@@ -117,6 +121,7 @@ void sp_matrix_destroy(sp_matrix_t *A)
 {
     if (!A) return;
     for (int f = SP_FORMAT_COUNT - 1; f >= 0; f--) free_format(A, (sp_format_t)f);
+    if (A->ctx->kind == SP_DEVICE_CUDA) sp__cuda_spmv_free_plans(A, SP_FORMAT_COUNT);
     sp__free(A->mirror);
     sp__free(A);
 }

@@ -32,6 +32,7 @@ struct sp_matrix {
     sp_format_set_t f;
     unsigned built;          /* bit f set when format f is built */
     sp_format_set_t *mirror; /* CUDA: host copies made for sp_matrix_view, else NULL */
+    void *gpu_plans;         /* CUDA: SpMV plans per format and algorithm (spmv_cuda.c) */
     unsigned mirrored;       /* bit f set when mirror holds format f */
     int64_t duplicates_merged;
     int64_t row_min, row_max, empty_rows;
@@ -59,6 +60,13 @@ sp_status_t sp__cuda_matrix_upload(sp_matrix_t *A, const sp_coo_t *coo, int32_t 
 sp_status_t sp__cuda_matrix_build(sp_matrix_t *A, sp_format_t format, int sell_c, int sell_sigma);
 void sp__cuda_matrix_free_format(sp_matrix_t *A, sp_format_t format);
 sp_status_t sp__cuda_matrix_mirror(sp_matrix_t *A, sp_format_t format);
+
+/* SpMV on a CUDA context (src/spmv_cuda.c): the format is built; plans are made on first
+ * use and cached in the matrix until the format is released. */
+sp_status_t sp__cuda_spmv(sp_matrix_t *A, sp_format_t format, sp_spmv_alg_t alg,
+                          const void *alpha, const void *x, const void *beta, void *y);
+/* Free the plans of one format (SP_FORMAT_COUNT: all of them, and the plan table). */
+void sp__cuda_spmv_free_plans(sp_matrix_t *A, sp_format_t format);
 
 /* Free format f of a host format set (the reference's *_free). */
 void sp__format_set_free(sp_format_set_t *set, sp_format_t format);

@@ -67,11 +67,11 @@ sp_status_t sp_spmv(sp_context_t *ctx, sp_format_t format, sp_spmv_alg_t alg,
     if (format == SP_FORMAT_AUTO) SP_TRY(sp_spmv_choose_format(ctx, A, &format));
     SP_CHECK_ARG(alg_fits(format, alg), "sp_spmv: algorithm %d does not apply to format %s",
                  (int)alg, sp_format_name(format));
-    if (ctx->kind == SP_DEVICE_CUDA)
-        SP_FAIL(SP_STATUS_NOT_SUPPORTED, "%s on a CUDA context: the GPU kernels are not in this "
-                "version of libsp (use a host context)", "sp_spmv");
     SP_TRY(sp_matrix_build(ctx, A, format));
-    spmv_host(A, format, alpha, x, beta, y);
+    if (ctx->kind == SP_DEVICE_CUDA)
+        SP_TRY(sp__cuda_spmv(A, format, alg, alpha, x, beta, y));
+    else
+        spmv_host(A, format, alpha, x, beta, y);
 done:
     return sp__context_record(ctx, st);
 }

@@ -1,0 +1,93 @@
+/* SpMV on a CUDA context: dispatch to the per-format kernels (kernels/spmv/), with the
+ * analysis of CSR and COO algorithms done once and cached per (format, algorithm), so
+ * repeated calls (an iterative solver's) pay no allocation and no analysis. */
+#include "sp_api.h"
+
+#ifdef SP_HAVE_CUDA
+
+enum { NALGS = SP_SPMV_ALG_CSR_MERGE + 1 };
+
+/* plan[f][alg] for the formats with plans (COO, CSR); made[f] bit alg when set. */
+typedef struct spmv_plans {
+    sp_gpu_spmv_plan_t plan[SP_FORMAT_COUNT][NALGS];
+    unsigned made[SP_FORMAT_COUNT];
+} spmv_plans_t;
+
+static sp_status_t get_plan(sp_matrix_t *A, sp_format_t f, sp_spmv_alg_t alg,
+                            const sp_gpu_env_t *env, const sp_gpu_spmv_plan_t **out)
+{
+    sp_status_t st = SP_STATUS_SUCCESS;
+    spmv_plans_t *p = A->gpu_plans;
+    if (!p) {
+        SP_CALLOC(p, 1);
+        A->gpu_plans = p;
+    }
+    if (!(p->made[f] & (1u << alg))) {
+        sp_gpu_spmv_plan_t plan = {0};
+        if (f == SP_FORMAT_CSR) SP_TRY(sp__gpu_spmv_csr_plan(env, &A->f.csr, alg, &plan));
+        else SP_TRY(sp__gpu_spmv_coo_plan(env, &A->f.coo, alg, &plan));
+        p->plan[f][alg] = plan;
+        p->made[f] |= 1u << alg;
+    }
+    *out = &p->plan[f][alg];
+done:
+    return st;
+}
+
+sp_status_t sp__cuda_spmv(sp_matrix_t *A, sp_format_t f, sp_spmv_alg_t alg, const void *alpha,
+                          const void *x, const void *beta, void *y)
+{
+    sp_status_t st = SP_STATUS_SUCCESS;
+    sp_gpu_env_t env;
+    const sp_gpu_spmv_plan_t *plan = NULL;
+    sp__cuda_env(A->ctx, &env);
+    switch (f) {
+    case SP_FORMAT_COO:
+        SP_TRY(get_plan(A, f, alg, &env, &plan));
+        SP_TRY(sp__gpu_spmv_coo(&env, plan, &A->f.coo, alpha, x, beta, y));
+        break;
+    case SP_FORMAT_CSR:
+        SP_TRY(get_plan(A, f, alg, &env, &plan));
+        SP_TRY(sp__gpu_spmv_csr(&env, plan, &A->f.csr, alpha, x, beta, y));
+        break;
+    case SP_FORMAT_CSC: SP_TRY(sp__gpu_spmv_csc(&env, &A->f.csc, alpha, x, beta, y)); break;
+    case SP_FORMAT_ELL: SP_TRY(sp__gpu_spmv_ell(&env, &A->f.ell, alpha, x, beta, y)); break;
+    case SP_FORMAT_HYB: SP_TRY(sp__gpu_spmv_hyb(&env, &A->f.hyb, alpha, x, beta, y)); break;
+    case SP_FORMAT_JDS: SP_TRY(sp__gpu_spmv_jds(&env, &A->f.jds, alpha, x, beta, y)); break;
+    case SP_FORMAT_SELL: SP_TRY(sp__gpu_spmv_sell(&env, &A->f.sell, alpha, x, beta, y)); break;
+    default: break;
+    }
+done:
+    return st;
+}
+
+void sp__cuda_spmv_free_plans(sp_matrix_t *A, sp_format_t f)
+{
+    spmv_plans_t *p = A->gpu_plans;
+    sp_gpu_env_t env;
+    if (!p) return;
+    sp__cuda_env(A->ctx, &env);
+    for (int g = 0; g < SP_FORMAT_COUNT; g++) {
+        if (f != SP_FORMAT_COUNT && g != (int)f) continue;
+        for (int alg = 0; alg < NALGS; alg++)
+            if (p->made[g] & (1u << alg)) sp__gpu_spmv_plan_free(&env, &p->plan[g][alg]);
+        p->made[g] = 0;
+    }
+    if (f == SP_FORMAT_COUNT) {
+        sp__free(p);
+        A->gpu_plans = NULL;
+    }
+}
+
+#else /* !SP_HAVE_CUDA */
+
+sp_status_t sp__cuda_spmv(sp_matrix_t *A, sp_format_t f, sp_spmv_alg_t alg, const void *alpha,
+                          const void *x, const void *beta, void *y)
+{
+    (void)A, (void)f, (void)alg, (void)alpha, (void)x, (void)beta, (void)y;
+    return SP_ERROR(SP_STATUS_NOT_COMPILED, "libsp was built without CUDA");
+}
+
+void sp__cuda_spmv_free_plans(sp_matrix_t *A, sp_format_t f) { (void)A, (void)f; }
+
+#endif
