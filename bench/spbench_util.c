@@ -576,7 +576,8 @@ void sb_json_report(FILE *f, const sb_report_t *r)
         sb_json_string(f, r->baseline_note[b]);
         fprintf(f, "}");
     }
-    fprintf(f, "],\n  \"byte_model\": \"%s\",\n  \"formats\": [", BYTE_MODEL);
+    fprintf(f, "],\n  \"byte_model\": \"%s\", \"warmup_calls\": %d,\n  \"formats\": [",
+            BYTE_MODEL, SB_WARMUP_CALLS);
     for (int i = 0; i < r->nrows_done; i++) {
         fprintf(f, "%s\n    ", i ? "," : "");
         json_row(f, &r->rows[i], r);
