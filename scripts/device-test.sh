@@ -50,7 +50,7 @@ cat "$logs/gpu.txt"
 grep -E "tests passed|tests failed|Not Run|\*\*\*Skipped|Failed" "$logs/ctest.log" | tail -n 20
 for f in poisson3d bundled; do
   echo "-- spbench $f"
-  grep -E "^(input|executor|rows|nnz|format|gpu_upload_sort_ms|gpu_build|bfs_MTEPS_hmean|bfs_valid):" "$logs/spbench-$f.log"
+  grep -E "^(input|executor|rows|nnz|read_bandwidth|working_set|baseline|auto_format|format|gpu_upload_sort_ms|bfs_MTEPS_hmean|bfs_valid):" "$logs/spbench-$f.log"
 done
 echo "device-test: $([ $status = 0 ] && echo PASSED || echo FAILED)"
 exit $status
