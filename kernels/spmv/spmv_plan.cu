@@ -1,5 +1,5 @@
 /* SpMV plans: what an algorithm needs to know about its matrix, worked out once. CSR
- * DEFAULT picks vector for regular rows and the merge path otherwise (the rule in
+ * DEFAULT picks scalar or vector for regular rows and the merge path otherwise (the rule in
  * spmv_policy_csr.h); vector gets its sub-warp width from the mean row length (Bell &
  * Garland 2009); merge gets the start row of every tile by a merge-path search per tile
  * boundary (Merrill & Garland 2016) and its carry-out scratch; COO segmented gets its
@@ -48,9 +48,10 @@ sp_status_t default_csr_alg(const sp_gpu_env_t *env, const sp_csr_t *a, sp_spmv_
     double mean = a->nrows > 0 ? (double)a->nnz / (double)a->nrows : 0.0;
     SP_TRY(sp_convert::env_alloc_n(env, &d_slot, 1));
     SP_TRY(sp_convert::longest_row(env, a, d_slot, &longest));
-    *alg = (double)longest <= DP::regular_factor * mean + DP::regular_slack
-               ? SP_SPMV_ALG_CSR_VECTOR
-               : SP_SPMV_ALG_CSR_MERGE;
+    if ((double)longest > DP::regular_factor * mean + DP::regular_slack)
+        *alg = SP_SPMV_ALG_CSR_MERGE;
+    else
+        *alg = mean <= DP::scalar_max_mean ? SP_SPMV_ALG_CSR_SCALAR : SP_SPMV_ALG_CSR_VECTOR;
 done:
     sp_convert::env_free(env, d_slot);
     return st;
