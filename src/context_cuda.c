@@ -6,7 +6,7 @@
 #include "sp_api.h"
 
 #ifdef SP_HAVE_CUDA
-#include <cuda_runtime_api.h>
+#include "sp_cuda.h"
 
 #include "sp_kernels.h"
 
@@ -19,15 +19,6 @@ typedef struct sp_cuda_state {
     int has_pool;
 } sp_cuda_state_t;
 
-#define SP_CUDA_TRY(call)                                                               \
-    do {                                                                                \
-        cudaError_t e_ = (call);                                                        \
-        if (e_ != cudaSuccess) {                                                        \
-            (void)cudaGetLastError();                                                   \
-            SP_FAIL(SP_STATUS_DEVICE_ERROR, "%s failed: %s (%s)", #call,                \
-                    cudaGetErrorString(e_), cudaGetErrorName(e_));                      \
-        }                                                                               \
-    } while (0)
 
 sp_status_t sp__cuda_context_init(sp_context_t *ctx, const sp_context_options_t *options)
 {

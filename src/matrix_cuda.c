@@ -6,17 +6,7 @@
 #include "sp_api.h"
 
 #ifdef SP_HAVE_CUDA
-#include <cuda_runtime_api.h>
-
-#define SP_CUDA_TRY(call)                                                               \
-    do {                                                                                \
-        cudaError_t e_ = (call);                                                        \
-        if (e_ != cudaSuccess) {                                                        \
-            (void)cudaGetLastError();                                                   \
-            SP_FAIL(SP_STATUS_DEVICE_ERROR, "%s failed: %s (%s)", #call,                \
-                    cudaGetErrorString(e_), cudaGetErrorName(e_));                      \
-        }                                                                               \
-    } while (0)
+#include "sp_cuda.h"
 
 static sp_status_t upload(const sp_gpu_env_t *env, void **d, const void *h, size_t bytes)
 {
