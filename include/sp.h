@@ -323,8 +323,9 @@ typedef struct sp_matrix_options {
 typedef struct sp_matrix sp_matrix_t;
 
 /* Copy a host COO onto the context, sort it by (row, col) and merge duplicates by the
- * policy. The COO is not modified and may be freed afterwards. Pattern COOs give a
- * pattern matrix (BFS only; SpMV refuses it). */
+ * policy (on a CUDA context: uploaded, then sorted and merged on the GPU, which
+ * synchronizes the context's stream once). The COO is not modified and may be freed
+ * afterwards. Pattern COOs give a pattern matrix (BFS only; SpMV refuses it). */
 sp_status_t sp_matrix_create(sp_context_t *ctx, const sp_coo_t *coo,
                              const sp_matrix_options_t *options, sp_matrix_t **A);
 void sp_matrix_destroy(sp_matrix_t *A);
@@ -393,7 +394,10 @@ sp_status_t sp_spmv(sp_context_t *ctx, sp_format_t format, sp_spmv_alg_t alg,
                     const void *alpha, sp_matrix_t *A, const void *x, const void *beta,
                     void *y);
 
-/* The format SP_FORMAT_AUTO would choose for A. */
+/* The format SP_FORMAT_AUTO would choose for A, from its row statistics: ELL when padding
+ * to the longest row adds at most 20% to the entries (or A is empty), SELL when the
+ * longest row is at most 32 x (mean + 1), CSR otherwise (its DEFAULT algorithm balances
+ * skewed rows on a GPU). */
 sp_status_t sp_spmv_choose_format(const sp_context_t *ctx, const sp_matrix_t *A,
                                   sp_format_t *format);
 
@@ -434,7 +438,8 @@ typedef struct sp_bfs_stats {
 /* Breadth-first search from source. level[v]: hops from source, -1 if unreachable
  * (nrows entries, required). parent[v]: a vertex u with edge (u, v) and level[u] =
  * level[v] - 1, parent[source] = source, -1 if unreachable (optional, may be NULL).
- * level and parent are in the context's memory. stats may be NULL. */
+ * level and parent are in the context's memory. stats may be NULL. On a CUDA context this
+ * version returns SP_STATUS_NOT_SUPPORTED (the GPU BFS kernels are not in it yet). */
 sp_status_t sp_bfs(sp_context_t *ctx, sp_matrix_t *G, int64_t source,
                    const sp_bfs_options_t *options, int32_t *level, int32_t *parent,
                    sp_bfs_stats_t *stats);
