@@ -2,6 +2,7 @@
  * format cache, SpMV in every format against a dense product, BFS by properties, and the
  * failure paths (status plus a message naming the argument or size). */
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -411,6 +412,75 @@ START_TEST(test_symmetrize)
 }
 END_TEST
 
+/* Two host contexts used from two threads at once: each gets the right result, and each
+ * thread's error stays its own (sp_last_error is per thread, the context's per context). */
+typedef struct worker {
+    int id;
+    int ok;
+    char error[256];
+} worker_t;
+
+static void *spmv_worker(void *arg)
+{
+    worker_t *w = arg;
+    sp_context_t *ctx = NULL;
+    sp_coo_t *a = NULL;
+    sp_matrix_t *A = NULL;
+    double x[4096], y[4096], one = 1, zero = 0;
+    w->ok = 0;
+    if (sp_context_create(SP_DEVICE_HOST, NULL, &ctx) || sp_gen_poisson2d(64, SP_R_64F, &a) ||
+        sp_matrix_create(ctx, a, NULL, &A))
+        goto done;
+    for (int i = 0; i < 4096; i++) x[i] = 1;
+    for (int rep = 0; rep < 200; rep++) {
+        sp_format_t f = (sp_format_t)((rep + w->id) % SP_FORMAT_COUNT);
+        if (sp_spmv(ctx, f, SP_SPMV_ALG_DEFAULT, &one, A, x, &zero, y)) goto done;
+        double sum = 0;
+        for (int i = 0; i < 4096; i++) sum += y[i];
+        if (sum != 4 * 64) goto done; /* boundary rows: 2 x 64 x 2 sides */
+        /* a failure on this thread only: the other thread's message must not change */
+        if (w->id == 1 && sp_spmv(ctx, f, (sp_spmv_alg_t)99, &one, A, x, &zero, y) == 0) goto done;
+    }
+    snprintf(w->error, sizeof w->error, "%s", sp_last_error());
+    w->ok = 1;
+done:
+    sp_matrix_destroy(A);
+    sp_coo_free(a);
+    sp_context_destroy(ctx);
+    return NULL;
+}
+
+START_TEST(test_two_threads)
+{
+    pthread_t t[2];
+    worker_t w[2] = {{0, 0, ""}, {1, 0, ""}};
+    for (int i = 0; i < 2; i++) ck_assert_int_eq(pthread_create(&t[i], NULL, spmv_worker, &w[i]), 0);
+    for (int i = 0; i < 2; i++) ck_assert_int_eq(pthread_join(t[i], NULL), 0);
+    ck_assert(w[0].ok && w[1].ok);
+    ck_assert_str_eq(w[0].error, "");                  /* thread 0 never failed */
+    ck_assert_ptr_nonnull(strstr(w[1].error, "algorithm 99"));
+}
+END_TEST
+
+/* A context keeps working after a failed call, and its last error is the failed call's. */
+START_TEST(test_context_reused_after_error)
+{
+    sp_context_t *ctx = host();
+    sp_coo_t *a = pmpp4(SP_R_64F);
+    sp_matrix_t *A = NULL;
+    double one = 1, zero = 0, x[4] = {1, 1, 1, 1}, y[4];
+    ck_assert_ok(sp_matrix_create(ctx, a, NULL, &A));
+    ck_assert_status(sp_bfs(ctx, A, 9, NULL, (int32_t *)y, NULL, NULL), SP_STATUS_INVALID_ARGUMENT);
+    ck_assert_ptr_nonnull(strstr(sp_context_last_error(ctx), "source 9"));
+    ck_assert_ok(sp_spmv(ctx, SP_FORMAT_CSR, SP_SPMV_ALG_DEFAULT, &one, A, x, &zero, y));
+    ck_assert_double_eq(y[0], 4.0);
+    ck_assert_double_eq(y[2], 7.0);
+    sp_matrix_destroy(A);
+    sp_coo_free(a);
+    sp_context_destroy(ctx);
+}
+END_TEST
+
 static Suite *api_suite(void)
 {
     Suite *s = suite_create("api");
@@ -430,6 +500,8 @@ static Suite *api_suite(void)
     tcase_add_test(tc, test_ell_refused_when_padding_explodes);
     tcase_add_test(tc, test_bfs_properties);
     tcase_add_test(tc, test_symmetrize);
+    tcase_add_test(tc, test_two_threads);
+    tcase_add_test(tc, test_context_reused_after_error);
     suite_add_tcase(s, tc);
     return s;
 }
