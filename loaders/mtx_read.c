@@ -246,6 +246,34 @@ static void array_advance(const job_t *j, int64_t *i, int64_t *c)
     *i = j->symmetry == SP_SYMMETRY_GENERAL ? 0 : *c + (j->symmetry == SP_SYMMETRY_SKEW);
 }
 
+/* The common entry line of a real coordinate file, "i j v" with indices in range and
+ * nothing after the value but blanks, read in one pass into slot k (float or double
+ * values, parsed as that type): 1 if it is one, with *stop at its line end; 0, writing
+ * nothing, for anything else, which the general path then reads and judges with its
+ * messages. */
+static int plain_entry(const job_t *j, const char *p, const char *end, int64_t k,
+                       const char **stop)
+{
+    int64_t r, c;
+    double v = 0;
+    float f = 0;
+    int rc;
+    if (sp__parse_i64(&p, end, &r) != SP_NUM_OK || p >= end || !is_blank(*p)) return 0;
+    while (p < end && is_blank(*p)) p++;
+    if (sp__parse_i64(&p, end, &c) != SP_NUM_OK || p >= end || !is_blank(*p)) return 0;
+    while (p < end && is_blank(*p)) p++;
+    rc = j->vt == SP_R_32F ? sp__parse_f32(&p, end, &f) : sp__parse_f64(&p, end, &v);
+    if (rc != SP_NUM_OK) return 0;
+    while (p < end && is_blank(*p)) p++;
+    if (!is_eol(p, end) || r < 1 || r > j->nrows || c < 1 || c > j->ncols) return 0;
+    j->row[k] = (int32_t)(r - 1);
+    j->col[k] = (int32_t)(c - 1);
+    if (j->vt == SP_R_32F) ((float *)j->val)[k] = f;
+    else ((double *)j->val)[k] = v;
+    *stop = p;
+    return 1;
+}
+
 static sp_status_t parse_task(int c, void *arg)
 {
     sp_status_t st = SP_STATUS_SUCCESS;
@@ -253,6 +281,8 @@ static sp_status_t parse_task(int c, void *arg)
     sp_text_lines_t it;
     int64_t k = j->offset[c], offdiag = 0, ai = 0, aj = 0;
     int keep = j->vt != SP_VALUE_NONE;
+    int plain = j->format == FMT_COORDINATE && j->field == FIELD_REAL &&
+                (j->vt == SP_R_32F || j->vt == SP_R_64F) && j->symmetry != SP_SYMMETRY_SKEW;
     if (j->format == FMT_ARRAY) array_start(j, k, &ai, &aj);
     sp__text_lines_init(&it, &j->chunks[c]);
     const char *end = it.end;
@@ -262,6 +292,11 @@ static sp_status_t parse_task(int c, void *arg)
         if (k >= j->expected)
             SP_FAIL(SP_STATUS_PARSE_ERROR, "%s:%lld: more entries than the %lld declared",
                     j->path, (long long)line, (long long)j->expected);
+        if (plain && plain_entry(j, p, end, k, &p)) {
+            offdiag += j->row[k] != j->col[k];
+            k++;
+            continue;
+        }
         if (j->format == FMT_ARRAY) {
             j->row[k] = (int32_t)ai;
             j->col[k] = (int32_t)aj;
