@@ -1,6 +1,7 @@
 /* Matrix Market reader: the header parsed in order, then the body split into line-aligned
  * chunks that are counted (pass 1) and parsed straight into the COO at each chunk's
- * offset (pass 2) in parallel; symmetric files are mirrored afterwards (pass 3). */
+ * offset (pass 2) in parallel; symmetric files are mirrored afterwards (pass 3). With one
+ * thread the chunks are parsed in order and pass 1 is skipped. */
 #include <float.h>
 #include <string.h>
 
@@ -326,6 +327,7 @@ static sp_status_t parse_task(int c, void *arg)
         k++;
     }
     j->offdiag[c] = offdiag;
+    j->count[c] = k - j->offset[c];
 done:
     return st;
 }
@@ -429,7 +431,6 @@ sp_status_t sp_mtx_read(const char *path, sp_value_type_t value_type,
     j.vt = (j.field == FIELD_PATTERN && opt.pattern == SP_PATTERN_NONE) ? SP_VALUE_NONE
                                                                         : value_type;
 
-    /* Pass 1: entry lines per chunk, scanned into each chunk's first output slot. */
     int nthreads = opt.nthreads > 0 ? opt.nthreads : sp__ncores();
     SP_TRY(sp__text_split_for_threads(body, end, line + 1, nthreads, &chunks, &nchunks));
     SP_ALLOC(counts, 4 * (size_t)nchunks);
@@ -438,19 +439,29 @@ sp_status_t sp_mtx_read(const char *path, sp_value_type_t value_type,
     j.offset = counts + nchunks;
     j.offdiag = counts + 2 * nchunks;
     j.mirror_offset = counts + 3 * nchunks;
-    SP_TRY(sp__parallel_for(nthreads, nchunks, count_task, &j));
-    int64_t total = 0;
-    for (int c = 0; c < nchunks; c++) {
-        j.offset[c] = total;
-        total += j.count[c];
-    }
-
-    /* Pass 2: parse in place; a chunk running past the declared count fails there. */
     SP_TRY(sp_coo_create(j.nrows, j.ncols, j.expected, j.vt, &a));
     j.row = a->row;
     j.col = a->col;
     j.val = a->val;
-    SP_TRY(sp__parallel_for(nthreads, nchunks, parse_task, &j));
+    int64_t total = 0;
+    if (nthreads == 1) {
+        /* One thread: the chunks in order, each starting where the last one ended, so no
+         * counting pass is needed. */
+        for (int c = 0; c < nchunks; c++) {
+            j.offset[c] = total;
+            SP_TRY(parse_task(c, &j));
+            total += j.count[c];
+        }
+    } else {
+        /* Pass 1: entry lines per chunk, scanned into each chunk's first output slot. */
+        SP_TRY(sp__parallel_for(nthreads, nchunks, count_task, &j));
+        for (int c = 0; c < nchunks; c++) {
+            j.offset[c] = total;
+            total += j.count[c];
+        }
+        /* Pass 2: parse in place; a chunk running past the declared count fails there. */
+        SP_TRY(sp__parallel_for(nthreads, nchunks, parse_task, &j));
+    }
     if (total < j.expected)
         SP_FAIL(SP_STATUS_PARSE_ERROR, "%s:%lld: expected %lld more entries (%lld declared)",
                 path, (long long)last_line(&text), (long long)(j.expected - total),
