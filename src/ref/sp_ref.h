@@ -142,4 +142,12 @@ sp_status_t sp__ref_bfs(const sp_csr_t *g, int32_t source, int32_t *level, int32
                         int64_t *levels, int64_t *vertices, int64_t *edges,
                         int64_t *frontier_sizes, int64_t frontier_capacity);
 
+/* ---- sparse triangular solve: x = alpha * T^-1 b, T the lower (upper == 0: entries with
+ * col <= row) or upper (col >= row) triangle of the square CSR a; the other triangle is
+ * ignored. unit_diag takes the diagonal as 1; otherwise a row without a non-zero diagonal
+ * is refused (SP_STATUS_INVALID_ARGUMENT naming the row). Sums in double, x and b of
+ * a->value_type, not overlapping. */
+sp_status_t sp__ref_sptrsv(const sp_csr_t *a, int upper, int unit_diag, const void *alpha,
+                           const void *b, void *x);
+
 #endif /* SP_REF_H */

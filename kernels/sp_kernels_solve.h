@@ -1,0 +1,49 @@
+/* The GPU sparse triangular solve's C-callable entry points (kernels/solve/). Internal:
+ * used by src/, the GPU test suites and bench/. Conventions as in sp_kernels.h. */
+#ifndef SP_KERNELS_SOLVE_H
+#define SP_KERNELS_SOLVE_H
+
+#include "sp_kernels.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum sp_gpu_sptrsv_alg {
+    SP_GPU_SPTRSV_LEVELS = 1, /* level scheduling: one launch per level */
+    SP_GPU_SPTRSV_SOFT = 2    /* one kernel, rows by atomic ticket, waits on ready flags */
+} sp_gpu_sptrsv_alg_t;
+
+/* The analysis of one triangle of one matrix for one algorithm (levels, ready-flag
+ * storage, ...), made once and reused by every solve. Opaque; kernels/solve/ defines it. */
+typedef struct sp_gpu_sptrsv_plan sp_gpu_sptrsv_plan_t;
+
+/* Analyses the triangle of the square device CSR a (sorted columns, no duplicates, as
+ * libsp builds it) that the solve uses: upper == 0 takes the entries with col <= row,
+ * upper != 0 those with col >= row; entries of the other triangle are ignored, so a full
+ * matrix A gives D+L or D+U without a copy. unit_diag != 0 takes the diagonal as 1 and
+ * ignores stored diagonal entries; otherwise a row without a non-zero stored diagonal is
+ * refused with SP_STATUS_INVALID_ARGUMENT naming the row. *plan is allocated (host struct
+ * through sp__malloc, device parts through env); on failure nothing is left allocated. */
+sp_status_t sp__gpu_sptrsv_analyse(const sp_gpu_env_t *env, const sp_csr_t *a, int upper,
+                                   int unit_diag, sp_gpu_sptrsv_alg_t alg,
+                                   sp_gpu_sptrsv_plan_t **plan);
+
+/* x = alpha * T^-1 b with T the analysed triangle of a (a must be the matrix analysed).
+ * alpha is a host scalar of a->value_type; d_b and d_x hold n values of a->value_type and
+ * must not overlap. Float accumulates in float, double in double. */
+sp_status_t sp__gpu_sptrsv_solve(const sp_gpu_env_t *env, const sp_gpu_sptrsv_plan_t *plan,
+                                 const sp_csr_t *a, const void *alpha, const void *d_b,
+                                 void *d_x);
+
+/* Number of dependency levels of the analysed triangle (1 for a diagonal matrix). */
+int64_t sp__gpu_sptrsv_plan_levels(const sp_gpu_sptrsv_plan_t *plan);
+
+/* Frees a plan (NULL accepted). */
+void sp__gpu_sptrsv_plan_free(const sp_gpu_env_t *env, sp_gpu_sptrsv_plan_t *plan);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SP_KERNELS_SOLVE_H */
