@@ -382,7 +382,8 @@ typedef enum sp_spmv_alg {
     SP_SPMV_ALG_COO_SEGMENTED = 2,
     SP_SPMV_ALG_CSR_SCALAR = 3,
     SP_SPMV_ALG_CSR_VECTOR = 4,
-    SP_SPMV_ALG_CSR_MERGE = 5
+    SP_SPMV_ALG_CSR_MERGE = 5,
+    SP_SPMV_ALG_CSR_SPLIT = 6   /* load-balanced by equal chunks of entries, a warp each */
 } sp_spmv_alg_t;
 
 /* alpha and beta: host pointers to one value of A's type. x (ncols) and y (nrows): in

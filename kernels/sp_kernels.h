@@ -132,12 +132,16 @@ typedef struct sp_gpu_spmv_plan {
 } sp_gpu_spmv_plan_t;
 
 /* Plans for CSR (alg: DEFAULT picks one from the row statistics; CSR_SCALAR, CSR_VECTOR,
- * CSR_MERGE) and COO (DEFAULT, COO_ATOMIC, COO_SEGMENTED). On failure plan is untouched. */
+ * CSR_MERGE, CSR_SPLIT) and COO (DEFAULT, COO_ATOMIC, COO_SEGMENTED). On failure plan is untouched. */
 sp_status_t sp__gpu_spmv_csr_plan(const sp_gpu_env_t *env, const sp_csr_t *a, sp_spmv_alg_t alg,
                                   sp_gpu_spmv_plan_t *plan);
 sp_status_t sp__gpu_spmv_coo_plan(const sp_gpu_env_t *env, const sp_triplets_t *a,
                                   sp_spmv_alg_t alg, sp_gpu_spmv_plan_t *plan);
 void sp__gpu_spmv_plan_free(const sp_gpu_env_t *env, sp_gpu_spmv_plan_t *plan);
+/* The CSR_SPLIT kernels (spmv_csr_split.cu), called by sp__gpu_spmv_csr after its checks. */
+sp_status_t sp__gpu_spmv_csr_split(const sp_gpu_env_t *env, const sp_gpu_spmv_plan_t *plan,
+                                   const sp_csr_t *a, const void *alpha, const void *d_x,
+                                   const void *beta, void *d_y);
 
 sp_status_t sp__gpu_spmv_csr(const sp_gpu_env_t *env, const sp_gpu_spmv_plan_t *plan,
                              const sp_csr_t *a, const void *alpha, const void *d_x,

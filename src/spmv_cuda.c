@@ -5,7 +5,7 @@
 
 #ifdef SP_HAVE_CUDA
 
-enum { NALGS = SP_SPMV_ALG_CSR_MERGE + 1 };
+enum { NALGS = SP_SPMV_ALG_CSR_SPLIT + 1 };
 
 /* plan[f][alg] for the formats with plans (COO, CSR); made[f] bit alg when set. */
 typedef struct spmv_plans {

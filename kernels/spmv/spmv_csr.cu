@@ -231,7 +231,7 @@ extern "C" sp_status_t sp__gpu_spmv_csr(const sp_gpu_env_t *env, const sp_gpu_sp
     SP_TRY(check_csr("csr spmv", env, a, alpha, d_x, beta, d_y));
     SP_CHECK_ARG(plan != NULL && plan->format == SP_FORMAT_CSR, "csr spmv: not a CSR plan");
     SP_CHECK_ARG(plan->alg == SP_SPMV_ALG_CSR_SCALAR || plan->alg == SP_SPMV_ALG_CSR_VECTOR ||
-                     plan->alg == SP_SPMV_ALG_CSR_MERGE,
+                     plan->alg == SP_SPMV_ALG_CSR_MERGE || plan->alg == SP_SPMV_ALG_CSR_SPLIT,
                  "csr spmv: plan algorithm %d is not a CSR algorithm", (int)plan->alg);
     if (plan->alg == SP_SPMV_ALG_CSR_VECTOR)
         SP_CHECK_ARG(plan->param == 2 || plan->param == 4 || plan->param == 8 ||
@@ -247,7 +247,21 @@ extern "C" sp_status_t sp__gpu_spmv_csr(const sp_gpu_env_t *env, const sp_gpu_sp
                      (long long)plan->naux, (long long)a->nrows, (long long)a->nnz,
                      (long long)(ntiles + 1));
     }
+    if (plan->alg == SP_SPMV_ALG_CSR_SPLIT) {
+        using SPP = sp_spmv_csr_split_policy;
+        int64_t nchunks = (a->nnz + SPP::chunk_entries - 1) / SPP::chunk_entries;
+        SP_CHECK_ARG(plan->naux == nchunks + 1 && plan->d_aux != NULL &&
+                         (nchunks == 0 || (plan->d_temp != NULL &&
+                                           plan->temp_bytes >= spmv::carry_bytes(nchunks))),
+                     "csr spmv: split plan holds %lld chunk rows, %lld entries need %lld (plan "
+                     "made for another matrix?)",
+                     (long long)plan->naux, (long long)a->nnz, (long long)(nchunks + 1));
+    }
     if (a->nrows == 0) goto done;
+    if (plan->alg == SP_SPMV_ALG_CSR_SPLIT) {
+        st = sp__gpu_spmv_csr_split(env, plan, a, alpha, d_x, beta, d_y);
+        goto done;
+    }
     spmv::by_value(a->value_type, [&](auto tag) {
         using T = decltype(tag);
         st = launch<T>(env, plan, a, spmv::host_value<T>(alpha), static_cast<const T *>(d_x),

@@ -14,6 +14,7 @@ namespace {
 using MP = sp_spmv_csr_merge_policy;
 using VP = sp_spmv_csr_vector_policy;
 using DP = sp_spmv_csr_default_policy;
+using SPP = sp_spmv_csr_split_policy;
 
 /* tile_row[b] = rows whose end precedes merge item b * tile_items (clamped to the end),
  * for b = 0..ntiles: the row where tile b starts. */
@@ -26,6 +27,30 @@ partition_kernel(const int32_t *ptr, int64_t nrows, int64_t nnz, int64_t ntiles,
         int64_t d = min(b * MP::tile_items, nrows + nnz);
         tile_row[b] = (int32_t)spmv::merge_path_rows<int64_t>(
             d, [=](int64_t i) { return ptr[i + 1]; }, nrows, nnz, 0);
+    }
+}
+
+/* chunk_row[c] = the row holding entry c * chunk_entries for 0 < c < nchunks (the last
+ * row whose start is at or before it: empty rows share their start with the next row),
+ * chunk_row[0] = 0 and chunk_row[nchunks] = nrows. */
+__global__ void __launch_bounds__(SPP::partition_block_threads)
+split_partition_kernel(const int32_t *ptr, int64_t nrows, int64_t nchunks, int32_t *chunk_row)
+{
+    for (int64_t c = (int64_t)blockIdx.x * SPP::partition_block_threads + threadIdx.x;
+         c <= nchunks; c += (int64_t)gridDim.x * SPP::partition_block_threads) {
+        if (c == 0 || c == nchunks) {
+            chunk_row[c] = c == 0 ? 0 : (int32_t)nrows;
+            continue;
+        }
+        int64_t e = c * SPP::chunk_entries, lo = 0, hi = nrows - 1;
+        while (lo < hi) { /* the last r with ptr[r] <= e */
+            int64_t mid = hi - (hi - lo) / 2;
+            if ((int64_t)ptr[mid] <= e)
+                lo = mid;
+            else
+                hi = mid - 1;
+        }
+        chunk_row[c] = (int32_t)lo;
     }
 }
 
@@ -49,7 +74,11 @@ sp_status_t default_csr_alg(const sp_gpu_env_t *env, const sp_csr_t *a, sp_spmv_
     SP_TRY(sp_convert::env_alloc_n(env, &d_slot, 1));
     SP_TRY(sp_convert::longest_row(env, a, d_slot, &longest));
     if ((double)longest > DP::regular_factor * mean + DP::regular_slack)
-        *alg = SP_SPMV_ALG_CSR_MERGE;
+        /* split unless rows are so much sparser than entries that walking the empty
+         * ones would unbalance its warps; the merge path counts rows as work */
+        *alg = (double)a->nrows > DP::split_max_rows_per_entry * (double)a->nnz
+                   ? SP_SPMV_ALG_CSR_MERGE
+                   : SP_SPMV_ALG_CSR_SPLIT;
     else
         *alg = mean <= DP::scalar_max_mean ? SP_SPMV_ALG_CSR_SCALAR : SP_SPMV_ALG_CSR_VECTOR;
 done:
@@ -76,6 +105,25 @@ done:
     return st;
 }
 
+/* The chunk rows in p->d_aux and the carry-out scratch in p->d_temp. */
+sp_status_t split_plan(const sp_gpu_env_t *env, const sp_csr_t *a, sp_gpu_spmv_plan_t *p)
+{
+    sp_status_t st = SP_STATUS_SUCCESS;
+    int64_t nchunks = (a->nnz + SPP::chunk_entries - 1) / SPP::chunk_entries;
+    p->param = SPP::chunk_entries;
+    p->naux = nchunks + 1;
+    SP_TRY(sp_convert::env_alloc_n(env, &p->d_aux, p->naux));
+    p->temp_bytes = spmv::carry_bytes(nchunks > 0 ? nchunks : 1);
+    SP_TRY(sp_convert::env_alloc(env, &p->d_temp, p->temp_bytes));
+    split_partition_kernel<<<spmv::grid_for(env, p->naux, SPP::partition_block_threads,
+                                             SPP::partition_blocks_per_sm),
+                             SPP::partition_block_threads, 0, (cudaStream_t)env->stream>>>(
+        a->ptr, a->nrows, nchunks, p->d_aux);
+    SP_CUDA_LAUNCHED("split_partition_kernel");
+done:
+    return st;
+}
+
 /* The plan's arrays back to the environment, the plan zeroed. */
 void plan_release(const sp_gpu_env_t *env, sp_gpu_spmv_plan_t *p)
 {
@@ -95,7 +143,8 @@ extern "C" sp_status_t sp__gpu_spmv_csr_plan(const sp_gpu_env_t *env, const sp_c
     SP_CHECK_ARG(env->alloc != NULL && env->free != NULL,
                  "csr spmv plan: environment without allocator");
     SP_CHECK_ARG(alg == SP_SPMV_ALG_DEFAULT || alg == SP_SPMV_ALG_CSR_SCALAR ||
-                     alg == SP_SPMV_ALG_CSR_VECTOR || alg == SP_SPMV_ALG_CSR_MERGE,
+                     alg == SP_SPMV_ALG_CSR_VECTOR || alg == SP_SPMV_ALG_CSR_MERGE ||
+                     alg == SP_SPMV_ALG_CSR_SPLIT,
                  "csr spmv plan: algorithm %d is not a CSR algorithm", (int)alg);
     SP_CHECK_ARG(a->nrows >= 0 && a->nrows <= INT32_MAX && a->nnz >= 0 && a->nnz <= INT32_MAX,
                  "csr spmv plan: %lld rows and %lld entries outside 0..%d", (long long)a->nrows,
@@ -106,6 +155,7 @@ extern "C" sp_status_t sp__gpu_spmv_csr_plan(const sp_gpu_env_t *env, const sp_c
     if (alg == SP_SPMV_ALG_DEFAULT) SP_TRY(default_csr_alg(env, a, &p.alg));
     if (p.alg == SP_SPMV_ALG_CSR_VECTOR) p.param = vector_width(a);
     if (p.alg == SP_SPMV_ALG_CSR_MERGE) SP_TRY(merge_plan(env, a, &p));
+    if (p.alg == SP_SPMV_ALG_CSR_SPLIT) SP_TRY(split_plan(env, a, &p));
     *plan = p;
     p = sp_gpu_spmv_plan_t{};
 done:

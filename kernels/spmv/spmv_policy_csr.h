@@ -31,6 +31,21 @@ struct sp_spmv_csr_merge_policy {
     static constexpr int fixup_blocks_per_sm = 4;
 };
 
+/* CSR split: the entries cut into chunks of 32 * chunk_iters, a warp per chunk; every
+ * warp loads its chunk's columns and values and issues all of its gathers from x before
+ * it reduces any row, so chunk_iters gathers per lane are in flight (the latency of
+ * random gathers is what power-law and random-column matrices are bound by). */
+struct sp_spmv_csr_split_policy {
+    static constexpr int block_threads = 256;
+    static constexpr int blocks_per_sm = 8;
+    static constexpr int chunk_iters = 8;
+    static constexpr int chunk_entries = 32 * chunk_iters;
+    static constexpr int partition_block_threads = 256;
+    static constexpr int partition_blocks_per_sm = 4;
+    static constexpr int fixup_block_threads = 256;
+    static constexpr int fixup_blocks_per_sm = 4;
+};
+
 /* The DEFAULT rule: rows are regular when the longest row is at most regular_factor *
  * mean + regular_slack entries; otherwise one long row would hold its thread or sub-warp
  * (and the SM slot) for the whole launch, and the merge path balances it. Regular rows of
@@ -41,6 +56,8 @@ struct sp_spmv_csr_default_policy {
     static constexpr double regular_factor = 8.0;
     static constexpr double regular_slack = 32.0;
     static constexpr double scalar_max_mean = 8.0;
+    /* irregular rows go to CSR split unless nrows > this * nnz (mostly empty rows) */
+    static constexpr double split_max_rows_per_entry = 2.0;
 };
 
 #endif /* SP_SPMV_POLICY_CSR_H */
