@@ -1,27 +1,194 @@
-/* Sparse triangular solve analysis and dispatch (placeholder until the kernels land:
- * refuses with SP_STATUS_NOT_SUPPORTED). */
-#include "sp_base.h"
-#include "sp_kernels_solve.h"
+/* Sparse triangular solve analysis and dispatch: per row where the used triangle's strict
+ * part begins or ends and whether a non-zero diagonal is stored (first offending row found
+ * on the GPU), the dependency levels by the soft-synchronized pass, then the algorithm's
+ * own part of the plan (rows grouped by level, or ready flags and a ticket counter). */
+#include <string.h>
 
-extern "C" sp_status_t sp__gpu_sptrsv_analyse(const sp_gpu_env_t *, const sp_csr_t *, int, int,
-                                              sp_gpu_sptrsv_alg_t, sp_gpu_sptrsv_plan_t **)
+#include "solve/sptrsv_common.cuh"
+
+using namespace sptrsv;
+
+namespace {
+
+/* What the analysis reads back from the device. */
+struct analysis_scratch {
+    unsigned long long ticket;  /* of the level pass */
+    unsigned long long tri_nnz; /* entries of the used triangle, diagonal counted once */
+    unsigned bad_row;           /* first row without a non-zero diagonal (UINT_MAX: none) */
+    unsigned max_level;
+};
+
+/* bound[r] = first position of row r with column >= r (lower) or > r (upper), by binary
+ * search in the sorted row; the diagonal is then just before (upper) or at (lower) it. */
+template <typename T, bool UPPER>
+__global__ void __launch_bounds__(P::block_threads)
+bound_kernel(const int32_t *__restrict__ ptr, const int32_t *__restrict__ idx,
+             const T *__restrict__ val, int64_t n, bool unit, int32_t *__restrict__ bound,
+             analysis_scratch *scr)
+{
+    int64_t r = (int64_t)blockIdx.x * P::block_threads + threadIdx.x;
+    unsigned long long count = 0;
+    if (r < n) {
+        int64_t lo = ptr[r], hi = ptr[r + 1], l = lo, h = hi;
+        while (l < h) {
+            int64_t m = l + (h - l) / 2;
+            if (UPPER ? idx[m] <= r : idx[m] < r)
+                l = m + 1;
+            else
+                h = m;
+        }
+        bound[r] = (int32_t)l;
+        int64_t d = UPPER ? l - 1 : l;
+        bool has_diag = d >= lo && d < hi && idx[d] == r && val[d] != T(0);
+        if (!unit && !has_diag) atomicMin(&scr->bad_row, (unsigned)r);
+        count = (unsigned long long)(UPPER ? hi - l : l - lo) + 1;
+    }
+    count = sp_prim::warp_sum(count);
+    if ((threadIdx.x & 31) == 0 && count) atomicAdd(&scr->tri_nnz, count);
+}
+
+/* The scratch back on the host (synchronizes the stream). */
+sp_status_t read_scratch(const sp_gpu_env_t *env, const analysis_scratch *d_s, analysis_scratch *h)
 {
     sp_status_t st = SP_STATUS_SUCCESS;
-    SP_FAIL(SP_STATUS_NOT_SUPPORTED, "sp__gpu_sptrsv_analyse: not in this build");
+    SP_CUDA_TRY(cudaMemcpyAsync(h, d_s, sizeof *h, cudaMemcpyDeviceToHost,
+                                (cudaStream_t)env->stream));
+    SP_CUDA_TRY(cudaStreamSynchronize((cudaStream_t)env->stream));
 done:
     return st;
 }
 
-extern "C" sp_status_t sp__gpu_sptrsv_solve(const sp_gpu_env_t *, const sp_gpu_sptrsv_plan_t *,
-                                            const sp_csr_t *, const void *, const void *,
-                                            void *)
+sp_status_t check_matrix(const char *what, const sp_csr_t *a)
 {
     sp_status_t st = SP_STATUS_SUCCESS;
-    SP_FAIL(SP_STATUS_NOT_SUPPORTED, "sp__gpu_sptrsv_solve: not in this build");
+    SP_CHECK_ARG(a->nrows == a->ncols, "%s: matrix is %lld x %lld, not square", what,
+                 (long long)a->nrows, (long long)a->ncols);
+    SP_CHECK_ARG(a->value_type == SP_R_32F || a->value_type == SP_R_64F,
+                 "%s: the matrix has no values (pattern)", what);
+    SP_CHECK_ARG(a->nrows >= 0 && a->nnz >= 0, "%s: negative size %lld rows nnz %lld", what,
+                 (long long)a->nrows, (long long)a->nnz);
+    if (a->nrows > INT32_MAX || a->nnz > INT32_MAX)
+        SP_FAIL(SP_STATUS_NOT_SUPPORTED, "%s: %lld rows nnz %lld exceeds 32-bit indices", what,
+                (long long)a->nrows, (long long)a->nnz);
+    SP_CHECK_ARG(a->nrows == 0 || a->ptr != NULL, "%s: NULL row pointers for %lld rows", what,
+                 (long long)a->nrows);
+    SP_CHECK_ARG(a->nnz == 0 || (a->idx != NULL && a->val != NULL),
+                 "%s: NULL idx or val for nnz %lld", what, (long long)a->nnz);
 done:
     return st;
 }
 
-extern "C" int64_t sp__gpu_sptrsv_plan_levels(const sp_gpu_sptrsv_plan_t *) { return 0; }
+} /* namespace */
 
-extern "C" void sp__gpu_sptrsv_plan_free(const sp_gpu_env_t *, sp_gpu_sptrsv_plan_t *) {}
+extern "C" void sp__gpu_sptrsv_plan_free(const sp_gpu_env_t *env, sp_gpu_sptrsv_plan_t *plan)
+{
+    if (plan == NULL) return;
+    if (env != NULL) {
+        env->free(env->self, plan->d_ticket);
+        env->free(env->self, plan->d_flags);
+        env->free(env->self, plan->d_order);
+        env->free(env->self, plan->d_bound);
+    }
+    sp__free(plan->h_level_ptr);
+    sp__free(plan);
+}
+
+extern "C" int64_t sp__gpu_sptrsv_plan_levels(const sp_gpu_sptrsv_plan_t *plan)
+{
+    return plan ? plan->nlevels : 0;
+}
+
+extern "C" sp_status_t sp__gpu_sptrsv_analyse(const sp_gpu_env_t *env, const sp_csr_t *a,
+                                              int upper, int unit_diag, sp_gpu_sptrsv_alg_t alg,
+                                              sp_gpu_sptrsv_plan_t **plan)
+{
+    sp_status_t st = SP_STATUS_SUCCESS;
+    sp_gpu_sptrsv_plan_t *p = NULL;
+    analysis_scratch *d_s = NULL, h_s;
+    int32_t *d_level = NULL;
+    cudaStream_t s = NULL;
+    SP_CHECK_ARG(env != NULL && a != NULL && plan != NULL, "sptrsv analyse: NULL argument");
+    SP_CHECK_ARG(alg == SP_GPU_SPTRSV_LEVELS || alg == SP_GPU_SPTRSV_SOFT,
+                 "sptrsv analyse: unknown algorithm %d", (int)alg);
+    SP_TRY(check_matrix("sptrsv analyse", a));
+    s = (cudaStream_t)env->stream;
+    SP_TRY(host_array(&p, 1));
+    memset(p, 0, sizeof *p);
+    p->alg = alg;
+    p->upper = upper != 0;
+    p->unit_diag = unit_diag != 0;
+    p->n = a->nrows;
+    p->nnz = a->nnz;
+    p->value_type = a->value_type;
+    if (p->n > 0) {
+        SP_TRY(env->alloc(env->self, (void **)&p->d_bound, (size_t)p->n * sizeof(int32_t)));
+        SP_TRY(env->alloc(env->self, (void **)&d_s, sizeof *d_s));
+        SP_TRY(env->alloc(env->self, (void **)&d_level, (size_t)p->n * sizeof(int32_t)));
+        SP_CUDA_TRY(cudaMemsetAsync(d_s, 0, sizeof *d_s, s));
+        SP_CUDA_TRY(cudaMemsetAsync(&d_s->bad_row, 0xff, sizeof d_s->bad_row, s));
+        SP_CUDA_TRY(cudaMemsetAsync(d_level, 0, (size_t)p->n * sizeof(int32_t), s));
+        by_value(a->value_type, [&](auto tag) {
+            using T = decltype(tag);
+            unsigned blocks = (unsigned)ceil_div(p->n, P::block_threads);
+            const T *val = static_cast<const T *>(a->val);
+            if (p->upper)
+                bound_kernel<T, true><<<blocks, P::block_threads, 0, s>>>(
+                    a->ptr, a->idx, val, p->n, p->unit_diag != 0, p->d_bound, d_s);
+            else
+                bound_kernel<T, false><<<blocks, P::block_threads, 0, s>>>(
+                    a->ptr, a->idx, val, p->n, p->unit_diag != 0, p->d_bound, d_s);
+        });
+        SP_CUDA_LAUNCHED("sptrsv bound kernel");
+        SP_TRY(read_scratch(env, d_s, &h_s));
+        if (h_s.bad_row != 0xffffffffu)
+            SP_FAIL(SP_STATUS_INVALID_ARGUMENT,
+                    "sptrsv analyse: row %u has no non-zero diagonal entry (singular triangle)",
+                    h_s.bad_row);
+        p->tri_nnz = (int64_t)h_s.tri_nnz;
+        p->warp_per_row = p->tri_nnz >= (int64_t)P::warp_min_len * p->n;
+        SP_TRY(sp__gpu_sptrsv_soft_levels(env, a, p, d_level, &d_s->max_level, &d_s->ticket));
+        SP_TRY(read_scratch(env, d_s, &h_s));
+        p->nlevels = h_s.max_level;
+        if (alg == SP_GPU_SPTRSV_LEVELS)
+            SP_TRY(sp__gpu_sptrsv_levels_prepare(env, p, d_level));
+        else
+            SP_TRY(sp__gpu_sptrsv_soft_prepare(env, p));
+    }
+    *plan = p;
+    p = NULL;
+done:
+    if (env != NULL) {
+        env->free(env->self, d_level);
+        env->free(env->self, d_s);
+    }
+    sp__gpu_sptrsv_plan_free(env, p);
+    return st;
+}
+
+extern "C" sp_status_t sp__gpu_sptrsv_solve(const sp_gpu_env_t *env,
+                                            const sp_gpu_sptrsv_plan_t *plan, const sp_csr_t *a,
+                                            const void *alpha, const void *d_b, void *d_x)
+{
+    sp_status_t st = SP_STATUS_SUCCESS;
+    size_t bytes;
+    SP_CHECK_ARG(env != NULL && plan != NULL && a != NULL && alpha != NULL,
+                 "sptrsv solve: NULL argument");
+    SP_TRY(check_matrix("sptrsv solve", a));
+    SP_CHECK_ARG(a->nrows == plan->n && a->nnz == plan->nnz && a->value_type == plan->value_type,
+                 "sptrsv solve: matrix (%lld rows, nnz %lld) is not the analysed one (%lld rows, "
+                 "nnz %lld)",
+                 (long long)a->nrows, (long long)a->nnz, (long long)plan->n, (long long)plan->nnz);
+    if (plan->n == 0) goto done;
+    SP_CHECK_ARG(d_b != NULL && d_x != NULL, "sptrsv solve: b or x is NULL for %lld rows",
+                 (long long)plan->n);
+    bytes = (size_t)plan->n * sp_value_size(plan->value_type);
+    SP_CHECK_ARG((const char *)d_b + bytes <= (const char *)d_x ||
+                     (const char *)d_x + bytes <= (const char *)d_b,
+                 "sptrsv solve: b and x overlap");
+    if (plan->alg == SP_GPU_SPTRSV_LEVELS)
+        SP_TRY(sp__gpu_sptrsv_levels_solve(env, plan, a, alpha, d_b, d_x));
+    else
+        SP_TRY(sp__gpu_sptrsv_soft_solve(env, plan, a, alpha, d_b, d_x));
+done:
+    return st;
+}

@@ -1,0 +1,390 @@
+/* sptrsv_bench: the sparse triangular solve x = T^-1 b, T the lower triangle (D+L) of a
+ * full square matrix, with libsp's level scheduling and soft-synchronized kernel against
+ * cuSPARSE SpSV (CUSPARSE_FILL_MODE_LOWER on the full matrix, non-unit diagonal), all in
+ * this process on one stream. Analysis: wall clock once (stream synchronized). Solve:
+ * CUDA events, warm-up, then interleaved timed calls (soft and cuSPARSE alternate; levels
+ * alone), median. Accuracy: max |x - x_ref| / max |x_ref| against the CPU reference.
+ * Prints `Label: value` lines per matrix and a markdown table.
+ *
+ *   sptrsv_bench [--reps N] [--float] [--input NAME]...   NAME: poisson3d128,
+ *       poisson2d1000, chain1M, or a .mtx path (default: those three and every square
+ *       matrix of datasets/mtx with a full non-zero diagonal)
+ *
+ * A method whose single solve takes longer than slow_call_s (level scheduling on the chain:
+ * one launch per row) is timed with slow_reps calls, said in its reps line. */
+#include <cuda_runtime.h>
+#include <cusparse.h>
+#include <dirent.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "gpu_timing.cuh"
+#include "sp_kernels_solve.h"
+
+extern "C" {
+#include "sp_ref.h"
+}
+
+#define CUSPARSE_OK(call)                                                                 \
+    do {                                                                                  \
+        cusparseStatus_t e_ = (call);                                                     \
+        if (e_ != CUSPARSE_STATUS_SUCCESS) {                                              \
+            std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call,            \
+                         cusparseGetErrorString(e_));                                     \
+            std::exit(1);                                                                 \
+        }                                                                                 \
+    } while (0)
+
+static const int warmup = 5;
+static const double slow_call_s = 0.25;
+static const int slow_reps = 3;
+static int reps = 20;
+static sp_value_type_t vtype = SP_R_64F;
+static cudaStream_t stream;
+static cusparseHandle_t handle;
+static sp_gpu_env_t env;
+
+/* ---- device memory for libsp: the default pool, stream-ordered ------------------------- */
+
+static sp_status_t pool_alloc(void *, void **d_ptr, size_t bytes)
+{
+    *d_ptr = nullptr;
+    if (bytes == 0) return SP_STATUS_SUCCESS;
+    if (cudaMallocAsync(d_ptr, bytes, stream) != cudaSuccess) {
+        (void)cudaGetLastError();
+        std::fprintf(stderr, "cudaMallocAsync of %zu bytes failed\n", bytes);
+        return SP_STATUS_ALLOC_FAILED;
+    }
+    return SP_STATUS_SUCCESS;
+}
+
+static void pool_free(void *, void *d_ptr)
+{
+    if (d_ptr) CUDA_OK(cudaFreeAsync(d_ptr, stream));
+}
+
+static void setup()
+{
+    int dev = 0, sms = 0;
+    uint64_t keep = UINT64_MAX;
+    cudaMemPool_t pool;
+    CUDA_OK(cudaStreamCreate(&stream));
+    CUDA_OK(cudaGetDevice(&dev));
+    CUDA_OK(cudaDeviceGetDefaultMemPool(&pool, dev));
+    CUDA_OK(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep));
+    CUDA_OK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+    env.stream = stream;
+    env.alloc = pool_alloc;
+    env.free = pool_free;
+    env.sm_count = sms;
+    CUSPARSE_OK(cusparseCreate(&handle));
+    CUSPARSE_OK(cusparseSetStream(handle, stream));
+}
+
+/* ---- inputs ----------------------------------------------------------------------------- */
+
+struct input {
+    std::string name;
+    sp_coo_t *coo;
+};
+
+/* Bidiagonal: 2 on the diagonal, -1 below it (x stays bounded), n levels. */
+static sp_coo_t *chain(int64_t n)
+{
+    sp_coo_t *a = nullptr;
+    SP_OK(sp_coo_create(n, n, 2 * n, SP_R_64F, &a));
+    for (int64_t r = 0; r < n; r++) {
+        if (r > 0) {
+            a->row[a->nnz] = (int32_t)r;
+            a->col[a->nnz] = (int32_t)(r - 1);
+            ((double *)a->val)[a->nnz++] = -1;
+        }
+        a->row[a->nnz] = (int32_t)r;
+        a->col[a->nnz] = (int32_t)r;
+        ((double *)a->val)[a->nnz++] = 2;
+    }
+    return a;
+}
+
+static bool load(const std::string &name, sp_coo_t **coo)
+{
+    sp_mtx_options_t opt = {};
+    opt.complex_mode = SP_COMPLEX_REAL_PART;
+    *coo = nullptr;
+    if (name == "poisson3d128") SP_OK(sp_gen_poisson3d(128, SP_R_64F, coo));
+    else if (name == "poisson2d1000") SP_OK(sp_gen_poisson2d(1000, SP_R_64F, coo));
+    else if (name == "chain1M") *coo = chain(1000000);
+    else if (sp_mtx_read(name.c_str(), SP_R_64F, &opt, coo) != SP_STATUS_SUCCESS) {
+        std::fprintf(stderr, "%s: %s\n", name.c_str(), sp_last_error());
+        return false;
+    }
+    return true;
+}
+
+/* Square with a non-zero stored diagonal in every row (h sorted, merged). */
+static bool full_diagonal(const sp_csr_t *h)
+{
+    if (h->nrows != h->ncols || h->value_type == SP_VALUE_NONE) return false;
+    for (int64_t r = 0; r < h->nrows; r++) {
+        bool found = false;
+        for (int64_t k = h->ptr[r]; k < h->ptr[r + 1]; k++) {
+            double v = h->value_type == SP_R_32F ? (double)((const float *)h->val)[k]
+                                                 : ((const double *)h->val)[k];
+            if (h->idx[k] == r && v != 0) found = true;
+        }
+        if (!found) return false;
+    }
+    return true;
+}
+
+/* ---- one matrix ------------------------------------------------------------------------- */
+
+struct result {
+    std::string name;
+    int64_t n, tri_nnz, levels;
+    double ana_ms[3], solve_us[3], err[3];
+    int reps[3];
+};
+enum { M_CUSPARSE, M_LEVELS, M_SOFT };
+static const char *const method_names[3] = {"cusparse", "levels", "soft"};
+
+static double seconds_since(std::chrono::steady_clock::time_point t0)
+{
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+/* One untimed call, its wall time in seconds (stream synchronized). */
+static double probe(const std::function<void()> &f)
+{
+    CUDA_OK(cudaStreamSynchronize(stream));
+    auto t0 = std::chrono::steady_clock::now();
+    f();
+    CUDA_OK(cudaStreamSynchronize(stream));
+    return seconds_since(t0);
+}
+
+static double max_rel_err(const void *d_x, const std::vector<double> &ref, size_t vs)
+{
+    size_t n = ref.size();
+    std::vector<unsigned char> h(n * vs);
+    CUDA_OK(cudaStreamSynchronize(stream));
+    CUDA_OK(cudaMemcpy(h.data(), d_x, n * vs, cudaMemcpyDeviceToHost));
+    double err = 0, xmax = 0;
+    for (size_t i = 0; i < n; i++) {
+        double x = vs == 4 ? (double)((const float *)h.data())[i] : ((const double *)h.data())[i];
+        err = std::isnan(x) ? INFINITY : std::fmax(err, std::fabs(x - ref[i]));
+        xmax = std::fmax(xmax, std::fabs(ref[i]));
+        if (std::isinf(err)) break;
+    }
+    return xmax > 0 ? err / xmax : err;
+}
+
+template <typename T>
+static void upload(T **d, const void *h, size_t count)
+{
+    CUDA_OK(cudaMalloc((void **)d, count * sizeof(T) + 8));
+    if (count) CUDA_OK(cudaMemcpy(*d, h, count * sizeof(T), cudaMemcpyHostToDevice));
+}
+
+static bool run_matrix(const std::string &name, sp_coo_t *coo, result *res)
+{
+    sp_csr_t h = {};
+    sp_coo_t *b64 = nullptr;
+    SP_OK(sp_coo_copy(coo, vtype, &b64));
+    SP_OK(sp__ref_coo_sort_merge(b64, SP_DUP_SUM, nullptr));
+    SP_OK(sp__ref_coo_to_csr(b64, &h));
+    sp_coo_free(b64);
+    if (!full_diagonal(&h)) {
+        sp__csr_free(&h);
+        return false;
+    }
+    const int64_t n = h.nrows;
+    const size_t vs = sp_value_size(vtype);
+    const cudaDataType ct = vtype == SP_R_32F ? CUDA_R_32F : CUDA_R_64F;
+    double alpha_d = 1.0;
+    float alpha_f = 1.0f;
+    const void *alpha = vtype == SP_R_32F ? (const void *)&alpha_f : (const void *)&alpha_d;
+
+    /* right-hand side and the reference */
+    std::vector<unsigned char> hb(n * vs), hx(n * vs);
+    uint64_t s = 0x5eed;
+    for (int64_t i = 0; i < n; i++) {
+        s = s * 6364136223846793005ull + 1442695040888963407ull;
+        double v = (double)(s >> 11) / 9007199254740992.0 * 2 - 1;
+        if (vs == 4) ((float *)hb.data())[i] = (float)v;
+        else ((double *)hb.data())[i] = v;
+    }
+    SP_OK(sp__ref_sptrsv(&h, 0, 0, alpha, hb.data(), hx.data()));
+    std::vector<double> ref(n);
+    for (int64_t i = 0; i < n; i++)
+        ref[i] = vs == 4 ? (double)((float *)hx.data())[i] : ((double *)hx.data())[i];
+
+    sp_csr_t d = h;
+    unsigned char *d_val = nullptr;
+    upload(&d.ptr, h.ptr, (size_t)n + 1);
+    upload(&d.idx, h.idx, (size_t)h.nnz);
+    upload(&d_val, h.val, (size_t)h.nnz * vs);
+    d.val = d_val;
+    unsigned char *d_b, *d_x[3];
+    upload(&d_b, hb.data(), n * vs);
+    for (int m = 0; m < 3; m++) CUDA_OK(cudaMalloc((void **)&d_x[m], n * vs + 8));
+
+    /* cuSPARSE SpSV */
+    cusparseSpMatDescr_t mat;
+    cusparseDnVecDescr_t vb, vx;
+    cusparseSpSVDescr_t sv;
+    size_t buf_bytes = 0;
+    void *d_buf = nullptr;
+    cusparseFillMode_t fill = CUSPARSE_FILL_MODE_LOWER;
+    cusparseDiagType_t diag = CUSPARSE_DIAG_TYPE_NON_UNIT;
+    CUSPARSE_OK(cusparseCreateCsr(&mat, n, n, h.nnz, d.ptr, d.idx, d.val, CUSPARSE_INDEX_32I,
+                                  CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, ct));
+    CUSPARSE_OK(cusparseSpMatSetAttribute(mat, CUSPARSE_SPMAT_FILL_MODE, &fill, sizeof fill));
+    CUSPARSE_OK(cusparseSpMatSetAttribute(mat, CUSPARSE_SPMAT_DIAG_TYPE, &diag, sizeof diag));
+    CUSPARSE_OK(cusparseCreateDnVec(&vb, n, d_b, ct));
+    CUSPARSE_OK(cusparseCreateDnVec(&vx, n, d_x[M_CUSPARSE], ct));
+    CUSPARSE_OK(cusparseSpSV_createDescr(&sv));
+    CUSPARSE_OK(cusparseSpSV_bufferSize(handle, CUSPARSE_OPERATION_NON_TRANSPOSE, alpha, mat, vb,
+                                        vx, ct, CUSPARSE_SPSV_ALG_DEFAULT, sv, &buf_bytes));
+    CUDA_OK(cudaMalloc(&d_buf, buf_bytes + 8));
+    res->ana_ms[M_CUSPARSE] = 1e3 * probe([&] {
+        CUSPARSE_OK(cusparseSpSV_analysis(handle, CUSPARSE_OPERATION_NON_TRANSPOSE, alpha, mat, vb,
+                                          vx, ct, CUSPARSE_SPSV_ALG_DEFAULT, sv, d_buf));
+    });
+
+    /* libsp plans */
+    sp_gpu_sptrsv_plan_t *plan[3] = {nullptr, nullptr, nullptr};
+    const sp_gpu_sptrsv_alg_t alg[3] = {SP_GPU_SPTRSV_LEVELS, SP_GPU_SPTRSV_LEVELS,
+                                        SP_GPU_SPTRSV_SOFT};
+    for (int m = M_LEVELS; m <= M_SOFT; m++)
+        res->ana_ms[m] = 1e3 * probe([&] { SP_OK(sp__gpu_sptrsv_analyse(&env, &d, 0, 0, alg[m], &plan[m])); });
+
+    std::function<void()> call[3] = {
+        [&] {
+            CUSPARSE_OK(cusparseSpSV_solve(handle, CUSPARSE_OPERATION_NON_TRANSPOSE, alpha, mat,
+                                           vb, vx, ct, CUSPARSE_SPSV_ALG_DEFAULT, sv));
+        },
+        [&] { SP_OK(sp__gpu_sptrsv_solve(&env, plan[M_LEVELS], &d, alpha, d_b, d_x[M_LEVELS])); },
+        [&] { SP_OK(sp__gpu_sptrsv_solve(&env, plan[M_SOFT], &d, alpha, d_b, d_x[M_SOFT])); }};
+    double first[3];
+    for (int m = 0; m < 3; m++) {
+        CUDA_OK(cudaMemset(d_x[m], 0xff, n * vs));
+        first[m] = probe(call[m]);
+        res->err[m] = max_rel_err(d_x[m], ref, vs);
+    }
+    auto reps_for = [&](double t) { return t > slow_call_s ? slow_reps : reps; };
+    stats st_soft, st_cus, st_lev, none;
+    int r_pair = std::min(reps_for(first[M_SOFT]), reps_for(first[M_CUSPARSE]));
+    int w_pair = r_pair == reps ? warmup : 1;
+    time_pair(stream, w_pair, r_pair, nullptr, call[M_SOFT], call[M_CUSPARSE], &st_soft, &st_cus);
+    int r_lev = reps_for(first[M_LEVELS]);
+    time_pair(stream, r_lev == reps ? warmup : 1, r_lev, nullptr, call[M_LEVELS], nullptr, &st_lev,
+              &none);
+    res->solve_us[M_CUSPARSE] = 1e3 * st_cus.median;
+    res->solve_us[M_SOFT] = 1e3 * st_soft.median;
+    res->solve_us[M_LEVELS] = 1e3 * st_lev.median;
+    res->reps[M_CUSPARSE] = res->reps[M_SOFT] = r_pair;
+    res->reps[M_LEVELS] = r_lev;
+    /* the timed calls left their x: check once more that repeated solves stay right */
+    res->err[M_SOFT] = std::fmax(res->err[M_SOFT], max_rel_err(d_x[M_SOFT], ref, vs));
+    res->err[M_LEVELS] = std::fmax(res->err[M_LEVELS], max_rel_err(d_x[M_LEVELS], ref, vs));
+
+    res->name = name;
+    res->n = n;
+    res->levels = sp__gpu_sptrsv_plan_levels(plan[M_SOFT]);
+    res->tri_nnz = 0;
+    for (int64_t r = 0; r < n; r++)
+        for (int64_t k = h.ptr[r]; k < h.ptr[r + 1]; k++) res->tri_nnz += h.idx[k] <= r;
+
+    for (int m = M_LEVELS; m <= M_SOFT; m++) sp__gpu_sptrsv_plan_free(&env, plan[m]);
+    CUDA_OK(cudaStreamSynchronize(stream));
+    CUSPARSE_OK(cusparseSpSV_destroyDescr(sv));
+    CUSPARSE_OK(cusparseDestroyDnVec(vx));
+    CUSPARSE_OK(cusparseDestroyDnVec(vb));
+    CUSPARSE_OK(cusparseDestroySpMat(mat));
+    CUDA_OK(cudaFree(d_buf));
+    for (int m = 0; m < 3; m++) CUDA_OK(cudaFree(d_x[m]));
+    CUDA_OK(cudaFree(d_b));
+    CUDA_OK(cudaFree(d.val));
+    CUDA_OK(cudaFree(d.idx));
+    CUDA_OK(cudaFree(d.ptr));
+    sp__csr_free(&h);
+    return true;
+}
+
+static void print_result(const result &r)
+{
+    std::printf("matrix: %s\nrows: %lld\ntriangle_nnz: %lld\nlevels: %lld\n", r.name.c_str(),
+                (long long)r.n, (long long)r.tri_nnz, (long long)r.levels);
+    for (int m = 0; m < 3; m++)
+        std::printf("%s_analysis_ms: %.3f\n%s_solve_us: %.1f\n%s_reps: %d\n%s_max_rel_err: %.3g\n",
+                    method_names[m], r.ana_ms[m], method_names[m], r.solve_us[m], method_names[m],
+                    r.reps[m], method_names[m], r.err[m]);
+    std::printf("soft_speedup_vs_cusparse: %.2f\nsoft_speedup_vs_levels: %.2f\n\n",
+                r.solve_us[M_CUSPARSE] / r.solve_us[M_SOFT], r.solve_us[M_LEVELS] / r.solve_us[M_SOFT]);
+    std::fflush(stdout);
+}
+
+int main(int argc, char **argv)
+{
+    std::vector<std::string> names;
+    for (int i = 1; i < argc; i++) {
+        if (!std::strcmp(argv[i], "--reps") && i + 1 < argc) reps = std::max(20, std::atoi(argv[++i]));
+        else if (!std::strcmp(argv[i], "--input") && i + 1 < argc) names.push_back(argv[++i]);
+        else if (!std::strcmp(argv[i], "--float")) vtype = SP_R_32F;
+        else {
+            std::fprintf(stderr, "usage: %s [--reps N (>= 20)] [--float] [--input NAME]...\n", argv[0]);
+            return 2;
+        }
+    }
+    if (names.empty()) {
+        names = {"poisson3d128", "poisson2d1000", "chain1M"};
+        std::vector<std::string> files;
+        if (DIR *dir = opendir(SP_DATASETS_DIR "/mtx")) {
+            while (struct dirent *e = readdir(dir)) {
+                std::string f = e->d_name;
+                if (f.size() > 4 && f.compare(f.size() - 4, 4, ".mtx") == 0)
+                    files.push_back(std::string(SP_DATASETS_DIR "/mtx/") + f);
+            }
+            closedir(dir);
+        }
+        std::sort(files.begin(), files.end());
+        names.insert(names.end(), files.begin(), files.end());
+    }
+    setup();
+    cudaDeviceProp prop;
+    CUDA_OK(cudaGetDeviceProperties(&prop, 0));
+    std::printf("device: %s\ntype: %s\nreps: %d\n\n", prop.name, vtype == SP_R_32F ? "float" : "double",
+                reps);
+    std::vector<result> results;
+    for (const std::string &name : names) {
+        sp_coo_t *coo = nullptr;
+        result r = {};
+        if (!load(name, &coo)) continue;
+        std::string shown = name.substr(name.find_last_of('/') + 1);
+        if (run_matrix(shown, coo, &r)) {
+            print_result(r);
+            results.push_back(r);
+        } else {
+            std::printf("skipped: %s (not square with a full non-zero diagonal)\n\n", shown.c_str());
+        }
+        sp_coo_free(coo);
+    }
+    std::printf("| matrix | rows | levels | cuSPARSE µs | levels µs | soft µs | soft/cuSPARSE | "
+                "soft/levels | analysis ms (cus/lev/soft) | max rel err (cus/lev/soft) |\n"
+                "|---|---:|---:|---:|---:|---:|---:|---:|---|---|\n");
+    for (const result &r : results)
+        std::printf("| %s | %lld | %lld | %.1f | %.1f | %.1f | %.2fx | %.2fx | %.2f / %.2f / %.2f | "
+                    "%.1e / %.1e / %.1e |\n",
+                    r.name.c_str(), (long long)r.n, (long long)r.levels, r.solve_us[0], r.solve_us[1],
+                    r.solve_us[2], r.solve_us[0] / r.solve_us[2], r.solve_us[1] / r.solve_us[2],
+                    r.ana_ms[0], r.ana_ms[1], r.ana_ms[2], r.err[0], r.err[1], r.err[2]);
+    CUSPARSE_OK(cusparseDestroy(handle));
+    CUDA_OK(cudaStreamDestroy(stream));
+    return 0;
+}

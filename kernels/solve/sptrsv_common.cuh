@@ -1,0 +1,204 @@
+/* What the triangular-solve files (kernels/solve/sptrsv_*.cu) share: the plan, the launch
+ * policies, the row ranges of the used triangle, acquire/release flag access and the two
+ * per-row operations (solve a row, level of a row). Header-only, all static or inline. */
+#ifndef SP_SPTRSV_COMMON_CUH
+#define SP_SPTRSV_COMMON_CUH
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "prim/prim_common.cuh"
+#include "sp_kernels_solve.h"
+
+/* The plan. Rows are ordered by "ticket": ticket i is row i for a lower triangle and row
+ * n-1-i for an upper one, a topological order of the dependencies (a row depends only on
+ * rows with smaller tickets). */
+struct sp_gpu_sptrsv_plan {
+    sp_gpu_sptrsv_alg_t alg;
+    int upper, unit_diag;
+    int64_t n, nnz;             /* of the analysed matrix: solve checks they match */
+    sp_value_type_t value_type;
+    int64_t nlevels;
+    int64_t tri_nnz;            /* entries of the used triangle (diagonal counted once) */
+    int warp_per_row;           /* row kernel: a warp per row, else a thread per row */
+    int32_t *d_bound;           /* per row: where its strict triangle starts (upper) or ends (lower) */
+    /* LEVELS */
+    int32_t *d_order;           /* rows grouped by level, increasing within a level */
+    int64_t *h_level_ptr;       /* host: level l holds d_order[h_level_ptr[l] .. [l+1]) */
+    /* SOFT */
+    uint32_t *d_flags;          /* per row: the epoch of the last solve that finished it */
+    unsigned long long *d_ticket; /* tickets claimed by all solves so far */
+    unsigned grid;              /* blocks of every soft solve launch */
+    unsigned long long window;  /* tickets one solve claims: units + warps of the grid */
+};
+
+namespace sptrsv {
+
+/* Launch shapes. Thread per row below warp_min_len entries per row of the triangle on
+ * average: a warp's 32 lanes then hold 32 rows, so a short row wastes no lanes and the
+ * soft kernel's ticket counter is hit once per 32 rows; above it a warp walks each row. */
+struct policy {
+    static constexpr int block_threads = 128;
+    static constexpr int warps = block_threads / 32;
+    static constexpr int warp_min_len = 12;
+};
+using P = policy;
+
+__host__ __device__ constexpr inline int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+/* Row of ticket i. */
+__device__ __forceinline__ int64_t row_of(int64_t i, int64_t n, bool upper)
+{
+    return upper ? n - 1 - i : i;
+}
+
+/* The strict (off-diagonal) entries of row r inside the used triangle: [*k0, *k1). */
+__device__ __forceinline__ void strict_range(const int32_t *ptr, const int32_t *bound, int64_t r,
+                                             bool upper, int64_t *k0, int64_t *k1)
+{
+    if (upper) {
+        *k0 = bound[r];
+        *k1 = ptr[r + 1];
+    } else {
+        *k0 = ptr[r];
+        *k1 = bound[r];
+    }
+}
+
+/* Position of row r's diagonal (validated by the analysis unless the diagonal is unit). */
+__device__ __forceinline__ int64_t diag_pos(const int32_t *bound, int64_t r, bool upper)
+{
+    return upper ? (int64_t)bound[r] - 1 : (int64_t)bound[r];
+}
+
+/* Flag access at GPU scope: the acquire load orders every later load of this thread after
+ * it, the release store every earlier store before it (PTX memory model, sm_70+), so a
+ * reader that sees a row's flag also sees the value written before the flag. */
+__device__ __forceinline__ uint32_t load_acquire(const uint32_t *p)
+{
+    uint32_t v;
+    asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+    return v;
+}
+__device__ __forceinline__ void store_release(uint32_t *p, uint32_t v)
+{
+    asm volatile("st.release.gpu.global.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
+}
+
+/* x = alpha * T^-1 b, one row at a time: acc sums a_rc x_c over the strict entries,
+ * finish gives x_r = (alpha b_r - acc) / d_r. Values of finished rows are read with
+ * __ldcg (L2, never a stale L1 line) after their flag. */
+template <typename T>
+struct solve_op {
+    using V = T;
+    const int32_t *bound;
+    const T *val, *b;
+    T *x;
+    T alpha;
+    bool upper, unit;
+    uint32_t *flags;
+    uint32_t epoch;
+    unsigned *max_level; /* unused: the solve counts no levels */
+    static constexpr bool counts_levels = false;
+
+    __device__ __forceinline__ void set_epoch(uint32_t e) { epoch = e; }
+    __device__ __forceinline__ V identity() const { return T(0); }
+    __device__ __forceinline__ V combine(V acc, int64_t k, V xc) const { return acc + val[k] * xc; }
+    __device__ __forceinline__ static V reduce(V a, V c) { return a + c; }
+    __device__ __forceinline__ V finish(int64_t r, V acc) const
+    {
+        T s = alpha * b[r] - acc;
+        return unit ? s : s / val[diag_pos(bound, r, upper)];
+    }
+    /* The value of finished row c, or false while it is not finished in this solve. */
+    __device__ __forceinline__ bool try_get(int64_t c, V *v) const
+    {
+        if (load_acquire(flags + c) != epoch) return false;
+        *v = __ldcg(x + c);
+        return true;
+    }
+    __device__ __forceinline__ void publish(int64_t r, V v) const
+    {
+        x[r] = v;
+        store_release(flags + r, epoch);
+    }
+};
+
+/* level[r] = 1 + max level of the rows r depends on; the level array is its own ready
+ * flag (0 until set, levels start at 1). The kernels fold the levels they publish into
+ * *max_level, the level count. */
+struct level_op {
+    using V = int32_t;
+    static constexpr bool counts_levels = true;
+    int32_t *level;
+    unsigned *max_level;
+
+    __device__ __forceinline__ void set_epoch(uint32_t) {}
+    __device__ __forceinline__ V identity() const { return 0; }
+    __device__ __forceinline__ V combine(V acc, int64_t, V lc) const { return acc > lc ? acc : lc; }
+    __device__ __forceinline__ static V reduce(V a, V c) { return a > c ? a : c; }
+    __device__ __forceinline__ V finish(int64_t, V acc) const { return acc + 1; }
+    __device__ __forceinline__ bool try_get(int64_t c, V *v) const
+    {
+        uint32_t l = load_acquire(reinterpret_cast<const uint32_t *>(level + c));
+        *v = (V)l;
+        return l != 0;
+    }
+    __device__ __forceinline__ void publish(int64_t r, V v) const
+    {
+        store_release(reinterpret_cast<uint32_t *>(level + r), (uint32_t)v);
+    }
+};
+
+/* Warp reduction with the operation's combine (sum or max), in every lane. */
+template <typename Op>
+__device__ __forceinline__ typename Op::V warp_reduce(typename Op::V v)
+{
+#pragma unroll
+    for (int d = 16; d > 0; d >>= 1) v = Op::reduce(v, __shfl_xor_sync(sp_prim::full_mask, v, d));
+    return v;
+}
+
+/* *p = host array of count T (sp__malloc, for C++), or SP_STATUS_ALLOC_FAILED. */
+template <typename T>
+static inline sp_status_t host_array(T **p, int64_t count)
+{
+    *p = static_cast<T *>(sp__malloc_array((size_t)count, sizeof(T)));
+    if (*p == NULL && count != 0)
+        return SP_ERROR(SP_STATUS_ALLOC_FAILED, "out of host memory allocating %lld x %zu bytes",
+                        (long long)count, sizeof(T));
+    return SP_STATUS_SUCCESS;
+}
+
+/* Calls f with a value of the C type of t (double for SP_R_64F, float otherwise). */
+template <typename F>
+static inline void by_value(sp_value_type_t t, F f)
+{
+    if (t == SP_R_64F)
+        f(double(0));
+    else
+        f(float(0));
+}
+
+} /* namespace sptrsv */
+
+/* Internal entry points between the solve files (kernels/solve/). */
+
+/* Soft-synchronized pass computing every row's level into d_level (zeroed by the caller)
+ * and the level count into *d_max_level (zeroed), with tickets from *d_ticket (zeroed). */
+sp_status_t sp__gpu_sptrsv_soft_levels(const sp_gpu_env_t *env, const sp_csr_t *a,
+                                       const sp_gpu_sptrsv_plan_t *plan, int32_t *d_level,
+                                       unsigned *d_max_level, unsigned long long *d_ticket);
+/* SOFT: flags, ticket and grid of the plan (allocated through env; freed by plan_free). */
+sp_status_t sp__gpu_sptrsv_soft_prepare(const sp_gpu_env_t *env, sp_gpu_sptrsv_plan_t *plan);
+sp_status_t sp__gpu_sptrsv_soft_solve(const sp_gpu_env_t *env, const sp_gpu_sptrsv_plan_t *plan,
+                                      const sp_csr_t *a, const void *alpha, const void *d_b,
+                                      void *d_x);
+/* LEVELS: rows grouped by level (counting sort of d_level) and the host level offsets. */
+sp_status_t sp__gpu_sptrsv_levels_prepare(const sp_gpu_env_t *env, sp_gpu_sptrsv_plan_t *plan,
+                                          const int32_t *d_level);
+sp_status_t sp__gpu_sptrsv_levels_solve(const sp_gpu_env_t *env,
+                                        const sp_gpu_sptrsv_plan_t *plan, const sp_csr_t *a,
+                                        const void *alpha, const void *d_b, void *d_x);
+
+#endif /* SP_SPTRSV_COMMON_CUH */

@@ -1,0 +1,700 @@
+/* GPU sparse triangular solve (kernels/solve/): level scheduling and the soft-synchronized
+ * kernel, float and double, lower and upper, unit and non-unit, alpha != 1. Every solve is
+ * run twice with different right-hand sides into NaN-filled x (a stale or unwritten value
+ * shows), checked row by row by its residual against a bound tied to the type and row
+ * length, and, on diagonally dominant inputs, against the CPU reference within a bound tied
+ * to the type and the dependency path length. The plan's level count is compared with a
+ * host count. Inputs: a hand-checked 3x3, the edge-case catalogue (n = 1, rows holding only
+ * the diagonal, a dense row, a dense column, random sparse in both row kernels), a chain
+ * (n levels), a diagonal (one level), 3D Poisson, the bundled square matrices with a full
+ * diagonal (their other triangle ignored); refusals (a missing diagonal naming the first
+ * such row), and every allocation failing in turn without a leak. SP_TEST_SMALL=1 shrinks
+ * the largest inputs. Exits 77 without a GPU. */
+#include <dirent.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "testutil.h"
+
+#ifdef SP_HAVE_CUDA
+#include <cuda_runtime_api.h>
+
+#include "sp_base.h"
+#include "sp_kernels_solve.h"
+#include "sp_ref.h"
+
+#define ck_cuda(call)                                                                     \
+    do {                                                                                  \
+        cudaError_t e_ = (call);                                                          \
+        ck_assert_msg(e_ == cudaSuccess, "%s: %s", #call, cudaGetErrorString(e_));        \
+    } while (0)
+
+#define EPS_FLOAT 1.2e-7
+#define EPS_DOUBLE 2.3e-16
+
+/* flags of check_matrix */
+#define FORWARD 0x1u /* diagonally dominant: also compare with the reference's x */
+
+static const sp_gpu_sptrsv_alg_t algs[2] = {SP_GPU_SPTRSV_LEVELS, SP_GPU_SPTRSV_SOFT};
+static const char *const alg_names[3] = {"?", "levels", "soft"};
+
+/* ---- a test environment: cudaMalloc/cudaFree, counting live blocks, failing on demand */
+
+typedef struct test_env {
+    sp_gpu_env_t env;
+    cudaStream_t stream;
+    int64_t calls;   /* alloc requests since the last arm() */
+    int64_t fail_at; /* requests with index >= fail_at fail; < 0: never */
+    int64_t live;    /* blocks allocated and not freed */
+} test_env_t;
+
+static test_env_t T;
+static int small; /* SP_TEST_SMALL */
+
+static sp_status_t env_alloc(void *self, void **d_ptr, size_t bytes)
+{
+    test_env_t *t = self;
+    *d_ptr = NULL;
+    if (t->fail_at >= 0 && t->calls++ >= t->fail_at)
+        return sp__error(SP_STATUS_ALLOC_FAILED, __FILE__, __LINE__,
+                         "test env: refused %zu bytes", bytes);
+    if (cudaMalloc(d_ptr, bytes ? bytes : 1) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return sp__error(SP_STATUS_ALLOC_FAILED, __FILE__, __LINE__,
+                         "test env: cudaMalloc of %zu bytes failed", bytes);
+    }
+    t->live++;
+    return SP_STATUS_SUCCESS;
+}
+
+static void env_free(void *self, void *d_ptr)
+{
+    test_env_t *t = self;
+    if (!d_ptr) return;
+    ck_assert_int_eq(cudaFree(d_ptr), cudaSuccess);
+    t->live--;
+}
+
+static void setup(void)
+{
+    int dev = 0;
+    small = getenv("SP_TEST_SMALL") != NULL && atoi(getenv("SP_TEST_SMALL")) != 0;
+    memset(&T, 0, sizeof T);
+    T.fail_at = -1;
+    ck_cuda(cudaStreamCreate(&T.stream));
+    ck_cuda(cudaGetDevice(&dev));
+    ck_cuda(cudaDeviceGetAttribute(&T.env.sm_count, cudaDevAttrMultiProcessorCount, dev));
+    T.env.stream = T.stream;
+    T.env.alloc = env_alloc;
+    T.env.free = env_free;
+    T.env.self = &T;
+}
+
+static void teardown(void)
+{
+    ck_assert_int_eq(T.live, 0);
+    ck_cuda(cudaStreamDestroy(T.stream));
+}
+
+/* ---- matrices --------------------------------------------------------------------------- */
+
+static void *upload(const void *h, size_t bytes)
+{
+    void *d = NULL;
+    if (bytes == 0) return NULL;
+    ck_assert_ok(env_alloc(&T, &d, bytes));
+    ck_cuda(cudaMemcpy(d, h, bytes, cudaMemcpyHostToDevice));
+    return d;
+}
+
+static void download(void *h, const void *d, size_t bytes)
+{
+    ck_cuda(cudaStreamSynchronize(T.stream));
+    if (bytes) ck_cuda(cudaMemcpy(h, d, bytes, cudaMemcpyDeviceToHost));
+}
+
+/* The host CSR of a COO in value type t (sorted, duplicates summed). */
+static void host_csr(const sp_coo_t *coo, sp_value_type_t t, sp_csr_t *h)
+{
+    sp_coo_t *b = NULL;
+    ck_assert_ok(sp_coo_copy(coo, t, &b));
+    ck_assert_ok(sp__ref_coo_sort_merge(b, SP_DUP_SUM, NULL));
+    ck_assert_ok(sp__ref_coo_to_csr(b, h));
+    sp_coo_free(b);
+}
+
+static sp_csr_t upload_csr(const sp_csr_t *h)
+{
+    sp_csr_t d = *h;
+    d.ptr = upload(h->ptr, (size_t)(h->nrows + 1) * 4);
+    d.idx = upload(h->idx, (size_t)h->nnz * 4);
+    d.val = upload(h->val, (size_t)h->nnz * sp_value_size(h->value_type));
+    return d;
+}
+
+static sp_coo_t *coo_new(int64_t n, int64_t cap)
+{
+    sp_coo_t *a = NULL;
+    ck_assert_ok(sp_coo_create(n, n, cap, SP_R_64F, &a));
+    return a;
+}
+
+static void coo_push(sp_coo_t *a, int64_t r, int64_t c, double v)
+{
+    ck_assert_int_lt(a->nnz, a->capacity);
+    a->row[a->nnz] = (int32_t)r;
+    a->col[a->nnz] = (int32_t)c;
+    ((double *)a->val)[a->nnz] = v;
+    a->nnz++;
+}
+
+/* Adds to every row the diagonal 1 + (sum of |off-diagonal| of the row), sign alternating,
+ * so both triangles are diagonally dominant. a needs room for n more entries. */
+static void add_dominant_diagonal(sp_coo_t *a)
+{
+    double *off = calloc((size_t)a->nrows, sizeof *off);
+    ck_assert_ptr_nonnull(off);
+    for (int64_t k = 0; k < a->nnz; k++) {
+        if (a->row[k] != a->col[k])
+            off[a->row[k]] += fabs(((double *)a->val)[k]);
+        else
+            ((double *)a->val)[k] = 0; /* merged with the diagonal below: neutralized */
+    }
+    for (int64_t r = 0; r < a->nrows; r++) coo_push(a, r, r, (r % 3 == 1 ? -1 : 1) * (1 + off[r]));
+    free(off);
+}
+
+static double get(const void *v, sp_value_type_t t, int64_t i)
+{
+    return t == SP_R_32F ? (double)((const float *)v)[i] : ((const double *)v)[i];
+}
+
+static void put(void *v, sp_value_type_t t, int64_t i, double x)
+{
+    if (t == SP_R_32F)
+        ((float *)v)[i] = (float)x;
+    else
+        ((double *)v)[i] = x;
+}
+
+/* Levels of the triangle counted on the host in ticket order (the test's own count). */
+static int64_t host_levels(const sp_csr_t *h, int upper)
+{
+    int64_t n = h->nrows, most = 0;
+    int64_t *level = calloc((size_t)(n > 0 ? n : 1), sizeof *level);
+    ck_assert_ptr_nonnull(level);
+    for (int64_t i = 0; i < n; i++) {
+        int64_t r = upper ? n - 1 - i : i, l = 0;
+        for (int64_t k = h->ptr[r]; k < h->ptr[r + 1]; k++) {
+            int64_t c = h->idx[k];
+            if ((upper ? c > r : c < r) && level[c] > l) l = level[c];
+        }
+        level[r] = l + 1;
+        if (l + 1 > most) most = l + 1;
+    }
+    free(level);
+    return most;
+}
+
+/* ---- one solve configuration against the reference ------------------------------------ */
+
+typedef struct solve_case {
+    const char *name;
+    const sp_csr_t *h, *d;
+    int upper, unit;
+    unsigned flags;
+} solve_case_t;
+
+/* Row by row: |alpha b_r - sum a_rc x_c - d_r x_r| <= 4 eps (len + 3) (sum of magnitudes),
+ * x the GPU's own solution; and (FORWARD) max |x - x_ref| <= 16 eps (levels + longest row
+ * + 2) max |x_ref|. */
+static void check_x(const solve_case_t *c, const char *what, double alpha, const void *b,
+                    const void *x, const void *x_ref, int64_t levels)
+{
+    const sp_csr_t *h = c->h;
+    sp_value_type_t t = h->value_type;
+    double eps = t == SP_R_32F ? EPS_FLOAT : EPS_DOUBLE, err = 0, xmax = 0;
+    int64_t longest = 0;
+    for (int64_t r = 0; r < h->nrows; r++) {
+        long double res = (long double)alpha * get(b, t, r), mag = fabsl(res), xr = get(x, t, r);
+        int64_t len = 1, dpos = -1;
+        ck_assert_msg(isfinite((double)xr), "%s: x[%lld] = %g", what, (long long)r, (double)xr);
+        for (int64_t k = h->ptr[r]; k < h->ptr[r + 1]; k++) {
+            int64_t col = h->idx[k];
+            if (col == r) dpos = k;
+            if (!(c->upper ? col > r : col < r)) continue;
+            long double p = (long double)get(h->val, t, k) * get(x, t, col);
+            res -= p;
+            mag += fabsl(p);
+            len++;
+        }
+        long double d = c->unit ? 1.0L : (long double)get(h->val, t, dpos);
+        res -= d * xr;
+        mag += fabsl(d * xr);
+        ck_assert_msg(fabsl(res) <= 4 * eps * (double)(len + 3) * mag,
+                      "%s: row %lld residual %Lg above the bound for magnitude %Lg", what,
+                      (long long)r, fabsl(res), mag);
+        if (len > longest) longest = len;
+        err = fmax(err, fabs((double)xr - get(x_ref, t, r)));
+        xmax = fmax(xmax, fabs(get(x_ref, t, r)));
+    }
+    if (c->flags & FORWARD)
+        ck_assert_msg(err <= 16 * eps * (double)(levels + longest + 2) * xmax,
+                      "%s: max |x - x_ref| = %g for max |x_ref| = %g, %lld levels", what, err,
+                      xmax, (long long)levels);
+}
+
+/* Analyse, then two solves (different b and alpha) into NaN-filled x, each checked. */
+static void check_solve(const solve_case_t *c, sp_gpu_sptrsv_alg_t alg)
+{
+    const sp_csr_t *h = c->h;
+    sp_value_type_t t = h->value_type;
+    size_t vs = sp_value_size(t), bytes = (size_t)h->nrows * vs;
+    int64_t n = h->nrows, want_levels = host_levels(h, c->upper);
+    char what[256];
+    sp_gpu_sptrsv_plan_t *plan = NULL;
+    void *b = malloc(bytes + 8), *x = malloc(bytes + 8), *x_ref = malloc(bytes + 8);
+    uint64_t s = 77 + (uint64_t)n;
+    ck_assert(b && x && x_ref);
+    snprintf(what, sizeof what, "%s %s %s%s %s", c->name, t == SP_R_32F ? "float" : "double",
+             c->unit ? "unit " : "", c->upper ? "upper" : "lower", alg_names[alg]);
+    ck_assert_msg(sp__gpu_sptrsv_analyse(&T.env, c->d, c->upper, c->unit, alg, &plan) ==
+                      SP_STATUS_SUCCESS,
+                  "%s: analyse: %s", what, sp_last_error());
+    ck_assert_msg(sp__gpu_sptrsv_plan_levels(plan) == want_levels, "%s: %lld levels, expected %lld",
+                  what, (long long)sp__gpu_sptrsv_plan_levels(plan), (long long)want_levels);
+    void *d_b = NULL, *d_x = NULL;
+    if (n > 0) {
+        ck_assert_ok(env_alloc(&T, &d_b, bytes));
+        ck_assert_ok(env_alloc(&T, &d_x, bytes));
+    }
+    for (int round = 0; round < 2; round++) {
+        double alpha = round == 0 ? -1.5 : 0.75;
+        float af = (float)alpha;
+        const void *alpha_p = t == SP_R_32F ? (const void *)&af : (const void *)&alpha;
+        for (int64_t i = 0; i < n; i++) put(b, t, i, 2 * sp_test_uniform(&s) - 1);
+        ck_assert_ok(sp__ref_sptrsv(h, c->upper, c->unit, alpha_p, b, x_ref));
+        for (int64_t i = 0; i < n; i++)
+            if (!isfinite(get(x_ref, t, i)) || fabs(get(x_ref, t, i)) > (vs == 4 ? 1e30 : 1e290))
+                goto done; /* the triangle's solution overflows this type: nothing to compare */
+        if (n > 0) {
+            ck_cuda(cudaMemcpy(d_b, b, bytes, cudaMemcpyHostToDevice));
+            ck_cuda(cudaMemset(d_x, 0xff, bytes)); /* NaN in both types */
+        }
+        ck_assert_msg(sp__gpu_sptrsv_solve(&T.env, plan, c->d, alpha_p, d_b, d_x) ==
+                          SP_STATUS_SUCCESS,
+                      "%s: solve: %s", what, sp_last_error());
+        download(x, d_x, bytes);
+        check_x(c, what, t == SP_R_32F ? (double)af : alpha, b, x, x_ref, want_levels);
+    }
+done:
+    env_free(&T, d_x);
+    env_free(&T, d_b);
+    sp__gpu_sptrsv_plan_free(&T.env, plan);
+    free(x_ref);
+    free(x);
+    free(b);
+}
+
+/* Both value types, both triangles, unit and not, both algorithms. */
+static void check_matrix(const char *name, const sp_coo_t *a, unsigned flags)
+{
+    const sp_value_type_t types[2] = {SP_R_32F, SP_R_64F};
+    for (int ti = 0; ti < 2; ti++) {
+        sp_csr_t h = {0};
+        host_csr(a, types[ti], &h);
+        sp_csr_t d = upload_csr(&h);
+        for (int upper = 0; upper < 2; upper++)
+            for (int unit = 0; unit < 2; unit++)
+                for (int k = 0; k < 2; k++) {
+                    solve_case_t c = {name, &h, &d, upper, unit, flags};
+                    check_solve(&c, algs[k]);
+                }
+        sp__gpu_csr_free(&T.env, &d);
+        sp__csr_free(&h);
+    }
+    ck_assert_int_eq(T.live, 0);
+}
+
+/* n x n, about per_row random off-diagonal entries per row (values in [-1, 1)), plus a
+ * dominant diagonal; features: rows holding only the diagonal, a dense row, a dense column. */
+#define ONLY_DIAG_ROWS 0x1u
+#define DENSE_ROW 0x2u
+#define DENSE_COL 0x4u
+static sp_coo_t *random_dominant(uint64_t seed, int64_t n, int per_row, unsigned features)
+{
+    sp_coo_t *a = coo_new(n, n * (per_row + 3) + 2 * n);
+    uint64_t s = seed;
+    for (int64_t r = 0; r < n; r++) {
+        if ((features & ONLY_DIAG_ROWS) && sp_test_rand(&s) % 3 == 0) continue;
+        for (int k = 0; k < per_row; k++)
+            coo_push(a, r, (int64_t)(sp_test_rand(&s) % (uint64_t)n), 2 * sp_test_uniform(&s) - 1);
+        if (features & DENSE_COL) coo_push(a, r, n / 3, 2 * sp_test_uniform(&s) - 1);
+    }
+    if (features & DENSE_ROW)
+        for (int64_t c = n - 1; c >= 0; c--) coo_push(a, n / 2, c, 2 * sp_test_uniform(&s) - 1);
+    add_dominant_diagonal(a);
+    return a;
+}
+
+/* ---- the tests ------------------------------------------------------------------------- */
+
+START_TEST(test_tiny)
+{
+    /* A = [2 1 3; 4 5 6; 7 8 10]: (D+L) x = b/2 with b = (1, 7, 26.5) gives x = (1, 2, 3)
+     * exactly, and so does (D+U) x = (13, 28, 30) */
+    int32_t ptr[] = {0, 3, 6, 9}, idx[] = {0, 1, 2, 0, 1, 2, 0, 1, 2};
+    double val[] = {2, 1, 3, 4, 5, 6, 7, 8, 10}, x[3] = {0, 0, 0}, alpha = 2, one = 1;
+    const double b_lower[] = {1, 7, 26.5}, b_upper[] = {13, 28, 30};
+    sp_csr_t h = {3, 3, 9, SP_R_64F, ptr, idx, val};
+    sp_csr_t d = upload_csr(&h);
+    double *d_b = upload(b_lower, sizeof b_lower), *d_x = upload(x, sizeof x);
+    for (int k = 0; k < 2; k++)
+        for (int upper = 0; upper < 2; upper++) {
+            sp_gpu_sptrsv_plan_t *plan = NULL;
+            ck_cuda(cudaMemcpy(d_b, upper ? b_upper : b_lower, sizeof b_lower,
+                               cudaMemcpyHostToDevice));
+            ck_assert_ok(sp__gpu_sptrsv_analyse(&T.env, &d, upper, 0, algs[k], &plan));
+            ck_assert_int_eq(sp__gpu_sptrsv_plan_levels(plan), 3);
+            ck_assert_ok(sp__gpu_sptrsv_solve(&T.env, plan, &d, upper ? &one : &alpha, d_b, d_x));
+            download(x, d_x, sizeof x);
+            for (int i = 0; i < 3; i++)
+                ck_assert_msg(x[i] == i + 1, "%s %s: x[%d] = %.17g", alg_names[algs[k]],
+                              upper ? "upper" : "lower", i, x[i]);
+            sp__gpu_sptrsv_plan_free(&T.env, plan);
+        }
+    env_free(&T, d_x);
+    env_free(&T, d_b);
+    sp__gpu_csr_free(&T.env, &d);
+    sp_coo_t *a = coo_new(3, 9);
+    for (int r = 0; r < 3; r++)
+        for (int k = ptr[r]; k < ptr[r + 1]; k++) coo_push(a, r, idx[k], val[k]);
+    check_matrix("tiny 3x3", a, FORWARD);
+    sp_coo_free(a);
+}
+END_TEST
+
+START_TEST(test_empty_and_one)
+{
+    sp_coo_t *a = coo_new(0, 1);
+    check_matrix("0x0", a, FORWARD);
+    sp_coo_free(a);
+    a = coo_new(1, 1);
+    coo_push(a, 0, 0, -2.5);
+    check_matrix("1x1", a, FORWARD);
+    sp_coo_free(a);
+}
+END_TEST
+
+START_TEST(test_catalogue)
+{
+    int64_t n = small ? 2000 : 20000;
+    sp_coo_t *a = random_dominant(1, n, 6, ONLY_DIAG_ROWS);
+    check_matrix("rows holding only the diagonal", a, FORWARD);
+    sp_coo_free(a);
+    a = random_dominant(2, n / 4, 4, DENSE_ROW);
+    check_matrix("a dense row", a, FORWARD);
+    sp_coo_free(a);
+    a = random_dominant(3, n / 4, 4, DENSE_COL);
+    check_matrix("a dense column", a, FORWARD);
+    sp_coo_free(a);
+    a = random_dominant(4, n, 8, 0);
+    check_matrix("random sparse (thread per row)", a, FORWARD);
+    sp_coo_free(a);
+    a = random_dominant(5, n / 4, 60, DENSE_ROW);
+    check_matrix("random 60 per row and a dense row (warp per row)", a, FORWARD);
+    sp_coo_free(a);
+    a = random_dominant(6, 3000, 400, 0); /* rows longer than a warp */
+    check_matrix("random 400 per row (warp per row)", a, FORWARD);
+    sp_coo_free(a);
+}
+END_TEST
+
+START_TEST(test_chain_and_diagonal)
+{
+    int64_t n = small ? 10000 : 100000;
+    sp_coo_t *a = coo_new(n, 3 * n); /* tridiagonal: each triangle a chain of n levels */
+    for (int64_t r = 0; r < n; r++) {
+        if (r > 0) coo_push(a, r, r - 1, -1);
+        coo_push(a, r, r, 2.5);
+        if (r + 1 < n) coo_push(a, r, r + 1, 0.75);
+    }
+    check_matrix("chain", a, FORWARD);
+    sp_coo_free(a);
+    a = coo_new(n, n); /* diagonal: one level */
+    for (int64_t r = 0; r < n; r++) coo_push(a, r, r, r % 2 ? 0.5 : -4);
+    check_matrix("diagonal", a, FORWARD);
+    sp_coo_free(a);
+}
+END_TEST
+
+START_TEST(test_poisson)
+{
+    sp_coo_t *a = NULL;
+    ck_assert_ok(sp_gen_poisson3d(small ? 12 : 40, SP_R_64F, &a));
+    check_matrix("poisson3d", a, FORWARD);
+    sp_coo_free(a);
+    ck_assert_ok(sp_gen_poisson3d27(small ? 8 : 20, SP_R_64F, &a)); /* 13 + 1 per row: warps */
+    check_matrix("poisson3d27", a, FORWARD);
+    sp_coo_free(a);
+}
+END_TEST
+
+/* Square, and every row stores a non-zero diagonal. */
+static int full_diagonal(const sp_coo_t *coo)
+{
+    sp_csr_t h = {0};
+    int ok = coo->nrows == coo->ncols && coo->value_type != SP_VALUE_NONE;
+    if (!ok) return 0;
+    host_csr(coo, SP_R_64F, &h);
+    for (int64_t r = 0; r < h.nrows && ok; r++) {
+        int found = 0;
+        for (int64_t k = h.ptr[r]; k < h.ptr[r + 1]; k++)
+            if (h.idx[k] == r && ((double *)h.val)[k] != 0) found = 1;
+        ok = found;
+    }
+    sp__csr_free(&h);
+    return ok;
+}
+
+START_TEST(test_datasets)
+{
+    char dir[1024];
+    struct dirent *e;
+    sp_mtx_options_t opt = {0};
+    int used = 0;
+    opt.complex_mode = SP_COMPLEX_REAL_PART; /* young1c is complex */
+    snprintf(dir, sizeof dir, "%s", sp_test_path("datasets/mtx"));
+    DIR *dp = opendir(dir);
+    ck_assert_msg(dp != NULL, "cannot open %s", dir);
+    while ((e = readdir(dp)) != NULL) {
+        size_t len = strlen(e->d_name);
+        char path[2048];
+        sp_coo_t *a = NULL;
+        if (len < 5 || strcmp(e->d_name + len - 4, ".mtx") != 0) continue;
+        if (small && used == 3) break;
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        ck_assert_ok(sp_mtx_read(path, SP_R_64F, &opt, &a));
+        if (full_diagonal(a)) {
+            check_matrix(e->d_name, a, 0); /* not dominant: residual checks only */
+            used++;
+        }
+        sp_coo_free(a);
+    }
+    closedir(dp);
+    ck_assert_int_ge(used, small ? 1 : 3);
+}
+END_TEST
+
+START_TEST(test_missing_diagonal)
+{
+    int64_t n = small ? 3000 : 50000;
+    sp_coo_t *a = coo_new(n, 3 * n);
+    sp_csr_t h = {0};
+    for (int64_t r = 0; r < n; r++) {
+        if (r > 0) coo_push(a, r, r - 1, 1);
+        if (r == 4321 % n || r == 777) continue; /* no diagonal: the first, 777, is named */
+        coo_push(a, r, r, r == 1500 ? 0.0 : 2.0); /* a stored zero is no diagonal either */
+    }
+    host_csr(a, SP_R_64F, &h);
+    sp_csr_t d = upload_csr(&h);
+    for (int k = 0; k < 2; k++)
+        for (int upper = 0; upper < 2; upper++) {
+            sp_gpu_sptrsv_plan_t *plan = (sp_gpu_sptrsv_plan_t *)&h; /* must stay untouched */
+            ck_assert_status(sp__gpu_sptrsv_analyse(&T.env, &d, upper, 0, algs[k], &plan),
+                             SP_STATUS_INVALID_ARGUMENT);
+            ck_assert_error_has("row 777 has no non-zero diagonal entry");
+            ck_assert_ptr_eq(plan, (sp_gpu_sptrsv_plan_t *)&h);
+            ck_assert_int_eq(T.live, 3);
+            ck_assert_ok(sp__gpu_sptrsv_analyse(&T.env, &d, upper, 1, algs[k], &plan));
+            sp__gpu_sptrsv_plan_free(&T.env, plan);
+        }
+    sp__gpu_csr_free(&T.env, &d);
+    sp__csr_free(&h);
+    sp_coo_free(a);
+    /* the zero at row 1500 alone */
+    a = coo_new(2000, 2000);
+    for (int64_t r = 0; r < 2000; r++) coo_push(a, r, r, r == 1500 ? 0.0 : 1.0);
+    host_csr(a, SP_R_32F, &h);
+    d = upload_csr(&h);
+    sp_gpu_sptrsv_plan_t *plan = NULL;
+    ck_assert_status(sp__gpu_sptrsv_analyse(&T.env, &d, 0, 0, SP_GPU_SPTRSV_SOFT, &plan),
+                     SP_STATUS_INVALID_ARGUMENT);
+    ck_assert_error_has("row 1500 has no non-zero diagonal entry");
+    ck_assert_ptr_null(plan);
+    sp__gpu_csr_free(&T.env, &d);
+    sp__csr_free(&h);
+    sp_coo_free(a);
+}
+END_TEST
+
+START_TEST(test_repeated_solves)
+{
+    /* many solves on one plan: every solve's flags must start unset (epochs) */
+    sp_coo_t *a = NULL;
+    sp_csr_t h = {0};
+    ck_assert_ok(sp_gen_poisson2d(small ? 60 : 300, SP_R_64F, &a));
+    host_csr(a, SP_R_64F, &h);
+    sp_csr_t d = upload_csr(&h);
+    int64_t n = h.nrows;
+    size_t bytes = (size_t)n * 8;
+    double *b = malloc(bytes), *x = malloc(bytes), *x_ref = malloc(bytes);
+    void *d_b = NULL, *d_x = NULL;
+    uint64_t s = 3;
+    ck_assert(b && x && x_ref);
+    ck_assert_ok(env_alloc(&T, &d_b, bytes));
+    ck_assert_ok(env_alloc(&T, &d_x, bytes));
+    for (int k = 0; k < 2; k++) {
+        sp_gpu_sptrsv_plan_t *plan = NULL;
+        ck_assert_ok(sp__gpu_sptrsv_analyse(&T.env, &d, 0, 0, algs[k], &plan));
+        for (int round = 0; round < 12; round++) {
+            double alpha = 1.0 + round;
+            for (int64_t i = 0; i < n; i++) b[i] = sp_test_uniform(&s) - 0.5;
+            ck_assert_ok(sp__ref_sptrsv(&h, 0, 0, &alpha, b, x_ref));
+            ck_cuda(cudaMemcpy(d_b, b, bytes, cudaMemcpyHostToDevice));
+            if (round % 2) ck_cuda(cudaMemset(d_x, 0xff, bytes)); /* else last round's x */
+            ck_assert_ok(sp__gpu_sptrsv_solve(&T.env, plan, &d, &alpha, d_b, d_x));
+            download(x, d_x, bytes);
+            for (int64_t i = 0; i < n; i++)
+                ck_assert_msg(fabs(x[i] - x_ref[i]) <= 1e-12 * (1 + fabs(x_ref[i])),
+                              "%s round %d: x[%lld] = %g, expected %g", alg_names[algs[k]], round,
+                              (long long)i, x[i], x_ref[i]);
+        }
+        sp__gpu_sptrsv_plan_free(&T.env, plan);
+    }
+    env_free(&T, d_x);
+    env_free(&T, d_b);
+    free(x_ref);
+    free(x);
+    free(b);
+    sp__gpu_csr_free(&T.env, &d);
+    sp__csr_free(&h);
+    sp_coo_free(a);
+}
+END_TEST
+
+START_TEST(test_refusals)
+{
+    sp_coo_t *a = coo_new(4, 8);
+    sp_csr_t h = {0};
+    double alpha = 1;
+    for (int r = 0; r < 4; r++) coo_push(a, r, r, 1);
+    coo_push(a, 3, 0, 1);
+    host_csr(a, SP_R_64F, &h);
+    sp_csr_t d = upload_csr(&h), bad = d;
+    sp_gpu_sptrsv_plan_t *plan = NULL;
+    ck_assert_status(sp__gpu_sptrsv_analyse(NULL, &d, 0, 0, SP_GPU_SPTRSV_SOFT, &plan),
+                     SP_STATUS_INVALID_ARGUMENT);
+    ck_assert_error_has("sptrsv analyse: NULL argument");
+    ck_assert_status(sp__gpu_sptrsv_analyse(&T.env, &d, 0, 0, (sp_gpu_sptrsv_alg_t)9, &plan),
+                     SP_STATUS_INVALID_ARGUMENT);
+    ck_assert_error_has("unknown algorithm 9");
+    bad.ncols = 5;
+    ck_assert_status(sp__gpu_sptrsv_analyse(&T.env, &bad, 0, 0, SP_GPU_SPTRSV_SOFT, &plan),
+                     SP_STATUS_INVALID_ARGUMENT);
+    ck_assert_error_has("4 x 5, not square");
+    bad = d;
+    bad.value_type = SP_VALUE_NONE;
+    ck_assert_status(sp__gpu_sptrsv_analyse(&T.env, &bad, 0, 1, SP_GPU_SPTRSV_LEVELS, &plan),
+                     SP_STATUS_INVALID_ARGUMENT);
+    ck_assert_error_has("no values (pattern)");
+    bad = d;
+    bad.nrows = bad.ncols = (int64_t)INT32_MAX + 1;
+    ck_assert_status(sp__gpu_sptrsv_analyse(&T.env, &bad, 0, 0, SP_GPU_SPTRSV_SOFT, &plan),
+                     SP_STATUS_NOT_SUPPORTED);
+    ck_assert_error_has("exceeds 32-bit indices");
+    ck_assert_ptr_null(plan);
+
+    ck_assert_ok(sp__gpu_sptrsv_analyse(&T.env, &d, 0, 0, SP_GPU_SPTRSV_SOFT, &plan));
+    void *d_v = NULL;
+    ck_assert_ok(env_alloc(&T, &d_v, 8 * 8));
+    bad = d;
+    bad.nnz = 4;
+    ck_assert_status(sp__gpu_sptrsv_solve(&T.env, plan, &bad, &alpha, d_v, (char *)d_v + 32),
+                     SP_STATUS_INVALID_ARGUMENT);
+    ck_assert_error_has("is not the analysed one");
+    ck_assert_status(sp__gpu_sptrsv_solve(&T.env, plan, &d, &alpha, d_v, (char *)d_v + 16),
+                     SP_STATUS_INVALID_ARGUMENT);
+    ck_assert_error_has("b and x overlap");
+    ck_assert_status(sp__gpu_sptrsv_solve(&T.env, plan, &d, &alpha, NULL, d_v),
+                     SP_STATUS_INVALID_ARGUMENT);
+    ck_assert_error_has("b or x is NULL for 4 rows");
+    ck_assert_status(sp__gpu_sptrsv_solve(&T.env, plan, &d, NULL, d_v, (char *)d_v + 32),
+                     SP_STATUS_INVALID_ARGUMENT);
+    ck_assert_error_has("sptrsv solve: NULL argument");
+    ck_assert_ok(sp__gpu_sptrsv_solve(&T.env, plan, &d, &alpha, d_v, (char *)d_v + 32));
+    ck_assert_int_eq(sp__gpu_sptrsv_plan_levels(NULL), 0);
+    sp__gpu_sptrsv_plan_free(&T.env, NULL);
+    sp__gpu_sptrsv_plan_free(&T.env, plan);
+    env_free(&T, d_v);
+    sp__gpu_csr_free(&T.env, &d);
+    sp__csr_free(&h);
+    sp_coo_free(a);
+}
+END_TEST
+
+START_TEST(test_alloc_failure)
+{
+    sp_coo_t *a = random_dominant(9, 3000, 5, 0);
+    sp_csr_t h = {0};
+    host_csr(a, SP_R_32F, &h);
+    sp_csr_t d = upload_csr(&h);
+    int64_t base = T.live;
+    for (int k = 0; k < 2; k++) {
+        int64_t failing = 0;
+        for (int64_t i = 0;; i++) {
+            sp_gpu_sptrsv_plan_t *plan = (sp_gpu_sptrsv_plan_t *)&h;
+            T.calls = 0;
+            T.fail_at = i;
+            sp_status_t st = sp__gpu_sptrsv_analyse(&T.env, &d, i % 2, 0, algs[k], &plan);
+            int64_t calls = T.calls;
+            T.fail_at = -1;
+            if (calls <= i) {
+                ck_assert_msg(st == SP_STATUS_SUCCESS, "%s: %s with no failed allocation: %s",
+                              alg_names[algs[k]], sp_status_string(st), sp_last_error());
+                sp__gpu_sptrsv_plan_free(&T.env, plan);
+                ck_assert_int_eq(T.live, base);
+                break;
+            }
+            ck_assert_msg(st == SP_STATUS_ALLOC_FAILED, "%s: %s with allocation %lld failing",
+                          alg_names[algs[k]], sp_status_string(st), (long long)i);
+            ck_assert_error_has("test env: refused");
+            ck_assert_ptr_eq(plan, (sp_gpu_sptrsv_plan_t *)&h);
+            ck_assert_msg(T.live == base, "%s: %lld blocks leaked with allocation %lld failing",
+                          alg_names[algs[k]], (long long)(T.live - base), (long long)i);
+            failing++;
+        }
+        ck_assert_int_ge(failing, 3);
+    }
+    sp__gpu_csr_free(&T.env, &d);
+    sp__csr_free(&h);
+    sp_coo_free(a);
+}
+END_TEST
+#endif /* SP_HAVE_CUDA */
+
+static Suite *gpu_sptrsv_suite(void)
+{
+    Suite *s = suite_create("gpu_sptrsv");
+#ifdef SP_HAVE_CUDA
+    TCase *t = tcase_create("sptrsv");
+    tcase_add_checked_fixture(t, setup, teardown);
+    tcase_set_timeout(t, 600);
+    tcase_add_test(t, test_tiny);
+    tcase_add_test(t, test_empty_and_one);
+    tcase_add_test(t, test_catalogue);
+    tcase_add_test(t, test_chain_and_diagonal);
+    tcase_add_test(t, test_poisson);
+    tcase_add_test(t, test_datasets);
+    tcase_add_test(t, test_missing_diagonal);
+    tcase_add_test(t, test_repeated_solves);
+    tcase_add_test(t, test_refusals);
+    tcase_add_test(t, test_alloc_failure);
+    suite_add_tcase(s, t);
+#endif
+    return s;
+}
+
+int main(void) { return sp_test_run_gpu(gpu_sptrsv_suite()); }
