@@ -88,49 +88,66 @@ done:
     return st;
 }
 
-/* Claim v for the next level: true for exactly one caller per vertex per traversal. The
- * L2-only pre-read skips the atomic for vertices seen set; a stale read can only miss a
- * bit (bits are never cleared), and the atomic then decides. */
-__device__ __forceinline__ bool claim(uint32_t *visited, int32_t v)
-{
-    uint32_t bit = 1u << (v & 31);
-    uint32_t *w = visited + (v >> 5);
-    if (__ldcg(w) & bit) return false;
-    return (atomicOr(w, bit) & bit) == 0;
-}
+/* Edges per lane in flight in one round of visit_batch: their loads and claims are
+ * independent, so one round costs about one memory round trip per step, not K. */
+static constexpr int batch = 4;
 
-/* Append the claimed vertices of the warp to sink with one reservation per warp. All 32
- * lanes must call it. */
-template <typename Sink>
-__device__ __forceinline__ void warp_push(Sink &sink, bool claimed, int32_t v)
+/* Append each lane's claimed vertices v[j] (c[j] set) to sink with one reservation per
+ * warp. All 32 lanes must call it. */
+template <int K, typename Sink>
+__device__ __forceinline__ void warp_push(Sink &sink, const bool (&c)[K], const int32_t (&v)[K])
 {
-    unsigned m = __ballot_sync(sp_prim::full_mask, claimed);
-    if (m == 0) return;
-    int lane = threadIdx.x & 31, leader = __ffs(m) - 1;
+    int lane = threadIdx.x & 31, cnt = 0;
+#pragma unroll
+    for (int j = 0; j < K; j++) cnt += c[j];
+    int incl = sp_prim::warp_inclusive_scan(cnt, lane);
+    int total = __shfl_sync(sp_prim::full_mask, incl, 31);
+    if (total == 0) return;
     int32_t base = 0;
-    if (lane == leader) base = sink.reserve(__popc(m));
-    base = __shfl_sync(sp_prim::full_mask, base, leader);
-    if (claimed) sink.store(base + __popc(m & sp_prim::lanemask_lt()), v);
+    if (lane == 31) base = sink.reserve(total);
+    int32_t pos = __shfl_sync(sp_prim::full_mask, base, 31) + (incl - cnt);
+#pragma unroll
+    for (int j = 0; j < K; j++)
+        if (c[j]) sink.store(pos++, v[j]);
 }
 
-/* One edge u -> v (lane-predicated by has): claim v for level next_level, record it, push
- * it. All 32 lanes must call it. */
+/* The lane's edges k0 + j * stride < kend (j < batch) out of u: claim each unvisited head
+ * for next_level (exactly one claimer per vertex per traversal: the atomicOr on the
+ * visited bit decides; the L2-only pre-read only skips the atomic for bits seen set, and
+ * a stale read can only miss a bit, never invent one), record level and parent, push the
+ * claimed heads. All 32 lanes must call it. */
 template <typename Sink>
-__device__ __forceinline__ void visit(const state_t &s, Sink &sink, bool has, int32_t u,
-                                      int32_t v, int32_t next_level)
+__device__ __forceinline__ void visit_batch(const state_t &s, Sink &sink, int32_t u, int64_t k0,
+                                            int64_t stride, int64_t kend, int32_t next_level)
 {
-    bool c = has && claim(s.visited, v);
-    if (c) {
-        s.level[v] = next_level;
-        if (s.parent) s.parent[v] = u;
+    int32_t v[batch];
+    uint32_t w[batch];
+    bool c[batch];
+#pragma unroll
+    for (int j = 0; j < batch; j++) {
+        int64_t k = k0 + j * stride;
+        v[j] = k < kend ? __ldg(s.idx + k) : -1;
     }
+#pragma unroll
+    for (int j = 0; j < batch; j++) w[j] = v[j] >= 0 ? __ldcg(s.visited + (v[j] >> 5)) : ~0u;
+#pragma unroll
+    for (int j = 0; j < batch; j++) {
+        uint32_t bit = 1u << (v[j] & 31);
+        c[j] = !(w[j] & bit) && !(atomicOr(s.visited + (v[j] >> 5), bit) & bit);
+    }
+#pragma unroll
+    for (int j = 0; j < batch; j++)
+        if (c[j]) {
+            s.level[v[j]] = next_level;
+            if (s.parent) s.parent[v[j]] = u;
+        }
     warp_push(sink, c, v);
 }
 
 /* Expand the frontier vertices cur(begin .. begin + count - 1) (count <= BLOCK) of level
  * `lvl` into sink: adjacency lists of at least BLOCK entries by the whole block, of at
- * least warp_degree by their warp, the rest one per thread, so a hub does not stall one
- * thread. Every thread of the block must call it (it contains __syncthreads); cur(i)
+ * least warp_degree by their warp, the rest by their own thread, so a hub does not stall
+ * one thread. Every thread of the block must call it (it contains __syncthreads); cur(i)
  * reads queue entry i. */
 template <int BLOCK, typename Cur, typename Sink>
 __device__ __forceinline__ void expand(const state_t &s, Cur cur, int64_t begin, int count,
@@ -163,11 +180,8 @@ __device__ __forceinline__ void expand(const state_t &s, Cur cur, int64_t begin,
     for (int h = 0; h < nhub; h++) {
         int32_t hu = sm.hub[h];
         int64_t hb = __ldg(s.ptr + hu), he = __ldg(s.ptr + hu + 1);
-        for (int64_t k0 = hb; k0 < he; k0 += BLOCK) {
-            int64_t k = k0 + tid;
-            bool has = k < he;
-            visit(s, sink, has, hu, has ? __ldg(s.idx + k) : 0, next_level);
-        }
+        for (int64_t k0 = hb; k0 < he; k0 += (int64_t)BLOCK * batch)
+            visit_batch(s, sink, hu, k0 + tid, BLOCK, he, next_level);
     }
     unsigned mid = __ballot_sync(sp_prim::full_mask, e - b >= warp_degree);
     while (mid) {
@@ -176,18 +190,13 @@ __device__ __forceinline__ void expand(const state_t &s, Cur cur, int64_t begin,
         int32_t wu = __shfl_sync(sp_prim::full_mask, u, src);
         int64_t wb = __shfl_sync(sp_prim::full_mask, b, src);
         int64_t we = __shfl_sync(sp_prim::full_mask, e, src);
-        for (int64_t k0 = wb; k0 < we; k0 += 32) {
-            int64_t k = k0 + lane;
-            bool has = k < we;
-            visit(s, sink, has, wu, has ? __ldg(s.idx + k) : 0, next_level);
-        }
+        for (int64_t k0 = wb; k0 < we; k0 += 32 * batch)
+            visit_batch(s, sink, wu, k0 + lane, 32, we, next_level);
     }
     if (e - b >= warp_degree) e = b;
     while (__any_sync(sp_prim::full_mask, b < e)) {
-        bool has = b < e;
-        int32_t v = has ? __ldg(s.idx + b) : 0;
-        if (has) b++;
-        visit(s, sink, has, u, v, next_level);
+        visit_batch(s, sink, u, b, 1, e, next_level);
+        b = e - b < batch ? e : b + batch;
     }
 }
 
@@ -216,7 +225,7 @@ __device__ __forceinline__ void flush_tally(const tally_t &t, ctl_t *ctl)
 }
 
 /* Everything unvisited, the source as level 0's only vertex, counters zero. */
-__global__ void init_kernel(state_t s, int32_t source)
+static __global__ void init_kernel(state_t s, int32_t source)
 {
     int64_t words = (s.n + 31) / 32;
     for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i <= s.n;
