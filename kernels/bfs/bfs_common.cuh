@@ -8,18 +8,17 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "bfs/bfs_loops_policy.h"
 #include "convert/convert_common.cuh"
 #include "prim/prim_common.cuh"
 #include "sp_kernels_bfs.h"
 
 namespace bfsk {
 
-/* Threads of the grid-wide level kernel and of the persistent kernel; one frontier chunk
- * is one vertex per thread. */
-static constexpr int grid_block = 256;
-/* Adjacency lists at least this long are scanned by a whole warp instead of one thread;
- * lists at least as long as the block by the whole block. */
-static constexpr int warp_degree = 32;
+using P = sp_bfs_loops_policy;
+static constexpr int grid_block = P::grid_block;
+static constexpr int warp_degree = P::warp_degree;
+static constexpr int batch = P::batch;
 
 /* Counters of a traversal in device memory. ticket and done are the persistent kernel's
  * work counters, each on its own 128-byte line so spinning on done does not slow the
@@ -87,10 +86,6 @@ static inline sp_status_t check_args(const char *what, const sp_gpu_env_t *env,
 done:
     return st;
 }
-
-/* Edges per lane in flight in one round of visit_batch: their loads and claims are
- * independent, so one round costs about one memory round trip per step, not K. */
-static constexpr int batch = 4;
 
 /* Append each lane's claimed vertices v[j] (c[j] set) to sink with one reservation per
  * warp. All 32 lanes must call it. */
@@ -312,7 +307,7 @@ static inline sp_status_t launch_level(const sp_gpu_env_t *env, const state_t &s
                                        int32_t size)
 {
     sp_status_t st = SP_STATUS_SUCCESS;
-    int64_t cap = (int64_t)(env->sm_count > 0 ? env->sm_count : 1) * 8;
+    int64_t cap = (int64_t)(env->sm_count > 0 ? env->sm_count : 1) * P::grid_blocks_per_sm;
     int64_t need = ((int64_t)size + grid_block - 1) / grid_block;
     level_kernel<grid_block><<<(unsigned)(need < cap ? need : cap), grid_block, 0,
                                (cudaStream_t)env->stream>>>(s, lvl, size);

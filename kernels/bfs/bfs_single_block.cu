@@ -15,9 +15,8 @@
 
 namespace {
 
-constexpr int sb_block = 1024;
-/* Upper bound of the shared queue (vertices per buffer): 128 KiB for both buffers. */
-constexpr int64_t sb_max_capacity = 16384;
+constexpr int sb_block = bfsk::P::single_block_threads;
+constexpr int64_t sb_max_capacity = bfsk::P::single_block_max_capacity;
 
 /* Test knob: the shared queue's capacity (0: the largest that fits). */
 std::atomic<long long> forced_capacity{0};
