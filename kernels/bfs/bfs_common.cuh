@@ -45,6 +45,9 @@ struct state_t {
     int32_t *sizes;
     ctl_t *ctl;
     int64_t n;
+    /* queue[L & 1] without indexing the array (that would copy the kernel parameter to
+     * local memory) */
+    __device__ int32_t *q(int32_t L) const { return (L & 1) ? queue[1] : queue[0]; }
 };
 
 /* Per-thread tallies, flushed once per kernel; calls counts expand() calls (the same in
@@ -246,8 +249,8 @@ __global__ void __launch_bounds__(BLOCK) level_kernel(state_t s, int32_t lvl, in
 {
     __shared__ expand_smem_t<BLOCK> sm;
     tally_t tally;
-    global_cur cur{s.queue[lvl & 1]};
-    global_sink sink{s.queue[(lvl + 1) & 1], s.sizes + lvl + 1};
+    global_cur cur{s.q(lvl)};
+    global_sink sink{s.q(lvl + 1), s.sizes + lvl + 1};
     int64_t nchunks = ((int64_t)size + BLOCK - 1) / BLOCK;
     for (int64_t c = blockIdx.x; c < nchunks; c += gridDim.x) {
         int64_t begin = c * BLOCK;

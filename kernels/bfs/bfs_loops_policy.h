@@ -17,6 +17,11 @@ struct sp_bfs_loops_policy {
     static constexpr int warp_degree = 32;
     /* edges per lane in flight per round: their loads and claims overlap */
     static constexpr int batch = 4;
+    /* persistent SOFT: a block waiting with a ticket at least poll_near_chunks past the
+     * current level's end polls every poll_pause_ns (far from the front, it only needs to
+     * see the level end eventually); the others spin */
+    static constexpr int poll_near_chunks = 64;
+    static constexpr unsigned poll_pause_ns = 256;
     /* the single block: threads, and the most vertices per shared queue buffer (two
      * buffers: 128 KiB at most, less where the device's shared memory is smaller) */
     static constexpr int single_block_threads = 1024;

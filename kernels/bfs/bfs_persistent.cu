@@ -26,8 +26,9 @@
  *
  * Memory ordering: a chunk's writes (levels, parents, queue entries, the atomics on
  * visited and sizes) come before a __syncthreads, then thread 0 fences and increments
- * done with release semantics; a waiter's thread 0 spins on done with acquire loads, and
- * its block passes a __syncthreads before reading; queue entries and sizes are read
+ * done with release semantics; a waiter's thread 0 spins on done, then issues an acquire
+ * fence (it has read the last increment of a release sequence), and its block passes a
+ * __syncthreads before reading; queue entries and sizes are read
  * through L2 (ld.cg), so no stale L1 line of the buffer two levels back is used (the
  * pattern of the cooperative-groups grid barrier). Double buffering is safe because level
  * L+1's queue (level L-1's) is written only by chunks of level L, which start after done
@@ -52,14 +53,19 @@ std::atomic<int> forced_blocks{0};
 
 using counter_ref = cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>;
 
+/* A waiting block whose ticket lies at least poll_near chunks past the end of the level it
+ * waits on sleeps poll_pause_ns between polls of done. */
+constexpr unsigned long long poll_near = bfsk::P::poll_near_chunks;
+constexpr unsigned poll_pause_ns = bfsk::P::poll_pause_ns;
+
 template <int BLOCK>
 __device__ __forceinline__ void expand_chunk(const bfsk::state_t &s, int32_t lvl,
                                              int32_t size, int64_t chunk,
                                              bfsk::expand_smem_t<BLOCK> &sm,
                                              bfsk::tally_t &tally)
 {
-    bfsk::global_cur cur{s.queue[lvl & 1]};
-    bfsk::global_sink sink{s.queue[(lvl + 1) & 1], s.sizes + lvl + 1};
+    bfsk::global_cur cur{s.q(lvl)};
+    bfsk::global_sink sink{s.q(lvl + 1), s.sizes + lvl + 1};
     int64_t begin = chunk * BLOCK;
     int count = (int)(size - begin < BLOCK ? size - begin : BLOCK);
     bfsk::expand<BLOCK>(s, cur, begin, count, lvl, sink, sm, tally);
@@ -98,8 +104,13 @@ __global__ void __launch_bounds__(BLOCK) persistent_kernel(bfsk::state_t s)
             bool finished = false;
             while (t >= end) { /* a chunk of a later level: wait for level lvl to end */
                 if (threadIdx.x == 0) {
-                    while (done.load(cuda::memory_order_acquire) < end) {
-                    }
+                    /* holders of far tickets poll gently, leaving the line to the blocks
+                     * next in line and to the increments */
+                    unsigned pause = t - end < (unsigned long long)poll_near ? 0u : poll_pause_ns;
+                    while (done.load(cuda::memory_order_relaxed) < end)
+                        if (pause) __nanosleep(pause);
+                    cuda::atomic_thread_fence(cuda::memory_order_acquire,
+                                              cuda::thread_scope_device);
                     s_size = __ldcg(s.sizes + lvl + 1);
                 }
                 __syncthreads();

@@ -54,7 +54,7 @@ __global__ void __launch_bounds__(BLOCK) single_block_kernel(bfsk::state_t s, in
     __shared__ int s_tail;
     bfsk::tally_t tally;
     {
-        const int32_t *g_cur = s.queue[lvl & 1];
+        const int32_t *g_cur = s.q(lvl);
         int32_t *cur = s_queues + (lvl & 1) * cap;
         for (int i = threadIdx.x; i < size; i += BLOCK) cur[i] = __ldcg(g_cur + i);
     }
@@ -63,7 +63,7 @@ __global__ void __launch_bounds__(BLOCK) single_block_kernel(bfsk::state_t s, in
         int32_t *next = s_queues + ((lvl + 1) & 1) * cap;
         if (threadIdx.x == 0) s_tail = 0;
         __syncthreads(); /* the frontier is in place, the tail cleared */
-        shared_sink sink{next, s.queue[(lvl + 1) & 1], &s_tail, cap};
+        shared_sink sink{next, s.q(lvl + 1), &s_tail, cap};
         for (int32_t begin = 0; begin < size; begin += BLOCK) {
             int count = size - begin < BLOCK ? size - begin : BLOCK;
             bfsk::expand<BLOCK>(s, shared_cur{cur}, begin, count, lvl, sink, sm, tally);
@@ -74,7 +74,7 @@ __global__ void __launch_bounds__(BLOCK) single_block_kernel(bfsk::state_t s, in
         if (threadIdx.x == 0) s.sizes[lvl] = nsize;
         if (nsize == 0 || nsize > cap) {
             if (nsize > cap) {
-                int32_t *g_next = s.queue[lvl & 1];
+                int32_t *g_next = s.q(lvl);
                 for (int i = threadIdx.x; i < cap; i += BLOCK) g_next[i] = next[i];
             }
             if (threadIdx.x == 0) {
