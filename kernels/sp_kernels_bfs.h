@@ -53,6 +53,17 @@ sp_status_t sp__gpu_bfs_persistent(const sp_gpu_env_t *env, const sp_csr_t *g, i
                                    int64_t *frontier_sizes, int64_t frontier_capacity,
                                    sp_gpu_bfs_result_t *result);
 
+/* ---- test and benchmark knobs of the level loops (bfs-b; not for library callers) ----
+ * Process-wide, read at each call; set them before the calls they affect, not while a
+ * traversal runs on another thread. 0 restores the default. */
+/* Blocks of the persistent grid: min(blocks, the co-resident count). The GPU suite runs
+ * the kernel with 1 and 2 blocks to show it completes with any number resident. */
+void sp__gpu_bfs_set_persistent_blocks(int blocks);
+/* Vertices the single block's shared-memory queue holds before it hands a level over to
+ * the grid: min(capacity, what the device's shared memory allows). Small values force
+ * many hand-overs both ways. */
+void sp__gpu_bfs_set_single_block_capacity(int64_t capacity);
+
 #ifdef __cplusplus
 }
 #endif

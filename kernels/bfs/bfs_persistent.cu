@@ -1,14 +1,212 @@
-/* Soft-synchronized persistent BFS kernel (placeholder until the kernel lands: refuses
- * with SP_STATUS_NOT_SUPPORTED). */
-#include "sp_base.h"
-#include "sp_kernels_bfs.h"
+/* BFS as one persistent kernel (frontier-queue push): every level of the traversal in a
+ * single launch, levels separated by counters in global memory (SOFT) or by a
+ * cooperative-groups grid barrier (COOP, the benchmark's baseline).
+ *
+ * SOFT. Work items are frontier chunks (grid_block consecutive queue entries; hubs inside a
+ * chunk are expanded by the whole block). Items carry global numbers in traversal order:
+ * level L's chunks are base_L .. end_L - 1 with base_0 = 0, end_L = base_L +
+ * ceil(sizes[L] / grid_block), base_{L+1} = end_L. A block takes a ticket t from one
+ * monotonic counter (tickets are handed out in increasing order), then, while t >= end_L
+ * of the level it is at, waits until the monotonic counter `done` reaches end_L (every
+ * chunk up to level L finished: level L+1's queue and size are final), reads sizes[L+1]
+ * and moves to level L+1; an empty level ends the traversal. It then expands chunk
+ * t - base_L, and afterwards increments done. Nothing is ever reset, so a block that is
+ * slow to observe a level can never misread a later one.
+ *
+ * Never deadlocks, whatever the graph and however few blocks are resident (even one):
+ * (1) a block waits only for chunks whose tickets are below its own, i.e. already handed
+ * out; (2) tickets are taken only by running blocks, and a block that has started stays
+ * resident until it exits, so every ticket is held by a block that runs; (3) by induction
+ * on the level, the holder of a level-L chunk waits at most for chunks of levels < L,
+ * which finish, so it finishes too; a waiting block holds no unfinished chunk, and there
+ * is no unclaimed chunk below its ticket that it could be expected to take. Hence the
+ * level barrier is reached by the blocks that are running; blocks that never become
+ * resident take no ticket and are never waited for. The traversal ends because every
+ * vertex enters a queue at most once (the visited bitmap), so some level is empty.
+ *
+ * Memory ordering: a chunk's writes (levels, parents, queue entries, the atomics on
+ * visited and sizes) come before a __syncthreads, then thread 0 fences and increments
+ * done with release semantics; a waiter's thread 0 spins on done, then issues an acquire
+ * fence (it has read the last increment of a release sequence), and its block passes a
+ * __syncthreads before reading; queue entries and sizes are read
+ * through L2 (ld.cg), so no stale L1 line of the buffer two levels back is used (the
+ * pattern of the cooperative-groups grid barrier). Double buffering is safe because level
+ * L+1's queue (level L-1's) is written only by chunks of level L, which start after done
+ * has passed every chunk of level L-1, i.e. after its last read.
+ *
+ * COOP: the same chunk expansion with a static chunk-to-block assignment and grid.sync()
+ * between levels; launched with cudaLaunchCooperativeKernel (grid-wide groups need no
+ * separable compilation since CUDA 11). */
+#include <atomic>
+#include <cooperative_groups.h>
+#include <cuda/atomic>
 
-extern "C" sp_status_t sp__gpu_bfs_persistent(const sp_gpu_env_t *, const sp_csr_t *, int32_t,
-                                              sp_gpu_bfs_sync_t, int32_t *, int32_t *,
-                                              int64_t *, int64_t, sp_gpu_bfs_result_t *)
+#include "bfs/bfs_common.cuh"
+
+namespace {
+
+namespace cg = cooperative_groups;
+using bfsk::grid_block;
+
+/* Test knob: blocks of the persistent grid (0: as many as are co-resident). */
+std::atomic<int> forced_blocks{0};
+
+using counter_ref = cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>;
+
+/* A waiting block whose ticket lies at least poll_near chunks past the end of the level it
+ * waits on sleeps poll_pause_ns between polls of done. */
+constexpr unsigned long long poll_near = bfsk::P::poll_near_chunks;
+constexpr unsigned poll_pause_ns = bfsk::P::poll_pause_ns;
+
+template <int BLOCK>
+__device__ __forceinline__ void expand_chunk(const bfsk::state_t &s, int32_t lvl,
+                                             int32_t size, int64_t chunk,
+                                             bfsk::expand_smem_t<BLOCK> &sm,
+                                             bfsk::tally_t &tally)
+{
+    bfsk::global_cur cur{s.q(lvl)};
+    bfsk::global_sink sink{s.q(lvl + 1), s.sizes + lvl + 1};
+    int64_t begin = chunk * BLOCK;
+    int count = (int)(size - begin < BLOCK ? size - begin : BLOCK);
+    bfsk::expand<BLOCK>(s, cur, begin, count, lvl, sink, sm, tally);
+}
+
+__host__ __device__ constexpr int64_t chunks_of(int64_t size, int block)
+{
+    return (size + block - 1) / block;
+}
+
+template <int BLOCK, bool COOP>
+__global__ void __launch_bounds__(BLOCK) persistent_kernel(bfsk::state_t s)
+{
+    __shared__ bfsk::expand_smem_t<BLOCK> sm;
+    __shared__ unsigned long long s_ticket;
+    __shared__ int32_t s_size;
+    bfsk::tally_t tally;
+    int32_t lvl = 0, size = 1; /* level 0: the source, queued by init_kernel */
+    if (COOP) {
+        cg::grid_group grid = cg::this_grid();
+        for (;;) {
+            for (int64_t c = blockIdx.x; c < chunks_of(size, BLOCK); c += gridDim.x)
+                expand_chunk<BLOCK>(s, lvl, size, c, sm, tally);
+            grid.sync();
+            lvl++;
+            size = __ldcg(s.sizes + lvl);
+            if (size == 0) break;
+        }
+    } else {
+        counter_ref ticket(s.ctl->ticket), done(s.ctl->done);
+        unsigned long long base = 0, end = (unsigned long long)chunks_of(size, BLOCK);
+        for (;;) {
+            if (threadIdx.x == 0) s_ticket = ticket.fetch_add(1ull, cuda::memory_order_relaxed);
+            __syncthreads();
+            unsigned long long t = s_ticket;
+            bool finished = false;
+            while (t >= end) { /* a chunk of a later level: wait for level lvl to end */
+                if (threadIdx.x == 0) {
+                    /* holders of far tickets poll gently, leaving the line to the blocks
+                     * next in line and to the increments */
+                    unsigned pause = t - end < (unsigned long long)poll_near ? 0u : poll_pause_ns;
+                    while (done.load(cuda::memory_order_relaxed) < end)
+                        if (pause) __nanosleep(pause);
+                    cuda::atomic_thread_fence(cuda::memory_order_acquire,
+                                              cuda::thread_scope_device);
+                    s_size = __ldcg(s.sizes + lvl + 1);
+                }
+                __syncthreads();
+                size = s_size;
+                __syncthreads(); /* s_size is rewritten in the next round */
+                lvl++;
+                base = end;
+                if (size == 0) {
+                    finished = true;
+                    break;
+                }
+                end = base + (unsigned long long)chunks_of(size, BLOCK);
+            }
+            if (finished) break;
+            expand_chunk<BLOCK>(s, lvl, size, (int64_t)(t - base), sm, tally);
+            __syncthreads(); /* the whole chunk is written */
+            if (threadIdx.x == 0) {
+                __threadfence();
+                done.fetch_add(1ull, cuda::memory_order_release);
+            }
+        }
+    }
+    if (blockIdx.x == 0 && threadIdx.x == 0) s.ctl->levels = lvl;
+    bfsk::flush_tally(tally, s.ctl);
+}
+
+/* Blocks of the persistent grid: the co-resident count (or the test knob, if smaller). */
+template <bool COOP>
+sp_status_t grid_size(const sp_gpu_env_t *env, int *blocks)
 {
     sp_status_t st = SP_STATUS_SUCCESS;
-    SP_FAIL(SP_STATUS_NOT_SUPPORTED, "sp__gpu_bfs_persistent: not in this build");
+    int per_sm = 0, sms = env->sm_count;
+    if (sms <= 0) {
+        sp_prim::device_limits lim;
+        SP_CUDA_TRY(sp_prim::get_device_limits(&lim));
+        sms = lim.sm_count;
+    }
+    SP_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+        &per_sm, persistent_kernel<grid_block, COOP>, grid_block, 0));
+    if (per_sm < 1)
+        SP_FAIL(SP_STATUS_DEVICE_ERROR, "sp__gpu_bfs_persistent: no block of %d threads fits an SM",
+                grid_block);
+    *blocks = per_sm * sms;
+    {
+        int k = forced_blocks.load();
+        if (k > 0 && k < *blocks) *blocks = k;
+    }
 done:
+    return st;
+}
+
+} /* namespace */
+
+extern "C" void sp__gpu_bfs_set_persistent_blocks(int blocks)
+{
+    forced_blocks.store(blocks > 0 ? blocks : 0);
+}
+
+extern "C" sp_status_t sp__gpu_bfs_persistent(const sp_gpu_env_t *env, const sp_csr_t *g,
+                                              int32_t source, sp_gpu_bfs_sync_t sync,
+                                              int32_t *d_level, int32_t *d_parent,
+                                              int64_t *frontier_sizes, int64_t frontier_capacity,
+                                              sp_gpu_bfs_result_t *result)
+{
+    sp_status_t st = SP_STATUS_SUCCESS;
+    const char *what = "sp__gpu_bfs_persistent";
+    bfsk::scratch_t sc;
+    int blocks = 0;
+    cudaStream_t strm = NULL;
+    SP_TRY(bfsk::check_args(what, env, g, source, d_level, frontier_sizes, frontier_capacity));
+    SP_CHECK_ARG(sync == SP_GPU_BFS_SYNC_SOFT || sync == SP_GPU_BFS_SYNC_COOP,
+                 "%s: unknown sync %d", what, (int)sync);
+    strm = (cudaStream_t)env->stream;
+    if (sync == SP_GPU_BFS_SYNC_COOP) {
+        int dev = 0, coop = 0;
+        SP_CUDA_TRY(cudaGetDevice(&dev));
+        SP_CUDA_TRY(cudaDeviceGetAttribute(&coop, cudaDevAttrCooperativeLaunch, dev));
+        if (!coop)
+            SP_FAIL(SP_STATUS_NOT_SUPPORTED, "%s: the device has no cooperative launch", what);
+        SP_TRY(grid_size<true>(env, &blocks));
+    } else {
+        SP_TRY(grid_size<false>(env, &blocks));
+    }
+    SP_TRY(bfsk::scratch_alloc(env, g, d_level, d_parent, &sc));
+    SP_TRY(bfsk::start(env, sc.s, source));
+    if (sync == SP_GPU_BFS_SYNC_COOP) {
+        void *args[] = {&sc.s};
+        SP_CUDA_TRY(cudaLaunchCooperativeKernel((const void *)persistent_kernel<grid_block, true>,
+                                                dim3((unsigned)blocks), dim3(grid_block), args,
+                                                0, strm));
+    } else {
+        persistent_kernel<grid_block, false><<<(unsigned)blocks, grid_block, 0, strm>>>(sc.s);
+        SP_CUDA_LAUNCHED("bfs persistent_kernel");
+    }
+    SP_TRY(bfsk::finish(env, sc.s, -1, frontier_sizes, frontier_capacity, result));
+done:
+    if (sc.base) env->free(env->self, sc.base);
     return st;
 }

@@ -1,0 +1,280 @@
+/* bfs_loops_bench: the GPU BFS level loops on deep and shallow graphs, timed with CUDA
+ * events: the single block with hand-over, the persistent kernel with soft level counters
+ * (SOFT) and with a cooperative grid barrier (COOP), against the plain host loop (one
+ * launch of the same frontier kernel per level, then a 4-byte read-back that decides the
+ * next launch). Prints `Label: value` lines: time per traversal, per level, and speedups
+ * over the host loop; checks every loop's levels against sp__ref_bfs (outside the timing).
+ *
+ *   bfs_loops_bench [--reps N] [--input grid4096|path1m|kron20]...   (default: all three)
+ *
+ * grid4096: 4096 x 4096 grid graph from a corner (8191 levels); path1m: undirected path
+ * of 2^20 vertices from its middle (524289 levels); kron20: Graph500 Kronecker scale 20,
+ * edge factor 16, symmetrized, from the first vertex of non-zero degree after a fixed
+ * seed. Each call times everything the loop does per traversal (scratch from the pool,
+ * initialisation, the levels, the final read-back); parents are written. Device memory
+ * comes from the default pool (cudaMallocAsync), its release threshold raised so freed
+ * memory stays there. */
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "bfs/bfs_common.cuh"
+#include "gpu_timing.cuh"
+#include "sp_kernels_bfs.h"
+
+namespace {
+
+cudaStream_t stream;
+sp_gpu_env_t env;
+int reps = 5;
+const int warmup = 2;
+
+sp_status_t pool_alloc(void *, void **d_ptr, size_t bytes)
+{
+    if (cudaMallocAsync(d_ptr, bytes, stream) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return SP_STATUS_ALLOC_FAILED;
+    }
+    return SP_STATUS_SUCCESS;
+}
+
+void pool_free(void *, void *d_ptr)
+{
+    if (d_ptr) CUDA_OK(cudaFreeAsync(d_ptr, stream));
+}
+
+void setup_env()
+{
+    int dev = 0, sms = 0, l2 = 0;
+    cudaMemPool_t pool;
+    uint64_t keep = UINT64_MAX;
+    CUDA_OK(cudaGetDevice(&dev));
+    CUDA_OK(cudaDeviceGetDefaultMemPool(&pool, dev));
+    CUDA_OK(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep));
+    CUDA_OK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+    CUDA_OK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, dev));
+    env.stream = stream;
+    env.alloc = pool_alloc;
+    env.free = pool_free;
+    env.self = nullptr;
+    env.sm_count = sms;
+    env.l2_bytes = l2;
+}
+
+/* The baseline: one launch of the grid-wide frontier kernel per level and a read-back of
+ * the next frontier's size before the next launch. */
+sp_status_t host_loop(const sp_csr_t *g, int32_t source, int32_t *d_level, int32_t *d_parent,
+                      sp_gpu_bfs_result_t *r)
+{
+    sp_status_t st = SP_STATUS_SUCCESS;
+    bfsk::scratch_t sc;
+    int32_t lvl = 0, size = 1;
+    SP_TRY(bfsk::scratch_alloc(&env, g, d_level, d_parent, &sc));
+    SP_TRY(bfsk::start(&env, sc.s, source));
+    while (size > 0) {
+        SP_TRY(bfsk::launch_level(&env, sc.s, lvl, size));
+        lvl++;
+        SP_TRY(bfsk::read_i32(&env, sc.s.sizes + lvl, &size));
+    }
+    SP_TRY(bfsk::finish(&env, sc.s, lvl, nullptr, 0, r));
+done:
+    if (sc.base) env.free(env.self, sc.base);
+    return st;
+}
+
+enum { SINGLE, SOFT, COOP, HOST, NVARIANTS };
+const char *const variant_label[NVARIANTS] = {"single_block", "persistent_soft",
+                                              "persistent_coop", "host_loop"};
+
+sp_status_t run(int v, const sp_csr_t *g, int32_t source, int32_t *d_level, int32_t *d_parent,
+                sp_gpu_bfs_result_t *r)
+{
+    switch (v) {
+    case SINGLE:
+        return sp__gpu_bfs_single_block(&env, g, source, d_level, d_parent, nullptr, 0, r);
+    case SOFT:
+        return sp__gpu_bfs_persistent(&env, g, source, SP_GPU_BFS_SYNC_SOFT, d_level, d_parent,
+                                      nullptr, 0, r);
+    case COOP:
+        return sp__gpu_bfs_persistent(&env, g, source, SP_GPU_BFS_SYNC_COOP, d_level, d_parent,
+                                      nullptr, 0, r);
+    default:
+        return host_loop(g, source, d_level, d_parent, r);
+    }
+}
+
+/* A host CSR from a COO (sorted and merged here). */
+sp_csr_t csr_of(sp_coo_t *coo)
+{
+    sp_csr_t h;
+    std::memset(&h, 0, sizeof h);
+    SP_OK(sp_coo_sort_merge(coo, SP_DUP_KEEP, nullptr));
+    SP_OK(sp__ref_coo_to_csr(coo, &h));
+    sp_coo_free(coo);
+    return h;
+}
+
+bool build(const std::string &name, sp_csr_t *h, int32_t *source, std::string *what)
+{
+    sp_coo_t *coo = nullptr;
+    if (name == "grid4096") {
+        SP_OK(sp_gen_grid2d(4096, SP_VALUE_NONE, &coo));
+        *source = 0;
+        *what = "2D grid 4096 x 4096, source: a corner";
+    } else if (name == "path1m") {
+        int64_t n = (int64_t)1 << 20;
+        SP_OK(sp_coo_create(n, n, 2 * n, SP_VALUE_NONE, &coo));
+        for (int64_t v = 0; v + 1 < n; v++) {
+            coo->row[coo->nnz] = (int32_t)v;
+            coo->col[coo->nnz++] = (int32_t)(v + 1);
+            coo->row[coo->nnz] = (int32_t)(v + 1);
+            coo->col[coo->nnz++] = (int32_t)v;
+        }
+        *source = (int32_t)(n / 2);
+        *what = "undirected path of 2^20 vertices, source: the middle";
+    } else if (name == "kron20") {
+        SP_OK(sp_gen_kronecker(20, 16, 1, SP_VALUE_NONE, &coo));
+        SP_OK(sp_coo_symmetrize(coo, 1));
+        *what = "Kronecker scale 20, edge factor 16, symmetrized, no self-loops";
+    } else {
+        return false;
+    }
+    *h = csr_of(coo);
+    if (name == "kron20") {
+        uint64_t seed = 12345;
+        do {
+            seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+            *source = (int32_t)((seed >> 33) % (uint64_t)h->nrows);
+        } while (h->ptr[*source + 1] == h->ptr[*source]);
+        *what += ", source: first vertex of non-zero degree from a fixed seed";
+    }
+    return true;
+}
+
+void bench_graph(const std::string &name)
+{
+    sp_csr_t h;
+    int32_t source = 0;
+    std::string what;
+    if (!build(name, &h, &source, &what)) {
+        std::fprintf(stderr, "unknown input %s (grid4096, path1m, kron20)\n", name.c_str());
+        std::exit(2);
+    }
+    int64_t n = h.nrows;
+    sp_csr_t d = h;
+    int32_t *d_level = nullptr, *d_parent = nullptr;
+    CUDA_OK(cudaMalloc(&d.ptr, (size_t)(n + 1) * 4));
+    CUDA_OK(cudaMalloc(&d.idx, (size_t)(h.nnz > 0 ? h.nnz : 1) * 4));
+    CUDA_OK(cudaMalloc(&d_level, (size_t)n * 4));
+    CUDA_OK(cudaMalloc(&d_parent, (size_t)n * 4));
+    CUDA_OK(cudaMemcpy(d.ptr, h.ptr, (size_t)(n + 1) * 4, cudaMemcpyHostToDevice));
+    CUDA_OK(cudaMemcpy(d.idx, h.idx, (size_t)h.nnz * 4, cudaMemcpyHostToDevice));
+
+    std::vector<int32_t> want(n), got(n);
+    int64_t levels = 0, vertices = 0, edges = 0;
+    SP_OK(sp__ref_bfs(&h, source, want.data(), nullptr, &levels, &vertices, &edges, nullptr, 0));
+    std::printf("\nGraph: %s\nVertices: %lld\nAdjacency entries: %lld\nLevels: %lld\n"
+                "Vertices reached: %lld\nEdges scanned: %lld\n",
+                what.c_str(), (long long)n, (long long)h.nnz, (long long)levels,
+                (long long)vertices, (long long)edges);
+
+    bool ok[NVARIANTS];
+    for (int v = 0; v < NVARIANTS; v++) { /* correctness first, outside the timing */
+        sp_gpu_bfs_result_t r;
+        sp_status_t st = run(v, &d, source, d_level, d_parent, &r);
+        ok[v] = st == SP_STATUS_SUCCESS;
+        if (!ok[v]) {
+            std::printf("%s: n/a (%s)\n", variant_label[v], sp_last_error());
+            continue;
+        }
+        CUDA_OK(cudaMemcpy(got.data(), d_level, (size_t)n * 4, cudaMemcpyDeviceToHost));
+        bool same = got == want && r.levels == levels && r.vertices == vertices &&
+                    r.edges == edges;
+        std::printf("%s_check: %s\n", variant_label[v], same ? "ok" : "MISMATCH");
+        if (!same) std::exit(1);
+    }
+
+    cudaEvent_t e0, e1;
+    CUDA_OK(cudaEventCreate(&e0));
+    CUDA_OK(cudaEventCreate(&e1));
+    std::vector<double> times[NVARIANTS];
+    for (int rep = 0; rep < warmup + reps; rep++)
+        for (int v = 0; v < NVARIANTS; v++) { /* interleaved: drift hits every variant alike */
+            if (!ok[v]) continue;
+            sp_gpu_bfs_result_t r;
+            CUDA_OK(cudaEventRecord(e0, stream));
+            SP_OK(run(v, &d, source, d_level, d_parent, &r));
+            CUDA_OK(cudaEventRecord(e1, stream));
+            CUDA_OK(cudaEventSynchronize(e1));
+            float ms = 0;
+            CUDA_OK(cudaEventElapsedTime(&ms, e0, e1));
+            if (rep >= warmup) times[v].push_back(ms * 1e3);
+        }
+    CUDA_OK(cudaEventDestroy(e0));
+    CUDA_OK(cudaEventDestroy(e1));
+
+    stats s[NVARIANTS];
+    for (int v = 0; v < NVARIANTS; v++) {
+        if (!ok[v]) continue;
+        s[v] = summarize(times[v]);
+        std::printf("%s_us: %.1f (min %.1f, max %.1f)\n", variant_label[v], s[v].median,
+                    s[v].min, s[v].max);
+        std::printf("%s_us_per_level: %.3f\n", variant_label[v], s[v].median / (double)levels);
+    }
+    if (ok[HOST])
+        for (int v = 0; v < HOST; v++)
+            if (ok[v])
+                std::printf("%s_speedup_over_host_loop: %.2f\n", variant_label[v],
+                            s[HOST].median / s[v].median);
+    if (name == "grid4096" && ok[SOFT] && ok[HOST]) {
+        double speedup = s[HOST].median / s[SOFT].median, per = s[SOFT].median / (double)levels;
+        std::printf("target_soft_4x_host_loop: %s (%.2fx)\n", speedup >= 4 ? "met" : "NOT met",
+                    speedup);
+        std::printf("target_soft_3us_per_level: %s (%.3f us)\n", per <= 3 ? "met" : "NOT met",
+                    per);
+    }
+    CUDA_OK(cudaFree(d.ptr));
+    CUDA_OK(cudaFree(d.idx));
+    CUDA_OK(cudaFree(d_level));
+    CUDA_OK(cudaFree(d_parent));
+    sp__csr_free(&h);
+}
+
+} /* namespace */
+
+int main(int argc, char **argv)
+{
+    std::vector<std::string> names;
+    for (int i = 1; i < argc; i++) {
+        if (!std::strcmp(argv[i], "--reps") && i + 1 < argc) {
+            reps = std::atoi(argv[++i]);
+            if (reps < 1) reps = 1;
+        } else if (!std::strcmp(argv[i], "--input") && i + 1 < argc) {
+            names.push_back(argv[++i]);
+        } else {
+            std::fprintf(stderr, "usage: %s [--reps N] [--input grid4096|path1m|kron20]...\n",
+                         argv[0]);
+            return 2;
+        }
+    }
+    if (names.empty()) names = {"grid4096", "path1m", "kron20"};
+    cudaDeviceProp prop;
+    int dev = 0, driver = 0, runtime = 0;
+    CUDA_OK(cudaGetDevice(&dev));
+    CUDA_OK(cudaGetDeviceProperties(&prop, dev));
+    CUDA_OK(cudaDriverGetVersion(&driver));
+    CUDA_OK(cudaRuntimeGetVersion(&runtime));
+    CUDA_OK(cudaStreamCreate(&stream));
+    setup_env();
+    std::printf("GPU: %s (%d SMs, cc %d.%d)\nCUDA driver: %d\nCUDA runtime: %d\n", prop.name,
+                prop.multiProcessorCount, prop.major, prop.minor, driver, runtime);
+    std::printf("Timed calls: %d after %d warm-up, the four loops interleaved; a call is a whole "
+                "traversal with parents (scratch from the pool, init, levels, read-back)\n",
+                reps, warmup);
+    for (const std::string &name : names) bench_graph(name);
+    CUDA_OK(cudaStreamDestroy(stream));
+    return 0;
+}

@@ -1,0 +1,365 @@
+/* Building blocks shared by the GPU BFS level loops (kernels/bfs/) and bfs_loops_bench:
+ * argument checks, the traversal's device state, the block-cooperative expansion of a
+ * frontier chunk (thread / warp / block per vertex by degree) and the grid-wide launch of
+ * one level. Header-only, all static or inline (no separable compilation). */
+#ifndef SP_BFS_COMMON_CUH
+#define SP_BFS_COMMON_CUH
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "bfs/bfs_loops_policy.h"
+#include "convert/convert_common.cuh"
+#include "prim/prim_common.cuh"
+#include "sp_kernels_bfs.h"
+
+namespace bfsk {
+
+using P = sp_bfs_loops_policy;
+static constexpr int grid_block = P::grid_block;
+static constexpr int warp_degree = P::warp_degree;
+static constexpr int batch = P::batch;
+
+/* Counters of a traversal in device memory. ticket and done are the persistent kernel's
+ * work counters, each on its own 128-byte line so spinning on done does not slow the
+ * ticket atomics; levels is the number of non-empty levels; sb_level / sb_size are where
+ * the single block stopped (the level it hands over and its frontier size, 0: finished). */
+struct alignas(128) ctl_t {
+    unsigned long long ticket;
+    char pad0[120];
+    unsigned long long done;
+    char pad1[120];
+    unsigned long long edges, vertices;
+    int32_t levels, sb_level, sb_size;
+};
+
+/* The arrays one traversal works on. visited: one bit per vertex, kept apart from level
+ * so the claims touch n/8 bytes (L2-resident) rather than the level array. queue[L & 1]
+ * holds the frontier of level L; sizes[L] its size (sizes has n + 1 entries, zero past
+ * the last level; during level L, sizes[L + 1] is the next queue's tail). */
+struct state_t {
+    const int32_t *ptr, *idx;
+    int32_t *level, *parent; /* parent may be NULL */
+    uint32_t *visited;
+    int32_t *queue[2];
+    int32_t *sizes;
+    ctl_t *ctl;
+    int64_t n;
+    /* queue[L & 1] without indexing the array (that would copy the kernel parameter to
+     * local memory) */
+    __device__ int32_t *q(int32_t L) const { return (L & 1) ? queue[1] : queue[0]; }
+};
+
+/* Per-thread tallies, flushed once per kernel; calls counts expand() calls (the same in
+ * every thread of a block). */
+struct tally_t {
+    long long edges = 0, vertices = 0;
+    unsigned calls = 0;
+};
+
+/* Shared memory of expand(): the block's hub list. Call k counts its hubs in
+ * nhub[k & 1] and clears the other counter once every thread has passed call k's second
+ * barrier, i.e. after the last read of it in call k - 1 and before the first increment in
+ * call k + 1 (one barrier per call saved over clearing one counter between barriers). */
+template <int BLOCK>
+struct expand_smem_t {
+    int32_t hub[BLOCK];
+    int nhub[2];
+};
+
+/* The checks both loops make before touching the device. */
+static inline sp_status_t check_args(const char *what, const sp_gpu_env_t *env,
+                                     const sp_csr_t *g, int32_t source, const int32_t *d_level,
+                                     const int64_t *frontier_sizes, int64_t frontier_capacity)
+{
+    sp_status_t st = SP_STATUS_SUCCESS;
+    SP_CHECK_ARG(env != NULL && g != NULL && d_level != NULL, "%s: NULL argument", what);
+    SP_CHECK_ARG(g->nrows == g->ncols, "%s: adjacency is %lld x %lld, not square", what,
+                 (long long)g->nrows, (long long)g->ncols);
+    SP_CHECK_ARG(g->nrows >= 1, "%s: graph without vertices", what);
+    if (g->nrows > INT32_MAX)
+        SP_FAIL(SP_STATUS_NOT_SUPPORTED, "%s: %lld vertices exceed 32-bit indices", what,
+                (long long)g->nrows);
+    SP_CHECK_ARG(g->ptr != NULL && (g->nnz == 0 || g->idx != NULL), "%s: graph has no arrays",
+                 what);
+    SP_CHECK_ARG(source >= 0 && source < g->nrows, "%s: source %d outside 0..%lld", what,
+                 source, (long long)g->nrows - 1);
+    SP_CHECK_ARG(frontier_capacity >= 0 && (frontier_sizes != NULL || frontier_capacity == 0),
+                 "%s: frontier_capacity %lld without room", what, (long long)frontier_capacity);
+done:
+    return st;
+}
+
+/* Append each lane's claimed vertices v[j] (c[j] set) to sink with one reservation per
+ * warp. All 32 lanes must call it. */
+template <int K, typename Sink>
+__device__ __forceinline__ void warp_push(Sink &sink, const bool (&c)[K], const int32_t (&v)[K])
+{
+    int lane = threadIdx.x & 31, cnt = 0;
+#pragma unroll
+    for (int j = 0; j < K; j++) cnt += c[j];
+    int incl = sp_prim::warp_inclusive_scan(cnt, lane);
+    int total = __shfl_sync(sp_prim::full_mask, incl, 31);
+    if (total == 0) return;
+    int32_t base = 0;
+    if (lane == 31) base = sink.reserve(total);
+    int32_t pos = __shfl_sync(sp_prim::full_mask, base, 31) + (incl - cnt);
+#pragma unroll
+    for (int j = 0; j < K; j++)
+        if (c[j]) sink.store(pos++, v[j]);
+}
+
+/* The lane's edges k0 + j * stride < kend (j < batch) out of u: claim each unvisited head
+ * for next_level (exactly one claimer per vertex per traversal: the atomicOr on the
+ * visited bit decides; the L2-only pre-read only skips the atomic for bits seen set, and
+ * a stale read can only miss a bit, never invent one), record level and parent, push the
+ * claimed heads. All 32 lanes must call it. */
+template <typename Sink>
+__device__ __forceinline__ void visit_batch(const state_t &s, Sink &sink, int32_t u, int64_t k0,
+                                            int64_t stride, int64_t kend, int32_t next_level)
+{
+    int32_t v[batch];
+    uint32_t w[batch];
+    bool c[batch];
+#pragma unroll
+    for (int j = 0; j < batch; j++) {
+        int64_t k = k0 + j * stride;
+        v[j] = k < kend ? __ldg(s.idx + k) : -1;
+    }
+#pragma unroll
+    for (int j = 0; j < batch; j++) w[j] = v[j] >= 0 ? __ldcg(s.visited + (v[j] >> 5)) : ~0u;
+#pragma unroll
+    for (int j = 0; j < batch; j++) {
+        uint32_t bit = 1u << (v[j] & 31);
+        c[j] = !(w[j] & bit) && !(atomicOr(s.visited + (v[j] >> 5), bit) & bit);
+    }
+#pragma unroll
+    for (int j = 0; j < batch; j++)
+        if (c[j]) {
+            s.level[v[j]] = next_level;
+            if (s.parent) s.parent[v[j]] = u;
+        }
+    warp_push(sink, c, v);
+}
+
+/* Expand the frontier vertices cur(begin .. begin + count - 1) (count <= BLOCK) of level
+ * `lvl` into sink: adjacency lists of at least BLOCK entries by the whole block, of at
+ * least warp_degree by their warp, the rest by their own thread, so a hub does not stall
+ * one thread. Every thread of the block must call it (it contains __syncthreads); cur(i)
+ * reads queue entry i. */
+template <int BLOCK, typename Cur, typename Sink>
+__device__ __forceinline__ void expand(const state_t &s, Cur cur, int64_t begin, int count,
+                                       int32_t lvl, Sink &sink, expand_smem_t<BLOCK> &sm,
+                                       tally_t &tally)
+{
+    static_assert(BLOCK % 32 == 0 && BLOCK >= warp_degree, "whole warps");
+    const int tid = threadIdx.x, lane = tid & 31;
+    const int32_t next_level = lvl + 1;
+    const int p = tally.calls & 1;
+    if (tid == 0 && tally.calls == 0) sm.nhub[0] = 0;
+    tally.calls++;
+    __syncthreads(); /* the previous call's readers of sm.hub are done */
+    int32_t u = -1;
+    int64_t b = 0, e = 0;
+    if (tid < count) {
+        u = cur(begin + tid);
+        b = __ldg(s.ptr + u);
+        e = __ldg(s.ptr + u + 1);
+        tally.edges += e - b;
+        tally.vertices += 1;
+        if (e - b >= BLOCK) {
+            sm.hub[atomicAdd(&sm.nhub[p], 1)] = u;
+            e = b;
+        }
+    }
+    __syncthreads();
+    const int nhub = sm.nhub[p];
+    if (tid == 0) sm.nhub[p ^ 1] = 0;
+    for (int h = 0; h < nhub; h++) {
+        int32_t hu = sm.hub[h];
+        int64_t hb = __ldg(s.ptr + hu), he = __ldg(s.ptr + hu + 1);
+        for (int64_t k0 = hb; k0 < he; k0 += (int64_t)BLOCK * batch)
+            visit_batch(s, sink, hu, k0 + tid, BLOCK, he, next_level);
+    }
+    unsigned mid = __ballot_sync(sp_prim::full_mask, e - b >= warp_degree);
+    while (mid) {
+        int src = __ffs(mid) - 1;
+        mid &= mid - 1;
+        int32_t wu = __shfl_sync(sp_prim::full_mask, u, src);
+        int64_t wb = __shfl_sync(sp_prim::full_mask, b, src);
+        int64_t we = __shfl_sync(sp_prim::full_mask, e, src);
+        for (int64_t k0 = wb; k0 < we; k0 += 32 * batch)
+            visit_batch(s, sink, wu, k0 + lane, 32, we, next_level);
+    }
+    if (e - b >= warp_degree) e = b;
+    while (__any_sync(sp_prim::full_mask, b < e)) {
+        visit_batch(s, sink, u, b, 1, e, next_level);
+        b = e - b < batch ? e : b + batch;
+    }
+}
+
+/* Reads a frontier entry written by other blocks: through L2, never a stale L1 line of
+ * the same buffer two levels ago. */
+struct global_cur {
+    const int32_t *q;
+    __device__ int32_t operator()(int64_t i) const { return __ldcg(q + i); }
+};
+
+/* Appends to a global queue; the tail is sizes[L + 1]. */
+struct global_sink {
+    int32_t *q, *tail;
+    __device__ int32_t reserve(int k) { return atomicAdd(tail, k); }
+    __device__ void store(int32_t pos, int32_t v) { q[pos] = v; }
+};
+
+/* The block's tallies into ctl (one atomic per warp). All threads call it. */
+__device__ __forceinline__ void flush_tally(const tally_t &t, ctl_t *ctl)
+{
+    long long e = sp_prim::warp_sum(t.edges), v = sp_prim::warp_sum(t.vertices);
+    if ((threadIdx.x & 31) == 0 && (e != 0 || v != 0)) {
+        atomicAdd(&ctl->edges, (unsigned long long)e);
+        atomicAdd(&ctl->vertices, (unsigned long long)v);
+    }
+}
+
+/* Everything unvisited, the source as level 0's only vertex, counters zero. */
+static __global__ void init_kernel(state_t s, int32_t source)
+{
+    int64_t words = (s.n + 31) / 32;
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i <= s.n;
+         i += (int64_t)gridDim.x * blockDim.x) {
+        if (i < s.n) {
+            s.level[i] = i == source ? 0 : -1;
+            if (s.parent) s.parent[i] = i == source ? source : -1;
+        }
+        if (i < words) s.visited[i] = i == (source >> 5) ? 1u << (source & 31) : 0u;
+        s.sizes[i] = i == 0 ? 1 : 0;
+        if (i == 0) {
+            s.queue[0][0] = source;
+            s.ctl->ticket = s.ctl->done = s.ctl->edges = s.ctl->vertices = 0;
+            s.ctl->levels = s.ctl->sb_level = s.ctl->sb_size = 0;
+        }
+    }
+}
+
+/* One level, grid-wide: blocks stride over the chunks of the frontier of level lvl
+ * (size vertices in queue[lvl & 1]), the next frontier goes to queue[(lvl + 1) & 1]. */
+template <int BLOCK>
+__global__ void __launch_bounds__(BLOCK) level_kernel(state_t s, int32_t lvl, int32_t size)
+{
+    __shared__ expand_smem_t<BLOCK> sm;
+    tally_t tally;
+    global_cur cur{s.q(lvl)};
+    global_sink sink{s.q(lvl + 1), s.sizes + lvl + 1};
+    int64_t nchunks = ((int64_t)size + BLOCK - 1) / BLOCK;
+    for (int64_t c = blockIdx.x; c < nchunks; c += gridDim.x) {
+        int64_t begin = c * BLOCK;
+        int count = (int)(size - begin < BLOCK ? size - begin : BLOCK);
+        expand<BLOCK>(s, cur, begin, count, lvl, sink, sm, tally);
+    }
+    flush_tally(tally, s.ctl);
+}
+
+/* Device memory of one traversal (one allocation from env) and the state pointing into
+ * it; d_level and d_parent are the caller's. */
+struct scratch_t {
+    void *base = NULL;
+    state_t s{};
+};
+
+static inline sp_status_t scratch_alloc(const sp_gpu_env_t *env, const sp_csr_t *g,
+                                        int32_t *d_level, int32_t *d_parent, scratch_t *out)
+{
+    sp_status_t st = SP_STATUS_SUCCESS;
+    int64_t n = g->nrows;
+    sp_convert::scratch_plan plan;
+    size_t o_ctl = plan.add(sizeof(ctl_t));
+    size_t o_vis = plan.add_n<uint32_t>((n + 31) / 32);
+    size_t o_q0 = plan.add_n<int32_t>(n), o_q1 = plan.add_n<int32_t>(n);
+    size_t o_sizes = plan.add_n<int32_t>(n + 1);
+    void *base = NULL;
+    SP_TRY(sp_convert::env_alloc(env, &base, plan.total));
+    out->base = base;
+    out->s.ptr = g->ptr;
+    out->s.idx = g->idx;
+    out->s.level = d_level;
+    out->s.parent = d_parent;
+    out->s.ctl = sp_convert::at<ctl_t>(base, o_ctl);
+    out->s.visited = sp_convert::at<uint32_t>(base, o_vis);
+    out->s.queue[0] = sp_convert::at<int32_t>(base, o_q0);
+    out->s.queue[1] = sp_convert::at<int32_t>(base, o_q1);
+    out->s.sizes = sp_convert::at<int32_t>(base, o_sizes);
+    out->s.n = n;
+done:
+    return st;
+}
+
+/* Queue the initialisation of a traversal from source. */
+static inline sp_status_t start(const sp_gpu_env_t *env, const state_t &s, int32_t source)
+{
+    sp_status_t st = SP_STATUS_SUCCESS;
+    init_kernel<<<sp_convert::grid_for(env, s.n + 1), sp_convert::P::block_threads, 0,
+                  (cudaStream_t)env->stream>>>(s, source);
+    SP_CUDA_LAUNCHED("bfs init_kernel");
+done:
+    return st;
+}
+
+/* Queue one grid-wide level (size > 0 vertices at level lvl). */
+static inline sp_status_t launch_level(const sp_gpu_env_t *env, const state_t &s, int32_t lvl,
+                                       int32_t size)
+{
+    sp_status_t st = SP_STATUS_SUCCESS;
+    int64_t cap = (int64_t)(env->sm_count > 0 ? env->sm_count : 1) * P::grid_blocks_per_sm;
+    int64_t need = ((int64_t)size + grid_block - 1) / grid_block;
+    level_kernel<grid_block><<<(unsigned)(need < cap ? need : cap), grid_block, 0,
+                               (cudaStream_t)env->stream>>>(s, lvl, size);
+    SP_CUDA_LAUNCHED("bfs level_kernel");
+done:
+    return st;
+}
+
+/* After the traversal: ctl and the first frontier_capacity sizes to the host in one
+ * stream synchronization; sizes past the last level are zero on the device already.
+ * levels >= 0 is the level count when the host knows it (else ctl's). */
+static inline sp_status_t finish(const sp_gpu_env_t *env, const state_t &s, int64_t levels,
+                                 int64_t *frontier_sizes, int64_t frontier_capacity,
+                                 sp_gpu_bfs_result_t *result)
+{
+    sp_status_t st = SP_STATUS_SUCCESS;
+    cudaStream_t strm = (cudaStream_t)env->stream;
+    int64_t ncopy = frontier_capacity < s.n + 1 ? frontier_capacity : s.n + 1;
+    int32_t *h_sizes = NULL;
+    ctl_t h_ctl;
+    if (ncopy > 0) {
+        h_sizes = static_cast<int32_t *>(sp__malloc_array((size_t)ncopy, sizeof *h_sizes));
+        if (h_sizes == NULL)
+            SP_FAIL(SP_STATUS_ALLOC_FAILED, "out of host memory allocating %lld frontier sizes",
+                    (long long)ncopy);
+    }
+    SP_CUDA_TRY(cudaMemcpyAsync(&h_ctl, s.ctl, sizeof h_ctl, cudaMemcpyDeviceToHost, strm));
+    if (ncopy > 0)
+        SP_CUDA_TRY(cudaMemcpyAsync(h_sizes, s.sizes, (size_t)ncopy * sizeof *h_sizes,
+                                    cudaMemcpyDeviceToHost, strm));
+    SP_CUDA_TRY(cudaStreamSynchronize(strm));
+    for (int64_t l = 0; l < frontier_capacity; l++)
+        frontier_sizes[l] = l < ncopy ? h_sizes[l] : 0;
+    if (result) {
+        result->levels = levels >= 0 ? levels : h_ctl.levels;
+        result->vertices = (int64_t)h_ctl.vertices;
+        result->edges = (int64_t)h_ctl.edges;
+    }
+done:
+    sp__free(h_sizes);
+    return st;
+}
+
+/* One 32-bit value from the device after the work queued so far (a hand-over decision). */
+static inline sp_status_t read_i32(const sp_gpu_env_t *env, const int32_t *d, int32_t *h)
+{
+    return sp_convert::to_host(env, h, d, sizeof *h);
+}
+
+} /* namespace bfsk */
+
+#endif /* SP_BFS_COMMON_CUH */

@@ -1,0 +1,31 @@
+/* Launch policy of the BFS level loops (kernels/bfs/bfs_single_block.cu,
+ * bfs_persistent.cu, bfs_common.cuh): the one place their tuning constants live. C++,
+ * included by the .cu files and bfs_loops_bench only. */
+#ifndef SP_BFS_LOOPS_POLICY_H
+#define SP_BFS_LOOPS_POLICY_H
+
+#include <stdint.h>
+
+struct sp_bfs_loops_policy {
+    /* threads of the grid-wide level kernel and of the persistent kernel; a frontier chunk
+     * (one ticket) is one vertex per thread */
+    static constexpr int grid_block = 256;
+    /* grid cap of the per-level launch: blocks per SM (the loop strides over the rest) */
+    static constexpr int grid_blocks_per_sm = 8;
+    /* adjacency lists at least this long are scanned by a warp (at least a block: by the
+     * block) */
+    static constexpr int warp_degree = 32;
+    /* edges per lane in flight per round: their loads and claims overlap */
+    static constexpr int batch = 4;
+    /* persistent SOFT: a block waiting with a ticket at least poll_near_chunks past the
+     * current level's end polls every poll_pause_ns (far from the front, it only needs to
+     * see the level end eventually); the others spin */
+    static constexpr int poll_near_chunks = 64;
+    static constexpr unsigned poll_pause_ns = 256;
+    /* the single block: threads, and the most vertices per shared queue buffer (two
+     * buffers: 128 KiB at most, less where the device's shared memory is smaller) */
+    static constexpr int single_block_threads = 1024;
+    static constexpr int64_t single_block_max_capacity = 16384;
+};
+
+#endif /* SP_BFS_LOOPS_POLICY_H */
