@@ -20,7 +20,7 @@ constexpr unsigned full = 0xffffffffu;
  * past all 32 moves to the next window (only runs of empty rows need that). All lanes
  * call it; cur is the same on every lane and is at most the row of every valid e. */
 __device__ __forceinline__ int32_t row_of(const int32_t *ptr, int32_t nrows, int32_t cur,
-                                          int32_t e, bool valid)
+                                          int64_t e, bool valid)
 {
     int lane = threadIdx.x & 31;
     int32_t row = cur;
@@ -32,10 +32,10 @@ __device__ __forceinline__ int32_t row_of(const int32_t *ptr, int32_t nrows, int
 #pragma unroll
         for (int step = 16; step >= 1; step >>= 1) {
             int32_t v = __shfl_sync(full, end, cnt + step - 1);
-            if (v <= e) cnt += step;
+            if ((int64_t)v <= e) cnt += step;
         }
         int32_t last = __shfl_sync(full, end, 31);
-        if (!done && last > e) {
+        if (!done && (int64_t)last > e) {
             row = (int32_t)(c + cnt);
             done = true;
         }
@@ -58,8 +58,9 @@ split_kernel(const int32_t *__restrict__ ptr, const int32_t *__restrict__ idx,
     int64_t warps = (int64_t)gridDim.x * (P::block_threads / 32);
     for (int64_t c = ((int64_t)blockIdx.x * P::block_threads + threadIdx.x) >> 5; c < nchunks;
          c += warps) {
-        int32_t e0 = (int32_t)(c * P::chunk_entries);
-        int32_t e1 = (int32_t)min((int64_t)e0 + P::chunk_entries, (int64_t)nnz);
+        /* 64-bit: a chunk's last slot may lie past INT32_MAX when nnz is near it */
+        int64_t e0 = c * P::chunk_entries;
+        int64_t e1 = min(e0 + P::chunk_entries, (int64_t)nnz);
         int32_t r0 = chunk_row[c], rend = chunk_row[c + 1];
 
         /* coalesced loads of the chunk, then every gather, before any reduction */
@@ -67,7 +68,7 @@ split_kernel(const int32_t *__restrict__ ptr, const int32_t *__restrict__ idx,
         T prod[K];
 #pragma unroll
         for (int k = 0; k < K; k++) {
-            int32_t e = e0 + k * 32 + lane;
+            int64_t e = e0 + k * 32 + lane;
             cc[k] = e < e1 ? idx[e] : -1;
             prod[k] = e < e1 ? val[e] : T(0);
         }
@@ -84,9 +85,9 @@ split_kernel(const int32_t *__restrict__ ptr, const int32_t *__restrict__ idx,
         T open = T(0);
 #pragma unroll
         for (int k = 0; k < K; k++) {
-            int32_t base = e0 + k * 32;
+            int64_t base = e0 + k * 32;
             if (base >= e1) break; /* the same on every lane */
-            int32_t e = base + lane;
+            int64_t e = base + lane;
             bool valid = e < e1;
             int32_t row = row_of(ptr, nrows, cur, e, valid);
             int32_t key = valid ? row : -1;
@@ -96,7 +97,7 @@ split_kernel(const int32_t *__restrict__ ptr, const int32_t *__restrict__ idx,
             T s = spmv::warp_run_sum(key, v, &tail);
             int32_t last_row = __shfl_sync(full, key, 31);
             /* the run at lane 31 goes on into the next window of this chunk */
-            bool goes_on = base + 32 < e1 && ptr[last_row + 1] > base + 31;
+            bool goes_on = base + 32 < e1 && (int64_t)ptr[last_row + 1] > base + 31;
             if (tail && key >= 0 && !(lane == 31 && goes_on)) {
                 if (key == r0 && r0_partial)
                     carry_val[c] = s;
