@@ -80,7 +80,8 @@ static sp_status_t host_bfs(sp_matrix_t *G, int64_t nsources, const int64_t *sou
         double t0 = now_ms();
         SP_TRY(sp__ref_bfs(&G->f.csr, (int32_t)sources[i], level + i * n,
                            parent ? parent + i * n : NULL, &levels, &vertices, &edges,
-                           s ? s->frontier_sizes : NULL, s ? s->frontier_capacity : 0));
+                           s ? s->frontier_sizes : NULL,
+                           s && s->frontier_sizes ? s->frontier_capacity : 0));
         if (!s) continue;
         s->levels = levels;
         s->vertices_visited = vertices;
