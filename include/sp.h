@@ -469,7 +469,7 @@ typedef enum sp_bfs_direction {
  * level and parent are in the context's memory. stats may be NULL.
  * options (NULL: all defaults) pick the variant and the level loop:
  *  - on a host context every variant runs the reference queue BFS (loop HOST);
- *  - on a CUDA context with loop HOST (one launch and one 32-byte read-back per level)
+ *  - on a CUDA context with loop HOST (a few launches and one 24-byte read-back per level)
  *    every variant runs; the formats it needs are built and cached in G (CSR always, CSC
  *    for PULL and DIRECTION_OPT). DIRECTION_OPT pushes while the frontier's out-edges
  *    m_f <= m_u / alpha (m_u: out-edges of unvisited vertices), then pulls while the

@@ -1,5 +1,5 @@
 /* sp_bfs on a CUDA context: the host level loop (one launch per level of the chosen
- * variant, one 32-byte read-back of the counters per level, the direction-optimized
+ * variant, one 24-byte read-back of the counters per level, the direction-optimized
  * switching decided here from those counters), or a hand-off to the single-block and
  * persistent kernels that keep the loop on the GPU; scratch from the context's allocator,
  * reused across the sources of sp_bfs_multi; stats and timing. */
