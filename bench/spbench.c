@@ -12,6 +12,7 @@
 
 #include "sp.h"
 #include "spbench_util.h"
+#include "spbench_bfs.h"
 
 #ifndef SP_DATASETS_DIR
 #define SP_DATASETS_DIR "datasets"
@@ -26,6 +27,8 @@ typedef struct options {
     int suite; /* 0: one input; 1: --suite; 2: --suite-quick */
     int64_t source;
     uint64_t seed;
+    const char *bfs_variant, *bfs_loop; /* --bfs-variant, --bfs-loop (NULL: all) */
+    int bfs_suite;
 } options_t;
 
 static void usage(FILE *f)
@@ -50,7 +53,13 @@ static void usage(FILE *f)
             "  --reps N             timed SpMV calls per format (default 50; --suite: 200,\n"
             "                       scaled down to 50 for the biggest inputs)\n"
             "  --check              compare every format's SpMV with the reference\n"
-            "  --bfs                run BFS from --source V or --sources K (default 64)\n"
+            "  --bfs                run BFS from --source V or --sources K (default 64):\n"
+            "                       every variant x level loop on a GPU, validated\n"
+            "  --bfs-variant NAME   only push, pull, edge, frontier, privatized,\n"
+            "                       direction_opt or auto\n"
+            "  --bfs-loop NAME      only host, single_block, persistent, persistent_coop, auto\n"
+            "  --bfs-suite          the BFS benchmark graphs (Kronecker, uniform, grid,\n"
+            "                       datasets/), a row per graph x variant x loop\n"
             "  --json FILE          write every figure as JSON\n"
             "  --suite              the benchmark set (BENCHMARKING.md), then a summary\n"
             "  --suite-quick        a small subset of it (seconds on the host)\n"
@@ -129,6 +138,18 @@ static int parse_args(int argc, char **argv, options_t *o)
             o->check = 1;
         } else if (!strcmp(a, "--bfs")) {
             o->bfs = 1;
+        } else if (!strcmp(a, "--bfs-variant")) {
+            NEED_VALUE();
+            if (!sb_bfs_known_variant(next)) return sb_bad_value(a, next);
+            o->bfs_variant = next;
+            o->bfs = 1;
+        } else if (!strcmp(a, "--bfs-loop")) {
+            NEED_VALUE();
+            if (!sb_bfs_known_loop(next)) return sb_bad_value(a, next);
+            o->bfs_loop = next;
+            o->bfs = 1;
+        } else if (!strcmp(a, "--bfs-suite")) {
+            o->bfs_suite = 1;
         } else if (!strcmp(a, "--undirected")) {
             o->undirected = 1;
         } else if (!strcmp(a, "--complex-real")) {
@@ -409,25 +430,30 @@ static sp_status_t create_matrix(sb_exec_t *ex, const sp_coo_t *coo, sb_report_t
     return st;
 }
 
-/* BFS runs on the host reference (its GPU variants are not wired into spbench yet). */
+/* The BFS request of the command line. */
+static sb_bfs_request_t bfs_request(const options_t *o, const sb_exec_t *ex)
+{
+    sb_bfs_request_t q = {0};
+    q.source = o->source;
+    q.nsources = o->nsources;
+    q.seed = o->seed;
+    q.check = o->check;
+    q.variant = o->bfs_variant;
+    q.loop = o->bfs_loop;
+    q.undirected = -1;
+    q.validate_all = 1;
+    q.gpu = ex->gpu;
+    return q;
+}
+
+/* BFS on the executor: every variant x loop on a GPU, the reference on the host. */
 static int run_bfs(const options_t *o, const sb_exec_t *ex, const sp_coo_t *coo,
                    sp_matrix_t *A, sb_report_t *r)
 {
-    sp_context_t *host = NULL;
-    sp_matrix_t *H = NULL;
-    int rc = 1;
-    if (!ex->gpu) return sb_run_bfs(ex->ctx, A, o->source, o->nsources, o->seed, r);
-    if (sp_context_create(SP_DEVICE_HOST, NULL, &host) != SP_STATUS_SUCCESS ||
-        sp_matrix_create(host, coo, NULL, &H) != SP_STATUS_SUCCESS) {
-        fprintf(stderr, "spbench: %s\n", sp_last_error());
-        goto done;
-    }
-    printf("bfs_executor: host reference\n");
-    rc = sb_run_bfs(host, H, o->source, o->nsources, o->seed, r);
-done:
-    sp_matrix_destroy(H);
-    sp_context_destroy(host);
-    return rc;
+    sb_bfs_request_t q = bfs_request(o, ex);
+    (void)coo;
+    printf("bfs_executor: %s\n", ex->gpu ? "GPU" : "host reference");
+    return sb_run_bfs(ex->ctx, A, &q, r);
 }
 
 static int save_cache(const options_t *o, const char *path, const sp_coo_t *coo)
@@ -530,7 +556,7 @@ int main(int argc, char **argv)
     sb_report_t *r = NULL;
     int rc = 1;
     if (parse_args(argc, argv, &o)) return 2;
-    if (!o.suite && !o.path && !o.gen) o.path = default_dataset();
+    if (!o.suite && !o.bfs_suite && !o.path && !o.gen) o.path = default_dataset();
     if (!o.load_only && sb_exec_open(&ex)) {
         fprintf(stderr, "spbench: %s\n", sp_last_error());
         return 1;
@@ -538,6 +564,11 @@ int main(int argc, char **argv)
     if (o.load_only) memset(&ex, 0, sizeof ex);
     if (o.suite) {
         rc = run_suite(&o, &ex);
+        goto done;
+    }
+    if (o.bfs_suite) {
+        sb_bfs_request_t q = bfs_request(&o, &ex);
+        rc = sb_run_bfs_suite(ex.ctx, &q);
         goto done;
     }
     if (!(r = calloc(1, sizeof *r))) goto done;

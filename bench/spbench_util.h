@@ -137,7 +137,6 @@ int sb_write_suite_json(const char *path, const sb_report_t *reports, int n);
 /* spbench_plot.c: bars of each format's speedup over the baseline, one group per matrix. */
 int sb_write_plot_svg(const char *path, const sb_report_t *reports, int n);
 
-int sb_run_bfs(sp_context_t *ctx, sp_matrix_t *A, int64_t source, int nsources,
-               uint64_t seed, sb_report_t *r);
+/* BFS: spbench_bfs.h */
 
 #endif /* SPBENCH_UTIL_H */

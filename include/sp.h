@@ -139,6 +139,12 @@ sp_status_t sp_coo_sort_merge(sp_coo_t *coo, sp_dup_policy_t policy, int64_t *nm
  * loops, then sort and keep one of each edge. Values of mirrored entries are copied. */
 sp_status_t sp_coo_symmetrize(sp_coo_t *coo, int drop_self_loops);
 
+/* Remove the entries (v, v) in place, keeping the others in order (flags kept).
+ * *ndropped (may be NULL) gets the entries removed. With sp_coo_symmetrize (undirected)
+ * and sp_coo_sort_merge(SP_DUP_KEEP) (duplicate edges) this prepares a graph read by
+ * sp_mtx_read for BFS; sp_edgelist_read has the same three as options. */
+sp_status_t sp_coo_drop_self_loops(sp_coo_t *coo, int64_t *ndropped);
+
 /* ------------------------------------------------------------------------------------
  * Loaders: Matrix Market, edge lists, binary cache (loaders/).
  * ---------------------------------------------------------------------------------- */
@@ -422,6 +428,11 @@ typedef enum sp_bfs_loop {
     SP_BFS_LOOP_PERSISTENT = 3   /* soft-synchronized single kernel */
 } sp_bfs_loop_t;
 
+/* "auto", "push", "pull", "edge", "frontier", "privatized", "direction_opt" and "auto",
+ * "host", "single_block", "persistent"; NULL for an unknown value. */
+const char *sp_bfs_variant_name(sp_bfs_variant_t variant);
+const char *sp_bfs_loop_name(sp_bfs_loop_t loop);
+
 typedef struct sp_bfs_options {
     sp_bfs_variant_t variant;
     sp_bfs_loop_t loop;
@@ -434,16 +445,53 @@ typedef struct sp_bfs_stats {
     int64_t edges_traversed;   /* directed edges examined */
     int64_t *frontier_sizes;   /* optional, caller's host array: size of each level */
     int64_t frontier_capacity; /* entries frontier_sizes can hold */
+    /* GPU BFS (zero-initialise the struct; the fields above keep their meaning):
+     * edges_traversed counts the out-edges of the reached vertices (what a push BFS
+     * scans), whatever the variant examined, so it is the same on every executor. */
+    int32_t *directions;       /* optional host array of frontier_capacity entries:
+                                  SP_BFS_DIR_PUSH or _PULL for the step that expanded each
+                                  level (the last level's step included), -1 past it */
+    int measure_time;          /* in: 1 to time the search into time_ms */
+    double time_ms;            /* out: CUDA events on the context's stream around the
+                                  search (wall clock on a host context) */
+    int64_t direction_switches; /* out: push <-> pull changes */
+    sp_bfs_variant_t variant_used; /* out: the variant that ran (never SP_BFS_AUTO) */
+    sp_bfs_loop_t loop_used;       /* out: the level loop that ran (never _AUTO) */
 } sp_bfs_stats_t;
+
+typedef enum sp_bfs_direction {
+    SP_BFS_DIR_PUSH = 0, /* top-down: the frontier's out-edges */
+    SP_BFS_DIR_PULL = 1  /* bottom-up: the unvisited vertices' in-edges */
+} sp_bfs_direction_t;
 
 /* Breadth-first search from source. level[v]: hops from source, -1 if unreachable
  * (nrows entries, required). parent[v]: a vertex u with edge (u, v) and level[u] =
  * level[v] - 1, parent[source] = source, -1 if unreachable (optional, may be NULL).
- * level and parent are in the context's memory. stats may be NULL. On a CUDA context this
- * version returns SP_STATUS_NOT_SUPPORTED (the GPU BFS kernels are not in it yet). */
+ * level and parent are in the context's memory. stats may be NULL.
+ * options (NULL: all defaults) pick the variant and the level loop:
+ *  - on a host context every variant runs the reference queue BFS (loop HOST);
+ *  - on a CUDA context with loop HOST (a few launches and one 24-byte read-back per level)
+ *    every variant runs; the formats it needs are built and cached in G (CSR always, CSC
+ *    for PULL and DIRECTION_OPT). DIRECTION_OPT pushes while the frontier's out-edges
+ *    m_f <= m_u / alpha (m_u: out-edges of unvisited vertices), then pulls while the
+ *    frontier grows or holds more than n / beta vertices;
+ *  - loops SINGLE_BLOCK and PERSISTENT run the frontier-queue push inside the GPU (no
+ *    host round trip per level) and take variant FRONTIER or AUTO only (other
+ *    combinations: SP_STATUS_NOT_SUPPORTED naming both);
+ *  - AUTO picks, for now, DIRECTION_OPT with the host loop (stats->variant_used and
+ *    loop_used say what ran).
+ * The call synchronizes the context's stream once per level on the host loop. */
 sp_status_t sp_bfs(sp_context_t *ctx, sp_matrix_t *G, int64_t source,
                    const sp_bfs_options_t *options, int32_t *level, int32_t *parent,
                    sp_bfs_stats_t *stats);
+
+/* nsources independent searches, one after the other with the same scratch: search i
+ * from sources[i] (host array) writes level + i * n and, when parent is not NULL,
+ * parent + i * n (n = G's rows; context memory), and stats[i] when stats is not NULL.
+ * Arguments are checked for every source before any search runs. */
+sp_status_t sp_bfs_multi(sp_context_t *ctx, sp_matrix_t *G, int64_t nsources,
+                         const int64_t *sources, const sp_bfs_options_t *options,
+                         int32_t *level, int32_t *parent, sp_bfs_stats_t *stats);
 
 #ifdef __cplusplus
 }

@@ -64,6 +64,93 @@ void sp__gpu_bfs_set_persistent_blocks(int blocks);
  * many hand-overs both ways. */
 void sp__gpu_bfs_set_single_block_capacity(int64_t capacity);
 
+/* ---- bfs-a: one level at a time, for the host level loop (src/bfs_cuda.c) ----
+ * A traversal keeps its state in an sp_gpu_bfs_work_t carved from one scratch block
+ * (sp__gpu_bfs_work_bytes / sp__gpu_bfs_work_carve): the visited bitmap (1 bit per
+ * vertex, apart from the level array so that it stays in L2), two frontier queues, two
+ * frontier bitmaps, the pieces of deferred hubs and the per-level counters. Every level
+ * call expands the frontier of level `cur` into level cur + 1: for each vertex w it
+ * reaches for the first time it sets w's visited bit, level[w] = cur + 1 and, when
+ * d_parent is set, parent[w] = a vertex of level cur with an edge to w; it adds to
+ * d_counters (which the caller zeroes before the level with sp__gpu_bfs_counters_reset
+ * and reads back once after it). No level call synchronizes. The graph arrays are
+ * square (n x n, n >= 1, nnz < 2^31); duplicates and self-loops are allowed. */
+
+/* The graph as the level kernels see it: out-edges (CSR, always: degrees come from it),
+ * in-edges (CSC: pull and direction-optimized) and the sorted COO (edge-centric). */
+typedef struct sp_gpu_bfs_graph {
+    int64_t n, nnz;
+    const int32_t *d_out_ptr, *d_out_idx; /* CSR */
+    const int32_t *d_in_ptr, *d_in_idx;   /* CSC, or NULL */
+    const int32_t *d_coo_row, *d_coo_col; /* COO, or NULL */
+} sp_gpu_bfs_graph_t;
+
+/* Per-level counters in device memory. */
+typedef struct sp_gpu_bfs_counters {
+    unsigned long long next_edges; /* sum of the out-degrees of the vertices claimed */
+    int32_t next_vertices;         /* vertices claimed this level */
+    int32_t queue_tail;            /* entries appended to d_next_queue */
+    int32_t hub_pieces;            /* pieces of deferred high-degree vertices */
+    int32_t convert_tail;          /* entries written by a bitmap -> queue conversion */
+} sp_gpu_bfs_counters_t;
+
+typedef struct sp_gpu_bfs_work {
+    int32_t *d_level, *d_parent;  /* the caller's outputs (d_parent may be NULL) */
+    uint32_t *d_visited;          /* ceil(n / 32) words */
+    uint32_t *d_front, *d_next;   /* frontier bitmaps (pull), ceil(n / 32) words each */
+    int32_t *d_queue, *d_next_queue; /* frontier queues (push), n entries each */
+    int32_t *d_piece_vertex, *d_piece_start; /* max_pieces entries each */
+    int64_t max_pieces;
+    sp_gpu_bfs_counters_t *d_counters;
+} sp_gpu_bfs_work_t;
+
+/* Bytes of scratch for a graph of n vertices and nnz edges (a multiple of 256). */
+size_t sp__gpu_bfs_work_bytes(int64_t n, int64_t nnz);
+/* Point w's arrays into d_temp (at least sp__gpu_bfs_work_bytes, 256-byte aligned); the
+ * outputs are set from d_level and d_parent. */
+void sp__gpu_bfs_work_carve(void *d_temp, int64_t n, int64_t nnz, int32_t *d_level,
+                            int32_t *d_parent, sp_gpu_bfs_work_t *w);
+/* Start a traversal: level = -1 and parent = -1 everywhere, then the source at level 0
+ * (its own parent), visited = front = {source}, queue = [source], counters = {1 vertex,
+ * deg(source) edges} so that the caller reads level 0's counts like any level's. */
+sp_status_t sp__gpu_bfs_start(const sp_gpu_env_t *env, const sp_gpu_bfs_graph_t *g,
+                              const sp_gpu_bfs_work_t *w, int32_t source);
+/* Zero d_counters (queued on the stream). */
+sp_status_t sp__gpu_bfs_counters_reset(const sp_gpu_env_t *env, const sp_gpu_bfs_work_t *w);
+
+/* Vertex-centric push (kernels/bfs/bfs_push.cu): every vertex with level == cur
+ * expands its out-edges. */
+sp_status_t sp__gpu_bfs_push_level(const sp_gpu_env_t *env, const sp_gpu_bfs_graph_t *g,
+                                   const sp_gpu_bfs_work_t *w, int32_t cur);
+/* Vertex-centric pull (bfs_pull.cu): every unvisited vertex scans its in-edges for a
+ * vertex of the frontier bitmap d_front, stopping at the first; the vertices found are
+ * also set in d_next, which the call clears first. */
+sp_status_t sp__gpu_bfs_pull_level(const sp_gpu_env_t *env, const sp_gpu_bfs_graph_t *g,
+                                   const sp_gpu_bfs_work_t *w, int32_t cur);
+/* Edge-centric (bfs_edge.cu): every COO edge (u, v) with level[u] == cur. */
+sp_status_t sp__gpu_bfs_edge_level(const sp_gpu_env_t *env, const sp_gpu_bfs_graph_t *g,
+                                   const sp_gpu_bfs_work_t *w, int32_t cur);
+/* Frontier-queue push (bfs_frontier.cu): the count vertices of d_queue expand into
+ * d_next_queue (queue_tail entries, in no particular order). */
+sp_status_t sp__gpu_bfs_frontier_level(const sp_gpu_env_t *env, const sp_gpu_bfs_graph_t *g,
+                                       const sp_gpu_bfs_work_t *w, int32_t cur,
+                                       int32_t count);
+/* The same with block-private queues in shared memory (bfs_privatized.cu). */
+sp_status_t sp__gpu_bfs_privatized_level(const sp_gpu_env_t *env, const sp_gpu_bfs_graph_t *g,
+                                         const sp_gpu_bfs_work_t *w, int32_t cur,
+                                         int32_t count);
+
+/* Direction-optimized BFS (bfs_direction_opt.cu, Beamer et al. SC'12). */
+typedef enum sp_gpu_bfs_dir { SP_GPU_BFS_DIR_PUSH = 0, SP_GPU_BFS_DIR_PULL = 1 } sp_gpu_bfs_dir_t;
+/* One level in direction dir. prev says where the frontier of `count` vertices is:
+ * d_queue (PUSH) or d_front (PULL); sp__gpu_bfs_start fills both. When dir differs from
+ * prev the frontier is converted on the GPU first (queue -> bitmap into d_front, bitmap
+ * -> queue into d_queue). The output is d_next_queue after a push, d_next after a pull. */
+sp_status_t sp__gpu_bfs_direction_opt_level(const sp_gpu_env_t *env, const sp_gpu_bfs_graph_t *g,
+                                            const sp_gpu_bfs_work_t *w, int32_t cur,
+                                            int32_t count, sp_gpu_bfs_dir_t prev,
+                                            sp_gpu_bfs_dir_t dir);
+
 #ifdef __cplusplus
 }
 #endif

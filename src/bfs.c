@@ -1,46 +1,150 @@
-/* sp_bfs: argument checks and dispatch; on a host context every variant runs the
- * reference queue BFS over CSR (the variants differ only in how a GPU does the work). */
+/* sp_bfs and sp_bfs_multi: argument checks, resolution of AUTO, and dispatch: on a host
+ * context every variant runs the reference queue BFS over CSR (the variants differ only in
+ * how a GPU does the work), on a CUDA context src/bfs_cuda.c runs the kernels. */
+#include <time.h>
+
 #include "sp_api.h"
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return 1e3 * (double)ts.tv_sec + 1e-6 * (double)ts.tv_nsec;
+}
+
+static sp_status_t check_options(const char *what, const sp_bfs_options_t *o)
+{
+    sp_status_t st = SP_STATUS_SUCCESS;
+    if (!o) goto done;
+    SP_CHECK_ARG((int)o->variant >= SP_BFS_AUTO && o->variant <= SP_BFS_DIRECTION_OPT,
+                 "%s: unknown variant %d", what, (int)o->variant);
+    SP_CHECK_ARG((int)o->loop >= SP_BFS_LOOP_AUTO && o->loop <= SP_BFS_LOOP_PERSISTENT,
+                 "%s: unknown loop %d", what, (int)o->loop);
+    SP_CHECK_ARG(o->alpha >= 0 && o->beta >= 0, "%s: negative alpha %g or beta %g", what,
+                 o->alpha, o->beta);
+    if ((o->loop == SP_BFS_LOOP_SINGLE_BLOCK || o->loop == SP_BFS_LOOP_PERSISTENT) &&
+        o->variant != SP_BFS_AUTO && o->variant != SP_BFS_FRONTIER)
+        SP_FAIL(SP_STATUS_NOT_SUPPORTED,
+                "%s: variant %s with loop %s is not supported (the %s loop runs the frontier "
+                "variant only)",
+                what, sp_bfs_variant_name(o->variant), sp_bfs_loop_name(o->loop),
+                sp_bfs_loop_name(o->loop));
+done:
+    return st;
+}
+
+static sp_status_t check_stats(const char *what, const sp_bfs_stats_t *s, int64_t i)
+{
+    sp_status_t st = SP_STATUS_SUCCESS;
+    SP_CHECK_ARG(s->frontier_capacity >= 0, "%s: stats[%lld].frontier_capacity %lld < 0", what,
+                 (long long)i, (long long)s->frontier_capacity);
+    SP_CHECK_ARG(s->frontier_capacity == 0 || s->frontier_sizes != NULL || s->directions != NULL,
+                 "%s: stats[%lld].frontier_sizes and directions are NULL with capacity %lld",
+                 what, (long long)i, (long long)s->frontier_capacity);
+done:
+    return st;
+}
+
+static sp_status_t check_bfs(const char *what, sp_context_t *ctx, sp_matrix_t *G,
+                             int64_t nsources, const int64_t *sources,
+                             const sp_bfs_options_t *options, const int32_t *level,
+                             const sp_bfs_stats_t *stats)
+{
+    sp_status_t st = SP_STATUS_SUCCESS;
+    SP_CHECK_ARG(ctx != NULL && G != NULL, "%s: ctx or G is NULL", what);
+    SP_CHECK_ARG(G->ctx == ctx, "%s: graph belongs to another context", what);
+    SP_CHECK_ARG(G->f.coo.nrows == G->f.coo.ncols, "%s: graph matrix is %lld x %lld, not square",
+                 what, (long long)G->f.coo.nrows, (long long)G->f.coo.ncols);
+    SP_CHECK_ARG(nsources >= 0 && (nsources == 0 || sources != NULL),
+                 "%s: %lld sources at %p", what, (long long)nsources, (const void *)sources);
+    for (int64_t i = 0; i < nsources; i++)
+        SP_CHECK_ARG(sources[i] >= 0 && sources[i] < G->f.coo.nrows,
+                     "%s: source %lld outside 0..%lld", what, (long long)sources[i],
+                     (long long)G->f.coo.nrows - 1);
+    SP_CHECK_ARG(level != NULL, "%s: level is NULL", what);
+    SP_TRY(check_options(what, options));
+    for (int64_t i = 0; stats && i < nsources; i++) SP_TRY(check_stats(what, &stats[i], i));
+done:
+    return st;
+}
+
+static sp_status_t host_bfs(sp_matrix_t *G, int64_t nsources, const int64_t *sources,
+                            sp_bfs_variant_t variant, int32_t *level, int32_t *parent,
+                            sp_bfs_stats_t *stats)
+{
+    sp_status_t st = SP_STATUS_SUCCESS;
+    int64_t n = G->f.csr.nrows;
+    for (int64_t i = 0; i < nsources; i++) {
+        sp_bfs_stats_t *s = stats ? &stats[i] : NULL;
+        int64_t levels = 0, vertices = 0, edges = 0;
+        double t0 = now_ms();
+        SP_TRY(sp__ref_bfs(&G->f.csr, (int32_t)sources[i], level + i * n,
+                           parent ? parent + i * n : NULL, &levels, &vertices, &edges,
+                           s ? s->frontier_sizes : NULL,
+                           s && s->frontier_sizes ? s->frontier_capacity : 0));
+        if (!s) continue;
+        s->levels = levels;
+        s->vertices_visited = vertices;
+        s->edges_traversed = edges;
+        for (int64_t l = 0; s->directions && l < s->frontier_capacity; l++)
+            s->directions[l] = l < levels ? SP_BFS_DIR_PUSH : -1;
+        s->time_ms = s->measure_time ? now_ms() - t0 : 0;
+        s->direction_switches = 0;
+        s->variant_used = variant;
+        s->loop_used = SP_BFS_LOOP_HOST;
+    }
+done:
+    return st;
+}
+
+static sp_status_t run_bfs(const char *what, sp_context_t *ctx, sp_matrix_t *G,
+                           int64_t nsources, const int64_t *sources,
+                           const sp_bfs_options_t *options, int32_t *level, int32_t *parent,
+                           sp_bfs_stats_t *stats)
+{
+    sp_status_t st = SP_STATUS_SUCCESS;
+    sp_bfs_variant_t variant = options ? options->variant : SP_BFS_AUTO;
+    sp_bfs_loop_t loop = options ? options->loop : SP_BFS_LOOP_AUTO;
+    double alpha = options && options->alpha > 0 ? options->alpha : 15.0;
+    double beta = options && options->beta > 0 ? options->beta : 18.0;
+    SP_TRY(check_bfs(what, ctx, G, nsources, sources, options, level, stats));
+    sp__bfs_choose(ctx, G, &variant, &loop);
+    SP_TRY(sp_matrix_build(ctx, G, SP_FORMAT_CSR));
+    if (ctx->kind == SP_DEVICE_CUDA)
+        SP_TRY(sp__cuda_bfs(G, nsources, sources, variant, loop, 0, alpha, beta, level, parent,
+                            stats));
+    else
+        SP_TRY(host_bfs(G, nsources, sources, variant, level, parent, stats));
+done:
+    return st;
+}
 
 sp_status_t sp_bfs(sp_context_t *ctx, sp_matrix_t *G, int64_t source,
                    const sp_bfs_options_t *options, int32_t *level, int32_t *parent,
                    sp_bfs_stats_t *stats)
 {
+    return sp__context_record(ctx, run_bfs("sp_bfs", ctx, G, 1, &source, options, level,
+                                           parent, stats));
+}
+
+sp_status_t sp_bfs_multi(sp_context_t *ctx, sp_matrix_t *G, int64_t nsources,
+                         const int64_t *sources, const sp_bfs_options_t *options,
+                         int32_t *level, int32_t *parent, sp_bfs_stats_t *stats)
+{
+    return sp__context_record(ctx, run_bfs("sp_bfs_multi", ctx, G, nsources, sources, options,
+                                           level, parent, stats));
+}
+
+sp_status_t sp__bfs_persistent_coop(sp_context_t *ctx, sp_matrix_t *G, int64_t source,
+                                    int32_t *level, int32_t *parent, sp_bfs_stats_t *stats)
+{
     sp_status_t st = SP_STATUS_SUCCESS;
-    int64_t levels = 0, vertices = 0, edges = 0;
-    SP_CHECK_ARG(ctx != NULL && G != NULL, "sp_bfs: ctx or G is NULL");
-    SP_CHECK_ARG(G->ctx == ctx, "sp_bfs: graph belongs to another context");
-    SP_CHECK_ARG(G->f.coo.nrows == G->f.coo.ncols, "sp_bfs: graph matrix is %lld x %lld, not square",
-                 (long long)G->f.coo.nrows, (long long)G->f.coo.ncols);
-    SP_CHECK_ARG(source >= 0 && source < G->f.coo.nrows, "sp_bfs: source %lld outside 0..%lld",
-                 (long long)source, (long long)G->f.coo.nrows - 1);
-    SP_CHECK_ARG(level != NULL, "sp_bfs: level is NULL");
-    if (options) {
-        SP_CHECK_ARG((int)options->variant >= SP_BFS_AUTO &&
-                         options->variant <= SP_BFS_DIRECTION_OPT,
-                     "sp_bfs: unknown variant %d", (int)options->variant);
-        SP_CHECK_ARG((int)options->loop >= SP_BFS_LOOP_AUTO &&
-                         options->loop <= SP_BFS_LOOP_PERSISTENT,
-                     "sp_bfs: unknown loop %d", (int)options->loop);
-        SP_CHECK_ARG(options->alpha >= 0 && options->beta >= 0,
-                     "sp_bfs: negative alpha %g or beta %g", options->alpha, options->beta);
-    }
-    if (stats)
-        SP_CHECK_ARG(stats->frontier_capacity == 0 || stats->frontier_sizes != NULL,
-                     "sp_bfs: stats->frontier_sizes is NULL with capacity %lld",
-                     (long long)stats->frontier_capacity);
-    if (ctx->kind == SP_DEVICE_CUDA)
-        SP_FAIL(SP_STATUS_NOT_SUPPORTED, "%s on a CUDA context: the GPU kernels are not in this "
-                "version of libsp (use a host context)", "sp_bfs");
+    sp_bfs_options_t o = {SP_BFS_FRONTIER, SP_BFS_LOOP_PERSISTENT, 0, 0};
+    SP_TRY(check_bfs("sp_bfs", ctx, G, 1, &source, &o, level, stats));
+    SP_CHECK_ARG(ctx->kind == SP_DEVICE_CUDA, "sp_bfs: the cooperative barrier needs a CUDA context");
     SP_TRY(sp_matrix_build(ctx, G, SP_FORMAT_CSR));
-    SP_TRY(sp__ref_bfs(&G->f.csr, (int32_t)source, level, parent, &levels, &vertices, &edges,
-                       stats ? stats->frontier_sizes : NULL,
-                       stats ? stats->frontier_capacity : 0));
-    if (stats) {
-        stats->levels = levels;
-        stats->vertices_visited = vertices;
-        stats->edges_traversed = edges;
-    }
+    SP_TRY(sp__cuda_bfs(G, 1, &source, SP_BFS_FRONTIER, SP_BFS_LOOP_PERSISTENT, 1, 15.0, 18.0,
+                        level, parent, stats));
 done:
     return sp__context_record(ctx, st);
 }

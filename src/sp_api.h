@@ -68,6 +68,27 @@ sp_status_t sp__cuda_spmv(sp_matrix_t *A, sp_format_t format, sp_spmv_alg_t alg,
 /* Free the plans of one format (SP_FORMAT_COUNT: all of them, and the plan table). */
 void sp__cuda_spmv_free_plans(sp_matrix_t *A, sp_format_t format);
 
+/* ---- BFS (src/bfs.c, src/bfs_cuda.c; bfs-a) ---- */
+/* What SP_BFS_AUTO / SP_BFS_LOOP_AUTO resolve to for G on ctx (the one place to tune). */
+void sp__bfs_choose(const sp_context_t *ctx, const sp_matrix_t *G, sp_bfs_variant_t *variant,
+                    sp_bfs_loop_t *loop);
+/* Beamer's rule for the step after one in direction cur: from push, pull when the
+ * frontier's out-edges m_f exceed m_u / alpha (m_u: out-edges of unvisited vertices);
+ * from pull, stay while the frontier grows (n_f >= n_f_prev) or n_f > n / beta. */
+sp_bfs_direction_t sp__bfs_next_direction(sp_bfs_direction_t cur, int64_t m_f, int64_t m_u,
+                                          int64_t n_f, int64_t n_f_prev, int64_t n,
+                                          double alpha, double beta);
+/* The searches of sp_bfs_multi on a CUDA context, arguments checked and variant and loop
+ * resolved (never AUTO); sync picks the persistent loop's barrier (0 soft, 1 cooperative
+ * groups, for the benchmark's comparison). */
+sp_status_t sp__cuda_bfs(sp_matrix_t *G, int64_t nsources, const int64_t *sources,
+                         sp_bfs_variant_t variant, sp_bfs_loop_t loop, int sync, double alpha,
+                         double beta, int32_t *level, int32_t *parent, sp_bfs_stats_t *stats);
+/* sp_bfs with the persistent loop and its cooperative-groups grid barrier (the baseline
+ * spbench compares the soft-synchronized barrier with). */
+sp_status_t sp__bfs_persistent_coop(sp_context_t *ctx, sp_matrix_t *G, int64_t source,
+                                    int32_t *level, int32_t *parent, sp_bfs_stats_t *stats);
+
 /* Free format f of a host format set (the reference's *_free). */
 void sp__format_set_free(sp_format_set_t *set, sp_format_t format);
 

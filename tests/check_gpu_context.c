@@ -129,18 +129,24 @@ START_TEST(test_device_matrices_equal_host)
 END_TEST
 
 #ifdef SP_HAVE_CUDA
-/* BFS on a CUDA context is refused cleanly until the GPU BFS kernels exist. */
-START_TEST(test_gpu_bfs_not_in_this_version)
+/* BFS runs on a CUDA context (check_gpu_bfs tests it in depth); a refused combination is
+ * recorded on the context. */
+START_TEST(test_gpu_bfs_runs)
 {
     sp_context_t *ctx = NULL;
     sp_coo_t *a = NULL;
     sp_matrix_t *A = NULL;
-    int32_t *d_level = NULL;
+    int32_t *d_level = NULL, h_level[64];
+    sp_bfs_options_t o = {SP_BFS_PUSH, SP_BFS_LOOP_PERSISTENT, 0, 0};
     ck_assert_ok(sp_context_create(SP_DEVICE_CUDA, NULL, &ctx));
     ck_assert_ok(sp_gen_grid2d(8, SP_VALUE_NONE, &a));
     ck_assert_ok(sp_matrix_create(ctx, a, NULL, &A));
     ck_assert_int_eq(cudaMalloc((void **)&d_level, 64 * sizeof(int32_t)), cudaSuccess);
-    ck_assert_status(sp_bfs(ctx, A, 0, NULL, d_level, NULL, NULL), SP_STATUS_NOT_SUPPORTED);
+    ck_assert_ok(sp_bfs(ctx, A, 0, NULL, d_level, NULL, NULL));
+    ck_assert_int_eq(cudaMemcpy(h_level, d_level, sizeof h_level, cudaMemcpyDeviceToHost),
+                     cudaSuccess);
+    for (int v = 0; v < 64; v++) ck_assert_int_eq(h_level[v], v / 8 + v % 8);
+    ck_assert_status(sp_bfs(ctx, A, 0, &o, d_level, NULL, NULL), SP_STATUS_NOT_SUPPORTED);
     ck_assert_str_eq(sp_context_last_error(ctx), sp_last_error());
     cudaFree(d_level);
     sp_matrix_destroy(A);
@@ -196,7 +202,7 @@ static Suite *gpu_context_suite(void)
     tcase_set_timeout(tc, 300);
     tcase_add_test(tc, test_device_matrices_equal_host);
 #ifdef SP_HAVE_CUDA
-    tcase_add_test(tc, test_gpu_bfs_not_in_this_version);
+    tcase_add_test(tc, test_gpu_bfs_runs);
     tcase_add_test(tc, test_allocator_hooks);
 #endif
     suite_add_tcase(s, tc);

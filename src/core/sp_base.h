@@ -8,6 +8,10 @@
 
 #include "sp.h"
 
+#ifdef __cplusplus
+extern "C" { /* C linkage also for .cu files that include this header directly */
+#endif
+
 #if defined(__GNUC__)
 #define SP__PRINTF(a, b) __attribute__((format(printf, a, b)))
 #else
@@ -65,5 +69,9 @@ void sp__free(void *ptr);
 
 /* Number of online cores (>= 1). */
 int sp__ncores(void);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* SP_BASE_H */

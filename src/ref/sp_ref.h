@@ -10,6 +10,7 @@
 #ifndef SP_REF_H
 #define SP_REF_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "sp.h"
@@ -141,6 +142,18 @@ void sp__ref_spmv_sell(const sp_sell_t *a, const void *alpha, const void *x,
 sp_status_t sp__ref_bfs(const sp_csr_t *g, int32_t source, int32_t *level, int32_t *parent,
                         int64_t *levels, int64_t *vertices, int64_t *edges,
                         int64_t *frontier_sizes, int64_t frontier_capacity);
+
+/* ---- BFS validation (bfs-a; src/ref/bfs_validate_ref.c): 1 when level (and parent, may
+ * be NULL) from source on the CSR g pass the Graph500 rules: parent[source] = source at
+ * level 0; ranges; parents set exactly for the reached vertices; parent chains reach the
+ * source without cycles; tree edges join levels differing by one; parent edges exist in g;
+ * every edge (u, v) from a reached u reaches v at level <= level[u] + 1 (so the source's
+ * component is reached; directed graphs: what source reaches); and level == ref_level
+ * when ref_level is not NULL. Else 0, with "rule <name>: ..." naming the rule and the
+ * vertex in why (why_len bytes, may be NULL). ---- */
+int sp__ref_bfs_validate(const sp_csr_t *g, int32_t source, const int32_t *level,
+                         const int32_t *parent, const int32_t *ref_level, char *why,
+                         size_t why_len);
 
 /* ---- sparse triangular solve: x = alpha * T^-1 b, T the lower (upper == 0: entries with
  * col <= row) or upper (col >= row) triangle of the square CSR a; the other triangle is

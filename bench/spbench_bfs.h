@@ -1,0 +1,50 @@
+/* spbench's BFS table (spbench_bfs.c) and the --bfs-suite (spbench_bfs_suite.c). */
+#ifndef SPBENCH_BFS_H
+#define SPBENCH_BFS_H
+
+#include "spbench_util.h"
+
+#define SB_BFS_WARMUP 2 /* untimed searches per combination before the timed ones */
+
+typedef struct sb_bfs_request {
+    int64_t source;      /* >= 0: only this source */
+    int nsources;        /* else this many of non-zero degree from seed */
+    uint64_t seed;
+    int check;           /* also compare levels with the reference */
+    const char *variant; /* NULL: all; else a sp_bfs_variant_name */
+    const char *loop;    /* NULL: all; else a sp_bfs_loop_name or "persistent_coop" */
+    int undirected;      /* graph is symmetric: 1, 0, or -1 to find out */
+    int validate_all;    /* validate every search, else the first validate_first ones */
+    int validate_first;
+    sb_gpu_t *gpu;       /* the GPU the context runs on (NULL: host context) */
+} sb_bfs_request_t;
+
+/* One variant x loop over all sources. */
+typedef struct sb_bfs_row {
+    sp_bfs_variant_t variant, variant_used;
+    sp_bfs_loop_t loop, loop_used;
+    int coop;
+    sp_status_t status; /* not SUCCESS: n/a, message says why */
+    char message[600];
+    int sources, validated, valid;
+    double ms_mean, ms_hmean, gteps_g500, gteps_directed, levels_mean, us_per_level;
+    int64_t switches;
+} sb_bfs_row_t;
+
+enum { SB_BFS_MAX_ROWS = 16 };
+
+const char *sb_bfs_loop_label(sp_bfs_loop_t loop, int coop);
+int sb_bfs_known_variant(const char *name);
+int sb_bfs_known_loop(const char *name);
+void sb_print_bfs_header(void);
+void sb_print_bfs_row(const char *graph, const sb_bfs_row_t *row);
+/* Every selected combination on A from the request's sources, a row each (printed as it
+ * completes); 0 when every search that ran was valid. */
+int sb_bfs_table(sp_context_t *ctx, sp_matrix_t *A, const sb_bfs_request_t *q,
+                 const char *graph, sb_bfs_row_t *rows, int *nrows);
+/* spbench --bfs on one input: the table and the summary lines; 0 when valid. */
+int sb_run_bfs(sp_context_t *ctx, sp_matrix_t *A, const sb_bfs_request_t *q, sb_report_t *r);
+/* spbench --bfs-suite: the benchmark graphs, a table row per graph x variant x loop. */
+int sb_run_bfs_suite(sp_context_t *ctx, const sb_bfs_request_t *q);
+
+#endif /* SPBENCH_BFS_H */

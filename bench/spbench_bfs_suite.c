@@ -1,0 +1,177 @@
+/* spbench --bfs-suite: the BFS benchmark graphs (Kronecker scale 22 and 24 with edge
+ * factor 16, uniform random scale 22, the 4096 x 4096 grid, all undirected; the bundled
+ * graphs of datasets/ made undirected without self-loops or duplicate edges), a table row
+ * per graph x variant x loop, and AUTO's choice against the best row of each graph. */
+#include <dirent.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "spbench_bfs.h"
+
+#ifndef SP_DATASETS_DIR
+#define SP_DATASETS_DIR "datasets"
+#endif
+
+/* One generated graph of the suite. Fewer sources for the largest keep the whole suite
+ * within a few minutes on one GPU. */
+typedef struct suite_graph {
+    const char *name;
+    char kind; /* 'k' Kronecker, 'u' uniform, 'g' grid */
+    int scale; /* or the grid's side */
+    int nsources;
+} suite_graph_t;
+
+static const suite_graph_t g_graphs[] = {
+    {"kron22_ef16", 'k', 22, 64},
+    {"kron24_ef16", 'k', 24, 16},
+    {"uniform22_ef16", 'u', 22, 64},
+    {"grid2d_4096", 'g', 4096, 2},
+};
+
+/* In place: drop self-loops and add the reverse of every edge (duplicates are merged when
+ * the matrix is made, on the GPU). */
+static sp_status_t make_undirected(sp_coo_t **coo)
+{
+    sp_coo_t *a = *coo, *b = NULL;
+    sp_status_t st = sp_coo_drop_self_loops(a, NULL);
+    if (st == SP_STATUS_SUCCESS)
+        st = sp_coo_create(a->nrows, a->ncols, 2 * a->nnz, SP_VALUE_NONE, &b);
+    if (st != SP_STATUS_SUCCESS) return st;
+    memcpy(b->row, a->row, (size_t)a->nnz * sizeof(int32_t));
+    memcpy(b->col, a->col, (size_t)a->nnz * sizeof(int32_t));
+    memcpy(b->row + a->nnz, a->col, (size_t)a->nnz * sizeof(int32_t));
+    memcpy(b->col + a->nnz, a->row, (size_t)a->nnz * sizeof(int32_t));
+    b->nnz = 2 * a->nnz;
+    sp_coo_free(a);
+    *coo = b;
+    return SP_STATUS_SUCCESS;
+}
+
+static sp_status_t generate(const suite_graph_t *g, sp_coo_t **coo)
+{
+    sp_status_t st;
+    if (g->kind == 'g') return sp_gen_grid2d(g->scale, SP_VALUE_NONE, coo);
+    st = g->kind == 'k' ? sp_gen_kronecker(g->scale, 16, 1, SP_VALUE_NONE, coo)
+                        : sp_gen_uniform(g->scale, 16, 1, SP_VALUE_NONE, coo);
+    return st == SP_STATUS_SUCCESS ? make_undirected(coo) : st;
+}
+
+/* A bundled graph, undirected, without self-loops or duplicates; *coo NULL if skipped. */
+static sp_status_t load_dataset(const char *path, int is_mtx, sp_coo_t **coo)
+{
+    sp_status_t st;
+    *coo = NULL;
+    if (is_mtx) {
+        sp_mtx_options_t mo = {0};
+        mo.complex_mode = SP_COMPLEX_REAL_PART; /* the pattern is what BFS reads */
+        st = sp_mtx_read(path, SP_VALUE_NONE, &mo, coo);
+        if (st == SP_STATUS_SUCCESS && (*coo)->nrows != (*coo)->ncols) {
+            sp_coo_free(*coo);
+            *coo = NULL;
+            return SP_STATUS_SUCCESS;
+        }
+        return st == SP_STATUS_SUCCESS ? sp_coo_symmetrize(*coo, 1) : st;
+    }
+    sp_edgelist_options_t o = {0};
+    o.undirected = 1, o.drop_self_loops = 1, o.merge_duplicates = 1;
+    return sp_edgelist_read(path, SP_VALUE_NONE, &o, coo, NULL);
+}
+
+/* The rows of one graph, then AUTO against the fastest other row. */
+static int bench_graph(sp_context_t *ctx, const sb_bfs_request_t *base, const char *name,
+                       const sp_coo_t *coo, int nsources)
+{
+    sp_matrix_t *A = NULL;
+    sp_matrix_options_t mo = {0};
+    sb_bfs_row_t rows[SB_BFS_MAX_ROWS];
+    sb_bfs_request_t q = *base;
+    int nrows = 0, rc;
+    const sb_bfs_row_t *best = NULL, *aut = NULL;
+    mo.duplicates = SP_DUP_KEEP;
+    if (sp_matrix_create(ctx, coo, &mo, &A) != SP_STATUS_SUCCESS ||
+        sp_context_synchronize(ctx) != SP_STATUS_SUCCESS) {
+        fprintf(stderr, "spbench: %s: %s\n", name, sp_last_error());
+        sp_matrix_destroy(A);
+        return 1;
+    }
+    q.nsources = nsources;
+    q.undirected = 1;
+    rc = sb_bfs_table(ctx, A, &q, name, rows, &nrows);
+    for (int i = 0; i < nrows; i++) {
+        if (rows[i].status) continue;
+        if (rows[i].variant == SP_BFS_AUTO) aut = &rows[i];
+        else if (!best || rows[i].ms_mean < best->ms_mean) best = &rows[i];
+    }
+    if (aut && best)
+        printf("%-22s auto chose %s/%s; best %s/%s; auto/best time %.3f (%s)\n", name,
+               sp_bfs_variant_name(aut->variant_used), sp_bfs_loop_name(aut->loop_used),
+               sp_bfs_variant_name(best->variant), sb_bfs_loop_label(best->loop, best->coop),
+               aut->ms_mean / best->ms_mean,
+               aut->ms_mean <= 1.1 * best->ms_mean ? "within 10%" : "MORE than 10% slower");
+    sp_matrix_destroy(A);
+    return rc;
+}
+
+static int bench_datasets(sp_context_t *ctx, const sb_bfs_request_t *q, const char *sub,
+                          int is_mtx)
+{
+    char dir_path[2048];
+    int rc = 0;
+    snprintf(dir_path, sizeof dir_path, "%s/%s", SP_DATASETS_DIR, sub);
+    DIR *dir = opendir(dir_path);
+    if (!dir) {
+        printf("bfs_suite: %s not found, skipped\n", dir_path);
+        return 0;
+    }
+    for (struct dirent *e; (e = readdir(dir)) != NULL;) {
+        char path[4096];
+        sp_coo_t *coo = NULL;
+        if (e->d_name[0] == '.' || strstr(e->d_name, ".tsv")) continue;
+        snprintf(path, sizeof path, "%s/%s", dir_path, e->d_name);
+        if (load_dataset(path, is_mtx, &coo) != SP_STATUS_SUCCESS) {
+            fprintf(stderr, "spbench: %s\n", sp_last_error());
+            rc = 1;
+            continue;
+        }
+        if (coo && coo->nnz > 0) rc |= bench_graph(ctx, q, e->d_name, coo, 64);
+        sp_coo_free(coo);
+    }
+    closedir(dir);
+    return rc;
+}
+
+int sb_run_bfs_suite(sp_context_t *ctx, const sb_bfs_request_t *base)
+{
+    sb_bfs_request_t q = *base;
+    double t0 = sb_now();
+    int rc = 0;
+    q.source = -1;
+    q.check = 1;          /* the validated search also matches the reference's levels */
+    q.validate_all = 0;   /* validated: the first source of each variant x loop */
+    q.validate_first = 1;
+    printf("bfs_suite: seed %llu; sources of non-zero degree: 64 (kron24: 16, grid: 2 to "
+           "keep the suite short); every graph undirected, no self-loops or duplicates; "
+           "the first search of each row validated (Graph500 rules and reference levels)\n",
+           (unsigned long long)q.seed);
+    sb_print_bfs_header();
+    for (size_t i = 0; q.gpu && i < sizeof g_graphs / sizeof g_graphs[0]; i++) {
+        sp_coo_t *coo = NULL;
+        double tg = sb_now();
+        if (generate(&g_graphs[i], &coo) != SP_STATUS_SUCCESS) {
+            fprintf(stderr, "spbench: %s: %s\n", g_graphs[i].name, sp_last_error());
+            rc = 1;
+            continue;
+        }
+        printf("bfs_suite: %s generated in %.1f s (%lld vertices, %lld directed entries before "
+               "merging)\n", g_graphs[i].name, sb_now() - tg, (long long)coo->nrows,
+               (long long)coo->nnz);
+        rc |= bench_graph(ctx, &q, g_graphs[i].name, coo, g_graphs[i].nsources);
+        sp_coo_free(coo);
+        fflush(stdout);
+    }
+    if (!q.gpu) printf("bfs_suite: no GPU: the generated graphs are skipped, datasets only\n");
+    rc |= bench_datasets(ctx, &q, "graphs", 0);
+    rc |= bench_datasets(ctx, &q, "mtx", 1);
+    printf("bfs_suite_seconds: %.1f\nbfs_suite_valid: %s\n", sb_now() - t0, rc ? "NO" : "yes");
+    return rc;
+}

@@ -1,0 +1,270 @@
+/* Building blocks of the per-level BFS kernels (kernels/bfs/): the visited-bitmap claim,
+ * the three ways a discovered vertex is recorded (counted, appended to a queue, set in a
+ * bitmap), the degree-bucketed expansion of a warp's vertices (Merrill, Garland & Grimshaw
+ * 2012: thread, warp, and grid-wide "hub pieces" for the largest degrees) and the kernels
+ * that expand the deferred hub pieces. Header-only, everything static or inline. */
+#ifndef SP_BFS_LEVEL_COMMON_CUH
+#define SP_BFS_LEVEL_COMMON_CUH
+
+#include <cooperative_groups.h>
+
+#include "prim/prim_common.cuh"
+#include "sp_kernels_bfs.h"
+
+namespace bfs {
+
+/* Tuning constants shared by the level kernels. A vertex of degree below warp_degree is
+ * expanded by its own thread, below hub_degree by its warp; larger ones are cut into
+ * pieces of hub_degree edges that a second kernel spreads over the whole grid (one block
+ * per piece), so a million-edge hub costs ~250 block-sized steps on many SMs instead of
+ * a million steps on one thread. */
+struct policy {
+    static constexpr int block_threads = 256;
+    static constexpr int blocks_per_sm = 8;
+    static constexpr int warp_degree = 32;
+    static constexpr int hub_degree = 4096;
+    static constexpr int shared_queue = 3072; /* privatized: entries per block queue */
+};
+using P = policy;
+
+/* Everything a level kernel reads or writes, passed by value. */
+struct level_args {
+    int64_t n;
+    const int32_t *out_ptr, *out_idx, *in_ptr, *in_idx, *coo_row, *coo_col;
+    int64_t nnz;
+    int32_t *level, *parent;
+    uint32_t *visited, *front, *next;
+    const int32_t *queue;
+    int32_t *next_queue;
+    int32_t *piece_vertex, *piece_start;
+    int64_t max_pieces;
+    sp_gpu_bfs_counters_t *ctr;
+    int32_t cur;
+};
+
+static inline level_args make_args(const sp_gpu_bfs_graph_t *g, const sp_gpu_bfs_work_t *w,
+                                   int32_t cur)
+{
+    level_args a;
+    a.n = g->n;
+    a.nnz = g->nnz;
+    a.out_ptr = g->d_out_ptr;
+    a.out_idx = g->d_out_idx;
+    a.in_ptr = g->d_in_ptr;
+    a.in_idx = g->d_in_idx;
+    a.coo_row = g->d_coo_row;
+    a.coo_col = g->d_coo_col;
+    a.level = w->d_level;
+    a.parent = w->d_parent;
+    a.visited = w->d_visited;
+    a.front = w->d_front;
+    a.next = w->d_next;
+    a.queue = w->d_queue;
+    a.next_queue = w->d_next_queue;
+    a.piece_vertex = w->d_piece_vertex;
+    a.piece_start = w->d_piece_start;
+    a.max_pieces = w->max_pieces;
+    a.ctr = w->d_counters;
+    a.cur = cur;
+    return a;
+}
+
+/* Blocks for a grid-stride loop over n > 0 items, at most blocks_per_sm per SM. */
+static inline unsigned grid_for(const sp_gpu_env_t *env, int64_t n)
+{
+    int64_t cap = (int64_t)(env->sm_count > 0 ? env->sm_count : 1) * P::blocks_per_sm;
+    int64_t need = (n + P::block_threads - 1) / P::block_threads;
+    if (need < 1) need = 1;
+    return (unsigned)(need < cap ? need : cap);
+}
+
+static inline int64_t bitmap_words(int64_t n) { return (n + 31) / 32; }
+
+/* The checks every level entry point makes. */
+static inline sp_status_t check_level(const char *what, const sp_gpu_env_t *env,
+                                      const sp_gpu_bfs_graph_t *g, const sp_gpu_bfs_work_t *w)
+{
+    sp_status_t st = SP_STATUS_SUCCESS;
+    SP_CHECK_ARG(env != NULL && g != NULL && w != NULL, "%s: NULL argument", what);
+    SP_CHECK_ARG(g->n >= 1 && g->n <= INT32_MAX && g->nnz >= 0 && g->nnz <= INT32_MAX,
+                 "%s: graph of %lld vertices and %lld edges (need 1..2^31-1 and < 2^31)", what,
+                 (long long)g->n, (long long)g->nnz);
+    SP_CHECK_ARG(g->d_out_ptr != NULL && w->d_level != NULL && w->d_visited != NULL &&
+                     w->d_counters != NULL,
+                 "%s: NULL CSR, level, visited or counters", what);
+done:
+    return st;
+}
+
+/* What the level kernel does with a vertex it discovers. */
+enum emit_kind {
+    EMIT_COUNT = 0,  /* count only (vertex-centric and edge-centric push) */
+    EMIT_QUEUE = 1,  /* append to next_queue, one atomic per coalesced group */
+    EMIT_SHARED = 2, /* append to the block's shared queue, the global queue on overflow */
+    EMIT_BITMAP = 3  /* set in the next-frontier bitmap (pull) */
+};
+
+struct shared_queue {
+    int32_t count;
+    int32_t base;
+    int32_t q[P::shared_queue];
+};
+
+/* Per-thread tallies, summed over the warp and added to the counters once at the end of
+ * a kernel (one atomic per warp, not per vertex). */
+struct tally {
+    int32_t vertices;
+    unsigned long long edges;
+};
+
+/* All 32 lanes of the warp must call it. */
+__device__ __forceinline__ void flush(const level_args &a, tally t)
+{
+    int32_t v = sp_prim::warp_sum(t.vertices);
+    unsigned long long e = sp_prim::warp_sum(t.edges);
+    if ((threadIdx.x & 31) == 0) {
+        if (v) atomicAdd(&a.ctr->next_vertices, v);
+        if (e) atomicAdd(&a.ctr->next_edges, e);
+    }
+}
+
+__device__ __forceinline__ bool bit_of(const uint32_t *bits, int32_t v)
+{
+    return (__ldcg(bits + (v >> 5)) >> (v & 31)) & 1u;
+}
+
+/* True for exactly one caller per vertex over the whole traversal: the one whose atomicOr
+ * sets w's visited bit. The plain read first skips the atomic for vertices long visited
+ * (a stale read only costs the atomic). */
+__device__ __forceinline__ bool claim(uint32_t *visited, int32_t w)
+{
+    uint32_t bit = 1u << (w & 31);
+    uint32_t *word = visited + (w >> 5);
+    if (__ldcg(word) & bit) return false;
+    return !(atomicOr(word, bit) & bit);
+}
+
+/* Append w to next_queue: the coalesced lanes take consecutive slots with one atomic. */
+__device__ __forceinline__ void append_global(const level_args &a, int32_t w)
+{
+    namespace cg = cooperative_groups;
+    cg::coalesced_group g = cg::coalesced_threads();
+    int32_t base = 0;
+    if (g.thread_rank() == 0) base = atomicAdd(&a.ctr->queue_tail, (int32_t)g.size());
+    base = g.shfl(base, 0);
+    a.next_queue[base + (int32_t)g.thread_rank()] = w;
+}
+
+/* w was claimed by this thread from parent u: record it. */
+template <int EMIT>
+__device__ __forceinline__ void discovered(const level_args &a, int32_t u, int32_t w,
+                                           tally &t, shared_queue *sq)
+{
+    a.level[w] = a.cur + 1;
+    if (a.parent) a.parent[w] = u;
+    t.vertices++;
+    t.edges += (unsigned long long)(a.out_ptr[w + 1] - a.out_ptr[w]);
+    if (EMIT == EMIT_QUEUE) append_global(a, w);
+    if (EMIT == EMIT_SHARED) {
+        int32_t pos = atomicAdd(&sq->count, 1);
+        if (pos < P::shared_queue)
+            sq->q[pos] = w;
+        else
+            append_global(a, w);
+    }
+    if (EMIT == EMIT_BITMAP) atomicOr(a.next + (w >> 5), 1u << (w & 31));
+}
+
+template <int EMIT>
+__device__ __forceinline__ void visit(const level_args &a, int32_t u, int32_t w, tally &t,
+                                      shared_queue *sq)
+{
+    if (claim(a.visited, w)) discovered<EMIT>(a, u, w, t, sq);
+}
+
+/* Cut vertex v's edge range of deg >= hub_degree edges into pieces for the hub kernel.
+ * Within one level each vertex is deferred at most once and its pieces number at most
+ * 2 * deg / hub_degree, so max_pieces = 2 * nnz / hub_degree + 1 always suffices; the
+ * bound check only guards memory. */
+__device__ __forceinline__ void defer_hub(const level_args &a, int32_t v, int32_t deg)
+{
+    int32_t np = (deg + P::hub_degree - 1) / P::hub_degree;
+    int32_t base = atomicAdd(&a.ctr->hub_pieces, np);
+    for (int32_t k = 0; k < np && (int64_t)base + k < a.max_pieces; k++) {
+        a.piece_vertex[base + k] = v;
+        a.piece_start[base + k] = k * P::hub_degree;
+    }
+}
+
+/* Push expansion of one vertex per lane (v < 0: none): small degrees by the lane, medium
+ * ones by the whole warp one vertex at a time (coalesced reads of the adjacency), hubs
+ * deferred. All 32 lanes must call it. */
+template <int EMIT>
+__device__ __forceinline__ void expand_push(const level_args &a, int32_t v, tally &t,
+                                            shared_queue *sq)
+{
+    int lane = threadIdx.x & 31;
+    int32_t beg = 0, end = 0;
+    if (v >= 0) {
+        beg = a.out_ptr[v];
+        end = a.out_ptr[v + 1];
+    }
+    int32_t deg = end - beg;
+    if (deg >= P::hub_degree) defer_hub(a, v, deg);
+    unsigned coop = __ballot_sync(sp_prim::full_mask, deg >= P::warp_degree && deg < P::hub_degree);
+    while (coop) {
+        int leader = __ffs(coop) - 1;
+        coop &= coop - 1;
+        int32_t u = __shfl_sync(sp_prim::full_mask, v, leader);
+        int64_t b = __shfl_sync(sp_prim::full_mask, beg, leader);
+        int64_t e = __shfl_sync(sp_prim::full_mask, end, leader);
+        for (int64_t k = b + lane; k < e; k += 32) visit<EMIT>(a, u, a.out_idx[k], t, sq);
+    }
+    if (deg < P::warp_degree)
+        for (int64_t k = beg; k < end; k++) visit<EMIT>(a, v, a.out_idx[k], t, sq);
+}
+
+/* The deferred hub pieces of a push level: one block per piece (grid-stride over the
+ * pieces counted in the counters by the kernel before it on the stream). */
+template <int EMIT>
+__global__ void __launch_bounds__(P::block_threads) hub_push_kernel(level_args a)
+{
+    tally t = {0, 0};
+    int64_t np = a.ctr->hub_pieces;
+    if (np > a.max_pieces) np = a.max_pieces;
+    for (int64_t p = blockIdx.x; p < np; p += gridDim.x) {
+        int32_t v = a.piece_vertex[p];
+        int64_t b = (int64_t)a.out_ptr[v] + a.piece_start[p];
+        int64_t e = b + P::hub_degree < a.out_ptr[v + 1] ? b + P::hub_degree : a.out_ptr[v + 1];
+        for (int64_t k = b + threadIdx.x; k < e; k += P::block_threads)
+            visit<EMIT>(a, v, a.out_idx[k], t, nullptr);
+    }
+    flush(a, t);
+}
+
+/* Launch the hub kernel after a push level kernel (it finds no pieces when none were
+ * deferred; the launch is the price of not reading the count back). */
+template <int EMIT>
+static inline sp_status_t launch_hubs_push(const sp_gpu_env_t *env, const level_args &a)
+{
+    sp_status_t st = SP_STATUS_SUCCESS;
+    if (a.nnz < P::hub_degree) goto done; /* no vertex can be a hub */
+    hub_push_kernel<EMIT><<<grid_for(env, (int64_t)P::block_threads * 4 * env->sm_count),
+                            P::block_threads, 0, (cudaStream_t)env->stream>>>(a);
+    SP_CUDA_LAUNCHED("hub_push_kernel");
+done:
+    return st;
+}
+
+/* Zero the counters (a stream-ordered memset). */
+static inline sp_status_t reset_counters(const sp_gpu_env_t *env, sp_gpu_bfs_counters_t *ctr)
+{
+    sp_status_t st = SP_STATUS_SUCCESS;
+    SP_CUDA_TRY(cudaMemsetAsync(ctr, 0, sizeof *ctr, (cudaStream_t)env->stream));
+done:
+    return st;
+}
+
+} /* namespace bfs */
+
+#endif /* SP_BFS_LEVEL_COMMON_CUH */

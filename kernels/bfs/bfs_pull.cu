@@ -1,0 +1,108 @@
+/* One level of vertex-centric pull BFS over CSC (PMPP ch. 15; Beamer's bottom-up step):
+ * every unvisited vertex scans its in-edges for a vertex of the frontier bitmap and stops
+ * at the first, which becomes its parent; correct on directed graphs because it reads the
+ * in-edges. In-degrees bucketed like push: thread, warp (32 in-edges per step, stopping
+ * on a ballot), and grid-wide hub pieces that stop once any piece has found a parent. */
+#include "bfs_level_common.cuh"
+
+using namespace bfs;
+
+namespace {
+
+/* d_front is not written during a pull level: read it through the read-only path. */
+__device__ __forceinline__ bool in_front(const level_args &a, int32_t u)
+{
+    return (__ldg(a.front + (u >> 5)) >> (u & 31)) & 1u;
+}
+
+__global__ void __launch_bounds__(P::block_threads) pull_kernel(level_args a)
+{
+    tally t = {0, 0};
+    int lane = threadIdx.x & 31;
+    for (int64_t base = (int64_t)blockIdx.x * P::block_threads + (threadIdx.x & ~31); base < a.n;
+         base += (int64_t)gridDim.x * P::block_threads) {
+        int64_t vv = base + lane;
+        int32_t v = vv < a.n ? (int32_t)vv : -1;
+        int32_t beg = 0, end = 0;
+        /* base is a multiple of 32: the warp's vertices share one visited word */
+        uint32_t seen = __ldcg(a.visited + (base >> 5));
+        if (v >= 0 && !((seen >> lane) & 1u)) {
+            beg = a.in_ptr[v];
+            end = a.in_ptr[v + 1];
+        }
+        int32_t deg = end - beg;
+        if (deg >= P::hub_degree) defer_hub(a, v, deg);
+        unsigned coop = __ballot_sync(sp_prim::full_mask,
+                                      deg >= P::warp_degree && deg < P::hub_degree);
+        while (coop) {
+            int leader = __ffs(coop) - 1;
+            coop &= coop - 1;
+            int32_t x = __shfl_sync(sp_prim::full_mask, v, leader);
+            int64_t b = __shfl_sync(sp_prim::full_mask, beg, leader);
+            int64_t e = __shfl_sync(sp_prim::full_mask, end, leader);
+            for (int64_t k0 = b; k0 < e; k0 += 32) {
+                int32_t u = k0 + lane < e ? a.in_idx[k0 + lane] : -1;
+                unsigned found = __ballot_sync(sp_prim::full_mask, u >= 0 && in_front(a, u));
+                if (found) {
+                    if (lane == __ffs(found) - 1 && claim(a.visited, x))
+                        discovered<EMIT_BITMAP>(a, u, x, t, nullptr);
+                    break;
+                }
+            }
+        }
+        if (deg < P::warp_degree)
+            for (int64_t k = beg; k < end; k++) {
+                int32_t u = a.in_idx[k];
+                if (in_front(a, u)) {
+                    if (claim(a.visited, v)) discovered<EMIT_BITMAP>(a, u, v, t, nullptr);
+                    break;
+                }
+            }
+    }
+    flush(a, t);
+}
+
+/* One block per piece of a deferred vertex's in-edges; every piece stops as soon as the
+ * vertex is visited (found by any piece), and the claim lets exactly one finder record. */
+__global__ void __launch_bounds__(P::block_threads) hub_pull_kernel(level_args a)
+{
+    tally t = {0, 0};
+    int64_t np = a.ctr->hub_pieces;
+    if (np > a.max_pieces) np = a.max_pieces;
+    for (int64_t p = blockIdx.x; p < np; p += gridDim.x) {
+        int32_t v = a.piece_vertex[p];
+        int64_t b = (int64_t)a.in_ptr[v] + a.piece_start[p];
+        int64_t e = b + P::hub_degree < a.in_ptr[v + 1] ? b + P::hub_degree : a.in_ptr[v + 1];
+        for (int64_t k = b + threadIdx.x; k < e && !bit_of(a.visited, v); k += P::block_threads) {
+            int32_t u = a.in_idx[k];
+            if (in_front(a, u) && claim(a.visited, v)) discovered<EMIT_BITMAP>(a, u, v, t, nullptr);
+        }
+    }
+    flush(a, t);
+}
+
+} /* namespace */
+
+extern "C" sp_status_t sp__gpu_bfs_pull_level(const sp_gpu_env_t *env, const sp_gpu_bfs_graph_t *g,
+                                              const sp_gpu_bfs_work_t *w, int32_t cur)
+{
+    sp_status_t st = SP_STATUS_SUCCESS;
+    level_args a;
+    cudaStream_t s;
+    SP_TRY(check_level("bfs pull", env, g, w));
+    SP_CHECK_ARG(g->d_in_ptr != NULL && (g->nnz == 0 || g->d_in_idx != NULL) &&
+                     w->d_front != NULL && w->d_next != NULL,
+                 "bfs pull: NULL CSC or frontier bitmaps");
+    a = make_args(g, w, cur);
+    s = (cudaStream_t)env->stream;
+    SP_CUDA_TRY(cudaMemsetAsync(w->d_next, 0, (size_t)bitmap_words(g->n) * sizeof(uint32_t), s));
+    pull_kernel<<<grid_for(env, g->n), P::block_threads, 0, s>>>(a);
+    SP_CUDA_LAUNCHED("pull_kernel");
+    if (g->nnz >= P::hub_degree) {
+        hub_pull_kernel<<<grid_for(env, (int64_t)P::block_threads * 4 * env->sm_count),
+                          P::block_threads, 0, s>>>(a);
+        SP_CUDA_LAUNCHED("hub_pull_kernel");
+    }
+done:
+    return st;
+}

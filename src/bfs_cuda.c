@@ -1,0 +1,218 @@
+/* sp_bfs on a CUDA context: the host level loop (one launch per level of the chosen
+ * variant, one 24-byte read-back of the counters per level, the direction-optimized
+ * switching decided here from those counters), or a hand-off to the single-block and
+ * persistent kernels that keep the loop on the GPU; scratch from the context's allocator,
+ * reused across the sources of sp_bfs_multi; stats and timing. */
+#include "sp_api.h"
+
+#ifdef SP_HAVE_CUDA
+#include "sp_cuda.h"
+#include "sp_kernels_bfs.h"
+
+/* What one search found, before it is copied to the caller's stats. */
+typedef struct search_log {
+    int64_t levels, vertices, edges, switches;
+} search_log_t;
+
+static sp_status_t read_counters(const sp_gpu_env_t *env, const sp_gpu_bfs_work_t *w,
+                                 sp_gpu_bfs_counters_t *h)
+{
+    sp_status_t st = SP_STATUS_SUCCESS;
+    cudaStream_t s = (cudaStream_t)env->stream;
+    SP_CUDA_TRY(cudaMemcpyAsync(h, w->d_counters, sizeof *h, cudaMemcpyDeviceToHost, s));
+    SP_CUDA_TRY(cudaStreamSynchronize(s));
+done:
+    return st;
+}
+
+/* Expand level cur (count vertices) with the variant; dir matters for DIRECTION_OPT only. */
+static sp_status_t step(const sp_gpu_env_t *env, const sp_gpu_bfs_graph_t *g,
+                        const sp_gpu_bfs_work_t *w, sp_bfs_variant_t variant, int32_t cur,
+                        int32_t count, sp_bfs_direction_t prev, sp_bfs_direction_t dir)
+{
+    sp_status_t st = SP_STATUS_SUCCESS;
+    switch (variant) {
+    case SP_BFS_PUSH: SP_TRY(sp__gpu_bfs_push_level(env, g, w, cur)); break;
+    case SP_BFS_PULL: SP_TRY(sp__gpu_bfs_pull_level(env, g, w, cur)); break;
+    case SP_BFS_EDGE: SP_TRY(sp__gpu_bfs_edge_level(env, g, w, cur)); break;
+    case SP_BFS_FRONTIER: SP_TRY(sp__gpu_bfs_frontier_level(env, g, w, cur, count)); break;
+    case SP_BFS_PRIVATIZED: SP_TRY(sp__gpu_bfs_privatized_level(env, g, w, cur, count)); break;
+    default:
+        SP_TRY(sp__gpu_bfs_direction_opt_level(env, g, w, cur, count, (sp_gpu_bfs_dir_t)prev,
+                                               (sp_gpu_bfs_dir_t)dir));
+        break;
+    }
+done:
+    return st;
+}
+
+/* The next level's frontier becomes the current one. */
+static void swap_frontier(sp_gpu_bfs_work_t *w, sp_bfs_variant_t variant, sp_bfs_direction_t dir)
+{
+    if (variant == SP_BFS_PULL || (variant == SP_BFS_DIRECTION_OPT && dir == SP_BFS_DIR_PULL)) {
+        uint32_t *t = w->d_front;
+        w->d_front = w->d_next;
+        w->d_next = t;
+    } else if (variant != SP_BFS_PUSH && variant != SP_BFS_EDGE) {
+        int32_t *t = w->d_queue;
+        w->d_queue = w->d_next_queue;
+        w->d_next_queue = t;
+    }
+}
+
+/* The host level loop from source; stats s (may be NULL) gets sizes and directions. */
+static sp_status_t host_loop(const sp_gpu_env_t *env, const sp_gpu_bfs_graph_t *g,
+                             sp_gpu_bfs_work_t w, sp_bfs_variant_t variant, double alpha,
+                             double beta, int32_t source, sp_bfs_stats_t *s, search_log_t *log)
+{
+    sp_status_t st = SP_STATUS_SUCCESS;
+    sp_gpu_bfs_counters_t c;
+    int64_t cap = s ? s->frontier_capacity : 0;
+    int64_t count, prev_count = 0, m_f, m_u;
+    sp_bfs_direction_t dir = variant == SP_BFS_PULL ? SP_BFS_DIR_PULL : SP_BFS_DIR_PUSH;
+    sp_bfs_direction_t prev = dir;
+    search_log_t lg = {1, 1, 0, 0};
+    for (int64_t l = 0; l < cap; l++) {
+        if (s->frontier_sizes) s->frontier_sizes[l] = l == 0;
+        if (s->directions) s->directions[l] = -1;
+    }
+    SP_TRY(sp__gpu_bfs_start(env, g, &w, source));
+    SP_TRY(read_counters(env, &w, &c));
+    count = c.next_vertices;
+    m_f = (int64_t)c.next_edges;
+    m_u = g->nnz - m_f;
+    lg.edges = m_f;
+    for (int32_t cur = 0; count > 0; cur++) {
+        if (variant == SP_BFS_DIRECTION_OPT) {
+            dir = sp__bfs_next_direction(prev, m_f, m_u, count, prev_count, g->n, alpha, beta);
+            if (cur > 0 && dir != prev) lg.switches++;
+        }
+        SP_TRY(sp__gpu_bfs_counters_reset(env, &w));
+        SP_TRY(step(env, g, &w, variant, cur, (int32_t)count, prev, dir));
+        SP_TRY(read_counters(env, &w, &c));
+        if (cur < cap && s->directions) s->directions[cur] = dir;
+        swap_frontier(&w, variant, dir);
+        prev = dir;
+        prev_count = count;
+        count = c.next_vertices;
+        m_f = (int64_t)c.next_edges;
+        m_u -= m_f;
+        if (count == 0) break;
+        if (lg.levels < cap && s->frontier_sizes) s->frontier_sizes[lg.levels] = count;
+        lg.levels++;
+        lg.vertices += count;
+        lg.edges += m_f;
+    }
+    *log = lg;
+done:
+    return st;
+}
+
+/* The single-block or persistent kernel runs the whole search. */
+static sp_status_t gpu_loop(const sp_gpu_env_t *env, const sp_csr_t *csr, sp_bfs_loop_t loop,
+                            int sync, int32_t source, int32_t *level, int32_t *parent,
+                            sp_bfs_stats_t *s, search_log_t *log)
+{
+    sp_status_t st = SP_STATUS_SUCCESS;
+    sp_gpu_bfs_result_t r = {0, 0, 0};
+    int64_t *sizes = s && s->frontier_sizes ? s->frontier_sizes : NULL;
+    int64_t cap = sizes ? s->frontier_capacity : 0;
+    if (loop == SP_BFS_LOOP_SINGLE_BLOCK)
+        SP_TRY(sp__gpu_bfs_single_block(env, csr, source, level, parent, sizes, cap, &r));
+    else
+        SP_TRY(sp__gpu_bfs_persistent(env, csr, source,
+                                      sync ? SP_GPU_BFS_SYNC_COOP : SP_GPU_BFS_SYNC_SOFT, level,
+                                      parent, sizes, cap, &r));
+    for (int64_t l = 0; s && s->directions && l < s->frontier_capacity; l++)
+        s->directions[l] = l < r.levels ? SP_BFS_DIR_PUSH : -1;
+    log->levels = r.levels;
+    log->vertices = r.vertices;
+    log->edges = r.edges;
+    log->switches = 0;
+done:
+    return st;
+}
+
+sp_status_t sp__cuda_bfs(sp_matrix_t *G, int64_t nsources, const int64_t *sources,
+                         sp_bfs_variant_t variant, sp_bfs_loop_t loop, int sync, double alpha,
+                         double beta, int32_t *level, int32_t *parent, sp_bfs_stats_t *stats)
+{
+    sp_status_t st = SP_STATUS_SUCCESS;
+    sp_gpu_env_t env;
+    sp_gpu_bfs_graph_t g;
+    sp_gpu_bfs_work_t w;
+    void *d_temp = NULL;
+    cudaEvent_t ev[2] = {NULL, NULL};
+    int64_t n = G->f.csr.nrows;
+    int timed = 0;
+    sp__cuda_env(G->ctx, &env);
+    for (int64_t i = 0; stats && i < nsources; i++) timed |= stats[i].measure_time != 0;
+    if (nsources == 0) goto done;
+    if (n > INT32_MAX || G->f.csr.nnz > INT32_MAX)
+        SP_FAIL(SP_STATUS_NOT_SUPPORTED, "sp_bfs: %lld vertices and %lld edges exceed 32-bit indices",
+                (long long)n, (long long)G->f.csr.nnz);
+    g.n = n;
+    g.nnz = G->f.csr.nnz;
+    g.d_out_ptr = G->f.csr.ptr;
+    g.d_out_idx = G->f.csr.idx;
+    g.d_in_ptr = g.d_in_idx = NULL;
+    g.d_coo_row = G->f.coo.row;
+    g.d_coo_col = G->f.coo.col;
+    if (loop == SP_BFS_LOOP_HOST) {
+        if (variant == SP_BFS_PULL || variant == SP_BFS_DIRECTION_OPT) {
+            SP_TRY(sp_matrix_build(G->ctx, G, SP_FORMAT_CSC));
+            g.d_in_ptr = G->f.csc.ptr;
+            g.d_in_idx = G->f.csc.idx;
+        }
+        SP_TRY(env.alloc(env.self, &d_temp, sp__gpu_bfs_work_bytes(n, g.nnz)));
+    }
+    if (timed) {
+        SP_CUDA_TRY(cudaEventCreate(&ev[0]));
+        SP_CUDA_TRY(cudaEventCreate(&ev[1]));
+    }
+    for (int64_t i = 0; i < nsources; i++) {
+        sp_bfs_stats_t *s = stats ? &stats[i] : NULL;
+        int32_t *lv = level + i * n, *pa = parent ? parent + i * n : NULL;
+        search_log_t lg;
+        float ms = 0;
+        if (s && s->measure_time)
+            SP_CUDA_TRY(cudaEventRecord(ev[0], (cudaStream_t)env.stream));
+        if (loop == SP_BFS_LOOP_HOST) {
+            sp__gpu_bfs_work_carve(d_temp, n, g.nnz, lv, pa, &w);
+            SP_TRY(host_loop(&env, &g, w, variant, alpha, beta, (int32_t)sources[i], s, &lg));
+        } else {
+            SP_TRY(gpu_loop(&env, &G->f.csr, loop, sync, (int32_t)sources[i], lv, pa, s, &lg));
+        }
+        if (!s) continue;
+        if (s->measure_time) {
+            SP_CUDA_TRY(cudaEventRecord(ev[1], (cudaStream_t)env.stream));
+            SP_CUDA_TRY(cudaEventSynchronize(ev[1]));
+            SP_CUDA_TRY(cudaEventElapsedTime(&ms, ev[0], ev[1]));
+        }
+        s->levels = lg.levels;
+        s->vertices_visited = lg.vertices;
+        s->edges_traversed = lg.edges;
+        s->direction_switches = lg.switches;
+        s->time_ms = ms;
+        s->variant_used = variant;
+        s->loop_used = loop;
+    }
+done:
+    if (ev[1]) (void)cudaEventDestroy(ev[1]);
+    if (ev[0]) (void)cudaEventDestroy(ev[0]);
+    if (d_temp) env.free(env.self, d_temp);
+    return st;
+}
+
+#else /* !SP_HAVE_CUDA */
+
+sp_status_t sp__cuda_bfs(sp_matrix_t *G, int64_t nsources, const int64_t *sources,
+                         sp_bfs_variant_t variant, sp_bfs_loop_t loop, int sync, double alpha,
+                         double beta, int32_t *level, int32_t *parent, sp_bfs_stats_t *stats)
+{
+    (void)G, (void)nsources, (void)sources, (void)variant, (void)loop, (void)sync;
+    (void)alpha, (void)beta, (void)level, (void)parent, (void)stats;
+    return SP_ERROR(SP_STATUS_NOT_COMPILED, "libsp was built without CUDA");
+}
+
+#endif

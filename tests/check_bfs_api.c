@@ -1,0 +1,303 @@
+/* sp_bfs and sp_bfs_multi on a host context: the names, the AUTO choice and Beamer's
+ * direction rule (host logic shared with the CUDA path), stats (sizes, directions,
+ * variant and loop used, time), multi-source against single searches, every refusal with
+ * its message; graph preparation (undirected, self-loops and duplicate edges removed) from
+ * a Matrix Market file and from an edge list giving the same graph. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sp_api.h"
+#include "testutil.h"
+
+START_TEST(names)
+{
+    ck_assert_str_eq(sp_bfs_variant_name(SP_BFS_AUTO), "auto");
+    ck_assert_str_eq(sp_bfs_variant_name(SP_BFS_DIRECTION_OPT), "direction_opt");
+    ck_assert_str_eq(sp_bfs_variant_name(SP_BFS_PRIVATIZED), "privatized");
+    ck_assert_ptr_null(sp_bfs_variant_name((sp_bfs_variant_t)7));
+    ck_assert_ptr_null(sp_bfs_variant_name((sp_bfs_variant_t)-1));
+    ck_assert_str_eq(sp_bfs_loop_name(SP_BFS_LOOP_PERSISTENT), "persistent");
+    ck_assert_str_eq(sp_bfs_loop_name(SP_BFS_LOOP_HOST), "host");
+    ck_assert_ptr_null(sp_bfs_loop_name((sp_bfs_loop_t)4));
+}
+END_TEST
+
+START_TEST(auto_choice_and_direction_rule)
+{
+    sp_bfs_variant_t v = SP_BFS_AUTO;
+    sp_bfs_loop_t l = SP_BFS_LOOP_AUTO;
+    sp__bfs_choose(NULL, NULL, &v, &l);
+    ck_assert_int_eq(v, SP_BFS_DIRECTION_OPT);
+    ck_assert_int_eq(l, SP_BFS_LOOP_HOST);
+    v = SP_BFS_AUTO, l = SP_BFS_LOOP_PERSISTENT;
+    sp__bfs_choose(NULL, NULL, &v, &l);
+    ck_assert_int_eq(v, SP_BFS_FRONTIER);
+    ck_assert_int_eq(l, SP_BFS_LOOP_PERSISTENT);
+    v = SP_BFS_PULL, l = SP_BFS_LOOP_AUTO;
+    sp__bfs_choose(NULL, NULL, &v, &l);
+    ck_assert_int_eq(v, SP_BFS_PULL);
+    ck_assert_int_eq(l, SP_BFS_LOOP_HOST);
+    /* push -> pull exactly when m_f > m_u / alpha */
+    ck_assert_int_eq(sp__bfs_next_direction(SP_BFS_DIR_PUSH, 100, 1500, 10, 1, 1000, 15, 18),
+                     SP_BFS_DIR_PUSH);
+    ck_assert_int_eq(sp__bfs_next_direction(SP_BFS_DIR_PUSH, 101, 1500, 10, 1, 1000, 15, 18),
+                     SP_BFS_DIR_PULL);
+    /* pull stays while the frontier grows or exceeds n / beta */
+    ck_assert_int_eq(sp__bfs_next_direction(SP_BFS_DIR_PULL, 0, 0, 50, 40, 1800, 15, 18),
+                     SP_BFS_DIR_PULL);
+    ck_assert_int_eq(sp__bfs_next_direction(SP_BFS_DIR_PULL, 0, 0, 101, 200, 1800, 15, 18),
+                     SP_BFS_DIR_PULL);
+    ck_assert_int_eq(sp__bfs_next_direction(SP_BFS_DIR_PULL, 0, 0, 100, 200, 1800, 15, 18),
+                     SP_BFS_DIR_PUSH);
+}
+END_TEST
+
+/* Directed 0->1 0->2 1->3 2->3 3->4, 5 isolated. */
+static sp_matrix_t *small_graph(sp_context_t *ctx)
+{
+    static const int32_t src[] = {0, 0, 1, 2, 3}, dst[] = {1, 2, 3, 3, 4};
+    sp_coo_t *a = NULL;
+    sp_matrix_t *G = NULL;
+    ck_assert_ok(sp_coo_create(6, 6, 5, SP_VALUE_NONE, &a));
+    memcpy(a->row, src, sizeof src), memcpy(a->col, dst, sizeof dst), a->nnz = 5;
+    ck_assert_ok(sp_matrix_create(ctx, a, NULL, &G));
+    sp_coo_free(a);
+    return G;
+}
+
+START_TEST(stats_on_host)
+{
+    sp_context_t *ctx = NULL;
+    ck_assert_ok(sp_context_create(SP_DEVICE_HOST, NULL, &ctx));
+    sp_matrix_t *G = small_graph(ctx);
+    int32_t level[6], parent[6], dirs[6];
+    int64_t sizes[6];
+    sp_bfs_stats_t s = {0};
+    s.frontier_sizes = sizes, s.directions = dirs, s.frontier_capacity = 6, s.measure_time = 1;
+    ck_assert_ok(sp_bfs(ctx, G, 0, NULL, level, parent, &s));
+    const int32_t elevel[] = {0, 1, 1, 2, 3, -1}, edirs[] = {0, 0, 0, 0, -1, -1};
+    const int64_t esizes[] = {1, 2, 1, 1, 0, 0};
+    ck_assert_mem_eq(level, elevel, sizeof elevel);
+    ck_assert_mem_eq(dirs, edirs, sizeof edirs);
+    ck_assert_mem_eq(sizes, esizes, sizeof esizes);
+    ck_assert_int_eq(s.levels, 4);
+    ck_assert_int_eq(s.vertices_visited, 5);
+    ck_assert_int_eq(s.edges_traversed, 5);
+    ck_assert_int_eq(s.variant_used, SP_BFS_DIRECTION_OPT);
+    ck_assert_int_eq(s.loop_used, SP_BFS_LOOP_HOST);
+    ck_assert(s.time_ms >= 0);
+    /* directions alone are enough for a capacity */
+    sp_bfs_stats_t d = {0};
+    sp_bfs_options_t o = {SP_BFS_PULL, SP_BFS_LOOP_AUTO, 0, 0};
+    d.directions = dirs, d.frontier_capacity = 2;
+    ck_assert_ok(sp_bfs(ctx, G, 5, &o, level, NULL, &d));
+    ck_assert_int_eq(d.levels, 1);
+    ck_assert_int_eq(d.variant_used, SP_BFS_PULL);
+    ck_assert_int_eq(dirs[0], SP_BFS_DIR_PUSH);
+    ck_assert_int_eq(dirs[1], -1);
+    ck_assert(d.time_ms == 0);
+    sp_matrix_destroy(G);
+    sp_context_destroy(ctx);
+}
+END_TEST
+
+START_TEST(multi_matches_single)
+{
+    sp_context_t *ctx = NULL;
+    ck_assert_ok(sp_context_create(SP_DEVICE_HOST, NULL, &ctx));
+    sp_matrix_t *G = small_graph(ctx);
+    const int64_t sources[3] = {0, 3, 5};
+    int32_t level[18], parent[18], one[6], onep[6];
+    sp_bfs_stats_t s[3] = {{0}};
+    ck_assert_ok(sp_bfs_multi(ctx, G, 3, sources, NULL, level, parent, s));
+    for (int i = 0; i < 3; i++) {
+        sp_bfs_stats_t t = {0};
+        ck_assert_ok(sp_bfs(ctx, G, sources[i], NULL, one, onep, &t));
+        ck_assert_mem_eq(level + 6 * i, one, sizeof one);
+        ck_assert_mem_eq(parent + 6 * i, onep, sizeof onep);
+        ck_assert_int_eq(s[i].levels, t.levels);
+        ck_assert_int_eq(s[i].edges_traversed, t.edges_traversed);
+    }
+    ck_assert_int_eq(s[1].vertices_visited, 2);
+    /* parents and stats optional; no sources is a no-op */
+    ck_assert_ok(sp_bfs_multi(ctx, G, 3, sources, NULL, level, NULL, NULL));
+    ck_assert_ok(sp_bfs_multi(ctx, G, 0, NULL, NULL, level, NULL, NULL));
+    sp_matrix_destroy(G);
+    sp_context_destroy(ctx);
+}
+END_TEST
+
+START_TEST(refusals)
+{
+    sp_context_t *ctx = NULL, *other = NULL;
+    ck_assert_ok(sp_context_create(SP_DEVICE_HOST, NULL, &ctx));
+    ck_assert_ok(sp_context_create(SP_DEVICE_HOST, NULL, &other));
+    sp_matrix_t *G = small_graph(ctx);
+    int32_t level[12] = {0};
+    int64_t sources[2] = {0, 6};
+    sp_bfs_options_t o = {0};
+    sp_bfs_stats_t s = {0};
+    ck_assert_status(sp_bfs(NULL, G, 0, NULL, level, NULL, NULL), SP_STATUS_INVALID_ARGUMENT);
+    ck_assert_status(sp_bfs(other, G, 0, NULL, level, NULL, NULL), SP_STATUS_INVALID_ARGUMENT);
+    ck_assert_error_has("another context");
+    ck_assert_status(sp_bfs(ctx, G, 6, NULL, level, NULL, NULL), SP_STATUS_INVALID_ARGUMENT);
+    ck_assert_error_has("source 6 outside 0..5");
+    ck_assert_str_eq(sp_context_last_error(ctx), sp_last_error());
+    ck_assert_status(sp_bfs(ctx, G, 0, NULL, NULL, NULL, NULL), SP_STATUS_INVALID_ARGUMENT);
+    ck_assert_error_has("level is NULL");
+    o.variant = (sp_bfs_variant_t)9;
+    ck_assert_status(sp_bfs(ctx, G, 0, &o, level, NULL, NULL), SP_STATUS_INVALID_ARGUMENT);
+    ck_assert_error_has("unknown variant 9");
+    o.variant = SP_BFS_PUSH, o.loop = (sp_bfs_loop_t)5;
+    ck_assert_status(sp_bfs(ctx, G, 0, &o, level, NULL, NULL), SP_STATUS_INVALID_ARGUMENT);
+    ck_assert_error_has("unknown loop 5");
+    o.loop = SP_BFS_LOOP_HOST, o.alpha = -1;
+    ck_assert_status(sp_bfs(ctx, G, 0, &o, level, NULL, NULL), SP_STATUS_INVALID_ARGUMENT);
+    ck_assert_error_has("negative alpha");
+    o.alpha = 0, o.loop = SP_BFS_LOOP_PERSISTENT;
+    ck_assert_status(sp_bfs(ctx, G, 0, &o, level, NULL, NULL), SP_STATUS_NOT_SUPPORTED);
+    ck_assert_error_has("variant push with loop persistent");
+    o.variant = SP_BFS_PULL, o.loop = SP_BFS_LOOP_SINGLE_BLOCK;
+    ck_assert_status(sp_bfs(ctx, G, 0, &o, level, NULL, NULL), SP_STATUS_NOT_SUPPORTED);
+    ck_assert_error_has("variant pull with loop single_block");
+    s.frontier_capacity = 3;
+    ck_assert_status(sp_bfs(ctx, G, 0, NULL, level, NULL, &s), SP_STATUS_INVALID_ARGUMENT);
+    ck_assert_error_has("frontier_sizes and directions are NULL with capacity 3");
+    s.frontier_capacity = -1;
+    ck_assert_status(sp_bfs(ctx, G, 0, NULL, level, NULL, &s), SP_STATUS_INVALID_ARGUMENT);
+    ck_assert_error_has("frontier_capacity -1");
+    /* multi: every source is checked before any search writes */
+    level[0] = 77;
+    ck_assert_status(sp_bfs_multi(ctx, G, 2, sources, NULL, level, NULL, NULL),
+                     SP_STATUS_INVALID_ARGUMENT);
+    ck_assert_error_has("sp_bfs_multi: source 6 outside 0..5");
+    ck_assert_int_eq(level[0], 77);
+    ck_assert_status(sp_bfs_multi(ctx, G, 2, NULL, NULL, level, NULL, NULL),
+                     SP_STATUS_INVALID_ARGUMENT);
+    ck_assert_error_has("2 sources");
+    ck_assert_status(sp_bfs_multi(ctx, G, -1, sources, NULL, level, NULL, NULL),
+                     SP_STATUS_INVALID_ARGUMENT);
+    /* not square */
+    sp_coo_t *r = NULL;
+    sp_matrix_t *R = NULL;
+    ck_assert_ok(sp_coo_create(2, 3, 1, SP_VALUE_NONE, &r));
+    r->row[0] = 0, r->col[0] = 2, r->nnz = 1;
+    ck_assert_ok(sp_matrix_create(ctx, r, NULL, &R));
+    ck_assert_status(sp_bfs(ctx, R, 0, NULL, level, NULL, NULL), SP_STATUS_INVALID_ARGUMENT);
+    ck_assert_error_has("2 x 3, not square");
+    /* the cooperative baseline needs a GPU */
+    ck_assert_status(sp__bfs_persistent_coop(ctx, G, 0, level, NULL, NULL),
+                     SP_STATUS_INVALID_ARGUMENT);
+    ck_assert_error_has("CUDA context");
+    sp_matrix_destroy(R);
+    sp_coo_free(r);
+    sp_matrix_destroy(G);
+    sp_context_destroy(other);
+    sp_context_destroy(ctx);
+}
+END_TEST
+
+START_TEST(drop_self_loops)
+{
+    sp_coo_t *a = NULL;
+    int64_t dropped = -1;
+    ck_assert_ok(sp_coo_create(4, 4, 6, SP_R_64F, &a));
+    static const int32_t r[] = {0, 1, 1, 2, 3, 3}, c[] = {0, 2, 1, 3, 3, 0};
+    memcpy(a->row, r, sizeof r), memcpy(a->col, c, sizeof c), a->nnz = 6;
+    for (int k = 0; k < 6; k++) ((double *)a->val)[k] = k;
+    ck_assert_ok(sp_coo_drop_self_loops(a, &dropped));
+    ck_assert_int_eq(dropped, 3);
+    ck_assert_int_eq(a->nnz, 3);
+    const int32_t er[] = {1, 2, 3}, ec[] = {2, 3, 0};
+    const double ev[] = {1, 3, 5};
+    ck_assert_mem_eq(a->row, er, sizeof er);
+    ck_assert_mem_eq(a->col, ec, sizeof ec);
+    ck_assert_mem_eq(a->val, ev, sizeof ev);
+    ck_assert_ok(sp_coo_drop_self_loops(a, NULL));
+    ck_assert_int_eq(a->nnz, 3);
+    ck_assert_status(sp_coo_drop_self_loops(NULL, NULL), SP_STATUS_INVALID_ARGUMENT);
+    ck_assert_error_has("coo is NULL");
+    sp_coo_free(a);
+}
+END_TEST
+
+static void write_file(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "wb");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_int_eq((int)fwrite(text, 1, strlen(text), f), (int)strlen(text));
+    ck_assert_int_eq(fclose(f), 0);
+}
+
+/* The same directed multigraph with self-loops as .mtx and as a SNAP edge list: both
+ * preparations give one undirected simple graph, and BFS levels agree. */
+START_TEST(graph_preparation)
+{
+    const char *dir = sp_test_make_temp_dir();
+    char mtx[512], el[512];
+    snprintf(mtx, sizeof mtx, "%s/g.mtx", dir);
+    snprintf(el, sizeof el, "%s/g.txt", dir);
+    write_file(mtx, "%%MatrixMarket matrix coordinate pattern general\n5 5 7\n"
+                    "1 2\n2 3\n2 3\n3 3\n4 1\n1 2\n5 5\n");
+    write_file(el, "0 1\n1 2\n1 2\n2 2\n3 0\n0 1\n4 4\n");
+    sp_coo_t *a = NULL, *b = NULL;
+    sp_edgelist_options_t eo = {0};
+    sp_edgelist_info_t info = {0};
+    eo.undirected = 1, eo.drop_self_loops = 1, eo.merge_duplicates = 1;
+    ck_assert_ok(sp_mtx_read(mtx, SP_VALUE_NONE, NULL, &a));
+    ck_assert_ok(sp_coo_symmetrize(a, 1));
+    ck_assert_ok(sp_edgelist_read(el, SP_VALUE_NONE, &eo, &b, &info));
+    ck_assert_ok(sp_coo_sort_merge(b, SP_DUP_KEEP, NULL));
+    /* 0-1 1-2 0-3, both ways */
+    ck_assert_int_eq(a->nnz, 6);
+    ck_assert_int_eq(b->nnz, 6);
+    ck_assert_mem_eq(a->row, b->row, 6 * sizeof(int32_t));
+    ck_assert_mem_eq(a->col, b->col, 6 * sizeof(int32_t));
+    /* directed, self-loops dropped, duplicates merged when the matrix is made */
+    sp_coo_t *c = NULL;
+    sp_context_t *ctx = NULL;
+    sp_matrix_t *G = NULL;
+    sp_matrix_info_t mi;
+    sp_matrix_options_t mo = {.duplicates = SP_DUP_KEEP};
+    int64_t dropped = 0;
+    ck_assert_ok(sp_mtx_read(mtx, SP_VALUE_NONE, NULL, &c));
+    ck_assert_ok(sp_coo_drop_self_loops(c, &dropped));
+    ck_assert_int_eq(dropped, 2);
+    ck_assert_ok(sp_context_create(SP_DEVICE_HOST, NULL, &ctx));
+    ck_assert_ok(sp_matrix_create(ctx, c, &mo, &G));
+    ck_assert_ok(sp_matrix_info(G, &mi));
+    ck_assert_int_eq(mi.nnz, 3);
+    ck_assert_int_eq(mi.duplicates_merged, 2);
+    int32_t level[5];
+    ck_assert_ok(sp_bfs(ctx, G, 3, NULL, level, NULL, NULL));
+    const int32_t elevel[] = {1, 2, 3, 0, -1};
+    ck_assert_mem_eq(level, elevel, sizeof elevel);
+    sp_matrix_destroy(G);
+    sp_context_destroy(ctx);
+    sp_coo_free(c);
+    sp_coo_free(b);
+    sp_coo_free(a);
+    sp_test_remove_temp_dir(dir);
+}
+END_TEST
+
+static Suite *bfs_api_suite(void)
+{
+    Suite *s = suite_create("bfs_api");
+    TCase *t = tcase_create("api");
+    tcase_add_test(t, names);
+    tcase_add_test(t, auto_choice_and_direction_rule);
+    tcase_add_test(t, stats_on_host);
+    tcase_add_test(t, multi_matches_single);
+    tcase_add_test(t, refusals);
+    tcase_add_test(t, drop_self_loops);
+    tcase_add_test(t, graph_preparation);
+    suite_add_tcase(s, t);
+    return s;
+}
+
+int main(void)
+{
+    return sp_test_run(bfs_api_suite());
+}

@@ -1,0 +1,158 @@
+/* The BFS validator (sp__ref_bfs_validate): the reference's output and another valid
+ * parent tree pass; each Graph500 rule fires on an output corrupted to break it, with a
+ * message naming the rule and the vertex; directed graphs by the directed form of the
+ * edge rule. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "sp_ref.h"
+#include "testutil.h"
+
+enum { N = 9 };
+
+/* Undirected: 0-1 0-2 0-8 1-3 2-3 3-4, 5-6 apart, 7 isolated. From 0: levels
+ * 0 1 1 2 3 -1 -1 -1 1. */
+static void graph(sp_csr_t *g)
+{
+    static const int32_t e[][2] = {{0, 1}, {0, 2}, {0, 8}, {1, 3}, {2, 3}, {3, 4}, {5, 6}};
+    sp_coo_t *a = NULL;
+    ck_assert_ok(sp_coo_create(N, N, 16, SP_VALUE_NONE, &a));
+    for (int k = 0; k < 7; k++) {
+        a->row[a->nnz] = e[k][0], a->col[a->nnz++] = e[k][1];
+        a->row[a->nnz] = e[k][1], a->col[a->nnz++] = e[k][0];
+    }
+    ck_assert_ok(sp__ref_coo_sort_merge(a, SP_DUP_KEEP, NULL));
+    ck_assert_ok(sp__ref_coo_to_csr(a, g));
+    sp_coo_free(a);
+}
+
+typedef struct fixture {
+    sp_csr_t g;
+    int32_t level[N], parent[N], ref[N];
+    char why[256];
+} fixture_t;
+
+static void setup_fixture(fixture_t *f)
+{
+    memset(f, 0, sizeof *f);
+    graph(&f->g);
+    ck_assert_ok(sp__ref_bfs(&f->g, 0, f->ref, f->parent, NULL, NULL, NULL, NULL, 0));
+    memcpy(f->level, f->ref, sizeof f->level);
+}
+
+/* The validator must refuse and name the rule and the vertex. */
+static void expect_fail(fixture_t *f, const int32_t *parent, const int32_t *ref,
+                        const char *rule, const char *vertex)
+{
+    int ok = sp__ref_bfs_validate(&f->g, 0, f->level, parent, ref, f->why, sizeof f->why);
+    ck_assert_msg(!ok, "corruption for \"%s\" passed", rule);
+    ck_assert_msg(strstr(f->why, rule) != NULL, "\"%s\" does not name \"%s\"", f->why, rule);
+    ck_assert_msg(strstr(f->why, vertex) != NULL, "\"%s\" does not name \"%s\"", f->why, vertex);
+}
+
+START_TEST(correct_outputs_pass)
+{
+    fixture_t f;
+    setup_fixture(&f);
+    const int32_t elevel[N] = {0, 1, 1, 2, 3, -1, -1, -1, 1};
+    ck_assert_mem_eq(f.level, elevel, sizeof elevel);
+    ck_assert_int_eq(sp__ref_bfs_validate(&f.g, 0, f.level, f.parent, f.ref, f.why, sizeof f.why), 1);
+    ck_assert_str_eq(f.why, "");
+    /* another valid tree: 3 under 2 instead of 1 */
+    f.parent[3] = f.parent[3] == 1 ? 2 : 1;
+    ck_assert_int_eq(sp__ref_bfs_validate(&f.g, 0, f.level, f.parent, f.ref, f.why, sizeof f.why), 1);
+    /* parents optional, message buffer optional */
+    ck_assert_int_eq(sp__ref_bfs_validate(&f.g, 0, f.level, NULL, NULL, NULL, 0), 1);
+    /* from a vertex of the small component */
+    ck_assert_ok(sp__ref_bfs(&f.g, 6, f.level, f.parent, NULL, NULL, NULL, NULL, 0));
+    ck_assert_int_eq(sp__ref_bfs_validate(&f.g, 6, f.level, f.parent, NULL, f.why, sizeof f.why), 1);
+    sp__csr_free(&f.g);
+}
+END_TEST
+
+START_TEST(each_rule_fires)
+{
+    fixture_t f;
+    setup_fixture(&f);
+    int32_t p[N], r[N];
+#define RESET() (memcpy(f.level, f.ref, sizeof f.level), memcpy(p, f.parent, sizeof p))
+    RESET(), f.level[0] = 1;
+    expect_fail(&f, p, NULL, "rule source", "level[0]");
+    RESET(), p[0] = 1;
+    expect_fail(&f, p, NULL, "rule source", "parent[0]");
+    RESET(), f.level[4] = N;
+    expect_fail(&f, p, NULL, "rule range", "level[4]");
+    RESET(), p[4] = N + 3;
+    expect_fail(&f, p, NULL, "rule range", "parent[4]");
+    RESET(), p[4] = -1;
+    expect_fail(&f, p, NULL, "rule reached", "vertex 4");
+    RESET(), p[5] = 0;
+    expect_fail(&f, p, NULL, "rule reached", "vertex 5");
+    RESET(), p[1] = 3, p[3] = 1;
+    expect_fail(&f, p, NULL, "rule cycle", "vertex 1");
+    RESET(), p[4] = 1;
+    expect_fail(&f, p, NULL, "rule tree edge", "vertex 4");
+    RESET(), p[3] = 8;
+    expect_fail(&f, p, NULL, "rule parent edge", "vertex 3");
+    RESET(), f.level[4] = 4;
+    expect_fail(&f, NULL, NULL, "rule edge", "(3, 4)");
+    RESET(), f.level[4] = -1;
+    expect_fail(&f, NULL, NULL, "rule component", "vertex 4");
+    RESET(), memcpy(r, f.ref, sizeof r), r[2] = 2;
+    expect_fail(&f, p, r, "rule reference", "level[2]");
+    /* a vertex of another component marked reached breaks the tree rules */
+    RESET(), f.level[7] = 1, p[7] = 0;
+    expect_fail(&f, p, NULL, "rule parent edge", "vertex 7");
+#undef RESET
+    /* bad arguments */
+    ck_assert_int_eq(sp__ref_bfs_validate(&f.g, N, f.level, NULL, NULL, f.why, sizeof f.why), 0);
+    ck_assert_ptr_nonnull(strstr(f.why, "bad arguments"));
+    ck_assert_int_eq(sp__ref_bfs_validate(NULL, 0, f.level, NULL, NULL, f.why, sizeof f.why), 0);
+    /* a short buffer is cut, not overrun */
+    char tiny[8];
+    memcpy(f.level, f.ref, sizeof f.level), f.level[0] = 1;
+    ck_assert_int_eq(sp__ref_bfs_validate(&f.g, 0, f.level, NULL, NULL, tiny, sizeof tiny), 0);
+    ck_assert_int_eq((int)strlen(tiny), 7);
+    sp__csr_free(&f.g);
+}
+END_TEST
+
+/* Directed: 0->1 1->2 2->0 2->3, 4->0. From 0: 4 is not reachable although it points in. */
+START_TEST(directed_graph)
+{
+    static const int32_t src[] = {0, 1, 2, 2, 4}, dst[] = {1, 2, 0, 3, 0};
+    sp_coo_t *a = NULL;
+    sp_csr_t g = {0};
+    int32_t level[5], parent[5];
+    char why[200];
+    ck_assert_ok(sp_coo_create(5, 5, 5, SP_VALUE_NONE, &a));
+    memcpy(a->row, src, sizeof src), memcpy(a->col, dst, sizeof dst), a->nnz = 5;
+    ck_assert_ok(sp__ref_coo_sort_merge(a, SP_DUP_KEEP, NULL));
+    ck_assert_ok(sp__ref_coo_to_csr(a, &g));
+    ck_assert_ok(sp__ref_bfs(&g, 0, level, parent, NULL, NULL, NULL, NULL, 0));
+    ck_assert_int_eq(level[4], -1);
+    ck_assert_int_eq(sp__ref_bfs_validate(&g, 0, level, parent, NULL, why, sizeof why), 1);
+    /* the back edge 2->0 spans two levels downward: allowed on a directed graph */
+    level[3] = -1, parent[3] = -1;
+    ck_assert_int_eq(sp__ref_bfs_validate(&g, 0, level, parent, NULL, why, sizeof why), 0);
+    ck_assert_ptr_nonnull(strstr(why, "rule component"));
+    sp__csr_free(&g);
+    sp_coo_free(a);
+}
+END_TEST
+
+static Suite *bfs_validate_suite(void)
+{
+    Suite *s = suite_create("bfs_validate");
+    TCase *t = tcase_create("validate");
+    tcase_add_test(t, correct_outputs_pass);
+    tcase_add_test(t, each_rule_fires);
+    tcase_add_test(t, directed_graph);
+    suite_add_tcase(s, t);
+    return s;
+}
+
+int main(void)
+{
+    return sp_test_run(bfs_validate_suite());
+}

@@ -1,0 +1,428 @@
+/* GPU BFS through the public API: every variant with the host level loop, and the frontier
+ * variant with the single-block and persistent loops, on a catalogue of graphs (one
+ * vertex, no edges, a long path, stars in and out with a million leaves, a 2D grid,
+ * directed random with self-loops and duplicates, Kronecker, disconnected, the bundled
+ * datasets): levels equal to the reference, parents pass the Graph500 validator, stats
+ * (levels, vertices, edges, frontier sizes) equal to the reference's, directions and the
+ * variant and loop used reported; multi-source; refusals. SP_TEST_SMALL=1 shrinks the
+ * largest inputs (for compute-sanitizer). Exits 77 without a GPU. */
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sp_api.h"
+#include "testutil.h"
+
+#ifdef SP_HAVE_CUDA
+#include <cuda_runtime_api.h>
+
+#define ck_cuda(call)                                                                          \
+    do {                                                                                       \
+        cudaError_t e_ = (call);                                                               \
+        ck_assert_msg(e_ == cudaSuccess, "%s: %s", #call, cudaGetErrorString(e_));             \
+    } while (0)
+
+enum { MAX_LEVELS = 1 << 18 };
+
+static sp_context_t *g_gpu, *g_host;
+static int small;          /* SP_TEST_SMALL */
+static int skipped_loops;  /* single-block / persistent not in this build: said once */
+
+static void setup(void)
+{
+    small = getenv("SP_TEST_SMALL") != NULL && atoi(getenv("SP_TEST_SMALL")) != 0;
+    ck_assert_ok(sp_context_create(SP_DEVICE_CUDA, NULL, &g_gpu));
+    ck_assert_ok(sp_context_create(SP_DEVICE_HOST, NULL, &g_host));
+}
+
+static void teardown(void)
+{
+    sp_context_destroy(g_host);
+    sp_context_destroy(g_gpu);
+    g_host = g_gpu = NULL;
+}
+
+/* The variant x loop cases: every variant on the host loop, AUTO, and the frontier
+ * variant inside the GPU. */
+typedef struct bfs_case {
+    sp_bfs_variant_t variant;
+    sp_bfs_loop_t loop;
+} bfs_case_t;
+
+static const bfs_case_t g_cases[] = {
+    {SP_BFS_PUSH, SP_BFS_LOOP_HOST},       {SP_BFS_PULL, SP_BFS_LOOP_HOST},
+    {SP_BFS_EDGE, SP_BFS_LOOP_HOST},       {SP_BFS_FRONTIER, SP_BFS_LOOP_HOST},
+    {SP_BFS_PRIVATIZED, SP_BFS_LOOP_HOST}, {SP_BFS_DIRECTION_OPT, SP_BFS_LOOP_HOST},
+    {SP_BFS_AUTO, SP_BFS_LOOP_AUTO},       {SP_BFS_FRONTIER, SP_BFS_LOOP_SINGLE_BLOCK},
+    {SP_BFS_FRONTIER, SP_BFS_LOOP_PERSISTENT}, {SP_BFS_AUTO, SP_BFS_LOOP_PERSISTENT},
+};
+enum { NCASES = sizeof g_cases / sizeof g_cases[0] };
+
+/* The reference answer from one source. */
+typedef struct expected {
+    int32_t *level;
+    int64_t levels, vertices, edges;
+    int64_t *sizes;
+} expected_t;
+
+static int loop_missing(sp_status_t st)
+{
+    if (st != SP_STATUS_NOT_SUPPORTED || !strstr(sp_last_error(), "not in this build")) return 0;
+    if (!skipped_loops) printf("gpu_bfs: skipping the single-block and persistent loops: %s\n",
+                               sp_last_error());
+    skipped_loops = 1;
+    return 1;
+}
+
+/* Run one case from source on G (GPU) and check it against ex and the validator. */
+static void check_case(const char *name, const sp_csr_t *h, sp_matrix_t *G, int32_t source,
+                       const expected_t *ex, bfs_case_t c, int32_t *d_level, int32_t *d_parent,
+                       int32_t *level, int32_t *parent)
+{
+    static int64_t sizes[MAX_LEVELS];
+    static int32_t dirs[MAX_LEVELS];
+    int64_t n = h->nrows, cap = ex->levels + 2 < MAX_LEVELS ? ex->levels + 2 : MAX_LEVELS;
+    sp_bfs_options_t o = {c.variant, c.loop, 0, 0};
+    sp_bfs_stats_t s = {0};
+    char why[256];
+    const char *vn = sp_bfs_variant_name(c.variant), *ln = sp_bfs_loop_name(c.loop);
+    s.frontier_sizes = sizes, s.directions = dirs, s.frontier_capacity = cap, s.measure_time = 1;
+    sp_status_t st = sp_bfs(g_gpu, G, source, &o, d_level, d_parent, &s);
+    if (c.loop != SP_BFS_LOOP_HOST && c.loop != SP_BFS_LOOP_AUTO && loop_missing(st)) return;
+    ck_assert_msg(st == SP_STATUS_SUCCESS, "%s %s/%s from %d: %s", name, vn, ln, source,
+                  sp_last_error());
+    ck_cuda(cudaMemcpy(level, d_level, (size_t)n * sizeof *level, cudaMemcpyDeviceToHost));
+    ck_cuda(cudaMemcpy(parent, d_parent, (size_t)n * sizeof *parent, cudaMemcpyDeviceToHost));
+    int ok = sp__ref_bfs_validate(h, source, level, parent, ex->level, why, sizeof why);
+    ck_assert_msg(ok, "%s %s/%s from %d: %s", name, vn, ln, source, why);
+    ck_assert_msg(s.levels == ex->levels && s.vertices_visited == ex->vertices &&
+                      s.edges_traversed == ex->edges,
+                  "%s %s/%s from %d: levels %lld vertices %lld edges %lld, expected %lld %lld %lld",
+                  name, vn, ln, source, (long long)s.levels, (long long)s.vertices_visited,
+                  (long long)s.edges_traversed, (long long)ex->levels, (long long)ex->vertices,
+                  (long long)ex->edges);
+    for (int64_t l = 0; l < cap; l++)
+        ck_assert_msg(sizes[l] == (l < ex->levels ? ex->sizes[l] : 0),
+                      "%s %s/%s: frontier size %lld of level %lld, expected %lld", name, vn, ln,
+                      (long long)sizes[l], (long long)l,
+                      (long long)(l < ex->levels ? ex->sizes[l] : 0));
+    int64_t switches = 0;
+    for (int64_t l = 0; l < cap; l++) {
+        int want_any = l < ex->levels;
+        ck_assert_msg(want_any ? (dirs[l] == 0 || dirs[l] == 1) : dirs[l] == -1,
+                      "%s %s/%s: direction %d at level %lld of %lld", name, vn, ln, dirs[l],
+                      (long long)l, (long long)ex->levels);
+        if (want_any && c.variant == SP_BFS_PULL) ck_assert_int_eq(dirs[l], SP_BFS_DIR_PULL);
+        if (want_any && c.variant != SP_BFS_PULL && c.variant != SP_BFS_DIRECTION_OPT &&
+            c.variant != SP_BFS_AUTO)
+            ck_assert_int_eq(dirs[l], SP_BFS_DIR_PUSH);
+        if (l > 0 && want_any) switches += dirs[l] != dirs[l - 1];
+    }
+    ck_assert_int_eq(s.direction_switches, switches);
+    ck_assert_int_ne(s.variant_used, SP_BFS_AUTO);
+    ck_assert_int_ne(s.loop_used, SP_BFS_LOOP_AUTO);
+    if (c.variant != SP_BFS_AUTO) ck_assert_int_eq(s.variant_used, c.variant);
+    if (c.loop != SP_BFS_LOOP_AUTO) ck_assert_int_eq(s.loop_used, c.loop);
+    ck_assert(s.time_ms > 0);
+}
+
+/* Every case from each source on the graph of coo (sources < 0: pick 3: vertex 0, a
+ * vertex of largest out-degree, a random vertex). */
+static void check_graph(const char *name, const sp_coo_t *coo, const int32_t *given, int nsrc)
+{
+    sp_matrix_t *H = NULL, *G = NULL;
+    int32_t *d_level = NULL, *d_parent = NULL, srcs[3];
+    ck_assert_ok(sp_matrix_create(g_host, coo, NULL, &H));
+    ck_assert_ok(sp_matrix_create(g_gpu, coo, NULL, &G));
+    ck_assert_ok(sp_matrix_build(g_host, H, SP_FORMAT_CSR));
+    const sp_csr_t *h = &H->f.csr;
+    int64_t n = h->nrows;
+    if (!given) {
+        uint64_t seed = (uint64_t)n * 31 + 7;
+        int32_t best = 0;
+        for (int32_t v = 0; v < n; v++)
+            if (h->ptr[v + 1] - h->ptr[v] > h->ptr[best + 1] - h->ptr[best]) best = v;
+        srcs[0] = 0, srcs[1] = best, srcs[2] = (int32_t)(sp_test_rand(&seed) % (uint64_t)n);
+        given = srcs, nsrc = 3;
+    }
+    ck_cuda(cudaMalloc((void **)&d_level, (size_t)n * sizeof(int32_t)));
+    ck_cuda(cudaMalloc((void **)&d_parent, (size_t)n * sizeof(int32_t)));
+    int32_t *level = malloc((size_t)n * sizeof *level), *parent = malloc((size_t)n * sizeof *parent);
+    expected_t ex = {malloc((size_t)n * sizeof(int32_t)), 0, 0, 0, malloc((size_t)n * sizeof(int64_t))};
+    ck_assert(level && parent && ex.level && ex.sizes);
+    for (int i = 0; i < nsrc; i++) {
+        ck_assert_ok(sp__ref_bfs(h, given[i], ex.level, NULL, &ex.levels, &ex.vertices,
+                                 &ex.edges, ex.sizes, n));
+        for (int c = 0; c < NCASES; c++)
+            check_case(name, h, G, given[i], &ex, g_cases[c], d_level, d_parent, level, parent);
+        if (i > 0 || ex.levels > 1000) continue;
+        /* parents are optional: the levels alone, with no stats */
+        for (int c = 0; c < NCASES; c++) {
+            sp_bfs_options_t o = {g_cases[c].variant, g_cases[c].loop, 0, 0};
+            sp_status_t st = sp_bfs(g_gpu, G, given[i], &o, d_level, NULL, NULL);
+            if (g_cases[c].loop != SP_BFS_LOOP_HOST && g_cases[c].loop != SP_BFS_LOOP_AUTO &&
+                loop_missing(st))
+                continue;
+            ck_assert_msg(st == SP_STATUS_SUCCESS, "%s without parents: %s", name, sp_last_error());
+            ck_cuda(cudaMemcpy(level, d_level, (size_t)n * sizeof *level, cudaMemcpyDeviceToHost));
+            ck_assert_msg(memcmp(level, ex.level, (size_t)n * sizeof *level) == 0,
+                          "%s %s/%s without parents: levels differ", name,
+                          sp_bfs_variant_name(g_cases[c].variant), sp_bfs_loop_name(g_cases[c].loop));
+        }
+    }
+    free(ex.sizes);
+    free(ex.level);
+    free(parent);
+    free(level);
+    cudaFree(d_parent);
+    cudaFree(d_level);
+    sp_matrix_destroy(G);
+    sp_matrix_destroy(H);
+}
+
+static sp_coo_t *edges_coo(int64_t n, int64_t m)
+{
+    sp_coo_t *a = NULL;
+    ck_assert_ok(sp_coo_create(n, n, m > 0 ? m : 1, SP_VALUE_NONE, &a));
+    return a;
+}
+
+static void add(sp_coo_t *a, int32_t u, int32_t v)
+{
+    a->row[a->nnz] = u;
+    a->col[a->nnz++] = v;
+}
+
+START_TEST(tiny_graphs)
+{
+    /* one vertex, no edges; one vertex with a self-loop */
+    sp_coo_t *a = edges_coo(1, 1);
+    int32_t zero = 0;
+    check_graph("one vertex", a, &zero, 1);
+    add(a, 0, 0);
+    check_graph("one self-loop", a, &zero, 1);
+    sp_coo_free(a);
+    /* no edges at all */
+    a = edges_coo(1000, 0);
+    check_graph("no edges", a, NULL, 0);
+    sp_coo_free(a);
+    /* self-loops and duplicates: 0->1 twice, 1->1, 1->2 three times, 2->0, 3->3 */
+    a = edges_coo(4, 9);
+    add(a, 0, 1), add(a, 1, 1), add(a, 0, 1), add(a, 1, 2), add(a, 1, 2), add(a, 2, 0);
+    add(a, 3, 3), add(a, 1, 2);
+    check_graph("self-loops and duplicates", a, NULL, 0);
+    sp_coo_free(a);
+}
+END_TEST
+
+START_TEST(long_path)
+{
+    int64_t n = small ? 2000 : 100000;
+    sp_coo_t *a = edges_coo(n, n);
+    for (int32_t v = 0; v + 1 < n; v++) add(a, v, v + 1);
+    int32_t s = 0;
+    check_graph("directed path", a, &s, 1);
+    sp_coo_free(a);
+}
+END_TEST
+
+/* Hub 0 with `leaves` leaves, both ways, out only, in only (the in-star from a leaf
+ * reaches the hub through a million in-edges when pulling). */
+START_TEST(stars)
+{
+    int64_t leaves = small ? 20000 : 1000000;
+    sp_coo_t *both = edges_coo(leaves + 1, 2 * leaves), *out = edges_coo(leaves + 1, leaves),
+             *in = edges_coo(leaves + 1, leaves);
+    for (int32_t v = 1; v <= leaves; v++) {
+        add(both, 0, v), add(both, v, 0);
+        add(out, 0, v);
+        add(in, v, 0);
+    }
+    int32_t hub_and_leaf[2] = {0, (int32_t)leaves / 2};
+    check_graph("star", both, hub_and_leaf, 2);
+    check_graph("out-star", out, hub_and_leaf, 2);
+    check_graph("in-star", in, hub_and_leaf, 2);
+    sp_coo_free(in);
+    sp_coo_free(out);
+    sp_coo_free(both);
+}
+END_TEST
+
+START_TEST(generated)
+{
+    sp_coo_t *a = NULL;
+    ck_assert_ok(sp_gen_grid2d(small ? 32 : 300, SP_VALUE_NONE, &a));
+    check_graph("grid2d", a, NULL, 0);
+    sp_coo_free(a);
+    /* Kronecker as generated: directed, self-loops and duplicates */
+    ck_assert_ok(sp_gen_kronecker(small ? 10 : 16, 16, 1, SP_VALUE_NONE, &a));
+    check_graph("kronecker directed", a, NULL, 0);
+    ck_assert_ok(sp_coo_symmetrize(a, 1));
+    check_graph("kronecker undirected", a, NULL, 0);
+    sp_coo_free(a);
+    ck_assert_ok(sp_gen_uniform(small ? 10 : 15, 8, 2, SP_VALUE_NONE, &a));
+    check_graph("uniform", a, NULL, 0);
+    sp_coo_free(a);
+}
+END_TEST
+
+/* Random directed graphs with duplicates, self-loops, empty rows (disconnected), a long
+ * row, and two components side by side. */
+START_TEST(random_and_disconnected)
+{
+    int64_t n = small ? 3000 : 60000;
+    const unsigned features[] = {SP_TEST_DUPLICATES, SP_TEST_EMPTY_ROWS,
+                                 SP_TEST_LONG_ROW | SP_TEST_DUPLICATES, SP_TEST_EMPTY_COLS};
+    for (int f = 0; f < 4; f++) {
+        char name[64];
+        sp_coo_t *a = sp_test_random_coo(100 + (uint64_t)f, n, n, 6 * n, SP_R_64F, features[f]);
+        snprintf(name, sizeof name, "random features 0x%x", features[f]);
+        check_graph(name, a, NULL, 0);
+        sp_coo_free(a);
+    }
+    /* two grids apart: vertices n..2n-1 unreachable from 0 */
+    sp_coo_t *g = NULL, *two = NULL;
+    ck_assert_ok(sp_gen_grid2d(small ? 16 : 100, SP_VALUE_NONE, &g));
+    two = edges_coo(2 * g->nrows, 2 * g->nnz);
+    for (int64_t k = 0; k < g->nnz; k++) {
+        add(two, g->row[k], g->col[k]);
+        add(two, g->row[k] + (int32_t)g->nrows, g->col[k] + (int32_t)g->nrows);
+    }
+    int32_t s[2] = {0, (int32_t)g->nrows + 3};
+    check_graph("two grids", two, s, 2);
+    sp_coo_free(two);
+    sp_coo_free(g);
+}
+END_TEST
+
+START_TEST(datasets)
+{
+    const char *dirs[2] = {"datasets/graphs", "datasets/mtx"};
+    int graphs = 0;
+    for (int d = 0; d < 2; d++) {
+        char path[1024];
+        snprintf(path, sizeof path, "%s", sp_test_path(dirs[d]));
+        DIR *dir = opendir(path);
+        ck_assert_ptr_nonnull(dir);
+        for (struct dirent *e; (e = readdir(dir)) != NULL;) {
+            char file[1300];
+            sp_coo_t *a = NULL;
+            if (e->d_name[0] == '.' || strstr(e->d_name, ".tsv")) continue;
+            snprintf(file, sizeof file, "%s/%s", path, e->d_name);
+            if (d == 0)
+                ck_assert_ok(sp_edgelist_read(file, SP_VALUE_NONE, NULL, &a, NULL));
+            else
+                ck_assert_ok(sp_mtx_read(file, SP_VALUE_NONE, NULL, &a));
+            if (a->nrows == a->ncols && a->nrows > 0) {
+                check_graph(e->d_name, a, NULL, 0);
+                graphs++;
+            }
+            sp_coo_free(a);
+        }
+        closedir(dir);
+    }
+    ck_assert_int_ge(graphs, 10);
+}
+END_TEST
+
+/* sp_bfs_multi on the GPU equals one sp_bfs per source (same scratch reused). */
+START_TEST(multi_source)
+{
+    sp_coo_t *a = NULL;
+    sp_matrix_t *G = NULL;
+    ck_assert_ok(sp_gen_kronecker(small ? 9 : 14, 8, 3, SP_VALUE_NONE, &a));
+    ck_assert_ok(sp_coo_symmetrize(a, 1));
+    ck_assert_ok(sp_matrix_create(g_gpu, a, NULL, &G));
+    int64_t n = a->nrows, sources[4] = {0, 1, 2, n - 1};
+    int32_t *d_level = NULL, *d_parent = NULL, *one = NULL;
+    ck_cuda(cudaMalloc((void **)&d_level, (size_t)(4 * n) * sizeof(int32_t)));
+    ck_cuda(cudaMalloc((void **)&d_parent, (size_t)(4 * n) * sizeof(int32_t)));
+    ck_cuda(cudaMalloc((void **)&one, (size_t)n * sizeof(int32_t)));
+    int32_t *h_all = malloc((size_t)(4 * n) * sizeof(int32_t)), *h_one = malloc((size_t)n * sizeof(int32_t));
+    for (int v = SP_BFS_PUSH; v <= SP_BFS_DIRECTION_OPT; v++) {
+        sp_bfs_options_t o = {(sp_bfs_variant_t)v, SP_BFS_LOOP_HOST, 0, 0};
+        sp_bfs_stats_t s[4] = {{0}}, t = {0};
+        ck_assert_ok(sp_bfs_multi(g_gpu, G, 4, sources, &o, d_level, d_parent, s));
+        ck_cuda(cudaMemcpy(h_all, d_level, (size_t)(4 * n) * sizeof(int32_t), cudaMemcpyDeviceToHost));
+        for (int i = 0; i < 4; i++) {
+            ck_assert_ok(sp_bfs(g_gpu, G, sources[i], &o, one, NULL, &t));
+            ck_cuda(cudaMemcpy(h_one, one, (size_t)n * sizeof(int32_t), cudaMemcpyDeviceToHost));
+            ck_assert_mem_eq(h_all + i * n, h_one, (size_t)n * sizeof(int32_t));
+            ck_assert_int_eq(s[i].levels, t.levels);
+            ck_assert_int_eq(s[i].edges_traversed, t.edges_traversed);
+            ck_assert_int_eq(s[i].vertices_visited, t.vertices_visited);
+        }
+    }
+    free(h_one);
+    free(h_all);
+    cudaFree(one);
+    cudaFree(d_parent);
+    cudaFree(d_level);
+    sp_matrix_destroy(G);
+    sp_coo_free(a);
+}
+END_TEST
+
+START_TEST(refusals)
+{
+    sp_coo_t *a = edges_coo(3, 2);
+    sp_matrix_t *G = NULL, *H = NULL;
+    int32_t *d_level = NULL;
+    add(a, 0, 1), add(a, 1, 2);
+    ck_assert_ok(sp_matrix_create(g_gpu, a, NULL, &G));
+    ck_assert_ok(sp_matrix_create(g_host, a, NULL, &H));
+    ck_cuda(cudaMalloc((void **)&d_level, 3 * sizeof(int32_t)));
+    sp_bfs_options_t o = {SP_BFS_EDGE, SP_BFS_LOOP_PERSISTENT, 0, 0};
+    ck_assert_status(sp_bfs(g_gpu, G, 0, &o, d_level, NULL, NULL), SP_STATUS_NOT_SUPPORTED);
+    ck_assert_error_has("variant edge with loop persistent");
+    ck_assert_str_eq(sp_context_last_error(g_gpu), sp_last_error());
+    o.variant = SP_BFS_DIRECTION_OPT, o.loop = SP_BFS_LOOP_SINGLE_BLOCK;
+    ck_assert_status(sp_bfs(g_gpu, G, 0, &o, d_level, NULL, NULL), SP_STATUS_NOT_SUPPORTED);
+    ck_assert_error_has("variant direction_opt with loop single_block");
+    ck_assert_status(sp_bfs(g_gpu, G, 3, NULL, d_level, NULL, NULL), SP_STATUS_INVALID_ARGUMENT);
+    ck_assert_error_has("source 3 outside 0..2");
+    ck_assert_status(sp_bfs(g_gpu, H, 0, NULL, d_level, NULL, NULL), SP_STATUS_INVALID_ARGUMENT);
+    ck_assert_error_has("another context");
+    ck_assert_status(sp_bfs(g_gpu, G, 0, NULL, NULL, NULL, NULL), SP_STATUS_INVALID_ARGUMENT);
+    int64_t src[2] = {0, -1};
+    ck_assert_status(sp_bfs_multi(g_gpu, G, 2, src, NULL, d_level, NULL, NULL),
+                     SP_STATUS_INVALID_ARGUMENT);
+    ck_assert_error_has("source -1 outside");
+    /* the context still works afterwards */
+    ck_assert_ok(sp_bfs(g_gpu, G, 0, NULL, d_level, NULL, NULL));
+    int32_t h[3];
+    ck_cuda(cudaMemcpy(h, d_level, sizeof h, cudaMemcpyDeviceToHost));
+    ck_assert_int_eq(h[2], 2);
+    cudaFree(d_level);
+    sp_matrix_destroy(H);
+    sp_matrix_destroy(G);
+    sp_coo_free(a);
+}
+END_TEST
+#endif /* SP_HAVE_CUDA */
+
+static Suite *gpu_bfs_suite(void)
+{
+    Suite *s = suite_create("gpu_bfs");
+#ifdef SP_HAVE_CUDA
+    TCase *t = tcase_create("bfs");
+    tcase_add_checked_fixture(t, setup, teardown);
+    tcase_set_timeout(t, 600);
+    tcase_add_test(t, tiny_graphs);
+    tcase_add_test(t, long_path);
+    tcase_add_test(t, stars);
+    tcase_add_test(t, generated);
+    tcase_add_test(t, random_and_disconnected);
+    tcase_add_test(t, datasets);
+    tcase_add_test(t, multi_source);
+    tcase_add_test(t, refusals);
+    suite_add_tcase(s, t);
+#endif
+    return s;
+}
+
+int main(void)
+{
+    return sp_test_run_gpu(gpu_bfs_suite());
+}
