@@ -33,6 +33,7 @@ struct sp_matrix {
     unsigned built;          /* bit f set when format f is built */
     sp_format_set_t *mirror; /* CUDA: host copies made for sp_matrix_view, else NULL */
     void *gpu_plans;         /* CUDA: SpMV plans per format and algorithm (spmv_cuda.c) */
+    void *sptrsv_plans;      /* CUDA: triangular-solve plans of the CSR (sptrsv_cuda.c) */
     unsigned mirrored;       /* bit f set when mirror holds format f */
     int64_t duplicates_merged;
     int64_t row_min, row_max, empty_rows;
@@ -67,6 +68,14 @@ sp_status_t sp__cuda_spmv(sp_matrix_t *A, sp_format_t format, sp_spmv_alg_t alg,
                           const void *alpha, const void *x, const void *beta, void *y);
 /* Free the plans of one format (SP_FORMAT_COUNT: all of them, and the plan table). */
 void sp__cuda_spmv_free_plans(sp_matrix_t *A, sp_format_t format);
+
+/* Triangular solve on a CUDA context (src/sptrsv_cuda.c): CSR is built; the analysis of
+ * each (triangle, diagonal, algorithm) is made on first use and cached in the matrix until
+ * its CSR is released. alg is LEVELS or SOFT_SYNC (AUTO resolved by the caller). */
+sp_status_t sp__cuda_sptrsv(sp_matrix_t *A, int upper, int unit_diag, int alg,
+                            const void *alpha, const void *b, void *x);
+/* Free every cached triangular-solve plan of A (NULL table accepted). */
+void sp__cuda_sptrsv_free_plans(sp_matrix_t *A);
 
 /* Free format f of a host format set (the reference's *_free). */
 void sp__format_set_free(sp_format_set_t *set, sp_format_t format);
