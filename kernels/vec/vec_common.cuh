@@ -87,7 +87,7 @@ __device__ __forceinline__ double block_sum(double v)
 }
 
 /* out[0] = sum of the nparts block partials (sqrt when root); one block of finish_threads. */
-__global__ void __launch_bounds__(P::finish_threads)
+static __global__ void __launch_bounds__(P::finish_threads)
 finish_kernel(const double *__restrict__ parts, int nparts, double *__restrict__ out, int root)
 {
     double v = 0.0;

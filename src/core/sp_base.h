@@ -8,6 +8,11 @@
 
 #include "sp.h"
 
+/* C linkage also when a .cu file includes this header directly. */
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #if defined(__GNUC__)
 #define SP__PRINTF(a, b) __attribute__((format(printf, a, b)))
 #else
@@ -65,5 +70,9 @@ void sp__free(void *ptr);
 
 /* Number of online cores (>= 1). */
 int sp__ncores(void);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* SP_BASE_H */
