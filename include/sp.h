@@ -14,6 +14,16 @@
  *    malloc/free); memory the library returns to the caller is released with the
  *    matching sp_*_free function, or sp_free for plain arrays.
  *  - Library code never prints, exits or aborts.
+ *  - Threads: a context and everything created on it (matrices, vectors, solvers) belong
+ *    to one thread at a time; use one context per thread. Different contexts may be used
+ *    from different threads at once (CUDA contexts on one device included: each has its
+ *    own stream). Functions without a context (loaders, generators, COO helpers) are safe
+ *    on different objects from several threads; sp_set_host_allocator is not.
+ *  - Streams: a CUDA context queues its work on its own stream (or the one given in
+ *    sp_context_options_t). A function synchronizes that stream only where its comment
+ *    says so (results copied to the host, uploads from host memory); no function ever
+ *    synchronizes the device. Pointers "in the context's memory" are host memory on a
+ *    host context and device memory on a CUDA context.
  */
 #ifndef SP_H
 #define SP_H
@@ -492,6 +502,168 @@ sp_status_t sp_bfs(sp_context_t *ctx, sp_matrix_t *G, int64_t source,
 sp_status_t sp_bfs_multi(sp_context_t *ctx, sp_matrix_t *G, int64_t nsources,
                          const int64_t *sources, const sp_bfs_options_t *options,
                          int32_t *level, int32_t *parent, sp_bfs_stats_t *stats);
+
+/* ------------------------------------------------------------------------------------
+ * Vectors on a context, and the vector steps of iterative solvers.
+ *
+ * A vector holds n values of one real type (SP_R_32F or SP_R_64F) in the context's
+ * memory. Steps compute in double and round each stored value once to the vector's type;
+ * reductions (dot, nrm2) sum in double for both types. On a CUDA context reductions are
+ * deterministic: the same inputs give the same bits on every run (fixed block count and
+ * order), and equal the host context's result within rounding. A reduction returns its
+ * result either on the host (the "h_result" forms: one synchronization of the context's
+ * stream) or into a slot of an SP_R_64F vector on the context (the "_async" forms: no
+ * synchronization; read the slots later with sp_vector_copy_to_host, several at once).
+ * Vectors of one call must be on the given context and, except result vectors, share
+ * type and length. On failure the outputs are untouched.
+ * ---------------------------------------------------------------------------------- */
+typedef struct sp_vector sp_vector_t;
+
+/* A vector of n values of type (SP_R_32F or SP_R_64F) on ctx: a copy of the n values at
+ * h_values (host memory, the vector's type), or zeros when h_values is NULL. With
+ * h_values on a CUDA context the stream is synchronized once (h_values may be reused
+ * when the call returns). n above INT32_MAX: SP_STATUS_NOT_SUPPORTED. */
+sp_status_t sp_vector_create(sp_context_t *ctx, sp_value_type_t type, int64_t n,
+                             const void *h_values, sp_vector_t **v);
+/* Accepts NULL. Work queued on the vector stays valid (memory is freed in stream order). */
+void sp_vector_destroy(sp_vector_t *v);
+/* Length and value type (0 and SP_VALUE_NONE for NULL). */
+int64_t sp_vector_length(const sp_vector_t *v);
+sp_value_type_t sp_vector_value_type(const sp_vector_t *v);
+/* The values in the context's memory (device memory on CUDA), e.g. for sp_spmv or
+ * sp_sptrsv; valid until the vector is destroyed. Work on them must be queued on the
+ * context's stream (or ordered with it by the caller). */
+void *sp_vector_data(sp_vector_t *v);
+/* Copy n values between host memory and the vector; on CUDA both synchronize the
+ * context's stream once (so every earlier step on it is finished). */
+sp_status_t sp_vector_copy_from_host(sp_context_t *ctx, sp_vector_t *v, const void *h_values);
+sp_status_t sp_vector_copy_to_host(sp_context_t *ctx, const sp_vector_t *v, void *h_values);
+/* v[i] = value (rounded to v's type). No synchronization. */
+sp_status_t sp_vector_fill(sp_context_t *ctx, sp_vector_t *v, double value);
+/* dst = src (same type and length). No synchronization. */
+sp_status_t sp_vector_copy(sp_context_t *ctx, const sp_vector_t *src, sp_vector_t *dst);
+/* x = alpha * x; alpha == 0 stores zeros without reading x. No synchronization. */
+sp_status_t sp_vector_scale(sp_context_t *ctx, double alpha, sp_vector_t *x);
+/* y = alpha * x + beta * y; beta == 0 never reads y (NaN in y does not leak); x may be y.
+ * No synchronization. */
+sp_status_t sp_vector_axpby(sp_context_t *ctx, double alpha, const sp_vector_t *x,
+                            double beta, sp_vector_t *y);
+/* *h_result = x . y, or ||x||_2; the host result synchronizes the stream once. */
+sp_status_t sp_vector_dot(sp_context_t *ctx, const sp_vector_t *x, const sp_vector_t *y,
+                          double *h_result);
+sp_status_t sp_vector_nrm2(sp_context_t *ctx, const sp_vector_t *x, double *h_result);
+/* y = alpha * x + beta * y and *h_result = ||y||_2 of the new y, in one pass over the
+ * vectors (a solver's residual update); synchronizes the stream once. */
+sp_status_t sp_vector_axpby_nrm2(sp_context_t *ctx, double alpha, const sp_vector_t *x,
+                                 double beta, sp_vector_t *y, double *h_result);
+/* The same three with the result written to result[index] (an SP_R_64F vector on ctx)
+ * instead: no synchronization; the value is there for any later step on the stream. */
+sp_status_t sp_vector_dot_async(sp_context_t *ctx, const sp_vector_t *x, const sp_vector_t *y,
+                                sp_vector_t *result, int64_t index);
+sp_status_t sp_vector_nrm2_async(sp_context_t *ctx, const sp_vector_t *x, sp_vector_t *result,
+                                 int64_t index);
+sp_status_t sp_vector_axpby_nrm2_async(sp_context_t *ctx, double alpha, const sp_vector_t *x,
+                                       double beta, sp_vector_t *y, sp_vector_t *result,
+                                       int64_t index);
+
+/* ------------------------------------------------------------------------------------
+ * Sparse triangular solve on one triangle of a square matrix's own CSR.
+ * ---------------------------------------------------------------------------------- */
+typedef enum sp_uplo {
+    SP_UPLO_LOWER = 0, /* entries with col <= row */
+    SP_UPLO_UPPER = 1  /* entries with col >= row */
+} sp_uplo_t;
+
+typedef enum sp_diag {
+    SP_DIAG_NON_UNIT = 0, /* the stored diagonal; every row must have a non-zero one */
+    SP_DIAG_UNIT = 1      /* the diagonal taken as 1, stored diagonal entries ignored */
+} sp_diag_t;
+
+typedef enum sp_sptrsv_alg {
+    SP_SPTRSV_ALG_AUTO = 0,     /* CUDA: SOFT_SYNC */
+    SP_SPTRSV_ALG_LEVELS = 1,   /* level scheduling, one launch per dependency level */
+    SP_SPTRSV_ALG_SOFT_SYNC = 2 /* one kernel: rows by ticket, waiting on ready flags */
+} sp_sptrsv_alg_t;
+
+/* x = alpha * T^-1 * b, T the uplo triangle of A (the other triangle's entries ignored, so
+ * a full A gives D+L or D+U without a copy). alpha: host pointer to one value of A's type.
+ * b and x: n values of A's type in the context's memory, not overlapping. A row of a
+ * non-unit triangle without a non-zero diagonal entry is refused with
+ * SP_STATUS_INVALID_ARGUMENT naming the row. On a CUDA context the analysis of (uplo,
+ * diag, alg) is made on the first call and cached in A until its CSR is released or A
+ * destroyed; solves queue on the stream without synchronizing (the analysis may
+ * synchronize once). Host contexts run the sequential substitution whatever alg says. */
+sp_status_t sp_sptrsv(sp_context_t *ctx, sp_matrix_t *A, sp_uplo_t uplo, sp_diag_t diag,
+                      sp_sptrsv_alg_t alg, const void *alpha, const void *b, void *x);
+
+/* ------------------------------------------------------------------------------------
+ * Iterative solvers: create -> (options) -> setup(A) -> solve(b, x) ... -> result ->
+ * destroy. The iteration loop runs on the host and calls the library's steps on the
+ * solver's context, so a solver gives the same answer (within rounding) on a host and a
+ * CUDA context. Not converging is not an error: sp_solver_solve returns
+ * SP_STATUS_SUCCESS and sp_solver_result says what happened.
+ * ---------------------------------------------------------------------------------- */
+typedef enum sp_solver_type {
+    SP_SOLVER_CG = 0,          /* conjugate gradient (A symmetric positive definite) */
+    SP_SOLVER_PCG_JACOBI = 1,  /* CG preconditioned by the diagonal */
+    SP_SOLVER_PCG_SGS = 2,     /* CG preconditioned by symmetric Gauss-Seidel:
+                                  M = (D+L) D^-1 (D+U) applied by two triangular solves on
+                                  A's own triangles (no factorization, no copies) */
+    SP_SOLVER_BICGSTAB = 3     /* BiCGSTAB (van der Vorst) for non-symmetric A */
+} sp_solver_type_t;
+
+/* Zero-initialised (or never set) means the defaults. */
+typedef struct sp_solver_options {
+    int64_t max_iterations; /* 0: 10000 */
+    double rtol;            /* stop when ||r|| <= rtol * ||b||; 0: 1e-8 */
+    int use_initial_guess;  /* 1: start from x as given; 0: from x = 0 */
+} sp_solver_options_t;
+
+typedef enum sp_solver_status {
+    SP_SOLVER_CONVERGED = 0,      /* the recurrence residual met rtol */
+    SP_SOLVER_MAX_ITERATIONS = 1, /* max_iterations done without meeting it */
+    SP_SOLVER_BREAKDOWN = 2,      /* a division by zero in the method (CG: p.Ap <= 0, A not
+                                     positive definite; BiCGSTAB: rho or omega = 0) */
+    SP_SOLVER_DIVERGED = 3,       /* a NaN or infinity appeared */
+    SP_SOLVER_NOT_RUN = 4         /* no solve yet */
+} sp_solver_status_t;
+
+typedef struct sp_solver_result {
+    sp_solver_status_t status;
+    int64_t iterations;         /* iterations carried out (a breaking one included) */
+    double relative_residual;   /* ||b - A x|| / ||b||, recomputed from x at the end */
+    double recurrence_residual; /* the method's own ||r|| / ||b|| when it stopped */
+    double seconds;             /* wall time of the solve, its final synchronization included */
+} sp_solver_result_t;
+
+/* "converged", "max_iterations", "breakdown", "diverged", "not_run"; "?" if unknown. */
+const char *sp_solver_status_string(sp_solver_status_t status);
+
+typedef struct sp_solver sp_solver_t;
+
+/* A solver of the given type on ctx (nothing allocated on the device yet). */
+sp_status_t sp_solver_create(sp_context_t *ctx, sp_solver_type_t type, sp_solver_t **solver);
+/* Accepts NULL. */
+void sp_solver_destroy(sp_solver_t *solver);
+/* Options for the following solves (NULL: the defaults). Negative max_iterations or a
+ * negative or NaN rtol: SP_STATUS_INVALID_ARGUMENT. */
+sp_status_t sp_solver_set_options(sp_solver_t *solver, const sp_solver_options_t *options);
+/* Analysis for A (square, real, on the solver's context; borrowed: it must outlive the
+ * solves): the SpMV format is chosen once (SP_FORMAT_AUTO's rule) and built, the
+ * preconditioner made (Jacobi: the inverted diagonal; SGS: the diagonal and the
+ * triangular-solve analyses), and the workspace vectors allocated. A zero diagonal entry
+ * (Jacobi, SGS) is refused with SP_STATUS_INVALID_ARGUMENT naming the row. May
+ * synchronize the stream. A later setup replaces the previous one. */
+sp_status_t sp_solver_setup(sp_solver_t *solver, sp_matrix_t *A);
+/* Solve A x = b (b and x: vectors on the context of A's type and length, distinct). x is
+ * the initial guess with use_initial_guess, else overwritten from zero. Returns
+ * SP_STATUS_SUCCESS whether or not the method converged (see sp_solver_result); an error
+ * status only for bad arguments or a failed step. On CUDA the loop synchronizes the
+ * stream once per iteration (CG family: the scalars of an iteration read together;
+ * BiCGSTAB: at each of its dot products) and once at the end; x is complete on return. */
+sp_status_t sp_solver_solve(sp_solver_t *solver, const sp_vector_t *b, sp_vector_t *x);
+/* The outcome of the last solve (status SP_SOLVER_NOT_RUN before the first). */
+sp_status_t sp_solver_result(const sp_solver_t *solver, sp_solver_result_t *result);
 
 #ifdef __cplusplus
 }

@@ -108,6 +108,7 @@ static void free_format(sp_matrix_t *A, sp_format_t f)
 {
     if (A->ctx->kind == SP_DEVICE_CUDA) {
         sp__cuda_spmv_free_plans(A, f);
+        if (f == SP_FORMAT_CSR) sp__cuda_sptrsv_free_plans(A); /* they index the CSR */
         sp__cuda_matrix_free_format(A, f);
     } else {
         sp__format_set_free(&A->f, f);

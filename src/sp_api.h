@@ -33,6 +33,7 @@ struct sp_matrix {
     unsigned built;          /* bit f set when format f is built */
     sp_format_set_t *mirror; /* CUDA: host copies made for sp_matrix_view, else NULL */
     void *gpu_plans;         /* CUDA: SpMV plans per format and algorithm (spmv_cuda.c) */
+    void *sptrsv_plans;      /* CUDA: triangular-solve plans of the CSR (sptrsv_cuda.c) */
     unsigned mirrored;       /* bit f set when mirror holds format f */
     int64_t duplicates_merged;
     int64_t row_min, row_max, empty_rows;
@@ -88,6 +89,14 @@ sp_status_t sp__cuda_bfs(sp_matrix_t *G, int64_t nsources, const int64_t *source
  * spbench compares the soft-synchronized barrier with). */
 sp_status_t sp__bfs_persistent_coop(sp_context_t *ctx, sp_matrix_t *G, int64_t source,
                                     int32_t *level, int32_t *parent, sp_bfs_stats_t *stats);
+
+/* Triangular solve on a CUDA context (src/sptrsv_cuda.c): CSR is built; the analysis of
+ * each (triangle, diagonal, algorithm) is made on first use and cached in the matrix until
+ * its CSR is released. alg is LEVELS or SOFT_SYNC (AUTO resolved by the caller). */
+sp_status_t sp__cuda_sptrsv(sp_matrix_t *A, int upper, int unit_diag, int alg,
+                            const void *alpha, const void *b, void *x);
+/* Free every cached triangular-solve plan of A (NULL table accepted). */
+void sp__cuda_sptrsv_free_plans(sp_matrix_t *A);
 
 /* Free format f of a host format set (the reference's *_free). */
 void sp__format_set_free(sp_format_set_t *set, sp_format_t format);

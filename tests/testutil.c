@@ -198,3 +198,41 @@ void sp_test_remove_temp_dir(const char *dir)
     closedir(d);
     ck_assert_msg(rmdir(dir) == 0, "cannot remove %s", dir);
 }
+
+/* ---- small systems for the solver suites ------------------------------------------ */
+
+static void coo_push(sp_coo_t *a, int64_t r, int64_t c, double v)
+{
+    ck_assert_int_lt(a->nnz, a->capacity);
+    a->row[a->nnz] = (int32_t)r;
+    a->col[a->nnz] = (int32_t)c;
+    if (a->value_type == SP_R_32F) ((float *)a->val)[a->nnz] = (float)v;
+    else ((double *)a->val)[a->nnz] = v;
+    a->nnz++;
+}
+
+sp_coo_t *sp_test_dense_coo(int64_t n, const double *a, sp_value_type_t t)
+{
+    sp_coo_t *coo = NULL;
+    ck_assert_ok(sp_coo_create(n, n, n * n, t, &coo));
+    for (int64_t i = 0; i < n; i++)
+        for (int64_t j = 0; j < n; j++)
+            if (a[i * n + j] != 0.0 || a[i * n + j] != a[i * n + j]) coo_push(coo, i, j, a[i * n + j]);
+    return coo;
+}
+
+sp_coo_t *sp_test_convection_diffusion(int64_t n, double c, sp_value_type_t t)
+{
+    sp_coo_t *coo = NULL;
+    ck_assert_ok(sp_coo_create(n * n, n * n, 5 * n * n, t, &coo));
+    for (int64_t y = 0; y < n; y++)
+        for (int64_t x = 0; x < n; x++) {
+            int64_t r = y * n + x;
+            if (y > 0) coo_push(coo, r, r - n, -1.0);
+            if (x > 0) coo_push(coo, r, r - 1, -1.0 - c);
+            coo_push(coo, r, r, 4.0);
+            if (x < n - 1) coo_push(coo, r, r + 1, -1.0 + c);
+            if (y < n - 1) coo_push(coo, r, r + n, -1.0);
+        }
+    return coo;
+}

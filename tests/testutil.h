@@ -68,6 +68,14 @@ const char *sp_test_make_temp_dir(void);
 /* Delete the plain files in the folder, then the folder (asserts each step succeeds). */
 void sp_test_remove_temp_dir(const char *dir);
 
+/* ---- small systems for the solver suites ------------------------------------------ */
+
+/* The non-zeros of the row-major n x n dense matrix a as a COO of type t. */
+sp_coo_t *sp_test_dense_coo(int64_t n, const double *a, sp_value_type_t t);
+/* 2D convection-diffusion on an n x n grid, central differences: 4 on the diagonal, -1
+ * north and south, -1 - c west and -1 + c east (non-symmetric for c != 0). */
+sp_coo_t *sp_test_convection_diffusion(int64_t n, double c, sp_value_type_t t);
+
 /* Assert that call returns the expected status; on mismatch the message shows both and
  * sp_last_error(). */
 #define ck_assert_status(call, expected)                                                  \

@@ -1,0 +1,42 @@
+/* sp_sptrsv: argument checks and dispatch of the sparse triangular solve x = alpha T^-1 b
+ * on one triangle of A's own CSR (host: the reference substitution; CUDA: kernels/solve/
+ * through a plan cached in the matrix). */
+#include "sp_api.h"
+
+sp_status_t sp_sptrsv(sp_context_t *ctx, sp_matrix_t *A, sp_uplo_t uplo, sp_diag_t diag,
+                      sp_sptrsv_alg_t alg, const void *alpha, const void *b, void *x)
+{
+    sp_status_t st = SP_STATUS_SUCCESS;
+    int64_t n;
+    size_t vs;
+    SP_CHECK_ARG(ctx != NULL && A != NULL, "sp_sptrsv: ctx or A is NULL");
+    SP_CHECK_ARG(A->ctx == ctx, "sp_sptrsv: matrix belongs to another context");
+    n = A->f.coo.nrows;
+    SP_CHECK_ARG(n == A->f.coo.ncols, "sp_sptrsv: matrix is %lld x %lld, not square",
+                 (long long)n, (long long)A->f.coo.ncols);
+    SP_CHECK_ARG(A->f.coo.value_type != SP_VALUE_NONE,
+                 "sp_sptrsv: the matrix is a pattern (no values)");
+    SP_CHECK_ARG(uplo == SP_UPLO_LOWER || uplo == SP_UPLO_UPPER, "sp_sptrsv: unknown uplo %d",
+                 (int)uplo);
+    SP_CHECK_ARG(diag == SP_DIAG_NON_UNIT || diag == SP_DIAG_UNIT, "sp_sptrsv: unknown diag %d",
+                 (int)diag);
+    SP_CHECK_ARG(alg == SP_SPTRSV_ALG_AUTO || alg == SP_SPTRSV_ALG_LEVELS ||
+                     alg == SP_SPTRSV_ALG_SOFT_SYNC,
+                 "sp_sptrsv: unknown algorithm %d", (int)alg);
+    SP_CHECK_ARG(alpha != NULL, "sp_sptrsv: alpha is NULL");
+    SP_CHECK_ARG(n == 0 || (b != NULL && x != NULL), "sp_sptrsv: b or x is NULL");
+    vs = sp_value_size(A->f.coo.value_type);
+    SP_CHECK_ARG(n == 0 || (const char *)b + (size_t)n * vs <= (const char *)x ||
+                     (const char *)x + (size_t)n * vs <= (const char *)b,
+                 "sp_sptrsv: b and x overlap");
+    SP_TRY(sp_matrix_build(ctx, A, SP_FORMAT_CSR));
+    if (ctx->kind == SP_DEVICE_CUDA)
+        SP_TRY(sp__cuda_sptrsv(A, uplo == SP_UPLO_UPPER, diag == SP_DIAG_UNIT,
+                               alg == SP_SPTRSV_ALG_AUTO ? SP_SPTRSV_ALG_SOFT_SYNC : (int)alg,
+                               alpha, b, x));
+    else
+        SP_TRY(sp__ref_sptrsv(&A->f.csr, uplo == SP_UPLO_UPPER, diag == SP_DIAG_UNIT, alpha, b,
+                              x));
+done:
+    return sp__context_record(ctx, st);
+}
