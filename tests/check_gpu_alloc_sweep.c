@@ -19,12 +19,6 @@
 #include "sp_api.h"
 #include "testutil_gpu.h"
 
-#define ck_cuda(call)                                                                     \
-    do {                                                                                  \
-        cudaError_t e_ = (call);                                                          \
-        ck_assert_msg(e_ == cudaSuccess, "%s: %s", #call, cudaGetErrorString(e_));        \
-    } while (0)
-
 #define SENTINEL_MATRIX ((sp_matrix_t *)(uintptr_t)0x5)
 #define MARKER (-7.25)
 

@@ -20,12 +20,6 @@
 
 #include "testutil_gpu.h"
 
-#define ck_cuda(call)                                                                     \
-    do {                                                                                  \
-        cudaError_t e_ = (call);                                                          \
-        ck_assert_msg(e_ == cudaSuccess, "%s: %s", #call, cudaGetErrorString(e_));        \
-    } while (0)
-
 static double now(void)
 {
     struct timespec t;

@@ -6,7 +6,17 @@
 
 #include <stdint.h>
 
+#include <check.h>
+#include <cuda_runtime_api.h>
+
 #include "sp.h"
+
+/* Assert that a CUDA runtime call succeeds, naming the call and CUDA's text. */
+#define ck_cuda(call)                                                                     \
+    do {                                                                                  \
+        cudaError_t e_ = (call);                                                          \
+        ck_assert_msg(e_ == cudaSuccess, "%s: %s", #call, cudaGetErrorString(e_));        \
+    } while (0)
 
 /* Hooks for sp_context_options_t.allocator: cudaMallocAsync / cudaFreeAsync on the stream
  * libsp passes, counting requests and live blocks (thread-safe). */
