@@ -59,3 +59,9 @@ int sp_test_small(void)
     const char *s = getenv("SP_TEST_SMALL");
     return s != NULL && atoi(s) != 0;
 }
+
+int sp_test_under_sanitizer(void)
+{
+    const char *s = getenv("SP_TEST_UNDER_SANITIZER");
+    return s != NULL && atoi(s) != 0;
+}

@@ -36,5 +36,8 @@ int64_t sp_test_gpu_live_allocations(void);
 
 /* 1 when SP_TEST_SMALL is set to a non-zero number (sanitizer runs), else 0. */
 int sp_test_small(void);
+/* 1 under scripts/device-sanitize.sh (SP_TEST_UNDER_SANITIZER): leave out CUDA API errors
+ * provoked on purpose (compute-sanitizer reports them) and timing assertions. */
+int sp_test_under_sanitizer(void);
 
 #endif /* SP_TESTUTIL_GPU_H */
