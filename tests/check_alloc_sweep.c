@@ -437,13 +437,11 @@ START_TEST(host_matrices)
     sweep("sp_matrix_create", create_op, create_untouched, &r);
 
     /* context creation: the host context is one block */
-    for (int64_t k = 0; k < 1; k++) {
-        sp_context_t *c = (sp_context_t *)SENTINEL;
-        sp_test_fail_allocations_after(k);
-        ck_assert_status(sp_context_create(SP_DEVICE_HOST, NULL, &c), SP_STATUS_ALLOC_FAILED);
-        sp_test_restore_allocator();
-        ck_assert_ptr_eq(c, (sp_context_t *)SENTINEL);
-    }
+    sp_context_t *c = (sp_context_t *)SENTINEL;
+    sp_test_fail_allocations_after(0);
+    ck_assert_status(sp_context_create(SP_DEVICE_HOST, NULL, &c), SP_STATUS_ALLOC_FAILED);
+    sp_test_restore_allocator();
+    ck_assert_ptr_eq(c, (sp_context_t *)SENTINEL);
 
     /* each format from a matrix with CSR built (CSR itself from the bare COO) */
     for (int f = SP_FORMAT_CSR; f < SP_FORMAT_COUNT; f++) {
