@@ -196,6 +196,7 @@ static run_t new_run(enum kind kind, sp_format_t f, sp_spmv_alg_t alg)
     ck_cuda(cudaMalloc((void **)&r.d_x, (size_t)n * sizeof(double)));
     ck_cuda(cudaMalloc((void **)&r.d_y, (size_t)m * sizeof(double)));
     ck_cuda(cudaMemcpy(r.d_x, x, (size_t)n * sizeof(double), cudaMemcpyHostToDevice));
+    ck_cuda(cudaDeviceSynchronize()); /* a pageable copy may still be in flight */
     r.h_y = malloc((size_t)m * sizeof(double));
     ck_assert_ptr_nonnull(r.h_y);
     free(x);
