@@ -347,7 +347,10 @@ sp_status_t sp_matrix_create(sp_context_t *ctx, const sp_coo_t *coo,
 void sp_matrix_destroy(sp_matrix_t *A);
 
 /* Build a format (if not cached) on A's context. ELL larger than ell_max_bytes is
- * refused with SP_STATUS_NOT_SUPPORTED giving the bytes it would need. */
+ * refused with SP_STATUS_NOT_SUPPORTED giving the bytes it would need.
+ * On a CUDA context with its own memory pool, an upload (sp_matrix_create) or build that
+ * cannot fit in the device's free memory is refused before any work with
+ * SP_STATUS_ALLOC_FAILED giving the bytes needed and free. */
 sp_status_t sp_matrix_build(sp_context_t *ctx, sp_matrix_t *A, sp_format_t format);
 /* Drop a built format (not COO) to free its memory. */
 sp_status_t sp_matrix_release(sp_context_t *ctx, sp_matrix_t *A, sp_format_t format);

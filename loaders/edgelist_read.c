@@ -395,6 +395,29 @@ done:
     return st;
 }
 
+/* A header's claims judged before anything is allocated: vertices beyond 32-bit ids
+ * (unless compaction keeps only the used ones), and more edges than the bytes after the
+ * header could hold (every edge takes at least one byte, whatever the format). */
+static sp_status_t check_header_claims(const sp_el_read_t *r, size_t body_bytes)
+{
+    sp_status_t st = SP_STATUS_SUCCESS;
+    if (r->declared_n > INT32_MAX && !r->compact)
+        SP_FAIL(SP_STATUS_NOT_SUPPORTED,
+                "%s:%lld: %lld vertices declared exceed 32-bit indices (limit %d); "
+                "compact_ids keeps only the used ones",
+                r->path, (long long)r->header_line, (long long)r->declared_n, INT32_MAX);
+    if (r->declared_m >= 0 && (uint64_t)r->declared_m > body_bytes)
+        SP_FAIL(SP_STATUS_PARSE_ERROR,
+                "%s:%lld: %lld edges declared but the remaining %zu bytes cannot hold them",
+                r->path, (long long)r->header_line, (long long)r->declared_m, body_bytes);
+    if (r->declared_m > INT32_MAX)
+        SP_FAIL(SP_STATUS_NOT_SUPPORTED,
+                "%s:%lld: %lld edges declared exceed 32-bit indices (limit %d)", r->path,
+                (long long)r->header_line, (long long)r->declared_m, INT32_MAX);
+done:
+    return st;
+}
+
 sp_status_t sp_edgelist_read(const char *path, sp_value_type_t value_type,
                              const sp_edgelist_options_t *options, sp_coo_t **coo,
                              sp_edgelist_info_t *info)
@@ -422,6 +445,7 @@ sp_status_t sp_edgelist_read(const char *path, sp_value_type_t value_type,
     const char *body = NULL;
     int64_t body_line = 1;
     SP_TRY(fmt->header(&r, &text, &body, &body_line));
+    SP_TRY(check_header_claims(&r, (size_t)(text.data + text.len - body)));
     if (r.declared_n >= 0 && o.nvertices > 0 && o.nvertices < r.declared_n)
         SP_FAIL(SP_STATUS_INVALID_ARGUMENT,
                 "sp_edgelist_read: nvertices %lld is below the %lld vertices %s declares",

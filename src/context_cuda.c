@@ -17,6 +17,7 @@ typedef struct sp_cuda_state {
     sp_device_allocator_t allocator; /* alloc == NULL: the context's own memory pool */
     cudaMemPool_t pool;              /* stream-ordered pool that keeps freed memory */
     int has_pool;
+    int64_t test_room_cap; /* test only (sp__cuda_test_cap_room): > 0 caps the room */
 } sp_cuda_state_t;
 
 
@@ -111,6 +112,7 @@ static sp_status_t env_alloc(void *self, void **d_ptr, size_t bytes)
     if (bytes == 0) bytes = 256; /* a valid, distinct pointer for empty arrays */
     if (s->allocator.alloc) {
         failed = s->allocator.alloc(d_ptr, bytes, s->stream, s->allocator.user) != 0;
+        if (failed) (void)cudaGetLastError(); /* what the hook's failed cudaMalloc left */
     } else {
         failed = cudaMallocFromPoolAsync(d_ptr, bytes, s->pool, s->stream) != cudaSuccess;
         (void)cudaGetLastError();
@@ -135,15 +137,60 @@ static void env_free(void *self, void *d_ptr)
     else (void)cudaFreeAsync(d_ptr, s->stream);
 }
 
+/* Every operation on the device starts here: it makes the context's device current and
+ * clears CUDA's last error, so an error left by the caller (or by a failed allocation
+ * hook) is never reported by the launch checks of this call. */
 void sp__cuda_env(const sp_context_t *ctx, sp_gpu_env_t *env)
 {
     sp_cuda_state_t *s = ctx->cuda;
+    (void)cudaSetDevice(s->device);
+    (void)cudaGetLastError();
     env->stream = s->stream;
     env->alloc = env_alloc;
     env->free = env_free;
     env->self = s;
     env->sm_count = ctx->info.sm_count;
     env->l2_bytes = ctx->info.l2_bytes;
+}
+
+/* What the device can still give this context: free memory plus what the context's pool
+ * holds unused. With the caller's allocator hooks the figure says nothing about their
+ * memory, so there is no check (unless a test cap is set). */
+sp_status_t sp__cuda_check_room(const sp_context_t *ctx, int64_t need, const char *what)
+{
+    sp_cuda_state_t *s = ctx->cuda;
+    size_t free_bytes = 0, total_bytes = 0;
+    uint64_t reserved = 0, used = 0;
+    int64_t room;
+    if (s->allocator.alloc && s->test_room_cap <= 0) return SP_STATUS_SUCCESS;
+    if (cudaSetDevice(s->device) != cudaSuccess ||
+        cudaMemGetInfo(&free_bytes, &total_bytes) != cudaSuccess) {
+        (void)cudaGetLastError(); /* unknown: the allocations will tell */
+        return SP_STATUS_SUCCESS;
+    }
+    room = (int64_t)free_bytes;
+    if (s->has_pool) {
+        if (cudaMemPoolGetAttribute(s->pool, cudaMemPoolAttrReservedMemCurrent, &reserved) ==
+                cudaSuccess &&
+            cudaMemPoolGetAttribute(s->pool, cudaMemPoolAttrUsedMemCurrent, &used) == cudaSuccess) {
+            if (reserved > used) room += (int64_t)(reserved - used);
+        } else {
+            (void)cudaGetLastError();
+        }
+    }
+    if (s->test_room_cap > 0 && room > s->test_room_cap) room = s->test_room_cap;
+    if (need > room)
+        return SP_ERROR(SP_STATUS_ALLOC_FAILED,
+                        "%s needs %lld bytes on the device, %lld free (device %d, %zu bytes "
+                        "in all)", what, (long long)need, (long long)room, s->device,
+                        total_bytes);
+    return SP_STATUS_SUCCESS;
+}
+
+void sp__cuda_test_cap_room(sp_context_t *ctx, int64_t bytes)
+{
+    if (ctx && ctx->kind == SP_DEVICE_CUDA && ctx->cuda)
+        ((sp_cuda_state_t *)ctx->cuda)->test_room_cap = bytes;
 }
 
 #else /* !SP_HAVE_CUDA */
@@ -163,5 +210,13 @@ sp_status_t sp__cuda_synchronize(sp_context_t *ctx)
     (void)ctx;
     return SP_ERROR(SP_STATUS_NOT_COMPILED, "libsp was built without CUDA");
 }
+
+sp_status_t sp__cuda_check_room(const sp_context_t *ctx, int64_t need, const char *what)
+{
+    (void)ctx, (void)need, (void)what;
+    return SP_STATUS_SUCCESS;
+}
+
+void sp__cuda_test_cap_room(sp_context_t *ctx, int64_t bytes) { (void)ctx, (void)bytes; }
 
 #endif

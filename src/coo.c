@@ -95,9 +95,12 @@ done:
     return st;
 }
 
+/* The mirrored entries go to new arrays and are sorted there, so a failure (out of
+ * memory in the sort) leaves the caller's COO exactly as it was. */
 sp_status_t sp_coo_symmetrize(sp_coo_t *coo, int drop_self_loops)
 {
     sp_status_t st = SP_STATUS_SUCCESS;
+    sp_coo_t t = {0};
     SP_CHECK_ARG(coo != NULL, "sp_coo_symmetrize: coo is NULL");
     SP_CHECK_ARG(coo->nrows == coo->ncols,
                  "sp_coo_symmetrize: matrix is %lld x %lld, not square",
@@ -108,38 +111,41 @@ sp_status_t sp_coo_symmetrize(sp_coo_t *coo, int drop_self_loops)
         SP_FAIL(SP_STATUS_NOT_SUPPORTED,
                 "sp_coo_symmetrize: %lld entries doubled exceed 32-bit indices",
                 (long long)n);
-    if (coo->capacity < 2 * n) {
-        int32_t *row = sp__realloc(coo->row, (size_t)(2 * n) * sizeof(int32_t));
-        if (!row) SP_FAIL(SP_STATUS_ALLOC_FAILED, "out of host memory growing COO to %lld",
-                          (long long)(2 * n));
-        coo->row = row;
-        int32_t *col = sp__realloc(coo->col, (size_t)(2 * n) * sizeof(int32_t));
-        if (!col) SP_FAIL(SP_STATUS_ALLOC_FAILED, "out of host memory growing COO to %lld",
-                          (long long)(2 * n));
-        coo->col = col;
-        if (vs) {
-            void *val = sp__realloc(coo->val, (size_t)(2 * n) * vs);
-            if (!val) SP_FAIL(SP_STATUS_ALLOC_FAILED,
-                              "out of host memory growing COO to %lld", (long long)(2 * n));
-            coo->val = val;
-        }
-        coo->capacity = 2 * n;
+    t = *coo;
+    t.row = t.col = NULL;
+    t.val = NULL;
+    SP_ALLOC(t.row, 2 * n);
+    SP_ALLOC(t.col, 2 * n);
+    if (vs) {
+        t.val = sp__malloc_array((size_t)(2 * n), vs);
+        if (!t.val) SP_FAIL(SP_STATUS_ALLOC_FAILED, "out of host memory growing COO to %lld",
+                            (long long)(2 * n));
     }
+    t.capacity = 2 * n;
     for (int64_t k = 0; k < n; k++) {
         if (drop_self_loops && coo->row[k] == coo->col[k]) continue;
-        coo->row[keep] = coo->row[k];
-        coo->col[keep] = coo->col[k];
-        if (vs) memmove((char *)coo->val + keep * vs, (char *)coo->val + k * vs, vs);
+        t.row[keep] = coo->row[k];
+        t.col[keep] = coo->col[k];
+        if (vs) memcpy((char *)t.val + keep * vs, (const char *)coo->val + k * vs, vs);
         keep++;
     }
     for (int64_t k = 0; k < keep; k++) {
-        coo->row[keep + k] = coo->col[k];
-        coo->col[keep + k] = coo->row[k];
-        if (vs) memcpy((char *)coo->val + (keep + k) * vs, (char *)coo->val + k * vs, vs);
+        t.row[keep + k] = t.col[k];
+        t.col[keep + k] = t.row[k];
+        if (vs) memcpy((char *)t.val + (keep + k) * vs, (char *)t.val + k * vs, vs);
     }
-    coo->nnz = 2 * keep;
-    coo->flags &= ~(SP_COO_SORTED | SP_COO_MERGED);
-    st = sp__ref_coo_sort_merge(coo, SP_DUP_KEEP, NULL);
+    t.nnz = 2 * keep;
+    t.flags &= ~(SP_COO_SORTED | SP_COO_MERGED);
+    SP_TRY(sp__ref_coo_sort_merge(&t, SP_DUP_KEEP, NULL));
+    sp__free(coo->row);
+    sp__free(coo->col);
+    sp__free(coo->val);
+    *coo = t;
+    t.row = t.col = NULL;
+    t.val = NULL;
 done:
+    sp__free(t.val);
+    sp__free(t.col);
+    sp__free(t.row);
     return st;
 }

@@ -1,6 +1,7 @@
 /* Matrices on a CUDA context: the host COO is uploaded, sorted and merged on the GPU,
  * every format is converted there (kernels/convert/), and sp_matrix_view copies a format
  * back into a host mirror. Built without CUDA these return SP_STATUS_NOT_COMPILED. */
+#include <stdio.h>
 #include <string.h>
 
 #include "sp_api.h"
@@ -17,6 +18,37 @@ done:
     return st;
 }
 
+/* a * b + c bytes, saturating at INT64_MAX (ELL of a long row in many rows). */
+static int64_t bytes_of(int64_t a, int64_t b, int64_t c)
+{
+    if (a > 0 && b > (INT64_MAX - c) / a) return INT64_MAX;
+    return a * b + c;
+}
+
+/* Device bytes a step certainly needs, from sizes known on the host: its outputs and the
+ * temporaries it cannot do without (a lower bound, so nothing that fits is refused). */
+static int64_t upload_bytes(const sp_coo_t *coo)
+{
+    int64_t entry = 8 + (int64_t)sp_value_size(coo->value_type);
+    /* the copy, the merged output, sort keys and permutation; row counts */
+    return bytes_of(coo->nnz, 2 * entry + 8, 4 * coo->nrows);
+}
+
+static int64_t build_bytes(const sp_matrix_t *A, sp_format_t f)
+{
+    int64_t m = A->f.coo.nrows, n = A->f.coo.ncols, nnz = A->f.coo.nnz;
+    int64_t entry = 4 + (int64_t)sp_value_size(A->f.coo.value_type);
+    switch (f) {
+    case SP_FORMAT_CSR: return bytes_of(nnz, entry, 4 * (m + 1));
+    case SP_FORMAT_CSC: return bytes_of(nnz, entry, 4 * (n + 1));
+    case SP_FORMAT_ELL: return bytes_of(m, bytes_of(A->row_max, entry, 0), 0);
+    case SP_FORMAT_HYB: return bytes_of(nnz, entry, 0);
+    case SP_FORMAT_JDS:
+    case SP_FORMAT_SELL: return bytes_of(nnz, entry, 4 * m);
+    default: return 0;
+    }
+}
+
 sp_status_t sp__cuda_matrix_upload(sp_matrix_t *A, const sp_coo_t *coo, int32_t **h_row_counts)
 {
     sp_status_t st = SP_STATUS_SUCCESS;
@@ -26,6 +58,7 @@ sp_status_t sp__cuda_matrix_upload(sp_matrix_t *A, const sp_coo_t *coo, int32_t 
     int32_t *d_counts = NULL, *counts = NULL;
     void *d_temp = NULL;
     sp__cuda_env(A->ctx, &env);
+    SP_TRY(sp__cuda_check_room(A->ctx, upload_bytes(coo), "uploading and sorting the COO"));
     SP_TRY(upload(&env, (void **)&t.row, coo->row, n * sizeof(int32_t)));
     SP_TRY(upload(&env, (void **)&t.col, coo->col, n * sizeof(int32_t)));
     if (vs) SP_TRY(upload(&env, &t.val, coo->val, n * vs));
@@ -56,7 +89,10 @@ sp_status_t sp__cuda_matrix_build(sp_matrix_t *A, sp_format_t f, int sell_c, int
     sp_status_t st = SP_STATUS_SUCCESS;
     sp_gpu_env_t env;
     int64_t hyb_width = A->options.hyb_ell_width > 0 ? A->options.hyb_ell_width : -1;
+    char what[32];
     sp__cuda_env(A->ctx, &env);
+    snprintf(what, sizeof what, "building %s", sp_format_name(f) ? sp_format_name(f) : "?");
+    SP_TRY(sp__cuda_check_room(A->ctx, build_bytes(A, f), what));
     switch (f) {
     case SP_FORMAT_CSR: SP_TRY(sp__gpu_coo_to_csr(&env, &A->f.coo, &A->f.csr)); break;
     case SP_FORMAT_CSC: SP_TRY(sp__gpu_csr_to_csc(&env, &A->f.csr, &A->f.csc)); break;

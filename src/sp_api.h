@@ -98,6 +98,17 @@ sp_status_t sp__cuda_sptrsv(sp_matrix_t *A, int upper, int unit_diag, int alg,
 /* Free every cached triangular-solve plan of A (NULL table accepted). */
 void sp__cuda_sptrsv_free_plans(sp_matrix_t *A);
 
+/* ---- device room (src/context_cuda.c; no-ops without CUDA) ---- */
+/* SP_STATUS_ALLOC_FAILED "<what> needs N bytes on the device, M free" when need exceeds
+ * what the device can still give the context (free memory plus the unused part of the
+ * context's pool); success when it fits, when the figure is unknown, or when the context
+ * uses the caller's allocator hooks. Called before a step launches anything. */
+sp_status_t sp__cuda_check_room(const sp_context_t *ctx, int64_t need, const char *what);
+/* TEST ONLY: cap the room figure of sp__cuda_check_room at bytes (> 0; 0 removes the
+ * cap), and apply the check even with allocator hooks, so tests can provoke the refusal
+ * without filling the device. */
+void sp__cuda_test_cap_room(sp_context_t *ctx, int64_t bytes);
+
 /* Free format f of a host format set (the reference's *_free). */
 void sp__format_set_free(sp_format_set_t *set, sp_format_t format);
 

@@ -17,10 +17,10 @@ static sp_status_t get_plan(sp_matrix_t *A, sp_format_t f, sp_spmv_alg_t alg,
                             const sp_gpu_env_t *env, const sp_gpu_spmv_plan_t **out)
 {
     sp_status_t st = SP_STATUS_SUCCESS;
-    spmv_plans_t *p = A->gpu_plans;
+    spmv_plans_t *p = A->gpu_plans, *fresh = NULL;
     if (!p) {
-        SP_CALLOC(p, 1);
-        A->gpu_plans = p;
+        SP_CALLOC(fresh, 1);
+        p = fresh;
     }
     if (!(p->made[f] & (1u << alg))) {
         sp_gpu_spmv_plan_t plan = {0};
@@ -29,8 +29,11 @@ static sp_status_t get_plan(sp_matrix_t *A, sp_format_t f, sp_spmv_alg_t alg,
         p->plan[f][alg] = plan;
         p->made[f] |= 1u << alg;
     }
+    A->gpu_plans = p;
+    fresh = NULL;
     *out = &p->plan[f][alg];
 done:
+    sp__free(fresh); /* a failed first plan leaves the matrix without a plan table */
     return st;
 }
 
