@@ -203,23 +203,6 @@ __device__ __forceinline__ I merge_path_rows(I d, RowEnd row_end, I nrows, I nnz
     return lo;
 }
 
-/* Asks for the largest shared-memory carveout for a tile kernel, once per process and
- * kernel (a thread-safe static per instantiation). With no preference the driver may configure less shared memory
- * than the resident-block limit needs, and a tile kernel that hides the latency of its
- * gathers from x by having many blocks resident then runs a fraction of them. A hint: its
- * failure only costs speed, so the error is cleared and not reported. */
-template <auto Kernel>
-inline void prefer_shared_carveout()
-{
-    static const bool done = [&] {
-        if (cudaFuncSetAttribute(Kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
-                                 (int)cudaSharedmemCarveoutMaxShared) != cudaSuccess)
-            (void)cudaGetLastError();
-        return true;
-    }();
-    (void)done;
-}
-
 /* Blocks of `block` threads for a grid-stride loop over n > 0 items, capped at
  * blocks_per_sm per SM (the loop strides over the rest). */
 static inline unsigned grid_for(const sp_gpu_env_t *env, int64_t n, int block,

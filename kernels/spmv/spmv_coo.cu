@@ -159,7 +159,6 @@ sp_status_t launch_segmented(const sp_gpu_env_t *env, const sp_gpu_spmv_plan_t *
     int32_t *d_carry_row = NULL;
     T *d_carry_val = NULL;
     spmv::carry_arrays(plan->d_temp, ntiles, &d_carry_row, &d_carry_val);
-    spmv::prefer_shared_carveout<segmented_kernel<T>>();
     segmented_kernel<T><<<(unsigned)ntiles, S::block_threads, 0, s>>>(
         a->row, a->col, static_cast<const T *>(a->val), a->nnz, static_cast<const T *>(d_x),
         alpha, static_cast<T *>(d_y), d_carry_row, d_carry_val);

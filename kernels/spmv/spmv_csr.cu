@@ -190,7 +190,6 @@ sp_status_t launch_merge(const sp_gpu_env_t *env, const sp_gpu_spmv_plan_t *plan
     int32_t *d_carry_row = NULL;
     T *d_carry_val = NULL;
     spmv::carry_arrays(plan->d_temp, ntiles, &d_carry_row, &d_carry_val);
-    spmv::prefer_shared_carveout<merge_kernel<T>>();
     merge_kernel<T><<<(unsigned)ntiles, MP::block_threads, 0, s>>>(
         a->ptr, a->idx, static_cast<const T *>(a->val), a->nrows, a->nnz, plan->d_aux, x, alpha,
         beta, y, d_carry_row, d_carry_val);

@@ -37,7 +37,8 @@ struct sp_spmv_csr_merge_policy {
  * random gathers is what power-law and random-column matrices are bound by). */
 struct sp_spmv_csr_split_policy {
     static constexpr int block_threads = 256;
-    static constexpr int blocks_per_sm = 8;
+    static constexpr int blocks_per_sm = 4; /* 64 registers: the chunk's 8 products and
+                                               columns stay in registers (at 8, 32 spill) */
     static constexpr int chunk_iters = 8;
     static constexpr int chunk_entries = 32 * chunk_iters;
     static constexpr int partition_block_threads = 256;
