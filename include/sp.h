@@ -31,6 +31,16 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* SP_API marks the public functions: the shared library exports them and nothing else
+ * (the library is compiled with hidden visibility; internal sp__ functions stay inside). */
+#ifndef SP_API
+#if defined(__GNUC__) || defined(__clang__)
+#define SP_API __attribute__((visibility("default")))
+#else
+#define SP_API
+#endif
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -41,7 +51,7 @@ extern "C" {
 #define SP_VERSION_NUMBER (SP_VERSION_MAJOR * 10000 + SP_VERSION_MINOR * 100 + SP_VERSION_PATCH)
 
 /* "MAJOR.MINOR.PATCH" of the library actually linked (the macros give the header's). */
-const char *sp_version(void);
+SP_API const char *sp_version(void);
 
 /* ------------------------------------------------------------------------------------
  * Status codes. One list, never renumbered; new codes are appended.
@@ -60,14 +70,14 @@ typedef enum sp_status {
 } sp_status_t;
 
 /* Short constant name of a status ("SP_STATUS_PARSE_ERROR"); never NULL. */
-const char *sp_status_string(sp_status_t status);
+SP_API const char *sp_status_string(sp_status_t status);
 
 /* Detailed message of the last failure on this thread ("" if none). The pointer stays
  * valid until the next libsp call on this thread. */
-const char *sp_last_error(void);
+SP_API const char *sp_last_error(void);
 
 /* Clear this thread's last error. */
-void sp_clear_error(void);
+SP_API void sp_clear_error(void);
 
 /* ------------------------------------------------------------------------------------
  * Host memory hooks (for embedding and for allocation-failure testing).
@@ -81,10 +91,10 @@ typedef struct sp_allocator {
 
 /* Set the host allocator used by every later libsp call (NULL restores malloc). Not
  * thread-safe: set it before libsp is used by several threads. */
-void sp_set_host_allocator(const sp_allocator_t *allocator);
+SP_API void sp_set_host_allocator(const sp_allocator_t *allocator);
 
 /* Release an array the library allocated and returned (e.g. an id map). Accepts NULL. */
-void sp_free(void *ptr);
+SP_API void sp_free(void *ptr);
 
 /* ------------------------------------------------------------------------------------
  * Values and the host COO.
@@ -96,7 +106,7 @@ typedef enum sp_value_type {
 } sp_value_type_t;
 
 /* Bytes per value (0 for SP_VALUE_NONE). */
-size_t sp_value_size(sp_value_type_t type);
+SP_API size_t sp_value_size(sp_value_type_t type);
 
 /* How a file stored its entries (informational; the COO is always expanded unless
  * SP_COO_SYMMETRIC_STORED is set). */
@@ -128,12 +138,12 @@ typedef struct sp_coo {
 } sp_coo_t;
 
 /* Allocate a COO with room for capacity entries, nnz = 0. */
-sp_status_t sp_coo_create(int64_t nrows, int64_t ncols, int64_t capacity,
+SP_API sp_status_t sp_coo_create(int64_t nrows, int64_t ncols, int64_t capacity,
                           sp_value_type_t value_type, sp_coo_t **coo);
 /* Deep copy, optionally converting the value type (SP_VALUE_NONE drops values; from
  * SP_VALUE_NONE to a real type fills ones). */
-sp_status_t sp_coo_copy(const sp_coo_t *src, sp_value_type_t value_type, sp_coo_t **dst);
-void sp_coo_free(sp_coo_t *coo);
+SP_API sp_status_t sp_coo_copy(const sp_coo_t *src, sp_value_type_t value_type, sp_coo_t **dst);
+SP_API void sp_coo_free(sp_coo_t *coo);
 
 /* What to do with entries that share (row, col). */
 typedef enum sp_dup_policy {
@@ -143,17 +153,17 @@ typedef enum sp_dup_policy {
 
 /* Sort in place by (row, col), stably, and merge duplicates by the policy. Sets
  * SP_COO_SORTED | SP_COO_MERGED. *nmerged (may be NULL) gets the entries removed. */
-sp_status_t sp_coo_sort_merge(sp_coo_t *coo, sp_dup_policy_t policy, int64_t *nmerged);
+SP_API sp_status_t sp_coo_sort_merge(sp_coo_t *coo, sp_dup_policy_t policy, int64_t *nmerged);
 
 /* Make a square pattern undirected: add (j,i) for every (i,j), optionally drop self
  * loops, then sort and keep one of each edge. Values of mirrored entries are copied. */
-sp_status_t sp_coo_symmetrize(sp_coo_t *coo, int drop_self_loops);
+SP_API sp_status_t sp_coo_symmetrize(sp_coo_t *coo, int drop_self_loops);
 
 /* Remove the entries (v, v) in place, keeping the others in order (flags kept).
  * *ndropped (may be NULL) gets the entries removed. With sp_coo_symmetrize (undirected)
  * and sp_coo_sort_merge(SP_DUP_KEEP) (duplicate edges) this prepares a graph read by
  * sp_mtx_read for BFS; sp_edgelist_read has the same three as options. */
-sp_status_t sp_coo_drop_self_loops(sp_coo_t *coo, int64_t *ndropped);
+SP_API sp_status_t sp_coo_drop_self_loops(sp_coo_t *coo, int64_t *ndropped);
 
 /* ------------------------------------------------------------------------------------
  * Loaders: Matrix Market, edge lists, binary cache (loaders/).
@@ -182,7 +192,7 @@ typedef struct sp_mtx_options {
  * Symmetric, skew and hermitian files are expanded (diagonal never duplicated). Entries
  * stay in file order (not sorted, duplicates kept). Errors: SP_STATUS_IO_ERROR,
  * SP_STATUS_PARSE_ERROR ("path:line: ..."), SP_STATUS_NOT_SUPPORTED, ALLOC_FAILED. */
-sp_status_t sp_mtx_read(const char *path, sp_value_type_t value_type,
+SP_API sp_status_t sp_mtx_read(const char *path, sp_value_type_t value_type,
                         const sp_mtx_options_t *options, sp_coo_t **coo);
 
 typedef enum sp_mtx_field {
@@ -201,7 +211,7 @@ typedef struct sp_mtx_write_options {
 /* Write coordinate Matrix Market (1-based), values with %.17g (double) or %.9g (float)
  * so they read back to the same bits. Written to a temporary file in the same folder
  * and renamed, so a failure never leaves a partial file at path. */
-sp_status_t sp_mtx_write(const char *path, const sp_coo_t *coo,
+SP_API sp_status_t sp_mtx_write(const char *path, const sp_coo_t *coo,
                          const sp_mtx_write_options_t *options);
 
 typedef enum sp_edgelist_format {
@@ -233,15 +243,15 @@ typedef struct sp_edgelist_info {
 
 /* Read an edge list into a new host COO (nrows = ncols = vertices). Weights become
  * values when value_type is real (1 where the file has none). info may be NULL. */
-sp_status_t sp_edgelist_read(const char *path, sp_value_type_t value_type,
+SP_API sp_status_t sp_edgelist_read(const char *path, sp_value_type_t value_type,
                              const sp_edgelist_options_t *options, sp_coo_t **coo,
                              sp_edgelist_info_t *info);
 
 /* Binary cache: a small documented format (magic, version, value type, sizes, flags,
  * checksum) that reloads at disk speed. Written via a temporary file and renamed.
  * Corrupt, truncated or foreign files are refused with SP_STATUS_PARSE_ERROR. */
-sp_status_t sp_coo_save(const char *path, const sp_coo_t *coo);
-sp_status_t sp_coo_load(const char *path, sp_coo_t **coo);
+SP_API sp_status_t sp_coo_save(const char *path, const sp_coo_t *coo);
+SP_API sp_status_t sp_coo_load(const char *path, sp_coo_t **coo);
 
 /* ------------------------------------------------------------------------------------
  * Generators (deterministic: the same arguments give the same COO on any machine).
@@ -250,18 +260,18 @@ sp_status_t sp_coo_load(const char *path, sp_coo_t **coo);
 /* Graph500 Kronecker graph: 2^scale vertices, edgefactor * 2^scale directed edges drawn
  * with A=.57 B=.19 C=.19, vertex ids permuted, as generated (self loops and duplicates
  * kept; use sp_coo_symmetrize for the undirected graph). Values: uniform in [0,1). */
-sp_status_t sp_gen_kronecker(int scale, int edgefactor, uint64_t seed,
+SP_API sp_status_t sp_gen_kronecker(int scale, int edgefactor, uint64_t seed,
                              sp_value_type_t value_type, sp_coo_t **coo);
 /* Uniform random (Erdos-Renyi style) graph, 2^scale vertices, edgefactor * 2^scale edges. */
-sp_status_t sp_gen_uniform(int scale, int edgefactor, uint64_t seed,
+SP_API sp_status_t sp_gen_uniform(int scale, int edgefactor, uint64_t seed,
                            sp_value_type_t value_type, sp_coo_t **coo);
 /* Poisson matrices on an n x n (x n) grid, Dirichlet boundary: 2D 5-point (4 on the
  * diagonal, -1 off), 3D 7-point (6, -1) and 3D 27-point (26, -1). Sorted, merged. */
-sp_status_t sp_gen_poisson2d(int64_t n, sp_value_type_t value_type, sp_coo_t **coo);
-sp_status_t sp_gen_poisson3d(int64_t n, sp_value_type_t value_type, sp_coo_t **coo);
-sp_status_t sp_gen_poisson3d27(int64_t n, sp_value_type_t value_type, sp_coo_t **coo);
+SP_API sp_status_t sp_gen_poisson2d(int64_t n, sp_value_type_t value_type, sp_coo_t **coo);
+SP_API sp_status_t sp_gen_poisson3d(int64_t n, sp_value_type_t value_type, sp_coo_t **coo);
+SP_API sp_status_t sp_gen_poisson3d27(int64_t n, sp_value_type_t value_type, sp_coo_t **coo);
 /* 2D n x n grid graph (road-like, 4 neighbours, undirected, diameter 2n-2). */
-sp_status_t sp_gen_grid2d(int64_t n, sp_value_type_t value_type, sp_coo_t **coo);
+SP_API sp_status_t sp_gen_grid2d(int64_t n, sp_value_type_t value_type, sp_coo_t **coo);
 
 /* ------------------------------------------------------------------------------------
  * Contexts: the executor (host reference or one CUDA device).
@@ -287,14 +297,14 @@ typedef struct sp_context_options {
 typedef struct sp_context sp_context_t;
 
 /* options may be NULL. Errors: NOT_COMPILED, NO_DEVICE, DEVICE_ERROR, ALLOC_FAILED. */
-sp_status_t sp_context_create(sp_device_kind_t kind, const sp_context_options_t *options,
+SP_API sp_status_t sp_context_create(sp_device_kind_t kind, const sp_context_options_t *options,
                               sp_context_t **ctx);
-void sp_context_destroy(sp_context_t *ctx);
-sp_device_kind_t sp_context_kind(const sp_context_t *ctx);
+SP_API void sp_context_destroy(sp_context_t *ctx);
+SP_API sp_device_kind_t sp_context_kind(const sp_context_t *ctx);
 /* Last error message recorded on this context ("" if none). */
-const char *sp_context_last_error(const sp_context_t *ctx);
+SP_API const char *sp_context_last_error(const sp_context_t *ctx);
 /* Wait until all work queued on the context's stream is done (no-op on the host). */
-sp_status_t sp_context_synchronize(sp_context_t *ctx);
+SP_API sp_status_t sp_context_synchronize(sp_context_t *ctx);
 
 typedef struct sp_device_info {
     char name[256];
@@ -305,7 +315,7 @@ typedef struct sp_device_info {
     int64_t shared_mem_per_block;
 } sp_device_info_t;
 /* Host contexts report name "host" and zero sizes. */
-sp_status_t sp_context_device_info(const sp_context_t *ctx, sp_device_info_t *info);
+SP_API sp_status_t sp_context_device_info(const sp_context_t *ctx, sp_device_info_t *info);
 
 /* ------------------------------------------------------------------------------------
  * Matrices on a context, with a cache of built formats.
@@ -323,9 +333,9 @@ typedef enum sp_format {
 } sp_format_t;
 
 /* "coo", "csr", ... ("auto"); NULL for an unknown value. */
-const char *sp_format_name(sp_format_t format);
+SP_API const char *sp_format_name(sp_format_t format);
 /* Inverse of sp_format_name; SP_STATUS_INVALID_ARGUMENT naming the string if unknown. */
-sp_status_t sp_format_parse(const char *name, sp_format_t *format);
+SP_API sp_status_t sp_format_parse(const char *name, sp_format_t *format);
 
 /* zero-initialised (or NULL) means the defaults. */
 typedef struct sp_matrix_options {
@@ -342,18 +352,18 @@ typedef struct sp_matrix sp_matrix_t;
  * policy (on a CUDA context: uploaded, then sorted and merged on the GPU, which
  * synchronizes the context's stream once). The COO is not modified and may be freed
  * afterwards. Pattern COOs give a pattern matrix (BFS only; SpMV refuses it). */
-sp_status_t sp_matrix_create(sp_context_t *ctx, const sp_coo_t *coo,
+SP_API sp_status_t sp_matrix_create(sp_context_t *ctx, const sp_coo_t *coo,
                              const sp_matrix_options_t *options, sp_matrix_t **A);
-void sp_matrix_destroy(sp_matrix_t *A);
+SP_API void sp_matrix_destroy(sp_matrix_t *A);
 
 /* Build a format (if not cached) on A's context. ELL larger than ell_max_bytes is
  * refused with SP_STATUS_NOT_SUPPORTED giving the bytes it would need.
  * On a CUDA context with its own memory pool, an upload (sp_matrix_create) or build that
  * cannot fit in the device's free memory is refused before any work with
  * SP_STATUS_ALLOC_FAILED giving the bytes needed and free. */
-sp_status_t sp_matrix_build(sp_context_t *ctx, sp_matrix_t *A, sp_format_t format);
+SP_API sp_status_t sp_matrix_build(sp_context_t *ctx, sp_matrix_t *A, sp_format_t format);
 /* Drop a built format (not COO) to free its memory. */
-sp_status_t sp_matrix_release(sp_context_t *ctx, sp_matrix_t *A, sp_format_t format);
+SP_API sp_status_t sp_matrix_release(sp_context_t *ctx, sp_matrix_t *A, sp_format_t format);
 
 typedef struct sp_matrix_info {
     int64_t nrows, ncols, nnz; /* after duplicate merging */
@@ -368,7 +378,7 @@ typedef struct sp_matrix_info {
     int64_t duplicates_merged;
 } sp_matrix_info_t;
 
-sp_status_t sp_matrix_info(const sp_matrix_t *A, sp_matrix_info_t *info);
+SP_API sp_status_t sp_matrix_info(const sp_matrix_t *A, sp_matrix_info_t *info);
 
 /* A built format's arrays in host memory, for inspection and tests. On a host context
  * they point into the matrix; on a CUDA context the format is first copied to a host
@@ -390,7 +400,7 @@ typedef struct sp_format_view {
     int64_t sigma;         /* SELL window */
 } sp_format_view_t;
 
-sp_status_t sp_matrix_view(sp_matrix_t *A, sp_format_t format, sp_format_view_t *view);
+SP_API sp_status_t sp_matrix_view(sp_matrix_t *A, sp_format_t format, sp_format_view_t *view);
 
 /* ------------------------------------------------------------------------------------
  * SpMV: y = alpha * A * x + beta * y.
@@ -410,7 +420,7 @@ typedef enum sp_spmv_alg {
  * type. beta == 0 never reads y (NaN in y does not leak). The format is built and cached
  * first if needed. SP_FORMAT_AUTO picks one from row statistics. On failure y is
  * untouched. */
-sp_status_t sp_spmv(sp_context_t *ctx, sp_format_t format, sp_spmv_alg_t alg,
+SP_API sp_status_t sp_spmv(sp_context_t *ctx, sp_format_t format, sp_spmv_alg_t alg,
                     const void *alpha, sp_matrix_t *A, const void *x, const void *beta,
                     void *y);
 
@@ -418,7 +428,7 @@ sp_status_t sp_spmv(sp_context_t *ctx, sp_format_t format, sp_spmv_alg_t alg,
  * to the longest row adds at most 20% to the entries (or A is empty), SELL when the
  * longest row is at most 32 x (mean + 1), CSR otherwise (its DEFAULT algorithm balances
  * skewed rows on a GPU). */
-sp_status_t sp_spmv_choose_format(const sp_context_t *ctx, const sp_matrix_t *A,
+SP_API sp_status_t sp_spmv_choose_format(const sp_context_t *ctx, const sp_matrix_t *A,
                                   sp_format_t *format);
 
 /* ------------------------------------------------------------------------------------
@@ -443,8 +453,8 @@ typedef enum sp_bfs_loop {
 
 /* "auto", "push", "pull", "edge", "frontier", "privatized", "direction_opt" and "auto",
  * "host", "single_block", "persistent"; NULL for an unknown value. */
-const char *sp_bfs_variant_name(sp_bfs_variant_t variant);
-const char *sp_bfs_loop_name(sp_bfs_loop_t loop);
+SP_API const char *sp_bfs_variant_name(sp_bfs_variant_t variant);
+SP_API const char *sp_bfs_loop_name(sp_bfs_loop_t loop);
 
 typedef struct sp_bfs_options {
     sp_bfs_variant_t variant;
@@ -494,7 +504,7 @@ typedef enum sp_bfs_direction {
  *  - AUTO picks, for now, DIRECTION_OPT with the host loop (stats->variant_used and
  *    loop_used say what ran).
  * The call synchronizes the context's stream once per level on the host loop. */
-sp_status_t sp_bfs(sp_context_t *ctx, sp_matrix_t *G, int64_t source,
+SP_API sp_status_t sp_bfs(sp_context_t *ctx, sp_matrix_t *G, int64_t source,
                    const sp_bfs_options_t *options, int32_t *level, int32_t *parent,
                    sp_bfs_stats_t *stats);
 
@@ -502,7 +512,7 @@ sp_status_t sp_bfs(sp_context_t *ctx, sp_matrix_t *G, int64_t source,
  * from sources[i] (host array) writes level + i * n and, when parent is not NULL,
  * parent + i * n (n = G's rows; context memory), and stats[i] when stats is not NULL.
  * Arguments are checked for every source before any search runs. */
-sp_status_t sp_bfs_multi(sp_context_t *ctx, sp_matrix_t *G, int64_t nsources,
+SP_API sp_status_t sp_bfs_multi(sp_context_t *ctx, sp_matrix_t *G, int64_t nsources,
                          const int64_t *sources, const sp_bfs_options_t *options,
                          int32_t *level, int32_t *parent, sp_bfs_stats_t *stats);
 
@@ -526,46 +536,46 @@ typedef struct sp_vector sp_vector_t;
  * h_values (host memory, the vector's type), or zeros when h_values is NULL. With
  * h_values on a CUDA context the stream is synchronized once (h_values may be reused
  * when the call returns). n above INT32_MAX: SP_STATUS_NOT_SUPPORTED. */
-sp_status_t sp_vector_create(sp_context_t *ctx, sp_value_type_t type, int64_t n,
+SP_API sp_status_t sp_vector_create(sp_context_t *ctx, sp_value_type_t type, int64_t n,
                              const void *h_values, sp_vector_t **v);
 /* Accepts NULL. Work queued on the vector stays valid (memory is freed in stream order). */
-void sp_vector_destroy(sp_vector_t *v);
+SP_API void sp_vector_destroy(sp_vector_t *v);
 /* Length and value type (0 and SP_VALUE_NONE for NULL). */
-int64_t sp_vector_length(const sp_vector_t *v);
-sp_value_type_t sp_vector_value_type(const sp_vector_t *v);
+SP_API int64_t sp_vector_length(const sp_vector_t *v);
+SP_API sp_value_type_t sp_vector_value_type(const sp_vector_t *v);
 /* The values in the context's memory (device memory on CUDA), e.g. for sp_spmv or
  * sp_sptrsv; valid until the vector is destroyed. Work on them must be queued on the
  * context's stream (or ordered with it by the caller). */
-void *sp_vector_data(sp_vector_t *v);
+SP_API void *sp_vector_data(sp_vector_t *v);
 /* Copy n values between host memory and the vector; on CUDA both synchronize the
  * context's stream once (so every earlier step on it is finished). */
-sp_status_t sp_vector_copy_from_host(sp_context_t *ctx, sp_vector_t *v, const void *h_values);
-sp_status_t sp_vector_copy_to_host(sp_context_t *ctx, const sp_vector_t *v, void *h_values);
+SP_API sp_status_t sp_vector_copy_from_host(sp_context_t *ctx, sp_vector_t *v, const void *h_values);
+SP_API sp_status_t sp_vector_copy_to_host(sp_context_t *ctx, const sp_vector_t *v, void *h_values);
 /* v[i] = value (rounded to v's type). No synchronization. */
-sp_status_t sp_vector_fill(sp_context_t *ctx, sp_vector_t *v, double value);
+SP_API sp_status_t sp_vector_fill(sp_context_t *ctx, sp_vector_t *v, double value);
 /* dst = src (same type and length). No synchronization. */
-sp_status_t sp_vector_copy(sp_context_t *ctx, const sp_vector_t *src, sp_vector_t *dst);
+SP_API sp_status_t sp_vector_copy(sp_context_t *ctx, const sp_vector_t *src, sp_vector_t *dst);
 /* x = alpha * x; alpha == 0 stores zeros without reading x. No synchronization. */
-sp_status_t sp_vector_scale(sp_context_t *ctx, double alpha, sp_vector_t *x);
+SP_API sp_status_t sp_vector_scale(sp_context_t *ctx, double alpha, sp_vector_t *x);
 /* y = alpha * x + beta * y; beta == 0 never reads y (NaN in y does not leak); x may be y.
  * No synchronization. */
-sp_status_t sp_vector_axpby(sp_context_t *ctx, double alpha, const sp_vector_t *x,
+SP_API sp_status_t sp_vector_axpby(sp_context_t *ctx, double alpha, const sp_vector_t *x,
                             double beta, sp_vector_t *y);
 /* *h_result = x . y, or ||x||_2; the host result synchronizes the stream once. */
-sp_status_t sp_vector_dot(sp_context_t *ctx, const sp_vector_t *x, const sp_vector_t *y,
+SP_API sp_status_t sp_vector_dot(sp_context_t *ctx, const sp_vector_t *x, const sp_vector_t *y,
                           double *h_result);
-sp_status_t sp_vector_nrm2(sp_context_t *ctx, const sp_vector_t *x, double *h_result);
+SP_API sp_status_t sp_vector_nrm2(sp_context_t *ctx, const sp_vector_t *x, double *h_result);
 /* y = alpha * x + beta * y and *h_result = ||y||_2 of the new y, in one pass over the
  * vectors (a solver's residual update); synchronizes the stream once. */
-sp_status_t sp_vector_axpby_nrm2(sp_context_t *ctx, double alpha, const sp_vector_t *x,
+SP_API sp_status_t sp_vector_axpby_nrm2(sp_context_t *ctx, double alpha, const sp_vector_t *x,
                                  double beta, sp_vector_t *y, double *h_result);
 /* The same three with the result written to result[index] (an SP_R_64F vector on ctx)
  * instead: no synchronization; the value is there for any later step on the stream. */
-sp_status_t sp_vector_dot_async(sp_context_t *ctx, const sp_vector_t *x, const sp_vector_t *y,
+SP_API sp_status_t sp_vector_dot_async(sp_context_t *ctx, const sp_vector_t *x, const sp_vector_t *y,
                                 sp_vector_t *result, int64_t index);
-sp_status_t sp_vector_nrm2_async(sp_context_t *ctx, const sp_vector_t *x, sp_vector_t *result,
+SP_API sp_status_t sp_vector_nrm2_async(sp_context_t *ctx, const sp_vector_t *x, sp_vector_t *result,
                                  int64_t index);
-sp_status_t sp_vector_axpby_nrm2_async(sp_context_t *ctx, double alpha, const sp_vector_t *x,
+SP_API sp_status_t sp_vector_axpby_nrm2_async(sp_context_t *ctx, double alpha, const sp_vector_t *x,
                                        double beta, sp_vector_t *y, sp_vector_t *result,
                                        int64_t index);
 
@@ -596,7 +606,7 @@ typedef enum sp_sptrsv_alg {
  * diag, alg) is made on the first call and cached in A until its CSR is released or A
  * destroyed; solves queue on the stream without synchronizing (the analysis may
  * synchronize once). Host contexts run the sequential substitution whatever alg says. */
-sp_status_t sp_sptrsv(sp_context_t *ctx, sp_matrix_t *A, sp_uplo_t uplo, sp_diag_t diag,
+SP_API sp_status_t sp_sptrsv(sp_context_t *ctx, sp_matrix_t *A, sp_uplo_t uplo, sp_diag_t diag,
                       sp_sptrsv_alg_t alg, const void *alpha, const void *b, void *x);
 
 /* ------------------------------------------------------------------------------------
@@ -640,33 +650,33 @@ typedef struct sp_solver_result {
 } sp_solver_result_t;
 
 /* "converged", "max_iterations", "breakdown", "diverged", "not_run"; "?" if unknown. */
-const char *sp_solver_status_string(sp_solver_status_t status);
+SP_API const char *sp_solver_status_string(sp_solver_status_t status);
 
 typedef struct sp_solver sp_solver_t;
 
 /* A solver of the given type on ctx (nothing allocated on the device yet). */
-sp_status_t sp_solver_create(sp_context_t *ctx, sp_solver_type_t type, sp_solver_t **solver);
+SP_API sp_status_t sp_solver_create(sp_context_t *ctx, sp_solver_type_t type, sp_solver_t **solver);
 /* Accepts NULL. */
-void sp_solver_destroy(sp_solver_t *solver);
+SP_API void sp_solver_destroy(sp_solver_t *solver);
 /* Options for the following solves (NULL: the defaults). Negative max_iterations or a
  * negative or NaN rtol: SP_STATUS_INVALID_ARGUMENT. */
-sp_status_t sp_solver_set_options(sp_solver_t *solver, const sp_solver_options_t *options);
+SP_API sp_status_t sp_solver_set_options(sp_solver_t *solver, const sp_solver_options_t *options);
 /* Analysis for A (square, real, on the solver's context; borrowed: it must outlive the
  * solves): the SpMV format is chosen once (SP_FORMAT_AUTO's rule) and built, the
  * preconditioner made (Jacobi: the inverted diagonal; SGS: the diagonal and the
  * triangular-solve analyses), and the workspace vectors allocated. A zero diagonal entry
  * (Jacobi, SGS) is refused with SP_STATUS_INVALID_ARGUMENT naming the row. May
  * synchronize the stream. A later setup replaces the previous one. */
-sp_status_t sp_solver_setup(sp_solver_t *solver, sp_matrix_t *A);
+SP_API sp_status_t sp_solver_setup(sp_solver_t *solver, sp_matrix_t *A);
 /* Solve A x = b (b and x: vectors on the context of A's type and length, distinct). x is
  * the initial guess with use_initial_guess, else overwritten from zero. Returns
  * SP_STATUS_SUCCESS whether or not the method converged (see sp_solver_result); an error
  * status only for bad arguments or a failed step. On CUDA the loop synchronizes the
  * stream once per iteration (CG family: the scalars of an iteration read together;
  * BiCGSTAB: at each of its dot products) and once at the end; x is complete on return. */
-sp_status_t sp_solver_solve(sp_solver_t *solver, const sp_vector_t *b, sp_vector_t *x);
+SP_API sp_status_t sp_solver_solve(sp_solver_t *solver, const sp_vector_t *b, sp_vector_t *x);
 /* The outcome of the last solve (status SP_SOLVER_NOT_RUN before the first). */
-sp_status_t sp_solver_result(const sp_solver_t *solver, sp_solver_result_t *result);
+SP_API sp_status_t sp_solver_result(const sp_solver_t *solver, sp_solver_result_t *result);
 
 #ifdef __cplusplus
 }

@@ -29,6 +29,16 @@
 
 #include <stdio.h>
 
+/* SP_API marks the public functions: the shared library exports them and nothing else
+ * (the library is compiled with hidden visibility; internal sp__ functions stay inside). */
+#ifndef SP_API
+#if defined(__GNUC__) || defined(__clang__)
+#define SP_API __attribute__((visibility("default")))
+#else
+#define SP_API
+#endif
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -41,15 +51,15 @@ extern "C" {
  * 'P' pattern or 'I' integer; [3] 'G' general, 'S' symmetric, 'H' hermitian, 'K' skew. */
 typedef char MM_typecode[4];
 
-char *mm_typecode_to_str(MM_typecode matcode);
+SP_API char *mm_typecode_to_str(MM_typecode matcode);
 
-int mm_read_banner(FILE *f, MM_typecode *matcode);
-int mm_read_mtx_crd_size(FILE *f, int *M, int *N, int *nz);
-int mm_read_mtx_array_size(FILE *f, int *M, int *N);
+SP_API int mm_read_banner(FILE *f, MM_typecode *matcode);
+SP_API int mm_read_mtx_crd_size(FILE *f, int *M, int *N, int *nz);
+SP_API int mm_read_mtx_array_size(FILE *f, int *M, int *N);
 
-int mm_write_banner(FILE *f, MM_typecode matcode);
-int mm_write_mtx_crd_size(FILE *f, int M, int N, int nz);
-int mm_write_mtx_array_size(FILE *f, int M, int N);
+SP_API int mm_write_banner(FILE *f, MM_typecode matcode);
+SP_API int mm_write_mtx_crd_size(FILE *f, int M, int N, int nz);
+SP_API int mm_write_mtx_array_size(FILE *f, int M, int N);
 
 /* ---- typecode queries ---- */
 #define mm_is_matrix(typecode) ((typecode)[0] == 'M')
@@ -70,7 +80,7 @@ int mm_write_mtx_array_size(FILE *f, int M, int N);
 #define mm_is_hermitian(typecode) ((typecode)[3] == 'H')
 
 /* 1 if the combination is meaningful (no dense pattern, real hermitian, ...). */
-int mm_is_valid(MM_typecode matcode);
+SP_API int mm_is_valid(MM_typecode matcode);
 
 /* ---- typecode modifiers (take a pointer to the typecode) ---- */
 #define mm_set_matrix(typecode) ((*typecode)[0] = 'M')
@@ -118,18 +128,18 @@ int mm_is_valid(MM_typecode matcode);
 #define MM_PATTERN_STR "pattern"
 
 /* ---- high-level routines ---- */
-int mm_write_mtx_crd(char fname[], int M, int N, int nz, int I[], int J[], double val[],
+SP_API int mm_write_mtx_crd(char fname[], int M, int N, int nz, int I[], int J[], double val[],
                      MM_typecode matcode);
-int mm_read_mtx_crd_data(FILE *f, int M, int N, int nz, int I[], int J[], double val[],
+SP_API int mm_read_mtx_crd_data(FILE *f, int M, int N, int nz, int I[], int J[], double val[],
                          MM_typecode matcode);
-int mm_read_mtx_crd_entry(FILE *f, int *I, int *J, double *real, double *img,
+SP_API int mm_read_mtx_crd_entry(FILE *f, int *I, int *J, double *real, double *img,
                           MM_typecode matcode);
-int mm_read_unsymmetric_sparse(const char *fname, int *M_, int *N_, int *nz_, double **val_,
+SP_API int mm_read_unsymmetric_sparse(const char *fname, int *M_, int *N_, int *nz_, double **val_,
                                int **I_, int **J_);
 /* fname "stdin" reads standard input (then without libsp's parallel reader). */
-int mm_read_mtx_crd(char *fname, int *M, int *N, int *nz, int **I, int **J, double **val,
+SP_API int mm_read_mtx_crd(char *fname, int *M, int *N, int *nz, int **I, int **J, double **val,
                     MM_typecode *matcode);
-char *mm_strdup(const char *s);
+SP_API char *mm_strdup(const char *s);
 
 #ifdef __cplusplus
 }
