@@ -139,7 +139,7 @@ typedef struct sp_coo {
 
 /* Allocate a COO with room for capacity entries, nnz = 0. */
 SP_API sp_status_t sp_coo_create(int64_t nrows, int64_t ncols, int64_t capacity,
-                          sp_value_type_t value_type, sp_coo_t **coo);
+                                 sp_value_type_t value_type, sp_coo_t **coo);
 /* Deep copy, optionally converting the value type (SP_VALUE_NONE drops values; from
  * SP_VALUE_NONE to a real type fills ones). */
 SP_API sp_status_t sp_coo_copy(const sp_coo_t *src, sp_value_type_t value_type, sp_coo_t **dst);
@@ -193,7 +193,7 @@ typedef struct sp_mtx_options {
  * stay in file order (not sorted, duplicates kept). Errors: SP_STATUS_IO_ERROR,
  * SP_STATUS_PARSE_ERROR ("path:line: ..."), SP_STATUS_NOT_SUPPORTED, ALLOC_FAILED. */
 SP_API sp_status_t sp_mtx_read(const char *path, sp_value_type_t value_type,
-                        const sp_mtx_options_t *options, sp_coo_t **coo);
+                               const sp_mtx_options_t *options, sp_coo_t **coo);
 
 typedef enum sp_mtx_field {
     SP_MTX_FIELD_AUTO = 0, /* real if the COO has values, else pattern */
@@ -212,7 +212,7 @@ typedef struct sp_mtx_write_options {
  * so they read back to the same bits. Written to a temporary file in the same folder
  * and renamed, so a failure never leaves a partial file at path. */
 SP_API sp_status_t sp_mtx_write(const char *path, const sp_coo_t *coo,
-                         const sp_mtx_write_options_t *options);
+                                const sp_mtx_write_options_t *options);
 
 typedef enum sp_edgelist_format {
     SP_EDGELIST_AUTO = 0,   /* by extension: .gr DIMACS, .graph METIS, else SNAP text */
@@ -244,8 +244,8 @@ typedef struct sp_edgelist_info {
 /* Read an edge list into a new host COO (nrows = ncols = vertices). Weights become
  * values when value_type is real (1 where the file has none). info may be NULL. */
 SP_API sp_status_t sp_edgelist_read(const char *path, sp_value_type_t value_type,
-                             const sp_edgelist_options_t *options, sp_coo_t **coo,
-                             sp_edgelist_info_t *info);
+                                    const sp_edgelist_options_t *options, sp_coo_t **coo,
+                                    sp_edgelist_info_t *info);
 
 /* Binary cache: a small documented format (magic, version, value type, sizes, flags,
  * checksum) that reloads at disk speed. Written via a temporary file and renamed.
@@ -261,10 +261,10 @@ SP_API sp_status_t sp_coo_load(const char *path, sp_coo_t **coo);
  * with A=.57 B=.19 C=.19, vertex ids permuted, as generated (self loops and duplicates
  * kept; use sp_coo_symmetrize for the undirected graph). Values: uniform in [0,1). */
 SP_API sp_status_t sp_gen_kronecker(int scale, int edgefactor, uint64_t seed,
-                             sp_value_type_t value_type, sp_coo_t **coo);
+                                    sp_value_type_t value_type, sp_coo_t **coo);
 /* Uniform random (Erdos-Renyi style) graph, 2^scale vertices, edgefactor * 2^scale edges. */
 SP_API sp_status_t sp_gen_uniform(int scale, int edgefactor, uint64_t seed,
-                           sp_value_type_t value_type, sp_coo_t **coo);
+                                  sp_value_type_t value_type, sp_coo_t **coo);
 /* Poisson matrices on an n x n (x n) grid, Dirichlet boundary: 2D 5-point (4 on the
  * diagonal, -1 off), 3D 7-point (6, -1) and 3D 27-point (26, -1). Sorted, merged. */
 SP_API sp_status_t sp_gen_poisson2d(int64_t n, sp_value_type_t value_type, sp_coo_t **coo);
@@ -298,7 +298,7 @@ typedef struct sp_context sp_context_t;
 
 /* options may be NULL. Errors: NOT_COMPILED, NO_DEVICE, DEVICE_ERROR, ALLOC_FAILED. */
 SP_API sp_status_t sp_context_create(sp_device_kind_t kind, const sp_context_options_t *options,
-                              sp_context_t **ctx);
+                                     sp_context_t **ctx);
 SP_API void sp_context_destroy(sp_context_t *ctx);
 SP_API sp_device_kind_t sp_context_kind(const sp_context_t *ctx);
 /* Last error message recorded on this context ("" if none). */
@@ -353,7 +353,7 @@ typedef struct sp_matrix sp_matrix_t;
  * synchronizes the context's stream once). The COO is not modified and may be freed
  * afterwards. Pattern COOs give a pattern matrix (BFS only; SpMV refuses it). */
 SP_API sp_status_t sp_matrix_create(sp_context_t *ctx, const sp_coo_t *coo,
-                             const sp_matrix_options_t *options, sp_matrix_t **A);
+                                    const sp_matrix_options_t *options, sp_matrix_t **A);
 SP_API void sp_matrix_destroy(sp_matrix_t *A);
 
 /* Build a format (if not cached) on A's context. ELL larger than ell_max_bytes is
@@ -421,15 +421,15 @@ typedef enum sp_spmv_alg {
  * first if needed. SP_FORMAT_AUTO picks one from row statistics. On failure y is
  * untouched. */
 SP_API sp_status_t sp_spmv(sp_context_t *ctx, sp_format_t format, sp_spmv_alg_t alg,
-                    const void *alpha, sp_matrix_t *A, const void *x, const void *beta,
-                    void *y);
+                           const void *alpha, sp_matrix_t *A, const void *x, const void *beta,
+                           void *y);
 
 /* The format SP_FORMAT_AUTO would choose for A, from its row statistics: ELL when padding
  * to the longest row adds at most 20% to the entries (or A is empty), SELL when the
  * longest row is at most 32 x (mean + 1), CSR otherwise (its DEFAULT algorithm balances
  * skewed rows on a GPU). */
 SP_API sp_status_t sp_spmv_choose_format(const sp_context_t *ctx, const sp_matrix_t *A,
-                                  sp_format_t *format);
+                                         sp_format_t *format);
 
 /* ------------------------------------------------------------------------------------
  * BFS on a graph stored as a square matrix (edge i -> j is entry (i, j)).
@@ -505,16 +505,16 @@ typedef enum sp_bfs_direction {
  *    loop_used say what ran).
  * The call synchronizes the context's stream once per level on the host loop. */
 SP_API sp_status_t sp_bfs(sp_context_t *ctx, sp_matrix_t *G, int64_t source,
-                   const sp_bfs_options_t *options, int32_t *level, int32_t *parent,
-                   sp_bfs_stats_t *stats);
+                          const sp_bfs_options_t *options, int32_t *level, int32_t *parent,
+                          sp_bfs_stats_t *stats);
 
 /* nsources independent searches, one after the other with the same scratch: search i
  * from sources[i] (host array) writes level + i * n and, when parent is not NULL,
  * parent + i * n (n = G's rows; context memory), and stats[i] when stats is not NULL.
  * Arguments are checked for every source before any search runs. */
 SP_API sp_status_t sp_bfs_multi(sp_context_t *ctx, sp_matrix_t *G, int64_t nsources,
-                         const int64_t *sources, const sp_bfs_options_t *options,
-                         int32_t *level, int32_t *parent, sp_bfs_stats_t *stats);
+                                const int64_t *sources, const sp_bfs_options_t *options,
+                                int32_t *level, int32_t *parent, sp_bfs_stats_t *stats);
 
 /* ------------------------------------------------------------------------------------
  * Vectors on a context, and the vector steps of iterative solvers.
@@ -537,7 +537,7 @@ typedef struct sp_vector sp_vector_t;
  * h_values on a CUDA context the stream is synchronized once (h_values may be reused
  * when the call returns). n above INT32_MAX: SP_STATUS_NOT_SUPPORTED. */
 SP_API sp_status_t sp_vector_create(sp_context_t *ctx, sp_value_type_t type, int64_t n,
-                             const void *h_values, sp_vector_t **v);
+                                    const void *h_values, sp_vector_t **v);
 /* Accepts NULL. Work queued on the vector stays valid (memory is freed in stream order). */
 SP_API void sp_vector_destroy(sp_vector_t *v);
 /* Length and value type (0 and SP_VALUE_NONE for NULL). */
@@ -549,7 +549,8 @@ SP_API sp_value_type_t sp_vector_value_type(const sp_vector_t *v);
 SP_API void *sp_vector_data(sp_vector_t *v);
 /* Copy n values between host memory and the vector; on CUDA both synchronize the
  * context's stream once (so every earlier step on it is finished). */
-SP_API sp_status_t sp_vector_copy_from_host(sp_context_t *ctx, sp_vector_t *v, const void *h_values);
+SP_API sp_status_t sp_vector_copy_from_host(sp_context_t *ctx, sp_vector_t *v,
+                                            const void *h_values);
 SP_API sp_status_t sp_vector_copy_to_host(sp_context_t *ctx, const sp_vector_t *v, void *h_values);
 /* v[i] = value (rounded to v's type). No synchronization. */
 SP_API sp_status_t sp_vector_fill(sp_context_t *ctx, sp_vector_t *v, double value);
@@ -560,24 +561,26 @@ SP_API sp_status_t sp_vector_scale(sp_context_t *ctx, double alpha, sp_vector_t 
 /* y = alpha * x + beta * y; beta == 0 never reads y (NaN in y does not leak); x may be y.
  * No synchronization. */
 SP_API sp_status_t sp_vector_axpby(sp_context_t *ctx, double alpha, const sp_vector_t *x,
-                            double beta, sp_vector_t *y);
+                                   double beta, sp_vector_t *y);
 /* *h_result = x . y, or ||x||_2; the host result synchronizes the stream once. */
 SP_API sp_status_t sp_vector_dot(sp_context_t *ctx, const sp_vector_t *x, const sp_vector_t *y,
-                          double *h_result);
+                                 double *h_result);
 SP_API sp_status_t sp_vector_nrm2(sp_context_t *ctx, const sp_vector_t *x, double *h_result);
 /* y = alpha * x + beta * y and *h_result = ||y||_2 of the new y, in one pass over the
  * vectors (a solver's residual update); synchronizes the stream once. */
 SP_API sp_status_t sp_vector_axpby_nrm2(sp_context_t *ctx, double alpha, const sp_vector_t *x,
-                                 double beta, sp_vector_t *y, double *h_result);
+                                        double beta, sp_vector_t *y, double *h_result);
 /* The same three with the result written to result[index] (an SP_R_64F vector on ctx)
  * instead: no synchronization; the value is there for any later step on the stream. */
-SP_API sp_status_t sp_vector_dot_async(sp_context_t *ctx, const sp_vector_t *x, const sp_vector_t *y,
-                                sp_vector_t *result, int64_t index);
-SP_API sp_status_t sp_vector_nrm2_async(sp_context_t *ctx, const sp_vector_t *x, sp_vector_t *result,
-                                 int64_t index);
+SP_API sp_status_t sp_vector_dot_async(sp_context_t *ctx, const sp_vector_t *x,
+                                       const sp_vector_t *y,
+                                       sp_vector_t *result, int64_t index);
+SP_API sp_status_t sp_vector_nrm2_async(sp_context_t *ctx, const sp_vector_t *x,
+                                        sp_vector_t *result,
+                                        int64_t index);
 SP_API sp_status_t sp_vector_axpby_nrm2_async(sp_context_t *ctx, double alpha, const sp_vector_t *x,
-                                       double beta, sp_vector_t *y, sp_vector_t *result,
-                                       int64_t index);
+                                              double beta, sp_vector_t *y, sp_vector_t *result,
+                                              int64_t index);
 
 /* ------------------------------------------------------------------------------------
  * Sparse triangular solve on one triangle of a square matrix's own CSR.
@@ -607,7 +610,7 @@ typedef enum sp_sptrsv_alg {
  * destroyed; solves queue on the stream without synchronizing (the analysis may
  * synchronize once). Host contexts run the sequential substitution whatever alg says. */
 SP_API sp_status_t sp_sptrsv(sp_context_t *ctx, sp_matrix_t *A, sp_uplo_t uplo, sp_diag_t diag,
-                      sp_sptrsv_alg_t alg, const void *alpha, const void *b, void *x);
+                             sp_sptrsv_alg_t alg, const void *alpha, const void *b, void *x);
 
 /* ------------------------------------------------------------------------------------
  * Iterative solvers: create -> (options) -> setup(A) -> solve(b, x) ... -> result ->

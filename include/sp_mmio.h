@@ -129,16 +129,16 @@ SP_API int mm_is_valid(MM_typecode matcode);
 
 /* ---- high-level routines ---- */
 SP_API int mm_write_mtx_crd(char fname[], int M, int N, int nz, int I[], int J[], double val[],
-                     MM_typecode matcode);
+                            MM_typecode matcode);
 SP_API int mm_read_mtx_crd_data(FILE *f, int M, int N, int nz, int I[], int J[], double val[],
-                         MM_typecode matcode);
+                                MM_typecode matcode);
 SP_API int mm_read_mtx_crd_entry(FILE *f, int *I, int *J, double *real, double *img,
-                          MM_typecode matcode);
+                                 MM_typecode matcode);
 SP_API int mm_read_unsymmetric_sparse(const char *fname, int *M_, int *N_, int *nz_, double **val_,
-                               int **I_, int **J_);
+                                      int **I_, int **J_);
 /* fname "stdin" reads standard input (then without libsp's parallel reader). */
 SP_API int mm_read_mtx_crd(char *fname, int *M, int *N, int *nz, int **I, int **J, double **val,
-                    MM_typecode *matcode);
+                           MM_typecode *matcode);
 SP_API char *mm_strdup(const char *s);
 
 #ifdef __cplusplus

@@ -180,8 +180,13 @@ static int compare_solver(const char *name, const sp_coo_t *coo, sp_solver_type_
     ck_assert_msg(g.res.status == SP_SOLVER_CONVERGED && h.res.status == SP_SOLVER_CONVERGED,
                   "%s: gpu %s host %s", name, sp_solver_status_string(g.res.status),
                   sp_solver_status_string(h.res.status));
-    ck_assert_msg(llabs(g.res.iterations - h.res.iterations) <= 1, "%s: gpu %lld host %lld "
-                  "iterations", name, (long long)g.res.iterations, (long long)h.res.iterations);
+    /* CG's residuals fall monotonically in exact arithmetic, so rounding moves its count by
+     * at most one here; BiCGSTAB's do not, and a different summation order in SpMV and dot
+     * moves its count by a few percent (seen: 71 vs 69, 159 vs 164 on an H200) */
+    int64_t slack = type == SP_SOLVER_BICGSTAB ? 2 + h.res.iterations / 10 : 1;
+    ck_assert_msg(llabs(g.res.iterations - h.res.iterations) <= slack,
+                  "%s: gpu %lld host %lld iterations (slack %lld)", name,
+                  (long long)g.res.iterations, (long long)h.res.iterations, (long long)slack);
     for (int64_t i = 0; i < n; i++) {
         double u = f ? ((float *)g.x)[i] : ((double *)g.x)[i];
         double v = f ? ((float *)h.x)[i] : ((double *)h.x)[i];

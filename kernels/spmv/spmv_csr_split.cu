@@ -97,7 +97,7 @@ split_kernel(const int32_t *__restrict__ ptr, const int32_t *__restrict__ idx,
             T s = spmv::warp_run_sum(key, v, &tail);
             int32_t last_row = __shfl_sync(full, key, 31);
             /* the run at lane 31 goes on into the next window of this chunk */
-            bool goes_on = base + 32 < e1 && (int64_t)ptr[last_row + 1] > base + 31;
+            bool goes_on = base + 32 < e1 && (int64_t)ptr[last_row + 1] > base + 32;
             if (tail && key >= 0 && !(lane == 31 && goes_on)) {
                 if (key == r0 && r0_partial)
                     carry_val[c] = s;
