@@ -6,7 +6,10 @@
  * to the type and the dependency path length. The plan's level count is compared with a
  * host count. Inputs: a hand-checked 3x3, the edge-case catalogue (n = 1, rows holding only
  * the diagonal, a dense row, a dense column, random sparse in both row kernels), a chain
- * (n levels), a diagonal (one level), 3D Poisson, the bundled square matrices with a full
+ * (n levels), a diagonal (one level), levels interleaved across the rows (about 32 rows
+ * wide: the soft solve's level order with rows of two levels in one warp, and just below
+ * it the natural order; level scheduling's single-block runs of small levels), 3D Poisson,
+ * the bundled square matrices with a full
  * diagonal (their other triangle ignored); refusals (a missing diagonal naming the first
  * such row), and every allocation failing in turn without a leak. SP_TEST_SMALL=1 shrinks
  * the largest inputs. Exits 77 without a GPU. */

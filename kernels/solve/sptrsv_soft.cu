@@ -88,10 +88,12 @@ __device__ __forceinline__ bool take(const Op &op, int64_t c, int64_t tc_nat, in
  * The warp loops until all its lanes are done; in each pass a lane consumes its entries in
  * order until one is not available (take). An entry outside the strict triangle (possible
  * only in unsorted input) is skipped, so no lane can ever wait on itself or a later
- * ticket. A finished row's value is stored at once but its flag (a release store, i.e. a
- * fence) only when a pass finishes no row of the warp or the warp is done: rows handed
- * from lane to lane inside the warp (a chain) then cost one fence per 32 rows, not per
- * row, and a flag is still published within a bounded number of passes. The loop is
+ * ticket. A finished row's value is stored at once and its flag (a release store, i.e. a
+ * fence per warp instruction) in the same pass in the level order; in the natural order
+ * only when a pass finishes no row of the warp or the warp is done: rows handed from lane
+ * to lane inside the warp (a chain) then cost one fence per 32 rows, not per row, and a
+ * flag is still published within a bounded number of passes (in the level order, where
+ * lanes rarely feed each other, a late flag would only delay other warps). The loop is
  * convergent (no lane spins alone), so it needs no independent thread scheduling. */
 template <typename Op, bool UPPER, bool ORDERED>
 __global__ void __launch_bounds__(P::block_threads)
@@ -142,7 +144,7 @@ soft_thread_kernel(Op op, const int32_t *__restrict__ ptr, const int32_t *__rest
             }
             __syncwarp();
             unsigned now = __ballot_sync(sp_prim::full_mask, done);
-            if (pending && (now == done_mask || now == sp_prim::full_mask)) {
+            if (pending && (ORDERED || now == done_mask || now == sp_prim::full_mask)) {
                 op.publish(r, xr);
                 pending = false;
             }
