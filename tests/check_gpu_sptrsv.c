@@ -6,7 +6,10 @@
  * to the type and the dependency path length. The plan's level count is compared with a
  * host count. Inputs: a hand-checked 3x3, the edge-case catalogue (n = 1, rows holding only
  * the diagonal, a dense row, a dense column, random sparse in both row kernels), a chain
- * (n levels), a diagonal (one level), 3D Poisson, the bundled square matrices with a full
+ * (n levels), a diagonal (one level), levels interleaved across the rows (about 32 rows
+ * wide: the soft solve's level order with rows of two levels in one warp, and just below
+ * it the natural order; level scheduling's single-block runs of small levels), 3D Poisson,
+ * the bundled square matrices with a full
  * diagonal (their other triangle ignored); refusals (a missing diagonal naming the first
  * such row), and every allocation failing in turn without a leak. SP_TEST_SMALL=1 shrinks
  * the largest inputs. Exits 77 without a GPU. */
@@ -430,6 +433,49 @@ START_TEST(test_chain_and_diagonal)
 }
 END_TEST
 
+/* n rows in nlev levels interleaved across the rows: row r is on level r % nlev (+1), it
+ * depends on row r - 1 (the level below) and on a random earlier row of a lower level,
+ * mirrored so the upper triangle is interleaved too. With levels about 32 rows wide the
+ * soft solve's level order (taken from 32 rows per level on average) puts rows of two
+ * levels, one depending on the other, into one warp. */
+static sp_coo_t *interleaved_levels(uint64_t seed, int64_t n, int64_t nlev)
+{
+    sp_coo_t *a = coo_new(n, 5 * n);
+    uint64_t s = seed;
+    for (int64_t r = 1; r < n; r++) {
+        int64_t l = r % nlev, c;
+        if (l == 0) continue;
+        coo_push(a, r, r - 1, 2 * sp_test_uniform(&s) - 1);
+        coo_push(a, r - 1, r, 2 * sp_test_uniform(&s) - 1);
+        c = (int64_t)(sp_test_rand(&s) % (uint64_t)r);
+        if (c % nlev < l && c != r - 1) {
+            coo_push(a, r, c, 2 * sp_test_uniform(&s) - 1);
+            coo_push(a, c, r, 2 * sp_test_uniform(&s) - 1);
+        }
+    }
+    add_dominant_diagonal(a);
+    return a;
+}
+
+START_TEST(test_interleaved_levels)
+{
+    int64_t n = small ? 3300 : 33000;
+    const int64_t widths[3] = {33, 31, 200}; /* level order, natural order, level order */
+    for (int i = 0; i < 3; i++) {
+        int64_t nlev = n / widths[i];
+        sp_coo_t *a = interleaved_levels(10 + (uint64_t)i, n, nlev);
+        sp_csr_t h = {0};
+        host_csr(a, SP_R_64F, &h);
+        ck_assert_int_eq(host_levels(&h, 0), nlev); /* the construction's own count */
+        sp__csr_free(&h);
+        check_matrix(widths[i] >= 32 ? "interleaved levels (level order)"
+                                     : "interleaved levels (natural order)",
+                     a, FORWARD);
+        sp_coo_free(a);
+    }
+}
+END_TEST
+
 START_TEST(test_poisson)
 {
     sp_coo_t *a = NULL;
@@ -686,6 +732,7 @@ static Suite *gpu_sptrsv_suite(void)
     tcase_add_test(t, test_empty_and_one);
     tcase_add_test(t, test_catalogue);
     tcase_add_test(t, test_chain_and_diagonal);
+    tcase_add_test(t, test_interleaved_levels);
     tcase_add_test(t, test_poisson);
     tcase_add_test(t, test_datasets);
     tcase_add_test(t, test_missing_diagonal);

@@ -10,9 +10,12 @@
 #include "prim/prim_common.cuh"
 #include "sp_kernels_solve.h"
 
-/* The plan. Rows are ordered by "ticket": ticket i is row i for a lower triangle and row
- * n-1-i for an upper one, a topological order of the dependencies (a row depends only on
- * rows with smaller tickets). */
+/* The plan. Rows are ordered by "ticket", a topological order of the dependencies (a row
+ * depends only on rows with smaller tickets). The analysis's level pass uses the natural
+ * order (ticket i is row i for a lower triangle, row n-1-i for an upper one); the soft
+ * solve uses the level order d_order (a row's dependencies have strictly smaller levels,
+ * hence smaller tickets), so the 32 rows a warp takes are mostly of one level and
+ * independent of each other. */
 struct sp_gpu_sptrsv_plan {
     sp_gpu_sptrsv_alg_t alg;
     int upper, unit_diag;
@@ -22,10 +25,13 @@ struct sp_gpu_sptrsv_plan {
     int64_t tri_nnz;            /* entries of the used triangle (diagonal counted once) */
     int warp_per_row;           /* row kernel: a warp per row, else a thread per row */
     int32_t *d_bound;           /* per row: where its strict triangle starts (upper) or ends (lower) */
-    /* LEVELS */
+    /* LEVELS and SOFT */
     int32_t *d_order;           /* rows grouped by level, increasing within a level */
     int64_t *h_level_ptr;       /* host: level l holds d_order[h_level_ptr[l] .. [l+1]) */
+    int32_t *d_level_ptr;       /* device: h_level_ptr[0 .. nlevels) */
     /* SOFT */
+    int ordered;                /* soft solve in the level order (d_order, d_rank) */
+    int32_t *d_rank;            /* per row: its ticket in the level order (inverse of d_order) */
     uint32_t *d_flags;          /* per row: the epoch of the last solve that finished it */
     unsigned long long *d_ticket; /* tickets claimed by all solves so far */
     unsigned grid;              /* blocks of every soft solve launch */
@@ -41,6 +47,15 @@ struct policy {
     static constexpr int block_threads = 128;
     static constexpr int warps = block_threads / 32;
     static constexpr int warp_min_len = 12;
+    /* The soft solve takes rows in the level order when a level holds at least this many
+     * rows on average; on narrower levels (chains) consecutive rows of the natural order
+     * depend on each other anyway and hand over inside a warp through shared memory,
+     * which needs no load of the rank. */
+    static constexpr int ordered_min_width = 32;
+    /* Level scheduling runs consecutive levels of at most this many rows in one block
+     * (a __syncthreads between levels instead of a launch). */
+    static constexpr int batch_max_rows_thread = 2 * block_threads;
+    static constexpr int batch_max_rows_warp = 4 * warps;
 };
 using P = policy;
 
@@ -85,6 +100,12 @@ __device__ __forceinline__ void store_release(uint32_t *p, uint32_t v)
     asm volatile("st.release.gpu.global.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
 }
 
+/* A hint to bring the line of p into L1 (no effect on results). */
+__device__ __forceinline__ void prefetch_l1(const void *p)
+{
+    asm volatile("prefetch.global.L1 [%0];" ::"l"(p));
+}
+
 /* x = alpha * T^-1 b, one row at a time: acc sums a_rc x_c over the strict entries,
  * finish gives x_r = (alpha b_r - acc) / d_r. Values of finished rows are read with
  * __ldcg (L2, never a stale L1 line) after their flag. */
@@ -105,10 +126,28 @@ struct solve_op {
     __device__ __forceinline__ V identity() const { return T(0); }
     __device__ __forceinline__ V combine(V acc, int64_t k, V xc) const { return acc + val[k] * xc; }
     __device__ __forceinline__ static V reduce(V a, V c) { return a + c; }
+    /* What finish needs of row r besides the sum, loaded when the row is taken so that
+     * the load is not on the dependency path; the row's coefficients are prefetched into
+     * L1 for the same reason. */
+    struct pre_t {
+        T rhs, diag;
+    };
+    __device__ __forceinline__ pre_t prepare(int64_t r, int64_t k0, int64_t k1) const
+    {
+        if (k0 < k1) {
+            prefetch_l1(val + k0);
+            prefetch_l1(val + k1 - 1);
+        }
+        return {alpha * b[r], unit ? T(1) : val[diag_pos(bound, r, upper)]};
+    }
+    __device__ __forceinline__ V finish(int64_t, V acc, const pre_t &pre) const
+    {
+        T s = pre.rhs - acc;
+        return unit ? s : s / pre.diag;
+    }
     __device__ __forceinline__ V finish(int64_t r, V acc) const
     {
-        T s = alpha * b[r] - acc;
-        return unit ? s : s / val[diag_pos(bound, r, upper)];
+        return finish(r, acc, prepare(r, 0, 0));
     }
     /* The value of finished row c, or false while it is not finished in this solve. */
     __device__ __forceinline__ bool try_get(int64_t c, V *v) const
@@ -117,11 +156,10 @@ struct solve_op {
         *v = __ldcg(x + c);
         return true;
     }
-    __device__ __forceinline__ void publish(int64_t r, V v) const
-    {
-        x[r] = v;
-        store_release(flags + r, epoch);
-    }
+    /* A finished row is published in two steps, its value (plain store) and later its flag
+     * (release store, ordering every earlier store of the thread before it). */
+    __device__ __forceinline__ void store_value(int64_t r, V v) const { x[r] = v; }
+    __device__ __forceinline__ void publish(int64_t r, V) const { store_release(flags + r, epoch); }
 };
 
 /* level[r] = 1 + max level of the rows r depends on; the level array is its own ready
@@ -137,13 +175,16 @@ struct level_op {
     __device__ __forceinline__ V identity() const { return 0; }
     __device__ __forceinline__ V combine(V acc, int64_t, V lc) const { return acc > lc ? acc : lc; }
     __device__ __forceinline__ static V reduce(V a, V c) { return a > c ? a : c; }
-    __device__ __forceinline__ V finish(int64_t, V acc) const { return acc + 1; }
+    struct pre_t {};
+    __device__ __forceinline__ pre_t prepare(int64_t, int64_t, int64_t) const { return {}; }
+    __device__ __forceinline__ V finish(int64_t, V acc, const pre_t &) const { return acc + 1; }
     __device__ __forceinline__ bool try_get(int64_t c, V *v) const
     {
         uint32_t l = load_acquire(reinterpret_cast<const uint32_t *>(level + c));
         *v = (V)l;
         return l != 0;
     }
+    __device__ __forceinline__ void store_value(int64_t, V) const {}
     __device__ __forceinline__ void publish(int64_t r, V v) const
     {
         store_release(reinterpret_cast<uint32_t *>(level + r), (uint32_t)v);
@@ -194,7 +235,8 @@ sp_status_t sp__gpu_sptrsv_soft_prepare(const sp_gpu_env_t *env, sp_gpu_sptrsv_p
 sp_status_t sp__gpu_sptrsv_soft_solve(const sp_gpu_env_t *env, const sp_gpu_sptrsv_plan_t *plan,
                                       const sp_csr_t *a, const void *alpha, const void *d_b,
                                       void *d_x);
-/* LEVELS: rows grouped by level (counting sort of d_level) and the host level offsets. */
+/* LEVELS and SOFT: rows grouped by level (counting sort of d_level) and the host level
+ * offsets. */
 sp_status_t sp__gpu_sptrsv_levels_prepare(const sp_gpu_env_t *env, sp_gpu_sptrsv_plan_t *plan,
                                           const int32_t *d_level);
 sp_status_t sp__gpu_sptrsv_levels_solve(const sp_gpu_env_t *env,

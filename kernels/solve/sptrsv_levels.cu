@@ -1,6 +1,7 @@
 /* x = alpha * T^-1 b by level scheduling (Anderson & Saad 1989; Naumov 2011): the rows of
- * one level depend only on earlier levels, so each level is one launch over its rows, the
- * launches queued on the stream in level order with no host synchronization. The analysis
+ * one level depend only on earlier levels, so each level is one launch over its rows (a
+ * run of small levels one single-block launch), the launches queued on the stream in level
+ * order with no host synchronization. The analysis
  * groups the rows by level with a counting sort on the primitives (histogram, scan, radix
  * sort). */
 #include "solve/sptrsv_common.cuh"
@@ -9,16 +10,14 @@ using namespace sptrsv;
 
 namespace {
 
-/* A thread per row of the level. x of earlier levels was written by earlier launches, so
- * plain loads see it. */
+/* Row r by one thread. x of earlier levels was written by earlier launches, or earlier in
+ * this block before a __syncthreads, so plain loads see it. */
 template <typename T, bool UPPER>
-__global__ void __launch_bounds__(P::block_threads)
-level_thread_kernel(solve_op<T> op, const int32_t *__restrict__ rows, int64_t count,
-                    const int32_t *__restrict__ ptr, const int32_t *__restrict__ idx)
+__device__ __forceinline__ void row_by_thread(const solve_op<T> &op, int64_t r,
+                                              const int32_t *__restrict__ ptr,
+                                              const int32_t *__restrict__ idx)
 {
-    int64_t i = (int64_t)blockIdx.x * P::block_threads + threadIdx.x;
-    if (i >= count) return;
-    int64_t r = rows[i], k0, k1;
+    int64_t k0, k1;
     strict_range(ptr, op.bound, r, UPPER, &k0, &k1);
     T acc = T(0);
     for (int64_t k = k0; k < k1; k++) {
@@ -28,16 +27,13 @@ level_thread_kernel(solve_op<T> op, const int32_t *__restrict__ rows, int64_t co
     op.x[r] = op.finish(r, acc);
 }
 
-/* A warp per row of the level, lanes striding over the row. */
+/* Row r by one warp, lanes striding over the row (called by all 32 lanes). */
 template <typename T, bool UPPER>
-__global__ void __launch_bounds__(P::block_threads)
-level_warp_kernel(solve_op<T> op, const int32_t *__restrict__ rows, int64_t count,
-                  const int32_t *__restrict__ ptr, const int32_t *__restrict__ idx)
+__device__ __forceinline__ void row_by_warp(const solve_op<T> &op, int64_t r, int lane,
+                                            const int32_t *__restrict__ ptr,
+                                            const int32_t *__restrict__ idx)
 {
-    int64_t i = ((int64_t)blockIdx.x * P::block_threads + threadIdx.x) >> 5;
-    int lane = threadIdx.x & 31;
-    if (i >= count) return; /* warp-uniform */
-    int64_t r = rows[i], k0, k1;
+    int64_t k0, k1;
     strict_range(ptr, op.bound, r, UPPER, &k0, &k1);
     T acc = T(0);
     for (int64_t k = k0 + lane; k < k1; k += 32) {
@@ -46,6 +42,49 @@ level_warp_kernel(solve_op<T> op, const int32_t *__restrict__ rows, int64_t coun
     }
     acc = warp_reduce<solve_op<T>>(acc);
     if (lane == 0) op.x[r] = op.finish(r, acc);
+}
+
+/* A thread per row of the level. */
+template <typename T, bool UPPER>
+__global__ void __launch_bounds__(P::block_threads)
+level_thread_kernel(solve_op<T> op, const int32_t *__restrict__ rows, int64_t count,
+                    const int32_t *__restrict__ ptr, const int32_t *__restrict__ idx)
+{
+    int64_t i = (int64_t)blockIdx.x * P::block_threads + threadIdx.x;
+    if (i < count) row_by_thread<T, UPPER>(op, rows[i], ptr, idx);
+}
+
+/* A warp per row of the level. */
+template <typename T, bool UPPER>
+__global__ void __launch_bounds__(P::block_threads)
+level_warp_kernel(solve_op<T> op, const int32_t *__restrict__ rows, int64_t count,
+                  const int32_t *__restrict__ ptr, const int32_t *__restrict__ idx)
+{
+    int64_t i = ((int64_t)blockIdx.x * P::block_threads + threadIdx.x) >> 5;
+    if (i < count) row_by_warp<T, UPPER>(op, rows[i], threadIdx.x & 31, ptr, idx); /* warp-uniform */
+}
+
+/* Levels l0 .. l1-1, all small, in one block: a level's rows by its threads (or warps),
+ * then a __syncthreads, which makes the block's stores visible to the block, before the
+ * next level. Saves a launch per level where levels are narrow (a chain: one per row). */
+template <typename T, bool UPPER, bool WARP>
+__global__ void __launch_bounds__(P::block_threads)
+level_batch_kernel(solve_op<T> op, const int32_t *__restrict__ rows,
+                   const int32_t *__restrict__ level_ptr, int64_t l0, int64_t l1, int64_t nl,
+                   int64_t n, const int32_t *__restrict__ ptr, const int32_t *__restrict__ idx)
+{
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    for (int64_t l = l0; l < l1; l++) {
+        int64_t b = level_ptr[l], e = l + 1 < nl ? (int64_t)level_ptr[l + 1] : n;
+        if (WARP) {
+            for (int64_t i = b + warp; i < e; i += P::warps)
+                row_by_warp<T, UPPER>(op, rows[i], lane, ptr, idx);
+        } else {
+            for (int64_t i = b + threadIdx.x; i < e; i += P::block_threads)
+                row_by_thread<T, UPPER>(op, rows[i], ptr, idx);
+        }
+        __syncthreads();
+    }
 }
 
 /* keys[r] = level[r] - 1 (levels start at 1), rows[r] = r. */
@@ -64,8 +103,24 @@ sp_status_t launch_levels(const sp_gpu_env_t *env, const sp_gpu_sptrsv_plan_t *p
 {
     sp_status_t st = SP_STATUS_SUCCESS;
     cudaStream_t s = (cudaStream_t)env->stream;
+    const int64_t small = plan->warp_per_row ? P::batch_max_rows_warp : P::batch_max_rows_thread;
+    const int64_t *lp = plan->h_level_ptr;
     for (int64_t l = 0; l < plan->nlevels; l++) {
-        int64_t begin = plan->h_level_ptr[l], count = plan->h_level_ptr[l + 1] - begin;
+        int64_t begin = lp[l], count = lp[l + 1] - begin, l1 = l;
+        while (l1 < plan->nlevels && lp[l1 + 1] - lp[l1] <= small) l1++;
+        if (l1 - l >= 2) { /* a run of small levels: one block */
+            if (plan->warp_per_row)
+                level_batch_kernel<T, UPPER, true><<<1, P::block_threads, 0, s>>>(
+                    op, plan->d_order, plan->d_level_ptr, l, l1, plan->nlevels, plan->n, a->ptr,
+                    a->idx);
+            else
+                level_batch_kernel<T, UPPER, false><<<1, P::block_threads, 0, s>>>(
+                    op, plan->d_order, plan->d_level_ptr, l, l1, plan->nlevels, plan->n, a->ptr,
+                    a->idx);
+            SP_CUDA_LAUNCHED("sptrsv level batch kernel");
+            l = l1 - 1;
+            continue;
+        }
         if (count == 0) continue; /* never, levels are contiguous; a 0-block launch fails */
         if (plan->warp_per_row) {
             unsigned blocks = (unsigned)ceil_div(count, P::warps);
@@ -101,7 +156,8 @@ sp_status_t sp__gpu_sptrsv_levels_prepare(const sp_gpu_env_t *env, sp_gpu_sptrsv
     SP_TRY(host_array(&h_counts, nl));
     SP_TRY(env->alloc(env->self, (void **)&plan->d_order, (size_t)n * sizeof(int32_t)));
     SP_TRY(env->alloc(env->self, (void **)&d_keys, (size_t)n * sizeof(uint32_t)));
-    SP_TRY(env->alloc(env->self, (void **)&d_counts, (size_t)nl * sizeof(int32_t)));
+    SP_TRY(env->alloc(env->self, (void **)&plan->d_level_ptr, (size_t)nl * sizeof(int32_t)));
+    d_counts = plan->d_level_ptr;
     SP_TRY(sp__gpu_radix_sort_pairs_u32(d_keys, plan->d_order, n, key_bits, NULL, &b_sort, s));
     SP_TRY(sp__gpu_histogram((const int32_t *)d_keys, n, d_counts, nl, NULL, &b_hist, s));
     SP_TRY(sp__gpu_exclusive_scan_i32(d_counts, d_counts, nl, NULL, NULL, &b_scan, s));
@@ -121,10 +177,10 @@ sp_status_t sp__gpu_sptrsv_levels_prepare(const sp_gpu_env_t *env, sp_gpu_sptrsv
     plan->h_level_ptr[nl] = n;
 done:
     env->free(env->self, d_temp);
-    env->free(env->self, d_counts);
     env->free(env->self, d_keys);
     sp__free(h_counts);
-    return st; /* on failure the caller frees the plan, d_order and h_level_ptr included */
+    return st; /* on failure the caller frees the plan, d_order, d_level_ptr and h_level_ptr
+                * included */
 }
 
 sp_status_t sp__gpu_sptrsv_levels_solve(const sp_gpu_env_t *env,

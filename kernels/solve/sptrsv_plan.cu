@@ -1,7 +1,8 @@
 /* Sparse triangular solve analysis and dispatch: per row where the used triangle's strict
  * part begins or ends and whether a non-zero diagonal is stored (first offending row found
- * on the GPU), the dependency levels by the soft-synchronized pass, then the algorithm's
- * own part of the plan (rows grouped by level, or ready flags and a ticket counter). */
+ * on the GPU), the dependency levels by the soft-synchronized pass, the rows grouped by
+ * level (level scheduling, and the soft solve on wide levels), then the soft solve's own
+ * part (tickets of rows, ready flags, ticket counter). */
 #include <string.h>
 
 #include "solve/sptrsv_common.cuh"
@@ -86,6 +87,8 @@ extern "C" void sp__gpu_sptrsv_plan_free(const sp_gpu_env_t *env, sp_gpu_sptrsv_
     if (env != NULL) {
         env->free(env->self, plan->d_ticket);
         env->free(env->self, plan->d_flags);
+        env->free(env->self, plan->d_rank);
+        env->free(env->self, plan->d_level_ptr);
         env->free(env->self, plan->d_order);
         env->free(env->self, plan->d_bound);
     }
@@ -149,10 +152,10 @@ extern "C" sp_status_t sp__gpu_sptrsv_analyse(const sp_gpu_env_t *env, const sp_
         SP_TRY(sp__gpu_sptrsv_soft_levels(env, a, p, d_level, &d_s->max_level, &d_s->ticket));
         SP_TRY(read_scratch(env, d_s, &h_s));
         p->nlevels = h_s.max_level;
-        if (alg == SP_GPU_SPTRSV_LEVELS)
+        p->ordered = alg == SP_GPU_SPTRSV_SOFT && p->n >= (int64_t)P::ordered_min_width * p->nlevels;
+        if (alg == SP_GPU_SPTRSV_LEVELS || p->ordered)
             SP_TRY(sp__gpu_sptrsv_levels_prepare(env, p, d_level));
-        else
-            SP_TRY(sp__gpu_sptrsv_soft_prepare(env, p));
+        if (alg == SP_GPU_SPTRSV_SOFT) SP_TRY(sp__gpu_sptrsv_soft_prepare(env, p));
     }
     *plan = p;
     p = NULL;

@@ -1,20 +1,24 @@
 /* x = alpha * T^-1 b in one kernel, soft-synchronized (after the sync-free SpTRSV of Liu et
  * al. 2016 and the single-kernel soft synchronization / grid-level task progression of
  * Funasaka et al.): warps take rows from an atomic ticket counter in a topological order
- * (ticket i = row i for lower, row n-1-i for upper) and wait on per-row ready flags in
- * global memory for the rows they depend on. The same pass, with max instead of sum,
+ * and wait on per-row ready flags in global memory for the rows they depend on. The order
+ * is the level order (rows sorted by dependency level) when levels are wide, so the 32
+ * rows of a warp are mostly independent, else the natural one (ticket i = row i for lower,
+ * row n-1-i for upper). The same pass in the natural order, with max instead of sum,
  * computes the dependency levels for the analysis.
  *
  * Why it cannot deadlock, whatever the scheduler does: tickets are handed out by one
  * atomic counter, so when ticket t has been handed out, every smaller ticket was handed out
  * before it to a warp that was already running (it executed the atomic) and that does not
- * exit before finishing its rows. A row depends only on rows of smaller tickets, and a
- * warp only ever waits on those, never on a ticket not yet claimed; blocks not yet
- * resident hold no ticket. So the unfinished row with the smallest ticket has all its
- * dependencies finished and its (running) warp completes it; by induction every row
- * completes. Inside a warp that holds 32 rows (thread per row), a lane waits on an earlier
- * lane of its own warp only through the warp-wide loop below, where every iteration lets
- * each lane advance as far as it can, so the earliest unfinished lane always advances.
+ * exit before finishing its rows. Both orders are topological (a row's dependencies have
+ * strictly smaller levels, hence smaller tickets in the level order), and a warp only ever
+ * waits on smaller tickets, never on one not yet claimed; blocks not yet resident hold no
+ * ticket. So the unfinished row with the smallest ticket has all its dependencies finished,
+ * and published within a bounded number of steps of their (running) warps (see the thread
+ * kernel), and its warp completes it; by induction every row completes. Inside a warp that
+ * holds 32 rows (thread per row), a lane waits on an earlier lane of its own warp only
+ * through the warp-wide loop below, where every pass lets each lane advance as far as it
+ * can, so the earliest unfinished lane always advances; no lane spins alone.
  *
  * Reuse without a memset: every launch of one plan has the same grid, so a solve claims
  * exactly window = units + warps tickets (each warp makes one claim past the last unit).
@@ -55,16 +59,47 @@ __device__ __forceinline__ void fold_levels(const Op &op, typename Op::V mine)
     }
 }
 
+/* The value of dependency c (ticket tc_nat in the natural order) of the lane holding
+ * ticket first + lane, or false while it is not available. A row of an earlier lane of
+ * this warp is read from shared memory once that lane's done bit is in done_mask (it may
+ * not be published yet), any other row through its flag. In the level order the ticket of
+ * c needs a load (rank), so the flag is tried first: a dependency inside the warp is rare
+ * there (only where the warp spans a level boundary). */
+template <typename Op, bool ORDERED>
+__device__ __forceinline__ bool take(const Op &op, int64_t c, int64_t tc_nat, int64_t first,
+                                     unsigned done_mask, const typename Op::V *s_warp,
+                                     const int32_t *__restrict__ rank, typename Op::V *v)
+{
+    if (ORDERED) {
+        if (op.try_get(c, v)) return true;
+        int64_t d = (int64_t)__ldg(rank + c) - first;
+        if (d < 0 || d >= 32 || !((done_mask >> (unsigned)d) & 1u)) return false;
+        *v = s_warp[d];
+        return true;
+    }
+    int64_t d = tc_nat - first;
+    if (d < 0) return op.try_get(c, v);
+    if (!((done_mask >> (unsigned)d) & 1u)) return false;
+    *v = s_warp[d];
+    return true;
+}
+
 /* A thread per row: a ticket is a unit of 32 consecutive tickets' rows, one per lane.
  * The warp loops until all its lanes are done; in each pass a lane consumes its entries in
- * order until one is not ready: a row of an earlier lane of this warp is read from shared
- * memory once that lane's done bit is in done_mask, any other row through its flag. An
- * entry outside the strict triangle (possible only in unsorted input) is skipped, so no
- * lane can ever wait on itself or a later ticket. */
-template <typename Op, bool UPPER>
+ * order until one is not available (take). An entry outside the strict triangle (possible
+ * only in unsorted input) is skipped, so no lane can ever wait on itself or a later
+ * ticket. A finished row's value is stored at once and its flag (a release store, i.e. a
+ * fence per warp instruction) in the same pass in the level order; in the natural order
+ * only when a pass finishes no row of the warp or the warp is done: rows handed from lane
+ * to lane inside the warp (a chain) then cost one fence per 32 rows, not per row, and a
+ * flag is still published within a bounded number of passes (in the level order, where
+ * lanes rarely feed each other, a late flag would only delay other warps). The loop is
+ * convergent (no lane spins alone), so it needs no independent thread scheduling. */
+template <typename Op, bool UPPER, bool ORDERED>
 __global__ void __launch_bounds__(P::block_threads)
 soft_thread_kernel(Op op, const int32_t *__restrict__ ptr, const int32_t *__restrict__ idx,
-                   const int32_t *__restrict__ bound, int64_t n, unsigned long long *ticket,
+                   const int32_t *__restrict__ bound, const int32_t *__restrict__ order,
+                   const int32_t *__restrict__ rank, int64_t n, unsigned long long *ticket,
                    unsigned long long window)
 {
     using V = typename Op::V;
@@ -79,11 +114,13 @@ soft_thread_kernel(Op op, const int32_t *__restrict__ ptr, const int32_t *__rest
         int64_t u = claim(ticket, window, &first_claim, &base, &op);
         if (u >= units) break;
         int64_t first = u * 32, i = first + lane, r = 0, k = 0, k1 = 0;
-        bool done = i >= n;
-        V acc = op.identity();
+        bool done = i >= n, pending = false;
+        V acc = op.identity(), xr = op.identity();
+        typename Op::pre_t pre{};
         if (!done) {
-            r = row_of(i, n, UPPER);
+            r = ORDERED ? (int64_t)order[i] : row_of(i, n, UPPER);
             strict_range(ptr, bound, r, UPPER, &k, &k1);
+            pre = op.prepare(r, k, k1);
         }
         unsigned done_mask = __ballot_sync(sp_prim::full_mask, done);
         while (done_mask != sp_prim::full_mask) {
@@ -91,26 +128,27 @@ soft_thread_kernel(Op op, const int32_t *__restrict__ ptr, const int32_t *__rest
                 for (; k < k1; k++) {
                     int64_t c = idx[k];
                     if (UPPER ? c <= r : c >= r) continue;
-                    int64_t tc = UPPER ? n - 1 - c : c;
                     V v;
-                    if (tc >= first) {
-                        if (!((done_mask >> (unsigned)(tc - first)) & 1u)) break;
-                        v = s_warp[tc - first];
-                    } else if (!op.try_get(c, &v)) {
+                    if (!take<Op, ORDERED>(op, c, UPPER ? n - 1 - c : c, first, done_mask,
+                                           s_warp, rank, &v))
                         break;
-                    }
                     acc = op.combine(acc, k, v);
                 }
                 if (k == k1) {
-                    V xr = op.finish(r, acc);
-                    op.publish(r, xr);
+                    xr = op.finish(r, acc, pre);
+                    op.store_value(r, xr);
                     s_warp[lane] = xr;
                     published_max = Op::reduce(published_max, xr);
-                    done = true;
+                    done = pending = true;
                 }
             }
             __syncwarp();
-            done_mask = __ballot_sync(sp_prim::full_mask, done);
+            unsigned now = __ballot_sync(sp_prim::full_mask, done);
+            if (pending && (ORDERED || now == done_mask || now == sp_prim::full_mask)) {
+                op.publish(r, xr);
+                pending = false;
+            }
+            done_mask = now;
         }
     }
     fold_levels(op, published_max);
@@ -119,10 +157,11 @@ soft_thread_kernel(Op op, const int32_t *__restrict__ ptr, const int32_t *__rest
 /* A warp per row: the lanes stride over the row's entries, each waiting on the flags of
  * its own entries (rows of other warps only), then a warp reduction; lane 0 finishes and
  * publishes the row. */
-template <typename Op, bool UPPER>
+template <typename Op, bool UPPER, bool ORDERED>
 __global__ void __launch_bounds__(P::block_threads)
 soft_warp_kernel(Op op, const int32_t *__restrict__ ptr, const int32_t *__restrict__ idx,
-                 const int32_t *__restrict__ bound, int64_t n, unsigned long long *ticket,
+                 const int32_t *__restrict__ bound, const int32_t *__restrict__ order,
+                 const int32_t *__restrict__, int64_t n, unsigned long long *ticket,
                  unsigned long long window)
 {
     using V = typename Op::V;
@@ -133,8 +172,9 @@ soft_warp_kernel(Op op, const int32_t *__restrict__ ptr, const int32_t *__restri
     for (;;) {
         int64_t u = claim(ticket, window, &first_claim, &base, &op);
         if (u >= n) break;
-        int64_t r = row_of(u, n, UPPER), k0, k1;
+        int64_t r = ORDERED ? (int64_t)order[u] : row_of(u, n, UPPER), k0, k1;
         strict_range(ptr, bound, r, UPPER, &k0, &k1);
+        typename Op::pre_t pre = op.prepare(r, k0, k0); /* used by lane 0 */
         V acc = op.identity();
         for (int64_t k = k0 + lane; k < k1; k += 32) {
             int64_t c = idx[k];
@@ -146,7 +186,8 @@ soft_warp_kernel(Op op, const int32_t *__restrict__ ptr, const int32_t *__restri
         }
         acc = warp_reduce<Op>(acc);
         if (lane == 0) {
-            V xr = op.finish(r, acc);
+            V xr = op.finish(r, acc, pre);
+            op.store_value(r, xr);
             op.publish(r, xr);
             published_max = Op::reduce(published_max, xr);
         }
@@ -158,15 +199,21 @@ soft_warp_kernel(Op op, const int32_t *__restrict__ ptr, const int32_t *__restri
 /* Units of work of one launch: rows (warp per row) or groups of 32 rows. */
 int64_t units_of(int64_t n, bool warp_per_row) { return warp_per_row ? n : ceil_div(n, 32); }
 
+/* The kernel of one launch shape. */
+template <typename Op, bool UPPER, bool ORDERED>
+const void *kernel_of(bool warp_per_row)
+{
+    return warp_per_row ? (const void *)soft_warp_kernel<Op, UPPER, ORDERED>
+                        : (const void *)soft_thread_kernel<Op, UPPER, ORDERED>;
+}
+
 /* Blocks of a soft launch: as many as are resident at once, at most enough warps for every
  * unit (more would only make extra claims). */
-template <typename Op, bool UPPER>
-sp_status_t soft_grid(const sp_gpu_env_t *env, bool warp_per_row, int64_t n, unsigned *grid)
+sp_status_t soft_grid(const sp_gpu_env_t *env, const void *kernel, bool warp_per_row, int64_t n,
+                      unsigned *grid)
 {
     sp_status_t st = SP_STATUS_SUCCESS;
     int per_sm = 0, sms = env->sm_count;
-    const void *kernel = warp_per_row ? (const void *)soft_warp_kernel<Op, UPPER>
-                                      : (const void *)soft_thread_kernel<Op, UPPER>;
     if (sms <= 0) {
         int dev = 0;
         SP_CUDA_TRY(cudaGetDevice(&dev));
@@ -182,42 +229,58 @@ done:
     return st;
 }
 
-template <typename Op, bool UPPER>
+template <typename Op, bool UPPER, bool ORDERED>
 void soft_launch(const sp_gpu_env_t *env, bool warp_per_row, unsigned grid, const Op &op,
-                 const sp_csr_t *a, const int32_t *d_bound, unsigned long long *d_ticket,
+                 const sp_csr_t *a, const sp_gpu_sptrsv_plan_t *plan, unsigned long long *d_ticket,
                  unsigned long long window)
 {
     cudaStream_t s = (cudaStream_t)env->stream;
+    const int32_t *order = ORDERED ? plan->d_order : nullptr, *rank = ORDERED ? plan->d_rank : nullptr;
     if (warp_per_row)
-        soft_warp_kernel<Op, UPPER><<<grid, P::block_threads, 0, s>>>(op, a->ptr, a->idx, d_bound,
-                                                                     a->nrows, d_ticket, window);
+        soft_warp_kernel<Op, UPPER, ORDERED><<<grid, P::block_threads, 0, s>>>(
+            op, a->ptr, a->idx, plan->d_bound, order, rank, a->nrows, d_ticket, window);
     else
-        soft_thread_kernel<Op, UPPER><<<grid, P::block_threads, 0, s>>>(
-            op, a->ptr, a->idx, d_bound, a->nrows, d_ticket, window);
+        soft_thread_kernel<Op, UPPER, ORDERED><<<grid, P::block_threads, 0, s>>>(
+            op, a->ptr, a->idx, plan->d_bound, order, rank, a->nrows, d_ticket, window);
 }
 
-/* Both triangles of one operation: grid, then launch. */
+/* Both triangles and both orders of one operation: ordered != 0 takes the level order
+ * (the plan's d_order and d_rank), else the natural one. */
 template <typename Op>
-sp_status_t soft_run(const sp_gpu_env_t *env, const sp_gpu_sptrsv_plan_t *plan, const Op &op,
-                     const sp_csr_t *a, unsigned long long *d_ticket, unsigned grid,
+sp_status_t soft_run(const sp_gpu_env_t *env, const sp_gpu_sptrsv_plan_t *plan, bool ordered,
+                     const Op &op, const sp_csr_t *a, unsigned long long *d_ticket, unsigned grid,
                      unsigned long long window)
 {
     sp_status_t st = SP_STATUS_SUCCESS;
     bool w = plan->warp_per_row != 0;
-    if (plan->upper)
-        soft_launch<Op, true>(env, w, grid, op, a, plan->d_bound, d_ticket, window);
+    if (plan->upper && ordered)
+        soft_launch<Op, true, true>(env, w, grid, op, a, plan, d_ticket, window);
+    else if (plan->upper)
+        soft_launch<Op, true, false>(env, w, grid, op, a, plan, d_ticket, window);
+    else if (ordered)
+        soft_launch<Op, false, true>(env, w, grid, op, a, plan, d_ticket, window);
     else
-        soft_launch<Op, false>(env, w, grid, op, a, plan->d_bound, d_ticket, window);
+        soft_launch<Op, false, false>(env, w, grid, op, a, plan, d_ticket, window);
     SP_CUDA_LAUNCHED("sptrsv soft kernel");
 done:
     return st;
 }
 
 template <typename Op>
-sp_status_t grid_of(const sp_gpu_env_t *env, const sp_gpu_sptrsv_plan_t *plan, unsigned *grid)
+sp_status_t grid_of(const sp_gpu_env_t *env, const sp_gpu_sptrsv_plan_t *plan, bool ordered,
+                    unsigned *grid)
 {
-    return plan->upper ? soft_grid<Op, true>(env, plan->warp_per_row != 0, plan->n, grid)
-                       : soft_grid<Op, false>(env, plan->warp_per_row != 0, plan->n, grid);
+    bool w = plan->warp_per_row != 0;
+    const void *k = plan->upper ? (ordered ? kernel_of<Op, true, true>(w) : kernel_of<Op, true, false>(w))
+                                : (ordered ? kernel_of<Op, false, true>(w) : kernel_of<Op, false, false>(w));
+    return soft_grid(env, k, w, plan->n, grid);
+}
+
+/* rank[order[i]] = i. */
+__global__ void rank_kernel(const int32_t *__restrict__ order, int64_t n, int32_t *__restrict__ rank)
+{
+    int64_t i = (int64_t)blockIdx.x * P::block_threads + threadIdx.x;
+    if (i < n) rank[order[i]] = (int32_t)i;
 }
 
 } /* namespace */
@@ -229,8 +292,8 @@ sp_status_t sp__gpu_sptrsv_soft_levels(const sp_gpu_env_t *env, const sp_csr_t *
     sp_status_t st = SP_STATUS_SUCCESS;
     unsigned grid = 0;
     level_op op = {d_level, d_max_level};
-    SP_TRY(grid_of<level_op>(env, plan, &grid));
-    SP_TRY(soft_run(env, plan, op, a, d_ticket, grid,
+    SP_TRY(grid_of<level_op>(env, plan, false, &grid));
+    SP_TRY(soft_run(env, plan, false, op, a, d_ticket, grid,
                     (unsigned long long)units_of(plan->n, plan->warp_per_row != 0) +
                         (unsigned long long)grid * P::warps));
 done:
@@ -241,13 +304,19 @@ sp_status_t sp__gpu_sptrsv_soft_prepare(const sp_gpu_env_t *env, sp_gpu_sptrsv_p
 {
     sp_status_t st = SP_STATUS_SUCCESS;
     cudaStream_t s = (cudaStream_t)env->stream;
+    if (plan->ordered) {
+        SP_TRY(env->alloc(env->self, (void **)&plan->d_rank, (size_t)plan->n * sizeof(int32_t)));
+        rank_kernel<<<(unsigned)ceil_div(plan->n, P::block_threads), P::block_threads, 0, s>>>(
+            plan->d_order, plan->n, plan->d_rank);
+        SP_CUDA_LAUNCHED("sptrsv rank kernel");
+    }
     SP_TRY(env->alloc(env->self, (void **)&plan->d_flags, (size_t)plan->n * sizeof(uint32_t)));
     SP_TRY(env->alloc(env->self, (void **)&plan->d_ticket, sizeof(unsigned long long)));
     SP_CUDA_TRY(cudaMemsetAsync(plan->d_flags, 0, (size_t)plan->n * sizeof(uint32_t), s));
     SP_CUDA_TRY(cudaMemsetAsync(plan->d_ticket, 0, sizeof(unsigned long long), s));
     by_value(plan->value_type, [&](auto tag) {
         using T = decltype(tag);
-        st = grid_of<solve_op<T>>(env, plan, &plan->grid);
+        st = grid_of<solve_op<T>>(env, plan, plan->ordered != 0, &plan->grid);
     });
     if (st != SP_STATUS_SUCCESS) goto done;
     plan->window = (unsigned long long)units_of(plan->n, plan->warp_per_row != 0) +
@@ -266,7 +335,8 @@ sp_status_t sp__gpu_sptrsv_soft_solve(const sp_gpu_env_t *env, const sp_gpu_sptr
         solve_op<T> op = {plan->d_bound, static_cast<const T *>(a->val), static_cast<const T *>(d_b),
                           static_cast<T *>(d_x), *static_cast<const T *>(alpha), plan->upper != 0,
                           plan->unit_diag != 0, plan->d_flags, 0u, nullptr};
-        st = soft_run(env, plan, op, a, plan->d_ticket, plan->grid, plan->window);
+        st = soft_run(env, plan, plan->ordered != 0, op, a, plan->d_ticket, plan->grid,
+                      plan->window);
     });
     return st;
 }
