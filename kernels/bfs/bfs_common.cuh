@@ -23,15 +23,17 @@ static constexpr int batch = P::batch;
 /* Counters of a traversal in device memory. ticket and done are the persistent kernel's
  * work counters, each on its own 128-byte line so spinning on done does not slow the
  * ticket atomics; stalled (beside done, which its readers poll anyway) is 1 + the level
- * at which the persistent kernel's safety net gave up waiting (0: never); levels is the
+ * at which the persistent kernel's safety net gave up waiting (0: never), over is set once
+ * a persistent block has seen the empty level (a block starting later leaves at once
+ * instead of walking every level); levels is the
  * number of non-empty levels; sb_level / sb_size are where the single block stopped (the
  * level it hands over and its frontier size, 0: finished). */
 struct alignas(128) ctl_t {
     unsigned long long ticket;
     char pad0[120];
     unsigned long long done;
-    int32_t stalled;
-    char pad1[116];
+    int32_t stalled, over;
+    char pad1[112];
     unsigned long long edges, vertices;
     int32_t levels, sb_level, sb_size;
 };
@@ -240,7 +242,7 @@ static __global__ void init_kernel(state_t s, int32_t source)
         if (i == 0) {
             s.queue[0][0] = source;
             s.ctl->ticket = s.ctl->done = s.ctl->edges = s.ctl->vertices = 0;
-            s.ctl->levels = s.ctl->sb_level = s.ctl->sb_size = s.ctl->stalled = 0;
+            s.ctl->levels = s.ctl->sb_level = s.ctl->sb_size = s.ctl->stalled = s.ctl->over = 0;
         }
     }
 }

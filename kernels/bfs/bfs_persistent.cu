@@ -21,7 +21,8 @@
  * which finish, so it finishes too; a waiting block holds no unfinished chunk, and there
  * is no unclaimed chunk below its ticket that it could be expected to take. Hence the
  * level barrier is reached by the blocks that are running; blocks that never become
- * resident take no ticket and are never waited for. The traversal ends because every
+ * resident take no ticket and are never waited for (a block that becomes resident after
+ * the traversal ended finds ctl->over set and leaves without walking the levels). The traversal ends because every
  * vertex enters a queue at most once (the visited bitmap), so some level is empty.
  *
  * Memory ordering: a chunk's writes (levels, parents, queue entries, the atomics on
@@ -141,11 +142,18 @@ __global__ void __launch_bounds__(BLOCK) persistent_kernel(bfsk::state_t s,
             size = __ldcg(s.sizes + lvl);
             if (size == 0) break;
         }
+        if (blockIdx.x == 0 && threadIdx.x == 0) s.ctl->levels = lvl;
     } else {
         counter_ref ticket(s.ctl->ticket), done(s.ctl->done);
-        flag_ref stalled(s.ctl->stalled);
+        flag_ref stalled(s.ctl->stalled), over(s.ctl->over);
         unsigned long long base = 0, end = (unsigned long long)chunks_of(size, BLOCK);
-        for (;;) {
+        /* a block that becomes resident only after others have left (fewer resident than
+         * launched) finds the traversal over: it leaves rather than walk every level */
+        if (threadIdx.x == 0) s_size = over.load(cuda::memory_order_relaxed);
+        __syncthreads();
+        bool late = s_size != 0;
+        __syncthreads(); /* s_size is rewritten below */
+        for (; !late;) {
             if (threadIdx.x == 0) s_ticket = ticket.fetch_add(1ull, cuda::memory_order_relaxed);
             __syncthreads();
             unsigned long long t = s_ticket;
@@ -172,7 +180,11 @@ __global__ void __launch_bounds__(BLOCK) persistent_kernel(bfsk::state_t s,
                 }
                 lvl++;
                 base = end;
-                if (size == 0) {
+                if (size == 0) { /* every finisher records the same count */
+                    if (threadIdx.x == 0) {
+                        s.ctl->levels = lvl;
+                        over.store(1, cuda::memory_order_relaxed);
+                    }
                     finished = true;
                     break;
                 }
@@ -187,7 +199,6 @@ __global__ void __launch_bounds__(BLOCK) persistent_kernel(bfsk::state_t s,
             }
         }
     }
-    if (blockIdx.x == 0 && threadIdx.x == 0) s.ctl->levels = lvl; /* (moot after the net fired) */
     bfsk::flush_tally(tally, s.ctl);
 }
 
