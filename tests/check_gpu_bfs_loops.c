@@ -2,8 +2,9 @@
  * COOP) against sp__ref_bfs: levels exactly, parents valid, frontier sizes and counts equal,
  * on a hand-checked graph, degenerate and adversarial shapes (one vertex, no edges, long
  * paths, stars, grids, trees), Kronecker and random graphs from many sources; the
- * persistent kernel with 1 and 2 blocks; hand-overs forced by a small shared queue;
- * refused arguments and failed allocations. SP_TEST_SMALL=1 shrinks the sizes (for
+ * persistent kernel with 1 and 2 blocks; its safety net (a stall limit cut to 1 ns must end
+ * the call with SP_STATUS_INTERNAL_ERROR, not a hang); hand-overs forced by a small shared
+ * queue; refused arguments and failed allocations. SP_TEST_SMALL=1 shrinks the sizes (for
  * compute-sanitizer); SP_BFS_PERSISTENT_BLOCKS=k runs every persistent call on k blocks.
  * Every case (one loop, one graph, one source) is announced on stderr before it runs and
  * has its own alarm (SP_BFS_CASE_SECONDS, default 60, 600 with SP_TEST_SMALL): a hang
