@@ -5,17 +5,23 @@
  * next launch). Prints `Label: value` lines: time per traversal, per level, and speedups
  * over the host loop; checks every loop's levels against sp__ref_bfs (outside the timing).
  *
- *   bfs_loops_bench [--reps N] [--input grid4096|path1m|kron20]...   (default: all three)
+ *   bfs_loops_bench [--reps N] [--input grid4096|path128k|kron20]...   (default: all three)
  *
- * grid4096: 4096 x 4096 grid graph from a corner (8191 levels); path1m: undirected path
- * of 2^20 vertices from its middle (524289 levels); kron20: Graph500 Kronecker scale 20,
+ * grid4096: 4096 x 4096 grid graph from a corner (8191 levels); path128k: undirected path
+ * of 2^17 vertices from its middle (65537 levels: the host loop pays about 15 us a level,
+ * so a longer path only makes the run long); kron20: Graph500 Kronecker scale 20,
  * edge factor 16, symmetrized, from the first vertex of non-zero degree after a fixed
  * seed. Each call times everything the loop does per traversal (scratch from the pool,
  * initialisation, the levels, the final read-back); parents are written. Device memory
  * comes from the default pool (cudaMallocAsync), its release threshold raised so freed
- * memory stays there. */
+ * memory stays there. Progress goes to stderr before each step (build, check, timing of
+ * one loop), and each step has an alarm (SP_BENCH_STEP_SECONDS, default 60) that names
+ * the step and exits 3 if it hangs. */
 #include <cuda_runtime.h>
+#include <signal.h>
+#include <unistd.h>
 
+#include <chrono>
 #include <cstdint>
 #include <cstring>
 #include <string>
@@ -31,6 +37,33 @@ cudaStream_t stream;
 sp_gpu_env_t env;
 int reps = 5;
 const int warmup = 2;
+unsigned step_seconds = 60;
+
+/* ---- hang diagnosis: the running step, announced on stderr and watched by an alarm ---- */
+char step_line[256];
+size_t step_len;
+
+void on_alarm(int)
+{
+    static const char head[] = "\nbfs_loops_bench: TIMEOUT (hang?) in step: ";
+    (void)!write(2, head, sizeof head - 1);
+    (void)!write(2, step_line, step_len);
+    _exit(3);
+}
+
+void begin_step(const char *what, const std::string &input)
+{
+    int k = std::snprintf(step_line, sizeof step_line, "step: %s, %s\n", what, input.c_str());
+    step_len = k < 0 ? 0 : (size_t)k < sizeof step_line ? (size_t)k : sizeof step_line - 1;
+    std::fputs(step_line, stderr);
+    std::fflush(stderr);
+    alarm(step_seconds);
+}
+
+double seconds_since(std::chrono::steady_clock::time_point t0)
+{
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
 
 sp_status_t pool_alloc(void *, void **d_ptr, size_t bytes)
 {
@@ -124,8 +157,8 @@ bool build(const std::string &name, sp_csr_t *h, int32_t *source, std::string *w
         SP_OK(sp_gen_grid2d(4096, SP_VALUE_NONE, &coo));
         *source = 0;
         *what = "2D grid 4096 x 4096, source: a corner";
-    } else if (name == "path1m") {
-        int64_t n = (int64_t)1 << 20;
+    } else if (name == "path128k") {
+        int64_t n = (int64_t)1 << 17;
         SP_OK(sp_coo_create(n, n, 2 * n, SP_VALUE_NONE, &coo));
         for (int64_t v = 0; v + 1 < n; v++) {
             coo->row[coo->nnz] = (int32_t)v;
@@ -134,7 +167,7 @@ bool build(const std::string &name, sp_csr_t *h, int32_t *source, std::string *w
             coo->col[coo->nnz++] = (int32_t)v;
         }
         *source = (int32_t)(n / 2);
-        *what = "undirected path of 2^20 vertices, source: the middle";
+        *what = "undirected path of 2^17 vertices, source: the middle";
     } else if (name == "kron20") {
         SP_OK(sp_gen_kronecker(20, 16, 1, SP_VALUE_NONE, &coo));
         SP_OK(sp_coo_symmetrize(coo, 1));
@@ -159,10 +192,13 @@ void bench_graph(const std::string &name)
     sp_csr_t h;
     int32_t source = 0;
     std::string what;
+    auto t0 = std::chrono::steady_clock::now();
+    begin_step("building the graph on the host", name);
     if (!build(name, &h, &source, &what)) {
-        std::fprintf(stderr, "unknown input %s (grid4096, path1m, kron20)\n", name.c_str());
+        std::fprintf(stderr, "unknown input %s (grid4096, path128k, kron20)\n", name.c_str());
         std::exit(2);
     }
+    std::fprintf(stderr, "  built in %.1f s\n", seconds_since(t0));
     int64_t n = h.nrows;
     sp_csr_t d = h;
     int32_t *d_level = nullptr, *d_parent = nullptr;
@@ -175,6 +211,7 @@ void bench_graph(const std::string &name)
 
     std::vector<int32_t> want(n), got(n);
     int64_t levels = 0, vertices = 0, edges = 0;
+    begin_step("reference BFS on the host", name);
     SP_OK(sp__ref_bfs(&h, source, want.data(), nullptr, &levels, &vertices, &edges, nullptr, 0));
     std::printf("\nGraph: %s\nVertices: %lld\nAdjacency entries: %lld\nLevels: %lld\n"
                 "Vertices reached: %lld\nEdges scanned: %lld\n",
@@ -184,7 +221,11 @@ void bench_graph(const std::string &name)
     bool ok[NVARIANTS];
     for (int v = 0; v < NVARIANTS; v++) { /* correctness first, outside the timing */
         sp_gpu_bfs_result_t r;
+        std::string step = std::string("correctness run of ") + variant_label[v];
+        auto tv = std::chrono::steady_clock::now();
+        begin_step(step.c_str(), name);
         sp_status_t st = run(v, &d, source, d_level, d_parent, &r);
+        std::fprintf(stderr, "  %s in %.2f s\n", sp_status_string(st), seconds_since(tv));
         ok[v] = st == SP_STATUS_SUCCESS;
         if (!ok[v]) {
             std::printf("%s: n/a (%s)\n", variant_label[v], sp_last_error());
@@ -205,6 +246,9 @@ void bench_graph(const std::string &name)
         for (int v = 0; v < NVARIANTS; v++) { /* interleaved: drift hits every variant alike */
             if (!ok[v]) continue;
             sp_gpu_bfs_result_t r;
+            std::string step = std::string("timed run ") + std::to_string(rep) + " of " +
+                               variant_label[v];
+            begin_step(step.c_str(), name);
             CUDA_OK(cudaEventRecord(e0, stream));
             SP_OK(run(v, &d, source, d_level, d_parent, &r));
             CUDA_OK(cudaEventRecord(e1, stream));
@@ -213,6 +257,7 @@ void bench_graph(const std::string &name)
             CUDA_OK(cudaEventElapsedTime(&ms, e0, e1));
             if (rep >= warmup) times[v].push_back(ms * 1e3);
         }
+    alarm(0);
     CUDA_OK(cudaEventDestroy(e0));
     CUDA_OK(cudaEventDestroy(e1));
 
@@ -248,6 +293,16 @@ void bench_graph(const std::string &name)
 int main(int argc, char **argv)
 {
     std::vector<std::string> names;
+    std::setvbuf(stdout, nullptr, _IOLBF, 0); /* lines appear as they are printed, even in a pipe */
+    if (const char *e = std::getenv("SP_BENCH_STEP_SECONDS"))
+        if (std::atoi(e) > 0) step_seconds = (unsigned)std::atoi(e);
+    {
+        struct sigaction sa;
+        std::memset(&sa, 0, sizeof sa);
+        sa.sa_handler = on_alarm;
+        sigemptyset(&sa.sa_mask);
+        sigaction(SIGALRM, &sa, nullptr);
+    }
     for (int i = 1; i < argc; i++) {
         if (!std::strcmp(argv[i], "--reps") && i + 1 < argc) {
             reps = std::atoi(argv[++i]);
@@ -255,12 +310,12 @@ int main(int argc, char **argv)
         } else if (!std::strcmp(argv[i], "--input") && i + 1 < argc) {
             names.push_back(argv[++i]);
         } else {
-            std::fprintf(stderr, "usage: %s [--reps N] [--input grid4096|path1m|kron20]...\n",
+            std::fprintf(stderr, "usage: %s [--reps N] [--input grid4096|path128k|kron20]...\n",
                          argv[0]);
             return 2;
         }
     }
-    if (names.empty()) names = {"grid4096", "path1m", "kron20"};
+    if (names.empty()) names = {"grid4096", "path128k", "kron20"};
     cudaDeviceProp prop;
     int dev = 0, driver = 0, runtime = 0;
     CUDA_OK(cudaGetDevice(&dev));

@@ -63,6 +63,11 @@ void sp__gpu_bfs_set_persistent_blocks(int blocks);
  * the grid: min(capacity, what the device's shared memory allows). Small values force
  * many hand-overs both ways. */
 void sp__gpu_bfs_set_single_block_capacity(int64_t capacity);
+/* The persistent SOFT kernel's safety net (kernels/bfs/bfs_persistent.cu): nanoseconds a
+ * waiting block lets the finished-chunk counter stand still before the call gives up with
+ * SP_STATUS_INTERNAL_ERROR naming the level (default 20 s; only a bug reaches it). The
+ * suite sets a tiny limit once to see the net end a traversal cleanly. */
+void sp__gpu_bfs_set_persistent_stall_ns(uint64_t ns);
 
 /* ---- bfs-a: one level at a time, for the host level loop (src/bfs_cuda.c) ----
  * A traversal keeps its state in an sp_gpu_bfs_work_t carved from one scratch block

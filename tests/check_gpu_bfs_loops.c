@@ -2,13 +2,21 @@
  * COOP) against sp__ref_bfs: levels exactly, parents valid, frontier sizes and counts equal,
  * on a hand-checked graph, degenerate and adversarial shapes (one vertex, no edges, long
  * paths, stars, grids, trees), Kronecker and random graphs from many sources; the
- * persistent kernel with 1 and 2 blocks; hand-overs forced by a small shared queue;
- * refused arguments and failed allocations. SP_TEST_SMALL=1 shrinks the sizes (for
+ * persistent kernel with 1 and 2 blocks; its safety net (a stall limit cut to 1 ns must end
+ * the call with SP_STATUS_INTERNAL_ERROR, not a hang); hand-overs forced by a small shared
+ * queue; refused arguments and failed allocations. SP_TEST_SMALL=1 shrinks the sizes (for
  * compute-sanitizer); SP_BFS_PERSISTENT_BLOCKS=k runs every persistent call on k blocks.
+ * Every case (one loop, one graph, one source) is announced on stderr before it runs and
+ * has its own alarm (SP_BFS_CASE_SECONDS, default 60, 600 with SP_TEST_SMALL): a hang
+ * names its case and exits 3 instead of running into ctest's limit. Values are compared
+ * in plain loops with one assertion on the first difference: Check records every passing
+ * ck_assert (about 1.4 us each), and one per vertex made this suite run for many minutes.
  * Exits 77 without a GPU. */
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "testutil.h"
 
@@ -38,6 +46,34 @@ typedef struct test_env {
 static test_env_t T;
 static int small;       /* SP_TEST_SMALL */
 static int env_blocks;  /* SP_BFS_PERSISTENT_BLOCKS (0: occupancy) */
+static unsigned case_seconds; /* SP_BFS_CASE_SECONDS */
+
+/* ---- hang diagnosis: the running case's name, reported by the alarm ------------------ */
+
+static char case_line[256];
+static size_t case_len;
+
+static void on_alarm(int sig)
+{
+    static const char head[] = "\ncheck_gpu_bfs_loops: TIMEOUT (hang?) in case: ";
+    (void)sig;
+    (void)!write(2, head, sizeof head - 1);
+    (void)!write(2, case_line, case_len);
+    _exit(3);
+}
+
+/* Names the case that runs next on stderr and restarts the alarm for it. */
+static void begin_case(const char *loop, const char *graph, int64_t n, int64_t source)
+{
+    int k = snprintf(case_line, sizeof case_line, "case: %s on %s (%lld vertices) source %lld\n",
+                     loop, graph, (long long)n, (long long)source);
+    case_len = k < 0 ? 0 : (size_t)k < sizeof case_line ? (size_t)k : sizeof case_line - 1;
+    fputs(case_line, stderr);
+    fflush(stderr);
+    alarm(case_seconds);
+}
+
+static void end_case(void) { alarm(0); }
 
 static sp_status_t env_alloc(void *self, void **d_ptr, size_t bytes)
 {
@@ -70,8 +106,19 @@ static void setup(void)
     small = e != NULL && atoi(e) != 0;
     e = getenv("SP_BFS_PERSISTENT_BLOCKS");
     env_blocks = e != NULL ? atoi(e) : 0;
+    e = getenv("SP_BFS_CASE_SECONDS");
+    case_seconds = small ? 600 : 60; /* SP_TEST_SMALL runs under compute-sanitizer: slow */
+    if (e != NULL && atoi(e) > 0) case_seconds = (unsigned)atoi(e);
+    {
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = on_alarm;
+        sigemptyset(&sa.sa_mask);
+        ck_assert_int_eq(sigaction(SIGALRM, &sa, NULL), 0);
+    }
     sp__gpu_bfs_set_persistent_blocks(env_blocks);
     sp__gpu_bfs_set_single_block_capacity(0);
+    sp__gpu_bfs_set_persistent_stall_ns(0);
     memset(&T, 0, sizeof T);
     T.fail_at = -1;
     ck_cuda(cudaStreamCreate(&T.stream));
@@ -85,8 +132,10 @@ static void setup(void)
 
 static void teardown(void)
 {
+    end_case();
     sp__gpu_bfs_set_persistent_blocks(0);
     sp__gpu_bfs_set_single_block_capacity(0);
+    sp__gpu_bfs_set_persistent_stall_ns(0);
     ck_assert_int_eq(T.live, 0);
     ck_cuda(cudaStreamDestroy(T.stream));
 }
@@ -199,15 +248,29 @@ static graph_t graph_from_coo(sp_coo_t *coo, const char *name)
 typedef enum loop { SINGLE_BLOCK, PERSISTENT_SOFT, PERSISTENT_COOP, NLOOPS } loop_t;
 static const char *const loop_name[NLOOPS] = {"single_block", "persistent_soft", "persistent_coop"};
 
+/* One call of loop l; the case is announced and watched by the alarm while it runs. */
+static sp_status_t run_loop_named(loop_t l, const char *graph, const sp_csr_t *d, int32_t source,
+                                  int32_t *d_level, int32_t *d_parent, int64_t *sizes, int64_t cap,
+                                  sp_gpu_bfs_result_t *r)
+{
+    sp_status_t st;
+    begin_case(loop_name[l], graph, d->nrows, source);
+    if (l == SINGLE_BLOCK)
+        st = sp__gpu_bfs_single_block(&T.env, d, source, d_level, d_parent, sizes, cap, r);
+    else
+        st = sp__gpu_bfs_persistent(&T.env, d, source,
+                                    l == PERSISTENT_COOP ? SP_GPU_BFS_SYNC_COOP
+                                                         : SP_GPU_BFS_SYNC_SOFT,
+                                    d_level, d_parent, sizes, cap, r);
+    end_case();
+    return st;
+}
+
 static sp_status_t run_loop(loop_t l, const sp_csr_t *d, int32_t source, int32_t *d_level,
                             int32_t *d_parent, int64_t *sizes, int64_t cap,
                             sp_gpu_bfs_result_t *r)
 {
-    if (l == SINGLE_BLOCK)
-        return sp__gpu_bfs_single_block(&T.env, d, source, d_level, d_parent, sizes, cap, r);
-    return sp__gpu_bfs_persistent(&T.env, d, source,
-                                  l == PERSISTENT_COOP ? SP_GPU_BFS_SYNC_COOP : SP_GPU_BFS_SYNC_SOFT,
-                                  d_level, d_parent, sizes, cap, r);
+    return run_loop_named(l, "a small graph", d, source, d_level, d_parent, sizes, cap, r);
 }
 
 static int32_t *download_i32(const int32_t *d, int64_t n)
@@ -250,33 +313,37 @@ static void check_source(const graph_t *g, int32_t source)
         ck_cuda(cudaMemset(d_level, 0x5a, (size_t)n * 4));
         ck_cuda(cudaMemset(d_parent, 0x5a, (size_t)n * 4));
         for (int64_t i = 0; i < cap; i++) got_sizes[i] = -7;
-        sp_status_t st = run_loop((loop_t)l, &g->d, source, d_level, d_parent, got_sizes, cap, &r);
+        sp_status_t st = run_loop_named((loop_t)l, g->name, &g->d, source, d_level, d_parent,
+                                        got_sizes, cap, &r);
         if (l == PERSISTENT_COOP && st == SP_STATUS_NOT_SUPPORTED) continue;
         ck_assert_msg(st == SP_STATUS_SUCCESS, "%s on %s from %d: %s: %s", loop_name[l], g->name,
                       source, sp_status_string(st), sp_last_error());
         int32_t *level = download_i32(d_level, n), *parent = download_i32(d_parent, n);
         for (int64_t v = 0; v < n; v++)
-            ck_assert_msg(level[v] == want[v], "%s on %s from %d: level[%lld] = %d, expected %d",
-                          loop_name[l], g->name, source, (long long)v, level[v], want[v]);
+            if (level[v] != want[v])
+                ck_abort_msg("%s on %s from %d: level[%lld] = %d, expected %d", loop_name[l],
+                             g->name, source, (long long)v, level[v], want[v]);
         for (int64_t v = 0; v < n; v++) {
             int32_t p = parent[v];
             if (v == source) {
-                ck_assert_msg(p == source, "%s on %s: parent[source %d] = %d", loop_name[l],
-                              g->name, source, p);
+                if (p != source)
+                    ck_abort_msg("%s on %s: parent[source %d] = %d", loop_name[l], g->name,
+                                 source, p);
             } else if (want[v] < 0) {
-                ck_assert_msg(p == -1, "%s on %s from %d: unreached %lld has parent %d",
-                              loop_name[l], g->name, source, (long long)v, p);
-            } else {
-                ck_assert_msg(p >= 0 && p < n && level[p] == level[v] - 1 && has_edge(&g->h, p, (int32_t)v),
-                              "%s on %s from %d: parent[%lld] = %d is no neighbour one level up",
-                              loop_name[l], g->name, source, (long long)v, p);
+                if (p != -1)
+                    ck_abort_msg("%s on %s from %d: unreached %lld has parent %d", loop_name[l],
+                                 g->name, source, (long long)v, p);
+            } else if (!(p >= 0 && p < n && level[p] == level[v] - 1 &&
+                         has_edge(&g->h, p, (int32_t)v))) {
+                ck_abort_msg("%s on %s from %d: parent[%lld] = %d is no neighbour one level up",
+                             loop_name[l], g->name, source, (long long)v, p);
             }
         }
         for (int64_t i = 0; i < cap; i++)
-            ck_assert_msg(got_sizes[i] == want_sizes[i],
-                          "%s on %s from %d: frontier size %lld = %lld, expected %lld",
-                          loop_name[l], g->name, source, (long long)i, (long long)got_sizes[i],
-                          (long long)want_sizes[i]);
+            if (got_sizes[i] != want_sizes[i])
+                ck_abort_msg("%s on %s from %d: frontier size %lld = %lld, expected %lld",
+                             loop_name[l], g->name, source, (long long)i,
+                             (long long)got_sizes[i], (long long)want_sizes[i]);
         ck_assert_msg(r.levels == levels && r.vertices == vertices && r.edges == edges,
                       "%s on %s from %d: %lld levels, %lld vertices, %lld edges; expected %lld, "
                       "%lld, %lld", loop_name[l], g->name, source, (long long)r.levels,
@@ -392,7 +459,7 @@ START_TEST(test_tiny)
     for (int l = 0; l < NLOOPS; l++) {
         int64_t sizes[6];
         sp_gpu_bfs_result_t r;
-        sp_status_t st = run_loop((loop_t)l, &g.d, 0, d_level, d_parent, sizes, 6, &r);
+        sp_status_t st = run_loop_named((loop_t)l, "tiny", &g.d, 0, d_level, d_parent, sizes, 6, &r);
         if (l == PERSISTENT_COOP && st == SP_STATUS_NOT_SUPPORTED) continue;
         ck_assert_msg(st == SP_STATUS_SUCCESS, "%s: %s", loop_name[l], sp_last_error());
         int32_t *level = download_i32(d_level, 6), *parent = download_i32(d_parent, 6);
@@ -408,9 +475,9 @@ START_TEST(test_tiny)
         ck_assert_int_eq(r.vertices, 5);
         ck_assert_int_eq(r.edges, 6);
         /* no parents, no sizes, fewer sizes than levels */
-        ck_assert_ok(run_loop((loop_t)l, &g.d, 0, d_level, NULL, NULL, 0, &r));
+        ck_assert_ok(run_loop_named((loop_t)l, "tiny", &g.d, 0, d_level, NULL, NULL, 0, &r));
         ck_assert_int_eq(r.levels, 4);
-        ck_assert_ok(run_loop((loop_t)l, &g.d, 0, d_level, NULL, sizes, 2, NULL));
+        ck_assert_ok(run_loop_named((loop_t)l, "tiny", &g.d, 0, d_level, NULL, sizes, 2, NULL));
         ck_assert(sizes[0] == 1 && sizes[1] == 2);
         free(level);
         free(parent);
@@ -421,21 +488,37 @@ START_TEST(test_tiny)
 }
 END_TEST
 
-START_TEST(test_no_edges)
+START_TEST(test_one_vertex)
 {
-    edges_t e1 = edges_new(1, 1), e2 = edges_new(1000, 1);
+    edges_t e1 = edges_new(1, 1);
     graph_t one = graph_from(&e1, "one vertex");
     check_source(&one, 0);
     graph_free(&one);
+}
+END_TEST
+
+START_TEST(test_no_edges)
+{
+    edges_t e2 = edges_new(1000, 1);
     graph_t g = graph_from(&e2, "no edges");
     static const int32_t sources[] = {0, 999, 500};
     check_graph(&g, sources, 3, 0, 1);
 }
 END_TEST
 
+START_TEST(test_small_grid)
+{
+    graph_t g = grid_graph(32);
+    int32_t sources[] = {0, 32 * 16 + 16};
+    check_graph(&g, sources, 2, 1, 5);
+}
+END_TEST
+
+/* Deep traversals: every level is one chunk, so each loop pays its per-level latency (a few
+ * microseconds) 10^5 times here; kept to about 2 x 10^5 levels per loop in all. */
 START_TEST(test_paths)
 {
-    int64_t n = small ? 20000 : 1000000;
+    int64_t n = small ? 20000 : 200000;
     graph_t p = path_graph(n, 0);
     int32_t mid = (int32_t)(n / 2);
     check_graph(&p, &mid, 1, 0, 2);
@@ -463,8 +546,8 @@ START_TEST(test_grid)
     graph_t g = grid_graph(side);
     int32_t sources[] = {0, (int32_t)(side * (side / 2) + side / 2), (int32_t)(side * side - 1)};
     check_graph(&g, sources, 3, small ? 1 : 2, 6);
-    if (!small) {
-        graph_t big = grid_graph(4096);
+    if (!small) { /* 4095 levels of up to 2048 vertices */
+        graph_t big = grid_graph(2048);
         int32_t corner = 0;
         check_graph(&big, &corner, 1, 0, 7);
     }
@@ -524,6 +607,35 @@ START_TEST(test_few_blocks)
         graph_t one = graph_from(&e, "one vertex");
         check_graph(&one, NULL, 0, 1, 34);
     }
+}
+END_TEST
+
+/* The persistent SOFT kernel's safety net, its limit cut to 1 ns: 8 blocks on a star from
+ * a leaf, where blocks wait for milliseconds on the hub's chunk with no chunk finishing.
+ * The net must end the kernel (no hang), the call fail with SP_STATUS_INTERNAL_ERROR
+ * naming a level, leave the frontier sizes and result alone and leak nothing; with the
+ * default limit the next call on the same graph is right again. */
+START_TEST(test_safety_net)
+{
+    graph_t g = star_graph(small ? 100000 : 1000000);
+    int32_t *d_level = NULL;
+    int64_t sizes[3] = {-7, -7, -7};
+    sp_gpu_bfs_result_t r = {-7, -7, -7};
+    ck_assert_ok(env_alloc(&T, (void **)&d_level, (size_t)g.h.nrows * 4));
+    sp__gpu_bfs_set_persistent_blocks(8);
+    sp__gpu_bfs_set_persistent_stall_ns(1);
+    sp_status_t st = run_loop_named(PERSISTENT_SOFT, "star, safety net at 1 ns", &g.d, 5, d_level,
+                                    NULL, sizes, 3, &r);
+    ck_assert_msg(st == SP_STATUS_INTERNAL_ERROR, "%s: %s", sp_status_string(st),
+                  sp_last_error());
+    ck_assert_error_has("no level progress");
+    ck_assert_error_has("aborted");
+    ck_assert(sizes[0] == -7 && sizes[2] == -7 && r.levels == -7 && r.vertices == -7);
+    sp__gpu_bfs_set_persistent_stall_ns(0);
+    sp__gpu_bfs_set_persistent_blocks(env_blocks);
+    env_free(&T, d_level);
+    static const int32_t leaf = 5;
+    check_graph(&g, &leaf, 1, 0, 35);
 }
 END_TEST
 
@@ -614,18 +726,22 @@ static Suite *gpu_bfs_loops_suite(void)
     TCase *t = tcase_create("bfs_loops");
     tcase_add_checked_fixture(t, setup, teardown);
     tcase_set_timeout(t, 600);
+    /* the simplest and fastest first: a failure or hang there is the easiest to read */
+    tcase_add_test(t, test_one_vertex);
     tcase_add_test(t, test_tiny);
     tcase_add_test(t, test_no_edges);
-    tcase_add_test(t, test_paths);
-    tcase_add_test(t, test_star);
-    tcase_add_test(t, test_grid);
-    tcase_add_test(t, test_tree);
-    tcase_add_test(t, test_kronecker);
-    tcase_add_test(t, test_random);
-    tcase_add_test(t, test_few_blocks);
-    tcase_add_test(t, test_hand_over);
+    tcase_add_test(t, test_small_grid);
     tcase_add_test(t, test_errors);
     tcase_add_test(t, test_alloc_failure);
+    tcase_add_test(t, test_few_blocks);
+    tcase_add_test(t, test_safety_net);
+    tcase_add_test(t, test_hand_over);
+    tcase_add_test(t, test_star);
+    tcase_add_test(t, test_tree);
+    tcase_add_test(t, test_grid);
+    tcase_add_test(t, test_paths);
+    tcase_add_test(t, test_kronecker);
+    tcase_add_test(t, test_random);
     suite_add_tcase(s, t);
 #endif
     return s;

@@ -22,13 +22,18 @@ static constexpr int batch = P::batch;
 
 /* Counters of a traversal in device memory. ticket and done are the persistent kernel's
  * work counters, each on its own 128-byte line so spinning on done does not slow the
- * ticket atomics; levels is the number of non-empty levels; sb_level / sb_size are where
- * the single block stopped (the level it hands over and its frontier size, 0: finished). */
+ * ticket atomics; stalled (beside done, which its readers poll anyway) is 1 + the level
+ * at which the persistent kernel's safety net gave up waiting (0: never), over is set once
+ * a persistent block has seen the empty level (a block starting later leaves at once
+ * instead of walking every level); levels is the
+ * number of non-empty levels; sb_level / sb_size are where the single block stopped (the
+ * level it hands over and its frontier size, 0: finished). */
 struct alignas(128) ctl_t {
     unsigned long long ticket;
     char pad0[120];
     unsigned long long done;
-    char pad1[120];
+    int32_t stalled, over;
+    char pad1[112];
     unsigned long long edges, vertices;
     int32_t levels, sb_level, sb_size;
 };
@@ -237,7 +242,7 @@ static __global__ void init_kernel(state_t s, int32_t source)
         if (i == 0) {
             s.queue[0][0] = source;
             s.ctl->ticket = s.ctl->done = s.ctl->edges = s.ctl->vertices = 0;
-            s.ctl->levels = s.ctl->sb_level = s.ctl->sb_size = 0;
+            s.ctl->levels = s.ctl->sb_level = s.ctl->sb_size = s.ctl->stalled = s.ctl->over = 0;
         }
     }
 }
@@ -321,10 +326,13 @@ done:
 
 /* After the traversal: ctl and the first frontier_capacity sizes to the host in one
  * stream synchronization; sizes past the last level are zero on the device already.
- * levels >= 0 is the level count when the host knows it (else ctl's). */
+ * levels >= 0 is the level count when the host knows it (else ctl's). A traversal the
+ * persistent kernel's safety net aborted (ctl->stalled; stall_ns: its limit) is
+ * SP_STATUS_INTERNAL_ERROR, frontier_sizes and *result untouched (the level and parent
+ * arrays are partly written). */
 static inline sp_status_t finish(const sp_gpu_env_t *env, const state_t &s, int64_t levels,
                                  int64_t *frontier_sizes, int64_t frontier_capacity,
-                                 sp_gpu_bfs_result_t *result)
+                                 sp_gpu_bfs_result_t *result, uint64_t stall_ns = 0)
 {
     sp_status_t st = SP_STATUS_SUCCESS;
     cudaStream_t strm = (cudaStream_t)env->stream;
@@ -342,6 +350,11 @@ static inline sp_status_t finish(const sp_gpu_env_t *env, const state_t &s, int6
         SP_CUDA_TRY(cudaMemcpyAsync(h_sizes, s.sizes, (size_t)ncopy * sizeof *h_sizes,
                                     cudaMemcpyDeviceToHost, strm));
     SP_CUDA_TRY(cudaStreamSynchronize(strm));
+    if (h_ctl.stalled != 0)
+        SP_FAIL(SP_STATUS_INTERNAL_ERROR,
+                "BFS persistent kernel: no level progress for %.1f s while waiting for level %d "
+                "to end; aborted (a bug in libsp: please report it)",
+                (double)stall_ns * 1e-9, h_ctl.stalled - 1);
     for (int64_t l = 0; l < frontier_capacity; l++)
         frontier_sizes[l] = l < ncopy ? h_sizes[l] : 0;
     if (result) {

@@ -21,7 +21,8 @@
  * which finish, so it finishes too; a waiting block holds no unfinished chunk, and there
  * is no unclaimed chunk below its ticket that it could be expected to take. Hence the
  * level barrier is reached by the blocks that are running; blocks that never become
- * resident take no ticket and are never waited for. The traversal ends because every
+ * resident take no ticket and are never waited for (a block that becomes resident after
+ * the traversal ended finds ctl->over set and leaves without walking the levels). The traversal ends because every
  * vertex enters a queue at most once (the visited bitmap), so some level is empty.
  *
  * Memory ordering: a chunk's writes (levels, parents, queue entries, the atomics on
@@ -34,9 +35,18 @@
  * L+1's queue (level L-1's) is written only by chunks of level L, which start after done
  * has passed every chunk of level L-1, i.e. after its last read.
  *
+ * Safety net (SOFT), not part of the argument above: a waiting block that sees `done`
+ * stand still for P::stall_ns (20 s; a correct traversal stands still only while one chunk
+ * is expanded) records the level in ctl->stalled and leaves; every other waiter sees the
+ * flag and leaves too, blocks holding a chunk finish it first, so the kernel ends and the
+ * call returns SP_STATUS_INTERNAL_ERROR naming the level instead of hanging the process.
+ * It can only fire on a bug, never changes a traversal that completes, and a level's
+ * results are never read after it fired.
+ *
  * COOP: the same chunk expansion with a static chunk-to-block assignment and grid.sync()
  * between levels; launched with cudaLaunchCooperativeKernel (grid-wide groups need no
- * separable compilation since CUDA 11). */
+ * separable compilation since CUDA 11), which refuses a grid that could not be co-resident
+ * (so grid.sync() cannot wait for a block that never runs). */
 #include <atomic>
 #include <cooperative_groups.h>
 #include <cuda/atomic>
@@ -48,10 +58,47 @@ namespace {
 namespace cg = cooperative_groups;
 using bfsk::grid_block;
 
-/* Test knob: blocks of the persistent grid (0: as many as are co-resident). */
+/* Test knobs: blocks of the persistent grid (0: as many as are co-resident), the safety
+ * net's limit (0: P::stall_ns). */
 std::atomic<int> forced_blocks{0};
+std::atomic<unsigned long long> forced_stall_ns{0};
 
 using counter_ref = cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>;
+using flag_ref = cuda::atomic_ref<int32_t, cuda::thread_scope_device>;
+
+__device__ __forceinline__ unsigned long long now_ns()
+{
+    unsigned long long t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    return t;
+}
+
+/* One thread: wait until done reaches end (true), or give up (false) when done has not
+ * moved for stall_ns (recording lvl + 1 in stalled, unless a block did first) or another
+ * block gave up. Polls every pause ns (0: spins). */
+__device__ bool wait_for_done(counter_ref &done, flag_ref &stalled, unsigned long long end,
+                              unsigned pause, unsigned long long stall_ns, int32_t lvl)
+{
+    unsigned long long seen = done.load(cuda::memory_order_relaxed);
+    if (seen >= end) return true;
+    unsigned long long since = now_ns();
+    for (unsigned polls = 1;; polls++) {
+        if (pause) __nanosleep(pause);
+        unsigned long long d = done.load(cuda::memory_order_relaxed);
+        if (d >= end) return true;
+        if (d != seen) {
+            seen = d;
+            since = now_ns();
+        } else if ((polls & 31u) == 0) {
+            if (stalled.load(cuda::memory_order_relaxed) != 0) return false;
+            if (now_ns() - since > stall_ns) {
+                int32_t none = 0;
+                stalled.compare_exchange_strong(none, lvl + 1, cuda::memory_order_relaxed);
+                return false;
+            }
+        }
+    }
+}
 
 /* A waiting block whose ticket lies at least poll_near chunks past the end of the level it
  * waits on sleeps poll_pause_ns between polls of done. */
@@ -77,7 +124,8 @@ __host__ __device__ constexpr int64_t chunks_of(int64_t size, int block)
 }
 
 template <int BLOCK, bool COOP>
-__global__ void __launch_bounds__(BLOCK) persistent_kernel(bfsk::state_t s)
+__global__ void __launch_bounds__(BLOCK) persistent_kernel(bfsk::state_t s,
+                                                           unsigned long long stall_ns)
 {
     __shared__ bfsk::expand_smem_t<BLOCK> sm;
     __shared__ unsigned long long s_ticket;
@@ -94,10 +142,18 @@ __global__ void __launch_bounds__(BLOCK) persistent_kernel(bfsk::state_t s)
             size = __ldcg(s.sizes + lvl);
             if (size == 0) break;
         }
+        if (blockIdx.x == 0 && threadIdx.x == 0) s.ctl->levels = lvl;
     } else {
         counter_ref ticket(s.ctl->ticket), done(s.ctl->done);
+        flag_ref stalled(s.ctl->stalled), over(s.ctl->over);
         unsigned long long base = 0, end = (unsigned long long)chunks_of(size, BLOCK);
-        for (;;) {
+        /* a block that becomes resident only after others have left (fewer resident than
+         * launched) finds the traversal over: it leaves rather than walk every level */
+        if (threadIdx.x == 0) s_size = over.load(cuda::memory_order_relaxed);
+        __syncthreads();
+        bool late = s_size != 0;
+        __syncthreads(); /* s_size is rewritten below */
+        for (; !late;) {
             if (threadIdx.x == 0) s_ticket = ticket.fetch_add(1ull, cuda::memory_order_relaxed);
             __syncthreads();
             unsigned long long t = s_ticket;
@@ -107,18 +163,28 @@ __global__ void __launch_bounds__(BLOCK) persistent_kernel(bfsk::state_t s)
                     /* holders of far tickets poll gently, leaving the line to the blocks
                      * next in line and to the increments */
                     unsigned pause = t - end < (unsigned long long)poll_near ? 0u : poll_pause_ns;
-                    while (done.load(cuda::memory_order_relaxed) < end)
-                        if (pause) __nanosleep(pause);
-                    cuda::atomic_thread_fence(cuda::memory_order_acquire,
-                                              cuda::thread_scope_device);
-                    s_size = __ldcg(s.sizes + lvl + 1);
+                    if (wait_for_done(done, stalled, end, pause, stall_ns, lvl)) {
+                        cuda::atomic_thread_fence(cuda::memory_order_acquire,
+                                                  cuda::thread_scope_device);
+                        s_size = __ldcg(s.sizes + lvl + 1);
+                    } else {
+                        s_size = -1; /* the safety net fired: leave */
+                    }
                 }
                 __syncthreads();
                 size = s_size;
                 __syncthreads(); /* s_size is rewritten in the next round */
+                if (size < 0) {
+                    finished = true;
+                    break;
+                }
                 lvl++;
                 base = end;
-                if (size == 0) {
+                if (size == 0) { /* every finisher records the same count */
+                    if (threadIdx.x == 0) {
+                        s.ctl->levels = lvl;
+                        over.store(1, cuda::memory_order_relaxed);
+                    }
                     finished = true;
                     break;
                 }
@@ -133,7 +199,6 @@ __global__ void __launch_bounds__(BLOCK) persistent_kernel(bfsk::state_t s)
             }
         }
     }
-    if (blockIdx.x == 0 && threadIdx.x == 0) s.ctl->levels = lvl;
     bfsk::flush_tally(tally, s.ctl);
 }
 
@@ -169,6 +234,11 @@ extern "C" void sp__gpu_bfs_set_persistent_blocks(int blocks)
     forced_blocks.store(blocks > 0 ? blocks : 0);
 }
 
+extern "C" void sp__gpu_bfs_set_persistent_stall_ns(uint64_t ns)
+{
+    forced_stall_ns.store(ns);
+}
+
 extern "C" sp_status_t sp__gpu_bfs_persistent(const sp_gpu_env_t *env, const sp_csr_t *g,
                                               int32_t source, sp_gpu_bfs_sync_t sync,
                                               int32_t *d_level, int32_t *d_parent,
@@ -180,10 +250,12 @@ extern "C" sp_status_t sp__gpu_bfs_persistent(const sp_gpu_env_t *env, const sp_
     bfsk::scratch_t sc;
     int blocks = 0;
     cudaStream_t strm = NULL;
+    unsigned long long stall_ns = forced_stall_ns.load();
     SP_TRY(bfsk::check_args(what, env, g, source, d_level, frontier_sizes, frontier_capacity));
     SP_CHECK_ARG(sync == SP_GPU_BFS_SYNC_SOFT || sync == SP_GPU_BFS_SYNC_COOP,
                  "%s: unknown sync %d", what, (int)sync);
     strm = (cudaStream_t)env->stream;
+    if (stall_ns == 0) stall_ns = bfsk::P::stall_ns;
     if (sync == SP_GPU_BFS_SYNC_COOP) {
         int dev = 0, coop = 0;
         SP_CUDA_TRY(cudaGetDevice(&dev));
@@ -197,15 +269,16 @@ extern "C" sp_status_t sp__gpu_bfs_persistent(const sp_gpu_env_t *env, const sp_
     SP_TRY(bfsk::scratch_alloc(env, g, d_level, d_parent, &sc));
     SP_TRY(bfsk::start(env, sc.s, source));
     if (sync == SP_GPU_BFS_SYNC_COOP) {
-        void *args[] = {&sc.s};
+        void *args[] = {&sc.s, &stall_ns};
         SP_CUDA_TRY(cudaLaunchCooperativeKernel((const void *)persistent_kernel<grid_block, true>,
                                                 dim3((unsigned)blocks), dim3(grid_block), args,
                                                 0, strm));
     } else {
-        persistent_kernel<grid_block, false><<<(unsigned)blocks, grid_block, 0, strm>>>(sc.s);
+        persistent_kernel<grid_block, false>
+            <<<(unsigned)blocks, grid_block, 0, strm>>>(sc.s, stall_ns);
         SP_CUDA_LAUNCHED("bfs persistent_kernel");
     }
-    SP_TRY(bfsk::finish(env, sc.s, -1, frontier_sizes, frontier_capacity, result));
+    SP_TRY(bfsk::finish(env, sc.s, -1, frontier_sizes, frontier_capacity, result, stall_ns));
 done:
     if (sc.base) env->free(env->self, sc.base);
     return st;
