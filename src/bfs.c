@@ -74,14 +74,16 @@ static sp_status_t host_bfs(sp_matrix_t *G, int64_t nsources, const int64_t *sou
 {
     sp_status_t st = SP_STATUS_SUCCESS;
     int64_t n = G->f.csr.nrows;
+    int32_t *queue = NULL;
+    SP_ALLOC(queue, n); /* once, before any search writes an output */
     for (int64_t i = 0; i < nsources; i++) {
         sp_bfs_stats_t *s = stats ? &stats[i] : NULL;
         int64_t levels = 0, vertices = 0, edges = 0;
         double t0 = now_ms();
-        SP_TRY(sp__ref_bfs(&G->f.csr, (int32_t)sources[i], level + i * n,
-                           parent ? parent + i * n : NULL, &levels, &vertices, &edges,
-                           s ? s->frontier_sizes : NULL,
-                           s && s->frontier_sizes ? s->frontier_capacity : 0));
+        SP_TRY(sp__ref_bfs_with_queue(&G->f.csr, (int32_t)sources[i], queue, level + i * n,
+                                      parent ? parent + i * n : NULL, &levels, &vertices,
+                                      &edges, s ? s->frontier_sizes : NULL,
+                                      s && s->frontier_sizes ? s->frontier_capacity : 0));
         if (!s) continue;
         s->levels = levels;
         s->vertices_visited = vertices;
@@ -94,6 +96,7 @@ static sp_status_t host_bfs(sp_matrix_t *G, int64_t nsources, const int64_t *sou
         s->loop_used = SP_BFS_LOOP_HOST;
     }
 done:
+    sp__free(queue);
     return st;
 }
 

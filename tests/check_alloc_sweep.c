@@ -478,6 +478,114 @@ START_TEST(host_matrices)
 }
 END_TEST
 
+/* ---- BFS and solvers on a host context ------------------------------------------------ */
+
+typedef struct bfs_run {
+    sp_context_t *ctx;
+    const sp_coo_t *coo;
+    int64_t sources[3];
+    int32_t *level, *parent;
+    int64_t n;
+} bfs_run_t;
+
+/* A fresh matrix each run, so the CSR build inside sp_bfs_multi is swept too. */
+static sp_status_t bfs_op(void *arg)
+{
+    bfs_run_t *r = arg;
+    sp_matrix_t *G = NULL;
+    sp_status_t st = sp_matrix_create(r->ctx, r->coo, NULL, &G);
+    if (st == SP_STATUS_SUCCESS)
+        st = sp_bfs_multi(r->ctx, G, 3, r->sources, NULL, r->level, r->parent, NULL);
+    sp_matrix_destroy(G);
+    return st;
+}
+
+static void bfs_untouched(void *arg)
+{
+    bfs_run_t *r = arg;
+    for (int64_t i = 0; i < 3 * r->n; i++) {
+        ck_assert_int_eq(r->level[i], 77);
+        ck_assert_int_eq(r->parent[i], 77);
+    }
+}
+
+typedef struct solve_run {
+    sp_context_t *ctx;
+    sp_matrix_t *A;
+    sp_solver_type_t type;
+    sp_vector_t *b, *x;
+    double *h_x;
+    int64_t n;
+} solve_run_t;
+
+/* create -> setup -> solve -> destroy; the initial guess x is the output. */
+static sp_status_t solve_op(void *arg)
+{
+    solve_run_t *r = arg;
+    sp_solver_t *s = NULL;
+    sp_status_t st = sp_solver_create(r->ctx, r->type, &s);
+    if (st == SP_STATUS_SUCCESS) st = sp_solver_setup(s, r->A);
+    if (st == SP_STATUS_SUCCESS) st = sp_solver_solve(s, r->b, r->x);
+    if (st == SP_STATUS_SUCCESS) {
+        sp_solver_result_t res;
+        ck_assert_ok(sp_solver_result(s, &res));
+        ck_assert_int_eq(res.status, SP_SOLVER_CONVERGED);
+    }
+    sp_solver_destroy(s);
+    return st;
+}
+
+static void solve_untouched(void *arg)
+{
+    solve_run_t *r = arg;
+    ck_assert_ok(sp_vector_copy_to_host(r->ctx, r->x, r->h_x));
+    for (int64_t i = 0; i < r->n; i++) ck_assert_double_eq(r->h_x[i], 0.0);
+}
+
+START_TEST(bfs_and_solvers)
+{
+    sp_context_t *ctx = NULL;
+    sp_coo_t *g = NULL, *p = NULL;
+    ck_assert_ok(sp_context_create(SP_DEVICE_HOST, NULL, &ctx));
+    ck_assert_ok(sp_gen_grid2d(12, SP_VALUE_NONE, &g));
+    bfs_run_t br = {ctx, g, {0, 17, 143}, NULL, NULL, g->nrows};
+    br.level = malloc((size_t)(3 * br.n) * sizeof *br.level);
+    br.parent = malloc((size_t)(3 * br.n) * sizeof *br.parent);
+    ck_assert_ptr_nonnull(br.level);
+    ck_assert_ptr_nonnull(br.parent);
+    for (int64_t i = 0; i < 3 * br.n; i++) br.level[i] = br.parent[i] = 77;
+    sweep("sp_bfs_multi", bfs_op, bfs_untouched, &br);
+    ck_assert_int_eq(br.level[0], 0);
+    ck_assert_int_eq(br.level[br.n + 17], 0);
+    free(br.parent);
+    free(br.level);
+
+    ck_assert_ok(sp_gen_poisson3d(5, SP_R_64F, &p));
+    solve_run_t sr = {ctx, NULL, SP_SOLVER_CG, NULL, NULL, NULL, p->nrows};
+    ck_assert_ok(sp_matrix_create(ctx, p, NULL, &sr.A));
+    ck_assert_ok(sp_vector_create(ctx, SP_R_64F, sr.n, NULL, &sr.b));
+    ck_assert_ok(sp_vector_fill(ctx, sr.b, 1.0));
+    sr.h_x = malloc((size_t)sr.n * sizeof *sr.h_x);
+    ck_assert_ptr_nonnull(sr.h_x);
+    const sp_solver_type_t types[] = {SP_SOLVER_CG, SP_SOLVER_PCG_JACOBI, SP_SOLVER_PCG_SGS,
+                                      SP_SOLVER_BICGSTAB};
+    for (size_t i = 0; i < sizeof types / sizeof types[0]; i++) {
+        sr.type = types[i];
+        ck_assert_ok(sp_vector_create(ctx, SP_R_64F, sr.n, NULL, &sr.x));
+        char what[32];
+        snprintf(what, sizeof what, "solver type %d", (int)types[i]);
+        sweep(what, solve_op, solve_untouched, &sr);
+        sp_vector_destroy(sr.x);
+    }
+    free(sr.h_x);
+    sp_vector_destroy(sr.b);
+    sp_matrix_destroy(sr.A);
+    sp_coo_free(p);
+    sp_coo_free(g);
+    sp_context_destroy(ctx);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("alloc_sweep");
@@ -491,6 +599,7 @@ int main(void)
     tcase_add_test(tc, generators);
     tcase_add_test(tc, coo_operations);
     tcase_add_test(tc, host_matrices);
+    tcase_add_test(tc, bfs_and_solvers);
     suite_add_tcase(s, tc);
     return sp_test_run(s);
 }

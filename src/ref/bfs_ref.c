@@ -18,17 +18,19 @@ done:
     return st;
 }
 
-/* level, parent, *levels, *vertices, *edges may be NULL except level; frontier_sizes
- * entries past the last level are set to 0. */
-sp_status_t sp__ref_bfs(const sp_csr_t *g, int32_t source, int32_t *level, int32_t *parent,
-                        int64_t *levels, int64_t *vertices, int64_t *edges,
-                        int64_t *frontier_sizes, int64_t frontier_capacity)
+/* The search with the caller's queue (g->nrows entries): allocates nothing, so a caller
+ * running several searches can allocate once and fail before writing any output. level,
+ * parent, *levels, *vertices, *edges may be NULL except level; frontier_sizes entries past
+ * the last level are set to 0. */
+sp_status_t sp__ref_bfs_with_queue(const sp_csr_t *g, int32_t source, int32_t *queue,
+                                   int32_t *level, int32_t *parent, int64_t *levels,
+                                   int64_t *vertices, int64_t *edges, int64_t *frontier_sizes,
+                                   int64_t frontier_capacity)
 {
     sp_status_t st = SP_STATUS_SUCCESS;
-    int32_t *queue = NULL;
     int64_t head = 0, tail = 0, scanned = 0;
     SP_TRY(check_bfs_args(g, source, level, frontier_sizes, frontier_capacity));
-    SP_ALLOC(queue, g->nrows);
+    SP_CHECK_ARG(queue != NULL, "bfs: NULL queue");
     for (int64_t v = 0; v < g->nrows; v++) {
         level[v] = -1;
         if (parent) parent[v] = -1;
@@ -51,6 +53,20 @@ sp_status_t sp__ref_bfs(const sp_csr_t *g, int32_t source, int32_t *level, int32
     if (levels) *levels = (int64_t)level[queue[tail - 1]] + 1;
     if (vertices) *vertices = tail;
     if (edges) *edges = scanned;
+done:
+    return st;
+}
+
+sp_status_t sp__ref_bfs(const sp_csr_t *g, int32_t source, int32_t *level, int32_t *parent,
+                        int64_t *levels, int64_t *vertices, int64_t *edges,
+                        int64_t *frontier_sizes, int64_t frontier_capacity)
+{
+    sp_status_t st = SP_STATUS_SUCCESS;
+    int32_t *queue = NULL;
+    SP_TRY(check_bfs_args(g, source, level, frontier_sizes, frontier_capacity));
+    SP_ALLOC(queue, g->nrows);
+    SP_TRY(sp__ref_bfs_with_queue(g, source, queue, level, parent, levels, vertices, edges,
+                                  frontier_sizes, frontier_capacity));
 done:
     sp__free(queue);
     return st;

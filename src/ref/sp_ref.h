@@ -142,6 +142,11 @@ void sp__ref_spmv_sell(const sp_sell_t *a, const void *alpha, const void *x,
 sp_status_t sp__ref_bfs(const sp_csr_t *g, int32_t source, int32_t *level, int32_t *parent,
                         int64_t *levels, int64_t *vertices, int64_t *edges,
                         int64_t *frontier_sizes, int64_t frontier_capacity);
+/* The same with the caller's queue of g->nrows entries: allocates nothing. */
+sp_status_t sp__ref_bfs_with_queue(const sp_csr_t *g, int32_t source, int32_t *queue,
+                                   int32_t *level, int32_t *parent, int64_t *levels,
+                                   int64_t *vertices, int64_t *edges, int64_t *frontier_sizes,
+                                   int64_t frontier_capacity);
 
 /* ---- BFS validation (bfs-a; src/ref/bfs_validate_ref.c): 1 when level (and parent, may
  * be NULL) from source on the CSR g pass the Graph500 rules: parent[source] = source at
