@@ -66,9 +66,10 @@ struct policy {
      * the memory system to the warps doing work. */
     static constexpr unsigned backoff_min_ns = 32;
     static constexpr unsigned backoff_max_ns = 512;
-    /* The soft solve's grid: twice the warps its widest level needs (so warps claim the
-     * next level's rows while one level finishes), at least warps_per_sm_min per SM, at
-     * most the resident count. More warps than that only spin. */
+    /* The soft solve's grid in the level order: twice the warps its widest level needs
+     * (so warps claim the next level's rows while one level finishes), at least
+     * warps_per_sm_min per SM, at most the resident count. More warps than that only
+     * spin. */
     static constexpr int warps_per_sm_min = 8;
 };
 using P = policy;

@@ -308,17 +308,18 @@ sp_status_t grid_of(const sp_gpu_env_t *env, const sp_gpu_sptrsv_plan_t *plan, b
 }
 
 /* Warps the soft solve wants (soft_grid, which raises it to the per-SM floor): twice what
- * the widest level needs in the level order; in the natural order (levels under
- * ordered_min_width rows on average, widths not kept) just the floor. */
+ * the widest level needs in the level order. In the natural order 0 (every resident warp):
+ * there the rows in flight must span a level from its first row to its last, which can be
+ * most of the matrix (a 3D grid's level crosses every plane), whatever its width. */
 int64_t solve_warps(const sp_gpu_sptrsv_plan_t *plan)
 {
     int64_t widest = 0;
-    if (plan->ordered)
-        for (int64_t l = 0; l < plan->nlevels; l++) {
-            int64_t w = plan->h_level_ptr[l + 1] - plan->h_level_ptr[l];
-            if (w > widest) widest = w;
-        }
-    return 2 * units_of(widest, plan->warp_per_row != 0) + 1;
+    if (!plan->ordered) return 0;
+    for (int64_t l = 0; l < plan->nlevels; l++) {
+        int64_t w = plan->h_level_ptr[l + 1] - plan->h_level_ptr[l];
+        if (w > widest) widest = w;
+    }
+    return 2 * units_of(widest, plan->warp_per_row != 0);
 }
 
 /* rank[order[i]] = i. */
