@@ -3,7 +3,7 @@
  * cuSPARSE SpSV (CUSPARSE_FILL_MODE_LOWER on the full matrix, non-unit diagonal), all in
  * this process on one stream. Analysis: wall clock once (stream synchronized). Solve:
  * CUDA events, warm-up, then interleaved timed calls (soft and cuSPARSE alternate; levels
- * alone), median. Accuracy: max |x - x_ref| / max |x_ref| against the CPU reference.
+ * and soft_natural, the soft kernel kept in the natural row order, alone), median. Accuracy: max |x - x_ref| / max |x_ref| against the CPU reference.
  * Prints `Label: value` lines per matrix and a markdown table.
  *
  *   sptrsv_bench [--reps N] [--float] [--input NAME]...   NAME: poisson3d128,
@@ -147,11 +147,11 @@ static bool full_diagonal(const sp_csr_t *h)
 struct result {
     std::string name;
     int64_t n, tri_nnz, levels;
-    double ana_ms[3], solve_us[3], err[3];
-    int reps[3];
+    double ana_ms[4], solve_us[4], err[4];
+    int reps[4];
 };
-enum { M_CUSPARSE, M_LEVELS, M_SOFT };
-static const char *const method_names[3] = {"cusparse", "levels", "soft"};
+enum { M_CUSPARSE, M_LEVELS, M_SOFT, M_SOFT_NAT, M_COUNT };
+static const char *const method_names[M_COUNT] = {"cusparse", "levels", "soft", "soft_natural"};
 
 static double seconds_since(std::chrono::steady_clock::time_point t0)
 {
@@ -230,9 +230,9 @@ static bool run_matrix(const std::string &name, sp_coo_t *coo, result *res)
     upload(&d.idx, h.idx, (size_t)h.nnz);
     upload(&d_val, h.val, (size_t)h.nnz * vs);
     d.val = d_val;
-    unsigned char *d_b, *d_x[3];
+    unsigned char *d_b, *d_x[M_COUNT];
     upload(&d_b, hb.data(), n * vs);
-    for (int m = 0; m < 3; m++) CUDA_OK(cudaMalloc((void **)&d_x[m], n * vs + 8));
+    for (int m = 0; m < M_COUNT; m++) CUDA_OK(cudaMalloc((void **)&d_x[m], n * vs + 8));
 
     /* cuSPARSE SpSV */
     cusparseSpMatDescr_t mat;
@@ -258,33 +258,42 @@ static bool run_matrix(const std::string &name, sp_coo_t *coo, result *res)
     });
 
     /* libsp plans */
-    sp_gpu_sptrsv_plan_t *plan[3] = {nullptr, nullptr, nullptr};
-    const sp_gpu_sptrsv_alg_t alg[3] = {SP_GPU_SPTRSV_LEVELS, SP_GPU_SPTRSV_LEVELS,
-                                        SP_GPU_SPTRSV_SOFT};
-    for (int m = M_LEVELS; m <= M_SOFT; m++)
+    sp_gpu_sptrsv_plan_t *plan[M_COUNT] = {nullptr, nullptr, nullptr, nullptr};
+    const sp_gpu_sptrsv_alg_t alg[M_COUNT] = {SP_GPU_SPTRSV_LEVELS, SP_GPU_SPTRSV_LEVELS,
+                                              SP_GPU_SPTRSV_SOFT, SP_GPU_SPTRSV_SOFT_NATURAL};
+    for (int m = M_LEVELS; m < M_COUNT; m++)
         res->ana_ms[m] = 1e3 * probe([&] { SP_OK(sp__gpu_sptrsv_analyse(&env, &d, 0, 0, alg[m], &plan[m])); });
 
-    std::function<void()> call[3] = {
+    std::function<void()> call[M_COUNT] = {
         [&] {
             CUSPARSE_OK(cusparseSpSV_solve(handle, CUSPARSE_OPERATION_NON_TRANSPOSE, alpha, mat,
                                            vb, vx, ct, CUSPARSE_SPSV_ALG_DEFAULT, sv));
         },
         [&] { SP_OK(sp__gpu_sptrsv_solve(&env, plan[M_LEVELS], &d, alpha, d_b, d_x[M_LEVELS])); },
-        [&] { SP_OK(sp__gpu_sptrsv_solve(&env, plan[M_SOFT], &d, alpha, d_b, d_x[M_SOFT])); }};
-    double first[3];
-    for (int m = 0; m < 3; m++) {
+        [&] { SP_OK(sp__gpu_sptrsv_solve(&env, plan[M_SOFT], &d, alpha, d_b, d_x[M_SOFT])); },
+        [&] {
+            SP_OK(sp__gpu_sptrsv_solve(&env, plan[M_SOFT_NAT], &d, alpha, d_b, d_x[M_SOFT_NAT]));
+        }};
+    double first[M_COUNT];
+    for (int m = 0; m < M_COUNT; m++) {
         CUDA_OK(cudaMemset(d_x[m], 0xff, n * vs));
         first[m] = probe(call[m]);
         res->err[m] = max_rel_err(d_x[m], ref, vs);
     }
     auto reps_for = [&](double t) { return t > slow_call_s ? slow_reps : reps; };
-    stats st_soft, st_cus, st_lev, none;
+    stats st_soft, st_cus, st_lev, st_nat, none;
     int r_pair = std::min(reps_for(first[M_SOFT]), reps_for(first[M_CUSPARSE]));
     int w_pair = r_pair == reps ? warmup : 1;
     time_pair(stream, w_pair, r_pair, nullptr, call[M_SOFT], call[M_CUSPARSE], &st_soft, &st_cus);
     int r_lev = reps_for(first[M_LEVELS]);
     time_pair(stream, r_lev == reps ? warmup : 1, r_lev, nullptr, call[M_LEVELS], nullptr, &st_lev,
               &none);
+    int r_nat = reps_for(first[M_SOFT_NAT]);
+    time_pair(stream, r_nat == reps ? warmup : 1, r_nat, nullptr, call[M_SOFT_NAT], nullptr,
+              &st_nat, &none);
+    res->solve_us[M_SOFT_NAT] = 1e3 * st_nat.median;
+    res->reps[M_SOFT_NAT] = r_nat;
+    res->err[M_SOFT_NAT] = std::fmax(res->err[M_SOFT_NAT], max_rel_err(d_x[M_SOFT_NAT], ref, vs));
     res->solve_us[M_CUSPARSE] = 1e3 * st_cus.median;
     res->solve_us[M_SOFT] = 1e3 * st_soft.median;
     res->solve_us[M_LEVELS] = 1e3 * st_lev.median;
@@ -301,14 +310,14 @@ static bool run_matrix(const std::string &name, sp_coo_t *coo, result *res)
     for (int64_t r = 0; r < n; r++)
         for (int64_t k = h.ptr[r]; k < h.ptr[r + 1]; k++) res->tri_nnz += h.idx[k] <= r;
 
-    for (int m = M_LEVELS; m <= M_SOFT; m++) sp__gpu_sptrsv_plan_free(&env, plan[m]);
+    for (int m = M_LEVELS; m < M_COUNT; m++) sp__gpu_sptrsv_plan_free(&env, plan[m]);
     CUDA_OK(cudaStreamSynchronize(stream));
     CUSPARSE_OK(cusparseSpSV_destroyDescr(sv));
     CUSPARSE_OK(cusparseDestroyDnVec(vx));
     CUSPARSE_OK(cusparseDestroyDnVec(vb));
     CUSPARSE_OK(cusparseDestroySpMat(mat));
     CUDA_OK(cudaFree(d_buf));
-    for (int m = 0; m < 3; m++) CUDA_OK(cudaFree(d_x[m]));
+    for (int m = 0; m < M_COUNT; m++) CUDA_OK(cudaFree(d_x[m]));
     CUDA_OK(cudaFree(d_b));
     CUDA_OK(cudaFree(d.val));
     CUDA_OK(cudaFree(d.idx));
@@ -321,7 +330,7 @@ static void print_result(const result &r)
 {
     std::printf("matrix: %s\nrows: %lld\ntriangle_nnz: %lld\nlevels: %lld\n", r.name.c_str(),
                 (long long)r.n, (long long)r.tri_nnz, (long long)r.levels);
-    for (int m = 0; m < 3; m++)
+    for (int m = 0; m < M_COUNT; m++)
         std::printf("%s_analysis_ms: %.3f\n%s_solve_us: %.1f\n%s_reps: %d\n%s_max_rel_err: %.3g\n",
                     method_names[m], r.ana_ms[m], method_names[m], r.solve_us[m], method_names[m],
                     r.reps[m], method_names[m], r.err[m]);
@@ -375,15 +384,17 @@ int main(int argc, char **argv)
         }
         sp_coo_free(coo);
     }
-    std::printf("| matrix | rows | levels | cuSPARSE µs | levels µs | soft µs | soft/cuSPARSE | "
-                "soft/levels | analysis ms (cus/lev/soft) | max rel err (cus/lev/soft) |\n"
-                "|---|---:|---:|---:|---:|---:|---:|---:|---|---|\n");
+    std::printf("| matrix | rows | levels | cuSPARSE µs | levels µs | soft µs | soft natural µs | "
+                "soft/cuSPARSE | soft/levels | analysis ms (cus/lev/soft) | "
+                "max rel err (cus/lev/soft/natural) |\n"
+                "|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---|\n");
     for (const result &r : results)
-        std::printf("| %s | %lld | %lld | %.1f | %.1f | %.1f | %.2fx | %.2fx | %.2f / %.2f / %.2f | "
-                    "%.1e / %.1e / %.1e |\n",
+        std::printf("| %s | %lld | %lld | %.1f | %.1f | %.1f | %.1f | %.2fx | %.2fx | "
+                    "%.2f / %.2f / %.2f | %.1e / %.1e / %.1e / %.1e |\n",
                     r.name.c_str(), (long long)r.n, (long long)r.levels, r.solve_us[0], r.solve_us[1],
-                    r.solve_us[2], r.solve_us[0] / r.solve_us[2], r.solve_us[1] / r.solve_us[2],
-                    r.ana_ms[0], r.ana_ms[1], r.ana_ms[2], r.err[0], r.err[1], r.err[2]);
+                    r.solve_us[2], r.solve_us[3], r.solve_us[0] / r.solve_us[2],
+                    r.solve_us[1] / r.solve_us[2], r.ana_ms[0], r.ana_ms[1], r.ana_ms[2], r.err[0],
+                    r.err[1], r.err[2], r.err[3]);
     CUSPARSE_OK(cusparseDestroy(handle));
     CUDA_OK(cudaStreamDestroy(stream));
     return 0;

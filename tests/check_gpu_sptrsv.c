@@ -40,8 +40,12 @@
 /* flags of check_matrix */
 #define FORWARD 0x1u /* diagonally dominant: also compare with the reference's x */
 
-static const sp_gpu_sptrsv_alg_t algs[2] = {SP_GPU_SPTRSV_LEVELS, SP_GPU_SPTRSV_SOFT};
-static const char *const alg_names[3] = {"?", "levels", "soft"};
+/* SOFT_NATURAL: the soft kernel kept in the natural order also where SOFT takes the
+ * level order (wide levels), as the benchmark runs it. */
+#define NALGS 3
+static const sp_gpu_sptrsv_alg_t algs[NALGS] = {SP_GPU_SPTRSV_LEVELS, SP_GPU_SPTRSV_SOFT,
+                                                SP_GPU_SPTRSV_SOFT_NATURAL};
+static const char *const alg_names[4] = {"?", "levels", "soft", "soft_natural"};
 
 /* ---- a test environment: cudaMalloc/cudaFree, counting live blocks, failing on demand */
 
@@ -311,7 +315,7 @@ static void check_matrix(const char *name, const sp_coo_t *a, unsigned flags)
         sp_csr_t d = upload_csr(&h);
         for (int upper = 0; upper < 2; upper++)
             for (int unit = 0; unit < 2; unit++)
-                for (int k = 0; k < 2; k++) {
+                for (int k = 0; k < NALGS; k++) {
                     solve_case_t c = {name, &h, &d, upper, unit, flags};
                     check_solve(&c, algs[k]);
                 }
@@ -354,7 +358,7 @@ START_TEST(test_tiny)
     sp_csr_t h = {3, 3, 9, SP_R_64F, ptr, idx, val};
     sp_csr_t d = upload_csr(&h);
     double *d_b = upload(b_lower, sizeof b_lower), *d_x = upload(x, sizeof x);
-    for (int k = 0; k < 2; k++)
+    for (int k = 0; k < NALGS; k++)
         for (int upper = 0; upper < 2; upper++) {
             sp_gpu_sptrsv_plan_t *plan = NULL;
             ck_cuda(cudaMemcpy(d_b, upper ? b_upper : b_lower, sizeof b_lower,
@@ -546,7 +550,7 @@ START_TEST(test_missing_diagonal)
     }
     host_csr(a, SP_R_64F, &h);
     sp_csr_t d = upload_csr(&h);
-    for (int k = 0; k < 2; k++)
+    for (int k = 0; k < NALGS; k++)
         for (int upper = 0; upper < 2; upper++) {
             sp_gpu_sptrsv_plan_t *plan = (sp_gpu_sptrsv_plan_t *)&h; /* must stay untouched */
             ck_assert_status(sp__gpu_sptrsv_analyse(&T.env, &d, upper, 0, algs[k], &plan),
@@ -592,7 +596,7 @@ START_TEST(test_repeated_solves)
     ck_assert(b && x && x_ref);
     ck_assert_ok(env_alloc(&T, &d_b, bytes));
     ck_assert_ok(env_alloc(&T, &d_x, bytes));
-    for (int k = 0; k < 2; k++) {
+    for (int k = 0; k < NALGS; k++) {
         sp_gpu_sptrsv_plan_t *plan = NULL;
         ck_assert_ok(sp__gpu_sptrsv_analyse(&T.env, &d, 0, 0, algs[k], &plan));
         for (int round = 0; round < 12; round++) {
@@ -688,7 +692,7 @@ START_TEST(test_alloc_failure)
     host_csr(a, SP_R_32F, &h);
     sp_csr_t d = upload_csr(&h);
     int64_t base = T.live;
-    for (int k = 0; k < 2; k++) {
+    for (int k = 0; k < NALGS; k++) {
         int64_t failing = 0;
         for (int64_t i = 0;; i++) {
             sp_gpu_sptrsv_plan_t *plan = (sp_gpu_sptrsv_plan_t *)&h;

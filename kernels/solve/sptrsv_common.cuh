@@ -56,6 +56,21 @@ struct policy {
      * (a __syncthreads between levels instead of a launch). */
     static constexpr int batch_max_rows_thread = 2 * block_threads;
     static constexpr int batch_max_rows_warp = 4 * warps;
+    /* The soft kernel in the natural order publishes a warp's finished rows at the latest
+     * once this many wait (or at a pass that finishes none, or when all are done): rows
+     * handed from lane to lane (a chain) then cost a fence per publish_batch rows, while
+     * a dependent in another warp waits at most publish_batch passes for a finished row. */
+    static constexpr int publish_batch = 8;
+    /* A waiting warp sleeps between polls, from backoff_min_ns doubling up to
+     * backoff_max_ns, so that thousands of waiting warps leave the SMs' issue slots and
+     * the memory system to the warps doing work. */
+    static constexpr unsigned backoff_min_ns = 32;
+    static constexpr unsigned backoff_max_ns = 512;
+    /* The soft solve's grid in the level order: twice the warps its widest level needs
+     * (so warps claim the next level's rows while one level finishes), at least
+     * warps_per_sm_min per SM, at most the resident count. More warps than that only
+     * spin. */
+    static constexpr int warps_per_sm_min = 8;
 };
 using P = policy;
 
@@ -99,6 +114,26 @@ __device__ __forceinline__ void store_release(uint32_t *p, uint32_t v)
 {
     asm volatile("st.release.gpu.global.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
 }
+
+/* A relaxed load (no ordering, no L1 invalidation as an acquire may do): for polling a
+ * flag; a reader that sees it set loads it again with acquire before using the data. */
+__device__ __forceinline__ uint32_t load_relaxed(const uint32_t *p)
+{
+    uint32_t v;
+    asm volatile("ld.relaxed.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+    return v;
+}
+
+/* Exponential backoff of a waiting thread (sleeps only; no effect on results). */
+struct backoff {
+    unsigned ns = 0;
+    __device__ __forceinline__ void pause()
+    {
+        ns = ns == 0 ? P::backoff_min_ns : (ns >= P::backoff_max_ns / 2 ? P::backoff_max_ns : 2 * ns);
+        __nanosleep(ns);
+    }
+    __device__ __forceinline__ void reset() { ns = 0; }
+};
 
 /* A hint to bring the line of p into L1 (no effect on results). */
 __device__ __forceinline__ void prefetch_l1(const void *p)
@@ -156,6 +191,8 @@ struct solve_op {
         *v = __ldcg(x + c);
         return true;
     }
+    /* Whether row c looks finished (relaxed: for polling only; try_get then reads it). */
+    __device__ __forceinline__ bool seen(int64_t c) const { return load_relaxed(flags + c) == epoch; }
     /* A finished row is published in two steps, its value (plain store) and later its flag
      * (release store, ordering every earlier store of the thread before it). */
     __device__ __forceinline__ void store_value(int64_t r, V v) const { x[r] = v; }
@@ -183,6 +220,10 @@ struct level_op {
         uint32_t l = load_acquire(reinterpret_cast<const uint32_t *>(level + c));
         *v = (V)l;
         return l != 0;
+    }
+    __device__ __forceinline__ bool seen(int64_t c) const
+    {
+        return load_relaxed(reinterpret_cast<const uint32_t *>(level + c)) != 0;
     }
     __device__ __forceinline__ void store_value(int64_t, V) const {}
     __device__ __forceinline__ void publish(int64_t r, V v) const

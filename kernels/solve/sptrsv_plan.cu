@@ -111,7 +111,8 @@ extern "C" sp_status_t sp__gpu_sptrsv_analyse(const sp_gpu_env_t *env, const sp_
     int32_t *d_level = NULL;
     cudaStream_t s = NULL;
     SP_CHECK_ARG(env != NULL && a != NULL && plan != NULL, "sptrsv analyse: NULL argument");
-    SP_CHECK_ARG(alg == SP_GPU_SPTRSV_LEVELS || alg == SP_GPU_SPTRSV_SOFT,
+    SP_CHECK_ARG(alg == SP_GPU_SPTRSV_LEVELS || alg == SP_GPU_SPTRSV_SOFT ||
+                     alg == SP_GPU_SPTRSV_SOFT_NATURAL,
                  "sptrsv analyse: unknown algorithm %d", (int)alg);
     SP_TRY(check_matrix("sptrsv analyse", a));
     s = (cudaStream_t)env->stream;
@@ -155,7 +156,7 @@ extern "C" sp_status_t sp__gpu_sptrsv_analyse(const sp_gpu_env_t *env, const sp_
         p->ordered = alg == SP_GPU_SPTRSV_SOFT && p->n >= (int64_t)P::ordered_min_width * p->nlevels;
         if (alg == SP_GPU_SPTRSV_LEVELS || p->ordered)
             SP_TRY(sp__gpu_sptrsv_levels_prepare(env, p, d_level));
-        if (alg == SP_GPU_SPTRSV_SOFT) SP_TRY(sp__gpu_sptrsv_soft_prepare(env, p));
+        if (alg != SP_GPU_SPTRSV_LEVELS) SP_TRY(sp__gpu_sptrsv_soft_prepare(env, p));
     }
     *plan = p;
     p = NULL;

@@ -59,6 +59,15 @@ __device__ __forceinline__ void fold_levels(const Op &op, typename Op::V mine)
     }
 }
 
+/* Row c through its flag; poll: the lane already found it unfinished, so it is polled
+ * with a relaxed load first (no acquire per failed poll). */
+template <typename Op>
+__device__ __forceinline__ bool get_flagged(const Op &op, int64_t c, bool poll, typename Op::V *v)
+{
+    if (poll && !op.seen(c)) return false;
+    return op.try_get(c, v);
+}
+
 /* The value of dependency c (ticket tc_nat in the natural order) of the lane holding
  * ticket first + lane, or false while it is not available. A row of an earlier lane of
  * this warp is read from shared memory once that lane's done bit is in done_mask (it may
@@ -68,17 +77,18 @@ __device__ __forceinline__ void fold_levels(const Op &op, typename Op::V mine)
 template <typename Op, bool ORDERED>
 __device__ __forceinline__ bool take(const Op &op, int64_t c, int64_t tc_nat, int64_t first,
                                      unsigned done_mask, const typename Op::V *s_warp,
-                                     const int32_t *__restrict__ rank, typename Op::V *v)
+                                     const int32_t *__restrict__ rank, bool poll,
+                                     typename Op::V *v)
 {
     if (ORDERED) {
-        if (op.try_get(c, v)) return true;
+        if (get_flagged(op, c, poll, v)) return true;
         int64_t d = (int64_t)__ldg(rank + c) - first;
         if (d < 0 || d >= 32 || !((done_mask >> (unsigned)d) & 1u)) return false;
         *v = s_warp[d];
         return true;
     }
     int64_t d = tc_nat - first;
-    if (d < 0) return op.try_get(c, v);
+    if (d < 0) return get_flagged(op, c, poll, v);
     if (!((done_mask >> (unsigned)d) & 1u)) return false;
     *v = s_warp[d];
     return true;
@@ -90,11 +100,13 @@ __device__ __forceinline__ bool take(const Op &op, int64_t c, int64_t tc_nat, in
  * only in unsorted input) is skipped, so no lane can ever wait on itself or a later
  * ticket. A finished row's value is stored at once and its flag (a release store, i.e. a
  * fence per warp instruction) in the same pass in the level order; in the natural order
- * only when a pass finishes no row of the warp or the warp is done: rows handed from lane
- * to lane inside the warp (a chain) then cost one fence per 32 rows, not per row, and a
- * flag is still published within a bounded number of passes (in the level order, where
- * lanes rarely feed each other, a late flag would only delay other warps). The loop is
- * convergent (no lane spins alone), so it needs no independent thread scheduling. */
+ * when a pass finishes no row of the warp, when publish_batch rows wait or when the warp
+ * is done: rows handed from lane to lane inside the warp (a chain) then share a fence, and
+ * a flag is still published within publish_batch passes, so other warps are not held up
+ * by a whole unit (in the level order, where lanes rarely feed each other, a late flag
+ * would only delay other warps). A pass that finishes no row publishes first, then sleeps
+ * (backoff). The loop is convergent (no lane spins alone), so it needs no independent
+ * thread scheduling. */
 template <typename Op, bool UPPER, bool ORDERED>
 __global__ void __launch_bounds__(P::block_threads)
 soft_thread_kernel(Op op, const int32_t *__restrict__ ptr, const int32_t *__restrict__ idx,
@@ -113,7 +125,8 @@ soft_thread_kernel(Op op, const int32_t *__restrict__ ptr, const int32_t *__rest
     for (;;) {
         int64_t u = claim(ticket, window, &first_claim, &base, &op);
         if (u >= units) break;
-        int64_t first = u * 32, i = first + lane, r = 0, k = 0, k1 = 0;
+        int64_t first = u * 32, i = first + lane, r = 0, k = 0, k1 = 0, stuck = -1;
+        backoff bo;
         bool done = i >= n, pending = false;
         V acc = op.identity(), xr = op.identity();
         typename Op::pre_t pre{};
@@ -130,8 +143,10 @@ soft_thread_kernel(Op op, const int32_t *__restrict__ ptr, const int32_t *__rest
                     if (UPPER ? c <= r : c >= r) continue;
                     V v;
                     if (!take<Op, ORDERED>(op, c, UPPER ? n - 1 - c : c, first, done_mask,
-                                           s_warp, rank, &v))
+                                           s_warp, rank, k == stuck, &v)) {
+                        stuck = k;
                         break;
+                    }
                     acc = op.combine(acc, k, v);
                 }
                 if (k == k1) {
@@ -144,10 +159,16 @@ soft_thread_kernel(Op op, const int32_t *__restrict__ ptr, const int32_t *__rest
             }
             __syncwarp();
             unsigned now = __ballot_sync(sp_prim::full_mask, done);
-            if (pending && (ORDERED || now == done_mask || now == sp_prim::full_mask)) {
+            unsigned waiting = __ballot_sync(sp_prim::full_mask, pending);
+            if (pending && (ORDERED || now == done_mask || now == sp_prim::full_mask ||
+                            __popc(waiting) >= P::publish_batch)) {
                 op.publish(r, xr);
                 pending = false;
             }
+            if (now == done_mask)
+                bo.pause();
+            else
+                bo.reset();
             done_mask = now;
         }
     }
@@ -180,7 +201,11 @@ soft_warp_kernel(Op op, const int32_t *__restrict__ ptr, const int32_t *__restri
             int64_t c = idx[k];
             if (UPPER ? c <= r : c >= r) continue;
             V v;
-            while (!op.try_get(c, &v)) {
+            if (!op.try_get(c, &v)) {
+                backoff bo;
+                do {
+                    while (!op.seen(c)) bo.pause();
+                } while (!op.try_get(c, &v));
             }
             acc = op.combine(acc, k, v);
         }
@@ -208,9 +233,10 @@ const void *kernel_of(bool warp_per_row)
 }
 
 /* Blocks of a soft launch: as many as are resident at once, at most enough warps for every
- * unit (more would only make extra claims). */
+ * unit (more would only make extra claims) and, where want_warps > 0, at most
+ * max(want_warps, warps_per_sm_min per SM) warps. */
 sp_status_t soft_grid(const sp_gpu_env_t *env, const void *kernel, bool warp_per_row, int64_t n,
-                      unsigned *grid)
+                      int64_t want_warps, unsigned *grid)
 {
     sp_status_t st = SP_STATUS_SUCCESS;
     int per_sm = 0, sms = env->sm_count;
@@ -223,6 +249,11 @@ sp_status_t soft_grid(const sp_gpu_env_t *env, const void *kernel, bool warp_per
     {
         int64_t resident = (int64_t)sms * (per_sm > 0 ? per_sm : 1);
         int64_t need = ceil_div(units_of(n, warp_per_row), P::warps);
+        if (want_warps > 0) {
+            int64_t floor_warps = (int64_t)sms * P::warps_per_sm_min;
+            int64_t want = ceil_div(want_warps > floor_warps ? want_warps : floor_warps, P::warps);
+            if (want < need) need = want;
+        }
         *grid = (unsigned)(need < resident ? need : resident);
     }
 done:
@@ -268,12 +299,27 @@ done:
 
 template <typename Op>
 sp_status_t grid_of(const sp_gpu_env_t *env, const sp_gpu_sptrsv_plan_t *plan, bool ordered,
-                    unsigned *grid)
+                    int64_t want_warps, unsigned *grid)
 {
     bool w = plan->warp_per_row != 0;
     const void *k = plan->upper ? (ordered ? kernel_of<Op, true, true>(w) : kernel_of<Op, true, false>(w))
                                 : (ordered ? kernel_of<Op, false, true>(w) : kernel_of<Op, false, false>(w));
-    return soft_grid(env, k, w, plan->n, grid);
+    return soft_grid(env, k, w, plan->n, want_warps, grid);
+}
+
+/* Warps the soft solve wants (soft_grid, which raises it to the per-SM floor): twice what
+ * the widest level needs in the level order. In the natural order 0 (every resident warp):
+ * there the rows in flight must span a level from its first row to its last, which can be
+ * most of the matrix (a 3D grid's level crosses every plane), whatever its width. */
+int64_t solve_warps(const sp_gpu_sptrsv_plan_t *plan)
+{
+    int64_t widest = 0;
+    if (!plan->ordered) return 0;
+    for (int64_t l = 0; l < plan->nlevels; l++) {
+        int64_t w = plan->h_level_ptr[l + 1] - plan->h_level_ptr[l];
+        if (w > widest) widest = w;
+    }
+    return 2 * units_of(widest, plan->warp_per_row != 0);
 }
 
 /* rank[order[i]] = i. */
@@ -292,7 +338,7 @@ sp_status_t sp__gpu_sptrsv_soft_levels(const sp_gpu_env_t *env, const sp_csr_t *
     sp_status_t st = SP_STATUS_SUCCESS;
     unsigned grid = 0;
     level_op op = {d_level, d_max_level};
-    SP_TRY(grid_of<level_op>(env, plan, false, &grid));
+    SP_TRY(grid_of<level_op>(env, plan, false, 0, &grid));
     SP_TRY(soft_run(env, plan, false, op, a, d_ticket, grid,
                     (unsigned long long)units_of(plan->n, plan->warp_per_row != 0) +
                         (unsigned long long)grid * P::warps));
@@ -316,7 +362,7 @@ sp_status_t sp__gpu_sptrsv_soft_prepare(const sp_gpu_env_t *env, sp_gpu_sptrsv_p
     SP_CUDA_TRY(cudaMemsetAsync(plan->d_ticket, 0, sizeof(unsigned long long), s));
     by_value(plan->value_type, [&](auto tag) {
         using T = decltype(tag);
-        st = grid_of<solve_op<T>>(env, plan, plan->ordered != 0, &plan->grid);
+        st = grid_of<solve_op<T>>(env, plan, plan->ordered != 0, solve_warps(plan), &plan->grid);
     });
     if (st != SP_STATUS_SUCCESS) goto done;
     plan->window = (unsigned long long)units_of(plan->n, plan->warp_per_row != 0) +
