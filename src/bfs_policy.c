@@ -19,13 +19,36 @@ const char *sp_bfs_loop_name(sp_bfs_loop_t loop)
     return g_loops[loop];
 }
 
-/* Direction-optimized with the host loop until GPU measurements say otherwise (the
- * issue's targets: within 10% of the best variant on each benchmark graph). */
+/* AUTO on a CUDA context, from the graph's size and degrees (rule derived from the H200
+ * run in bench/results/h200-bfs.md, 23 graphs, every variant and loop):
+ * - large and dense (>= 2^22 adjacency entries, mean degree >= 8: Kronecker, uniform):
+ *   direction-optimized with the host loop, 1.5-4.5x the best frontier loop there;
+ * - small (256..2^16 vertices) and regular (longest row <= 4 mean + 4: meshes, roads):
+ *   many levels of small frontiers, which one block runs fastest;
+ * - everything else (small skewed graphs, large sparse ones such as grids): the
+ *   soft-synchronized persistent frontier loop, no launch or round trip per level.
+ * A host context, or a caller that fixes one of the two, gets direction-optimized with
+ * the host loop (the frontier variant for the two device-side loops). */
 void sp__bfs_choose(const sp_context_t *ctx, const sp_matrix_t *G, sp_bfs_variant_t *variant,
                     sp_bfs_loop_t *loop)
 {
-    (void)ctx;
-    (void)G;
+    if (*variant == SP_BFS_AUTO && *loop == SP_BFS_LOOP_AUTO && ctx != NULL && G != NULL &&
+        ctx->kind == SP_DEVICE_CUDA) {
+        int64_t n = G->f.coo.nrows, nnz = G->f.coo.nnz;
+        double mean = n > 0 ? (double)nnz / (double)n : 0.0;
+        if (nnz >= ((int64_t)1 << 22) && mean >= 8.0) {
+            *variant = SP_BFS_DIRECTION_OPT;
+            *loop = SP_BFS_LOOP_HOST;
+        } else if (n >= 256 && n <= ((int64_t)1 << 16) &&
+                   (double)G->row_max <= 4.0 * mean + 4.0) {
+            *variant = SP_BFS_FRONTIER;
+            *loop = SP_BFS_LOOP_SINGLE_BLOCK;
+        } else {
+            *variant = SP_BFS_FRONTIER;
+            *loop = SP_BFS_LOOP_PERSISTENT;
+        }
+        return;
+    }
     if (*variant == SP_BFS_AUTO)
         *variant = *loop == SP_BFS_LOOP_SINGLE_BLOCK || *loop == SP_BFS_LOOP_PERSISTENT
                        ? SP_BFS_FRONTIER

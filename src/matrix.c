@@ -195,6 +195,12 @@ done:
     return sp__context_record(ctx, st);
 }
 
+void sp__matrix_drop_formats_since(sp_matrix_t *A, unsigned built_before)
+{
+    for (int f = SP_FORMAT_CSR; f < SP_FORMAT_COUNT; f++)
+        if ((A->built & (1u << f)) && !(built_before & (1u << f))) free_format(A, (sp_format_t)f);
+}
+
 sp_status_t sp_matrix_release(sp_context_t *ctx, sp_matrix_t *A, sp_format_t format)
 {
     sp_status_t st = SP_STATUS_SUCCESS;

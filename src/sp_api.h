@@ -111,5 +111,8 @@ void sp__cuda_test_cap_room(sp_context_t *ctx, int64_t bytes);
 
 /* Free format f of a host format set (the reference's *_free). */
 void sp__format_set_free(sp_format_set_t *set, sp_format_t format);
+/* Frees every format of A (never COO) that is built now and was not in built_before (a
+ * mask of A->built): a call that failed after building formats leaves A as it was. */
+void sp__matrix_drop_formats_since(sp_matrix_t *A, unsigned built_before);
 
 #endif /* SP_API_H */

@@ -56,6 +56,7 @@ sp_status_t sp_spmv(sp_context_t *ctx, sp_format_t format, sp_spmv_alg_t alg,
                     void *y)
 {
     sp_status_t st = SP_STATUS_SUCCESS;
+    unsigned built_before = A ? A->built : 0;
     SP_CHECK_ARG(ctx != NULL && A != NULL, "sp_spmv: ctx or A is NULL");
     SP_CHECK_ARG(alpha != NULL && beta != NULL, "sp_spmv: alpha or beta is NULL");
     SP_CHECK_ARG((x != NULL || A->f.coo.ncols == 0) && (y != NULL || A->f.coo.nrows == 0),
@@ -74,5 +75,8 @@ sp_status_t sp_spmv(sp_context_t *ctx, sp_format_t format, sp_spmv_alg_t alg,
     else
         spmv_host(A, format, alpha, x, beta, y);
 done:
+    /* a failure after a build (a plan's allocation) leaves A as it was */
+    if (st != SP_STATUS_SUCCESS && A != NULL && ctx != NULL && A->ctx == ctx)
+        sp__matrix_drop_formats_since(A, built_before);
     return sp__context_record(ctx, st);
 }

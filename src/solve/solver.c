@@ -102,6 +102,7 @@ sp_status_t sp_solver_setup(sp_solver_t *s, sp_matrix_t *A)
     sp_status_t st = SP_STATUS_SUCCESS;
     sp_matrix_info_t info;
     int rollback = 0;
+    unsigned built_before = 0;
     SP_CHECK_ARG(s != NULL && A != NULL, "sp_solver_setup: solver or A is NULL");
     SP_CHECK_ARG(A->ctx == s->ctx, "sp_solver_setup: matrix belongs to another context");
     SP_TRY(sp_matrix_info(A, &info));
@@ -111,6 +112,7 @@ sp_status_t sp_solver_setup(sp_solver_t *s, sp_matrix_t *A)
                  "sp_solver_setup: the matrix is a pattern (no values)");
     free_workspace(s);
     rollback = 1; /* from here on a failure drops what this setup built */
+    built_before = A->built;
     s->A = A;
     s->t = info.value_type;
     s->n = info.nrows;
@@ -123,11 +125,7 @@ done:
     if (st != SP_STATUS_SUCCESS && s) {
         free_workspace(s);
         /* A as it was: the formats (and their plans) this setup built are dropped */
-        sp_matrix_info_t now;
-        if (rollback && sp_matrix_info(A, &now) == SP_STATUS_SUCCESS)
-            for (int f = SP_FORMAT_CSR; f < SP_FORMAT_COUNT; f++)
-                if (info.bytes[f] == 0 && now.bytes[f] != 0)
-                    (void)sp_matrix_release(s->ctx, A, (sp_format_t)f);
+        if (rollback) sp__matrix_drop_formats_since(A, built_before);
     }
     return sp__context_record(s ? s->ctx : NULL, st);
 }
