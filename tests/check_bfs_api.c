@@ -38,6 +38,38 @@ START_TEST(auto_choice_and_direction_rule)
     sp__bfs_choose(NULL, NULL, &v, &l);
     ck_assert_int_eq(v, SP_BFS_PULL);
     ck_assert_int_eq(l, SP_BFS_LOOP_HOST);
+    /* on a CUDA context both AUTO: from the graph's size and degrees (the rule measured
+     * in bench/results/h200-bfs.md); only kind and the row statistics are read */
+    static sp_context_t gpu; /* zeroed; kind set below */
+    static sp_matrix_t G;
+    gpu.kind = SP_DEVICE_CUDA;
+    G.f.coo.nrows = (int64_t)1 << 22, G.f.coo.nnz = (int64_t)32 << 22, G.row_max = 100000;
+    v = SP_BFS_AUTO, l = SP_BFS_LOOP_AUTO;
+    sp__bfs_choose(&gpu, &G, &v, &l); /* Kronecker-like: large and dense */
+    ck_assert_int_eq(v, SP_BFS_DIRECTION_OPT);
+    ck_assert_int_eq(l, SP_BFS_LOOP_HOST);
+    G.f.coo.nrows = (int64_t)1 << 24, G.f.coo.nnz = (int64_t)4 << 24, G.row_max = 4;
+    v = SP_BFS_AUTO, l = SP_BFS_LOOP_AUTO;
+    sp__bfs_choose(&gpu, &G, &v, &l); /* a large grid: sparse */
+    ck_assert_int_eq(v, SP_BFS_FRONTIER);
+    ck_assert_int_eq(l, SP_BFS_LOOP_PERSISTENT);
+    G.f.coo.nrows = 10000, G.f.coo.nnz = 39600, G.row_max = 4;
+    v = SP_BFS_AUTO, l = SP_BFS_LOOP_AUTO;
+    sp__bfs_choose(&gpu, &G, &v, &l); /* a small mesh: regular */
+    ck_assert_int_eq(v, SP_BFS_FRONTIER);
+    ck_assert_int_eq(l, SP_BFS_LOOP_SINGLE_BLOCK);
+    G.row_max = 1000;
+    v = SP_BFS_AUTO, l = SP_BFS_LOOP_AUTO;
+    sp__bfs_choose(&gpu, &G, &v, &l); /* small and skewed */
+    ck_assert_int_eq(l, SP_BFS_LOOP_PERSISTENT);
+    G.f.coo.nrows = 34, G.f.coo.nnz = 156, G.row_max = 17;
+    v = SP_BFS_AUTO, l = SP_BFS_LOOP_AUTO;
+    sp__bfs_choose(&gpu, &G, &v, &l); /* tiny */
+    ck_assert_int_eq(l, SP_BFS_LOOP_PERSISTENT);
+    v = SP_BFS_PUSH, l = SP_BFS_LOOP_AUTO;
+    sp__bfs_choose(&gpu, &G, &v, &l); /* a fixed variant keeps the host loop */
+    ck_assert_int_eq(v, SP_BFS_PUSH);
+    ck_assert_int_eq(l, SP_BFS_LOOP_HOST);
     /* push -> pull exactly when m_f > m_u / alpha */
     ck_assert_int_eq(sp__bfs_next_direction(SP_BFS_DIR_PUSH, 100, 1500, 10, 1, 1000, 15, 18),
                      SP_BFS_DIR_PUSH);
