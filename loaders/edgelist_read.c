@@ -1,7 +1,10 @@
 /* sp_edgelist_read: an edge list (SNAP text, DIMACS .gr or METIS .graph) into a host COO
  * with nrows = ncols = vertices. The body is split into line-aligned chunks that are
- * counted in parallel, scanned into offsets and parsed in parallel into 64-bit id arrays;
- * ids are then checked or compacted and the COO built with the requested options.
+ * counted in parallel, scanned into offsets and parsed in parallel, ids checked as they
+ * are parsed, straight into the COO's 32-bit arrays (into 64-bit ones only for compact_ids,
+ * renumbered and narrowed afterwards); with one thread, SNAP chunks are parsed in order
+ * into arrays grown as needed, without the counting pass. The COO is then used as it is
+ * or rebuilt with the requested options.
  *
  * Contract details beyond sp.h: entries stay in file order, and with `undirected` the
  * reverse of an edge follows it (a self loop is never doubled); merging sorts the COO and
@@ -439,13 +442,12 @@ done:
 }
 
 /* Point the parse pass at raw's arrays (weights there only when the file has them). */
-static sp_status_t use_arrays(sp_el_read_t *r, sp_coo_t *raw)
+static void use_arrays(sp_el_read_t *r, const sp_coo_t *raw)
 {
     r->row = raw->row;
     r->col = raw->col;
     r->w = r->wtype != SP_VALUE_NONE ? raw->val : NULL;
     r->cap = raw->capacity;
-    return SP_STATUS_SUCCESS;
 }
 
 /* Grow full arrays by half. */
@@ -457,7 +459,7 @@ static sp_status_t grow_arrays(sp_el_read_t *r, sp_coo_t *raw)
                 r->path, INT32_MAX);
     int64_t cap = raw->capacity + raw->capacity / 2 + 1024;
     SP_TRY(sp__coo_grow(raw, cap < INT32_MAX ? cap : INT32_MAX));
-    SP_TRY(use_arrays(r, raw));
+    use_arrays(r, raw);
 done:
     return st;
 }
@@ -523,7 +525,7 @@ sp_status_t sp_edgelist_read(const char *path, sp_value_type_t value_type,
         /* One thread: the chunks in order into arrays sized from the first lines and
          * grown when full, so no counting pass is needed. */
         SP_TRY(sp_coo_create(0, 0, estimate_edges(body, end), value_type, &raw));
-        SP_TRY(use_arrays(&r, raw));
+        use_arrays(&r, raw);
         for (int i = 0; i < npieces; i++) {
             chunks[i].edges = m;
             for (;;) {
@@ -539,7 +541,7 @@ sp_status_t sp_edgelist_read(const char *path, sp_value_type_t value_type,
         SP_TRY(sp__parallel_for(nthreads, npieces, count_task, &ps));
         scan_chunks(chunks, npieces, &m, &lines);
         SP_TRY(sp_coo_create(0, 0, m, value_type, &raw));
-        SP_TRY(use_arrays(&r, raw));
+        use_arrays(&r, raw);
         if (r.compact) {
             SP_ALLOC(r.src, m);
             SP_ALLOC(r.dst, m);

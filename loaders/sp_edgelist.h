@@ -2,7 +2,8 @@
  * formats (edgelist_snap.c, edgelist_dimacs.c, edgelist_metis.c). The driver splits the
  * body of the file into line-aligned chunks, runs the format's count on each chunk in
  * parallel, scans the counts into offsets, and runs the format's parse on each chunk in
- * parallel; the format only knows lines. */
+ * parallel (for SNAP with one thread: the parses in order, no counts, arrays grown when a
+ * parse stops full); the format only knows lines. */
 #ifndef SP_EDGELIST_H
 #define SP_EDGELIST_H
 
