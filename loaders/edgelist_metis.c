@@ -104,15 +104,16 @@ static sp_status_t metis_parse(const sp_el_read_t *r, sp_el_chunk_t *c)
                     (long long)r->header_line);
         if (b < e && v > max_id) max_id = v;
         for (const char *p = b; p < e; p = sp__text_skip_blanks(p, e), k++) {
-            r->src[k] = v;
-            SP_TRY(sp__el_parse_id(r, it.line, &p, e, &r->dst[k]));
-            if (r->dst[k] > max_id) max_id = r->dst[k];
+            int64_t d = 0;
+            SP_TRY(sp__el_parse_id(r, it.line, &p, e, &d));
+            sp__el_store(r, k, v, d);
+            if (d > max_id) max_id = d;
             if (!r->weighted) continue;
             p = sp__text_skip_blanks(p, e);
             if (p == e)
                 SP_FAIL(SP_STATUS_PARSE_ERROR,
                         "%s:%lld: neighbour %lld has no weight (fmt 1 lists 'v w' pairs)",
-                        r->path, (long long)it.line, (long long)r->dst[k] + 1);
+                        r->path, (long long)it.line, (long long)d + 1);
             SP_TRY(sp__el_parse_weight(r, it.line, &p, e, k));
         }
     }

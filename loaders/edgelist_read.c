@@ -1,7 +1,10 @@
 /* sp_edgelist_read: an edge list (SNAP text, DIMACS .gr or METIS .graph) into a host COO
  * with nrows = ncols = vertices. The body is split into line-aligned chunks that are
- * counted in parallel, scanned into offsets and parsed in parallel into 64-bit id arrays;
- * ids are then checked or compacted and the COO built with the requested options.
+ * counted in parallel, scanned into offsets and parsed in parallel, ids checked as they
+ * are parsed, straight into the COO's 32-bit arrays (into 64-bit ones only for compact_ids,
+ * renumbered and narrowed afterwards); with one thread, SNAP chunks are parsed in order
+ * into arrays grown as needed, without the counting pass. The COO is then used as it is
+ * or rebuilt with the requested options.
  *
  * Contract details beyond sp.h: entries stay in file order, and with `undirected` the
  * reverse of an edge follows it (a self loop is never doubled); merging sorts the COO and
@@ -111,17 +114,19 @@ sp_status_t sp__el_parse_edge(const sp_el_read_t *r, int64_t line, const char *b
                               int64_t *max_id)
 {
     sp_status_t st = SP_STATUS_SUCCESS;
+    int64_t u = 0, v = 0;
     if (p == e) goto fields;
-    SP_TRY(sp__el_parse_id(r, line, &p, e, &r->src[k]));
+    SP_TRY(sp__el_parse_id(r, line, &p, e, &u));
     if ((p = sp__text_skip_blanks(p, e)) == e) goto fields;
-    SP_TRY(sp__el_parse_id(r, line, &p, e, &r->dst[k]));
+    SP_TRY(sp__el_parse_id(r, line, &p, e, &v));
     if (with_weight) {
         if ((p = sp__text_skip_blanks(p, e)) == e) goto fields;
         SP_TRY(sp__el_parse_weight(r, line, &p, e, k));
     }
     if (sp__text_skip_blanks(p, e) != e) goto fields;
-    if (r->src[k] > *max_id) *max_id = r->src[k];
-    if (r->dst[k] > *max_id) *max_id = r->dst[k];
+    sp__el_store(r, k, u, v);
+    if (u > *max_id) *max_id = u;
+    if (v > *max_id) *max_id = v;
     goto done;
 fields:; /* the line has too few or too many fields */
     int64_t f = sp__el_count_fields(b, e);
@@ -282,8 +287,8 @@ done:
     return st;
 }
 
-/* Renumber src/dst to 0..k-1 in increasing id order; *map gets the file ids (base
- * added back), *n the number of distinct ids. */
+/* Renumber src/dst to 0..k-1 in increasing id order into row/col; *map gets the file
+ * ids (base added back), *n the number of distinct ids. */
 static sp_status_t compact_ids(const sp_el_read_t *r, int64_t m, int64_t max_id, int64_t **map,
                                int64_t *n)
 {
@@ -308,6 +313,10 @@ static sp_status_t compact_ids(const sp_el_read_t *r, int64_t m, int64_t max_id,
             r->dst[i] = find_id(ids, k, r->dst[i]);
         }
     }
+    for (int64_t i = 0; i < m; i++) {
+        r->row[i] = (int32_t)r->src[i];
+        r->col[i] = (int32_t)r->dst[i];
+    }
     for (int64_t i = 0; i < k; i++) ids[i] += r->base;
     *map = ids;
     *n = k;
@@ -320,32 +329,45 @@ done:
 
 /* ---- the COO ---- */
 
-/* Entries for edges [0, m) after dropping self loops and adding reverses; the reverse of
- * an edge follows it, a self loop is never doubled. */
-static sp_status_t build_coo(const sp_el_read_t *r, int64_t m, int64_t n,
-                             sp_value_type_t value_type, const sp_edgelist_options_t *o,
-                             sp_coo_t **out, int64_t *dropped)
+/* The COO from the parsed edges, which raw holds (m of them, in file order, values when
+ * the file has weights): raw itself when every edge is one entry as it stands, else a new
+ * COO with self loops dropped and reverses added (the reverse of an edge follows it, a
+ * self loop is never doubled). raw is consumed either way. */
+static sp_status_t build_coo(sp_coo_t **raw_p, int weighted, int64_t m, int64_t n,
+                             const sp_edgelist_options_t *o, sp_coo_t **out,
+                             int64_t *dropped)
 {
     sp_status_t st = SP_STATUS_SUCCESS;
-    sp_coo_t *a = NULL;
+    sp_coo_t *raw = *raw_p, *a = NULL;
+    sp_value_type_t vt = raw->value_type;
     int64_t count = 0, loops = 0;
+    *raw_p = NULL;
+    raw->nrows = raw->ncols = n;
+    raw->nnz = m;
+    if (!weighted) {
+        for (int64_t i = 0; vt == SP_R_32F && i < m; i++) ((float *)raw->val)[i] = 1.0f;
+        for (int64_t i = 0; vt == SP_R_64F && i < m; i++) ((double *)raw->val)[i] = 1.0;
+    }
+    if (!o->undirected && !o->drop_self_loops) {
+        *dropped = 0;
+        *out = raw;
+        return st;
+    }
     for (int64_t i = 0; i < m; i++) {
-        int loop = r->src[i] == r->dst[i];
+        int loop = raw->row[i] == raw->col[i];
         loops += loop;
         count += loop ? !o->drop_self_loops : 1 + (o->undirected != 0);
     }
-    SP_TRY(sp_coo_create(n, n, count, value_type, &a));
+    SP_TRY(sp_coo_create(n, n, count, vt, &a));
     int64_t k = 0;
+    size_t vs = sp_value_size(vt);
     for (int64_t i = 0; i < m; i++) {
-        int loop = r->src[i] == r->dst[i];
+        int loop = raw->row[i] == raw->col[i];
         if (loop && o->drop_self_loops) continue;
-        double wv = 1.0;
-        if (r->w) wv = r->wtype == SP_R_32F ? ((const float *)r->w)[i] : ((const double *)r->w)[i];
         for (int rev = 0; rev < (o->undirected && !loop ? 2 : 1); rev++, k++) {
-            a->row[k] = (int32_t)(rev ? r->dst[i] : r->src[i]);
-            a->col[k] = (int32_t)(rev ? r->src[i] : r->dst[i]);
-            if (value_type == SP_R_32F) ((float *)a->val)[k] = (float)wv;
-            if (value_type == SP_R_64F) ((double *)a->val)[k] = wv;
+            a->row[k] = rev ? raw->col[i] : raw->row[i];
+            a->col[k] = rev ? raw->row[i] : raw->col[i];
+            if (vs) memcpy((char *)a->val + k * vs, (const char *)raw->val + i * vs, vs);
         }
     }
     a->nnz = k;
@@ -354,6 +376,7 @@ static sp_status_t build_coo(const sp_el_read_t *r, int64_t m, int64_t n,
     *out = a;
     a = NULL;
 done:
+    sp_coo_free(raw);
     sp_coo_free(a);
     return st;
 }
@@ -418,6 +441,43 @@ done:
     return st;
 }
 
+/* Point the parse pass at raw's arrays (weights there only when the file has them). */
+static void use_arrays(sp_el_read_t *r, const sp_coo_t *raw)
+{
+    r->row = raw->row;
+    r->col = raw->col;
+    r->w = r->wtype != SP_VALUE_NONE ? raw->val : NULL;
+    r->cap = raw->capacity;
+}
+
+/* Grow full arrays by half. */
+static sp_status_t grow_arrays(sp_el_read_t *r, sp_coo_t *raw)
+{
+    sp_status_t st = SP_STATUS_SUCCESS;
+    if (raw->capacity >= INT32_MAX)
+        SP_FAIL(SP_STATUS_NOT_SUPPORTED, "%s: more than %d edges exceed 32-bit indices",
+                r->path, INT32_MAX);
+    int64_t cap = raw->capacity + raw->capacity / 2 + 1024;
+    SP_TRY(sp__coo_grow(raw, cap < INT32_MAX ? cap : INT32_MAX));
+    use_arrays(r, raw);
+done:
+    return st;
+}
+
+/* Edges [begin, end) likely holds, from the line length of its first MiB (a guess: the
+ * arrays grow when it falls short). */
+static int64_t estimate_edges(const char *begin, const char *end)
+{
+    size_t len = (size_t)(end - begin), sample = len < ((size_t)1 << 20) ? len : (size_t)1 << 20;
+    int64_t lines = 0;
+    for (const char *p = begin, *q; (q = memchr(p, '\n', (size_t)(begin + sample - p)));
+         p = q + 1)
+        lines++;
+    double est = lines ? (double)lines * ((double)len / (double)sample) * 1.02 + 1024 : 1024;
+    if (est > (double)len / 3 + 1) est = (double)len / 3 + 1;
+    return est < INT32_MAX ? (int64_t)est : INT32_MAX;
+}
+
 sp_status_t sp_edgelist_read(const char *path, sp_value_type_t value_type,
                              const sp_edgelist_options_t *options, sp_coo_t **coo,
                              sp_edgelist_info_t *info)
@@ -429,7 +489,7 @@ sp_status_t sp_edgelist_read(const char *path, sp_value_type_t value_type,
     sp_el_chunk_t *chunks = NULL;
     sp_el_read_t r = {0};
     int64_t *id_map = NULL;
-    sp_coo_t *a = NULL;
+    sp_coo_t *a = NULL, *raw = NULL;
     sp_edgelist_options_t o = {0};
     SP_CHECK_ARG(path != NULL && coo != NULL, "sp_edgelist_read: NULL argument");
     if (options) o = *options;
@@ -455,30 +515,47 @@ sp_status_t sp_edgelist_read(const char *path, sp_value_type_t value_type,
 
     int nthreads = o.nthreads > 0 ? o.nthreads : sp__ncores();
     int npieces = 0;
-    SP_TRY(sp__text_split_for_threads(body, text.data + text.len, body_line, nthreads, &pieces,
-                                      &npieces));
+    const char *end = text.data + text.len;
+    SP_TRY(sp__text_split_for_threads(body, end, body_line, nthreads, &pieces, &npieces));
     SP_CALLOC(chunks, npieces);
     for (int i = 0; i < npieces; i++) chunks[i].text = pieces[i];
     passes_t ps = {fmt, &r, chunks};
-    SP_TRY(sp__parallel_for(nthreads, npieces, count_task, &ps));
-    int64_t m = 0, lines = 0;
-    scan_chunks(chunks, npieces, &m, &lines);
-    SP_ALLOC(r.src, m);
-    SP_ALLOC(r.dst, m);
-    if (r.wtype != SP_VALUE_NONE) {
-        r.w = sp__malloc_array((size_t)m, sp_value_size(r.wtype));
-        if (!r.w) SP_FAIL(SP_STATUS_ALLOC_FAILED, "out of host memory for %lld weights",
-                          (long long)m);
+    int64_t m = 0, lines = 0, max_id = -1;
+    if (nthreads == 1 && fmt == &sp__el_snap && !r.compact) {
+        /* One thread: the chunks in order into arrays sized from the first lines and
+         * grown when full, so no counting pass is needed. */
+        SP_TRY(sp_coo_create(0, 0, estimate_edges(body, end), value_type, &raw));
+        use_arrays(&r, raw);
+        for (int i = 0; i < npieces; i++) {
+            chunks[i].edges = m;
+            for (;;) {
+                SP_TRY(fmt->parse(&r, &chunks[i]));
+                if (chunks[i].max_id > max_id) max_id = chunks[i].max_id;
+                if (!chunks[i].full) break;
+                SP_TRY(grow_arrays(&r, raw));
+                chunks[i].edges = chunks[i].next;
+            }
+            m = chunks[i].next;
+        }
+    } else {
+        SP_TRY(sp__parallel_for(nthreads, npieces, count_task, &ps));
+        scan_chunks(chunks, npieces, &m, &lines);
+        SP_TRY(sp_coo_create(0, 0, m, value_type, &raw));
+        use_arrays(&r, raw);
+        if (r.compact) {
+            SP_ALLOC(r.src, m);
+            SP_ALLOC(r.dst, m);
+        }
+        SP_TRY(sp__parallel_for(nthreads, npieces, parse_task, &ps));
+        for (int i = 0; i < npieces; i++)
+            if (chunks[i].max_id > max_id) max_id = chunks[i].max_id;
     }
-    SP_TRY(sp__parallel_for(nthreads, npieces, parse_task, &ps));
     if (fmt->check_totals) SP_TRY(fmt->check_totals(&r, m, lines));
 
-    int64_t max_id = -1, n = 0, dropped = 0, merged = 0;
-    for (int i = 0; i < npieces; i++)
-        if (chunks[i].max_id > max_id) max_id = chunks[i].max_id;
+    int64_t n = 0, dropped = 0, merged = 0;
     if (r.compact) SP_TRY(compact_ids(&r, m, max_id, &id_map, &n));
     else SP_TRY(vertex_count(&r, &o, max_id, &n));
-    SP_TRY(build_coo(&r, m, n, value_type, &o, &a, &dropped));
+    SP_TRY(build_coo(&raw, r.weighted, m, n, &o, &a, &dropped));
     if (o.merge_duplicates) SP_TRY(sp_coo_sort_merge(a, SP_DUP_KEEP, &merged));
 
     if (info) {
@@ -496,7 +573,7 @@ sp_status_t sp_edgelist_read(const char *path, sp_value_type_t value_type,
 done:
     sp_coo_free(a);
     sp__free(id_map);
-    sp__free(r.w);
+    sp_coo_free(raw);
     sp__free(r.dst);
     sp__free(r.src);
     sp__free(chunks);

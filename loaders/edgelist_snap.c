@@ -44,17 +44,94 @@ static void snap_count(const sp_el_read_t *r, sp_el_chunk_t *c)
     c->edges = sp__text_count_content_lines(&c->text, "#%");
 }
 
-static sp_status_t edge_fields(const sp_el_read_t *r, int64_t line, const char *b,
-                               const char *e, const char **p)
+/* A plain id at *p: decimal digits only, at most 10 (a 0-based id beyond 32 bits needs
+ * the general path anyway), file id v with base <= v and v - base < lim; the 0-based id
+ * into *id. 0 (nothing consumed) for anything else. */
+static inline int plain_id(const char **p, const char *end, int64_t base, int64_t lim,
+                           int64_t *id)
 {
-    (void)r, (void)line;
-    if (is_edge_line(b, e)) *p = b;
-    return SP_STATUS_SUCCESS;
+    const char *s = *p, *stop = end - *p > 10 ? *p + 10 : end;
+    int64_t v = 0;
+    while (s < stop && (unsigned char)(*s - '0') < 10) v = v * 10 + (*s++ - '0');
+    if (s == *p || (s < end && (unsigned char)(*s - '0') < 10) || v < base ||
+        v - base >= lim)
+        return 0;
+    *id = v - base;
+    *p = s;
+    return 1;
 }
 
+static inline int is_blank(char c) { return c == ' ' || c == '\t'; }
+static inline int at_eol(const char *p, const char *end)
+{
+    return p == end || *p == '\n' || *p == '\r';
+}
+
+/* The common edge line, "u v" or "u v w" as the file's shape says, with plain ids in
+ * range, a weight the float parser takes and nothing after it but blanks, read in one
+ * pass into slot k: 1 if it is one, with *stop at its line end, *u and *v the ids; 0 for
+ * anything else (the weight slot may be written), which the general path then reads and
+ * judges with its messages. */
+static inline int plain_edge(const sp_el_read_t *r, const char *p, const char *end,
+                             int64_t lim, int64_t k, int64_t *u, int64_t *v,
+                             const char **stop)
+{
+    if (!plain_id(&p, end, r->base, lim, u) || p == end || !is_blank(*p)) return 0;
+    p = sp__text_skip_blanks(p, end);
+    if (!plain_id(&p, end, r->base, lim, v)) return 0;
+    if (r->weighted) {
+        int rc;
+        double d;
+        if (p == end || !is_blank(*p)) return 0;
+        p = sp__text_skip_blanks(p, end);
+        if (r->wtype == SP_R_32F) rc = sp__parse_f32(&p, end, &((float *)r->w)[k]);
+        else if (r->wtype == SP_R_64F) rc = sp__parse_f64(&p, end, &((double *)r->w)[k]);
+        else rc = sp__parse_f64(&p, end, &d);
+        if (rc != SP_NUM_OK) return 0;
+    }
+    p = sp__text_skip_blanks(p, end);
+    if (!at_eol(p, end)) return 0;
+    *stop = p;
+    return 1;
+}
+
+/* One pass over the chunk: plain lines by plain_edge, the rest (and every line when ids
+ * are compacted, which may exceed 32 bits) by the general edge parser. Stops at an edge
+ * line without a slot (c->full). */
 static sp_status_t snap_parse(const sp_el_read_t *r, sp_el_chunk_t *c)
 {
-    return sp__el_parse_edge_lines(r, c, r->ncols == 3, edge_fields);
+    sp_status_t st = SP_STATUS_SUCCESS;
+    sp_text_lines_t it;
+    int64_t k = c->edges, max_id = -1, u = 0, v = 0;
+    int64_t lim = r->compact ? 0 : INT32_MAX;
+    if (r->id_limit >= 0 && r->id_limit < lim) lim = r->id_limit;
+    c->full = 0;
+    sp__text_lines_init(&it, &c->text);
+    const char *end = it.end;
+    for (const char *p, *start = it.p; sp__text_line_begin(&it, &p);
+         sp__text_line_finish(&it, p), start = it.p) {
+        if (at_eol(p, end) || *p == '#' || *p == '%') continue;
+        if (k >= r->cap) {
+            c->full = 1;
+            c->text.begin = start;
+            c->text.first_line = it.line;
+            break;
+        }
+        if (plain_edge(r, p, end, lim, k, &u, &v, &p)) {
+            sp__el_store(r, k++, u, v);
+            if (u > max_id) max_id = u;
+            if (v > max_id) max_id = v;
+            continue;
+        }
+        const char *e = p;
+        while (!at_eol(e, end)) e++;
+        SP_TRY(sp__el_parse_edge(r, it.line, p, p, e, k++, r->weighted, &max_id));
+        p = e;
+    }
+done:
+    c->max_id = max_id;
+    c->next = k;
+    return st;
 }
 
 const sp_el_format_t sp__el_snap = {"SNAP", snap_header, snap_count, snap_parse, NULL};

@@ -354,30 +354,6 @@ static sp_status_t mirror_task(int c, void *arg)
     return SP_STATUS_SUCCESS;
 }
 
-/* Grow the COO's arrays to hold n entries. */
-static sp_status_t grow(sp_coo_t *a, int64_t n)
-{
-    sp_status_t st = SP_STATUS_SUCCESS;
-    size_t vs = sp_value_size(a->value_type);
-    int32_t *row = sp__realloc(a->row, (size_t)n * sizeof(int32_t));
-    if (!row) SP_FAIL(SP_STATUS_ALLOC_FAILED, "out of host memory growing COO to %lld",
-                      (long long)n);
-    a->row = row;
-    int32_t *col = sp__realloc(a->col, (size_t)n * sizeof(int32_t));
-    if (!col) SP_FAIL(SP_STATUS_ALLOC_FAILED, "out of host memory growing COO to %lld",
-                      (long long)n);
-    a->col = col;
-    if (vs) {
-        void *val = sp__realloc(a->val, (size_t)n * vs);
-        if (!val) SP_FAIL(SP_STATUS_ALLOC_FAILED, "out of host memory growing COO to %lld",
-                          (long long)n);
-        a->val = val;
-    }
-    a->capacity = n;
-done:
-    return st;
-}
-
 /* Number of the file's last line, for errors found at the end of the input. */
 static int64_t last_line(const sp_text_t *t)
 {
@@ -483,7 +459,7 @@ sp_status_t sp_mtx_read(const char *path, sp_value_type_t value_type,
                     "%s:%lld: %lld entries after symmetric expansion exceed 32-bit indices "
                     "(limit %d)", path, (long long)line, (long long)(j.expected + nmirror),
                     INT32_MAX);
-        SP_TRY(grow(a, j.expected + nmirror));
+        SP_TRY(sp__coo_grow(a, j.expected + nmirror));
         j.row = a->row;
         j.col = a->col;
         j.val = a->val;

@@ -2,7 +2,8 @@
  * formats (edgelist_snap.c, edgelist_dimacs.c, edgelist_metis.c). The driver splits the
  * body of the file into line-aligned chunks, runs the format's count on each chunk in
  * parallel, scans the counts into offsets, and runs the format's parse on each chunk in
- * parallel; the format only knows lines. */
+ * parallel (for SNAP with one thread: the parses in order, no counts, arrays grown when a
+ * parse stops full); the format only knows lines. */
 #ifndef SP_EDGELIST_H
 #define SP_EDGELIST_H
 
@@ -26,10 +27,26 @@ typedef struct sp_el_read {
     int64_t id_limit;     /* 0-based ids must be below this; -1: no limit */
     int compact;          /* ids beyond 32 bits are fine (they get renumbered) */
     sp_value_type_t wtype;/* type of w[]; SP_VALUE_NONE: weights checked, not stored */
-    /* Output of the parse pass: edge k is src[k] -> dst[k] (0-based ids), weight w[k]. */
+    /* Output of the parse pass: edge k is src[k] -> dst[k] (0-based ids; with compact,
+     * whose ids may exceed 32 bits) or row[k] -> col[k] (without: the ids go straight
+     * into the COO's arrays), weight w[k]. cap: slots in the arrays. */
     int64_t *src, *dst;
+    int32_t *row, *col;
     void *w;
+    int64_t cap;
 } sp_el_read_t;
+
+/* Store edge k (ids already checked against the id rules). */
+static inline void sp__el_store(const sp_el_read_t *r, int64_t k, int64_t u, int64_t v)
+{
+    if (r->src) {
+        r->src[k] = u;
+        r->dst[k] = v;
+    } else {
+        r->row[k] = (int32_t)u;
+        r->col[k] = (int32_t)v;
+    }
+}
 
 /* Per-chunk counts and, after the scan, offsets. */
 typedef struct sp_el_chunk {
@@ -37,6 +54,11 @@ typedef struct sp_el_chunk {
     int64_t edges;  /* count pass: edges in the chunk; then: index of its first edge */
     int64_t lines;  /* METIS: vertex lines in the chunk; then: vertex of its first line */
     int64_t max_id; /* parse pass: largest 0-based id seen, -1 if none */
+    /* Parse pass without counts (SNAP, one thread): the parse stops at the first edge
+     * line with no slot left (full = 1, text.begin and text.first_line moved to that
+     * line) for the driver to grow the arrays and go on; next: index after its last edge. */
+    int full;
+    int64_t next;
 } sp_el_chunk_t;
 
 typedef struct sp_el_format {

@@ -138,4 +138,9 @@ int64_t sp__text_count_breaks(const char *begin, const char *end, int has_cr);
 sp_status_t sp__parallel_for(int nthreads, int ntasks, sp_status_t (*task)(int i, void *arg),
                              void *arg);
 
+/* Grow a's arrays (row, col, val if it has values) to hold n entries (capacity n); the
+ * entries kept. ALLOC_FAILED leaves a as it was, with whatever arrays already moved
+ * still valid. */
+sp_status_t sp__coo_grow(sp_coo_t *a, int64_t n);
+
 #endif /* SP_TEXT_H */

@@ -169,6 +169,107 @@ START_TEST(snap_compact_large_ids)
 }
 END_TEST
 
+/* The one-pass line path and its fallback: ids at the 32-bit limit, ids of many digits,
+ * comments and blank lines between edges, tabs, trailing blanks, CRLF. */
+START_TEST(snap_plain_and_general_lines)
+{
+    char dir[] = "/tmp/sp_el_XXXXXX", path[64];
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/lines.el", dir);
+    FILE *f = fopen(path, "wb");
+    fputs("# head\n0 2147483646 0.5\n  3\t4 \t-1e5  \r\n% mid\n\n#x y z\n"
+          "00000000005 6 7\n7 8 .25", f);
+    fclose(f);
+    const int32_t r[] = {0, 3, 5, 7}, c[] = {2147483646, 4, 6, 8};
+    const double w[] = {0.5, -1e5, 7, 0.25};
+    for (int t = 1; t <= 2; t++) {
+        sp_edgelist_options_t o = {.nthreads = t};
+        sp_coo_t *a = read_ok(path, SP_R_64F, &o, NULL);
+        assert_entries(a, INT32_MAX, 4, r, c, w);
+        sp_coo_free(a);
+        a = read_ok(path, SP_R_32F, &o, NULL);
+        assert_entries(a, INT32_MAX, 4, r, c, w);
+        sp_coo_free(a);
+    }
+    /* One past the largest 32-bit id, and a 10-digit id, in the middle of plain lines. */
+    const char *bad[] = {"1 2\n3 2147483647\n4 5\n", "1 2\n9999999999 1\n4 5\n"};
+    const char *msg[] = {"lines.el:2: vertex id 2147483647 exceeds 32-bit indices",
+                         "lines.el:2: vertex id 9999999999 exceeds 32-bit indices"};
+    for (int b = 0; b < 2; b++) {
+        f = fopen(path, "wb");
+        fputs(bad[b], f);
+        fclose(f);
+        for (int t = 1; t <= 2; t++) {
+            sp_edgelist_options_t o = {.nthreads = t};
+            sp_coo_t *a = NULL;
+            ck_assert_status(sp_edgelist_read(path, SP_VALUE_NONE, &o, &a, NULL),
+                             SP_STATUS_NOT_SUPPORTED);
+            ck_assert_error_has(msg[b]);
+        }
+    }
+    /* One-based: file id 2147483647 is 0-based 2147483646, the largest there is. */
+    f = fopen(path, "wb");
+    fputs("1 2147483647\n", f);
+    fclose(f);
+    sp_edgelist_options_t o1 = {.one_based = 1, .nthreads = 1};
+    sp_coo_t *a = read_ok(path, SP_VALUE_NONE, &o1, NULL);
+    const int32_t r1[] = {0}, c1[] = {2147483646};
+    assert_entries(a, INT32_MAX, 1, r1, c1, NULL);
+    sp_coo_free(a);
+    unlink(path);
+    rmdir(dir);
+}
+END_TEST
+
+/* With one thread the arrays are sized from the first MiB and grown: long lines first
+ * and many short ones after make them grow several times, across chunk boundaries. */
+START_TEST(snap_growing_arrays)
+{
+    char dir[] = "/tmp/sp_el_XXXXXX", path[64];
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/grow.wel", dir);
+    FILE *f = fopen(path, "wb");
+    int64_t n = 0;
+    static char pad[2001];
+    memset(pad, ' ', 2000);
+    for (int i = 0; i < 600; i++, n++) fprintf(f, "%d %d %d%s\n", i, i + 1, i, pad);
+    int64_t m = n + 400000;
+    for (; n < m; n++)
+        fprintf(f, "%lld %lld %lld\n", (long long)(n % 1000), (long long)(n % 777),
+                (long long)n);
+    fclose(f);
+    for (int t = 1; t <= 2; t++) {
+        sp_edgelist_options_t o = {.nthreads = t};
+        sp_edgelist_info_t info;
+        sp_coo_t *a = read_ok(path, SP_R_64F, &o, &info);
+        ck_assert_int_eq(a->nnz, m);
+        ck_assert_int_eq(info.edges_read, m);
+        int64_t wrong = 0;
+        for (int64_t k = 0; k < m; k++) {
+            int64_t er = k < 600 ? k : k % 1000, ec = k < 600 ? k + 1 : k % 777;
+            wrong += a->row[k] != er || a->col[k] != ec || ((double *)a->val)[k] != (double)k;
+        }
+        ck_assert_int_eq(wrong, 0);
+        sp_coo_free(a);
+    }
+    /* An error after the arrays grew names its line. */
+    f = fopen(path, "ab");
+    fputs("1 2 x\n", f);
+    fclose(f);
+    for (int t = 1; t <= 2; t++) {
+        sp_edgelist_options_t o = {.nthreads = t};
+        sp_coo_t *a = NULL;
+        char expect[64];
+        snprintf(expect, sizeof expect, "grow.wel:%lld: weight expected, found 'x'",
+                 (long long)m + 1);
+        ck_assert_status(sp_edgelist_read(path, SP_R_64F, &o, &a, NULL), SP_STATUS_PARSE_ERROR);
+        ck_assert_error_has(expect);
+    }
+    unlink(path);
+    rmdir(dir);
+}
+END_TEST
+
 /* ---- DIMACS and METIS ---- */
 
 START_TEST(dimacs_tiny)
@@ -607,6 +708,8 @@ int main(void)
     tcase_add_test(tc, snap_weights_crlf);
     tcase_add_test(tc, snap_lone_cr);
     tcase_add_test(tc, snap_compact_large_ids);
+    tcase_add_test(tc, snap_plain_and_general_lines);
+    tcase_add_test(tc, snap_growing_arrays);
     tcase_add_test(tc, dimacs_tiny);
     tcase_add_test(tc, metis_tiny);
     tcase_add_test(tc, format_choice);
