@@ -252,6 +252,19 @@ static void array_advance(const job_t *j, int64_t *i, int64_t *c)
  * values, parsed as that type): 1 if it is one, with *stop at its line end; 0, writing
  * nothing, for anything else, which the general path then reads and judges with its
  * messages. */
+/* An index of a plain entry line: short ones a word at a time. */
+static inline int entry_index(const char **p, const char *end, int64_t *v)
+{
+#if SP_SWAR_DIGITS
+    uint32_t u;
+    if (sp__parse_short_uint(p, end, &u)) {
+        *v = u;
+        return 1;
+    }
+#endif
+    return sp__parse_i64(p, end, v) == SP_NUM_OK;
+}
+
 static int plain_entry(const job_t *j, const char *p, const char *end, int64_t k,
                        const char **stop)
 {
@@ -259,9 +272,9 @@ static int plain_entry(const job_t *j, const char *p, const char *end, int64_t k
     double v = 0;
     float f = 0;
     int rc;
-    if (sp__parse_i64(&p, end, &r) != SP_NUM_OK || p >= end || !is_blank(*p)) return 0;
+    if (!entry_index(&p, end, &r) || p >= end || !is_blank(*p)) return 0;
     while (p < end && is_blank(*p)) p++;
-    if (sp__parse_i64(&p, end, &c) != SP_NUM_OK || p >= end || !is_blank(*p)) return 0;
+    if (!entry_index(&p, end, &c) || p >= end || !is_blank(*p)) return 0;
     while (p < end && is_blank(*p)) p++;
     rc = j->vt == SP_R_32F ? sp__parse_f32(&p, end, &f) : sp__parse_f64(&p, end, &v);
     if (rc != SP_NUM_OK) return 0;

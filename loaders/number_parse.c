@@ -23,27 +23,17 @@ enum { KEEP_DIGITS = 800, EXP_CLAMP = 1000000 };
 #endif
 
 /* Eight ASCII digits at s, as one little-endian word: 1 if all are '0'..'9'. */
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#if SP_SWAR_DIGITS
 #define SWAR_DIGITS 1
 static int eight_digits(const char *s, uint64_t *word)
 {
     uint64_t w;
     memcpy(&w, s, sizeof w);
     *word = w;
-    /* '0'..'9' are 0x30..0x39: high nibble 3, and still 3 after adding 6 */
     return (w & 0xF0F0F0F0F0F0F0F0ull) == 0x3030303030303030ull &&
            ((w + 0x0606060606060606ull) & 0xF0F0F0F0F0F0F0F0ull) == 0x3030303030303030ull;
 }
-
-/* The value of eight digits (first digit in the lowest byte): pairs, then quads, then
- * the whole, each step one multiply on lanes that cannot overflow into each other. */
-static uint64_t eight_digit_value(uint64_t w)
-{
-    w -= 0x3030303030303030ull;
-    w = (w * 10 + (w >> 8)) & 0x00FF00FF00FF00FFull;     /* 4 lanes of 0..99 */
-    w = (w * 100 + (w >> 16)) & 0x0000FFFF0000FFFFull;   /* 2 lanes of 0..9999 */
-    return (w & 0xFFFFFFFFull) * 10000 + (w >> 32);
-}
+#define eight_digit_value sp__eight_digit_value
 #else
 #define SWAR_DIGITS 0
 #endif
@@ -63,9 +53,7 @@ int sp__parse_i64(const char **p, const char *end, int64_t *out)
     if (end - s >= 8) {
         uint64_t w;
         memcpy(&w, s, sizeof w);
-        uint64_t hi = (w & 0xF0F0F0F0F0F0F0F0ull) ^ 0x3030303030303030ull;
-        uint64_t hi6 = ((w + 0x0606060606060606ull) & 0xF0F0F0F0F0F0F0F0ull) ^ 0x3030303030303030ull;
-        uint64_t bad = hi | hi6; /* non-zero bytes: not a digit (carries only reach later bytes) */
+        uint64_t bad = sp__nondigit_bytes(w);
         int ndig = bad ? __builtin_ctzll(bad) / 8 : 8;
         if (ndig < 8) {
             uint64_t shifted = ndig ? w << (8 * (8 - ndig)) : 0;
