@@ -273,12 +273,13 @@ static int plain_entry(const job_t *j, const char *p, const char *end, int64_t k
     float f = 0;
     int rc;
     if (!entry_index(&p, end, &r) || p >= end || !is_blank(*p)) return 0;
-    while (p < end && is_blank(*p)) p++;
+    do p++; while (p < end && is_blank(*p));
     if (!entry_index(&p, end, &c) || p >= end || !is_blank(*p)) return 0;
-    while (p < end && is_blank(*p)) p++;
+    do p++; while (p < end && is_blank(*p));
     rc = j->vt == SP_R_32F ? sp__parse_f32(&p, end, &f) : sp__parse_f64(&p, end, &v);
     if (rc != SP_NUM_OK) return 0;
-    while (p < end && is_blank(*p)) p++;
+    if (p < end && *p != '\n') /* the common line ends right after the value */
+        while (p < end && is_blank(*p)) p++;
     if (!is_eol(p, end) || r < 1 || r > j->nrows || c < 1 || c > j->ncols) return 0;
     j->row[k] = (int32_t)(r - 1);
     j->col[k] = (int32_t)(c - 1);
