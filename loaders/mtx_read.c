@@ -252,6 +252,19 @@ static void array_advance(const job_t *j, int64_t *i, int64_t *c)
  * values, parsed as that type): 1 if it is one, with *stop at its line end; 0, writing
  * nothing, for anything else, which the general path then reads and judges with its
  * messages. */
+/* An index of a plain entry line: short ones a word at a time. */
+static inline int entry_index(const char **p, const char *end, int64_t *v)
+{
+#if SP_SWAR_DIGITS
+    uint32_t u;
+    if (sp__parse_short_uint(p, end, &u)) {
+        *v = u;
+        return 1;
+    }
+#endif
+    return sp__parse_i64(p, end, v) == SP_NUM_OK;
+}
+
 static int plain_entry(const job_t *j, const char *p, const char *end, int64_t k,
                        const char **stop)
 {
@@ -259,13 +272,14 @@ static int plain_entry(const job_t *j, const char *p, const char *end, int64_t k
     double v = 0;
     float f = 0;
     int rc;
-    if (sp__parse_i64(&p, end, &r) != SP_NUM_OK || p >= end || !is_blank(*p)) return 0;
-    while (p < end && is_blank(*p)) p++;
-    if (sp__parse_i64(&p, end, &c) != SP_NUM_OK || p >= end || !is_blank(*p)) return 0;
-    while (p < end && is_blank(*p)) p++;
+    if (!entry_index(&p, end, &r) || p >= end || !is_blank(*p)) return 0;
+    do p++; while (p < end && is_blank(*p));
+    if (!entry_index(&p, end, &c) || p >= end || !is_blank(*p)) return 0;
+    do p++; while (p < end && is_blank(*p));
     rc = j->vt == SP_R_32F ? sp__parse_f32(&p, end, &f) : sp__parse_f64(&p, end, &v);
     if (rc != SP_NUM_OK) return 0;
-    while (p < end && is_blank(*p)) p++;
+    if (p < end && *p != '\n') /* the common line ends right after the value */
+        while (p < end && is_blank(*p)) p++;
     if (!is_eol(p, end) || r < 1 || r > j->nrows || c < 1 || c > j->ncols) return 0;
     j->row[k] = (int32_t)(r - 1);
     j->col[k] = (int32_t)(c - 1);
@@ -408,7 +422,9 @@ sp_status_t sp_mtx_read(const char *path, sp_value_type_t value_type,
                                                                         : value_type;
 
     int nthreads = opt.nthreads > 0 ? opt.nthreads : sp__ncores();
-    SP_TRY(sp__text_split_for_threads(body, end, line + 1, nthreads, &chunks, &nchunks));
+    /* One thread takes the body as one chunk: nothing to balance, and no line count. */
+    if (nthreads == 1) SP_TRY(sp__text_split(body, end, line + 1, 1, &chunks, &nchunks));
+    else SP_TRY(sp__text_split_for_threads(body, end, line + 1, nthreads, &chunks, &nchunks));
     SP_ALLOC(counts, 4 * (size_t)nchunks);
     j.chunks = chunks;
     j.count = counts;

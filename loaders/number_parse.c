@@ -1,5 +1,6 @@
 /* Exact number parsing for the text loaders: int64 with overflow detection, and doubles
- * and floats with the same bits as strtod / strtof, whatever the locale. */
+ * and floats with the same bits as strtod / strtof, whatever the locale (Clinger's fast
+ * path, then Eisel-Lemire, then an x87 path, then libc on a canonical copy). */
 #include <float.h>
 #include <math.h>
 #include <stdio.h>
@@ -23,27 +24,17 @@ enum { KEEP_DIGITS = 800, EXP_CLAMP = 1000000 };
 #endif
 
 /* Eight ASCII digits at s, as one little-endian word: 1 if all are '0'..'9'. */
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#if SP_SWAR_DIGITS
 #define SWAR_DIGITS 1
 static int eight_digits(const char *s, uint64_t *word)
 {
     uint64_t w;
     memcpy(&w, s, sizeof w);
     *word = w;
-    /* '0'..'9' are 0x30..0x39: high nibble 3, and still 3 after adding 6 */
     return (w & 0xF0F0F0F0F0F0F0F0ull) == 0x3030303030303030ull &&
            ((w + 0x0606060606060606ull) & 0xF0F0F0F0F0F0F0F0ull) == 0x3030303030303030ull;
 }
-
-/* The value of eight digits (first digit in the lowest byte): pairs, then quads, then
- * the whole, each step one multiply on lanes that cannot overflow into each other. */
-static uint64_t eight_digit_value(uint64_t w)
-{
-    w -= 0x3030303030303030ull;
-    w = (w * 10 + (w >> 8)) & 0x00FF00FF00FF00FFull;     /* 4 lanes of 0..99 */
-    w = (w * 100 + (w >> 16)) & 0x0000FFFF0000FFFFull;   /* 2 lanes of 0..9999 */
-    return (w & 0xFFFFFFFFull) * 10000 + (w >> 32);
-}
+#define eight_digit_value sp__eight_digit_value
 #else
 #define SWAR_DIGITS 0
 #endif
@@ -63,9 +54,7 @@ int sp__parse_i64(const char **p, const char *end, int64_t *out)
     if (end - s >= 8) {
         uint64_t w;
         memcpy(&w, s, sizeof w);
-        uint64_t hi = (w & 0xF0F0F0F0F0F0F0F0ull) ^ 0x3030303030303030ull;
-        uint64_t hi6 = ((w + 0x0606060606060606ull) & 0xF0F0F0F0F0F0F0F0ull) ^ 0x3030303030303030ull;
-        uint64_t bad = hi | hi6; /* non-zero bytes: not a digit (carries only reach later bytes) */
+        uint64_t bad = sp__nondigit_bytes(w);
         int ndig = bad ? __builtin_ctzll(bad) / 8 : 8;
         if (ndig < 8) {
             uint64_t shifted = ndig ? w << (8 * (8 - ndig)) : 0;
@@ -255,10 +244,157 @@ static int wide(const decimal_t *d, int bits, long double *x)
 #define WIDE_PATH 0
 #endif
 
-int sp__parse_f64(const char **p, const char *end, double *out)
+#if defined(__SIZEOF_INT128__)
+/* Eisel-Lemire (Lemire, "Number Parsing at a Gigabyte per Second", 2021): m * 10^q as
+ * the top bits of m * 5^q, with 5^q taken from a 128-bit table, and the factor 2^q in
+ * the exponent. */
+#define EL_PATH 1
+#include "pow5_table.h"
+__extension__ typedef unsigned __int128 u128;
+
+/* m * 10^q (m != 0, exact) correctly rounded to `bits` significand bits, as the IEEE
+ * encoding without sign (bias and largest biased exponent given); 0 when the result is
+ * not a normal number or when the product lies too close to a rounding boundary for the
+ * 128-bit table to decide: the caller then takes a slower path.
+ * Bound: with w = m normalized to 64 bits, T the table entry and F = w * T, the exact
+ * w * T_exact differs from F by less than w < 2^64 (T is within one unit of T_exact,
+ * below it for q >= 0, above it for q < 0; exact for 0 <= q <= 55). In units of 2^64,
+ * Z = floor(F / 2^64) then puts the exact product in (Z - 1, Z + 2), and the first
+ * partial product Z1 = w * T.hi puts it in (Z1 - 1, Z1 + 2^64 + 1). Rounding needs the
+ * bits + 1 bits above bit u and whether anything non-zero lies below: both are certain
+ * when the interval's position below bit u stays inside (0, 2^u). */
+static inline __attribute__((always_inline)) int eisel_lemire(uint64_t m, int64_t q, int bits,
+                                                             int bias, int max_biased,
+                                                             uint64_t *out)
+{
+    if (q < SP_POW5_Q_MIN || q > SP_POW5_Q_MAX) return 0;
+    const uint64_t *t = sp_pow5_128[q - SP_POW5_Q_MIN];
+    int lz = __builtin_clzll(m);
+    uint64_t w = m << lz;
+    u128 z = (u128)w * t[0];
+    uint64_t hi = (uint64_t)(z >> 64), lo = (uint64_t)z;
+    /* u >= 64 for both formats: the kept bits all lie in hi, hi & below_u starts the rest */
+    int top = (int)(hi >> 63);
+    int shift = 62 + top - bits;
+    uint64_t below_u = (1ull << shift) - 1;
+    int sticky = 1;
+    if ((hi & below_u) == below_u || ((hi & below_u) == 0 && lo == 0)) {
+        u128 z2 = (u128)w * t[1];
+        z += z2 >> 64; /* cannot wrap: F < 2^192 */
+        hi = (uint64_t)(z >> 64);
+        lo = (uint64_t)z;
+        top = (int)(hi >> 63);
+        shift = 62 + top - bits;
+        below_u = (1ull << shift) - 1;
+        if (q >= 0 && q <= 55) {
+            /* exact table entry: the product is F itself, in [Z, Z + 1) */
+            sticky = (hi & below_u) != 0 || lo != 0 || (uint64_t)z2 != 0;
+        } else if (((hi & below_u) == 0 && lo == 0) || ((hi & below_u) == below_u && lo == ~0ull)) {
+            return 0;
+        }
+    }
+    uint64_t mant = hi >> shift; /* bits + 1 bits: the last one rounds */
+    int64_t biased = 190 + top - lz + sp_pow5_exp2[q - SP_POW5_Q_MIN] + q + bias;
+    if (biased < 1) return 0;
+    /* nearest, ties to even; branch-free as the round bit is a coin toss */
+    mant = (mant + (mant & 1 & ((uint64_t)sticky | (mant >> 1)))) >> 1;
+    if (mant >> bits) {
+        mant >>= 1;
+        biased++;
+    }
+    if (biased > max_biased) return 0;
+    *out = ((uint64_t)biased << (bits - 1)) | (mant & ((1ull << (bits - 1)) - 1));
+    return 1;
+}
+
+/* The scanned decimal through Eisel-Lemire. A significand cut at 19 digits lies strictly
+ * between m and m + 1 units: when both round to the same value, so does it. */
+static int el_path(const decimal_t *d, int bits, int bias, int max_biased, uint64_t *out)
+{
+    if (!eisel_lemire(d->m, d->exp10, bits, bias, max_biased, out)) return 0;
+    if (d->exact) return 1;
+    uint64_t up;
+    return eisel_lemire(d->m + 1, d->exp10, bits, bias, max_biased, &up) && up == *out;
+}
+#else
+#define EL_PATH 0
+static int eisel_lemire(uint64_t m, int64_t q, int bits, int bias, int max_biased,
+                        uint64_t *out)
+{
+    (void)m, (void)q, (void)bits, (void)bias, (void)max_biased, (void)out;
+    return 0;
+}
+static int el_path(const decimal_t *d, int bits, int bias, int max_biased, uint64_t *out)
+{
+    (void)d, (void)bits, (void)bias, (void)max_biased, (void)out;
+    return 0;
+}
+#endif
+
+/* The common short form: [sign] digits [. digits] [e [sign] digits] with at most 19
+ * significant digits (leading zeros of a value below 1 not counted), so m is exact.
+ * 0 for anything else (nan, inf, no digits, longer significands): the general scanner
+ * takes those. */
+typedef struct short_decimal {
+    int neg;
+    uint64_t m;
+    int64_t exp10;
+    const char *stop;
+} short_decimal_t;
+
+static inline int scan_short(const char *s, const char *end, short_decimal_t *r)
+{
+    int neg = 0;
+    if (s < end && (*s == '+' || *s == '-')) neg = *s++ == '-';
+    const char *start = s;
+    while (s < end && *s == '0') s++;
+    const char *lead = s;
+    uint64_t m = 0; /* wraps harmlessly past 19 digits: such input is refused below */
+    for (; s < end && (unsigned)(*s - '0') <= 9; s++) m = m * 10 + (unsigned)(*s - '0');
+    int64_t ndig = s - lead, nfrac = 0;
+    int any = s != start;
+    if (s < end && *s == '.') {
+        const char *frac = ++s;
+        if (ndig == 0)
+            while (s < end && *s == '0') s++;
+        const char *sig = s;
+#if SWAR_DIGITS
+        uint64_t w;
+        while (end - s >= 8 && eight_digits(s, &w)) {
+            m = m * 100000000u + eight_digit_value(w);
+            s += 8;
+        }
+#endif
+        for (; s < end && (unsigned)(*s - '0') <= 9; s++) m = m * 10 + (unsigned)(*s - '0');
+        ndig += s - sig;
+        nfrac = s - frac;
+        any |= s != frac;
+    }
+    if (!any || ndig > 19) return 0;
+    int64_t e = 0;
+    if (s < end && (*s | 0x20) == 'e') {
+        const char *t = s + 1;
+        int eneg = 0;
+        if (t < end && (*t == '+' || *t == '-')) eneg = *t++ == '-';
+        if (t < end && (unsigned)(*t - '0') <= 9) {
+            for (; t < end && (unsigned)(*t - '0') <= 9; t++)
+                if (e < EXP_CLAMP) e = e * 10 + (*t - '0');
+            if (eneg) e = -e;
+            s = t;
+        }
+    }
+    r->neg = neg;
+    r->m = m;
+    r->exp10 = e - nfrac;
+    r->stop = s;
+    return 1;
+}
+
+static int parse_f64_general(const char **p, const char *end, double *out)
 {
     decimal_t d;
     double v;
+    uint64_t bits;
 #if WIDE_PATH
     long double x;
 #endif
@@ -271,6 +407,8 @@ int sp__parse_f64(const char **p, const char *end, double *out)
         /* Clinger's fast path: both operands exact, so one correctly rounded operation. */
         v = (double)d.m;
         v = d.exp10 >= 0 ? v * pow10_f64[d.exp10] : v / pow10_f64[-d.exp10];
+    } else if (EL_PATH && el_path(&d, 53, 1023, 2046, &bits)) {
+        memcpy(&v, &bits, sizeof v);
 #if WIDE_PATH
     } else if (wide(&d, 53, &x)) { /* always a normal double: 1e-27 <= x < 1e47 */
         v = (double)x;
@@ -289,10 +427,11 @@ int sp__parse_f64(const char **p, const char *end, double *out)
     return SP_NUM_OK;
 }
 
-int sp__parse_f32(const char **p, const char *end, float *out)
+static int parse_f32_general(const char **p, const char *end, float *out)
 {
     decimal_t d;
     float v;
+    uint64_t bits;
 #if WIDE_PATH
     long double x;
 #endif
@@ -304,6 +443,9 @@ int sp__parse_f32(const char **p, const char *end, float *out)
     } else if (FAST_PATH && d.exact && d.m <= (1ull << 24) && d.exp10 >= -10 && d.exp10 <= 10) {
         v = (float)d.m;
         v = d.exp10 >= 0 ? v * pow10_f32[d.exp10] : v / pow10_f32[-d.exp10];
+    } else if (EL_PATH && el_path(&d, 24, 127, 254, &bits)) {
+        uint32_t b32 = (uint32_t)bits;
+        memcpy(&v, &b32, sizeof v);
 #if WIDE_PATH
     } else if (wide(&d, 24, &x) && x >= FLT_MIN && x <= FLT_MAX) {
         v = (float)x;
@@ -320,5 +462,50 @@ int sp__parse_f32(const char **p, const char *end, float *out)
     }
     *p = d.stop;
     *out = d.neg ? -v : v;
+    return SP_NUM_OK;
+}
+
+/* The short form through Clinger's fast path or Eisel-Lemire; everything else, and the
+ * few products too close to a rounding boundary, through the general parser. */
+int sp__parse_f64(const char **p, const char *end, double *out)
+{
+    short_decimal_t r;
+    double v;
+    uint64_t bits;
+    if (!scan_short(*p, end, &r)) return parse_f64_general(p, end, out);
+    if (r.m == 0) {
+        v = 0.0;
+    } else if (FAST_PATH && r.m <= (1ull << 53) && r.exp10 >= -22 && r.exp10 <= 22) {
+        v = (double)r.m;
+        v = r.exp10 >= 0 ? v * pow10_f64[r.exp10] : v / pow10_f64[-r.exp10];
+    } else if (EL_PATH && eisel_lemire(r.m, r.exp10, 53, 1023, 2046, &bits)) {
+        memcpy(&v, &bits, sizeof v);
+    } else {
+        return parse_f64_general(p, end, out);
+    }
+    *p = r.stop;
+    *out = r.neg ? -v : v;
+    return SP_NUM_OK;
+}
+
+int sp__parse_f32(const char **p, const char *end, float *out)
+{
+    short_decimal_t r;
+    float v;
+    uint64_t bits;
+    if (!scan_short(*p, end, &r)) return parse_f32_general(p, end, out);
+    if (r.m == 0) {
+        v = 0.0f;
+    } else if (FAST_PATH && r.m <= (1ull << 24) && r.exp10 >= -10 && r.exp10 <= 10) {
+        v = (float)r.m;
+        v = r.exp10 >= 0 ? v * pow10_f32[r.exp10] : v / pow10_f32[-r.exp10];
+    } else if (EL_PATH && eisel_lemire(r.m, r.exp10, 24, 127, 254, &bits)) {
+        uint32_t b32 = (uint32_t)bits;
+        memcpy(&v, &b32, sizeof v);
+    } else {
+        return parse_f32_general(p, end, out);
+    }
+    *p = r.stop;
+    *out = r.neg ? -v : v;
     return SP_NUM_OK;
 }

@@ -32,6 +32,48 @@ void sp__text_close(sp_text_t *text);
  * "infinity", any case) and give the same bits as strtod (f64) / strtof (f32). */
 enum { SP_NUM_OK = 0, SP_NUM_SYNTAX = 1, SP_NUM_RANGE = 2 };
 int sp__parse_i64(const char **p, const char *end, int64_t *out);
+
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define SP_SWAR_DIGITS 1
+/* The value of eight ASCII digits loaded as one little-endian word (first digit in the
+ * lowest byte): pairs, then quads, then the whole, each step one multiply on lanes that
+ * cannot overflow into each other. */
+static inline uint64_t sp__eight_digit_value(uint64_t w)
+{
+    w -= 0x3030303030303030ull;
+    w = (w * 10 + (w >> 8)) & 0x00FF00FF00FF00FFull;     /* 4 lanes of 0..99 */
+    w = (w * 100 + (w >> 16)) & 0x0000FFFF0000FFFFull;   /* 2 lanes of 0..9999 */
+    return (w & 0xFFFFFFFFull) * 10000 + (w >> 32);
+}
+
+/* Bytes of w that are not '0'..'9' as non-zero bytes: a digit keeps high nibble 3 after
+ * adding 6; carries only reach later bytes, so the first non-zero byte is exact. */
+static inline uint64_t sp__nondigit_bytes(uint64_t w)
+{
+    return ((w & 0xF0F0F0F0F0F0F0F0ull) ^ 0x3030303030303030ull) |
+           (((w + 0x0606060606060606ull) & 0xF0F0F0F0F0F0F0F0ull) ^ 0x3030303030303030ull);
+}
+
+/* The readers' hot case of an unsigned integer: 1-7 digits ended by a non-digit within
+ * the next eight bytes (all inside [*p, end)), read as one word: 1 with its value and *p
+ * past it; 0, moving nothing, for any other form, which sp__parse_i64 then reads. */
+static inline int sp__parse_short_uint(const char **p, const char *end, uint32_t *v)
+{
+    const char *s = *p;
+    if (end - s < 8) return 0;
+    uint64_t w;
+    memcpy(&w, s, sizeof w);
+    uint64_t bad = sp__nondigit_bytes(w);
+    int nd = bad ? __builtin_ctzll(bad) / 8 : 0;
+    if (nd == 0) return 0;
+    w = (w << (64 - 8 * nd)) | (0x3030303030303030ull >> (8 * nd));
+    *v = (uint32_t)sp__eight_digit_value(w);
+    *p = s + nd;
+    return 1;
+}
+#else
+#define SP_SWAR_DIGITS 0
+#endif
 int sp__parse_f64(const char **p, const char *end, double *out);
 int sp__parse_f32(const char **p, const char *end, float *out);
 

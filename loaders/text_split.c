@@ -39,7 +39,8 @@ sp_status_t sp__text_split(const char *begin, const char *end, int64_t first_lin
         c[n].first_line = line;
         int has_cr = memchr(p, '\r', (size_t)(q - p)) != NULL;
         c[n].no_cr = !has_cr;
-        line += sp__text_count_breaks(p, q, has_cr);
+        if (q < end) /* the last chunk's lines number nothing after it */
+            line += sp__text_count_breaks(p, q, has_cr);
         n++;
         p = q;
     }

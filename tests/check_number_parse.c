@@ -1,11 +1,13 @@
 /* Number parsers of the text loaders: integers with overflow, and floats bit-identical
- * to strtod / strtof on hand-picked, halfway, very long and a million random inputs. */
+ * to strtod / strtof on hand-picked, halfway, very long and millions of random inputs,
+ * many aimed at the Eisel-Lemire path; and its 5^q table against exact arithmetic. */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "pow5_table.h"
 #include "sp_text.h"
 #include "testutil.h"
 
@@ -233,6 +235,172 @@ START_TEST(test_random_million)
 }
 END_TEST
 
+/* Random draws for the Eisel-Lemire test: SP_NUMBER_PARSE_RANDOM overrides (a one-off
+ * long run), SP_TEST_SMALL shrinks. */
+static long random_count(long dflt)
+{
+    const char *env = getenv("SP_NUMBER_PARSE_RANDOM");
+    if (env && *env) return strtol(env, NULL, 10);
+    return getenv("SP_TEST_SMALL") ? dflt / 10 : dflt;
+}
+
+/* The digits of a random significand with exactly ndig digits (first one non-zero). */
+static int random_digits(uint64_t *seed, int ndig, char *out)
+{
+    out[0] = (char)('1' + (int)(sp_test_rand(seed) % 9));
+    for (int i = 1; i < ndig; i++) out[i] = (char)('0' + (int)(sp_test_rand(seed) % 10));
+    out[ndig] = '\0';
+    return ndig;
+}
+
+/* 15-19 significant digits at every decimal exponent from below the subnormals to past
+ * overflow, written as integers, with a leading "0.", or with the point inside; and
+ * 20-30 digits, whose cut significand takes the two-sided check. */
+START_TEST(test_el_random)
+{
+    uint64_t seed = 77;
+    char dig[40], buf[96];
+    long n = random_count(2000000);
+    for (long k = 0; k < n; k++) {
+        uint64_t r = sp_test_rand(&seed);
+        int ndig = k % 8 == 7 ? 20 + (int)(r % 11) : 15 + (int)(r % 5);
+        random_digits(&seed, ndig, dig);
+        int e = (int)((r >> 8) % 700) - 360;
+        const char *sign = (r >> 20) & 1 ? "-" : "";
+        switch ((r >> 24) % 3) {
+        case 0: snprintf(buf, sizeof buf, "%s%se%d", sign, dig, e); break;
+        case 1: snprintf(buf, sizeof buf, "%s0.%se%d", sign, dig, e); break;
+        default: snprintf(buf, sizeof buf, "%s%c.%sE%+d", sign, dig[0], dig + 1, e); break;
+        }
+        same_as_libc(buf);
+    }
+}
+END_TEST
+
+/* Every power of two of both formats and its neighbours, printed with 16 to 20
+ * significant digits (the shortest round trip, one digit more, and truncated ones), and
+ * the midpoints to the neighbours printed exactly and cut after 19 and 25 digits. */
+START_TEST(test_near_powers_of_two)
+{
+    char buf[1200];
+    for (int k = -1074; k <= 1023; k++) {
+        double x = ldexp(1.0, k);
+        double near[3] = {nextafter(x, 0), x, nextafter(x, INFINITY)};
+        for (int i = 0; i < 3; i++) {
+            for (int prec = 15; prec <= 19; prec++) {
+                snprintf(buf, sizeof buf, "%.*e", prec, near[i]);
+                same_as_libc(buf);
+            }
+            if (sizeof(long double) > sizeof(double) && i < 2 && isfinite(near[i + 1])) {
+                long double mid = ((long double)near[i] + (long double)near[i + 1]) / 2;
+                snprintf(buf, sizeof buf, "%.800Le", mid);
+                same_as_libc(buf);
+                snprintf(buf, sizeof buf, "%.18Le", mid);
+                same_as_libc(buf);
+                snprintf(buf, sizeof buf, "%.24Le", mid);
+                same_as_libc(buf);
+            }
+        }
+    }
+    for (int k = -149; k <= 127; k++) {
+        float x = ldexpf(1.0f, k);
+        float near[3] = {nextafterf(x, 0), x, nextafterf(x, INFINITY)};
+        for (int i = 0; i < 3; i++) {
+            for (int prec = 6; prec <= 19; prec++) {
+                snprintf(buf, sizeof buf, "%.*e", prec, (double)near[i]);
+                same_as_libc(buf);
+            }
+            if (i < 2 && isfinite(near[i + 1])) {
+                double mid = ((double)near[i] + (double)near[i + 1]) / 2;
+                snprintf(buf, sizeof buf, "%.200e", mid);
+                same_as_libc(buf);
+            }
+        }
+    }
+}
+END_TEST
+
+/* Halfway significands (2^53 + 1, 2^54 + 2, 2^24 + 1, ...) and their neighbours at every
+ * decimal scale, bare, with trailing zeros, and with a sticky digit far out. */
+START_TEST(test_halfway_scaled)
+{
+    static const char *sig[] = {
+        "9007199254740993", "9007199254740992", "9007199254740994", "9007199254740995",
+        "18014398509481986", "18014398509481990", "36028797018963972", "4503599627370497",
+        "72057594037927944", "144115188075855888", "1152921504606846992",
+        "16777217", "16777219", "33554434", "8388609", "9223372036854775808",
+        "9999999999999999999", "1000000000000000000", "17976931348623157", "22250738585072014",
+        "49406564584124654", "24703282292062327", "11754943508222875", "34028235677973366",
+    };
+    static const char *tail[] = {"", "0", "000", "0000000000000000", "00000000000000000001",
+                                 "4999999999999999999999", "5", "50000000000000000000001"};
+    char buf[160];
+    for (size_t i = 0; i < sizeof sig / sizeof sig[0]; i++)
+        for (size_t t = 0; t < sizeof tail / sizeof tail[0]; t++)
+            for (int e = -360; e <= 330; e++) {
+                snprintf(buf, sizeof buf, "%s%se%d", sig[i], tail[t], e);
+                same_as_libc(buf);
+            }
+}
+END_TEST
+
+/* Where the formats end: smallest normal, subnormals, largest finite, overflow. */
+START_TEST(test_el_edges)
+{
+    static const char *cases[] = {
+        "2.2250738585072014e-308", "2.2250738585072013e-308", "2.2250738585072012e-308",
+        "2.2250738585072011e-308", "2.225073858507201136057409796709131975934819546351645648e-308",
+        "4.9e-324", "5e-324", "2.5e-324", "2.4703282292062328e-324", "3e-324", "1e-323",
+        "1e308", "1.7976931348623157e308", "1.7976931348623158e308", "1.797693134862315807e308",
+        "1.7976931348623159e308", "179769313486231570000000000000000000000e270", "1e309",
+        "1.1754943508222875e-38", "1.17549435e-38", "1.1754942e-38", "1.4012984643e-45",
+        "7.006492321624085e-46", "3.4028234663852886e38", "3.40282356779733661637e38",
+        "3.4028235677973366e38", "0.12345678901234567", "0.012345678901234567",
+        "0.0012345678901234567", "123456789012345678.9", "1234567890123456789",
+        "12345678901234567890", "18446744073709551615", "18446744073709551616",
+        "0000000000000000000000000000000000000012345", "0.000000000000000000000000000001",
+        "1e-342", "1e-343", "9.9999999999999999999e-343", "1e308", "1e-22", "1e23", "1e-23",
+        "8.98846567431158e307", "4.940656458412465441765687928682213723651e-324",
+        "-0.12345678901234567e-300", "-7.2057594037927933e16", "5.e-1", ".123456789012345678",
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) same_as_libc(cases[k]);
+}
+END_TEST
+
+/* The generated 5^q table where exact arithmetic fits in C: for q >= 0 the entry is 5^q
+ * shifted to the top of 128 bits; for q < 0 the entry T times 5^-q lies in
+ * [2^k, 2^k + 5^-q) with 2^-k the entry's scale, so T = ceil(2^k / 5^-q). */
+START_TEST(test_pow5_table)
+{
+    uint64_t p5 = 1;
+    for (int n = 0; n <= 27; n++, p5 *= 5) {
+        const uint64_t *t = sp_pow5_128[n - SP_POW5_Q_MIN];
+        int e = sp_pow5_exp2[n - SP_POW5_Q_MIN];
+        int lz = __builtin_clzll(p5);
+        ck_assert_msg(t[0] == p5 << lz && t[1] == 0 && e == -64 - lz, "5^%d", n);
+        if (n == 0) continue;
+        /* q = -n: T * 5^n as 192 bits (limbs of 64), expected 2^k + r with r < 5^n */
+        t = sp_pow5_128[-n - SP_POW5_Q_MIN];
+        e = sp_pow5_exp2[-n - SP_POW5_Q_MIN];
+        unsigned __int128 lo = (unsigned __int128)t[1] * p5;
+        unsigned __int128 hi = (unsigned __int128)t[0] * p5 + (uint64_t)(lo >> 64);
+        uint64_t limb[3] = {(uint64_t)lo, (uint64_t)hi, (uint64_t)(hi >> 64)};
+        int k = -e;
+        ck_assert_msg(k >= 128 && k < 192, "5^-%d: k %d", n, k);
+        uint64_t want[3] = {0, 0, 0};
+        want[k / 64] = 1ull << (k % 64);
+        ck_assert_msg(limb[2] == want[2] && limb[1] == want[1] && limb[0] >= want[0] &&
+                          limb[0] - want[0] < p5, "5^-%d", n);
+        ck_assert(t[0] >> 63);
+    }
+    /* entries are normalized, and their exponents follow floor(q log2 5) - 127 */
+    for (int q = SP_POW5_Q_MIN; q <= SP_POW5_Q_MAX; q++) {
+        ck_assert(sp_pow5_128[q - SP_POW5_Q_MIN][0] >> 63);
+        ck_assert_int_eq(sp_pow5_exp2[q - SP_POW5_Q_MIN], (int)floor(q * log2(5.0)) - 127);
+    }
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("number_parse");
@@ -244,6 +412,11 @@ int main(void)
     tcase_add_test(tc, test_halfway);
     tcase_add_test(tc, test_long_tokens);
     tcase_add_test(tc, test_random_million);
+    tcase_add_test(tc, test_el_random);
+    tcase_add_test(tc, test_near_powers_of_two);
+    tcase_add_test(tc, test_halfway_scaled);
+    tcase_add_test(tc, test_el_edges);
+    tcase_add_test(tc, test_pow5_table);
     suite_add_tcase(s, tc);
     return sp_test_run(s);
 }
