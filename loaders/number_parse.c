@@ -465,6 +465,90 @@ static int parse_f32_general(const char **p, const char *end, float *out)
     return SP_NUM_OK;
 }
 
+#if SWAR_DIGITS && EL_PATH
+/* Leading digits of the word w (0..8), their value in *val. */
+static inline int word_digits(uint64_t w, uint64_t *val)
+{
+    uint64_t bad = sp__nondigit_bytes(w);
+    int nd = bad ? __builtin_ctzll(bad) >> 3 : 8;
+    if (nd == 8) *val = eight_digit_value(w);
+    else if (nd == 0) *val = 0;
+    else *val = eight_digit_value((w << (64 - 8 * nd)) | (0x3030303030303030ull >> (8 * nd)));
+    return nd;
+}
+
+int sp__parse_f64_fast(const char **p, double *out)
+{
+    static const uint64_t p10[9] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000,
+                                    100000000};
+    const char *s = *p;
+    uint64_t w, v, m;
+    int n, nf = 0, neg = *s == '-';
+    s += neg | (*s == '+');
+    int ni;
+    if ((unsigned)(*s - '0') <= 9 && s[1] == '.') { /* the commonest integer part */
+        m = (unsigned)(*s - '0');
+        ni = 1;
+    } else {
+        memcpy(&w, s, sizeof w);
+        ni = word_digits(w, &m);
+        if (ni == 8) return 0;
+    }
+    s += ni;
+    if (*s == '.') {
+        s++;
+        /* two words of fraction digits, then single digits: past 19 digits in all m may
+         * wrap, and such input is handed back below */
+        int full = 1;
+        for (int words = 0; words < 2 && full; words++) {
+            memcpy(&w, s, sizeof w);
+            n = word_digits(w, &v);
+            m = m * p10[n] + v;
+            nf += n;
+            s += n;
+            full = n == 8;
+        }
+        for (n = 0; full && n < 4 && (unsigned)(*s - '0') <= 9; n++, s++)
+            m = m * 10 + (unsigned)(*s - '0');
+        nf += n;
+    }
+    if (ni + nf == 0 || ni + nf > 19) return 0;
+    int64_t q = -nf;
+    if ((*s | 0x20) == 'e') {
+        const char *t = s + 1;
+        int eneg = *t == '-';
+        t += eneg | (*t == '+');
+        memcpy(&w, t, sizeof w);
+        n = word_digits(w, &v);
+        if (n == 8) return 0;
+        if (n) {
+            q += eneg ? -(int64_t)v : (int64_t)v;
+            s = t + n;
+        }
+    }
+    double x;
+    if (m == 0) {
+        x = 0.0;
+    } else if (FAST_PATH && m <= (1ull << 53) && q >= -22 && q <= 22) {
+        x = (double)m;
+        x = q >= 0 ? x * pow10_f64[q] : x / pow10_f64[-q];
+    } else {
+        uint64_t bits;
+        if (!eisel_lemire(m, q, 53, 1023, 2046, &bits)) return 0;
+        memcpy(&x, &bits, sizeof x);
+    }
+    *p = s;
+    *out = neg ? -x : x;
+    return 1;
+}
+#else
+int sp__parse_f64_fast(const char **p, double *out)
+{
+    (void)p, (void)out;
+    return 0;
+}
+#endif
+
 /* The short form through Clinger's fast path or Eisel-Lemire; everything else, and the
  * few products too close to a rounding boundary, through the general parser. */
 int sp__parse_f64(const char **p, const char *end, double *out)

@@ -36,14 +36,14 @@ int sp__parse_i64(const char **p, const char *end, int64_t *out);
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 #define SP_SWAR_DIGITS 1
 /* The value of eight ASCII digits loaded as one little-endian word (first digit in the
- * lowest byte): pairs, then quads, then the whole, each step one multiply on lanes that
- * cannot overflow into each other. */
+ * lowest byte): pairs, then quads, then the whole, each step one multiply that adds a
+ * lane times 10^k to its upper neighbour (10 * 2^8 + 1, 100 * 2^16 + 1,
+ * 10000 * 2^32 + 1) on lanes that cannot overflow into each other. */
 static inline uint64_t sp__eight_digit_value(uint64_t w)
 {
-    w -= 0x3030303030303030ull;
-    w = (w * 10 + (w >> 8)) & 0x00FF00FF00FF00FFull;     /* 4 lanes of 0..99 */
-    w = (w * 100 + (w >> 16)) & 0x0000FFFF0000FFFFull;   /* 2 lanes of 0..9999 */
-    return (w & 0xFFFFFFFFull) * 10000 + (w >> 32);
+    w = ((w & 0x0F0F0F0F0F0F0F0Full) * 2561) >> 8;                 /* pairs in bytes 0,2,4,6 */
+    w = ((w & 0x00FF00FF00FF00FFull) * 6553601) >> 16;             /* quads in 0, 4 */
+    return ((w & 0x0000FFFF0000FFFFull) * 42949672960001ull) >> 32;
 }
 
 /* Bytes of w that are not '0'..'9' as non-zero bytes: a digit keeps high nibble 3 after
@@ -76,6 +76,12 @@ static inline int sp__parse_short_uint(const char **p, const char *end, uint32_t
 #endif
 int sp__parse_f64(const char **p, const char *end, double *out);
 int sp__parse_f32(const char **p, const char *end, float *out);
+/* The hot short form of a double ([sign] digits [. digits] [e [sign] digits], at most 19
+ * significant and leading-zero digits together, an exponent of at most 7 digits) read a word at a
+ * time without bounds checks: at least 64 bytes from *p must be readable. 1 with the
+ * strtod value and *p past it; 0, moving nothing, for anything else (sp__parse_f64 then
+ * reads it), and always 0 where the platform lacks the word-at-a-time paths. */
+int sp__parse_f64_fast(const char **p, double *out);
 
 /* A piece of the text that starts at a line start and ends after a '\n' (or at the end
  * of the text); first_line is the 1-based line number of its first line. */

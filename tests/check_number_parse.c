@@ -66,6 +66,29 @@ START_TEST(test_i64_random)
 }
 END_TEST
 
+/* sp__parse_f64_fast on s followed by 64 NUL bytes: when it takes the number, the bits
+ * and the end strtod gives (ref, ref_end); *taken counts the numbers it took. */
+static long fast_taken;
+static void same_as_libc_fast(const char *s, double ref, const char *ref_end)
+{
+    static char buf[4096 + 64];
+    size_t n = strlen(s);
+    if (n > 4096) return;
+    memcpy(buf, s, n);
+    memset(buf + n, 0, 64);
+    const char *p = buf;
+    double d = 0;
+    if (!sp__parse_f64_fast(&p, &d)) {
+        ck_assert_msg(p == buf, "f64 fast \"%s\": moved although refused", s);
+        return;
+    }
+    fast_taken++;
+    ck_assert_msg(ref_end != s && !isinf(ref) && memcmp(&d, &ref, sizeof d) == 0,
+                  "f64 fast \"%s\": %.17g != %.17g", s, d, ref);
+    ck_assert_msg(p - buf == ref_end - s, "f64 fast \"%s\": stopped at %d, libc %d", s,
+                  (int)(p - buf), (int)(ref_end - s));
+}
+
 /* Compare sp__parse_f64 / f32 with strtod / strtof: same bits, same end, and RANGE
  * exactly when libc overflows to infinity from finite digits. */
 static void same_as_libc(const char *s)
@@ -88,6 +111,7 @@ static void same_as_libc(const char *s)
     }
     ck_assert_msg(rc == SP_NUM_SYNTAX || p == ref_end, "f64 \"%s\": stopped at %d, libc %d",
                   s, (int)(p - s), (int)(ref_end - s));
+    same_as_libc_fast(s, ref, ref_end);
 
     float f = 0, fref;
     p = s;
@@ -232,6 +256,27 @@ START_TEST(test_random_million)
             buf[pos] = '\0';
         same_as_libc(buf);
     }
+}
+END_TEST
+
+/* Doubles written with %.17g, as the Matrix Market writers write them: the hot form the
+ * word-at-a-time parser exists for, so it must take nearly all of them. */
+START_TEST(test_random_17g)
+{
+    uint64_t seed = 77;
+    char buf[64];
+    fast_taken = 0;
+    for (int k = 0; k < 300000; k++) {
+        uint64_t r = sp_test_rand(&seed);
+        double x = (double)(r >> 11) * 0x1p-53;
+        if (k % 3 == 1) x = ldexp(x, (int)(r % 200) - 100);
+        if (k % 5 == 2) x = -x;
+        snprintf(buf, sizeof buf, "%.17g", x);
+        same_as_libc(buf);
+    }
+#if SP_SWAR_DIGITS && defined(__SIZEOF_INT128__)
+    ck_assert_msg(fast_taken > 250000, "the fast parser took only %ld of 300000", fast_taken);
+#endif
 }
 END_TEST
 
@@ -409,6 +454,7 @@ int main(void)
     tcase_add_test(tc, test_i64_cases);
     tcase_add_test(tc, test_i64_random);
     tcase_add_test(tc, test_f64_cases);
+    tcase_add_test(tc, test_random_17g);
     tcase_add_test(tc, test_halfway);
     tcase_add_test(tc, test_long_tokens);
     tcase_add_test(tc, test_random_million);
