@@ -15,25 +15,12 @@
 /* A pointer no allocator returns: outputs start as this and must stay so on failure. */
 #define SENTINEL ((sp_coo_t *)(uintptr_t)0x5)
 
-static const char *g_dir;
-
-static void make_dir(void) { g_dir = sp_test_make_temp_dir(); }
-static void remove_dir(void) { sp_test_remove_temp_dir(g_dir); }
-
-static const char *in_dir(const char *name)
-{
-    static char buf[4][512];
-    static int next;
-    char *b = buf[next++ % 4];
-    snprintf(b, sizeof buf[0], "%s/%s", g_dir, name);
-    return b;
-}
 
 /* Names in the temp folder, joined by spaces (sorted is not needed: callers expect one). */
 static const char *dir_listing(void)
 {
     static char list[2048];
-    DIR *d = opendir(g_dir);
+    DIR *d = opendir(sp_test_temp_dir());
     ck_assert_ptr_nonnull(d);
     list[0] = '\0';
     for (struct dirent *e; (e = readdir(d)) != NULL;) {
@@ -207,8 +194,8 @@ START_TEST(cache_load_and_save)
     ck_assert_ptr_nonnull(a);
     cache_run_t r = {edge_file("tests/fixtures/cache/small_v1.spcoo"), NULL, NULL};
     sweep("load small_v1", load_op, load_untouched, &r);
-    ck_assert_ok(sp_coo_save(in_dir("random.spcoo"), a));
-    r.path = in_dir("random.spcoo");
+    ck_assert_ok(sp_coo_save(sp_test_temp_path("random.spcoo"), a));
+    r.path = sp_test_temp_path("random.spcoo");
     sweep("load random", load_op, load_untouched, &r);
     ck_assert_int_eq(unlink(r.path), 0);
 
@@ -216,8 +203,8 @@ START_TEST(cache_load_and_save)
     one->nnz = 1;
     one->row[0] = one->col[0] = 1;
     ((float *)one->val)[0] = 2.0f;
-    ck_assert_ok(sp_coo_save(in_dir("target"), one));
-    r = (cache_run_t){in_dir("target"), a, NULL};
+    ck_assert_ok(sp_coo_save(sp_test_temp_path("target"), one));
+    r = (cache_run_t){sp_test_temp_path("target"), a, NULL};
     sweep("save", save_op, save_left_old_file, &r);
     sp_coo_free(one);
     sp_coo_free(a);
@@ -263,11 +250,11 @@ START_TEST(mtx_writer)
     sp_coo_t *a = NULL, *g = sp_test_random_coo(5, 40, 30, 300, SP_R_32F, SP_TEST_DUPLICATES);
     ck_assert_ptr_nonnull(g);
     ck_assert_ok(sp_gen_poisson2d(6, SP_R_64F, &a)); /* symmetric */
-    write_run_t r = {in_dir("target"), g, {SP_MTX_FIELD_AUTO, 0, "generated\ntwo lines"}};
+    write_run_t r = {sp_test_temp_path("target"), g, {SP_MTX_FIELD_AUTO, 0, "generated\ntwo lines"}};
     put_old(r.path);
     sweep("mtx write general", write_op, write_left_old_file, &r);
     put_old(r.path);
-    r = (write_run_t){in_dir("target"), a, {SP_MTX_FIELD_REAL, 1, NULL}};
+    r = (write_run_t){sp_test_temp_path("target"), a, {SP_MTX_FIELD_REAL, 1, NULL}};
     sweep("mtx write symmetric", write_op, write_left_old_file, &r);
     ck_assert_int_eq(unlink(r.path), 0);
     sp_coo_free(a);
@@ -590,7 +577,7 @@ int main(void)
 {
     Suite *s = suite_create("alloc_sweep");
     TCase *tc = tcase_create("sweep");
-    tcase_add_checked_fixture(tc, make_dir, remove_dir);
+    tcase_add_checked_fixture(tc, sp_test_temp_setup, sp_test_temp_teardown);
     tcase_set_timeout(tc, 300);
     tcase_add_test(tc, edgelist_readers);
     tcase_add_test(tc, mtx_reader_datasets);

@@ -7,19 +7,6 @@
 
 #include "testutil.h"
 
-static const char *g_dir;
-
-static void make_dir(void) { g_dir = sp_test_make_temp_dir(); }
-static void remove_dir(void) { sp_test_remove_temp_dir(g_dir); }
-
-static const char *tmp_path(const char *name)
-{
-    static char buf[4][512];
-    static int next;
-    char *b = buf[next++ % 4];
-    snprintf(b, sizeof buf[0], "%s/%s", g_dir, name);
-    return b;
-}
 
 static long file_size(const char *path)
 {
@@ -68,7 +55,7 @@ static void assert_same(const sp_coo_t *a, const sp_coo_t *b)
 static void round_trip(const sp_coo_t *a, const char *name)
 {
     sp_coo_t *b = NULL;
-    const char *p = tmp_path(name);
+    const char *p = sp_test_temp_path(name);
     ck_assert_ok(sp_coo_save(p, a));
     ck_assert_int_eq(file_size(p), 72 + a->nnz * (8 + (long)sp_value_size(a->value_type)));
     ck_assert_ok(sp_coo_load(p, &b));
@@ -94,11 +81,11 @@ static sp_coo_t *small_matrix(sp_value_type_t type)
     return a;
 }
 
-/* A valid cache of small_matrix(SP_R_64F) at tmp_path(name). */
+/* A valid cache of small_matrix(SP_R_64F) at sp_test_temp_path(name). */
 static const char *saved_small(const char *name)
 {
     sp_coo_t *a = small_matrix(SP_R_64F);
-    const char *p = tmp_path(name);
+    const char *p = sp_test_temp_path(name);
     ck_assert_ok(sp_coo_save(p, a));
     sp_coo_free(a);
     return p;
@@ -156,7 +143,7 @@ END_TEST
 START_TEST(overwrites_existing)
 {
     sp_coo_t *a = small_matrix(SP_R_32F), *b = NULL;
-    const char *p = tmp_path("over.spcoo");
+    const char *p = sp_test_temp_path("over.spcoo");
     write_bytes(p, "old contents", 12);
     ck_assert_ok(sp_coo_save(p, a));
     ck_assert_ok(sp_coo_load(p, &b));
@@ -298,12 +285,12 @@ START_TEST(bad_arguments)
 {
     sp_coo_t *a = small_matrix(SP_R_64F), *b = NULL;
     ck_assert_status(sp_coo_save(NULL, a), SP_STATUS_INVALID_ARGUMENT);
-    ck_assert_status(sp_coo_save(tmp_path("x"), NULL), SP_STATUS_INVALID_ARGUMENT);
+    ck_assert_status(sp_coo_save(sp_test_temp_path("x"), NULL), SP_STATUS_INVALID_ARGUMENT);
     ck_assert_status(sp_coo_load(NULL, &b), SP_STATUS_INVALID_ARGUMENT);
-    ck_assert_status(sp_coo_load(tmp_path("x"), NULL), SP_STATUS_INVALID_ARGUMENT);
-    ck_assert_status(sp_coo_load(tmp_path("missing.spcoo"), &b), SP_STATUS_IO_ERROR);
+    ck_assert_status(sp_coo_load(sp_test_temp_path("x"), NULL), SP_STATUS_INVALID_ARGUMENT);
+    ck_assert_status(sp_coo_load(sp_test_temp_path("missing.spcoo"), &b), SP_STATUS_IO_ERROR);
     ck_assert_error_has("missing.spcoo: cannot open");
-    ck_assert_status(sp_coo_load(g_dir, &b), SP_STATUS_IO_ERROR);
+    ck_assert_status(sp_coo_load(sp_test_temp_dir(), &b), SP_STATUS_IO_ERROR);
     ck_assert_error_has("not a regular file");
 
     /* An invalid COO is refused and the existing file stays as it was. */
@@ -329,7 +316,7 @@ START_TEST(bad_arguments)
     sp_coo_free(b);
 
     /* A folder that does not exist: IO error, nothing left behind. */
-    ck_assert_status(sp_coo_save(tmp_path("nodir/x.spcoo"), a), SP_STATUS_IO_ERROR);
+    ck_assert_status(sp_coo_save(sp_test_temp_path("nodir/x.spcoo"), a), SP_STATUS_IO_ERROR);
     ck_assert_error_has("nodir/x.spcoo: cannot create a temporary file");
     sp_coo_free(a);
 }
@@ -338,9 +325,9 @@ END_TEST
 START_TEST(no_temporary_left)
 {
     sp_coo_t *a = small_matrix(SP_R_32F);
-    ck_assert_ok(sp_coo_save(tmp_path("only.spcoo"), a));
+    ck_assert_ok(sp_coo_save(sp_test_temp_path("only.spcoo"), a));
     char cmd[600];
-    snprintf(cmd, sizeof cmd, "test \"$(ls -A '%s')\" = only.spcoo", g_dir);
+    snprintf(cmd, sizeof cmd, "test \"$(ls -A '%s')\" = only.spcoo", sp_test_temp_dir());
     ck_assert_int_eq(system(cmd), 0);
     sp_coo_free(a);
 }
@@ -350,7 +337,7 @@ int main(void)
 {
     Suite *s = suite_create("coo_cache");
     TCase *tc = tcase_create("cache");
-    tcase_add_checked_fixture(tc, make_dir, remove_dir);
+    tcase_add_checked_fixture(tc, sp_test_temp_setup, sp_test_temp_teardown);
     tcase_add_test(tc, round_trip_types);
     tcase_add_test(tc, round_trip_empty);
     tcase_add_test(tc, round_trip_random);

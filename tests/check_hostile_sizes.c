@@ -13,17 +13,10 @@
 
 #include "testutil.h"
 
-static const char *g_dir;
-
-static void make_dir(void) { g_dir = sp_test_make_temp_dir(); }
-static void remove_dir(void) { sp_test_remove_temp_dir(g_dir); }
 
 static const char *write_file(const char *name, const char *text)
 {
-    static char buf[8][512];
-    static int next;
-    char *p = buf[next++ % 8];
-    snprintf(p, sizeof buf[0], "%s/%s", g_dir, name);
+    char *p = sp_test_temp_path(name);
     FILE *f = fopen(p, "wb");
     ck_assert_ptr_nonnull(f);
     ck_assert_uint_eq(fwrite(text, 1, strlen(text), f), strlen(text));
@@ -161,7 +154,7 @@ START_TEST(cache_header)
     /* the header layout of loaders/coo_cache.c: nrows at 32, ncols at 40, nnz at 48 */
     sp_coo_t *a = sp_test_random_coo(1, 5, 4, 6, SP_R_64F, 0), *b = NULL;
     char path[600];
-    snprintf(path, sizeof path, "%s/x.spcoo", g_dir);
+    snprintf(path, sizeof path, "%s/x.spcoo", sp_test_temp_dir());
     const struct {
         long offset;
         int64_t value;
@@ -290,7 +283,7 @@ int main(void)
 {
     Suite *s = suite_create("hostile_sizes");
     TCase *tc = tcase_create("sizes");
-    tcase_add_checked_fixture(tc, make_dir, remove_dir);
+    tcase_add_checked_fixture(tc, sp_test_temp_setup, sp_test_temp_teardown);
     tcase_set_timeout(tc, 300);
     tcase_add_test(tc, mtx_headers);
     tcase_add_test(tc, mtx_gzip_claim);

@@ -9,18 +9,11 @@
 #include "sp_mmio.h"
 #include "testutil.h"
 
-static const char *g_dir;
-
-static void make_dir(void) { g_dir = sp_test_make_temp_dir(); }
-static void remove_dir(void) { sp_test_remove_temp_dir(g_dir); }
 
 /* Write text to a file in the test folder; returns its path. */
 static char *write_file(const char *name, const char *text)
 {
-    static char path[4][256];
-    static int next;
-    char *p = path[next++ % 4];
-    snprintf(p, sizeof path[0], "%s/%s", g_dir, name);
+    char *p = sp_test_temp_path(name);
     FILE *f = fopen(p, "wb");
     ck_assert_ptr_nonnull(f);
     fputs(text, f);
@@ -334,7 +327,7 @@ START_TEST(typecodes_and_writing)
     int I[] = {1, 3, 2}, J[] = {2, 1, 3};
     double val[] = {0.1, -1.0 / 3.0, 6.02e23};
     char path[256];
-    snprintf(path, sizeof path, "%s/w.mtx", g_dir);
+    snprintf(path, sizeof path, "%s/w.mtx", sp_test_temp_dir());
     ck_assert_int_eq(mm_write_mtx_crd(path, 3, 3, 3, I, J, val, t), 0);
     int M, N, nz, *rI, *rJ;
     double *rv;
@@ -360,7 +353,7 @@ START_TEST(typecodes_and_writing)
     f = tmpfile();
     ck_assert_int_eq(mm_write_banner(f, t), MM_UNSUPPORTED_TYPE);
     fclose(f);
-    snprintf(path, sizeof path, "%s/nodir/w.mtx", g_dir);
+    snprintf(path, sizeof path, "%s/nodir/w.mtx", sp_test_temp_dir());
     mm_set_matrix(&t);
     mm_set_coordinate(&t);
     mm_set_pattern(&t);
@@ -372,7 +365,7 @@ int main(void)
 {
     Suite *s = suite_create("mmio");
     TCase *tc = tcase_create("nist");
-    tcase_add_checked_fixture(tc, make_dir, remove_dir);
+    tcase_add_checked_fixture(tc, sp_test_temp_setup, sp_test_temp_teardown);
     tcase_add_test(tc, banner);
     tcase_add_test(tc, sizes);
     tcase_add_test(tc, entries);

@@ -15,24 +15,11 @@
 
 #include "testutil.h"
 
-static const char *g_dir;
-
-static void make_dir(void) { g_dir = sp_test_make_temp_dir(); }
-static void remove_dir(void) { sp_test_remove_temp_dir(g_dir); }
-
-static const char *in_dir(const char *name)
-{
-    static char buf[4][512];
-    static int next;
-    char *b = buf[next++ % 4];
-    snprintf(b, sizeof buf[0], "%s/%s", g_dir, name);
-    return b;
-}
 
 static int count_files(void)
 {
     int n = 0;
-    DIR *d = opendir(g_dir);
+    DIR *d = opendir(sp_test_temp_dir());
     ck_assert_ptr_nonnull(d);
     for (struct dirent *e; (e = readdir(d)) != NULL;)
         n += strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0;
@@ -104,7 +91,7 @@ static void full_disk(enum writer w, const sp_coo_t *a)
 {
     const char *name = w == WRITE_MTX ? "matrix.mtx" : "matrix.spcoo";
     const char *what = w == WRITE_MTX ? "sp_mtx_write" : "sp_coo_save";
-    const char *path = in_dir(name);
+    const char *path = sp_test_temp_path(name);
     ck_assert_ok(write_with(w, path, a));
     long size = file_size(path);
     ck_assert_int_gt(size, 100);
@@ -158,7 +145,7 @@ START_TEST(cache_writer_full_disk)
     sp_coo_free(a);
     ck_assert_ok(sp_coo_create(3, 3, 0, SP_VALUE_NONE, &a)); /* header and trailer only */
     a->nnz = 0;
-    const char *path = in_dir("empty.spcoo");
+    const char *path = sp_test_temp_path("empty.spcoo");
     child_result_t r = write_in_child(WRITE_CACHE, path, a, 10);
     ck_assert_int_eq(r.status, SP_STATUS_IO_ERROR);
     ck_assert_int_eq(count_files(), 0);
@@ -170,7 +157,7 @@ int main(void)
 {
     Suite *s = suite_create("writers_fail");
     TCase *tc = tcase_create("full_disk");
-    tcase_add_checked_fixture(tc, make_dir, remove_dir);
+    tcase_add_checked_fixture(tc, sp_test_temp_setup, sp_test_temp_teardown);
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, mtx_writer_full_disk);
     tcase_add_test(tc, cache_writer_full_disk);

@@ -199,6 +199,23 @@ void sp_test_remove_temp_dir(const char *dir)
     ck_assert_msg(rmdir(dir) == 0, "cannot remove %s", dir);
 }
 
+static const char *g_temp_dir;
+
+void sp_test_temp_setup(void) { g_temp_dir = sp_test_make_temp_dir(); }
+
+void sp_test_temp_teardown(void) { sp_test_remove_temp_dir(g_temp_dir); }
+
+const char *sp_test_temp_dir(void) { return g_temp_dir; }
+
+char *sp_test_temp_path(const char *name)
+{
+    static char buf[8][512];
+    static int next;
+    char *b = buf[next++ % 8];
+    snprintf(b, sizeof buf[0], "%s/%s", g_temp_dir, name);
+    return b;
+}
+
 /* ---- small systems for the solver suites ------------------------------------------ */
 
 static void coo_push(sp_coo_t *a, int64_t r, int64_t c, double v)

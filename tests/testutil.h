@@ -67,6 +67,15 @@ sp_status_t sp_test_fail_each_allocation(const char *what, sp_status_t (*op)(voi
 const char *sp_test_make_temp_dir(void);
 /* Delete the plain files in the folder, then the folder (asserts each step succeeds). */
 void sp_test_remove_temp_dir(const char *dir);
+/* One fresh folder per test, as a Check checked fixture
+ * (tcase_add_checked_fixture(tc, sp_test_temp_setup, sp_test_temp_teardown)): the
+ * teardown deletes its files and the folder. */
+void sp_test_temp_setup(void);
+void sp_test_temp_teardown(void);
+/* The current test's folder, and NAME inside it (a writable buffer; the last 8 paths stay
+ * valid). */
+const char *sp_test_temp_dir(void);
+char *sp_test_temp_path(const char *name);
 
 /* ---- small systems for the solver suites ------------------------------------------ */
 
