@@ -18,6 +18,7 @@
 #include <cstring>
 #include <vector>
 
+#include "cusparse_ok.cuh"
 #include "gpu_timing.cuh"
 
 #define CUBLAS_OK(call)                                                                   \
@@ -26,15 +27,6 @@
         if (e_ != CUBLAS_STATUS_SUCCESS) {                                                \
             std::fprintf(stderr, "%s:%d: %s: cuBLAS status %d\n", __FILE__, __LINE__, #call, \
                          (int)e_);                                                        \
-            std::exit(1);                                                                 \
-        }                                                                                 \
-    } while (0)
-#define CUSPARSE_OK(call)                                                                 \
-    do {                                                                                  \
-        cusparseStatus_t e_ = (call);                                                     \
-        if (e_ != CUSPARSE_STATUS_SUCCESS) {                                              \
-            std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call,            \
-                         cusparseGetErrorString(e_));                                     \
             std::exit(1);                                                                 \
         }                                                                                 \
     } while (0)

@@ -20,18 +20,10 @@
 #include <cstring>
 #include <string>
 
+#include "cusparse_ok.cuh"
 #include "gpu_timing.cuh"
 #include "sp_kernels.h"
 
-#define CUSPARSE_OK(call)                                                                 \
-    do {                                                                                  \
-        cusparseStatus_t e_ = (call);                                                     \
-        if (e_ != CUSPARSE_STATUS_SUCCESS) {                                              \
-            std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call,            \
-                         cusparseGetErrorString(e_));                                     \
-            std::exit(1);                                                                 \
-        }                                                                                 \
-    } while (0)
 
 static const int warmup = 10;
 static int reps_small = 50;

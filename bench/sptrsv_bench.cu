@@ -23,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "cusparse_ok.cuh"
 #include "gpu_timing.cuh"
 #include "sp_kernels_solve.h"
 
@@ -30,15 +31,6 @@ extern "C" {
 #include "sp_ref.h"
 }
 
-#define CUSPARSE_OK(call)                                                                 \
-    do {                                                                                  \
-        cusparseStatus_t e_ = (call);                                                     \
-        if (e_ != CUSPARSE_STATUS_SUCCESS) {                                              \
-            std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call,            \
-                         cusparseGetErrorString(e_));                                     \
-            std::exit(1);                                                                 \
-        }                                                                                 \
-    } while (0)
 
 static const int warmup = 5;
 static const double slow_call_s = 0.25;
