@@ -239,12 +239,14 @@ static __global__ void init_kernel(state_t s, int32_t source)
         }
         if (i < words) s.visited[i] = i == (source >> 5) ? 1u << (source & 31) : 0u;
         s.sizes[i] = i == 0 ? 1 : 0;
-        if (i == 0) {
-            s.queue[0][0] = source;
-            s.ctl->ticket = s.ctl->done = s.ctl->edges = s.ctl->vertices = 0;
-            s.ctl->levels = s.ctl->sb_level = s.ctl->sb_size = s.ctl->stalled = s.ctl->over = 0;
-        }
+        if (i == 0) s.queue[0][0] = source;
     }
+    /* every field of ctl starts at zero: block 0 zeroes the whole struct, padding included,
+     * so the copy of it to the host after the traversal reads no uninitialised byte */
+    if (blockIdx.x == 0)
+        for (unsigned j = threadIdx.x; j < sizeof(ctl_t) / sizeof(unsigned long long);
+             j += blockDim.x)
+            reinterpret_cast<unsigned long long *>(s.ctl)[j] = 0;
 }
 
 /* One level, grid-wide: blocks stride over the chunks of the frontier of level lvl
