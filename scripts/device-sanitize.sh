@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# On a GPU machine, after scripts/device-test.sh has built build-device: run every GPU
-# suite (every build-device/tests/check_gpu_* executable, so new suites join by themselves)
+# On a GPU machine, after a build (SP_BUILD_DIR, default build-device, e.g. build-dev from
+# scripts/device-integrate.sh): run every GPU suite (every $SP_BUILD_DIR/tests/check_gpu_*
+# executable whose name matches the SUITES regex when set, so new suites join by themselves)
 # under compute-sanitizer memcheck (with leak check), racecheck, synccheck and initcheck,
 # with SP_TEST_SMALL=1, which shrinks the largest inputs (the sanitizer runs kernels far
 # slower) but keeps every strategy, tile edge and error path. One summary line per tool
@@ -40,40 +41,60 @@ limit_for() {
   esac
 }
 
+build=${SP_BUILD_DIR:-build-device}
 suites=()
-for suite in build-device/tests/check_gpu_*; do
-  [ -f "$suite" ] && [ -x "$suite" ] && suites+=("$suite")
+for suite in "$build"/tests/check_gpu_*; do
+  [ -f "$suite" ] && [ -x "$suite" ] || continue
+  [ -n "${SUITES:-}" ] && ! [[ $(basename "$suite") =~ $SUITES ]] && continue
+  suites+=("$suite")
 done
 if [ ${#suites[@]} = 0 ]; then
-  echo "device-sanitize: no check_gpu_* suite in build-device/tests (run device-test.sh first)"
+  echo "device-sanitize: no check_gpu_* suite in $build/tests (build first)"
   exit 1
 fi
 
+# One job per suite and tool, SP_SANITIZE_JOBS at a time (default 6) on the one GPU: the
+# sanitizers are bound by the host CPU, so running them side by side saves most of the
+# wall time. Each job writes its summary line to a file; they are printed in order.
+one() {
+  local suite=$1 tool=$2 name extra=() log limit start rc took summary checks verdict
+  name=$(basename "$suite")
+  [ "$tool" = memcheck ] && extra=(--leak-check full)
+  log="$logs/sanitize-$name-$tool.log"
+  limit=$(limit_for "$tool")
+  start=$(date +%s)
+  timeout "$limit" compute-sanitizer --tool "$tool" "${extra[@]}" --error-exitcode 3 \
+    "$suite" >"$log" 2>&1
+  rc=$?
+  took=$(( $(date +%s) - start ))
+  summary=$(grep -E "ERROR SUMMARY|RACECHECK SUMMARY|LEAK SUMMARY" "$log" | tr '\n' ' ')
+  checks=$(grep -E "^[0-9]+%: Checks" "$log" | tail -n 1)
+  case $rc in
+    0) verdict=clean ;;
+    3) verdict=ERRORS ;;
+    124) verdict="TIMEOUT after ${limit}s" ;;
+    77) verdict="skipped (no GPU)" ;;
+    *) verdict="FAILED rc=$rc" ;;
+  esac
+  printf '%-24s %-10s %-18s %4ss  %s %s\n' "$name" "$tool" "$verdict" "$took" "$checks" \
+    "$summary" >"$logs/sanitize-$name-$tool.result"
+  return $([ $rc = 0 ] && echo 0 || echo 1)
+}
+
+jobs_max=${SP_SANITIZE_JOBS:-6}
+for suite in "${suites[@]}"; do
+  for tool in $tools; do
+    while [ "$(jobs -rp | wc -l)" -ge "$jobs_max" ]; do wait -n; done
+    one "$suite" "$tool" &
+  done
+done
+wait
 status=0
 for suite in "${suites[@]}"; do
-  name=$(basename "$suite")
   for tool in $tools; do
-    extra=()
-    [ "$tool" = memcheck ] && extra=(--leak-check full)
-    log="$logs/sanitize-$name-$tool.log"
-    limit=$(limit_for "$tool")
-    start=$(date +%s)
-    timeout "$limit" compute-sanitizer --tool "$tool" "${extra[@]}" --error-exitcode 3 \
-      "$suite" >"$log" 2>&1
-    rc=$?
-    took=$(( $(date +%s) - start ))
-    summary=$(grep -E "ERROR SUMMARY|RACECHECK SUMMARY|LEAK SUMMARY" "$log" | tr '\n' ' ')
-    checks=$(grep -E "^[0-9]+%: Checks" "$log" | tail -n 1)
-    case $rc in
-      0) verdict=clean ;;
-      3) verdict=ERRORS ;;
-      124) verdict="TIMEOUT after ${limit}s" ;;
-      77) verdict="skipped (no GPU)" ;;
-      *) verdict="FAILED rc=$rc" ;;
-    esac
-    printf '%-24s %-10s %-18s %4ss  %s %s\n' "$name" "$tool" "$verdict" "$took" "$checks" \
-      "$summary"
-    [ $rc = 0 ] || status=1
+    r="$logs/sanitize-$(basename "$suite")-$tool.result"
+    cat "$r"
+    grep -q " clean " "$r" || status=1
   done
 done
 echo "device-sanitize: $([ $status = 0 ] && echo PASSED || echo FAILED) (${#suites[@]} suites x $(echo $tools | wc -w) tools)"

@@ -34,6 +34,7 @@ extern "C" sp_status_t sp__gpu_bfs_frontier_level(const sp_gpu_env_t *env,
                  count, (long long)g->n);
     if (count == 0) goto done;
     a = make_args(g, w, cur);
+    a.hub_min = small_frontier_hub_min(env, g, w, count);
     frontier_kernel<<<grid_for(env, count), P::block_threads, 0, (cudaStream_t)env->stream>>>(
         a, count);
     SP_CUDA_LAUNCHED("frontier_kernel");

@@ -40,6 +40,9 @@ struct level_args {
     int64_t max_pieces;
     sp_gpu_bfs_counters_t *ctr;
     int32_t cur;
+    /* push: a vertex of this degree or more is cut into hub pieces (hub_degree, or
+     * warp_degree for a small frontier: see small_frontier_hub_min) */
+    int32_t hub_min;
 };
 
 static inline level_args make_args(const sp_gpu_bfs_graph_t *g, const sp_gpu_bfs_work_t *w,
@@ -66,7 +69,25 @@ static inline level_args make_args(const sp_gpu_bfs_graph_t *g, const sp_gpu_bfs
     a.max_pieces = w->max_pieces;
     a.ctr = w->d_counters;
     a.cur = cur;
+    a.hub_min = P::hub_degree;
     return a;
+}
+
+/* The deferral threshold of a push level over a queue of count vertices. A frontier of
+ * fewer vertices than the GPU has warps leaves most of it idle when each warp walks its
+ * vertices' edges one vertex at a time (the second level of a Kronecker graph: a few
+ * hundred vertices of degree up to 4095 took 1.1 ms on one block); then every vertex of
+ * warp_degree edges or more goes to the grid-wide hub pieces instead. The piece buffer
+ * holds them: a level defers at most count vertices, so it needs at most
+ * nnz / hub_degree + count pieces, and max_pieces = 2 nnz / hub_degree + 1. */
+static inline int32_t small_frontier_hub_min(const sp_gpu_env_t *env,
+                                             const sp_gpu_bfs_graph_t *g,
+                                             const sp_gpu_bfs_work_t *w, int64_t count)
+{
+    int64_t warps = (int64_t)(env->sm_count > 0 ? env->sm_count : 1) * P::blocks_per_sm *
+                    (P::block_threads / 32);
+    bool fits = count + g->nnz / P::hub_degree + 1 <= w->max_pieces;
+    return fits && count < warps ? P::warp_degree : P::hub_degree;
 }
 
 /* Blocks for a grid-stride loop over n > 0 items, at most blocks_per_sm per SM. */
@@ -182,9 +203,11 @@ __device__ __forceinline__ void visit(const level_args &a, int32_t u, int32_t w,
     if (claim(a.visited, w)) discovered<EMIT>(a, u, w, t, sq);
 }
 
-/* Cut vertex v's edge range of deg >= hub_degree edges into pieces for the hub kernel.
- * Within one level each vertex is deferred at most once and its pieces number at most
- * 2 * deg / hub_degree, so max_pieces = 2 * nnz / hub_degree + 1 always suffices; the
+/* Cut vertex v's edge range of deg >= a.hub_min edges into pieces of hub_degree edges for
+ * the hub kernel. Within one level each vertex is deferred at most once and its pieces
+ * number at most deg / hub_degree + 1, at most 2 * deg / hub_degree when deg >= hub_degree,
+ * so max_pieces = 2 * nnz / hub_degree + 1 suffices for hub_min = hub_degree, and
+ * small_frontier_hub_min lowers hub_min only where count + nnz / hub_degree + 1 fit; the
  * bound check only guards memory. */
 __device__ __forceinline__ void defer_hub(const level_args &a, int32_t v, int32_t deg)
 {
@@ -198,7 +221,7 @@ __device__ __forceinline__ void defer_hub(const level_args &a, int32_t v, int32_
 
 /* Push expansion of one vertex per lane (v < 0: none): small degrees by the lane, medium
  * ones by the whole warp one vertex at a time (coalesced reads of the adjacency), hubs
- * deferred. All 32 lanes must call it. */
+ * (a.hub_min edges or more) deferred. All 32 lanes must call it. */
 template <int EMIT>
 __device__ __forceinline__ void expand_push(const level_args &a, int32_t v, tally &t,
                                             shared_queue *sq)
@@ -210,8 +233,8 @@ __device__ __forceinline__ void expand_push(const level_args &a, int32_t v, tall
         end = a.out_ptr[v + 1];
     }
     int32_t deg = end - beg;
-    if (deg >= P::hub_degree) defer_hub(a, v, deg);
-    unsigned coop = __ballot_sync(sp_prim::full_mask, deg >= P::warp_degree && deg < P::hub_degree);
+    if (deg >= a.hub_min) defer_hub(a, v, deg);
+    unsigned coop = __ballot_sync(sp_prim::full_mask, deg >= P::warp_degree && deg < a.hub_min);
     while (coop) {
         int leader = __ffs(coop) - 1;
         coop &= coop - 1;

@@ -41,6 +41,7 @@ extern "C" sp_status_t sp__gpu_bfs_privatized_level(const sp_gpu_env_t *env,
                  "bfs privatized: frontier of %d vertices, n = %lld", count, (long long)g->n);
     if (count == 0) goto done;
     a = make_args(g, w, cur);
+    a.hub_min = small_frontier_hub_min(env, g, w, count);
     blocks = (unsigned)(((int64_t)count + P::block_threads - 1) / P::block_threads);
     privatized_kernel<<<blocks, P::block_threads, 0, (cudaStream_t)env->stream>>>(a, count);
     SP_CUDA_LAUNCHED("privatized_kernel");

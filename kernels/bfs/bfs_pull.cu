@@ -15,6 +15,23 @@ __device__ __forceinline__ bool in_front(const level_args &a, int32_t u)
     return (__ldg(a.front + (u >> 5)) >> (u & 31)) & 1u;
 }
 
+/* The first vertex of frontier among u[0..3] (-1 for none; u < 0 is no edge). */
+__device__ __forceinline__ int32_t first_in_front(const level_args &a, const int32_t (&u)[4])
+{
+    bool f[4];
+#pragma unroll
+    for (int j = 0; j < 4; j++) f[j] = u[j] >= 0 && in_front(a, u[j]);
+#pragma unroll
+    for (int j = 0; j < 4; j++)
+        if (f[j]) return u[j];
+    return -1;
+}
+
+/* A warp owns 32 consecutive vertices, hence one word of visited and of next: nothing
+ * else in this kernel writes those words (hub vertices are left to hub_pull_kernel, which
+ * runs after it), so the warp finds the parents of its unvisited vertices, then one lane
+ * stores both words without atomics. Short in-edge lists are scanned four edges at a time
+ * (four independent loads in flight instead of a chain of dependent ones). */
 __global__ void __launch_bounds__(P::block_threads) pull_kernel(level_args a)
 {
     tally t = {0, 0};
@@ -23,7 +40,7 @@ __global__ void __launch_bounds__(P::block_threads) pull_kernel(level_args a)
          base += (int64_t)gridDim.x * P::block_threads) {
         int64_t vv = base + lane;
         int32_t v = vv < a.n ? (int32_t)vv : -1;
-        int32_t beg = 0, end = 0;
+        int32_t beg = 0, end = 0, found = -1;
         /* base is a multiple of 32: the warp's vertices share one visited word */
         uint32_t seen = __ldcg(a.visited + (base >> 5));
         if (v >= 0 && !((seen >> lane) & 1u)) {
@@ -37,27 +54,36 @@ __global__ void __launch_bounds__(P::block_threads) pull_kernel(level_args a)
         while (coop) {
             int leader = __ffs(coop) - 1;
             coop &= coop - 1;
-            int32_t x = __shfl_sync(sp_prim::full_mask, v, leader);
             int64_t b = __shfl_sync(sp_prim::full_mask, beg, leader);
             int64_t e = __shfl_sync(sp_prim::full_mask, end, leader);
             for (int64_t k0 = b; k0 < e; k0 += 32) {
                 int32_t u = k0 + lane < e ? a.in_idx[k0 + lane] : -1;
-                unsigned found = __ballot_sync(sp_prim::full_mask, u >= 0 && in_front(a, u));
-                if (found) {
-                    if (lane == __ffs(found) - 1 && claim(a.visited, x))
-                        discovered<EMIT_BITMAP>(a, u, x, t, nullptr);
+                unsigned hit = __ballot_sync(sp_prim::full_mask, u >= 0 && in_front(a, u));
+                if (hit) {
+                    u = __shfl_sync(sp_prim::full_mask, u, __ffs(hit) - 1);
+                    if (lane == leader) found = u;
                     break;
                 }
             }
         }
         if (deg < P::warp_degree)
-            for (int64_t k = beg; k < end; k++) {
-                int32_t u = a.in_idx[k];
-                if (in_front(a, u)) {
-                    if (claim(a.visited, v)) discovered<EMIT_BITMAP>(a, u, v, t, nullptr);
-                    break;
-                }
+            for (int64_t k = beg; k < end && found < 0; k += 4) {
+                int32_t u[4];
+#pragma unroll
+                for (int j = 0; j < 4; j++) u[j] = k + j < end ? a.in_idx[k + j] : -1;
+                found = first_in_front(a, u);
             }
+        unsigned mask = __ballot_sync(sp_prim::full_mask, found >= 0);
+        if (found >= 0) {
+            a.level[v] = a.cur + 1;
+            if (a.parent) a.parent[v] = found;
+            t.vertices++;
+            t.edges += (unsigned long long)(a.out_ptr[v + 1] - a.out_ptr[v]);
+        }
+        if (lane == 0 && mask) {
+            a.visited[base >> 5] = seen | mask;
+            a.next[base >> 5] = mask;
+        }
     }
     flush(a, t);
 }
