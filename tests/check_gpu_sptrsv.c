@@ -309,7 +309,7 @@ done:
     free(b);
 }
 
-/* Both value types, both triangles, unit and not, both algorithms. */
+/* Both value types, both triangles, unit and not, every algorithm. */
 static void check_matrix(const char *name, const sp_coo_t *a, unsigned flags)
 {
     const sp_value_type_t types[2] = {SP_R_32F, SP_R_64F};
