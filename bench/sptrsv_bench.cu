@@ -1,9 +1,13 @@
 /* sptrsv_bench: the sparse triangular solve x = T^-1 b, T the lower triangle (D+L) of a
- * full square matrix, with libsp's level scheduling and soft-synchronized kernel against
+ * full square matrix, with libsp's level scheduling and soft-synchronized kernels against
  * cuSPARSE SpSV (CUSPARSE_FILL_MODE_LOWER on the full matrix, non-unit diagonal), all in
- * this process on one stream. Analysis: wall clock once (stream synchronized). Solve:
- * CUDA events, warm-up, then interleaved timed calls (soft and cuSPARSE alternate; levels
- * and soft_natural, the soft kernel kept in the natural row order, alone), median. Accuracy: max |x - x_ref| / max |x_ref| against the CPU reference.
+ * this process on one stream. Methods: cusparse; levels; soft (ready flags, level order on
+ * wide levels); soft_natural (soft kept in the natural row order); soft_value (x as its own
+ * ready flag, 32 rows per warp); soft_block (soft_value with 256 rows per block).
+ * Analysis: wall clock once (stream synchronized). Solve: CUDA events, warm-up, then timed
+ * calls, median: each soft kernel but soft_natural interleaved with cuSPARSE (its ratio to
+ * cuSPARSE is to the cuSPARSE median of its own pair), levels and soft_natural alone.
+ * Accuracy: max |x - x_ref| / max |x_ref| against the CPU reference.
  * Prints `Label: value` lines per matrix and a markdown table.
  *
  *   sptrsv_bench [--reps N] [--float] [--input NAME]...   NAME: poisson3d128,
@@ -139,11 +143,14 @@ static bool full_diagonal(const sp_csr_t *h)
 struct result {
     std::string name;
     int64_t n, tri_nnz, levels;
-    double ana_ms[4], solve_us[4], err[4];
-    int reps[4];
+    double ana_ms[6], solve_us[6], cus_us[6], err[6];
+    int reps[6];
 };
-enum { M_CUSPARSE, M_LEVELS, M_SOFT, M_SOFT_NAT, M_COUNT };
-static const char *const method_names[M_COUNT] = {"cusparse", "levels", "soft", "soft_natural"};
+enum { M_CUSPARSE, M_LEVELS, M_SOFT, M_SOFT_NAT, M_SOFT_VALUE, M_SOFT_BLOCK, M_COUNT };
+static const char *const method_names[M_COUNT] = {"cusparse",     "levels",     "soft",
+                                                  "soft_natural", "soft_value", "soft_block"};
+/* timed interleaved with cuSPARSE */
+static const int paired[3] = {M_SOFT, M_SOFT_VALUE, M_SOFT_BLOCK};
 
 static double seconds_since(std::chrono::steady_clock::time_point t0)
 {
@@ -250,22 +257,20 @@ static bool run_matrix(const std::string &name, sp_coo_t *coo, result *res)
     });
 
     /* libsp plans */
-    sp_gpu_sptrsv_plan_t *plan[M_COUNT] = {nullptr, nullptr, nullptr, nullptr};
-    const sp_gpu_sptrsv_alg_t alg[M_COUNT] = {SP_GPU_SPTRSV_LEVELS, SP_GPU_SPTRSV_LEVELS,
-                                              SP_GPU_SPTRSV_SOFT, SP_GPU_SPTRSV_SOFT_NATURAL};
+    sp_gpu_sptrsv_plan_t *plan[M_COUNT] = {};
+    const sp_gpu_sptrsv_alg_t alg[M_COUNT] = {SP_GPU_SPTRSV_LEVELS,       SP_GPU_SPTRSV_LEVELS,
+                                              SP_GPU_SPTRSV_SOFT,         SP_GPU_SPTRSV_SOFT_NATURAL,
+                                              SP_GPU_SPTRSV_SOFT_VALUE,   SP_GPU_SPTRSV_SOFT_BLOCK};
     for (int m = M_LEVELS; m < M_COUNT; m++)
         res->ana_ms[m] = 1e3 * probe([&] { SP_OK(sp__gpu_sptrsv_analyse(&env, &d, 0, 0, alg[m], &plan[m])); });
 
-    std::function<void()> call[M_COUNT] = {
-        [&] {
-            CUSPARSE_OK(cusparseSpSV_solve(handle, CUSPARSE_OPERATION_NON_TRANSPOSE, alpha, mat,
-                                           vb, vx, ct, CUSPARSE_SPSV_ALG_DEFAULT, sv));
-        },
-        [&] { SP_OK(sp__gpu_sptrsv_solve(&env, plan[M_LEVELS], &d, alpha, d_b, d_x[M_LEVELS])); },
-        [&] { SP_OK(sp__gpu_sptrsv_solve(&env, plan[M_SOFT], &d, alpha, d_b, d_x[M_SOFT])); },
-        [&] {
-            SP_OK(sp__gpu_sptrsv_solve(&env, plan[M_SOFT_NAT], &d, alpha, d_b, d_x[M_SOFT_NAT]));
-        }};
+    std::function<void()> call[M_COUNT];
+    call[M_CUSPARSE] = [&] {
+        CUSPARSE_OK(cusparseSpSV_solve(handle, CUSPARSE_OPERATION_NON_TRANSPOSE, alpha, mat, vb,
+                                       vx, ct, CUSPARSE_SPSV_ALG_DEFAULT, sv));
+    };
+    for (int m = M_LEVELS; m < M_COUNT; m++)
+        call[m] = [&, m] { SP_OK(sp__gpu_sptrsv_solve(&env, plan[m], &d, alpha, d_b, d_x[m])); };
     double first[M_COUNT];
     for (int m = 0; m < M_COUNT; m++) {
         CUDA_OK(cudaMemset(d_x[m], 0xff, n * vs));
@@ -273,27 +278,29 @@ static bool run_matrix(const std::string &name, sp_coo_t *coo, result *res)
         res->err[m] = max_rel_err(d_x[m], ref, vs);
     }
     auto reps_for = [&](double t) { return t > slow_call_s ? slow_reps : reps; };
-    stats st_soft, st_cus, st_lev, st_nat, none;
-    int r_pair = std::min(reps_for(first[M_SOFT]), reps_for(first[M_CUSPARSE]));
-    int w_pair = r_pair == reps ? warmup : 1;
-    time_pair(stream, w_pair, r_pair, nullptr, call[M_SOFT], call[M_CUSPARSE], &st_soft, &st_cus);
-    int r_lev = reps_for(first[M_LEVELS]);
-    time_pair(stream, r_lev == reps ? warmup : 1, r_lev, nullptr, call[M_LEVELS], nullptr, &st_lev,
-              &none);
-    int r_nat = reps_for(first[M_SOFT_NAT]);
-    time_pair(stream, r_nat == reps ? warmup : 1, r_nat, nullptr, call[M_SOFT_NAT], nullptr,
-              &st_nat, &none);
-    res->solve_us[M_SOFT_NAT] = 1e3 * st_nat.median;
-    res->reps[M_SOFT_NAT] = r_nat;
-    res->err[M_SOFT_NAT] = std::fmax(res->err[M_SOFT_NAT], max_rel_err(d_x[M_SOFT_NAT], ref, vs));
-    res->solve_us[M_CUSPARSE] = 1e3 * st_cus.median;
-    res->solve_us[M_SOFT] = 1e3 * st_soft.median;
-    res->solve_us[M_LEVELS] = 1e3 * st_lev.median;
-    res->reps[M_CUSPARSE] = res->reps[M_SOFT] = r_pair;
-    res->reps[M_LEVELS] = r_lev;
+    stats st, st_cus, none;
+    for (int p = 0; p < 3; p++) {
+        int m = paired[p], r = std::min(reps_for(first[m]), reps_for(first[M_CUSPARSE]));
+        time_pair(stream, r == reps ? warmup : 1, r, nullptr, call[m], call[M_CUSPARSE], &st,
+                  &st_cus);
+        res->solve_us[m] = 1e3 * st.median;
+        res->cus_us[m] = 1e3 * st_cus.median;
+        res->reps[m] = r;
+        if (p == 0) {
+            res->solve_us[M_CUSPARSE] = res->cus_us[M_CUSPARSE] = res->cus_us[m];
+            res->reps[M_CUSPARSE] = r;
+        }
+    }
+    for (int m : {M_LEVELS, M_SOFT_NAT}) {
+        int r = reps_for(first[m]);
+        time_pair(stream, r == reps ? warmup : 1, r, nullptr, call[m], nullptr, &st, &none);
+        res->solve_us[m] = 1e3 * st.median;
+        res->cus_us[m] = res->solve_us[M_CUSPARSE];
+        res->reps[m] = r;
+    }
     /* the timed calls left their x: check once more that repeated solves stay right */
-    res->err[M_SOFT] = std::fmax(res->err[M_SOFT], max_rel_err(d_x[M_SOFT], ref, vs));
-    res->err[M_LEVELS] = std::fmax(res->err[M_LEVELS], max_rel_err(d_x[M_LEVELS], ref, vs));
+    for (int m = M_LEVELS; m < M_COUNT; m++)
+        res->err[m] = std::fmax(res->err[m], max_rel_err(d_x[m], ref, vs));
 
     res->name = name;
     res->n = n;
@@ -326,8 +333,12 @@ static void print_result(const result &r)
         std::printf("%s_analysis_ms: %.3f\n%s_solve_us: %.1f\n%s_reps: %d\n%s_max_rel_err: %.3g\n",
                     method_names[m], r.ana_ms[m], method_names[m], r.solve_us[m], method_names[m],
                     r.reps[m], method_names[m], r.err[m]);
-    std::printf("soft_speedup_vs_cusparse: %.2f\nsoft_speedup_vs_levels: %.2f\n\n",
-                r.solve_us[M_CUSPARSE] / r.solve_us[M_SOFT], r.solve_us[M_LEVELS] / r.solve_us[M_SOFT]);
+    for (int p = 0; p < 3; p++) {
+        int m = paired[p];
+        std::printf("%s_speedup_vs_cusparse: %.2f\n%s_speedup_vs_levels: %.2f\n", method_names[m],
+                    r.cus_us[m] / r.solve_us[m], method_names[m], r.solve_us[M_LEVELS] / r.solve_us[m]);
+    }
+    std::printf("\n");
     std::fflush(stdout);
 }
 
@@ -377,16 +388,23 @@ int main(int argc, char **argv)
         sp_coo_free(coo);
     }
     std::printf("| matrix | rows | levels | cuSPARSE µs | levels µs | soft µs | soft natural µs | "
-                "soft/cuSPARSE | soft/levels | analysis ms (cus/lev/soft) | "
-                "max rel err (cus/lev/soft/natural) |\n"
-                "|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---|\n");
-    for (const result &r : results)
-        std::printf("| %s | %lld | %lld | %.1f | %.1f | %.1f | %.1f | %.2fx | %.2fx | "
-                    "%.2f / %.2f / %.2f | %.1e / %.1e / %.1e / %.1e |\n",
-                    r.name.c_str(), (long long)r.n, (long long)r.levels, r.solve_us[0], r.solve_us[1],
-                    r.solve_us[2], r.solve_us[3], r.solve_us[0] / r.solve_us[2],
-                    r.solve_us[1] / r.solve_us[2], r.ana_ms[0], r.ana_ms[1], r.ana_ms[2], r.err[0],
-                    r.err[1], r.err[2], r.err[3]);
+                "soft value µs | soft block µs | vs cuSPARSE (soft/value/block) | "
+                "vs levels (soft/value/block) | analysis ms (cus/lev/soft/value/block) | "
+                "max rel err (cus/lev/soft/natural/value/block) |\n"
+                "|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---|---|---|\n");
+    for (const result &r : results) {
+        std::printf("| %s | %lld | %lld |", r.name.c_str(), (long long)r.n, (long long)r.levels);
+        for (int m = 0; m < M_COUNT; m++) std::printf(" %.1f |", r.solve_us[m]);
+        for (int p = 0; p < 3; p++)
+            std::printf("%s%.2fx", p ? " / " : " ", r.cus_us[paired[p]] / r.solve_us[paired[p]]);
+        std::printf(" |");
+        for (int p = 0; p < 3; p++)
+            std::printf("%s%.2fx", p ? " / " : " ", r.solve_us[M_LEVELS] / r.solve_us[paired[p]]);
+        std::printf(" | %.2f / %.2f / %.2f / %.2f / %.2f |", r.ana_ms[M_CUSPARSE], r.ana_ms[M_LEVELS],
+                    r.ana_ms[M_SOFT], r.ana_ms[M_SOFT_VALUE], r.ana_ms[M_SOFT_BLOCK]);
+        for (int m = 0; m < M_COUNT; m++) std::printf("%s%.1e", m ? " / " : " ", r.err[m]);
+        std::printf(" |\n");
+    }
     CUSPARSE_OK(cusparseDestroy(handle));
     CUDA_OK(cudaStreamDestroy(stream));
     return 0;

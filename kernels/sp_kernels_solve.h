@@ -12,8 +12,12 @@ extern "C" {
 typedef enum sp_gpu_sptrsv_alg {
     SP_GPU_SPTRSV_LEVELS = 1, /* level scheduling: one launch per level */
     SP_GPU_SPTRSV_SOFT = 2,   /* one kernel, rows by atomic ticket, waits on ready flags */
-    SP_GPU_SPTRSV_SOFT_NATURAL = 3 /* SOFT always in the natural row order (never the level
-                                      order), for benchmarks comparing the two orders */
+    SP_GPU_SPTRSV_SOFT_NATURAL = 3, /* SOFT always in the natural row order (never the level
+                                       order), for benchmarks comparing the two orders */
+    SP_GPU_SPTRSV_SOFT_VALUE = 4,   /* SOFT with x as its own ready flag (one load per
+                                       dependency), a warp's 32 rows handing over in-warp */
+    SP_GPU_SPTRSV_SOFT_BLOCK = 5    /* SOFT_VALUE with a block's 256 consecutive rows per
+                                       ticket, handing over through shared memory */
 } sp_gpu_sptrsv_alg_t;
 
 /* The analysis of one triangle of one matrix for one algorithm (levels, ready-flag

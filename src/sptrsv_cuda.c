@@ -6,6 +6,10 @@
 #ifdef SP_HAVE_CUDA
 #include "sp_kernels_solve.h"
 
+/* The GPU kernel behind SP_SPTRSV_ALG_SOFT_SYNC: the flag kernel (SOFT), or one of the
+ * value-as-flag ones (SOFT_VALUE, SOFT_BLOCK) once measured faster (bench/sptrsv_bench). */
+#define SPTRSV_SOFT_KERNEL SP_GPU_SPTRSV_SOFT
+
 /* plan[upper][unit_diag][alg - 1] for alg LEVELS (1) and SOFT_SYNC (2). */
 typedef struct sptrsv_plans {
     sp_gpu_sptrsv_plan_t *plan[2][2][2];
@@ -27,7 +31,7 @@ sp_status_t sp__cuda_sptrsv(sp_matrix_t *A, int upper, int unit_diag, int alg,
     if (!*slot) {
         sp_gpu_sptrsv_plan_t *made = NULL;
         SP_TRY(sp__gpu_sptrsv_analyse(&env, &A->f.csr, upper, unit_diag,
-                                      alg == SP_SPTRSV_ALG_SOFT_SYNC ? SP_GPU_SPTRSV_SOFT
+                                      alg == SP_SPTRSV_ALG_SOFT_SYNC ? SPTRSV_SOFT_KERNEL
                                                                      : SP_GPU_SPTRSV_LEVELS,
                                       &made));
         *slot = made;

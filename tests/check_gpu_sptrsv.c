@@ -11,7 +11,8 @@
  * it the natural order; level scheduling's single-block runs of small levels), 3D Poisson,
  * the bundled square matrices with a full
  * diagonal (their other triangle ignored); refusals (a missing diagonal naming the first
- * such row), and every allocation failing in turn without a leak. SP_TEST_SMALL=1 shrinks
+ * such row), a NaN in b with the value kernels' sentinel bits, and every allocation
+ * failing in turn without a leak. SP_TEST_SMALL=1 shrinks
  * the largest inputs. Exits 77 without a GPU. */
 #include <dirent.h>
 #include <math.h>
@@ -41,11 +42,14 @@
 #define FORWARD 0x1u /* diagonally dominant: also compare with the reference's x */
 
 /* SOFT_NATURAL: the soft kernel kept in the natural order also where SOFT takes the
- * level order (wide levels), as the benchmark runs it. */
-#define NALGS 3
+ * level order (wide levels), as the benchmark runs it. SOFT_VALUE and SOFT_BLOCK: the
+ * value-as-flag kernels (32 rows per warp, 256 per block). */
+#define NALGS 5
 static const sp_gpu_sptrsv_alg_t algs[NALGS] = {SP_GPU_SPTRSV_LEVELS, SP_GPU_SPTRSV_SOFT,
-                                                SP_GPU_SPTRSV_SOFT_NATURAL};
-static const char *const alg_names[4] = {"?", "levels", "soft", "soft_natural"};
+                                                SP_GPU_SPTRSV_SOFT_NATURAL,
+                                                SP_GPU_SPTRSV_SOFT_VALUE, SP_GPU_SPTRSV_SOFT_BLOCK};
+static const char *const alg_names[6] = {"?",            "levels",     "soft",
+                                         "soft_natural", "soft_value", "soft_block"};
 
 /* ---- a test environment: cudaMalloc/cudaFree, counting live blocks, failing on demand */
 
@@ -305,7 +309,7 @@ done:
     free(b);
 }
 
-/* Both value types, both triangles, unit and not, both algorithms. */
+/* Both value types, both triangles, unit and not, every algorithm. */
 static void check_matrix(const char *name, const sp_coo_t *a, unsigned flags)
 {
     const sp_value_type_t types[2] = {SP_R_32F, SP_R_64F};
@@ -625,6 +629,69 @@ START_TEST(test_repeated_solves)
 }
 END_TEST
 
+/* A NaN in b with the value kernels' sentinel bits (all set): the rows it reaches are NaN,
+ * no row waits forever on it, and the published x never holds the sentinel. Every kernel
+ * shape: thread per row (a chain, the wide diagonal) and warp per row (dense rows). */
+START_TEST(test_sentinel_result)
+{
+    const int64_t sizes[3] = {3000, 3000, 300};
+    for (int shape = 0; shape < 3; shape++) {
+        int64_t n = sizes[shape];
+        sp_coo_t *a = coo_new(n, (shape == 2 ? n * n / 2 : 0) + 2 * n);
+        for (int64_t r = 0; r < n; r++) {
+            if (shape == 0 && r > 0) coo_push(a, r, r - 1, 0.5);
+            if (shape == 2)
+                for (int64_t c = 0; c < r; c++) coo_push(a, r, c, 1.0 / (double)n);
+            coo_push(a, r, r, 1);
+        }
+        for (int ti = 0; ti < 2; ti++) {
+            sp_value_type_t t = ti ? SP_R_64F : SP_R_32F;
+            size_t vs = sp_value_size(t), bytes = (size_t)n * vs;
+            sp_csr_t h = {0};
+            host_csr(a, t, &h);
+            sp_csr_t d = upload_csr(&h);
+            unsigned char *b = malloc(bytes), *x = malloc(bytes);
+            double one_d = 1;
+            float one_f = 1;
+            ck_assert(b && x);
+            for (int64_t i = 0; i < n; i++) put(b, t, i, 1);
+            memset(b + (size_t)(n / 2) * vs, 0xff, vs);
+            void *d_b = upload(b, bytes), *d_x = NULL;
+            ck_assert_ok(env_alloc(&T, &d_x, bytes));
+            for (int k = 0; k < NALGS; k++) {
+                sp_gpu_sptrsv_plan_t *plan = NULL;
+                ck_assert_ok(sp__gpu_sptrsv_analyse(&T.env, &d, 0, 0, algs[k], &plan));
+                ck_assert_ok(sp__gpu_sptrsv_solve(&T.env, plan, &d, ti ? (void *)&one_d
+                                                                       : (void *)&one_f,
+                                                  d_b, d_x));
+                download(x, d_x, bytes);
+                for (int64_t i = 0; i < n; i++) {
+                    double xi = get(x, t, i);
+                    int reached = i == n / 2 || (shape != 1 && i > n / 2);
+                    unsigned char ones[8];
+                    memset(ones, 0xff, sizeof ones);
+                    ck_assert_msg(reached ? isnan(xi) : isfinite(xi),
+                                  "shape %d %s: x[%lld] = %g", shape, alg_names[algs[k]],
+                                  (long long)i, xi);
+                    if (algs[k] == SP_GPU_SPTRSV_SOFT_VALUE || algs[k] == SP_GPU_SPTRSV_SOFT_BLOCK)
+                        ck_assert_msg(memcmp(x + (size_t)i * vs, ones, vs) != 0,
+                                      "shape %d %s: x[%lld] holds the sentinel", shape,
+                                      alg_names[algs[k]], (long long)i);
+                }
+                sp__gpu_sptrsv_plan_free(&T.env, plan);
+            }
+            env_free(&T, d_x);
+            env_free(&T, d_b);
+            free(x);
+            free(b);
+            sp__gpu_csr_free(&T.env, &d);
+            sp__csr_free(&h);
+        }
+        sp_coo_free(a);
+    }
+}
+END_TEST
+
 START_TEST(test_refusals)
 {
     sp_coo_t *a = coo_new(4, 8);
@@ -741,6 +808,7 @@ static Suite *gpu_sptrsv_suite(void)
     tcase_add_test(t, test_datasets);
     tcase_add_test(t, test_missing_diagonal);
     tcase_add_test(t, test_repeated_solves);
+    tcase_add_test(t, test_sentinel_result);
     tcase_add_test(t, test_refusals);
     tcase_add_test(t, test_alloc_failure);
     suite_add_tcase(s, t);

@@ -32,7 +32,8 @@ struct sp_gpu_sptrsv_plan {
     /* SOFT */
     int ordered;                /* soft solve in the level order (d_order, d_rank) */
     int32_t *d_rank;            /* per row: its ticket in the level order (inverse of d_order) */
-    uint32_t *d_flags;          /* per row: the epoch of the last solve that finished it */
+    uint32_t *d_flags;          /* per row: the epoch of the last solve that finished it
+                                   (SOFT, SOFT_NATURAL; the value kernels use x itself) */
     unsigned long long *d_ticket; /* tickets claimed by all solves so far */
     unsigned grid;              /* blocks of every soft solve launch */
     unsigned long long window;  /* tickets one solve claims: units + warps of the grid */
@@ -71,6 +72,16 @@ struct policy {
      * warps_per_sm_min per SM, at most the resident count. More warps than that only
      * spin. */
     static constexpr int warps_per_sm_min = 8;
+    /* Value-as-flag kernels (sptrsv_value.cu). A waiting warp polls spin_polls times
+     * without sleeping (a sleep on the critical path adds its whole length to the
+     * dependency's latency), then backs off as above. */
+    static constexpr unsigned spin_polls = 16;
+    /* Thread per row: the entries whose values a lane loads at once (independent loads in
+     * flight instead of one round trip per entry). */
+    static constexpr int row_window = 4;
+    /* SOFT_BLOCK: a block takes block_chunk consecutive tickets (its threads, a row each);
+     * dependencies inside the chunk hand over through shared memory, across warps too. */
+    static constexpr int block_chunk = 256;
 };
 using P = policy;
 
@@ -134,6 +145,37 @@ struct backoff {
     }
     __device__ __forceinline__ void reset() { ns = 0; }
 };
+
+/* Exponential backoff after spin_polls free polls: the value-as-flag kernels' wait. */
+struct spin {
+    unsigned polls = 0, ns = 0;
+    __device__ __forceinline__ void pause()
+    {
+        if (polls < P::spin_polls) {
+            polls++;
+            return;
+        }
+        ns = ns == 0 ? P::backoff_min_ns : (ns >= P::backoff_max_ns / 2 ? P::backoff_max_ns : 2 * ns);
+        __nanosleep(ns);
+    }
+    __device__ __forceinline__ void reset() { polls = ns = 0; }
+};
+
+/* Claims the next ticket for the warp (lane 0's atomic, broadcast). Returns the unit index
+ * within this launch; the first claim of a launch fixes *base, the launch's first ticket
+ * (every launch of a plan claims window tickets, see sptrsv_soft.cu). */
+__device__ __forceinline__ int64_t claim_warp(unsigned long long *ticket, unsigned long long window,
+                                              bool *first, unsigned long long *base)
+{
+    unsigned long long t = 0;
+    if ((threadIdx.x & 31) == 0) t = atomicAdd(ticket, 1ull);
+    t = __shfl_sync(sp_prim::full_mask, t, 0);
+    if (*first) {
+        *first = false;
+        *base = t - t % window;
+    }
+    return (int64_t)(t - *base);
+}
 
 /* A hint to bring the line of p into L1 (no effect on results). */
 __device__ __forceinline__ void prefetch_l1(const void *p)
@@ -252,6 +294,25 @@ static inline sp_status_t host_array(T **p, int64_t count)
     return SP_STATUS_SUCCESS;
 }
 
+/* *sms = the device's SMs, *resident = blocks of `threads` threads of kernel resident at once
+ * on all of them (at least one per SM). */
+static inline sp_status_t resident_blocks(const sp_gpu_env_t *env, const void *kernel, int threads,
+                                          int64_t *sms, int64_t *resident)
+{
+    sp_status_t st = SP_STATUS_SUCCESS;
+    int per_sm = 0, count = env->sm_count;
+    if (count <= 0) {
+        int dev = 0;
+        SP_CUDA_TRY(cudaGetDevice(&dev));
+        SP_CUDA_TRY(cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, dev));
+    }
+    SP_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, 0));
+    *sms = count;
+    *resident = (int64_t)count * (per_sm > 0 ? per_sm : 1);
+done:
+    return st;
+}
+
 /* Calls f with a value of the C type of t (double for SP_R_64F, float otherwise). */
 template <typename F>
 static inline void by_value(sp_value_type_t t, F f)
@@ -271,7 +332,19 @@ static inline void by_value(sp_value_type_t t, F f)
 sp_status_t sp__gpu_sptrsv_soft_levels(const sp_gpu_env_t *env, const sp_csr_t *a,
                                        const sp_gpu_sptrsv_plan_t *plan, int32_t *d_level,
                                        unsigned *d_max_level, unsigned long long *d_ticket);
-/* SOFT: flags, ticket and grid of the plan (allocated through env; freed by plan_free). */
+/* Whether alg is one of the value-as-flag soft solves. */
+static inline bool sp__gpu_sptrsv_value_alg(sp_gpu_sptrsv_alg_t alg)
+{
+    return alg == SP_GPU_SPTRSV_SOFT_VALUE || alg == SP_GPU_SPTRSV_SOFT_BLOCK;
+}
+/* SOFT_VALUE and SOFT_BLOCK (sptrsv_value.cu): the grid and ticket window of the plan, and
+ * the solve (x filled with the sentinel, then one kernel). */
+sp_status_t sp__gpu_sptrsv_value_grid(const sp_gpu_env_t *env, sp_gpu_sptrsv_plan_t *plan);
+sp_status_t sp__gpu_sptrsv_value_solve(const sp_gpu_env_t *env, const sp_gpu_sptrsv_plan_t *plan,
+                                       const sp_csr_t *a, const void *alpha, const void *d_b,
+                                       void *d_x);
+/* SOFT (all variants): rank, ticket, then flags and grid (flag kernels) or grid only (value
+ * kernels) of the plan (allocated through env; freed by plan_free). */
 sp_status_t sp__gpu_sptrsv_soft_prepare(const sp_gpu_env_t *env, sp_gpu_sptrsv_plan_t *plan);
 sp_status_t sp__gpu_sptrsv_soft_solve(const sp_gpu_env_t *env, const sp_gpu_sptrsv_plan_t *plan,
                                       const sp_csr_t *a, const void *alpha, const void *d_b,

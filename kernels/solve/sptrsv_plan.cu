@@ -112,7 +112,7 @@ extern "C" sp_status_t sp__gpu_sptrsv_analyse(const sp_gpu_env_t *env, const sp_
     cudaStream_t s = NULL;
     SP_CHECK_ARG(env != NULL && a != NULL && plan != NULL, "sptrsv analyse: NULL argument");
     SP_CHECK_ARG(alg == SP_GPU_SPTRSV_LEVELS || alg == SP_GPU_SPTRSV_SOFT ||
-                     alg == SP_GPU_SPTRSV_SOFT_NATURAL,
+                     alg == SP_GPU_SPTRSV_SOFT_NATURAL || sp__gpu_sptrsv_value_alg(alg),
                  "sptrsv analyse: unknown algorithm %d", (int)alg);
     SP_TRY(check_matrix("sptrsv analyse", a));
     s = (cudaStream_t)env->stream;
@@ -153,7 +153,8 @@ extern "C" sp_status_t sp__gpu_sptrsv_analyse(const sp_gpu_env_t *env, const sp_
         SP_TRY(sp__gpu_sptrsv_soft_levels(env, a, p, d_level, &d_s->max_level, &d_s->ticket));
         SP_TRY(read_scratch(env, d_s, &h_s));
         p->nlevels = h_s.max_level;
-        p->ordered = alg == SP_GPU_SPTRSV_SOFT && p->n >= (int64_t)P::ordered_min_width * p->nlevels;
+        p->ordered = alg != SP_GPU_SPTRSV_LEVELS && alg != SP_GPU_SPTRSV_SOFT_NATURAL &&
+                     p->n >= (int64_t)P::ordered_min_width * p->nlevels;
         if (alg == SP_GPU_SPTRSV_LEVELS || p->ordered)
             SP_TRY(sp__gpu_sptrsv_levels_prepare(env, p, d_level));
         if (alg != SP_GPU_SPTRSV_LEVELS) SP_TRY(sp__gpu_sptrsv_soft_prepare(env, p));

@@ -38,15 +38,10 @@ template <typename Op>
 __device__ __forceinline__ int64_t claim(unsigned long long *ticket, unsigned long long window,
                                          bool *first, unsigned long long *base, Op *op)
 {
-    unsigned long long t = 0;
-    if ((threadIdx.x & 31) == 0) t = atomicAdd(ticket, 1ull);
-    t = __shfl_sync(sp_prim::full_mask, t, 0);
-    if (*first) {
-        *first = false;
-        *base = t - t % window;
-        op->set_epoch((uint32_t)(t / window) + 1u);
-    }
-    return (int64_t)(t - *base);
+    bool was_first = *first;
+    int64_t u = claim_warp(ticket, window, first, base);
+    if (was_first) op->set_epoch((uint32_t)(*base / window) + 1u);
+    return u;
 }
 
 /* The level pass's count: the warp's largest published level into *op.max_level. */
@@ -239,15 +234,9 @@ sp_status_t soft_grid(const sp_gpu_env_t *env, const void *kernel, bool warp_per
                       int64_t want_warps, unsigned *grid)
 {
     sp_status_t st = SP_STATUS_SUCCESS;
-    int per_sm = 0, sms = env->sm_count;
-    if (sms <= 0) {
-        int dev = 0;
-        SP_CUDA_TRY(cudaGetDevice(&dev));
-        SP_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-    }
-    SP_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, P::block_threads, 0));
+    int64_t sms = 0, resident = 0;
+    SP_TRY(resident_blocks(env, kernel, P::block_threads, &sms, &resident));
     {
-        int64_t resident = (int64_t)sms * (per_sm > 0 ? per_sm : 1);
         int64_t need = ceil_div(units_of(n, warp_per_row), P::warps);
         if (want_warps > 0) {
             int64_t floor_warps = (int64_t)sms * P::warps_per_sm_min;
@@ -356,10 +345,14 @@ sp_status_t sp__gpu_sptrsv_soft_prepare(const sp_gpu_env_t *env, sp_gpu_sptrsv_p
             plan->d_order, plan->n, plan->d_rank);
         SP_CUDA_LAUNCHED("sptrsv rank kernel");
     }
-    SP_TRY(env->alloc(env->self, (void **)&plan->d_flags, (size_t)plan->n * sizeof(uint32_t)));
     SP_TRY(env->alloc(env->self, (void **)&plan->d_ticket, sizeof(unsigned long long)));
-    SP_CUDA_TRY(cudaMemsetAsync(plan->d_flags, 0, (size_t)plan->n * sizeof(uint32_t), s));
     SP_CUDA_TRY(cudaMemsetAsync(plan->d_ticket, 0, sizeof(unsigned long long), s));
+    if (sp__gpu_sptrsv_value_alg(plan->alg)) {
+        SP_TRY(sp__gpu_sptrsv_value_grid(env, plan));
+        goto done;
+    }
+    SP_TRY(env->alloc(env->self, (void **)&plan->d_flags, (size_t)plan->n * sizeof(uint32_t)));
+    SP_CUDA_TRY(cudaMemsetAsync(plan->d_flags, 0, (size_t)plan->n * sizeof(uint32_t), s));
     by_value(plan->value_type, [&](auto tag) {
         using T = decltype(tag);
         st = grid_of<solve_op<T>>(env, plan, plan->ordered != 0, solve_warps(plan), &plan->grid);
@@ -376,6 +369,8 @@ sp_status_t sp__gpu_sptrsv_soft_solve(const sp_gpu_env_t *env, const sp_gpu_sptr
                                       void *d_x)
 {
     sp_status_t st = SP_STATUS_SUCCESS;
+    if (sp__gpu_sptrsv_value_alg(plan->alg))
+        return sp__gpu_sptrsv_value_solve(env, plan, a, alpha, d_b, d_x);
     by_value(plan->value_type, [&](auto tag) {
         using T = decltype(tag);
         solve_op<T> op = {plan->d_bound, static_cast<const T *>(a->val), static_cast<const T *>(d_b),
