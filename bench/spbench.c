@@ -55,6 +55,7 @@ static void usage(FILE *f)
             "  --check              compare every format's SpMV with the reference\n"
             "  --bfs                run BFS from --source V or --sources K (default 64):\n"
             "                       every variant x level loop on a GPU, validated\n"
+            "                       (the SpMV table too only when --formats is given)\n"
             "  --bfs-variant NAME   only push, pull, edge, frontier, privatized,\n"
             "                       direction_opt or auto\n"
             "  --bfs-loop NAME      only host, single_block, persistent, persistent_coop, auto\n"
@@ -500,15 +501,18 @@ static int bench_input(const options_t *o, sb_exec_t *ex, const char *path, cons
         fprintf(stderr, "spbench: %s\n", sp_last_error());
         goto done;
     }
-    if (coo->value_type != SP_VALUE_NONE && sb_vectors_init(&v, coo, o->check, ex)) {
+    /* --bfs alone measures BFS only; --formats asks for the SpMV table too */
+    int spmv = coo->value_type != SP_VALUE_NONE && (!o->bfs || o->formats);
+    if (spmv && sb_vectors_init(&v, coo, o->check, ex)) {
         fprintf(stderr, "spbench: out of memory for the SpMV vectors\n");
         goto done;
     }
-    if (coo->value_type != SP_VALUE_NONE) open_baseline(ex, A, &v);
+    if (spmv) open_baseline(ex, A, &v);
     set_baselines(ex, r);
     sb_print_shape(coo, A, r);
     rc = 0;
     if (coo->value_type == SP_VALUE_NONE) printf("spmv: skipped (pattern matrix without values)\n");
+    else if (!spmv) printf("spmv: skipped (--bfs without --formats)\n");
     else rc = run_spmv(ex, A, o, r, &v);
     if (o->bfs) rc |= run_bfs(o, ex, coo, A, r);
 done:
