@@ -596,9 +596,12 @@ typedef enum sp_diag {
 } sp_diag_t;
 
 typedef enum sp_sptrsv_alg {
-    SP_SPTRSV_ALG_AUTO = 0,     /* CUDA: LEVELS (the faster one as measured) */
+    SP_SPTRSV_ALG_AUTO = 0,     /* CUDA: SOFT_SYNC, or LEVELS for a triangle of fewer than
+                                   3 levels or fewer than 8 rows per level on average
+                                   (chains), as measured on an H200 */
     SP_SPTRSV_ALG_LEVELS = 1,   /* level scheduling, one launch per dependency level */
-    SP_SPTRSV_ALG_SOFT_SYNC = 2 /* one kernel: rows by ticket, waiting on ready flags */
+    SP_SPTRSV_ALG_SOFT_SYNC = 2 /* one kernel: rows by ticket, each waiting for the values
+                                   it depends on to appear in x (no relaunch per level) */
 } sp_sptrsv_alg_t;
 
 /* x = alpha * T^-1 * b, T the uplo triangle of A (the other triangle's entries ignored, so

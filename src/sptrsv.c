@@ -3,12 +3,6 @@
  * through a plan cached in the matrix). */
 #include "sp_api.h"
 
-/* What AUTO runs: LEVELS, the faster of libsp's two as measured on an H200
- * (bench/sptrsv_bench.cu): level scheduling was as fast as or faster than the
- * soft-synchronized kernel on every matrix tried (e.g. poisson3d128 2478 vs 6647 us,
- * poisson2d1000 10451 vs 19896, chain1M 584476 vs 811504, young1c 71 vs 449). */
-#define SPTRSV_AUTO_ALG SP_SPTRSV_ALG_LEVELS
-
 sp_status_t sp_sptrsv(sp_context_t *ctx, sp_matrix_t *A, sp_uplo_t uplo, sp_diag_t diag,
                       sp_sptrsv_alg_t alg, const void *alpha, const void *b, void *x)
 {
@@ -35,8 +29,6 @@ sp_status_t sp_sptrsv(sp_context_t *ctx, sp_matrix_t *A, sp_uplo_t uplo, sp_diag
     SP_CHECK_ARG(n == 0 || (const char *)b + (size_t)n * vs <= (const char *)x ||
                      (const char *)x + (size_t)n * vs <= (const char *)b,
                  "sp_sptrsv: b and x overlap");
-    if (alg == SP_SPTRSV_ALG_AUTO)
-        alg = SPTRSV_AUTO_ALG;
     SP_TRY(sp_matrix_build(ctx, A, SP_FORMAT_CSR));
     if (ctx->kind == SP_DEVICE_CUDA)
         SP_TRY(sp__cuda_sptrsv(A, uplo == SP_UPLO_UPPER, diag == SP_DIAG_UNIT, (int)alg, alpha,

@@ -6,14 +6,44 @@
 #ifdef SP_HAVE_CUDA
 #include "sp_kernels_solve.h"
 
-/* The GPU kernel behind SP_SPTRSV_ALG_SOFT_SYNC: the flag kernel (SOFT), or one of the
- * value-as-flag ones (SOFT_VALUE, SOFT_BLOCK) once measured faster (bench/sptrsv_bench). */
-#define SPTRSV_SOFT_KERNEL SP_GPU_SPTRSV_SOFT
+/* The GPU kernel behind SP_SPTRSV_ALG_SOFT_SYNC: the value-as-flag kernel with 256-row
+ * block units (SOFT_BLOCK), the fastest soft kernel on every matrix measured on an H200
+ * (bench/sptrsv_bench, 2026-11-22: poisson3d128 847 us against 1825 for the flag kernel
+ * SOFT and 878 for SOFT_VALUE; poisson2d1000 2647 / 6746 / 3218). */
+#define SPTRSV_SOFT_KERNEL SP_GPU_SPTRSV_SOFT_BLOCK
+
+/* AUTO: the soft kernel unless the triangle's levels are few (the soft kernel's sentinel
+ * fill is a second launch: arrow, 2 levels, 12.5 us against 10.4) or narrow (a chain
+ * hands every row over: chain1M 664 ms against 584 for level scheduling, which runs
+ * consecutive small levels in one block). Measured on an H200, same run: the soft block
+ * kernel was faster than level scheduling on poisson3d128 (2.98x), poisson2d1000 (4.13x),
+ * BentPipe2D100 (1.30x), ani4 (2.15x), young1c (1.39x) and even on 1138_bus. */
+#define SPTRSV_AUTO_MIN_LEVELS 3
+#define SPTRSV_AUTO_MIN_ROWS_PER_LEVEL 8
 
 /* plan[upper][unit_diag][alg - 1] for alg LEVELS (1) and SOFT_SYNC (2). */
 typedef struct sptrsv_plans {
     sp_gpu_sptrsv_plan_t *plan[2][2][2];
 } sptrsv_plans_t;
+
+/* *slot = the cached plan of (upper, unit_diag, alg LEVELS or SOFT_SYNC), analysed now
+ * if it is not there yet. */
+static sp_status_t plan_for(const sp_gpu_env_t *env, sp_matrix_t *A, sptrsv_plans_t *p,
+                            int upper, int unit_diag, int alg, sp_gpu_sptrsv_plan_t ***slot)
+{
+    sp_status_t st = SP_STATUS_SUCCESS;
+    *slot = &p->plan[upper != 0][unit_diag != 0][alg == SP_SPTRSV_ALG_SOFT_SYNC];
+    if (!**slot) {
+        sp_gpu_sptrsv_plan_t *made = NULL;
+        SP_TRY(sp__gpu_sptrsv_analyse(env, &A->f.csr, upper, unit_diag,
+                                      alg == SP_SPTRSV_ALG_SOFT_SYNC ? SPTRSV_SOFT_KERNEL
+                                                                     : SP_GPU_SPTRSV_LEVELS,
+                                      &made));
+        **slot = made;
+    }
+done:
+    return st;
+}
 
 sp_status_t sp__cuda_sptrsv(sp_matrix_t *A, int upper, int unit_diag, int alg,
                             const void *alpha, const void *b, void *x)
@@ -27,14 +57,17 @@ sp_status_t sp__cuda_sptrsv(sp_matrix_t *A, int upper, int unit_diag, int alg,
         SP_CALLOC(p, 1);
         A->sptrsv_plans = p;
     }
-    slot = &p->plan[upper != 0][unit_diag != 0][alg == SP_SPTRSV_ALG_SOFT_SYNC];
-    if (!*slot) {
-        sp_gpu_sptrsv_plan_t *made = NULL;
-        SP_TRY(sp__gpu_sptrsv_analyse(&env, &A->f.csr, upper, unit_diag,
-                                      alg == SP_SPTRSV_ALG_SOFT_SYNC ? SPTRSV_SOFT_KERNEL
-                                                                     : SP_GPU_SPTRSV_LEVELS,
-                                      &made));
-        *slot = made;
+    if (alg == SP_SPTRSV_ALG_AUTO) {
+        /* the soft plan's analysis counts the levels; a triangle that suits level
+         * scheduling better gets that plan too, once (both stay cached) */
+        int64_t levels;
+        SP_TRY(plan_for(&env, A, p, upper, unit_diag, SP_SPTRSV_ALG_SOFT_SYNC, &slot));
+        levels = sp__gpu_sptrsv_plan_levels(*slot);
+        if (levels < SPTRSV_AUTO_MIN_LEVELS ||
+            A->f.csr.nrows < SPTRSV_AUTO_MIN_ROWS_PER_LEVEL * levels)
+            SP_TRY(plan_for(&env, A, p, upper, unit_diag, SP_SPTRSV_ALG_LEVELS, &slot));
+    } else {
+        SP_TRY(plan_for(&env, A, p, upper, unit_diag, alg, &slot));
     }
     SP_TRY(sp__gpu_sptrsv_solve(&env, *slot, &A->f.csr, alpha, b, x));
 done:

@@ -271,7 +271,7 @@ template <int EMIT>
 static inline sp_status_t launch_hubs_push(const sp_gpu_env_t *env, const level_args &a)
 {
     sp_status_t st = SP_STATUS_SUCCESS;
-    if (a.nnz < P::hub_degree) goto done; /* no vertex can be a hub */
+    if (a.nnz < a.hub_min) goto done; /* no vertex can be a hub */
     hub_push_kernel<EMIT><<<grid_for(env, (int64_t)P::block_threads * 4 * env->sm_count),
                             P::block_threads, 0, (cudaStream_t)env->stream>>>(a);
     SP_CUDA_LAUNCHED("hub_push_kernel");
