@@ -50,8 +50,9 @@ static void usage(FILE *f)
             "  --load-only          load, print rows/cols/nnz and throughput, stop\n"
             "  --cache              write FILE.spcoo (binary cache) next to FILE\n"
             "  --formats LIST       comma-separated subset of coo,csr,csc,ell,hyb,jds,sell\n"
-            "  --reps N             timed SpMV calls per format (default 50; --suite: 200,\n"
-            "                       scaled down to 50 for the biggest inputs)\n"
+            "  --reps N             timed SpMV samples per format (default 50; --suite: 200,\n"
+            "                       scaled down to 50 for the biggest inputs); on a GPU a\n"
+            "                       sample is 1e8/nnz back-to-back calls (1..100)\n"
             "  --check              compare every format's SpMV with the reference\n"
             "  --bfs                run BFS from --source V or --sources K (default 64):\n"
             "                       every variant x level loop on a GPU, validated\n"
@@ -275,6 +276,7 @@ static const row_plan_t ROW_PLAN[] = {
     {SP_FORMAT_CSR, SP_SPMV_ALG_CSR_VECTOR, "vector"},
     {SP_FORMAT_CSR, SP_SPMV_ALG_CSR_MERGE, "merge"},
     {SP_FORMAT_CSR, SP_SPMV_ALG_CSR_SPLIT, "split"},
+    {SP_FORMAT_CSR, SP_SPMV_ALG_CSR_BINNED, "binned"},
     {SP_FORMAT_COO, SP_SPMV_ALG_DEFAULT, NULL},
     {SP_FORMAT_COO, SP_SPMV_ALG_COO_ATOMIC, "atomic"},
     {SP_FORMAT_COO, SP_SPMV_ALG_COO_SEGMENTED, "segmented"},
@@ -375,8 +377,12 @@ static int run_spmv(const sb_exec_t *ex, sp_matrix_t *A, const options_t *o, sb_
     sp_format_t chosen;
     if (sp_spmv_choose_format(ex->ctx, A, &chosen) == SP_STATUS_SUCCESS)
         printf("auto_format: %s (sp_spmv_choose_format)\n", sp_format_name(chosen));
-    printf("reps: %d timed calls per row after %d warm-up calls\n",
-           reps_for(o, r->info.nnz), SB_WARMUP_CALLS);
+    printf("reps: %d timed samples per row after %d warm-up samples", reps_for(o, r->info.nnz),
+           SB_WARMUP_CALLS);
+    if (ex->gpu)
+        printf("; a sample is back-to-back calls between CUDA events (%.0e / nnz, 1..%d), "
+               "time per call = sample / calls", SB_SAMPLE_ENTRIES, SB_MAX_CALLS);
+    printf("\n");
     if (!ex->gpu) printf("algorithms: one per format on the host reference\n");
     for (int i = 0; i < ROW_PLAN_LEN; i++) {
         const row_plan_t *p = &ROW_PLAN[i];

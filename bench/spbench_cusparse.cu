@@ -329,18 +329,20 @@ extern "C" const char *sb_cusparse_note(const sb_cusparse_t *c, sb_baseline_t b)
     return c->note[b][0] ? c->note[b] : "";
 }
 
-extern "C" double sb_cusparse_spmv(sb_gpu_t *g, sb_cusparse_t *c, sb_baseline_t b)
+extern "C" double sb_cusparse_spmv(sb_gpu_t *g, sb_cusparse_t *c, sb_baseline_t b, int calls)
 {
     double one_d = 1, zero_d = 0;
     float one_f = 1, zero_f = 0;
     int is_f = c->vtype == CUDA_R_32F;
     cusparseSpMVAlg_t alg = b == SB_CUSPARSE_CSR ? CUSPARSE_SPMV_CSR_ALG1 : CUSPARSE_SPMV_SELL_ALG1;
     if (!sb_cusparse_has(c, b)) return -1.0;
+    cusparseStatus_t s = CUSPARSE_STATUS_SUCCESS;
     sb_gpu_timer_begin(g);
-    cusparseStatus_t s = cusparseSpMV(g->handle, CUSPARSE_OPERATION_NON_TRANSPOSE,
-                                      is_f ? (void *)&one_f : (void *)&one_d, c->mat[b], c->vx,
-                                      is_f ? (void *)&zero_f : (void *)&zero_d, c->vy, c->vtype,
-                                      alg, c->d_buffer[b]);
+    for (int i = 0; i < calls && s == CUSPARSE_STATUS_SUCCESS; i++)
+        s = cusparseSpMV(g->handle, CUSPARSE_OPERATION_NON_TRANSPOSE,
+                         is_f ? (void *)&one_f : (void *)&one_d, c->mat[b], c->vx,
+                         is_f ? (void *)&zero_f : (void *)&zero_d, c->vy, c->vtype, alg,
+                         c->d_buffer[b]);
     double ms = sb_gpu_timer_end(g);
-    return s == CUSPARSE_STATUS_SUCCESS ? ms : -1.0;
+    return s == CUSPARSE_STATUS_SUCCESS && ms >= 0 && calls > 0 ? ms / calls : -1.0;
 }

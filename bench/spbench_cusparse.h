@@ -48,8 +48,9 @@ void sb_cusparse_destroy(sb_cusparse_t *cus);
 /* 1 if baseline b is set up for this matrix; otherwise its note says why not. */
 int sb_cusparse_has(const sb_cusparse_t *cus, sb_baseline_t b);
 const char *sb_cusparse_note(const sb_cusparse_t *cus, sb_baseline_t b);
-/* One y = A x by baseline b, timed with the events; milliseconds, < 0 on failure. */
-double sb_cusparse_spmv(sb_gpu_t *gpu, sb_cusparse_t *cus, sb_baseline_t b);
+/* calls back-to-back y = A x by baseline b between the two events; milliseconds per
+ * call, < 0 on failure. */
+double sb_cusparse_spmv(sb_gpu_t *gpu, sb_cusparse_t *cus, sb_baseline_t b, int calls);
 #else
 static inline int sb_gpu_open(sb_gpu_t **gpu, char *msg, size_t msg_len)
 {
@@ -97,9 +98,10 @@ static inline const char *sb_cusparse_note(const sb_cusparse_t *cus, sb_baseline
     (void)cus, (void)b;
     return "built without CUDA";
 }
-static inline double sb_cusparse_spmv(sb_gpu_t *gpu, sb_cusparse_t *cus, sb_baseline_t b)
+static inline double sb_cusparse_spmv(sb_gpu_t *gpu, sb_cusparse_t *cus, sb_baseline_t b,
+                                      int calls)
 {
-    (void)gpu, (void)cus, (void)b;
+    (void)gpu, (void)cus, (void)b, (void)calls;
     return -1.0;
 }
 #endif

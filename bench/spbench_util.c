@@ -193,9 +193,12 @@ sp_status_t sb_time_build(const sb_exec_t *ex, sp_matrix_t *A, sp_format_t f, do
     return st;
 }
 
-/* One libsp call, timed by CUDA events on the GPU or the wall clock on the host. */
+/* One sample: on the GPU `calls` back-to-back libsp calls between CUDA events, *ms the
+ * time per call and *host_us the host's time per call inside sp_spmv (the calls only
+ * queue work, so a figure near *ms says the host bounds the call rate); on the host one
+ * call by the wall clock. */
 static sp_status_t timed_spmv(const sb_exec_t *ex, sp_matrix_t *A, const sb_format_row_t *row,
-                              const sb_vectors_t *v, double *ms)
+                              const sb_vectors_t *v, int calls, double *ms, double *host_us)
 {
     static const double one_d = 1.0, zero_d = 0.0;
     static const float one_f = 1.0f, zero_f = 0.0f;
@@ -204,48 +207,65 @@ static sp_status_t timed_spmv(const sb_exec_t *ex, sp_matrix_t *A, const sb_form
     const void *beta = is_float ? (const void *)&zero_f : (const void *)&zero_d;
     const void *x = ex->gpu ? v->d_x : v->x;
     void *y = ex->gpu ? v->d_y : v->y;
-    sp_status_t st;
+    sp_status_t st = SP_STATUS_SUCCESS;
     if (ex->gpu) {
         sb_gpu_timer_begin(ex->gpu);
-        st = sp_spmv(ex->ctx, row->format, row->alg, alpha, A, x, beta, y);
+        double t0 = sb_now();
+        for (int i = 0; i < calls && st == SP_STATUS_SUCCESS; i++)
+            st = sp_spmv(ex->ctx, row->format, row->alg, alpha, A, x, beta, y);
+        *host_us = 1e6 * (sb_now() - t0) / calls;
         double t = sb_gpu_timer_end(ex->gpu);
-        *ms = t;
+        *ms = t / calls;
         return st == SP_STATUS_SUCCESS && t < 0 ? SP_STATUS_DEVICE_ERROR : st;
     }
     double t0 = sb_now();
     st = sp_spmv(ex->ctx, row->format, row->alg, alpha, A, x, beta, y);
     if (st == SP_STATUS_SUCCESS) st = sp_context_synchronize(ex->ctx);
     *ms = 1e3 * (sb_now() - t0);
+    *host_us = 0;
     return st;
 }
 
-/* Each timed libsp call is followed at once by one call of each baseline, so that a
- * ratio holds when the machine drifts (BENCHMARKING.md). */
+/* Calls per sample: one on the host; on the GPU enough that a sample holds about
+ * SB_SAMPLE_ENTRIES entries' work, at most SB_MAX_CALLS. */
+static int calls_per_sample(const sb_exec_t *ex, int64_t nnz)
+{
+    double calls = SB_SAMPLE_ENTRIES / (double)(nnz > 0 ? nnz : 1);
+    if (!ex->gpu || calls < 1) return 1;
+    return calls > SB_MAX_CALLS ? SB_MAX_CALLS : (int)calls;
+}
+
+/* Each timed libsp sample is followed at once by one sample of each baseline (the same
+ * number of calls), so that a ratio holds when the machine drifts (BENCHMARKING.md). */
 sp_status_t sb_time_spmv(const sb_exec_t *ex, sp_matrix_t *A, int reps, const sb_vectors_t *v,
                          sb_format_row_t *row)
 {
-    double *t = malloc((size_t)reps * (1 + SB_BASELINE_COUNT) * sizeof *t), ms;
-    double *tb[SB_BASELINE_COUNT];
+    double *t = malloc((size_t)reps * (2 + SB_BASELINE_COUNT) * sizeof *t), ms, us;
+    double *tb[SB_BASELINE_COUNT], *th = t + (size_t)reps;
     int has[SB_BASELINE_COUNT], nb[SB_BASELINE_COUNT] = {0};
+    int calls = calls_per_sample(ex, v->coo->nnz);
     sp_status_t st = SP_STATUS_SUCCESS;
     if (!t) return SP_STATUS_ALLOC_FAILED;
     for (int b = 0; b < SB_BASELINE_COUNT; b++) {
-        tb[b] = t + (size_t)reps * (size_t)(1 + b);
+        tb[b] = t + (size_t)reps * (size_t)(2 + b);
         has[b] = ex->cus && sb_cusparse_has(ex->cus, (sb_baseline_t)b);
     }
     for (int i = 0; i < SB_WARMUP_CALLS && st == SP_STATUS_SUCCESS; i++) {
-        st = timed_spmv(ex, A, row, v, &ms);
+        st = timed_spmv(ex, A, row, v, calls, &ms, &us);
         for (int b = 0; b < SB_BASELINE_COUNT; b++)
-            if (has[b]) sb_cusparse_spmv(ex->gpu, ex->cus, (sb_baseline_t)b);
+            if (has[b]) sb_cusparse_spmv(ex->gpu, ex->cus, (sb_baseline_t)b, calls);
     }
     for (int i = 0; i < reps && st == SP_STATUS_SUCCESS; i++) {
-        st = timed_spmv(ex, A, row, v, &t[i]);
+        st = timed_spmv(ex, A, row, v, calls, &t[i], &th[i]);
         for (int b = 0; b < SB_BASELINE_COUNT; b++)
-            if (has[b] && (ms = sb_cusparse_spmv(ex->gpu, ex->cus, (sb_baseline_t)b)) >= 0)
+            if (has[b] &&
+                (ms = sb_cusparse_spmv(ex->gpu, ex->cus, (sb_baseline_t)b, calls)) >= 0)
                 tb[b][nb[b]++] = ms;
     }
     if (st == SP_STATUS_SUCCESS) {
         row->reps = reps;
+        row->calls = calls;
+        row->host_us = sorted_median(th, reps);
         row->ms_median = sorted_median(t, reps);
         row->ms_min = t[0];
         row->ms_max = t[reps - 1];
@@ -275,10 +295,10 @@ double sb_check_spmv(const sb_exec_t *ex, sp_matrix_t *A, const sb_vectors_t *v,
                      const sb_format_row_t *row)
 {
     size_t bytes = (size_t)v->coo->nrows * sp_value_size(v->coo->value_type);
-    double ms;
+    double ms, us;
     memset(v->y, 0xff, bytes);
     if (ex->gpu && sb_gpu_fill_nan(ex->gpu, v->d_y, bytes)) return INFINITY;
-    if (timed_spmv(ex, A, row, v, &ms) != SP_STATUS_SUCCESS) return INFINITY;
+    if (timed_spmv(ex, A, row, v, 1, &ms, &us) != SP_STATUS_SUCCESS) return INFINITY;
     if (ex->gpu && sb_gpu_download(ex->gpu, v->y, v->d_y, bytes)) return INFINITY;
     return max_rel_err(v, v->coo->value_type);
 }
@@ -473,11 +493,13 @@ void sb_print_format_row(sb_format_row_t *row, const sb_report_t *r, int check)
     }
     printf("format: %-12s", row->label);
     print_speedups(row, r);
-    printf("  spmv_ms: %.4f (min %.4f max %.4f, %d calls)  GFLOP/s: %.3f  GB/s: %.2f (%s, "
-           "%.0f%% of read bw)  build_ms: %.3f  build_spmv_equiv: %.1f  bytes: %lld",
-           row->ms_median, row->ms_min, row->ms_max, row->reps, row->gflops, row->gbs,
-           BYTE_MODEL, row->pct_read_bw, row->build_ms, row->spmv_equivalents,
-           (long long)row->bytes);
+    printf("  spmv_ms: %.4f (min %.4f max %.4f, %d samples of %d calls)", row->ms_median,
+           row->ms_min, row->ms_max, row->reps, row->calls);
+    if (r->on_gpu) printf("  host_us_per_call: %.2f", row->host_us);
+    printf("  GFLOP/s: %.3f  GB/s: %.2f (%s, %.0f%% of read bw)  build_ms: %.3f  "
+           "build_spmv_equiv: %.1f  bytes: %lld",
+           row->gflops, row->gbs, BYTE_MODEL, row->pct_read_bw, row->build_ms,
+           row->spmv_equivalents, (long long)row->bytes);
     if (check) printf("  max_rel_err: %.3g", row->max_rel_err);
     printf("\n");
 }
@@ -529,11 +551,12 @@ static void json_row(FILE *f, const sb_format_row_t *w, const sb_report_t *r)
         return;
     }
     fprintf(f, ", \"build_ms\": %.6g, \"bytes\": %lld, \"spmv_ms_median\": %.6g, "
-               "\"spmv_ms_min\": %.6g, \"spmv_ms_max\": %.6g, \"calls\": %d, "
+               "\"spmv_ms_min\": %.6g, \"spmv_ms_max\": %.6g, \"samples\": %d, "
+               "\"calls_per_sample\": %d, \"host_us_per_call\": %.4g, "
                "\"gflops\": %.6g, \"gbs\": %.6g, \"pct_read_bw\": %.4g, "
                "\"build_spmv_equivalents\": %.4g, \"max_rel_err\": ",
             w->build_ms, (long long)w->bytes, w->ms_median, w->ms_min, w->ms_max, w->reps,
-            w->gflops, w->gbs, w->pct_read_bw, w->spmv_equivalents);
+            w->calls, w->host_us, w->gflops, w->gbs, w->pct_read_bw, w->spmv_equivalents);
     json_number(f, w->max_rel_err);
     for (int b = 0; b < SB_BASELINE_COUNT; b++) {
         if (!r->baseline_name[b][0]) continue;

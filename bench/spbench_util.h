@@ -9,7 +9,12 @@
 
 #include "spbench_cusparse.h"
 
-#define SB_WARMUP_CALLS 10 /* untimed calls before the timed ones (BENCHMARKING.md) */
+#define SB_WARMUP_CALLS 10 /* untimed samples before the timed ones (BENCHMARKING.md) */
+/* On a GPU a sample is `calls` back-to-back calls between two CUDA events, divided by
+ * calls, so the figure is the time per call of a stream of calls (a solver's), not the
+ * latency of one call on an idle GPU: calls = SB_SAMPLE_ENTRIES / nnz, 1..SB_MAX_CALLS. */
+#define SB_SAMPLE_ENTRIES 100000000.0
+#define SB_MAX_CALLS 100
 #define SB_MAX_ROWS 16 /* rows of the per-format table: formats x algorithms, and AUTO */
 
 /* One row of the SpMV table: a format with one algorithm (or AUTO). speedup[b] is the
@@ -23,12 +28,14 @@ typedef struct sb_format_row {
     char message[512];
     double build_ms;
     int64_t bytes;
-    double ms_median, ms_min, ms_max;
+    double ms_median, ms_min, ms_max; /* per call, over the samples */
+    double host_us;                   /* median host time per call inside sp_spmv (GPU) */
     double gflops, gbs, pct_read_bw;
     double max_rel_err; /* < 0: not checked */
     double spmv_equivalents; /* build time / CSR default SpMV time */
     double baseline_ms[SB_BASELINE_COUNT], speedup[SB_BASELINE_COUNT];
-    int reps;
+    int reps;  /* timed samples */
+    int calls; /* calls per sample */
 } sb_format_row_t;
 
 typedef struct sb_report {
@@ -95,7 +102,7 @@ int sb_vectors_init(sb_vectors_t *v, const sp_coo_t *coo, int with_reference,
 void sb_vectors_free(sb_vectors_t *v, const sb_exec_t *ex);
 /* Build format f (timed: host once; GPU median of rebuilds, stream synchronized). */
 sp_status_t sb_time_build(const sb_exec_t *ex, sp_matrix_t *A, sp_format_t f, double *ms);
-/* Warm-up, then reps timed calls of y = A x, each followed by the baselines' call. */
+/* Warm-up, then reps timed samples of y = A x, each followed by the baselines' sample. */
 sp_status_t sb_time_spmv(const sb_exec_t *ex, sp_matrix_t *A, int reps, const sb_vectors_t *v,
                          sb_format_row_t *row);
 /* One more call into a NaN-filled y, compared with the reference (INFINITY on failure). */

@@ -132,7 +132,8 @@ typedef struct sp_gpu_spmv_plan {
 } sp_gpu_spmv_plan_t;
 
 /* Plans for CSR (alg: DEFAULT picks one from the row statistics; CSR_SCALAR, CSR_VECTOR,
- * CSR_MERGE, CSR_SPLIT) and COO (DEFAULT, COO_ATOMIC, COO_SEGMENTED). On failure plan is untouched. */
+ * CSR_MERGE, CSR_SPLIT, CSR_BINNED) and COO (DEFAULT, COO_ATOMIC, COO_SEGMENTED). On failure
+ * plan is untouched. */
 sp_status_t sp__gpu_spmv_csr_plan(const sp_gpu_env_t *env, const sp_csr_t *a, sp_spmv_alg_t alg,
                                   sp_gpu_spmv_plan_t *plan);
 sp_status_t sp__gpu_spmv_coo_plan(const sp_gpu_env_t *env, const sp_triplets_t *a,
@@ -142,6 +143,13 @@ void sp__gpu_spmv_plan_free(const sp_gpu_env_t *env, sp_gpu_spmv_plan_t *plan);
 sp_status_t sp__gpu_spmv_csr_split(const sp_gpu_env_t *env, const sp_gpu_spmv_plan_t *plan,
                                    const sp_csr_t *a, const void *alpha, const void *d_x,
                                    const void *beta, void *d_y);
+/* CSR_BINNED (spmv_csr_binned.cu): its plan (spmv_csr_binned_plan.cu, for nrows > 0; on
+ * failure the caller frees what plan holds) and its kernel, called like split's. */
+sp_status_t sp__gpu_spmv_csr_binned_plan(const sp_gpu_env_t *env, const sp_csr_t *a,
+                                         sp_gpu_spmv_plan_t *plan);
+sp_status_t sp__gpu_spmv_csr_binned(const sp_gpu_env_t *env, const sp_gpu_spmv_plan_t *plan,
+                                    const sp_csr_t *a, const void *alpha, const void *d_x,
+                                    const void *beta, void *d_y);
 
 sp_status_t sp__gpu_spmv_csr(const sp_gpu_env_t *env, const sp_gpu_spmv_plan_t *plan,
                              const sp_csr_t *a, const void *alpha, const void *d_x,

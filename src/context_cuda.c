@@ -137,20 +137,29 @@ static void env_free(void *self, void *d_ptr)
     else (void)cudaFreeAsync(d_ptr, s->stream);
 }
 
-/* Every operation on the device starts here: it makes the context's device current and
- * clears CUDA's last error, so an error left by the caller (or by a failed allocation
- * hook) is never reported by the launch checks of this call. */
-void sp__cuda_env(const sp_context_t *ctx, sp_gpu_env_t *env)
+/* Every operation on the device starts here. The context's device is made current only
+ * when it is not: cudaGetDevice reads the calling thread's state, where cudaSetDevice goes
+ * to the driver on every call (a per-call cost an SpMV on a small matrix feels). */
+void sp__cuda_env_keep_error(const sp_context_t *ctx, sp_gpu_env_t *env)
 {
     sp_cuda_state_t *s = ctx->cuda;
-    (void)cudaSetDevice(s->device);
-    (void)cudaGetLastError();
+    int current = -1;
+    if (cudaGetDevice(&current) != cudaSuccess || current != s->device)
+        (void)cudaSetDevice(s->device);
     env->stream = s->stream;
     env->alloc = env_alloc;
     env->free = env_free;
     env->self = s;
     env->sm_count = ctx->info.sm_count;
     env->l2_bytes = ctx->info.l2_bytes;
+}
+
+/* Also clears CUDA's last error, so an error left by the caller (or by a failed
+ * allocation hook) is never reported by the SP_CUDA_LAUNCHED checks of this call. */
+void sp__cuda_env(const sp_context_t *ctx, sp_gpu_env_t *env)
+{
+    sp__cuda_env_keep_error(ctx, env);
+    (void)cudaGetLastError();
 }
 
 /* What the device can still give this context: free memory plus what the context's pool

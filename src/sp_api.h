@@ -51,8 +51,13 @@ sp_status_t sp__cuda_synchronize(sp_context_t *ctx);
 
 #ifdef SP_HAVE_CUDA
 #include "sp_kernels.h"
-/* The kernel layer's view of a CUDA context: stream and device memory. */
+/* The kernel layer's view of a CUDA context: stream and device memory, the context's
+ * device made current. sp__cuda_env also clears CUDA's last error, for code that checks
+ * <<<>>> launches with SP_CUDA_LAUNCHED; sp__cuda_env_keep_error leaves it alone, for
+ * paths whose every CUDA call returns its own status (the per-call SpMV), so that they
+ * make no runtime call besides their launches and one cudaGetDevice. */
 void sp__cuda_env(const sp_context_t *ctx, sp_gpu_env_t *env);
+void sp__cuda_env_keep_error(const sp_context_t *ctx, sp_gpu_env_t *env);
 #endif
 
 /* The CUDA side of matrices (src/matrix_cuda.c): upload and sort-merge a host COO, build a

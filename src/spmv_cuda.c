@@ -1,11 +1,19 @@
 /* SpMV on a CUDA context: dispatch to the per-format kernels (kernels/spmv/), with the
  * analysis of CSR and COO algorithms done once and cached per (format, algorithm), so
- * repeated calls (an iterative solver's) pay no allocation and no analysis. */
+ * repeated calls (an iterative solver's) pay no allocation and no analysis. Once the
+ * format and plan exist, a call makes these CUDA runtime calls and no others: one
+ * cudaGetDevice (cudaSetDevice too when another device is current), then one
+ * cudaLaunchKernelEx per kernel, each checked by its return value: one kernel for ELL,
+ * SELL, JDS and CSR scalar, vector and binned; two for CSR merge and split (tile pass,
+ * carry fix-up) and HYB (ELL, overflow); CSC and COO atomic a y = beta * y pass and one
+ * kernel, COO segmented that pass and two (the beta pass is left out when beta is 1).
+ * No allocation, memset, event, synchronization or attribute query. */
 #include "sp_api.h"
 
 #ifdef SP_HAVE_CUDA
+#include "sp_cuda.h"
 
-enum { NALGS = SP_SPMV_ALG_CSR_SPLIT + 1 };
+enum { NALGS = SP_SPMV_ALG_CSR_BINNED + 1 };
 
 /* plan[f][alg] for the formats with plans (COO, CSR); made[f] bit alg when set. */
 typedef struct spmv_plans {
@@ -24,6 +32,7 @@ static sp_status_t get_plan(sp_matrix_t *A, sp_format_t f, sp_spmv_alg_t alg,
     }
     if (!(p->made[f] & (1u << alg))) {
         sp_gpu_spmv_plan_t plan = {0};
+        (void)cudaGetLastError(); /* plans check their <<<>>> launches (SP_CUDA_LAUNCHED) */
         if (f == SP_FORMAT_CSR) SP_TRY(sp__gpu_spmv_csr_plan(env, &A->f.csr, alg, &plan));
         else SP_TRY(sp__gpu_spmv_coo_plan(env, &A->f.coo, alg, &plan));
         p->plan[f][alg] = plan;
@@ -43,7 +52,7 @@ sp_status_t sp__cuda_spmv(sp_matrix_t *A, sp_format_t f, sp_spmv_alg_t alg, cons
     sp_status_t st = SP_STATUS_SUCCESS;
     sp_gpu_env_t env;
     const sp_gpu_spmv_plan_t *plan = NULL;
-    sp__cuda_env(A->ctx, &env);
+    sp__cuda_env_keep_error(A->ctx, &env);
     switch (f) {
     case SP_FORMAT_COO:
         SP_TRY(get_plan(A, f, alg, &env, &plan));

@@ -108,7 +108,8 @@ static const char *type_name(sp_value_type_t t)
 static const char *alg_name(sp_spmv_alg_t alg)
 {
     static const char *const names[] = {"default",    "coo_atomic", "coo_segmented",
-                                        "csr_scalar", "csr_vector", "csr_merge"};
+                                        "csr_scalar", "csr_vector", "csr_merge",
+                                        "csr_split",  "csr_binned"};
     return (unsigned)alg < sizeof names / sizeof names[0] ? names[alg] : "?";
 }
 
@@ -280,14 +281,15 @@ static void compare(const spmv_case_t *c, const char *what, const void *got, con
 /* ---- libsp on the GPU -------------------------------------------------------------------- */
 
 /* Whether (format, alg) gives the same bits on every call: no atomics in the summation.
- * CSR merge (and DEFAULT, which may resolve to it) and COO segmented add the carry-outs of
- * rows longer than a tile with atomics in their fix-up pass, so they are held to the
- * bound only. */
+ * CSR merge and split (and DEFAULT, which may resolve to them) and COO segmented add the
+ * carry-outs of rows longer than a tile with atomics in their fix-up pass, so they are
+ * held to the bound only. CSR binned adds the pieces of a long row in piece order. */
 static int deterministic(sp_format_t f, sp_spmv_alg_t alg)
 {
     switch (f) {
     case SP_FORMAT_CSR:
-        return alg == SP_SPMV_ALG_CSR_SCALAR || alg == SP_SPMV_ALG_CSR_VECTOR;
+        return alg == SP_SPMV_ALG_CSR_SCALAR || alg == SP_SPMV_ALG_CSR_VECTOR ||
+               alg == SP_SPMV_ALG_CSR_BINNED;
     case SP_FORMAT_ELL:
     case SP_FORMAT_JDS:
     case SP_FORMAT_SELL:
@@ -305,7 +307,7 @@ static const struct combo {
     {SP_FORMAT_COO, SP_SPMV_ALG_COO_SEGMENTED}, {SP_FORMAT_CSR, SP_SPMV_ALG_DEFAULT},
     {SP_FORMAT_CSR, SP_SPMV_ALG_CSR_SCALAR},    {SP_FORMAT_CSR, SP_SPMV_ALG_CSR_VECTOR},
     {SP_FORMAT_CSR, SP_SPMV_ALG_CSR_MERGE},     {SP_FORMAT_CSR, SP_SPMV_ALG_CSR_SPLIT},
-    {SP_FORMAT_CSC, SP_SPMV_ALG_DEFAULT},
+    {SP_FORMAT_CSR, SP_SPMV_ALG_CSR_BINNED},    {SP_FORMAT_CSC, SP_SPMV_ALG_DEFAULT},
     {SP_FORMAT_ELL, SP_SPMV_ALG_DEFAULT},       {SP_FORMAT_HYB, SP_SPMV_ALG_DEFAULT},
     {SP_FORMAT_JDS, SP_SPMV_ALG_DEFAULT},       {SP_FORMAT_SELL, SP_SPMV_ALG_DEFAULT},
     {SP_FORMAT_AUTO, SP_SPMV_ALG_DEFAULT},

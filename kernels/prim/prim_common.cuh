@@ -9,13 +9,19 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <utility>
+
 extern "C" {
 #include "sp_base.h"
 }
 
 /* In a function with `sp_status_t st` and a `done:` label: a failed CUDA call records
  * SP_STATUS_DEVICE_ERROR with CUDA's text; CUDA's last error is cleared so that later
- * calls start clean. SP_CUDA_LAUNCHED checks the launch just queued. */
+ * calls start clean. SP_CUDA_LAUNCHED checks the <<<>>> launch just queued (it reads
+ * CUDA's last error, so the caller must have cleared it: sp__cuda_env does).
+ * SP_CUDA_LAUNCH checks a launch by sp_prim::launch, which returns the launch's own
+ * status: nothing is read or cleared before or after a launch that succeeds, the path of
+ * the per-call SpMV kernels. */
 #define SP_CUDA_FAIL(e, ...)                                                             \
     do {                                                                                 \
         (void)cudaGetLastError();                                                        \
@@ -32,11 +38,30 @@ extern "C" {
         cudaError_t e_ = cudaGetLastError();                                             \
         if (e_ != cudaSuccess) SP_CUDA_FAIL(e_, "launch of " kernel_name);               \
     } while (0)
+#define SP_CUDA_LAUNCH(kernel_name, call)                                                \
+    do {                                                                                 \
+        cudaError_t e_ = (call);                                                         \
+        if (e_ != cudaSuccess) SP_CUDA_FAIL(e_, "launch of " kernel_name);               \
+    } while (0)
 
 namespace sp_prim {
 
 static constexpr unsigned full_mask = 0xffffffffu;
 static constexpr size_t temp_align = 256;
+
+/* kernel<<<grid, block, 0, stream>>>(args...), returning the launch's status (the
+ * configuration checks and any sticky error of the context), so that no cudaGetLastError
+ * is needed around it: one runtime call per launch. */
+template <typename... Params, typename... Args>
+static inline cudaError_t launch(void (*kernel)(Params...), unsigned grid, unsigned block,
+                                 void *stream, Args &&...args)
+{
+    cudaLaunchConfig_t config = {};
+    config.gridDim = dim3(grid);
+    config.blockDim = dim3(block);
+    config.stream = (cudaStream_t)stream;
+    return cudaLaunchKernelEx(&config, kernel, std::forward<Args>(args)...);
+}
 
 /* Round a byte count up to the scratch alignment. */
 __host__ __device__ constexpr inline size_t align_up(size_t bytes) { return (bytes + temp_align - 1) / temp_align * temp_align; }

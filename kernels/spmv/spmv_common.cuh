@@ -213,6 +213,23 @@ static inline unsigned grid_for(const sp_gpu_env_t *env, int64_t n, int block,
     return (unsigned)(need < cap ? need : cap);
 }
 
+/* Queues carry_fixup_kernel for n carries with P's fixup_block_threads and
+ * fixup_blocks_per_sm (the policy of the tile kernel that left them); n > 0. */
+template <typename P, typename T>
+static inline sp_status_t launch_carry_fixup(const sp_gpu_env_t *env, const int32_t *carry_row,
+                                             const T *carry_val, int64_t n, T alpha, T *y)
+{
+    sp_status_t st = SP_STATUS_SUCCESS;
+    SP_CUDA_LAUNCH("carry_fixup_kernel",
+                   sp_prim::launch(carry_fixup_kernel<P::fixup_block_threads, T>,
+                                   grid_for(env, n, P::fixup_block_threads,
+                                            P::fixup_blocks_per_sm),
+                                   P::fixup_block_threads, env->stream, carry_row, carry_val,
+                                   n, alpha, y));
+done:
+    return st;
+}
+
 } /* namespace spmv */
 
 #endif /* SP_SPMV_COMMON_CUH */

@@ -139,11 +139,11 @@ sp_status_t launch_accumulate(const sp_gpu_env_t *env, const sp_triplets_t *a, T
                               const void *d_x, void *d_y)
 {
     sp_status_t st = SP_STATUS_SUCCESS;
-    accumulate_kernel<T><<<spmv::grid_for(env, a->nnz, A::block_threads, A::blocks_per_sm),
-                           A::block_threads, 0, (cudaStream_t)env->stream>>>(
-        a->row, a->col, static_cast<const T *>(a->val), a->nnz, static_cast<const T *>(d_x),
-        alpha, static_cast<T *>(d_y));
-    SP_CUDA_LAUNCHED("accumulate_kernel");
+    unsigned grid = spmv::grid_for(env, a->nnz, A::block_threads, A::blocks_per_sm);
+    SP_CUDA_LAUNCH("accumulate_kernel",
+                   sp_prim::launch(accumulate_kernel<T>, grid, A::block_threads, env->stream,
+                                   a->row, a->col, static_cast<const T *>(a->val), a->nnz,
+                                   static_cast<const T *>(d_x), alpha, static_cast<T *>(d_y)));
 done:
     return st;
 }
@@ -154,20 +154,17 @@ sp_status_t launch_segmented(const sp_gpu_env_t *env, const sp_gpu_spmv_plan_t *
                              const sp_triplets_t *a, T alpha, const void *d_x, void *d_y)
 {
     sp_status_t st = SP_STATUS_SUCCESS;
-    cudaStream_t s = (cudaStream_t)env->stream;
     int64_t ntiles = (a->nnz + S::tile_items - 1) / S::tile_items;
     int32_t *d_carry_row = NULL;
     T *d_carry_val = NULL;
     spmv::carry_arrays(plan->d_temp, ntiles, &d_carry_row, &d_carry_val);
-    segmented_kernel<T><<<(unsigned)ntiles, S::block_threads, 0, s>>>(
-        a->row, a->col, static_cast<const T *>(a->val), a->nnz, static_cast<const T *>(d_x),
-        alpha, static_cast<T *>(d_y), d_carry_row, d_carry_val);
-    SP_CUDA_LAUNCHED("segmented_kernel");
-    spmv::carry_fixup_kernel<S::fixup_block_threads, T>
-        <<<spmv::grid_for(env, ntiles, S::fixup_block_threads, S::fixup_blocks_per_sm),
-           S::fixup_block_threads, 0, s>>>(d_carry_row, d_carry_val, ntiles, alpha,
-                                           static_cast<T *>(d_y));
-    SP_CUDA_LAUNCHED("carry_fixup_kernel");
+    SP_CUDA_LAUNCH("segmented_kernel",
+                   sp_prim::launch(segmented_kernel<T>, (unsigned)ntiles, S::block_threads,
+                                   env->stream, a->row, a->col, static_cast<const T *>(a->val),
+                                   a->nnz, static_cast<const T *>(d_x), alpha,
+                                   static_cast<T *>(d_y), d_carry_row, d_carry_val));
+    SP_TRY(spmv::launch_carry_fixup<S>(env, d_carry_row, d_carry_val, ntiles, alpha,
+                                        static_cast<T *>(d_y)));
 done:
     return st;
 }

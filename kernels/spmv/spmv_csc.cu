@@ -27,11 +27,11 @@ sp_status_t launch_csc(const sp_gpu_env_t *env, const sp_csr_t *a, T alpha, cons
                        void *d_y)
 {
     sp_status_t st = SP_STATUS_SUCCESS;
-    csc_kernel<T><<<spmv::grid_for(env, a->nnz, P::block_threads, P::blocks_per_sm),
-                    P::block_threads, 0, (cudaStream_t)env->stream>>>(
-        a->ptr, a->idx, static_cast<const T *>(a->val), a->ncols, a->nnz,
-        static_cast<const T *>(d_x), alpha, static_cast<T *>(d_y));
-    SP_CUDA_LAUNCHED("csc_kernel");
+    unsigned grid = spmv::grid_for(env, a->nnz, P::block_threads, P::blocks_per_sm);
+    SP_CUDA_LAUNCH("csc_kernel",
+                   sp_prim::launch(csc_kernel<T>, grid, P::block_threads, env->stream, a->ptr,
+                                   a->idx, static_cast<const T *>(a->val), a->ncols, a->nnz,
+                                   static_cast<const T *>(d_x), alpha, static_cast<T *>(d_y)));
 done:
     return st;
 }

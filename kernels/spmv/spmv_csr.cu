@@ -159,10 +159,11 @@ sp_status_t launch_scalar(const sp_gpu_env_t *env, const sp_csr_t *a, T alpha, c
                           T beta, T *y)
 {
     sp_status_t st = SP_STATUS_SUCCESS;
-    scalar_kernel<T><<<spmv::grid_for(env, a->nrows, SP::block_threads, SP::blocks_per_sm),
-                       SP::block_threads, 0, (cudaStream_t)env->stream>>>(
-        a->ptr, a->idx, static_cast<const T *>(a->val), a->nrows, x, alpha, beta, y);
-    SP_CUDA_LAUNCHED("scalar_kernel");
+    unsigned grid = spmv::grid_for(env, a->nrows, SP::block_threads, SP::blocks_per_sm);
+    SP_CUDA_LAUNCH("scalar_kernel",
+                   sp_prim::launch(scalar_kernel<T>, grid, SP::block_threads, env->stream,
+                                   a->ptr, a->idx, static_cast<const T *>(a->val), a->nrows, x,
+                                   alpha, beta, y));
 done:
     return st;
 }
@@ -172,10 +173,11 @@ sp_status_t launch_vector(const sp_gpu_env_t *env, const sp_csr_t *a, T alpha, c
                           T beta, T *y)
 {
     sp_status_t st = SP_STATUS_SUCCESS;
-    vector_kernel<W, T><<<spmv::grid_for(env, a->nrows * W, VP::block_threads, VP::blocks_per_sm),
-                          VP::block_threads, 0, (cudaStream_t)env->stream>>>(
-        a->ptr, a->idx, static_cast<const T *>(a->val), a->nrows, x, alpha, beta, y);
-    SP_CUDA_LAUNCHED("vector_kernel");
+    unsigned grid = spmv::grid_for(env, a->nrows * W, VP::block_threads, VP::blocks_per_sm);
+    SP_CUDA_LAUNCH("vector_kernel",
+                   sp_prim::launch(vector_kernel<W, T>, grid, VP::block_threads, env->stream,
+                                   a->ptr, a->idx, static_cast<const T *>(a->val), a->nrows, x,
+                                   alpha, beta, y));
 done:
     return st;
 }
@@ -185,19 +187,16 @@ sp_status_t launch_merge(const sp_gpu_env_t *env, const sp_gpu_spmv_plan_t *plan
                          const sp_csr_t *a, T alpha, const T *x, T beta, T *y)
 {
     sp_status_t st = SP_STATUS_SUCCESS;
-    cudaStream_t s = (cudaStream_t)env->stream;
     int64_t ntiles = plan->naux - 1;
     int32_t *d_carry_row = NULL;
     T *d_carry_val = NULL;
     spmv::carry_arrays(plan->d_temp, ntiles, &d_carry_row, &d_carry_val);
-    merge_kernel<T><<<(unsigned)ntiles, MP::block_threads, 0, s>>>(
-        a->ptr, a->idx, static_cast<const T *>(a->val), a->nrows, a->nnz, plan->d_aux, x, alpha,
-        beta, y, d_carry_row, d_carry_val);
-    SP_CUDA_LAUNCHED("merge_kernel");
-    spmv::carry_fixup_kernel<MP::fixup_block_threads, T>
-        <<<spmv::grid_for(env, ntiles, MP::fixup_block_threads, MP::fixup_blocks_per_sm),
-           MP::fixup_block_threads, 0, s>>>(d_carry_row, d_carry_val, ntiles, alpha, y);
-    SP_CUDA_LAUNCHED("carry_fixup_kernel");
+    SP_CUDA_LAUNCH("merge_kernel",
+                   sp_prim::launch(merge_kernel<T>, (unsigned)ntiles, MP::block_threads,
+                                   env->stream, a->ptr, a->idx, static_cast<const T *>(a->val),
+                                   a->nrows, a->nnz, plan->d_aux, x, alpha, beta, y,
+                                   d_carry_row, d_carry_val));
+    SP_TRY(spmv::launch_carry_fixup<MP>(env, d_carry_row, d_carry_val, ntiles, alpha, y));
 done:
     return st;
 }
@@ -230,7 +229,8 @@ extern "C" sp_status_t sp__gpu_spmv_csr(const sp_gpu_env_t *env, const sp_gpu_sp
     SP_TRY(check_csr("csr spmv", env, a, alpha, d_x, beta, d_y));
     SP_CHECK_ARG(plan != NULL && plan->format == SP_FORMAT_CSR, "csr spmv: not a CSR plan");
     SP_CHECK_ARG(plan->alg == SP_SPMV_ALG_CSR_SCALAR || plan->alg == SP_SPMV_ALG_CSR_VECTOR ||
-                     plan->alg == SP_SPMV_ALG_CSR_MERGE || plan->alg == SP_SPMV_ALG_CSR_SPLIT,
+                     plan->alg == SP_SPMV_ALG_CSR_MERGE || plan->alg == SP_SPMV_ALG_CSR_SPLIT ||
+                     plan->alg == SP_SPMV_ALG_CSR_BINNED,
                  "csr spmv: plan algorithm %d is not a CSR algorithm", (int)plan->alg);
     if (plan->alg == SP_SPMV_ALG_CSR_VECTOR)
         SP_CHECK_ARG(plan->param == 2 || plan->param == 4 || plan->param == 8 ||
@@ -256,7 +256,20 @@ extern "C" sp_status_t sp__gpu_spmv_csr(const sp_gpu_env_t *env, const sp_gpu_sp
                      "made for another matrix?)",
                      (long long)plan->naux, (long long)a->nnz, (long long)(nchunks + 1));
     }
+    if (plan->alg == SP_SPMV_ALG_CSR_BINNED) {
+        int64_t need = sp_spmv_csr_binned_policy::header_ints + 2 * (int64_t)plan->param +
+                       a->nrows + 1;
+        SP_CHECK_ARG(a->nrows == 0 ||
+                         (plan->d_aux != NULL && plan->param > 0 && plan->naux >= need),
+                     "csr spmv: binned plan of %lld entries and %d blocks, %lld rows need more "
+                     "(plan made for another matrix?)",
+                     (long long)plan->naux, plan->param, (long long)a->nrows);
+    }
     if (a->nrows == 0) goto done;
+    if (plan->alg == SP_SPMV_ALG_CSR_BINNED) {
+        st = sp__gpu_spmv_csr_binned(env, plan, a, alpha, d_x, beta, d_y);
+        goto done;
+    }
     if (plan->alg == SP_SPMV_ALG_CSR_SPLIT) {
         st = sp__gpu_spmv_csr_split(env, plan, a, alpha, d_x, beta, d_y);
         goto done;

@@ -118,20 +118,19 @@ sp_status_t launch(const sp_gpu_env_t *env, const sp_gpu_spmv_plan_t *plan, cons
                    T alpha, const T *x, T beta, T *y)
 {
     sp_status_t st = SP_STATUS_SUCCESS;
-    cudaStream_t s = (cudaStream_t)env->stream;
     int64_t nchunks = plan->naux - 1;
     int32_t *d_carry_row = NULL;
     T *d_carry_val = NULL;
     spmv::carry_arrays(plan->d_temp, nchunks, &d_carry_row, &d_carry_val);
-    split_kernel<T><<<spmv::grid_for(env, nchunks * 32, P::block_threads, P::blocks_per_sm),
-                      P::block_threads, 0, s>>>(
-        a->ptr, a->idx, static_cast<const T *>(a->val), (int32_t)a->nrows, (int32_t)a->nnz,
-        nchunks, plan->d_aux, x, alpha, beta, y, d_carry_row, d_carry_val);
-    SP_CUDA_LAUNCHED("split_kernel");
-    spmv::carry_fixup_kernel<P::fixup_block_threads, T>
-        <<<spmv::grid_for(env, nchunks, P::fixup_block_threads, P::fixup_blocks_per_sm),
-           P::fixup_block_threads, 0, s>>>(d_carry_row, d_carry_val, nchunks, alpha, y);
-    SP_CUDA_LAUNCHED("carry_fixup_kernel");
+    SP_CUDA_LAUNCH("split_kernel",
+                   sp_prim::launch(split_kernel<T>,
+                                   spmv::grid_for(env, nchunks * 32, P::block_threads,
+                                                  P::blocks_per_sm),
+                                   P::block_threads, env->stream, a->ptr, a->idx,
+                                   static_cast<const T *>(a->val), (int32_t)a->nrows,
+                                   (int32_t)a->nnz, nchunks, plan->d_aux, x, alpha, beta, y,
+                                   d_carry_row, d_carry_val));
+    SP_TRY(spmv::launch_carry_fixup<P>(env, d_carry_row, d_carry_val, nchunks, alpha, y));
 done:
     return st;
 }

@@ -68,6 +68,7 @@ extern "C" sp_status_t sp__gpu_spmv_jds(const sp_gpu_env_t *env, const sp_jds_t 
                                         void *d_y)
 {
     sp_status_t st = SP_STATUS_SUCCESS;
+    cudaError_t e = cudaSuccess;
     SP_CHECK_ARG(a != NULL, "spmv jds: NULL matrix");
     SP_TRY(check_call("spmv jds", env, a->value_type, a->nrows, a->ncols, alpha, d_x, beta,
                       d_y));
@@ -84,12 +85,12 @@ extern "C" sp_status_t sp__gpu_spmv_jds(const sp_gpu_env_t *env, const sp_jds_t 
     by_value(a->value_type, [&](auto tag) {
         using T = decltype(tag);
         unsigned blocks = (unsigned)((a->nrows + P::block_threads - 1) / P::block_threads);
-        jds_kernel<T><<<blocks, P::block_threads, 0, (cudaStream_t)env->stream>>>(
-            a->perm, a->jd_ptr, a->col, static_cast<const T *>(a->val), a->nrows, a->njd,
-            static_cast<const T *>(d_x), host_value<T>(alpha), host_value<T>(beta),
-            static_cast<T *>(d_y));
+        e = sp_prim::launch(jds_kernel<T>, blocks, P::block_threads, env->stream, a->perm,
+                            a->jd_ptr, a->col, static_cast<const T *>(a->val), a->nrows,
+                            a->njd, static_cast<const T *>(d_x), host_value<T>(alpha),
+                            host_value<T>(beta), static_cast<T *>(d_y));
     });
-    SP_CUDA_LAUNCHED("jds_kernel");
+    SP_CUDA_LAUNCH("jds_kernel", e);
 done:
     return st;
 }

@@ -64,6 +64,10 @@ int vector_width(const sp_csr_t *a)
     return w;
 }
 
+/* DEFAULT's algorithm for irregular rows (spmv_policy_csr.h): SP_SPMV_ALG_CSR_SPLIT or
+ * SP_SPMV_ALG_CSR_BINNED, the one line to change once both are measured. */
+constexpr sp_spmv_alg_t irregular_alg = SP_SPMV_ALG_CSR_SPLIT;
+
 /* The DEFAULT rule (spmv_policy_csr.h), from the longest row read back from the device. */
 sp_status_t default_csr_alg(const sp_gpu_env_t *env, const sp_csr_t *a, sp_spmv_alg_t *alg)
 {
@@ -74,11 +78,12 @@ sp_status_t default_csr_alg(const sp_gpu_env_t *env, const sp_csr_t *a, sp_spmv_
     SP_TRY(sp_convert::env_alloc_n(env, &d_slot, 1));
     SP_TRY(sp_convert::longest_row(env, a, d_slot, &longest));
     if ((double)longest > DP::regular_factor * mean + DP::regular_slack)
-        /* split unless rows are so much sparser than entries that walking the empty
-         * ones would unbalance its warps; the merge path counts rows as work */
+        /* split (or binned: set irregular_alg) unless rows are so much sparser than entries
+         * that walking the empty ones would unbalance its warps; the merge path counts rows
+         * as work */
         *alg = (double)a->nrows > DP::split_max_rows_per_entry * (double)a->nnz
                    ? SP_SPMV_ALG_CSR_MERGE
-                   : SP_SPMV_ALG_CSR_SPLIT;
+                   : irregular_alg;
     else
         *alg = mean <= DP::scalar_max_mean ? SP_SPMV_ALG_CSR_SCALAR : SP_SPMV_ALG_CSR_VECTOR;
 done:
@@ -144,7 +149,7 @@ extern "C" sp_status_t sp__gpu_spmv_csr_plan(const sp_gpu_env_t *env, const sp_c
                  "csr spmv plan: environment without allocator");
     SP_CHECK_ARG(alg == SP_SPMV_ALG_DEFAULT || alg == SP_SPMV_ALG_CSR_SCALAR ||
                      alg == SP_SPMV_ALG_CSR_VECTOR || alg == SP_SPMV_ALG_CSR_MERGE ||
-                     alg == SP_SPMV_ALG_CSR_SPLIT,
+                     alg == SP_SPMV_ALG_CSR_SPLIT || alg == SP_SPMV_ALG_CSR_BINNED,
                  "csr spmv plan: algorithm %d is not a CSR algorithm", (int)alg);
     SP_CHECK_ARG(a->nrows >= 0 && a->nrows <= INT32_MAX && a->nnz >= 0 && a->nnz <= INT32_MAX,
                  "csr spmv plan: %lld rows and %lld entries outside 0..%d", (long long)a->nrows,
@@ -156,6 +161,8 @@ extern "C" sp_status_t sp__gpu_spmv_csr_plan(const sp_gpu_env_t *env, const sp_c
     if (p.alg == SP_SPMV_ALG_CSR_VECTOR) p.param = vector_width(a);
     if (p.alg == SP_SPMV_ALG_CSR_MERGE) SP_TRY(merge_plan(env, a, &p));
     if (p.alg == SP_SPMV_ALG_CSR_SPLIT) SP_TRY(split_plan(env, a, &p));
+    if (p.alg == SP_SPMV_ALG_CSR_BINNED && a->nrows > 0)
+        SP_TRY(sp__gpu_spmv_csr_binned_plan(env, a, &p));
     *plan = p;
     p = sp_gpu_spmv_plan_t{};
 done:

@@ -47,6 +47,35 @@ struct sp_spmv_csr_split_policy {
     static constexpr int fixup_blocks_per_sm = 4;
 };
 
+/* CSR binned: rows binned once (the plan) by length; bin b < row_bins holds rows of at
+ * most lane_entries << b entries and gives each a sub-warp of 1 << b lanes (a thread per
+ * row for bin 0, a warp for bin 5), every lane loading its at most lane_entries entries
+ * before any gather; longer rows are cut into pieces of piece_entries, a warp each,
+ * long_lane_entries gathers in flight per lane. A block takes block_threads / lanes rows
+ * of one bin, or block_threads / 32 pieces; blocks of all bins are interleaved in
+ * proportion, so every bin walks the rows at the same pace and the bins share the L2
+ * lines of the matrix. min_blocks_per_sm 8 caps registers at 32: the short bins, most of
+ * the rows of a power-law matrix, need a full SM of threads to keep enough gathers in
+ * flight.
+ * The plan's d_aux (int32): header[header_ints] = bin starts in the row list (bins + 1
+ * entries: row bins, the long bin, the end), then the piece count; schedule[2 * blocks]
+ * = (bin, index of the block in its bin); rows[nrows] = the row list, grouped by bin,
+ * rows in order within a bin; first_piece[nlong + 1] over the long rows; piece_row[pieces]
+ * = the long row (index in the long bin) of each piece. d_temp: a counter per long row
+ * (0 between calls), then a partial sum (double slot) per piece. */
+struct sp_spmv_csr_binned_policy {
+    static constexpr int block_threads = 256;
+    static constexpr int min_blocks_per_sm = 8;
+    static constexpr int lane_entries = 4;
+    static constexpr int row_bins = 6; /* 1, 2, 4, 8, 16, 32 lanes: rows up to 128 */
+    static constexpr int bins = row_bins + 1;
+    static constexpr int long_lane_entries = 4;
+    static constexpr int piece_entries = 1024;
+    static constexpr int header_ints = 16;
+    static constexpr int plan_block_threads = 256;
+    static constexpr int plan_blocks_per_sm = 4;
+};
+
 /* The DEFAULT rule: rows are regular when the longest row is at most regular_factor *
  * mean + regular_slack entries; otherwise one long row would hold its thread or sub-warp
  * (and the SM slot) for the whole launch, and the merge path balances it. Regular rows of

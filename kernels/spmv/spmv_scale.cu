@@ -22,6 +22,7 @@ extern "C" sp_status_t sp__gpu_scale(const sp_gpu_env_t *env, sp_value_type_t t,
                                      const void *beta, void *d_y)
 {
     sp_status_t st = SP_STATUS_SUCCESS;
+    cudaError_t e = cudaSuccess;
     SP_CHECK_ARG(env != NULL && beta != NULL, "scale: NULL argument");
     SP_CHECK_ARG(t == SP_R_32F || t == SP_R_64F, "scale: value type %d is not real", (int)t);
     SP_CHECK_ARG(n >= 0, "scale: negative length %lld", (long long)n);
@@ -31,11 +32,11 @@ extern "C" sp_status_t sp__gpu_scale(const sp_gpu_env_t *env, sp_value_type_t t,
         using T = decltype(tag);
         T b = spmv::host_value<T>(beta);
         if (b == T(1)) return;
-        scale_kernel<T><<<spmv::grid_for(env, n, P::block_threads, P::blocks_per_sm),
-                          P::block_threads, 0, (cudaStream_t)env->stream>>>(
-            static_cast<T *>(d_y), n, b);
+        unsigned grid = spmv::grid_for(env, n, P::block_threads, P::blocks_per_sm);
+        e = sp_prim::launch(scale_kernel<T>, grid, P::block_threads, env->stream,
+                            static_cast<T *>(d_y), n, b);
     });
-    SP_CUDA_LAUNCHED("scale_kernel");
+    SP_CUDA_LAUNCH("scale_kernel", e);
 done:
     return st;
 }

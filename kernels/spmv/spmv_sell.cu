@@ -41,6 +41,7 @@ extern "C" sp_status_t sp__gpu_spmv_sell(const sp_gpu_env_t *env, const sp_sell_
                                          void *d_y)
 {
     sp_status_t st = SP_STATUS_SUCCESS;
+    cudaError_t e = cudaSuccess;
     SP_CHECK_ARG(a != NULL, "spmv sell: NULL matrix");
     SP_TRY(check_call("spmv sell", env, a->value_type, a->nrows, a->ncols, alpha, d_x, beta,
                       d_y));
@@ -61,12 +62,13 @@ extern "C" sp_status_t sp__gpu_spmv_sell(const sp_gpu_env_t *env, const sp_sell_
     by_value(a->value_type, [&](auto tag) {
         using T = decltype(tag);
         unsigned blocks = (unsigned)((a->nrows + P::block_threads - 1) / P::block_threads);
-        sell_kernel<T><<<blocks, P::block_threads, 0, (cudaStream_t)env->stream>>>(
-            a->perm, a->slice_ptr, a->slice_width, a->col, static_cast<const T *>(a->val),
-            a->nrows, a->c, static_cast<const T *>(d_x), host_value<T>(alpha),
-            host_value<T>(beta), static_cast<T *>(d_y));
+        e = sp_prim::launch(sell_kernel<T>, blocks, P::block_threads, env->stream, a->perm,
+                            a->slice_ptr, a->slice_width, a->col,
+                            static_cast<const T *>(a->val), a->nrows, a->c,
+                            static_cast<const T *>(d_x), host_value<T>(alpha),
+                            host_value<T>(beta), static_cast<T *>(d_y));
     });
-    SP_CUDA_LAUNCHED("sell_kernel");
+    SP_CUDA_LAUNCH("sell_kernel", e);
 done:
     return st;
 }
