@@ -114,11 +114,36 @@ static int pick_sources(const sp_csr_t *g, const sb_bfs_request_t *q, int32_t *o
     return count;
 }
 
+/* Whether name is one of the comma-separated names of list. */
+static int in_list(const char *list, const char *name)
+{
+    size_t n = strlen(name);
+    for (const char *p = list; p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL)
+        if (!strncmp(p, name, n) && (p[n] == ',' || p[n] == '\0')) return 1;
+    return 0;
+}
+
+/* Whether every comma-separated name of list passes known (empty names do not). */
+static int all_known(const char *list, int (*known)(const char *))
+{
+    char name[64];
+    for (const char *p = list; p;) {
+        const char *end = strchr(p, ',');
+        size_t n = end ? (size_t)(end - p) : strlen(p);
+        if (n == 0 || n >= sizeof name) return 0;
+        memcpy(name, p, n);
+        name[n] = '\0';
+        if (!known(name)) return 0;
+        p = end ? end + 1 : NULL;
+    }
+    return 1;
+}
+
 static int selected(const sb_bfs_request_t *q, int c)
 {
     const char *loop = sb_bfs_loop_label(g_combos[c].loop, g_combos[c].coop);
-    if (q->variant && strcmp(q->variant, sp_bfs_variant_name(g_combos[c].variant))) return 0;
-    if (q->loop && strcmp(q->loop, loop)) return 0;
+    if (q->variant && !in_list(q->variant, sp_bfs_variant_name(g_combos[c].variant))) return 0;
+    if (q->loop && !in_list(q->loop, loop)) return 0;
     return 1;
 }
 
@@ -334,17 +359,21 @@ int sb_run_bfs(sp_context_t *ctx, sp_matrix_t *A, const sb_bfs_request_t *q, sb_
     return rc;
 }
 
-int sb_bfs_known_variant(const char *name)
+static int known_variant(const char *name)
 {
     for (int v = SP_BFS_AUTO; v <= SP_BFS_DIRECTION_OPT; v++)
         if (!strcmp(name, sp_bfs_variant_name((sp_bfs_variant_t)v))) return 1;
     return 0;
 }
 
-int sb_bfs_known_loop(const char *name)
+static int known_loop(const char *name)
 {
     if (!strcmp(name, "persistent_coop")) return 1;
     for (int l = SP_BFS_LOOP_AUTO; l <= SP_BFS_LOOP_PERSISTENT; l++)
         if (!strcmp(name, sp_bfs_loop_name((sp_bfs_loop_t)l))) return 1;
     return 0;
 }
+
+int sb_bfs_known_variant(const char *list) { return all_known(list, known_variant); }
+
+int sb_bfs_known_loop(const char *list) { return all_known(list, known_loop); }

@@ -34,8 +34,9 @@ typedef struct sb_bfs_row {
 enum { SB_BFS_MAX_ROWS = 16 };
 
 const char *sb_bfs_loop_label(sp_bfs_loop_t loop, int coop);
-int sb_bfs_known_variant(const char *name);
-int sb_bfs_known_loop(const char *name);
+/* Whether every name of a comma-separated list is a variant (loop) name spbench knows. */
+int sb_bfs_known_variant(const char *list);
+int sb_bfs_known_loop(const char *list);
 void sb_print_bfs_header(void);
 void sb_print_bfs_row(const char *graph, const sb_bfs_row_t *row);
 /* Every selected combination on A from the request's sources, a row each (printed as it
