@@ -106,7 +106,7 @@ static sp_status_t snap_parse(const sp_el_read_t *r, sp_el_chunk_t *c)
     int64_t lim = r->compact ? 0 : INT32_MAX;
     if (r->id_limit >= 0 && r->id_limit < lim) lim = r->id_limit;
     c->full = 0;
-    sp__text_lines_init(&it, &c->text);
+    sp__text_lines_init_walk(&it, &c->text);
     const char *end = it.end;
     for (const char *p, *start = it.p; sp__text_line_begin(&it, &p);
          sp__text_line_finish(&it, p), start = it.p) {

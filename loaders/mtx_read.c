@@ -295,8 +295,8 @@ enum { FAST_WINDOW = 64 };
 /* The commonest lines of a double real coordinate file, "i j v\n" with one blank between
  * the fields, read from it->p on while a whole window of bytes lies before the chunk's
  * end, so no read needs a bounds check: stops, leaving it->p at its start, at the first
- * other line (the general walk reads and judges it) or when the declared count is
- * reached. */
+ * other line (the general walk reads and judges it, writing again the value slot that
+ * such a line may have received) or when the declared count is reached. */
 static void fast_lines(const job_t *j, sp_text_lines_t *it, int64_t *kp, int64_t *offdiag)
 {
 #if SP_SWAR_DIGITS
@@ -306,14 +306,12 @@ static void fast_lines(const job_t *j, sp_text_lines_t *it, int64_t *kp, int64_t
     while (it->end - p >= FAST_WINDOW && k < j->expected) {
         const char *s = p;
         uint32_t r, c;
-        double v;
         if (!sp__parse_short_uint(&s, it->end, &r) || !is_blank(*s++)) break;
         if (!sp__parse_short_uint(&s, it->end, &c) || !is_blank(*s++)) break;
-        if (!sp__parse_f64_fast(&s, &v) || *s != '\n') break;
+        if (!(s = sp__parse_f64_fast(s, &val[k])) || *s != '\n') break;
         if (r < 1 || r > j->nrows || c < 1 || c > j->ncols) break;
         j->row[k] = (int32_t)(r - 1);
         j->col[k] = (int32_t)(c - 1);
-        val[k] = v;
         od += r != c;
         k++;
         line++;
@@ -346,7 +344,7 @@ static sp_status_t parse_task(int c, void *arg)
     int plain = j->format == FMT_COORDINATE && j->field == FIELD_REAL &&
                 (j->vt == SP_R_32F || j->vt == SP_R_64F) && j->symmetry != SP_SYMMETRY_SKEW;
     if (j->format == FMT_ARRAY) array_start(j, k, &ai, &aj);
-    sp__text_lines_init(&it, &j->chunks[c]);
+    sp__text_lines_init_walk(&it, &j->chunks[c]);
     const char *end = it.end;
     int fast = plain && j->vt == SP_R_64F;
     for (const char *p; next_entry_line(j, &it, fast, &k, &offdiag, &p);

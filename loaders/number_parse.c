@@ -477,11 +477,10 @@ static inline int word_digits(uint64_t w, uint64_t *val)
     return nd;
 }
 
-int sp__parse_f64_fast(const char **p, double *out)
+const char *sp__parse_f64_fast(const char *s, double *out)
 {
     static const uint64_t p10[9] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000,
                                     100000000};
-    const char *s = *p;
     uint64_t w, v, m;
     int n, nf = 0, neg = *s == '-';
     s += neg | (*s == '+');
@@ -492,7 +491,7 @@ int sp__parse_f64_fast(const char **p, double *out)
     } else {
         memcpy(&w, s, sizeof w);
         ni = word_digits(w, &m);
-        if (ni == 8) return 0;
+        if (ni == 8) return NULL;
     }
     s += ni;
     if (*s == '.') {
@@ -512,7 +511,7 @@ int sp__parse_f64_fast(const char **p, double *out)
             m = m * 10 + (unsigned)(*s - '0');
         nf += n;
     }
-    if (ni + nf == 0 || ni + nf > 19) return 0;
+    if (ni + nf == 0 || ni + nf > 19) return NULL;
     int64_t q = -nf;
     if ((*s | 0x20) == 'e') {
         const char *t = s + 1;
@@ -520,7 +519,7 @@ int sp__parse_f64_fast(const char **p, double *out)
         t += eneg | (*t == '+');
         memcpy(&w, t, sizeof w);
         n = word_digits(w, &v);
-        if (n == 8) return 0;
+        if (n == 8) return NULL;
         if (n) {
             q += eneg ? -(int64_t)v : (int64_t)v;
             s = t + n;
@@ -534,18 +533,17 @@ int sp__parse_f64_fast(const char **p, double *out)
         x = q >= 0 ? x * pow10_f64[q] : x / pow10_f64[-q];
     } else {
         uint64_t bits;
-        if (!eisel_lemire(m, q, 53, 1023, 2046, &bits)) return 0;
+        if (!eisel_lemire(m, q, 53, 1023, 2046, &bits)) return NULL;
         memcpy(&x, &bits, sizeof x);
     }
-    *p = s;
     *out = neg ? -x : x;
-    return 1;
+    return s;
 }
 #else
-int sp__parse_f64_fast(const char **p, double *out)
+const char *sp__parse_f64_fast(const char *s, double *out)
 {
-    (void)p, (void)out;
-    return 0;
+    (void)s, (void)out;
+    return NULL;
 }
 #endif
 

@@ -78,10 +78,12 @@ int sp__parse_f64(const char **p, const char *end, double *out);
 int sp__parse_f32(const char **p, const char *end, float *out);
 /* The hot short form of a double ([sign] digits [. digits] [e [sign] digits], at most 19
  * significant and leading-zero digits together, an exponent of at most 7 digits) read a word at a
- * time without bounds checks: at least 64 bytes from *p must be readable. 1 with the
- * strtod value and *p past it; 0, moving nothing, for anything else (sp__parse_f64 then
- * reads it), and always 0 where the platform lacks the word-at-a-time paths. */
-int sp__parse_f64_fast(const char **p, double *out);
+ * time without bounds checks: at least 64 bytes from s must be readable. The number's
+ * end, with the strtod value in *out; NULL, writing nothing, for anything else
+ * (sp__parse_f64 then reads it), and always NULL where the platform lacks the
+ * word-at-a-time paths. The end is returned, not stored, because the next field's parse
+ * waits on it. */
+const char *sp__parse_f64_fast(const char *s, double *out);
 
 /* A piece of the text that starts at a line start and ends after a '\n' (or at the end
  * of the text); first_line is the 1-based line number of its first line. */
@@ -94,7 +96,9 @@ typedef struct sp_chunk {
 /* Split [begin, end) into at most max_chunks line-aligned chunks of similar size, the
  * first starting at line first_line; *nchunks receives the count (0 for empty input) and
  * *chunks an array the caller releases with sp__free (also when *nchunks is 0).
- * Line numbers count '\n', and a lone '\r' too (old Mac files). */
+ * Line numbers count '\n', and a lone '\r' too (old Mac files). Every chunk but the last
+ * is searched for '\r' (to number the lines after it) and marked no_cr when it has none;
+ * the last is left unread, so that one chunk costs no pass over the text. */
 sp_status_t sp__text_split(const char *begin, const char *end, int64_t first_line,
                            int max_chunks, sp_chunk_t **chunks, int *nchunks);
 
@@ -113,6 +117,10 @@ typedef struct sp_text_lines {
 
 /* Start at the chunk's first line (searching it for '\r' unless chunk->no_cr). */
 void sp__text_lines_init(sp_text_lines_t *it, const sp_chunk_t *chunk);
+/* Start at the chunk's first line without searching it, for a walk by
+ * sp__text_line_begin / sp__text_line_finish only, which find every kind of line break
+ * byte by byte (sp__text_next_line then walks bytes too). */
+void sp__text_lines_init_walk(sp_text_lines_t *it, const sp_chunk_t *chunk);
 /* Start at line 1 of the whole text, without searching it: for the few lines of a
  * header, read before the body is split. */
 void sp__text_lines_whole(sp_text_lines_t *it, const sp_text_t *text);

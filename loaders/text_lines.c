@@ -12,6 +12,14 @@ void sp__text_lines_init(sp_text_lines_t *it, const sp_chunk_t *chunk)
     it->has_cr = !chunk->no_cr && memchr(it->p, '\r', (size_t)(it->end - it->p)) != NULL;
 }
 
+void sp__text_lines_init_walk(sp_text_lines_t *it, const sp_chunk_t *chunk)
+{
+    it->p = chunk->begin;
+    it->end = chunk->end;
+    it->line = chunk->first_line - 1;
+    it->has_cr = 1; /* not searched: sp__text_next_line must walk the bytes */
+}
+
 void sp__text_lines_whole(sp_text_lines_t *it, const sp_text_t *text)
 {
     it->p = text->data;

@@ -37,10 +37,15 @@ sp_status_t sp__text_split(const char *begin, const char *end, int64_t first_lin
         c[n].begin = p;
         c[n].end = q;
         c[n].first_line = line;
-        int has_cr = memchr(p, '\r', (size_t)(q - p)) != NULL;
-        c[n].no_cr = !has_cr;
-        if (q < end) /* the last chunk's lines number nothing after it */
+        /* The last chunk's lines number nothing after it: it is not searched for '\r'
+         * here (no_cr 0, not known), so a reader that needs no line count never makes a
+         * pass over it before parsing (with one chunk, the whole body). */
+        c[n].no_cr = 0;
+        if (q < end) {
+            int has_cr = memchr(p, '\r', (size_t)(q - p)) != NULL;
+            c[n].no_cr = !has_cr;
             line += sp__text_count_breaks(p, q, has_cr);
+        }
         n++;
         p = q;
     }

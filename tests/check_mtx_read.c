@@ -546,6 +546,48 @@ START_TEST(test_large_errors)
 }
 END_TEST
 
+/* A bad value in the middle of a run of plain lines (read a batch at a time) is reported
+ * at its own line, and the plain lines around odd ones are all read. */
+START_TEST(test_large_value_error)
+{
+    gen_t g;
+    char want[128];
+    sp_coo_t *a = NULL;
+    gen_file(&g, 79, 100000, 100000);
+    FILE *f = fopen(g.path, "r+");
+    ck_assert_ptr_nonnull(f);
+    fseek(f, 0, SEEK_END);
+    size_t len = (size_t)ftell(f);
+    rewind(f);
+    char *text = malloc(len + 1);
+    ck_assert_uint_eq(fread(text, 1, len, f), len);
+    int64_t line = 1, bad = 0, k = 70001; /* line: the one this '\n' ends */
+    for (size_t p = 0; p < len && !bad; p++, line += text[p - 1] == '\n') {
+        if (text[p] != '\n' || line != g.line[k]) continue;
+        if (text[p - 1] == ' ') { /* an irregular line: take the next entry */
+            k++;
+            continue;
+        }
+        text[p - 1] = 'z'; /* the value's last digit: "1.2345z" */
+        bad = line;
+    }
+    rewind(f);
+    ck_assert_uint_eq(fwrite(text, 1, len, f), len);
+    fclose(f);
+    free(text);
+    ck_assert_int_gt(bad, 0);
+    for (int t = 1; t <= 4; t *= 2) {
+        sp_mtx_options_t o = {0};
+        o.nthreads = t;
+        ck_assert_status(sp_mtx_read(g.path, SP_R_64F, &o, &a), SP_STATUS_PARSE_ERROR);
+        snprintf(want, sizeof want, ":%lld: value is not a number", (long long)bad);
+        ck_assert_error_has(want);
+    }
+    ck_assert_ptr_null(a);
+    gen_free(&g);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("mtx_read");
@@ -567,6 +609,7 @@ int main(void)
     tcase_add_test(tc, test_alloc_failures);
     tcase_add_test(tc, test_large_threads);
     tcase_add_test(tc, test_large_errors);
+    tcase_add_test(tc, test_large_value_error);
     suite_add_tcase(s, tc);
     return sp_test_run(s);
 }
