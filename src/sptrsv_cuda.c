@@ -16,13 +16,11 @@ sp_status_t sp__cuda_sptrsv(sp_matrix_t *A, int upper, int unit_diag, int alg,
 {
     sp_status_t st = SP_STATUS_SUCCESS;
     sp_gpu_env_t env;
-    sptrsv_plans_t *p = A->sptrsv_plans;
+    sptrsv_plans_t *p = A->sptrsv_plans, *fresh = NULL;
     sp_gpu_sptrsv_plan_t **slot;
     sp__cuda_env(A->ctx, &env);
-    if (!p) {
-        SP_CALLOC(p, 1);
-        A->sptrsv_plans = p;
-    }
+    if (!p) SP_CALLOC(fresh, 1);
+    if (fresh) p = fresh;
     slot = &p->plan[upper != 0][unit_diag != 0][alg == SP_SPTRSV_ALG_SOFT_SYNC];
     if (!*slot) {
         sp_gpu_sptrsv_plan_t *made = NULL;
@@ -32,8 +30,11 @@ sp_status_t sp__cuda_sptrsv(sp_matrix_t *A, int upper, int unit_diag, int alg,
                                       &made));
         *slot = made;
     }
+    A->sptrsv_plans = p;
+    fresh = NULL;
     SP_TRY(sp__gpu_sptrsv_solve(&env, *slot, &A->f.csr, alpha, b, x));
 done:
+    sp__free(fresh); /* a failed first analysis leaves the matrix without a plan table */
     return st;
 }
 

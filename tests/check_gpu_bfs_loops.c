@@ -256,9 +256,10 @@ static sp_status_t run_loop_named(loop_t l, const char *graph, const sp_csr_t *d
     sp_status_t st;
     begin_case(loop_name[l], graph, d->nrows, source);
     if (l == SINGLE_BLOCK)
-        st = sp__gpu_bfs_single_block(&T.env, d, source, d_level, d_parent, sizes, cap, r);
+        st =
+            sp__gpu_bfs_single_block(&T.env, NULL, d, source, d_level, d_parent, sizes, cap, r);
     else
-        st = sp__gpu_bfs_persistent(&T.env, d, source,
+        st = sp__gpu_bfs_persistent(&T.env, NULL, d, source,
                                     l == PERSISTENT_COOP ? SP_GPU_BFS_SYNC_COOP
                                                          : SP_GPU_BFS_SYNC_SOFT,
                                     d_level, d_parent, sizes, cap, r);
@@ -685,8 +686,8 @@ START_TEST(test_errors)
                          SP_STATUS_INVALID_ARGUMENT);
         ck_assert_error_has("frontier_capacity 4 without room");
     }
-    ck_assert_status(sp__gpu_bfs_persistent(&T.env, &g.d, 0, (sp_gpu_bfs_sync_t)7, d_level,
-                                            NULL, NULL, 0, &r),
+    ck_assert_status(sp__gpu_bfs_persistent(&T.env, NULL, &g.d, 0, (sp_gpu_bfs_sync_t)7,
+                                            d_level, NULL, NULL, 0, &r),
                      SP_STATUS_INVALID_ARGUMENT);
     ck_assert_error_has("unknown sync 7");
     env_free(&T, d_level);
