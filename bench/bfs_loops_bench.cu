@@ -103,18 +103,20 @@ sp_status_t host_loop(const sp_csr_t *g, int32_t source, int32_t *d_level, int32
                       sp_gpu_bfs_result_t *r)
 {
     sp_status_t st = SP_STATUS_SUCCESS;
-    bfsk::scratch_t sc;
+    sp_gpu_bfs_loop_scratch_t sc{};
+    bfsk::state_t s;
     int32_t lvl = 0, size = 1;
-    SP_TRY(bfsk::scratch_alloc(&env, g, d_level, d_parent, &sc));
-    SP_TRY(bfsk::start(&env, sc.s, source));
+    SP_TRY(bfsk::loop_scratch_alloc(&env, g->nrows, 0, &sc));
+    s = bfsk::carve(&sc, g, d_level, d_parent);
+    SP_TRY(bfsk::start(&env, s, source));
     while (size > 0) {
-        SP_TRY(bfsk::launch_level(&env, sc.s, lvl, size));
+        SP_TRY(bfsk::launch_level(&env, s, lvl, size));
         lvl++;
-        SP_TRY(bfsk::read_i32(&env, sc.s.sizes + lvl, &size));
+        SP_TRY(bfsk::read_i32(&env, s.sizes + lvl, &size));
     }
-    SP_TRY(bfsk::finish(&env, sc.s, lvl, nullptr, 0, r));
+    SP_TRY(bfsk::finish(&env, s, &sc, lvl, nullptr, 0, r));
 done:
-    if (sc.base) env.free(env.self, sc.base);
+    bfsk::loop_scratch_free(&env, &sc);
     return st;
 }
 
@@ -127,13 +129,14 @@ sp_status_t run(int v, const sp_csr_t *g, int32_t source, int32_t *d_level, int3
 {
     switch (v) {
     case SINGLE:
-        return sp__gpu_bfs_single_block(&env, g, source, d_level, d_parent, nullptr, 0, r);
+        return sp__gpu_bfs_single_block(&env, nullptr, g, source, d_level, d_parent, nullptr, 0,
+                                        r);
     case SOFT:
-        return sp__gpu_bfs_persistent(&env, g, source, SP_GPU_BFS_SYNC_SOFT, d_level, d_parent,
-                                      nullptr, 0, r);
+        return sp__gpu_bfs_persistent(&env, nullptr, g, source, SP_GPU_BFS_SYNC_SOFT, d_level,
+                                      d_parent, nullptr, 0, r);
     case COOP:
-        return sp__gpu_bfs_persistent(&env, g, source, SP_GPU_BFS_SYNC_COOP, d_level, d_parent,
-                                      nullptr, 0, r);
+        return sp__gpu_bfs_persistent(&env, nullptr, g, source, SP_GPU_BFS_SYNC_COOP, d_level,
+                                      d_parent, nullptr, 0, r);
     default:
         return host_loop(g, source, d_level, d_parent, r);
     }

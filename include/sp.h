@@ -505,7 +505,9 @@ typedef enum sp_bfs_direction {
  *    combinations: SP_STATUS_NOT_SUPPORTED naming both);
  *  - AUTO picks, for now, DIRECTION_OPT with the host loop (stats->variant_used and
  *    loop_used say what ran).
- * The call synchronizes the context's stream once per level on the host loop. */
+ * The call synchronizes the context's stream once per level on the host loop. Everything it
+ * allocates (formats, scratch) is allocated before the first search writes an output, so a
+ * call failing for memory leaves level, parent, stats and G's formats as they were. */
 SP_API sp_status_t sp_bfs(sp_context_t *ctx, sp_matrix_t *G, int64_t source,
                           const sp_bfs_options_t *options, int32_t *level, int32_t *parent,
                           sp_bfs_stats_t *stats);
@@ -613,7 +615,8 @@ typedef enum sp_sptrsv_alg {
  * SP_STATUS_INVALID_ARGUMENT naming the row. On a CUDA context the analysis of (uplo,
  * diag, alg) is made on the first call and cached in A until its CSR is released or A
  * destroyed; solves queue on the stream without synchronizing (the analysis may
- * synchronize once). Host contexts run the sequential substitution whatever alg says. */
+ * synchronize once). A failed call leaves x and A's formats as they were. Host contexts
+ * run the sequential substitution whatever alg says. */
 SP_API sp_status_t sp_sptrsv(sp_context_t *ctx, sp_matrix_t *A, sp_uplo_t uplo, sp_diag_t diag,
                              sp_sptrsv_alg_t alg, const void *alpha, const void *b, void *x);
 
@@ -674,7 +677,10 @@ SP_API sp_status_t sp_solver_set_options(sp_solver_t *solver, const sp_solver_op
  * preconditioner made (Jacobi: the inverted diagonal; SGS: the diagonal and the
  * triangular-solve analyses), and the workspace vectors allocated. A zero diagonal entry
  * (Jacobi, SGS) is refused with SP_STATUS_INVALID_ARGUMENT naming the row. May
- * synchronize the stream. A later setup replaces the previous one. */
+ * synchronize the stream. A later setup replaces the previous one; a setup that fails
+ * leaves the solver (its previous setup included) and A's formats as they were. Every
+ * allocation of the solves is made here (the SpMV plan too), so a solve allocates
+ * nothing. */
 SP_API sp_status_t sp_solver_setup(sp_solver_t *solver, sp_matrix_t *A);
 /* Solve A x = b (b and x: vectors on the context of A's type and length, distinct). x is
  * the initial guess with use_initial_guess, else overwritten from zero. Returns

@@ -34,13 +34,35 @@ typedef enum sp_gpu_bfs_sync {
  * unreachable). frontier_sizes (HOST memory, may be NULL) gets the number of vertices of
  * each level for the first frontier_capacity levels, 0 past the last. *result gets the
  * counts. Synchronizes env->stream once at the end (to read the counters), never the device.
- * Returns SP_STATUS_INVALID_ARGUMENT for a bad source or a non-square g. */
+ * Returns SP_STATUS_INVALID_ARGUMENT for a bad source or a non-square g.
+ * scratch: made by sp__gpu_bfs_loop_scratch_alloc for g's n vertices and at least
+ * min(frontier_capacity, n + 1) sizes, reused by any number of traversals; NULL: the call
+ * makes and frees its own. With a scratch the call allocates nothing, so a batch of
+ * traversals (sp_bfs_multi) that made its scratch first cannot fail for memory after an
+ * earlier traversal has written its outputs. */
+
+/* Scratch of the level loops for graphs of n vertices: one device block from env (the
+ * traversal's queues, visited bits, sizes and counters) and a host buffer for up to
+ * min(frontier_capacity, n + 1) level sizes (none when frontier_capacity is 0). */
+typedef struct sp_gpu_bfs_loop_scratch {
+    void *d_base;
+    int32_t *h_sizes;
+    int64_t n, h_capacity;
+} sp_gpu_bfs_loop_scratch_t;
+
+/* *scratch zeroed first; on failure nothing is left allocated. */
+sp_status_t sp__gpu_bfs_loop_scratch_alloc(const sp_gpu_env_t *env, int64_t n,
+                                           int64_t frontier_capacity,
+                                           sp_gpu_bfs_loop_scratch_t *scratch);
+/* Frees both parts and zeroes *scratch; a zeroed scratch is a no-op. */
+void sp__gpu_bfs_loop_scratch_free(const sp_gpu_env_t *env, sp_gpu_bfs_loop_scratch_t *scratch);
 
 /* Consecutive levels inside one block with block barriers while the frontier fits the
  * block's shared-memory queue; hands over to a grid-wide launch per level when it outgrows
  * it, and back to the single block when it shrinks again. */
-sp_status_t sp__gpu_bfs_single_block(const sp_gpu_env_t *env, const sp_csr_t *g, int32_t source,
-                                     int32_t *d_level, int32_t *d_parent,
+sp_status_t sp__gpu_bfs_single_block(const sp_gpu_env_t *env,
+                                     sp_gpu_bfs_loop_scratch_t *scratch, const sp_csr_t *g,
+                                     int32_t source, int32_t *d_level, int32_t *d_parent,
                                      int64_t *frontier_sizes, int64_t frontier_capacity,
                                      sp_gpu_bfs_result_t *result);
 
@@ -48,10 +70,10 @@ sp_status_t sp__gpu_bfs_single_block(const sp_gpu_env_t *env, const sp_csr_t *g,
  * (occupancy API), no host round trip until it ends. sync picks the level barrier;
  * SP_GPU_BFS_SYNC_COOP returns SP_STATUS_NOT_SUPPORTED on a device without cooperative
  * launch. */
-sp_status_t sp__gpu_bfs_persistent(const sp_gpu_env_t *env, const sp_csr_t *g, int32_t source,
-                                   sp_gpu_bfs_sync_t sync, int32_t *d_level, int32_t *d_parent,
-                                   int64_t *frontier_sizes, int64_t frontier_capacity,
-                                   sp_gpu_bfs_result_t *result);
+sp_status_t sp__gpu_bfs_persistent(const sp_gpu_env_t *env, sp_gpu_bfs_loop_scratch_t *scratch,
+                                   const sp_csr_t *g, int32_t source, sp_gpu_bfs_sync_t sync,
+                                   int32_t *d_level, int32_t *d_parent, int64_t *frontier_sizes,
+                                   int64_t frontier_capacity, sp_gpu_bfs_result_t *result);
 
 /* ---- test and benchmark knobs of the level loops (bfs-b; not for library callers) ----
  * Process-wide, read at each call; set them before the calls they affect, not while a

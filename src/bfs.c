@@ -110,7 +110,11 @@ static sp_status_t run_bfs(const char *what, sp_context_t *ctx, sp_matrix_t *G,
     sp_bfs_loop_t loop = options ? options->loop : SP_BFS_LOOP_AUTO;
     double alpha = options && options->alpha > 0 ? options->alpha : 15.0;
     double beta = options && options->beta > 0 ? options->beta : 18.0;
+    unsigned built_before = 0;
+    int rollback = 0;
     SP_TRY(check_bfs(what, ctx, G, nsources, sources, options, level, stats));
+    built_before = G->built;
+    rollback = 1;
     sp__bfs_choose(ctx, G, &variant, &loop);
     SP_TRY(sp_matrix_build(ctx, G, SP_FORMAT_CSR));
     if (ctx->kind == SP_DEVICE_CUDA)
@@ -119,6 +123,8 @@ static sp_status_t run_bfs(const char *what, sp_context_t *ctx, sp_matrix_t *G,
     else
         SP_TRY(host_bfs(G, nsources, sources, variant, level, parent, stats));
 done:
+    /* a failure after a build (the CSC of pull, the scratch) leaves G as it was */
+    if (st != SP_STATUS_SUCCESS && rollback) sp__matrix_drop_formats_since(G, built_before);
     return st;
 }
 
@@ -143,11 +149,16 @@ sp_status_t sp__bfs_persistent_coop(sp_context_t *ctx, sp_matrix_t *G, int64_t s
 {
     sp_status_t st = SP_STATUS_SUCCESS;
     sp_bfs_options_t o = {SP_BFS_FRONTIER, SP_BFS_LOOP_PERSISTENT, 0, 0};
+    unsigned built_before = 0;
+    int rollback = 0;
     SP_TRY(check_bfs("sp_bfs", ctx, G, 1, &source, &o, level, stats));
     SP_CHECK_ARG(ctx->kind == SP_DEVICE_CUDA, "sp_bfs: the cooperative barrier needs a CUDA context");
+    built_before = G->built;
+    rollback = 1;
     SP_TRY(sp_matrix_build(ctx, G, SP_FORMAT_CSR));
     SP_TRY(sp__cuda_bfs(G, 1, &source, SP_BFS_FRONTIER, SP_BFS_LOOP_PERSISTENT, 1, 15.0, 18.0,
                         level, parent, stats));
 done:
+    if (st != SP_STATUS_SUCCESS && rollback) sp__matrix_drop_formats_since(G, built_before);
     return sp__context_record(ctx, st);
 }

@@ -108,19 +108,22 @@ done:
     return st;
 }
 
-/* The single-block or persistent kernel runs the whole search. */
-static sp_status_t gpu_loop(const sp_gpu_env_t *env, const sp_csr_t *csr, sp_bfs_loop_t loop,
-                            int sync, int32_t source, int32_t *level, int32_t *parent,
-                            sp_bfs_stats_t *s, search_log_t *log)
+/* The single-block or persistent kernel runs the whole search in the scratch made for all
+ * sources. */
+static sp_status_t gpu_loop(const sp_gpu_env_t *env, sp_gpu_bfs_loop_scratch_t *scratch,
+                            const sp_csr_t *csr, sp_bfs_loop_t loop, int sync, int32_t source,
+                            int32_t *level, int32_t *parent, sp_bfs_stats_t *s,
+                            search_log_t *log)
 {
     sp_status_t st = SP_STATUS_SUCCESS;
     sp_gpu_bfs_result_t r = {0, 0, 0};
     int64_t *sizes = s && s->frontier_sizes ? s->frontier_sizes : NULL;
     int64_t cap = sizes ? s->frontier_capacity : 0;
     if (loop == SP_BFS_LOOP_SINGLE_BLOCK)
-        SP_TRY(sp__gpu_bfs_single_block(env, csr, source, level, parent, sizes, cap, &r));
+        SP_TRY(
+            sp__gpu_bfs_single_block(env, scratch, csr, source, level, parent, sizes, cap, &r));
     else
-        SP_TRY(sp__gpu_bfs_persistent(env, csr, source,
+        SP_TRY(sp__gpu_bfs_persistent(env, scratch, csr, source,
                                       sync ? SP_GPU_BFS_SYNC_COOP : SP_GPU_BFS_SYNC_SOFT, level,
                                       parent, sizes, cap, &r));
     for (int64_t l = 0; s && s->directions && l < s->frontier_capacity; l++)
@@ -142,11 +145,16 @@ sp_status_t sp__cuda_bfs(sp_matrix_t *G, int64_t nsources, const int64_t *source
     sp_gpu_bfs_graph_t g;
     sp_gpu_bfs_work_t w;
     void *d_temp = NULL;
+    sp_gpu_bfs_loop_scratch_t loop_scratch = {NULL, NULL, 0, 0};
     cudaEvent_t ev[2] = {NULL, NULL};
-    int64_t n = G->f.csr.nrows;
+    int64_t n = G->f.csr.nrows, sizes_cap = 0;
     int timed = 0;
     sp__cuda_env(G->ctx, &env);
-    for (int64_t i = 0; stats && i < nsources; i++) timed |= stats[i].measure_time != 0;
+    for (int64_t i = 0; stats && i < nsources; i++) {
+        timed |= stats[i].measure_time != 0;
+        if (stats[i].frontier_sizes && stats[i].frontier_capacity > sizes_cap)
+            sizes_cap = stats[i].frontier_capacity;
+    }
     if (nsources == 0) goto done;
     if (n > INT32_MAX || G->f.csr.nnz > INT32_MAX)
         SP_FAIL(SP_STATUS_NOT_SUPPORTED, "sp_bfs: %lld vertices and %lld edges exceed 32-bit indices",
@@ -158,6 +166,7 @@ sp_status_t sp__cuda_bfs(sp_matrix_t *G, int64_t nsources, const int64_t *source
     g.d_in_ptr = g.d_in_idx = NULL;
     g.d_coo_row = G->f.coo.row;
     g.d_coo_col = G->f.coo.col;
+    /* every allocation before the first search writes an output */
     if (loop == SP_BFS_LOOP_HOST) {
         if (variant == SP_BFS_PULL || variant == SP_BFS_DIRECTION_OPT) {
             SP_TRY(sp_matrix_build(G->ctx, G, SP_FORMAT_CSC));
@@ -165,6 +174,8 @@ sp_status_t sp__cuda_bfs(sp_matrix_t *G, int64_t nsources, const int64_t *source
             g.d_in_idx = G->f.csc.idx;
         }
         SP_TRY(env.alloc(env.self, &d_temp, sp__gpu_bfs_work_bytes(n, g.nnz)));
+    } else {
+        SP_TRY(sp__gpu_bfs_loop_scratch_alloc(&env, n, sizes_cap, &loop_scratch));
     }
     if (timed) {
         SP_CUDA_TRY(cudaEventCreate(&ev[0]));
@@ -181,7 +192,8 @@ sp_status_t sp__cuda_bfs(sp_matrix_t *G, int64_t nsources, const int64_t *source
             sp__gpu_bfs_work_carve(d_temp, n, g.nnz, lv, pa, &w);
             SP_TRY(host_loop(&env, &g, w, variant, alpha, beta, (int32_t)sources[i], s, &lg));
         } else {
-            SP_TRY(gpu_loop(&env, &G->f.csr, loop, sync, (int32_t)sources[i], lv, pa, s, &lg));
+            SP_TRY(gpu_loop(&env, &loop_scratch, &G->f.csr, loop, sync, (int32_t)sources[i], lv,
+                            pa, s, &lg));
         }
         if (!s) continue;
         if (s->measure_time) {
@@ -200,6 +212,7 @@ sp_status_t sp__cuda_bfs(sp_matrix_t *G, int64_t nsources, const int64_t *source
 done:
     if (ev[1]) (void)cudaEventDestroy(ev[1]);
     if (ev[0]) (void)cudaEventDestroy(ev[0]);
+    sp__gpu_bfs_loop_scratch_free(&env, &loop_scratch);
     if (d_temp) env.free(env.self, d_temp);
     return st;
 }

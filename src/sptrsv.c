@@ -9,6 +9,7 @@ sp_status_t sp_sptrsv(sp_context_t *ctx, sp_matrix_t *A, sp_uplo_t uplo, sp_diag
     sp_status_t st = SP_STATUS_SUCCESS;
     int64_t n;
     size_t vs;
+    unsigned built_before = A ? A->built : 0;
     SP_CHECK_ARG(ctx != NULL && A != NULL, "sp_sptrsv: ctx or A is NULL");
     SP_CHECK_ARG(A->ctx == ctx, "sp_sptrsv: matrix belongs to another context");
     n = A->f.coo.nrows;
@@ -37,5 +38,8 @@ sp_status_t sp_sptrsv(sp_context_t *ctx, sp_matrix_t *A, sp_uplo_t uplo, sp_diag
         SP_TRY(sp__ref_sptrsv(&A->f.csr, uplo == SP_UPLO_UPPER, diag == SP_DIAG_UNIT, alpha, b,
                               x));
 done:
+    /* a failure after the CSR build (the analysis's allocations) leaves A as it was */
+    if (st != SP_STATUS_SUCCESS && A != NULL && ctx != NULL && A->ctx == ctx)
+        sp__matrix_drop_formats_since(A, built_before);
     return sp__context_record(ctx, st);
 }

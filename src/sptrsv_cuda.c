@@ -50,13 +50,14 @@ sp_status_t sp__cuda_sptrsv(sp_matrix_t *A, int upper, int unit_diag, int alg,
 {
     sp_status_t st = SP_STATUS_SUCCESS;
     sp_gpu_env_t env;
-    sptrsv_plans_t *p = A->sptrsv_plans;
-    sp_gpu_sptrsv_plan_t **slot;
+    sptrsv_plans_t *p = A->sptrsv_plans, *fresh = NULL;
+    sp_gpu_sptrsv_plan_t **slot, **pair;
+    int had[2], planned = 0;
     sp__cuda_env(A->ctx, &env);
-    if (!p) {
-        SP_CALLOC(p, 1);
-        A->sptrsv_plans = p;
-    }
+    if (!p) SP_CALLOC(fresh, 1);
+    if (fresh) p = fresh;
+    pair = p->plan[upper != 0][unit_diag != 0];
+    had[0] = pair[0] != NULL, had[1] = pair[1] != NULL;
     if (alg == SP_SPTRSV_ALG_AUTO) {
         /* the soft plan's analysis counts the levels; a triangle that suits level
          * scheduling better gets that plan too, once (both stay cached) */
@@ -69,8 +70,20 @@ sp_status_t sp__cuda_sptrsv(sp_matrix_t *A, int upper, int unit_diag, int alg,
     } else {
         SP_TRY(plan_for(&env, A, p, upper, unit_diag, alg, &slot));
     }
+    A->sptrsv_plans = p;
+    fresh = NULL;
+    planned = 1;
     SP_TRY(sp__gpu_sptrsv_solve(&env, *slot, &A->f.csr, alpha, b, x));
 done:
+    if (st != SP_STATUS_SUCCESS && !planned) {
+        /* a call that failed before its solve keeps no plan it made (AUTO may make two) */
+        for (int a = 0; a < 2; a++)
+            if (!had[a] && pair[a]) {
+                sp__gpu_sptrsv_plan_free(&env, pair[a]);
+                pair[a] = NULL;
+            }
+    }
+    sp__free(fresh); /* a failed first analysis leaves the matrix without a plan table */
     return st;
 }
 

@@ -1,12 +1,20 @@
 /* Allocation failure on a CUDA context, through the public API: every device allocation
- * (the context's allocator hooks) and, separately, every host allocation of the upload,
- * each format's build, each SpMV plan (every format and algorithm) and sp_spmv itself fails
- * in turn: SP_STATUS_ALLOC_FAILED, outputs untouched (the matrix handle, the formats built,
- * y), nothing leaked (host blocks 0, device blocks back to the baseline), and the next
- * call works. A step that would not fit in device memory is refused before any work with
- * the bytes needed and free: by a test cap on the room (upload, builds) and for real (ELL
- * of a 10M-row matrix with one long row, while HYB and SELL multiply it). SP_TEST_SMALL=1
- * shrinks the inputs. Exits 77 without a GPU. */
+ * (the context's allocator hooks) and, separately, every host allocation fails in turn, in
+ * the upload, each format's build, each SpMV plan (every format and algorithm) and sp_spmv
+ * itself; BFS (sp_bfs and sp_bfs_multi, every variant on the host loop, the single-block
+ * and persistent SOFT loops, the cooperative persistent loop), with the CSR and CSC builds
+ * it triggers; the solvers (create, setup, solve: CG, PCG-Jacobi, PCG-SGS, BiCGSTAB) and a
+ * setup replacing an earlier one; sp_sptrsv (levels, soft, AUTO; the analysis and its
+ * CSR); vector creation. Each failing run returns SP_STATUS_ALLOC_FAILED with its message
+ * on the context, leaves its outputs untouched (the matrix handle and its formats, y,
+ * level, parent, stats, x, the solver's earlier setup), leaks nothing (host blocks 0,
+ * device blocks back to the baseline) and the next call works; a solve, a repeated SpMV or
+ * triangular solve and the vector arithmetic allocate nothing at all. A step that would
+ * not fit in device memory is refused before any work with the bytes needed and free: by
+ * a test cap on the room (upload, builds) and for real (ELL of a 10M-row matrix with one
+ * long row, while HYB and SELL multiply it). SP_TEST_SMALL=1 shrinks the inputs. Exits 77
+ * without a GPU. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,6 +59,114 @@ static void teardown(void)
     ck_assert_int_eq(sp_test_gpu_live_allocations(), 0);
 }
 
+/* Bytes between the host and the device on the context's stream, then waiting for it: after
+ * all the work queued there (a failed call's included), before any that follows. */
+static void to_device(void *d, const void *h, size_t bytes)
+{
+    ck_cuda(cudaMemcpyAsync(d, h, bytes, cudaMemcpyHostToDevice, g_stream));
+    ck_cuda(cudaStreamSynchronize(g_stream));
+}
+
+static void to_host(void *h, const void *d, size_t bytes)
+{
+    ck_cuda(cudaMemcpyAsync(h, d, bytes, cudaMemcpyDeviceToHost, g_stream));
+    ck_cuda(cudaStreamSynchronize(g_stream));
+}
+
+/* ---- sweeps: every allocation of one operation failing in turn ------------------------- */
+
+/* One operation swept: op runs it (and frees what a successful run made); prepare (may be
+ * NULL) sets its outputs to their markers; untouched checks them after a failed run. */
+typedef struct sweep {
+    const char *what;
+    sp_status_t (*op)(void *arg);
+    void (*prepare)(void *arg);
+    void (*untouched)(void *arg);
+    void *arg;
+} sweep_t;
+
+static int64_t g_device_base; /* live device blocks before the run */
+
+static sp_status_t run_swept(void *arg)
+{
+    const sweep_t *sw = arg;
+    return sw->op(sw->arg);
+}
+
+static void prepare_swept(const sweep_t *sw)
+{
+    if (sw->prepare) sw->prepare(sw->arg);
+    g_device_base = sp_test_gpu_live_allocations();
+}
+
+/* After a failed run: the message on the context, device blocks back to the baseline,
+ * CUDA's error state clean, the outputs as they were. */
+static void after_failure(void *arg)
+{
+    const sweep_t *sw = arg;
+    ck_assert_str_eq(sp_context_last_error(g_ctx), sp_last_error());
+    ck_assert_msg(sp_test_gpu_live_allocations() == g_device_base,
+                  "%s: %lld device blocks live after a failed run, %lld before", sw->what,
+                  (long long)sp_test_gpu_live_allocations(), (long long)g_device_base);
+    ck_assert_int_eq(cudaPeekAtLastError(), cudaSuccess);
+    if (sw->untouched) sw->untouched(sw->arg);
+}
+
+/* Every device allocation of the operation failing in turn; returns the failing runs. */
+static int64_t device_sweep(sweep_t sw)
+{
+    int64_t k = 0;
+    for (;; k++) {
+        prepare_swept(&sw);
+        sp_test_gpu_fail_allocations_after(k);
+        sp_status_t st = sw.op(sw.arg);
+        int64_t calls = sp_test_gpu_allocations();
+        sp_test_gpu_fail_allocations_after(-1);
+        if (calls <= k) {
+            ck_assert_msg(st == SP_STATUS_SUCCESS, "%s: %s with no failed allocation: %s",
+                          sw.what, sp_status_string(st), sp_last_error());
+            break;
+        }
+        ck_assert_msg(st == SP_STATUS_ALLOC_FAILED,
+                      "%s, device allocation %lld failing: %s (%s)", sw.what, (long long)k,
+                      sp_status_string(st), sp_last_error());
+        after_failure(&sw);
+    }
+    return k;
+}
+
+/* Every host allocation of the operation failing in turn (the device never fails). */
+static int64_t host_sweep(sweep_t sw)
+{
+    int64_t failing = 0;
+    prepare_swept(&sw);
+    ck_assert_ok(
+        sp_test_fail_each_allocation(sw.what, run_swept, after_failure, &sw, &failing));
+    return failing;
+}
+
+/* The operation with every allocation, host and device, failing: it must need none. */
+static void allocates_nothing(sweep_t sw)
+{
+    prepare_swept(&sw);
+    sp_test_gpu_fail_allocations_after(0);
+    sp_test_fail_allocations_after(0);
+    sp_status_t st = sw.op(sw.arg);
+    sp_test_restore_allocator();
+    sp_test_gpu_fail_allocations_after(-1);
+    ck_assert_msg(st == SP_STATUS_SUCCESS, "%s allocated: %s", sw.what, sp_last_error());
+}
+
+static unsigned built_mask(const sp_matrix_t *A)
+{
+    sp_matrix_info_t info;
+    unsigned m = 1u << SP_FORMAT_COO;
+    ck_assert_ok(sp_matrix_info(A, &info));
+    for (int f = 1; f < SP_FORMAT_COUNT; f++)
+        if (info.bytes[f] > 0) m |= 1u << f;
+    return m;
+}
+
 /* ---- one operation, run again and again ---------------------------------------------- */
 
 enum kind { OP_CREATE, OP_BUILD, OP_SPMV };
@@ -63,33 +179,18 @@ typedef struct run {
     unsigned built;       /* formats built before the run */
     double *d_x, *d_y;    /* device vectors */
     double *h_y;          /* host copy of y after a run */
-    int64_t device_base;  /* live device blocks before the run */
 } run_t;
-
-static unsigned built_mask(const sp_matrix_t *A)
-{
-    sp_matrix_info_t info;
-    unsigned m = 1u << SP_FORMAT_COO;
-    ck_assert_ok(sp_matrix_info(A, &info));
-    for (int f = 1; f < SP_FORMAT_COUNT; f++)
-        if (info.bytes[f] > 0) m |= 1u << f;
-    return m;
-}
 
 static void fill_y(run_t *r, double v)
 {
     int64_t n = g_coo->nrows;
     for (int64_t i = 0; i < n; i++) r->h_y[i] = v;
-    ck_cuda(cudaMemcpyAsync(r->d_y, r->h_y, (size_t)n * sizeof(double), cudaMemcpyHostToDevice,
-                            g_stream));
-    ck_cuda(cudaStreamSynchronize(g_stream));
+    to_device(r->d_y, r->h_y, (size_t)n * sizeof(double));
 }
 
 static void read_y(run_t *r)
 {
-    ck_cuda(cudaMemcpyAsync(r->h_y, r->d_y, (size_t)g_coo->nrows * sizeof(double),
-                            cudaMemcpyDeviceToHost, g_stream));
-    ck_cuda(cudaStreamSynchronize(g_stream));
+    to_host(r->h_y, r->d_y, (size_t)g_coo->nrows * sizeof(double));
 }
 
 static sp_status_t run_op(void *arg)
@@ -110,13 +211,18 @@ static sp_status_t run_op(void *arg)
     return SP_STATUS_INTERNAL_ERROR;
 }
 
-/* After a failed run: outputs as they were, device blocks back to the baseline, CUDA's
- * error state clean. */
+/* Before each run: y to its marker (SpMV), the formats built noted. */
+static void prepare_run(void *arg)
+{
+    run_t *r = arg;
+    if (r->kind == OP_SPMV) fill_y(r, MARKER);
+    if (r->A && r->kind != OP_CREATE) r->built = built_mask(r->A);
+}
+
+/* After a failed run: the output handle, the formats and y as they were. */
 static void untouched(void *arg)
 {
     run_t *r = arg;
-    ck_assert_int_eq(sp_test_gpu_live_allocations(), r->device_base);
-    ck_assert_int_eq(cudaPeekAtLastError(), cudaSuccess);
     if (r->kind == OP_CREATE) {
         ck_assert_ptr_eq(r->A, SENTINEL_MATRIX);
         return;
@@ -128,6 +234,11 @@ static void untouched(void *arg)
             ck_assert_msg(r->h_y[i] == MARKER, "y[%lld] = %g changed on failure", (long long)i,
                           r->h_y[i]);
     }
+}
+
+static sweep_t matrix_sweep(const char *what, run_t *r)
+{
+    return (sweep_t){what, run_op, prepare_run, untouched, r};
 }
 
 /* y = 1.5 A x + 0.5 MARKER, against the dense reference. */
@@ -150,45 +261,9 @@ static void assert_spmv_result(run_t *r)
     free(x);
 }
 
-/* Every device allocation of the run failing in turn; returns the failing runs. */
-static int64_t device_sweep(const char *what, run_t *r)
-{
-    int64_t k = 0;
-    for (;; k++) {
-        if (r->kind == OP_SPMV) fill_y(r, MARKER);
-        r->device_base = sp_test_gpu_live_allocations();
-        if (r->A && r->kind != OP_CREATE) r->built = built_mask(r->A);
-        sp_test_gpu_fail_allocations_after(k);
-        sp_status_t st = run_op(r);
-        int64_t calls = sp_test_gpu_allocations();
-        sp_test_gpu_fail_allocations_after(-1);
-        if (calls <= k) {
-            ck_assert_msg(st == SP_STATUS_SUCCESS, "%s: %s with no failed allocation: %s", what,
-                          sp_status_string(st), sp_last_error());
-            break;
-        }
-        ck_assert_msg(st == SP_STATUS_ALLOC_FAILED, "%s, device allocation %lld failing: %s (%s)",
-                      what, (long long)k, sp_status_string(st), sp_last_error());
-        ck_assert_str_eq(sp_context_last_error(g_ctx), sp_last_error());
-        untouched(r);
-    }
-    return k;
-}
-
-/* Every host allocation of the run failing in turn (the device never fails). */
-static int64_t host_sweep(const char *what, run_t *r)
-{
-    int64_t failing = 0;
-    if (r->kind == OP_SPMV) fill_y(r, MARKER);
-    r->device_base = sp_test_gpu_live_allocations();
-    if (r->A && r->kind != OP_CREATE) r->built = built_mask(r->A);
-    ck_assert_ok(sp_test_fail_each_allocation(what, run_op, untouched, r, &failing));
-    return failing;
-}
-
 static run_t new_run(enum kind kind, sp_format_t f, sp_spmv_alg_t alg)
 {
-    run_t r = {kind, f, alg, NULL, 0, NULL, NULL, NULL, 0};
+    run_t r = {kind, f, alg, NULL, 0, NULL, NULL, NULL};
     int64_t m = g_coo->nrows, n = g_coo->ncols;
     double *x = malloc((size_t)n * sizeof *x);
     ck_assert_ptr_nonnull(x);
@@ -220,8 +295,8 @@ static void free_run(run_t *r)
 START_TEST(create_device_and_host)
 {
     run_t r = new_run(OP_CREATE, SP_FORMAT_COO, SP_SPMV_ALG_DEFAULT);
-    ck_assert_int_ge(device_sweep("create", &r), 3);
-    ck_assert_int_ge(host_sweep("create", &r), 2);
+    ck_assert_int_ge(device_sweep(matrix_sweep("create", &r)), 3);
+    ck_assert_int_ge(host_sweep(matrix_sweep("create", &r)), 2);
     free_run(&r);
 }
 END_TEST
@@ -231,9 +306,9 @@ START_TEST(build_device_and_host)
     for (int f = SP_FORMAT_CSR; f < SP_FORMAT_COUNT; f++) {
         const char *name = sp_format_name((sp_format_t)f);
         run_t r = new_run(OP_BUILD, (sp_format_t)f, SP_SPMV_ALG_DEFAULT);
-        ck_assert_int_ge(device_sweep(name, &r), 2);
+        ck_assert_int_ge(device_sweep(matrix_sweep(name, &r)), 2);
         ck_assert_ok(sp_matrix_release(g_ctx, r.A, (sp_format_t)f));
-        host_sweep(name, &r); /* the GPU builds may need no host memory at all */
+        host_sweep(matrix_sweep(name, &r)); /* the GPU builds may need no host memory at all */
         ck_assert_uint_eq(built_mask(r.A), r.built | (1u << f));
         free_run(&r);
     }
@@ -264,25 +339,17 @@ START_TEST(spmv_plans_device_and_host)
          * fresh matrix */
         run_t r = new_run(OP_SPMV, cases[i].f, cases[i].alg);
         ck_assert_ok(sp_matrix_build(g_ctx, r.A, cases[i].f));
-        host_sweep(what, &r);
+        host_sweep(matrix_sweep(what, &r));
         assert_spmv_result(&r);
         free_run(&r);
         r = new_run(OP_SPMV, cases[i].f, cases[i].alg);
         ck_assert_ok(sp_matrix_build(g_ctx, r.A, cases[i].f));
-        int64_t failing = device_sweep(what, &r);
+        int64_t failing = device_sweep(matrix_sweep(what, &r));
         if (cases[i].plans)
             ck_assert_msg(failing >= 1, "%s: the plan allocated nothing", what);
         assert_spmv_result(&r);
         /* a later call allocates nothing, host or device */
-        fill_y(&r, MARKER);
-        sp_test_gpu_fail_allocations_after(0);
-        sp_test_fail_allocations_after(0);
-        const double alpha = 1.5, beta = 0.5;
-        sp_status_t st = sp_spmv(g_ctx, r.format, r.alg, &alpha, r.A, r.d_x, &beta, r.d_y);
-        sp_test_restore_allocator();
-        sp_test_gpu_fail_allocations_after(-1);
-        ck_assert_msg(st == SP_STATUS_SUCCESS, "%s: a repeated call allocated: %s", what,
-                      sp_last_error());
+        allocates_nothing(matrix_sweep(what, &r));
         assert_spmv_result(&r);
         free_run(&r);
     }
@@ -295,13 +362,546 @@ START_TEST(spmv_building_device_and_host)
     const sp_format_t formats[] = {SP_FORMAT_AUTO, SP_FORMAT_HYB, SP_FORMAT_SELL, SP_FORMAT_COO};
     for (size_t i = 0; i < sizeof formats / sizeof formats[0]; i++) {
         run_t r = new_run(OP_SPMV, formats[i], SP_SPMV_ALG_DEFAULT);
-        ck_assert_int_ge(device_sweep("spmv building", &r), 1);
+        ck_assert_int_ge(device_sweep(matrix_sweep("spmv building", &r)), 1);
         assert_spmv_result(&r);
         free_run(&r);
         r = new_run(OP_SPMV, formats[i], SP_SPMV_ALG_DEFAULT);
-        host_sweep("spmv building", &r);
+        host_sweep(matrix_sweep("spmv building", &r));
         assert_spmv_result(&r);
         free_run(&r);
+    }
+}
+END_TEST
+
+/* ---- BFS -------------------------------------------------------------------------------- */
+
+enum { BFS_MARKER = 77, BFS_LEVELS = 8 };
+
+typedef struct bfs_run {
+    sp_bfs_options_t opt;
+    int coop; /* sp__bfs_persistent_coop (one source) */
+    int64_t nsources, sources[3], n;
+    sp_matrix_t *G; /* the graph; its formats are part of the output */
+    unsigned built;
+    int32_t *d_level, *d_parent; /* nsources * n each, device */
+    int32_t *h_level, *h_parent;
+    int64_t sizes[3][BFS_LEVELS];
+    int32_t dirs[3][BFS_LEVELS];
+    sp_bfs_stats_t stats[3], stats_before[3];
+} bfs_run_t;
+
+static sp_status_t bfs_op(void *arg)
+{
+    bfs_run_t *r = arg;
+    if (r->coop)
+        return sp__bfs_persistent_coop(g_ctx, r->G, r->sources[0], r->d_level, r->d_parent,
+                                       r->stats);
+    if (r->nsources == 1)
+        return sp_bfs(g_ctx, r->G, r->sources[0], &r->opt, r->d_level, r->d_parent, r->stats);
+    return sp_bfs_multi(g_ctx, r->G, r->nsources, r->sources, &r->opt, r->d_level, r->d_parent,
+                        r->stats);
+}
+
+static void bfs_read(bfs_run_t *r)
+{
+    size_t bytes = (size_t)(r->nsources * r->n) * sizeof(int32_t);
+    to_host(r->h_level, r->d_level, bytes);
+    to_host(r->h_parent, r->d_parent, bytes);
+}
+
+/* level, parent, the stats and their arrays to markers; the formats built noted. */
+static void bfs_prepare(void *arg)
+{
+    bfs_run_t *r = arg;
+    size_t bytes = (size_t)(r->nsources * r->n) * sizeof(int32_t);
+    for (int64_t i = 0; i < r->nsources * r->n; i++)
+        r->h_level[i] = r->h_parent[i] = BFS_MARKER;
+    to_device(r->d_level, r->h_level, bytes);
+    to_device(r->d_parent, r->h_parent, bytes);
+    for (int i = 0; i < 3; i++) {
+        memset(&r->stats[i], 0x5a, sizeof r->stats[i]);
+        r->stats[i].measure_time = 0;
+        r->stats[i].frontier_sizes = r->sizes[i];
+        r->stats[i].directions = r->dirs[i];
+        r->stats[i].frontier_capacity = BFS_LEVELS;
+        for (int l = 0; l < BFS_LEVELS; l++)
+            r->sizes[i][l] = r->dirs[i][l] = -BFS_MARKER;
+    }
+    memcpy(r->stats_before, r->stats, sizeof r->stats);
+    r->built = built_mask(r->G);
+}
+
+static void bfs_untouched(void *arg)
+{
+    bfs_run_t *r = arg;
+    bfs_read(r);
+    for (int64_t i = 0; i < r->nsources * r->n; i++)
+        ck_assert_msg(r->h_level[i] == BFS_MARKER && r->h_parent[i] == BFS_MARKER,
+                      "level[%lld] = %d, parent %d written by a failed call", (long long)i,
+                      r->h_level[i], r->h_parent[i]);
+    ck_assert_msg(memcmp(r->stats, r->stats_before, sizeof r->stats) == 0,
+                  "stats written by a failed call");
+    for (int i = 0; i < 3; i++)
+        for (int l = 0; l < BFS_LEVELS; l++)
+            ck_assert(r->sizes[i][l] == -BFS_MARKER && r->dirs[i][l] == -BFS_MARKER);
+    ck_assert_uint_eq(built_mask(r->G), r->built);
+}
+
+/* The levels, reached counts and frontier sizes against a host context's BFS of the same
+ * graph; parents one level up (parent[source] = source). */
+static void bfs_assert_result(const char *what, bfs_run_t *r, const sp_coo_t *g)
+{
+    sp_context_t *host = NULL;
+    sp_matrix_t *H = NULL;
+    int64_t n = r->n, ns = r->nsources;
+    int32_t *want = malloc((size_t)(ns * n) * sizeof *want);
+    sp_bfs_stats_t ws[3];
+    int64_t wsizes[3][BFS_LEVELS];
+    ck_assert_ptr_nonnull(want);
+    memset(ws, 0, sizeof ws);
+    for (int i = 0; i < 3; i++) {
+        ws[i].frontier_sizes = wsizes[i];
+        ws[i].frontier_capacity = BFS_LEVELS;
+    }
+    ck_assert_ok(sp_context_create(SP_DEVICE_HOST, NULL, &host));
+    ck_assert_ok(sp_matrix_create(host, g, NULL, &H));
+    ck_assert_ok(sp_bfs_multi(host, H, ns, r->sources, NULL, want, NULL, ws));
+    bfs_read(r);
+    for (int64_t s = 0; s < ns; s++) {
+        const int32_t *lv = r->h_level + s * n, *pa = r->h_parent + s * n, *w = want + s * n;
+        for (int64_t v = 0; v < n; v++) {
+            ck_assert_msg(lv[v] == w[v], "%s: source %lld, level[%lld] = %d, expected %d", what,
+                          (long long)r->sources[s], (long long)v, lv[v], w[v]);
+            if (lv[v] < 0)
+                ck_assert_int_eq(pa[v], -1);
+            else if (v == r->sources[s])
+                ck_assert_int_eq(pa[v], (int32_t)v);
+            else
+                ck_assert_msg(pa[v] >= 0 && pa[v] < n && lv[pa[v]] == lv[v] - 1,
+                              "%s: parent[%lld] = %d is not one level up", what, (long long)v,
+                              pa[v]);
+        }
+        ck_assert_int_eq(r->stats[s].vertices_visited, ws[s].vertices_visited);
+        ck_assert_int_eq(r->stats[s].levels, ws[s].levels);
+        for (int l = 0; l < BFS_LEVELS; l++)
+            ck_assert_int_eq(r->sizes[s][l], wsizes[s][l]);
+    }
+    sp_matrix_destroy(H);
+    sp_context_destroy(host);
+    free(want);
+}
+
+/* One variant and loop, one or three sources, on a fresh upload of g (COO only, so the CSR
+ * and CSC builds are swept too): every device allocation failing in turn, then (host_too)
+ * every host allocation on another fresh upload. Returns the failing device runs. */
+static int64_t bfs_case(const sp_coo_t *g, sp_bfs_variant_t v, sp_bfs_loop_t l, int coop,
+                        int64_t nsources, int host_too)
+{
+    bfs_run_t r;
+    char what[96];
+    int64_t failing;
+    memset(&r, 0, sizeof r);
+    r.opt.variant = v;
+    r.opt.loop = l;
+    r.coop = coop;
+    r.nsources = nsources;
+    r.sources[0] = 0;
+    r.sources[1] = g->nrows / 2 + 3;
+    r.sources[2] = g->nrows - 1;
+    r.n = g->nrows;
+    snprintf(what, sizeof what, "bfs %s/%s%s, %lld sources", sp_bfs_variant_name(v),
+             sp_bfs_loop_name(l), coop ? " coop" : "", (long long)nsources);
+    r.h_level = malloc((size_t)(3 * r.n) * sizeof(int32_t));
+    r.h_parent = malloc((size_t)(3 * r.n) * sizeof(int32_t));
+    ck_assert_ptr_nonnull(r.h_level);
+    ck_assert_ptr_nonnull(r.h_parent);
+    ck_cuda(cudaMalloc((void **)&r.d_level, (size_t)(3 * r.n) * sizeof(int32_t)));
+    ck_cuda(cudaMalloc((void **)&r.d_parent, (size_t)(3 * r.n) * sizeof(int32_t)));
+    ck_assert_ok(sp_matrix_create(g_ctx, g, NULL, &r.G));
+    failing = device_sweep((sweep_t){what, bfs_op, bfs_prepare, bfs_untouched, &r});
+    bfs_assert_result(what, &r, g);
+    sp_matrix_destroy(r.G);
+    if (host_too) {
+        ck_assert_ok(sp_matrix_create(g_ctx, g, NULL, &r.G));
+        int64_t host_failing =
+            host_sweep((sweep_t){what, bfs_op, bfs_prepare, bfs_untouched, &r});
+        if (l == SP_BFS_LOOP_SINGLE_BLOCK || l == SP_BFS_LOOP_PERSISTENT)
+            ck_assert_msg(host_failing >= 1, "%s: no host allocation (the sizes' buffer)",
+                          what);
+        bfs_assert_result(what, &r, g);
+        sp_matrix_destroy(r.G);
+    }
+    ck_cuda(cudaFree(r.d_parent));
+    ck_cuda(cudaFree(r.d_level));
+    free(r.h_parent);
+    free(r.h_level);
+    return failing;
+}
+
+START_TEST(bfs_device_and_host)
+{
+    static const struct {
+        sp_bfs_variant_t v;
+        sp_bfs_loop_t l;
+        int coop;
+    } cases[] = {
+        {SP_BFS_AUTO, SP_BFS_LOOP_AUTO, 0},
+        {SP_BFS_PUSH, SP_BFS_LOOP_HOST, 0},
+        {SP_BFS_PULL, SP_BFS_LOOP_HOST, 0},
+        {SP_BFS_EDGE, SP_BFS_LOOP_HOST, 0},
+        {SP_BFS_FRONTIER, SP_BFS_LOOP_HOST, 0},
+        {SP_BFS_PRIVATIZED, SP_BFS_LOOP_HOST, 0},
+        {SP_BFS_DIRECTION_OPT, SP_BFS_LOOP_HOST, 0},
+        {SP_BFS_FRONTIER, SP_BFS_LOOP_SINGLE_BLOCK, 0},
+        {SP_BFS_AUTO, SP_BFS_LOOP_PERSISTENT, 0},
+        {SP_BFS_FRONTIER, SP_BFS_LOOP_PERSISTENT, 1},
+    };
+    sp_coo_t *g = NULL;
+    ck_assert_ok(sp_gen_grid2d(sp_test_small() ? 12 : 40, SP_VALUE_NONE, &g));
+    int64_t push = bfs_case(g, SP_BFS_PUSH, SP_BFS_LOOP_HOST, 0, 1, 0);
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        /* the CSR build and the scratch at least; pull and direction_opt build CSC too */
+        int64_t one = bfs_case(g, cases[i].v, cases[i].l, cases[i].coop, 1, 1);
+        ck_assert_int_ge(one, 2);
+        if (cases[i].v == SP_BFS_PULL || cases[i].v == SP_BFS_DIRECTION_OPT)
+            ck_assert_int_gt(one, push);
+        if (!cases[i].coop) bfs_case(g, cases[i].v, cases[i].l, 0, 3, 1);
+    }
+    sp_coo_free(g);
+}
+END_TEST
+
+/* ---- solvers ---------------------------------------------------------------------------- */
+
+#define X_MARKER 0.5
+
+typedef struct solve_run {
+    sp_solver_type_t type;
+    sp_matrix_t *A;      /* the matrix set up; its formats are part of the output */
+    sp_solver_t *solver; /* resetup: set up on another matrix before the runs */
+    sp_vector_t *b, *x, *x2;
+    double *h_x;
+    int64_t n;
+    unsigned built;
+} solve_run_t;
+
+static void assert_converged(sp_solver_t *s, const char *what)
+{
+    sp_solver_result_t res;
+    ck_assert_ok(sp_solver_result(s, &res));
+    ck_assert_msg(res.status == SP_SOLVER_CONVERGED && res.relative_residual < 1e-6,
+                  "%s: %s after %lld iterations, residual %g", what,
+                  sp_solver_status_string(res.status), (long long)res.iterations,
+                  res.relative_residual);
+}
+
+/* create -> setup -> solve -> destroy on a fresh solver; x (initial guess ignored) is the
+ * output. */
+static sp_status_t solve_op(void *arg)
+{
+    solve_run_t *r = arg;
+    sp_solver_t *s = NULL;
+    sp_status_t st = sp_solver_create(g_ctx, r->type, &s);
+    if (st == SP_STATUS_SUCCESS) st = sp_solver_setup(s, r->A);
+    if (st == SP_STATUS_SUCCESS) st = sp_solver_solve(s, r->b, r->x);
+    if (st == SP_STATUS_SUCCESS) assert_converged(s, "solve");
+    sp_solver_destroy(s);
+    return st;
+}
+
+/* A set-up solver set up again on r->A. */
+static sp_status_t resetup_op(void *arg)
+{
+    solve_run_t *r = arg;
+    return sp_solver_setup(r->solver, r->A);
+}
+
+/* A solve with the solver's setup as it stands. */
+static sp_status_t solve_only_op(void *arg)
+{
+    solve_run_t *r = arg;
+    return sp_solver_solve(r->solver, r->b, r->x);
+}
+
+static void solve_prepare(void *arg)
+{
+    solve_run_t *r = arg;
+    ck_assert_ok(sp_vector_fill(g_ctx, r->x, X_MARKER));
+    r->built = built_mask(r->A);
+}
+
+static void solve_untouched(void *arg)
+{
+    solve_run_t *r = arg;
+    ck_assert_ok(sp_vector_copy_to_host(g_ctx, r->x, r->h_x));
+    for (int64_t i = 0; i < r->n; i++)
+        ck_assert_double_eq(r->h_x[i], X_MARKER);
+    ck_assert_uint_eq(built_mask(r->A), r->built);
+}
+
+/* After a failed setup the earlier one still solves (into x2: x keeps its marker). */
+static void resetup_untouched(void *arg)
+{
+    solve_run_t *r = arg;
+    solve_untouched(arg);
+    ck_assert_ok(sp_solver_solve(r->solver, r->b, r->x2));
+    assert_converged(r->solver, "the earlier setup after a failed one");
+}
+
+/* One solver type on the SPD matrix p: its whole life on fresh uploads (COO only), every
+ * device allocation failing in turn, then (host_too) every host allocation; a setup
+ * replacing one on another matrix the same ways; the solves allocate nothing. */
+static void solver_case(const sp_coo_t *p, sp_solver_type_t type, int host_too)
+{
+    sp_matrix_t *A0 = NULL;
+    solve_run_t r;
+    char what[48];
+    memset(&r, 0, sizeof r);
+    r.type = type;
+    r.n = p->nrows;
+    snprintf(what, sizeof what, "solver type %d", (int)type);
+    r.h_x = malloc((size_t)r.n * sizeof *r.h_x);
+    ck_assert_ptr_nonnull(r.h_x);
+    ck_assert_ok(sp_vector_create(g_ctx, SP_R_64F, r.n, NULL, &r.b));
+    ck_assert_ok(sp_vector_create(g_ctx, SP_R_64F, r.n, NULL, &r.x));
+    ck_assert_ok(sp_vector_create(g_ctx, SP_R_64F, r.n, NULL, &r.x2));
+    ck_assert_ok(sp_vector_fill(g_ctx, r.b, 1.0));
+    sweep_t life = {what, solve_op, solve_prepare, solve_untouched, &r};
+    ck_assert_ok(sp_matrix_create(g_ctx, p, NULL, &r.A));
+    ck_assert_int_ge(device_sweep(life), 4); /* at least the workspace vectors */
+    sp_matrix_destroy(r.A);
+    if (host_too) {
+        ck_assert_ok(sp_matrix_create(g_ctx, p, NULL, &r.A));
+        ck_assert_int_ge(host_sweep(life), 1);
+        sp_matrix_destroy(r.A);
+    }
+
+    sweep_t again = {what, resetup_op, solve_prepare, resetup_untouched, &r};
+    ck_assert_ok(sp_matrix_create(g_ctx, p, NULL, &A0));
+    ck_assert_ok(sp_solver_create(g_ctx, r.type, &r.solver));
+    ck_assert_ok(sp_solver_setup(r.solver, A0));
+    ck_assert_ok(sp_matrix_create(g_ctx, p, NULL, &r.A));
+    ck_assert_int_ge(device_sweep(again), 4);
+    if (host_too) {
+        ck_assert_ok(sp_solver_setup(r.solver, A0)); /* before r.A, which it borrows, goes */
+        sp_matrix_destroy(r.A);
+        ck_assert_ok(sp_matrix_create(g_ctx, p, NULL, &r.A));
+        host_sweep(again);
+    }
+    allocates_nothing((sweep_t){what, solve_only_op, solve_prepare, NULL, &r});
+    assert_converged(r.solver, what);
+    sp_solver_destroy(r.solver);
+    sp_matrix_destroy(r.A);
+    sp_matrix_destroy(A0);
+    sp_vector_destroy(r.x2);
+    sp_vector_destroy(r.x);
+    sp_vector_destroy(r.b);
+    free(r.h_x);
+}
+
+START_TEST(solvers_device_and_host)
+{
+    static const sp_solver_type_t types[] = {SP_SOLVER_CG, SP_SOLVER_PCG_JACOBI,
+                                             SP_SOLVER_PCG_SGS, SP_SOLVER_BICGSTAB};
+    sp_coo_t *p = NULL;
+    ck_assert_ok(sp_gen_poisson3d(sp_test_small() ? 4 : 7, SP_R_64F, &p));
+    for (size_t i = 0; i < sizeof types / sizeof types[0]; i++)
+        solver_case(p, types[i], 1);
+    sp_coo_free(p);
+}
+END_TEST
+
+/* ---- triangular solves ------------------------------------------------------------------ */
+
+typedef struct trsv_run {
+    sp_matrix_t *A;
+    sp_uplo_t uplo;
+    sp_diag_t diag;
+    sp_sptrsv_alg_t alg;
+    double *d_b, *d_x, *h_x;
+    int64_t n;
+    unsigned built;
+} trsv_run_t;
+
+static sp_status_t trsv_op(void *arg)
+{
+    trsv_run_t *r = arg;
+    const double alpha = 1.5;
+    return sp_sptrsv(g_ctx, r->A, r->uplo, r->diag, r->alg, &alpha, r->d_b, r->d_x);
+}
+
+static void trsv_prepare(void *arg)
+{
+    trsv_run_t *r = arg;
+    for (int64_t i = 0; i < r->n; i++)
+        r->h_x[i] = MARKER;
+    to_device(r->d_x, r->h_x, (size_t)r->n * sizeof(double));
+    r->built = built_mask(r->A);
+}
+
+static void trsv_untouched(void *arg)
+{
+    trsv_run_t *r = arg;
+    to_host(r->h_x, r->d_x, (size_t)r->n * sizeof(double));
+    for (int64_t i = 0; i < r->n; i++)
+        ck_assert_msg(r->h_x[i] == MARKER, "x[%lld] = %g written by a failed call",
+                      (long long)i, r->h_x[i]);
+    ck_assert_uint_eq(built_mask(r->A), r->built);
+}
+
+/* x against a host context's solve of the same triangle. */
+static void trsv_assert_result(const char *what, trsv_run_t *r, const sp_coo_t *a,
+                               const double *h_b)
+{
+    sp_context_t *host = NULL;
+    sp_matrix_t *H = NULL;
+    const double alpha = 1.5;
+    double *want = malloc((size_t)r->n * sizeof *want);
+    ck_assert_ptr_nonnull(want);
+    ck_assert_ok(sp_context_create(SP_DEVICE_HOST, NULL, &host));
+    ck_assert_ok(sp_matrix_create(host, a, NULL, &H));
+    ck_assert_ok(sp_sptrsv(host, H, r->uplo, r->diag, SP_SPTRSV_ALG_AUTO, &alpha, h_b, want));
+    to_host(r->h_x, r->d_x, (size_t)r->n * sizeof(double));
+    for (int64_t i = 0; i < r->n; i++)
+        ck_assert_msg(fabs(r->h_x[i] - want[i]) <= 1e-12 * (1 + fabs(want[i])),
+                      "%s: x[%lld] = %.17g, expected %.17g", what, (long long)i, r->h_x[i],
+                      want[i]);
+    sp_matrix_destroy(H);
+    sp_context_destroy(host);
+    free(want);
+}
+
+/* One algorithm on one triangle of a (h_b: the right-hand side): on a fresh upload (the
+ * CSR build swept too) or with CSR built before (the analysis alone, prebuilt), every
+ * device allocation failing in turn, then (host_too) every host allocation; a repeated
+ * call allocates nothing. */
+static void trsv_case(const sp_coo_t *a, const double *h_b, sp_sptrsv_alg_t alg, sp_uplo_t uplo,
+                      sp_diag_t diag, int prebuilt, int host_too)
+{
+    trsv_run_t r = {NULL, uplo, diag, alg, NULL, NULL, NULL, a->nrows, 0};
+    char what[64];
+    snprintf(what, sizeof what, "sptrsv alg %d uplo %d diag %d%s", (int)alg, (int)uplo,
+             (int)diag, prebuilt ? " on a built CSR" : "");
+    sweep_t sw = {what, trsv_op, trsv_prepare, trsv_untouched, &r};
+    r.h_x = malloc((size_t)r.n * sizeof *r.h_x);
+    ck_assert_ptr_nonnull(r.h_x);
+    ck_cuda(cudaMalloc((void **)&r.d_b, (size_t)r.n * sizeof(double)));
+    ck_cuda(cudaMalloc((void **)&r.d_x, (size_t)r.n * sizeof(double)));
+    to_device(r.d_b, h_b, (size_t)r.n * sizeof(double));
+    for (int host = 0; host <= host_too; host++) {
+        ck_assert_ok(sp_matrix_create(g_ctx, a, NULL, &r.A));
+        if (prebuilt) ck_assert_ok(sp_matrix_build(g_ctx, r.A, SP_FORMAT_CSR));
+        if (host)
+            host_sweep(sw);
+        else
+            ck_assert_int_ge(device_sweep(sw), 1);
+        trsv_assert_result(what, &r, a, h_b);
+        allocates_nothing(sw);
+        trsv_assert_result(what, &r, a, h_b);
+        sp_matrix_destroy(r.A);
+    }
+    ck_cuda(cudaFree(r.d_x));
+    ck_cuda(cudaFree(r.d_b));
+    free(r.h_x);
+}
+
+/* Every algorithm on both triangles, unit diagonal on a fresh upload and non-unit on a
+ * built CSR. */
+START_TEST(sptrsv_device_and_host)
+{
+    static const sp_sptrsv_alg_t algs[] = {SP_SPTRSV_ALG_LEVELS, SP_SPTRSV_ALG_SOFT_SYNC,
+                                           SP_SPTRSV_ALG_AUTO};
+    sp_coo_t *a = NULL;
+    ck_assert_ok(sp_gen_poisson2d(sp_test_small() ? 8 : 30, SP_R_64F, &a));
+    double *h_b = malloc((size_t)a->nrows * sizeof *h_b);
+    ck_assert_ptr_nonnull(h_b);
+    for (int64_t i = 0; i < a->nrows; i++)
+        h_b[i] = 1.0 / (double)(i + 1);
+    for (size_t k = 0; k < sizeof algs / sizeof algs[0]; k++)
+        for (int u = 0; u < 2; u++)
+            for (int d = 0; d < 2; d++)
+                trsv_case(a, h_b, algs[k], u ? SP_UPLO_UPPER : SP_UPLO_LOWER,
+                          d ? SP_DIAG_UNIT : SP_DIAG_NON_UNIT, !d, 1);
+    free(h_b);
+    sp_coo_free(a);
+}
+END_TEST
+
+/* ---- vectors ---------------------------------------------------------------------------- */
+
+#define SENTINEL_VECTOR ((sp_vector_t *)(uintptr_t)0x5)
+enum { VEC_N = 1024 }; /* ones: x . x = 1024, ||x|| = 32 exactly */
+
+typedef struct vec_run {
+    sp_value_type_t type;
+    const void *h_values; /* NULL: zeros */
+    sp_vector_t *v;       /* create: the output */
+    sp_vector_t *x, *y, *res;
+    double dot, nrm2;
+} vec_run_t;
+
+static sp_status_t vec_create_op(void *arg)
+{
+    vec_run_t *r = arg;
+    r->v = SENTINEL_VECTOR;
+    sp_status_t st = sp_vector_create(g_ctx, r->type, VEC_N, r->h_values, &r->v);
+    if (st == SP_STATUS_SUCCESS) sp_vector_destroy(r->v);
+    return st;
+}
+
+static void vec_create_untouched(void *arg)
+{
+    ck_assert_ptr_eq(((vec_run_t *)arg)->v, SENTINEL_VECTOR);
+}
+
+/* The arithmetic with results on the host and on the device. */
+static sp_status_t vec_ops_op(void *arg)
+{
+    vec_run_t *r = arg;
+    sp_status_t st = sp_vector_copy(g_ctx, r->x, r->y);
+    if (st == SP_STATUS_SUCCESS) st = sp_vector_dot(g_ctx, r->x, r->y, &r->dot);
+    if (st == SP_STATUS_SUCCESS) st = sp_vector_nrm2(g_ctx, r->y, &r->nrm2);
+    if (st == SP_STATUS_SUCCESS) st = sp_vector_dot_async(g_ctx, r->x, r->y, r->res, 0);
+    if (st == SP_STATUS_SUCCESS) st = sp_vector_nrm2_async(g_ctx, r->y, r->res, 1);
+    if (st == SP_STATUS_SUCCESS)
+        st = sp_vector_axpby_nrm2_async(g_ctx, 1.0, r->x, 0.0, r->y, r->res, 2);
+    return st;
+}
+
+START_TEST(vectors_device_and_host)
+{
+    static const sp_value_type_t types[] = {SP_R_32F, SP_R_64F};
+    float ones_f[VEC_N];
+    double ones_d[VEC_N], h_res[3];
+    for (int i = 0; i < VEC_N; i++) {
+        ones_f[i] = 1.0f;
+        ones_d[i] = 1.0;
+    }
+    for (int t = 0; t < 2; t++) {
+        const void *ones = types[t] == SP_R_32F ? (const void *)ones_f : (const void *)ones_d;
+        for (int with = 0; with < 2; with++) {
+            vec_run_t r = {types[t], with ? ones : NULL, NULL, NULL, NULL, NULL, 0, 0};
+            sweep_t sw = {"sp_vector_create", vec_create_op, NULL, vec_create_untouched, &r};
+            ck_assert_int_ge(device_sweep(sw), 1);
+            ck_assert_int_ge(host_sweep(sw), 1);
+        }
+        vec_run_t r = {types[t], NULL, NULL, NULL, NULL, NULL, 0, 0};
+        ck_assert_ok(sp_vector_create(g_ctx, types[t], VEC_N, ones, &r.x));
+        ck_assert_ok(sp_vector_create(g_ctx, types[t], VEC_N, NULL, &r.y));
+        ck_assert_ok(sp_vector_create(g_ctx, SP_R_64F, 3, NULL, &r.res));
+        sweep_t ops = {"vector arithmetic", vec_ops_op, NULL, NULL, &r};
+        ck_assert_int_eq(device_sweep(ops), 0);
+        ck_assert_int_eq(host_sweep(ops), 0);
+        allocates_nothing(ops);
+        ck_assert_double_eq(r.dot, VEC_N);
+        ck_assert_double_eq(r.nrm2, 32.0);
+        ck_assert_ok(sp_vector_copy_to_host(g_ctx, r.res, h_res));
+        ck_assert_double_eq(h_res[0], VEC_N);
+        ck_assert_double_eq(h_res[1], 32.0);
+        ck_assert_double_eq(h_res[2], 32.0);
+        sp_vector_destroy(r.res);
+        sp_vector_destroy(r.y);
+        sp_vector_destroy(r.x);
     }
 }
 END_TEST
@@ -313,12 +913,26 @@ START_TEST(failures_through_cuda)
     if (sp_test_under_sanitizer()) return; /* the provoked CUDA errors would count */
     sp_test_gpu_fail_through_cuda(1);
     run_t r = new_run(OP_CREATE, SP_FORMAT_COO, SP_SPMV_ALG_DEFAULT);
-    ck_assert_int_ge(device_sweep("create, failing in CUDA", &r), 3);
+    ck_assert_int_ge(device_sweep(matrix_sweep("create, failing in CUDA", &r)), 3);
     free_run(&r);
     r = new_run(OP_SPMV, SP_FORMAT_CSR, SP_SPMV_ALG_CSR_MERGE);
-    ck_assert_int_ge(device_sweep("csr merge, failing in CUDA", &r), 1);
+    ck_assert_int_ge(device_sweep(matrix_sweep("csr merge, failing in CUDA", &r)), 1);
     assert_spmv_result(&r);
     free_run(&r);
+    sp_coo_t *g = NULL, *p = NULL;
+    ck_assert_ok(sp_gen_grid2d(12, SP_VALUE_NONE, &g));
+    ck_assert_int_ge(bfs_case(g, SP_BFS_DIRECTION_OPT, SP_BFS_LOOP_HOST, 0, 3, 0), 2);
+    ck_assert_int_ge(bfs_case(g, SP_BFS_FRONTIER, SP_BFS_LOOP_PERSISTENT, 0, 3, 0), 2);
+    ck_assert_ok(sp_gen_poisson3d(4, SP_R_64F, &p));
+    solver_case(p, SP_SOLVER_PCG_SGS, 0);
+    double *h_b = malloc((size_t)p->nrows * sizeof *h_b);
+    ck_assert_ptr_nonnull(h_b);
+    for (int64_t i = 0; i < p->nrows; i++)
+        h_b[i] = 1.0 / (double)(i + 1);
+    trsv_case(p, h_b, SP_SPTRSV_ALG_SOFT_SYNC, SP_UPLO_LOWER, SP_DIAG_NON_UNIT, 0, 0);
+    free(h_b);
+    sp_coo_free(p);
+    sp_coo_free(g);
     sp_test_gpu_fail_through_cuda(0);
 }
 END_TEST
@@ -432,6 +1046,10 @@ static Suite *gpu_alloc_sweep_suite(void)
     tcase_add_test(t, build_device_and_host);
     tcase_add_test(t, spmv_plans_device_and_host);
     tcase_add_test(t, spmv_building_device_and_host);
+    tcase_add_test(t, bfs_device_and_host);
+    tcase_add_test(t, solvers_device_and_host);
+    tcase_add_test(t, sptrsv_device_and_host);
+    tcase_add_test(t, vectors_device_and_host);
     tcase_add_test(t, failures_through_cuda);
     tcase_add_test(t, room_refused_before_work);
     tcase_add_test(t, ell_larger_than_the_device);

@@ -17,11 +17,7 @@
 #ifdef SP_HAVE_CUDA
 #include <cuda_runtime_api.h>
 
-#define ck_cuda(call)                                                                          \
-    do {                                                                                       \
-        cudaError_t e_ = (call);                                                               \
-        ck_assert_msg(e_ == cudaSuccess, "%s: %s", #call, cudaGetErrorString(e_));             \
-    } while (0)
+#include "testutil_gpu.h"
 
 enum { MAX_LEVELS = 1 << 18 };
 
@@ -31,16 +27,13 @@ static int skipped_loops;  /* single-block / persistent not in this build: said 
 
 static void setup(void)
 {
-    small = getenv("SP_TEST_SMALL") != NULL && atoi(getenv("SP_TEST_SMALL")) != 0;
-    ck_assert_ok(sp_context_create(SP_DEVICE_CUDA, NULL, &g_gpu));
-    ck_assert_ok(sp_context_create(SP_DEVICE_HOST, NULL, &g_host));
+    small = sp_test_small();
+    sp_test_gpu_host_contexts(&g_gpu, &g_host);
 }
 
 static void teardown(void)
 {
-    sp_context_destroy(g_host);
-    sp_context_destroy(g_gpu);
-    g_host = g_gpu = NULL;
+    sp_test_gpu_host_contexts_destroy(&g_gpu, &g_host);
 }
 
 /* The variant x loop cases: every variant on the host loop, AUTO, and the frontier

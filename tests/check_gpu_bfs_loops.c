@@ -26,24 +26,10 @@
 #include "sp_base.h"
 #include "sp_kernels_bfs.h"
 #include "sp_ref.h"
+#include "testutil_gpu.h"
 
-#define ck_cuda(call)                                                                     \
-    do {                                                                                  \
-        cudaError_t e_ = (call);                                                          \
-        ck_assert_msg(e_ == cudaSuccess, "%s: %s", #call, cudaGetErrorString(e_));        \
-    } while (0)
-
-/* ---- a test environment: cudaMalloc/cudaFree, counting live blocks, failing on demand */
-
-typedef struct test_env {
-    sp_gpu_env_t env;
-    cudaStream_t stream;
-    int64_t calls;   /* alloc requests since the last arm() */
-    int64_t fail_at; /* requests with index >= fail_at fail; < 0: never */
-    int64_t live;    /* blocks allocated and not freed */
-} test_env_t;
-
-static test_env_t T;
+/* cudaMalloc/cudaFree through T.env, counting live blocks, failing on demand */
+static sp_test_env_t T;
 static int small;       /* SP_TEST_SMALL */
 static int env_blocks;  /* SP_BFS_PERSISTENT_BLOCKS (0: occupancy) */
 static unsigned case_seconds; /* SP_BFS_CASE_SECONDS */
@@ -75,36 +61,10 @@ static void begin_case(const char *loop, const char *graph, int64_t n, int64_t s
 
 static void end_case(void) { alarm(0); }
 
-static sp_status_t env_alloc(void *self, void **d_ptr, size_t bytes)
-{
-    test_env_t *t = self;
-    *d_ptr = NULL;
-    if (t->fail_at >= 0 && t->calls++ >= t->fail_at)
-        return sp__error(SP_STATUS_ALLOC_FAILED, __FILE__, __LINE__,
-                         "test env: refused %zu bytes", bytes);
-    if (cudaMalloc(d_ptr, bytes) != cudaSuccess) {
-        (void)cudaGetLastError();
-        return sp__error(SP_STATUS_ALLOC_FAILED, __FILE__, __LINE__,
-                         "test env: cudaMalloc of %zu bytes failed", bytes);
-    }
-    t->live++;
-    return SP_STATUS_SUCCESS;
-}
-
-static void env_free(void *self, void *d_ptr)
-{
-    test_env_t *t = self;
-    if (!d_ptr) return;
-    ck_assert_int_eq(cudaFree(d_ptr), cudaSuccess);
-    t->live--;
-}
-
 static void setup(void)
 {
-    int dev = 0;
-    const char *e = getenv("SP_TEST_SMALL");
-    small = e != NULL && atoi(e) != 0;
-    e = getenv("SP_BFS_PERSISTENT_BLOCKS");
+    const char *e = getenv("SP_BFS_PERSISTENT_BLOCKS");
+    small = sp_test_small();
     env_blocks = e != NULL ? atoi(e) : 0;
     e = getenv("SP_BFS_CASE_SECONDS");
     case_seconds = small ? 600 : 60; /* SP_TEST_SMALL runs under compute-sanitizer: slow */
@@ -119,15 +79,7 @@ static void setup(void)
     sp__gpu_bfs_set_persistent_blocks(env_blocks);
     sp__gpu_bfs_set_single_block_capacity(0);
     sp__gpu_bfs_set_persistent_stall_ns(0);
-    memset(&T, 0, sizeof T);
-    T.fail_at = -1;
-    ck_cuda(cudaStreamCreate(&T.stream));
-    ck_cuda(cudaGetDevice(&dev));
-    ck_cuda(cudaDeviceGetAttribute(&T.env.sm_count, cudaDevAttrMultiProcessorCount, dev));
-    T.env.stream = T.stream;
-    T.env.alloc = env_alloc;
-    T.env.free = env_free;
-    T.env.self = &T;
+    sp_test_env_setup(&T);
 }
 
 static void teardown(void)
@@ -136,8 +88,7 @@ static void teardown(void)
     sp__gpu_bfs_set_persistent_blocks(0);
     sp__gpu_bfs_set_single_block_capacity(0);
     sp__gpu_bfs_set_persistent_stall_ns(0);
-    ck_assert_int_eq(T.live, 0);
-    ck_cuda(cudaStreamDestroy(T.stream));
+    sp_test_env_teardown(&T);
 }
 
 /* ---- graphs: a host CSR (rows sorted, duplicates and self-loops kept) and its copy ---- */
@@ -180,15 +131,6 @@ static void both(edges_t *e, int64_t u, int64_t v)
     edge(e, v, u);
 }
 
-static void *upload(const void *h, size_t bytes)
-{
-    void *d = NULL;
-    if (bytes == 0) return NULL;
-    ck_assert_ok(env_alloc(&T, &d, bytes));
-    ck_cuda(cudaMemcpy(d, h, bytes, cudaMemcpyHostToDevice));
-    return d;
-}
-
 /* Counting sort by head, then stably by tail: rows sorted (binary search for parents). */
 static graph_t graph_from(edges_t *e, const char *name)
 {
@@ -221,15 +163,15 @@ static graph_t graph_from(edges_t *e, const char *name)
     g.h.ptr = ptr;
     g.h.idx = idx;
     g.d = g.h;
-    g.d.ptr = upload(ptr, (size_t)(n + 1) * 4);
-    g.d.idx = upload(idx, (size_t)m * 4);
+    g.d.ptr = sp_test_env_upload(&T, ptr, (size_t)(n + 1) * 4);
+    g.d.idx = sp_test_env_upload(&T, idx, (size_t)m * 4);
     return g;
 }
 
 static void graph_free(graph_t *g)
 {
-    env_free(&T, g->d.ptr);
-    env_free(&T, g->d.idx);
+    sp_test_env_free(&T, g->d.ptr);
+    sp_test_env_free(&T, g->d.idx);
     free(g->h.ptr);
     free(g->h.idx);
     memset(g, 0, sizeof *g);
@@ -256,9 +198,10 @@ static sp_status_t run_loop_named(loop_t l, const char *graph, const sp_csr_t *d
     sp_status_t st;
     begin_case(loop_name[l], graph, d->nrows, source);
     if (l == SINGLE_BLOCK)
-        st = sp__gpu_bfs_single_block(&T.env, d, source, d_level, d_parent, sizes, cap, r);
+        st =
+            sp__gpu_bfs_single_block(&T.env, NULL, d, source, d_level, d_parent, sizes, cap, r);
     else
-        st = sp__gpu_bfs_persistent(&T.env, d, source,
+        st = sp__gpu_bfs_persistent(&T.env, NULL, d, source,
                                     l == PERSISTENT_COOP ? SP_GPU_BFS_SYNC_COOP
                                                          : SP_GPU_BFS_SYNC_SOFT,
                                     d_level, d_parent, sizes, cap, r);
@@ -306,8 +249,8 @@ static void check_source(const graph_t *g, int32_t source)
     ck_assert(want && want_sizes && got_sizes);
     ck_assert_ok(sp__ref_bfs(&g->h, source, want, NULL, &levels, &vertices, &edges, want_sizes,
                              cap));
-    ck_assert_ok(env_alloc(&T, (void **)&d_level, (size_t)n * 4));
-    ck_assert_ok(env_alloc(&T, (void **)&d_parent, (size_t)n * 4));
+    ck_assert_ok(sp_test_env_alloc(&T, (void **)&d_level, (size_t)n * 4));
+    ck_assert_ok(sp_test_env_alloc(&T, (void **)&d_parent, (size_t)n * 4));
     for (int l = 0; l < NLOOPS; l++) {
         sp_gpu_bfs_result_t r = {-7, -7, -7};
         ck_cuda(cudaMemset(d_level, 0x5a, (size_t)n * 4));
@@ -352,8 +295,8 @@ static void check_source(const graph_t *g, int32_t source)
         free(level);
         free(parent);
     }
-    env_free(&T, d_level);
-    env_free(&T, d_parent);
+    sp_test_env_free(&T, d_level);
+    sp_test_env_free(&T, d_parent);
     free(want);
     free(want_sizes);
     free(got_sizes);
@@ -454,8 +397,8 @@ START_TEST(test_tiny)
     for (int k = 0; k < 7; k++) edge(&e, src[k], dst[k]);
     graph_t g = graph_from(&e, "tiny");
     int32_t *d_level = NULL, *d_parent = NULL;
-    ck_assert_ok(env_alloc(&T, (void **)&d_level, 6 * 4));
-    ck_assert_ok(env_alloc(&T, (void **)&d_parent, 6 * 4));
+    ck_assert_ok(sp_test_env_alloc(&T, (void **)&d_level, 6 * 4));
+    ck_assert_ok(sp_test_env_alloc(&T, (void **)&d_parent, 6 * 4));
     for (int l = 0; l < NLOOPS; l++) {
         int64_t sizes[6];
         sp_gpu_bfs_result_t r;
@@ -482,8 +425,8 @@ START_TEST(test_tiny)
         free(level);
         free(parent);
     }
-    env_free(&T, d_level);
-    env_free(&T, d_parent);
+    sp_test_env_free(&T, d_level);
+    sp_test_env_free(&T, d_parent);
     graph_free(&g);
 }
 END_TEST
@@ -621,7 +564,7 @@ START_TEST(test_safety_net)
     int32_t *d_level = NULL;
     int64_t sizes[3] = {-7, -7, -7};
     sp_gpu_bfs_result_t r = {-7, -7, -7};
-    ck_assert_ok(env_alloc(&T, (void **)&d_level, (size_t)g.h.nrows * 4));
+    ck_assert_ok(sp_test_env_alloc(&T, (void **)&d_level, (size_t)g.h.nrows * 4));
     sp__gpu_bfs_set_persistent_blocks(8);
     sp__gpu_bfs_set_persistent_stall_ns(1);
     sp_status_t st = run_loop_named(PERSISTENT_SOFT, "star, safety net at 1 ns", &g.d, 5, d_level,
@@ -633,7 +576,7 @@ START_TEST(test_safety_net)
     ck_assert(sizes[0] == -7 && sizes[2] == -7 && r.levels == -7 && r.vertices == -7);
     sp__gpu_bfs_set_persistent_stall_ns(0);
     sp__gpu_bfs_set_persistent_blocks(env_blocks);
-    env_free(&T, d_level);
+    sp_test_env_free(&T, d_level);
     static const int32_t leaf = 5;
     check_graph(&g, &leaf, 1, 0, 35);
 }
@@ -665,7 +608,7 @@ START_TEST(test_errors)
     int32_t *d_level = NULL;
     int64_t sizes[4];
     sp_gpu_bfs_result_t r;
-    ck_assert_ok(env_alloc(&T, (void **)&d_level, 10 * 4));
+    ck_assert_ok(sp_test_env_alloc(&T, (void **)&d_level, 10 * 4));
     for (int l = 0; l < NLOOPS; l++) {
         sp_csr_t rect = g.d;
         rect.ncols = 11;
@@ -685,11 +628,11 @@ START_TEST(test_errors)
                          SP_STATUS_INVALID_ARGUMENT);
         ck_assert_error_has("frontier_capacity 4 without room");
     }
-    ck_assert_status(sp__gpu_bfs_persistent(&T.env, &g.d, 0, (sp_gpu_bfs_sync_t)7, d_level,
-                                            NULL, NULL, 0, &r),
+    ck_assert_status(sp__gpu_bfs_persistent(&T.env, NULL, &g.d, 0, (sp_gpu_bfs_sync_t)7,
+                                            d_level, NULL, NULL, 0, &r),
                      SP_STATUS_INVALID_ARGUMENT);
     ck_assert_error_has("unknown sync 7");
-    env_free(&T, d_level);
+    sp_test_env_free(&T, d_level);
     graph_free(&g);
 }
 END_TEST
@@ -702,7 +645,7 @@ START_TEST(test_alloc_failure)
     graph_t g = graph_from(&e, "alloc");
     int32_t *d_level = NULL;
     sp_gpu_bfs_result_t r;
-    ck_assert_ok(env_alloc(&T, (void **)&d_level, 100 * 4));
+    ck_assert_ok(sp_test_env_alloc(&T, (void **)&d_level, 100 * 4));
     for (int l = 0; l < NLOOPS; l++) {
         T.calls = 0;
         T.fail_at = 0;
@@ -713,7 +656,7 @@ START_TEST(test_alloc_failure)
                       sp_status_string(st), sp_last_error());
         ck_assert_error_has("test env: refused");
     }
-    env_free(&T, d_level);
+    sp_test_env_free(&T, d_level);
     graph_free(&g);
 }
 END_TEST

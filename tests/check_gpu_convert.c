@@ -15,88 +15,24 @@
 #include "sp_base.h"
 #include "sp_kernels.h"
 #include "sp_ref.h"
+#include "testutil_gpu.h"
 
-#define ck_cuda(call)                                                                     \
-    do {                                                                                  \
-        cudaError_t e_ = (call);                                                          \
-        ck_assert_msg(e_ == cudaSuccess, "%s: %s", #call, cudaGetErrorString(e_));        \
-    } while (0)
-
-/* ---- a test environment: cudaMalloc/cudaFree, counting live blocks, failing on demand */
-
-typedef struct test_env {
-    sp_gpu_env_t env;
-    cudaStream_t stream;
-    int64_t calls;   /* alloc requests since the last arm() */
-    int64_t fail_at; /* requests with index >= fail_at fail; < 0: never */
-    int64_t live;    /* blocks allocated and not freed */
-} test_env_t;
-
-static test_env_t T;
+/* cudaMalloc/cudaFree through T.env, counting live blocks, failing on demand */
+static sp_test_env_t T;
 static int small; /* SP_TEST_SMALL */
-
-static sp_status_t env_alloc(void *self, void **d_ptr, size_t bytes)
-{
-    test_env_t *t = self;
-    *d_ptr = NULL;
-    if (t->fail_at >= 0 && t->calls++ >= t->fail_at)
-        return sp__error(SP_STATUS_ALLOC_FAILED, __FILE__, __LINE__,
-                         "test env: refused %zu bytes", bytes);
-    if (cudaMalloc(d_ptr, bytes) != cudaSuccess) {
-        (void)cudaGetLastError();
-        return sp__error(SP_STATUS_ALLOC_FAILED, __FILE__, __LINE__,
-                         "test env: cudaMalloc of %zu bytes failed", bytes);
-    }
-    t->live++;
-    return SP_STATUS_SUCCESS;
-}
-
-static void env_free(void *self, void *d_ptr)
-{
-    test_env_t *t = self;
-    if (!d_ptr) return;
-    ck_assert_int_eq(cudaFree(d_ptr), cudaSuccess);
-    t->live--;
-}
-
-/* From now on, the k-th allocation request (0-based) and all later ones fail. */
-static void arm(int64_t k)
-{
-    T.calls = 0;
-    T.fail_at = k;
-}
 
 static void setup(void)
 {
-    int dev = 0;
-    small = getenv("SP_TEST_SMALL") != NULL && atoi(getenv("SP_TEST_SMALL")) != 0;
-    memset(&T, 0, sizeof T);
-    T.fail_at = -1;
-    ck_cuda(cudaStreamCreate(&T.stream));
-    ck_cuda(cudaGetDevice(&dev));
-    ck_cuda(cudaDeviceGetAttribute(&T.env.sm_count, cudaDevAttrMultiProcessorCount, dev));
-    T.env.stream = T.stream;
-    T.env.alloc = env_alloc;
-    T.env.free = env_free;
-    T.env.self = &T;
+    small = sp_test_small();
+    sp_test_env_setup(&T);
 }
 
 static void teardown(void)
 {
-    ck_assert_int_eq(T.live, 0);
-    ck_cuda(cudaStreamDestroy(T.stream));
+    sp_test_env_teardown(&T);
 }
 
 /* ---- moving and comparing arrays ------------------------------------------------- */
-
-static void *upload(const void *h, size_t bytes)
-{
-    void *d = NULL;
-    if (bytes == 0) return NULL;
-    ck_assert_ok(env_alloc(&T, &d, bytes));
-    ck_cuda(cudaMemcpy(d, h, bytes, cudaMemcpyHostToDevice));
-    return d;
-}
 
 /* Download bytes from d and compare with want bit for bit, naming the first difference. */
 static void assert_same(const void *d, const void *want, int64_t n, size_t size, const char *what)
@@ -136,9 +72,9 @@ static void assert_same_values(const void *d, const void *want, int64_t n, sp_va
 static sp_triplets_t upload_coo(const sp_coo_t *a)
 {
     sp_triplets_t t = {a->nrows, a->ncols, a->nnz, a->value_type, NULL, NULL, NULL};
-    t.row = upload(a->row, (size_t)a->nnz * 4);
-    t.col = upload(a->col, (size_t)a->nnz * 4);
-    t.val = upload(a->val, (size_t)a->nnz * sp_value_size(a->value_type));
+    t.row = sp_test_env_upload(&T, a->row, (size_t)a->nnz * 4);
+    t.col = sp_test_env_upload(&T, a->col, (size_t)a->nnz * 4);
+    t.val = sp_test_env_upload(&T, a->val, (size_t)a->nnz * sp_value_size(a->value_type));
     return t;
 }
 
@@ -631,7 +567,7 @@ START_TEST(test_alloc_failure)
     for (int o = 0; o < OP_COUNT; o++) {
         int64_t failing = 0;
         for (int64_t k = 0;; k++) {
-            arm(k);
+            sp_test_env_arm(&T, k);
             sp_status_t st = run_op((enum op)o, a, &d_csr);
             int64_t calls = T.calls;
             T.fail_at = -1;

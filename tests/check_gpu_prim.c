@@ -14,18 +14,13 @@
 
 #include "sp_kernels.h"
 #include "sp_ref.h"
+#include "testutil_gpu.h"
 
 /* Tiles of the scan policies (kernels/prim/prim_policy.h), for the sizes around them. */
 #define SCAN_TILE_I32 4096
 #define SCAN_TILE_I64 4096
 /* A wave: about every block resident at once on a 132-SM H100 (8 scan blocks per SM). */
 #define WAVE_TILES (132 * 8)
-
-#define ck_cuda(call)                                                                     \
-    do {                                                                                  \
-        cudaError_t e_ = (call);                                                          \
-        ck_assert_msg(e_ == cudaSuccess, "%s: %s", #call, cudaGetErrorString(e_));        \
-    } while (0)
 
 static cudaStream_t stream;
 
@@ -34,8 +29,7 @@ static cudaStream_t stream;
 enum { SMALL_LIMIT = 1 << 22 };
 static int too_big(int64_t n)
 {
-    const char *v = getenv("SP_TEST_SMALL");
-    return v && atoi(v) != 0 && n > SMALL_LIMIT;
+    return sp_test_small() && n > SMALL_LIMIT;
 }
 
 static void setup(void) { ck_cuda(cudaStreamCreate(&stream)); }

@@ -17,16 +17,13 @@ static int small;
 
 static void setup(void)
 {
-    small = getenv("SP_TEST_SMALL") != NULL && atoi(getenv("SP_TEST_SMALL")) != 0;
-    ck_assert_ok(sp_context_create(SP_DEVICE_CUDA, NULL, &gpu));
-    ck_assert_ok(sp_context_create(SP_DEVICE_HOST, NULL, &host));
+    small = sp_test_small();
+    sp_test_gpu_host_contexts(&gpu, &host);
 }
 
 static void teardown(void)
 {
-    sp_context_destroy(host);
-    sp_context_destroy(gpu);
-    host = gpu = NULL;
+    sp_test_gpu_host_contexts_destroy(&gpu, &host);
 }
 
 static void *random_values(sp_value_type_t t, int64_t n, uint64_t seed)

@@ -17,11 +17,7 @@
 #include <cuda_runtime_api.h>
 #include <cusparse.h>
 
-#define ck_cuda(call)                                                                          \
-    do {                                                                                       \
-        cudaError_t e_ = (call);                                                               \
-        ck_assert_msg(e_ == cudaSuccess, "%s: %s", #call, cudaGetErrorString(e_));             \
-    } while (0)
+#include "testutil_gpu.h"
 
 #define ck_sparse(call)                                                                        \
     do {                                                                                       \
@@ -55,19 +51,16 @@ static int small; /* SP_TEST_SMALL */
 
 static void setup(void)
 {
-    small = getenv("SP_TEST_SMALL") != NULL && atoi(getenv("SP_TEST_SMALL")) != 0;
-    ck_assert_ok(sp_context_create(SP_DEVICE_CUDA, NULL, &g_gpu));
-    ck_assert_ok(sp_context_create(SP_DEVICE_HOST, NULL, &g_host));
+    small = sp_test_small();
+    sp_test_gpu_host_contexts(&g_gpu, &g_host);
     ck_sparse(cusparseCreate(&g_sparse));
 }
 
 static void teardown(void)
 {
     cusparseDestroy(g_sparse);
-    sp_context_destroy(g_host);
-    sp_context_destroy(g_gpu);
     g_sparse = NULL;
-    g_host = g_gpu = NULL;
+    sp_test_gpu_host_contexts_destroy(&g_gpu, &g_host);
 }
 
 /* ---- values of either type ------------------------------------------------------------ */

@@ -28,12 +28,7 @@
 #include "sp_base.h"
 #include "sp_kernels_solve.h"
 #include "sp_ref.h"
-
-#define ck_cuda(call)                                                                     \
-    do {                                                                                  \
-        cudaError_t e_ = (call);                                                          \
-        ck_assert_msg(e_ == cudaSuccess, "%s: %s", #call, cudaGetErrorString(e_));        \
-    } while (0)
+#include "testutil_gpu.h"
 
 #define EPS_FLOAT 1.2e-7
 #define EPS_DOUBLE 2.3e-16
@@ -51,74 +46,22 @@ static const sp_gpu_sptrsv_alg_t algs[NALGS] = {SP_GPU_SPTRSV_LEVELS, SP_GPU_SPT
 static const char *const alg_names[6] = {"?",            "levels",     "soft",
                                          "soft_natural", "soft_value", "soft_block"};
 
-/* ---- a test environment: cudaMalloc/cudaFree, counting live blocks, failing on demand */
-
-typedef struct test_env {
-    sp_gpu_env_t env;
-    cudaStream_t stream;
-    int64_t calls;   /* alloc requests since the last arm() */
-    int64_t fail_at; /* requests with index >= fail_at fail; < 0: never */
-    int64_t live;    /* blocks allocated and not freed */
-} test_env_t;
-
-static test_env_t T;
+/* cudaMalloc/cudaFree through T.env, counting live blocks, failing on demand */
+static sp_test_env_t T;
 static int small; /* SP_TEST_SMALL */
-
-static sp_status_t env_alloc(void *self, void **d_ptr, size_t bytes)
-{
-    test_env_t *t = self;
-    *d_ptr = NULL;
-    if (t->fail_at >= 0 && t->calls++ >= t->fail_at)
-        return sp__error(SP_STATUS_ALLOC_FAILED, __FILE__, __LINE__,
-                         "test env: refused %zu bytes", bytes);
-    if (cudaMalloc(d_ptr, bytes ? bytes : 1) != cudaSuccess) {
-        (void)cudaGetLastError();
-        return sp__error(SP_STATUS_ALLOC_FAILED, __FILE__, __LINE__,
-                         "test env: cudaMalloc of %zu bytes failed", bytes);
-    }
-    t->live++;
-    return SP_STATUS_SUCCESS;
-}
-
-static void env_free(void *self, void *d_ptr)
-{
-    test_env_t *t = self;
-    if (!d_ptr) return;
-    ck_assert_int_eq(cudaFree(d_ptr), cudaSuccess);
-    t->live--;
-}
 
 static void setup(void)
 {
-    int dev = 0;
-    small = getenv("SP_TEST_SMALL") != NULL && atoi(getenv("SP_TEST_SMALL")) != 0;
-    memset(&T, 0, sizeof T);
-    T.fail_at = -1;
-    ck_cuda(cudaStreamCreate(&T.stream));
-    ck_cuda(cudaGetDevice(&dev));
-    ck_cuda(cudaDeviceGetAttribute(&T.env.sm_count, cudaDevAttrMultiProcessorCount, dev));
-    T.env.stream = T.stream;
-    T.env.alloc = env_alloc;
-    T.env.free = env_free;
-    T.env.self = &T;
+    small = sp_test_small();
+    sp_test_env_setup(&T);
 }
 
 static void teardown(void)
 {
-    ck_assert_int_eq(T.live, 0);
-    ck_cuda(cudaStreamDestroy(T.stream));
+    sp_test_env_teardown(&T);
 }
 
 /* ---- matrices --------------------------------------------------------------------------- */
-
-static void *upload(const void *h, size_t bytes)
-{
-    void *d = NULL;
-    if (bytes == 0) return NULL;
-    ck_assert_ok(env_alloc(&T, &d, bytes));
-    ck_cuda(cudaMemcpy(d, h, bytes, cudaMemcpyHostToDevice));
-    return d;
-}
 
 static void download(void *h, const void *d, size_t bytes)
 {
@@ -139,9 +82,9 @@ static void host_csr(const sp_coo_t *coo, sp_value_type_t t, sp_csr_t *h)
 static sp_csr_t upload_csr(const sp_csr_t *h)
 {
     sp_csr_t d = *h;
-    d.ptr = upload(h->ptr, (size_t)(h->nrows + 1) * 4);
-    d.idx = upload(h->idx, (size_t)h->nnz * 4);
-    d.val = upload(h->val, (size_t)h->nnz * sp_value_size(h->value_type));
+    d.ptr = sp_test_env_upload(&T, h->ptr, (size_t)(h->nrows + 1) * 4);
+    d.idx = sp_test_env_upload(&T, h->idx, (size_t)h->nnz * 4);
+    d.val = sp_test_env_upload(&T, h->val, (size_t)h->nnz * sp_value_size(h->value_type));
     return d;
 }
 
@@ -278,8 +221,8 @@ static void check_solve(const solve_case_t *c, sp_gpu_sptrsv_alg_t alg)
                   what, (long long)sp__gpu_sptrsv_plan_levels(plan), (long long)want_levels);
     void *d_b = NULL, *d_x = NULL;
     if (n > 0) {
-        ck_assert_ok(env_alloc(&T, &d_b, bytes));
-        ck_assert_ok(env_alloc(&T, &d_x, bytes));
+        ck_assert_ok(sp_test_env_alloc(&T, &d_b, bytes));
+        ck_assert_ok(sp_test_env_alloc(&T, &d_x, bytes));
     }
     for (int round = 0; round < 2; round++) {
         double alpha = round == 0 ? -1.5 : 0.75;
@@ -301,8 +244,8 @@ static void check_solve(const solve_case_t *c, sp_gpu_sptrsv_alg_t alg)
         check_x(c, what, t == SP_R_32F ? (double)af : alpha, b, x, x_ref, want_levels);
     }
 done:
-    env_free(&T, d_x);
-    env_free(&T, d_b);
+    sp_test_env_free(&T, d_x);
+    sp_test_env_free(&T, d_b);
     sp__gpu_sptrsv_plan_free(&T.env, plan);
     free(x_ref);
     free(x);
@@ -361,7 +304,8 @@ START_TEST(test_tiny)
     const double b_lower[] = {1, 7, 26.5}, b_upper[] = {13, 28, 30};
     sp_csr_t h = {3, 3, 9, SP_R_64F, ptr, idx, val};
     sp_csr_t d = upload_csr(&h);
-    double *d_b = upload(b_lower, sizeof b_lower), *d_x = upload(x, sizeof x);
+    double *d_b = sp_test_env_upload(&T, b_lower, sizeof b_lower),
+           *d_x = sp_test_env_upload(&T, x, sizeof x);
     for (int k = 0; k < NALGS; k++)
         for (int upper = 0; upper < 2; upper++) {
             sp_gpu_sptrsv_plan_t *plan = NULL;
@@ -376,8 +320,8 @@ START_TEST(test_tiny)
                               upper ? "upper" : "lower", i, x[i]);
             sp__gpu_sptrsv_plan_free(&T.env, plan);
         }
-    env_free(&T, d_x);
-    env_free(&T, d_b);
+    sp_test_env_free(&T, d_x);
+    sp_test_env_free(&T, d_b);
     sp__gpu_csr_free(&T.env, &d);
     sp_coo_t *a = coo_new(3, 9);
     for (int r = 0; r < 3; r++)
@@ -598,8 +542,8 @@ START_TEST(test_repeated_solves)
     void *d_b = NULL, *d_x = NULL;
     uint64_t s = 3;
     ck_assert(b && x && x_ref);
-    ck_assert_ok(env_alloc(&T, &d_b, bytes));
-    ck_assert_ok(env_alloc(&T, &d_x, bytes));
+    ck_assert_ok(sp_test_env_alloc(&T, &d_b, bytes));
+    ck_assert_ok(sp_test_env_alloc(&T, &d_x, bytes));
     for (int k = 0; k < NALGS; k++) {
         sp_gpu_sptrsv_plan_t *plan = NULL;
         ck_assert_ok(sp__gpu_sptrsv_analyse(&T.env, &d, 0, 0, algs[k], &plan));
@@ -618,8 +562,8 @@ START_TEST(test_repeated_solves)
         }
         sp__gpu_sptrsv_plan_free(&T.env, plan);
     }
-    env_free(&T, d_x);
-    env_free(&T, d_b);
+    sp_test_env_free(&T, d_x);
+    sp_test_env_free(&T, d_b);
     free(x_ref);
     free(x);
     free(b);
@@ -726,7 +670,7 @@ START_TEST(test_refusals)
 
     ck_assert_ok(sp__gpu_sptrsv_analyse(&T.env, &d, 0, 0, SP_GPU_SPTRSV_SOFT, &plan));
     void *d_v = NULL;
-    ck_assert_ok(env_alloc(&T, &d_v, 8 * 8));
+    ck_assert_ok(sp_test_env_alloc(&T, &d_v, 8 * 8));
     bad = d;
     bad.nnz = 4;
     ck_assert_status(sp__gpu_sptrsv_solve(&T.env, plan, &bad, &alpha, d_v, (char *)d_v + 32),
@@ -745,7 +689,7 @@ START_TEST(test_refusals)
     ck_assert_int_eq(sp__gpu_sptrsv_plan_levels(NULL), 0);
     sp__gpu_sptrsv_plan_free(&T.env, NULL);
     sp__gpu_sptrsv_plan_free(&T.env, plan);
-    env_free(&T, d_v);
+    sp_test_env_free(&T, d_v);
     sp__gpu_csr_free(&T.env, &d);
     sp__csr_free(&h);
     sp_coo_free(a);

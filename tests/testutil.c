@@ -47,6 +47,31 @@ int sp_test_run_gpu(Suite *suite)
     return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }
 
+int sp_test_small(void)
+{
+    const char *s = getenv("SP_TEST_SMALL");
+    return s != NULL && atoi(s) != 0;
+}
+
+int sp_test_under_sanitizer(void)
+{
+    const char *s = getenv("SP_TEST_UNDER_SANITIZER");
+    return s != NULL && atoi(s) != 0;
+}
+
+void sp_test_gpu_host_contexts(sp_context_t **gpu, sp_context_t **host)
+{
+    ck_assert_ok(sp_context_create(SP_DEVICE_CUDA, NULL, gpu));
+    ck_assert_ok(sp_context_create(SP_DEVICE_HOST, NULL, host));
+}
+
+void sp_test_gpu_host_contexts_destroy(sp_context_t **gpu, sp_context_t **host)
+{
+    sp_context_destroy(*host);
+    sp_context_destroy(*gpu);
+    *host = *gpu = NULL;
+}
+
 uint64_t sp_test_rand(uint64_t *state)
 {
     uint64_t z = (*state += 0x9e3779b97f4a7c15ull);

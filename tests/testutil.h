@@ -19,6 +19,17 @@ int sp_test_run(Suite *suite);
  * Check's fork) and return the exit status. */
 int sp_test_run_gpu(Suite *suite);
 
+/* 1 when SP_TEST_SMALL is set to a non-zero number (sanitizer runs), else 0. */
+int sp_test_small(void);
+/* 1 under scripts/device-sanitize.sh (SP_TEST_UNDER_SANITIZER): leave out CUDA API errors
+ * provoked on purpose (compute-sanitizer reports them) and timing assertions. */
+int sp_test_under_sanitizer(void);
+
+/* The fixture of the public-API GPU suites: a CUDA context in *gpu and a host context in
+ * *host (asserted), and their destruction (host first; both set to NULL). */
+void sp_test_gpu_host_contexts(sp_context_t **gpu, sp_context_t **host);
+void sp_test_gpu_host_contexts_destroy(sp_context_t **gpu, sp_context_t **host);
+
 /* Deterministic 64-bit generator (splitmix64) and a double in [0, 1). */
 uint64_t sp_test_rand(uint64_t *state);
 double sp_test_uniform(uint64_t *state);

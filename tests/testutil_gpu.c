@@ -1,10 +1,14 @@
-/* A counting, failing device allocator for the GPU suites (see testutil_gpu.h). */
+/* A counting, failing device allocator for the GPU suites, and the kernel suites' test
+ * environment (see testutil_gpu.h). */
 #include "testutil_gpu.h"
 
 #include <stdatomic.h>
-#include <stdlib.h>
+#include <string.h>
 
 #include <cuda_runtime_api.h>
+
+#include "sp_base.h"
+#include "testutil.h"
 
 static atomic_llong g_fail_from = -1, g_requests, g_live;
 static atomic_int g_through_cuda;
@@ -54,14 +58,61 @@ int64_t sp_test_gpu_allocations(void) { return atomic_load(&g_requests); }
 
 int64_t sp_test_gpu_live_allocations(void) { return atomic_load(&g_live); }
 
-int sp_test_small(void)
+sp_status_t sp_test_env_alloc(void *self, void **d_ptr, size_t bytes)
 {
-    const char *s = getenv("SP_TEST_SMALL");
-    return s != NULL && atoi(s) != 0;
+    sp_test_env_t *t = self;
+    *d_ptr = NULL;
+    if (t->fail_at >= 0 && t->calls++ >= t->fail_at)
+        return sp__error(SP_STATUS_ALLOC_FAILED, __FILE__, __LINE__,
+                         "test env: refused %zu bytes", bytes);
+    if (cudaMalloc(d_ptr, bytes ? bytes : 1) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return sp__error(SP_STATUS_ALLOC_FAILED, __FILE__, __LINE__,
+                         "test env: cudaMalloc of %zu bytes failed", bytes);
+    }
+    t->live++;
+    return SP_STATUS_SUCCESS;
 }
 
-int sp_test_under_sanitizer(void)
+void sp_test_env_free(void *self, void *d_ptr)
 {
-    const char *s = getenv("SP_TEST_UNDER_SANITIZER");
-    return s != NULL && atoi(s) != 0;
+    sp_test_env_t *t = self;
+    if (!d_ptr) return;
+    ck_assert_int_eq(cudaFree(d_ptr), cudaSuccess);
+    t->live--;
+}
+
+void *sp_test_env_upload(sp_test_env_t *t, const void *h, size_t bytes)
+{
+    void *d = NULL;
+    if (bytes == 0) return NULL;
+    ck_assert_ok(sp_test_env_alloc(t, &d, bytes));
+    ck_cuda(cudaMemcpy(d, h, bytes, cudaMemcpyHostToDevice));
+    return d;
+}
+
+void sp_test_env_arm(sp_test_env_t *t, int64_t k)
+{
+    t->calls = 0;
+    t->fail_at = k;
+}
+
+void sp_test_env_setup(sp_test_env_t *t)
+{
+    int dev = 0;
+    memset(t, 0, sizeof *t);
+    t->fail_at = -1;
+    ck_cuda(cudaStreamCreate(&t->stream));
+    ck_cuda(cudaGetDevice(&dev));
+    ck_cuda(cudaDeviceGetAttribute(&t->env.sm_count, cudaDevAttrMultiProcessorCount, dev));
+    t->env.stream = t->stream;
+    t->env.alloc = sp_test_env_alloc;
+    t->env.free = sp_test_env_free;
+    t->env.self = t;
+}
+
+void sp_test_env_teardown(sp_test_env_t *t)
+{
+    ck_assert_int_eq(t->live, 0);
+    ck_cuda(cudaStreamDestroy(t->stream));
 }

@@ -1,6 +1,9 @@
 /* Shared helpers of the GPU suites (check_gpu_*): a counting device allocator for
- * sp_context_options_t that fails on demand. Built with CUDA only (tests/CMakeLists.txt);
- * suites use it inside #ifdef SP_HAVE_CUDA. */
+ * sp_context_options_t that fails on demand, and the test environment of the suites that
+ * call the kernels directly (an sp_gpu_env_t with its own stream and counting, failing
+ * cudaMalloc hooks). Built with CUDA only (tests/CMakeLists.txt); suites use it inside
+ * #ifdef SP_HAVE_CUDA. (The pair of contexts of the public-API suites, which need no CUDA
+ * header, is in testutil.h.) */
 #ifndef SP_TESTUTIL_GPU_H
 #define SP_TESTUTIL_GPU_H
 
@@ -10,6 +13,7 @@
 #include <cuda_runtime_api.h>
 
 #include "sp.h"
+#include "sp_kernels.h"
 
 /* Assert that a CUDA runtime call succeeds, naming the call and CUDA's text. */
 #define ck_cuda(call)                                                                     \
@@ -34,10 +38,31 @@ int64_t sp_test_gpu_allocations(void);
 /* Blocks allocated through the hooks and not yet freed. */
 int64_t sp_test_gpu_live_allocations(void);
 
-/* 1 when SP_TEST_SMALL is set to a non-zero number (sanitizer runs), else 0. */
-int sp_test_small(void);
-/* 1 under scripts/device-sanitize.sh (SP_TEST_UNDER_SANITIZER): leave out CUDA API errors
- * provoked on purpose (compute-sanitizer reports them) and timing assertions. */
-int sp_test_under_sanitizer(void);
+/* ---- the kernel suites' environment (check_gpu_convert, _sptrsv, _bfs_loops) ---------- */
+
+typedef struct sp_test_env {
+    sp_gpu_env_t env; /* what the kernels take: the hooks below (self: this struct), the
+                         stream, the SM count */
+    cudaStream_t stream;
+    int64_t calls;   /* alloc requests since the last sp_test_env_arm */
+    int64_t fail_at; /* requests with index >= fail_at fail; < 0: never */
+    int64_t live;    /* blocks allocated and not freed */
+} sp_test_env_t;
+
+/* A fresh environment in *t (a checked fixture's setup): its stream created, nothing
+ * failing. */
+void sp_test_env_setup(sp_test_env_t *t);
+/* Asserts no block is live, then destroys the stream (the fixture's teardown). */
+void sp_test_env_teardown(sp_test_env_t *t);
+/* From now on the k-th request (0-based, counted from this call) and all later ones fail;
+ * k < 0: none fails. */
+void sp_test_env_arm(sp_test_env_t *t, int64_t k);
+/* The hooks (self: the sp_test_env_t), also for a suite's own device arrays: cudaMalloc
+ * (at least one byte) and cudaFree, counted in live; a refused request is
+ * SP_STATUS_ALLOC_FAILED with "test env: refused" in the message. */
+sp_status_t sp_test_env_alloc(void *self, void **d_ptr, size_t bytes);
+void sp_test_env_free(void *self, void *d_ptr);
+/* A device copy of bytes at h through the environment (NULL for 0 bytes), asserted. */
+void *sp_test_env_upload(sp_test_env_t *t, const void *h, size_t bytes);
 
 #endif /* SP_TESTUTIL_GPU_H */

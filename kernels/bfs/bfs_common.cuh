@@ -267,38 +267,103 @@ __global__ void __launch_bounds__(BLOCK) level_kernel(state_t s, int32_t lvl, in
     flush_tally(tally, s.ctl);
 }
 
-/* Device memory of one traversal (one allocation from env) and the state pointing into
- * it; d_level and d_parent are the caller's. */
-struct scratch_t {
-    void *base = NULL;
-    state_t s{};
+/* Where a traversal's arrays lie in the device block of a loop scratch. */
+struct layout_t {
+    size_t ctl, visited, q0, q1, sizes, total;
 };
 
-static inline sp_status_t scratch_alloc(const sp_gpu_env_t *env, const sp_csr_t *g,
-                                        int32_t *d_level, int32_t *d_parent, scratch_t *out)
+static inline layout_t layout_of(int64_t n)
+{
+    sp_convert::scratch_plan plan;
+    layout_t l;
+    l.ctl = plan.add(sizeof(ctl_t));
+    l.visited = plan.add_n<uint32_t>((n + 31) / 32);
+    l.q0 = plan.add_n<int32_t>(n);
+    l.q1 = plan.add_n<int32_t>(n);
+    l.sizes = plan.add_n<int32_t>(n + 1);
+    l.total = plan.total;
+    return l;
+}
+
+/* Level sizes a call copies back: frontier_capacity, at most n + 1. */
+static inline int64_t sizes_to_copy(int64_t n, int64_t frontier_capacity)
+{
+    return frontier_capacity < n + 1 ? frontier_capacity : n + 1;
+}
+
+static inline void loop_scratch_free(const sp_gpu_env_t *env, sp_gpu_bfs_loop_scratch_t *sc)
+{
+    if (sc->d_base) env->free(env->self, sc->d_base);
+    sp__free(sc->h_sizes);
+    *sc = sp_gpu_bfs_loop_scratch_t{};
+}
+
+/* See sp__gpu_bfs_loop_scratch_alloc. */
+static inline sp_status_t loop_scratch_alloc(const sp_gpu_env_t *env, int64_t n,
+                                             int64_t frontier_capacity,
+                                             sp_gpu_bfs_loop_scratch_t *sc)
 {
     sp_status_t st = SP_STATUS_SUCCESS;
-    int64_t n = g->nrows;
-    sp_convert::scratch_plan plan;
-    size_t o_ctl = plan.add(sizeof(ctl_t));
-    size_t o_vis = plan.add_n<uint32_t>((n + 31) / 32);
-    size_t o_q0 = plan.add_n<int32_t>(n), o_q1 = plan.add_n<int32_t>(n);
-    size_t o_sizes = plan.add_n<int32_t>(n + 1);
-    void *base = NULL;
-    SP_TRY(sp_convert::env_alloc(env, &base, plan.total));
-    out->base = base;
-    out->s.ptr = g->ptr;
-    out->s.idx = g->idx;
-    out->s.level = d_level;
-    out->s.parent = d_parent;
-    out->s.ctl = sp_convert::at<ctl_t>(base, o_ctl);
-    out->s.visited = sp_convert::at<uint32_t>(base, o_vis);
-    out->s.queue[0] = sp_convert::at<int32_t>(base, o_q0);
-    out->s.queue[1] = sp_convert::at<int32_t>(base, o_q1);
-    out->s.sizes = sp_convert::at<int32_t>(base, o_sizes);
-    out->s.n = n;
+    int64_t ncopy = sizes_to_copy(n, frontier_capacity);
+    *sc = sp_gpu_bfs_loop_scratch_t{};
+    SP_TRY(sp_convert::env_alloc(env, &sc->d_base, layout_of(n).total));
+    if (ncopy > 0) {
+        sc->h_sizes = static_cast<int32_t *>(sp__malloc_array((size_t)ncopy, sizeof(int32_t)));
+        if (sc->h_sizes == NULL)
+            SP_FAIL(SP_STATUS_ALLOC_FAILED, "out of host memory allocating %lld frontier sizes",
+                    (long long)ncopy);
+    }
+    sc->n = n;
+    sc->h_capacity = ncopy;
+done:
+    if (st != SP_STATUS_SUCCESS) loop_scratch_free(env, sc);
+    return st;
+}
+
+/* The scratch a loop works with: the caller's, checked against g and the sizes asked for,
+ * or (given == NULL) its own, made in *own (which the caller frees with
+ * loop_scratch_free whatever happens). */
+static inline sp_status_t use_scratch(const char *what, const sp_gpu_env_t *env,
+                                      const sp_csr_t *g, int64_t frontier_capacity,
+                                      sp_gpu_bfs_loop_scratch_t *given,
+                                      sp_gpu_bfs_loop_scratch_t *own,
+                                      const sp_gpu_bfs_loop_scratch_t **out)
+{
+    sp_status_t st = SP_STATUS_SUCCESS;
+    int64_t ncopy = sizes_to_copy(g->nrows, frontier_capacity);
+    if (given == NULL) {
+        SP_TRY(loop_scratch_alloc(env, g->nrows, frontier_capacity, own));
+        *out = own;
+        goto done;
+    }
+    SP_CHECK_ARG(given->d_base != NULL && given->n == g->nrows && given->h_capacity >= ncopy,
+                 "%s: scratch made for %lld vertices and %lld sizes, the call needs %lld and "
+                 "%lld",
+                 what, (long long)given->n, (long long)given->h_capacity, (long long)g->nrows,
+                 (long long)ncopy);
+    *out = given;
 done:
     return st;
+}
+
+/* The state of one traversal over the scratch's device block; d_level and d_parent are
+ * the caller's. */
+static inline state_t carve(const sp_gpu_bfs_loop_scratch_t *sc, const sp_csr_t *g,
+                            int32_t *d_level, int32_t *d_parent)
+{
+    layout_t l = layout_of(g->nrows);
+    state_t s{};
+    s.ptr = g->ptr;
+    s.idx = g->idx;
+    s.level = d_level;
+    s.parent = d_parent;
+    s.ctl = sp_convert::at<ctl_t>(sc->d_base, l.ctl);
+    s.visited = sp_convert::at<uint32_t>(sc->d_base, l.visited);
+    s.queue[0] = sp_convert::at<int32_t>(sc->d_base, l.q0);
+    s.queue[1] = sp_convert::at<int32_t>(sc->d_base, l.q1);
+    s.sizes = sp_convert::at<int32_t>(sc->d_base, l.sizes);
+    s.n = g->nrows;
+    return s;
 }
 
 /* Queue the initialisation of a traversal from source. */
@@ -326,30 +391,24 @@ done:
     return st;
 }
 
-/* After the traversal: ctl and the first frontier_capacity sizes to the host in one
- * stream synchronization; sizes past the last level are zero on the device already.
- * levels >= 0 is the level count when the host knows it (else ctl's). A traversal the
- * persistent kernel's safety net aborted (ctl->stalled; stall_ns: its limit) is
- * SP_STATUS_INTERNAL_ERROR, frontier_sizes and *result untouched (the level and parent
- * arrays are partly written). */
-static inline sp_status_t finish(const sp_gpu_env_t *env, const state_t &s, int64_t levels,
+/* After the traversal: ctl and the first frontier_capacity sizes to the host (through the
+ * scratch's host buffer) in one stream synchronization; sizes past the last level are zero
+ * on the device already. levels >= 0 is the level count when the host knows it (else
+ * ctl's). A traversal the persistent kernel's safety net aborted (ctl->stalled; stall_ns:
+ * its limit) is SP_STATUS_INTERNAL_ERROR, frontier_sizes and *result untouched (the level
+ * and parent arrays are partly written). Allocates nothing. */
+static inline sp_status_t finish(const sp_gpu_env_t *env, const state_t &s,
+                                 const sp_gpu_bfs_loop_scratch_t *sc, int64_t levels,
                                  int64_t *frontier_sizes, int64_t frontier_capacity,
                                  sp_gpu_bfs_result_t *result, uint64_t stall_ns = 0)
 {
     sp_status_t st = SP_STATUS_SUCCESS;
     cudaStream_t strm = (cudaStream_t)env->stream;
-    int64_t ncopy = frontier_capacity < s.n + 1 ? frontier_capacity : s.n + 1;
-    int32_t *h_sizes = NULL;
+    int64_t ncopy = sizes_to_copy(s.n, frontier_capacity);
     ctl_t h_ctl;
-    if (ncopy > 0) {
-        h_sizes = static_cast<int32_t *>(sp__malloc_array((size_t)ncopy, sizeof *h_sizes));
-        if (h_sizes == NULL)
-            SP_FAIL(SP_STATUS_ALLOC_FAILED, "out of host memory allocating %lld frontier sizes",
-                    (long long)ncopy);
-    }
     SP_CUDA_TRY(cudaMemcpyAsync(&h_ctl, s.ctl, sizeof h_ctl, cudaMemcpyDeviceToHost, strm));
     if (ncopy > 0)
-        SP_CUDA_TRY(cudaMemcpyAsync(h_sizes, s.sizes, (size_t)ncopy * sizeof *h_sizes,
+        SP_CUDA_TRY(cudaMemcpyAsync(sc->h_sizes, s.sizes, (size_t)ncopy * sizeof(int32_t),
                                     cudaMemcpyDeviceToHost, strm));
     SP_CUDA_TRY(cudaStreamSynchronize(strm));
     if (h_ctl.stalled != 0)
@@ -358,14 +417,13 @@ static inline sp_status_t finish(const sp_gpu_env_t *env, const state_t &s, int6
                 "to end; aborted (a bug in libsp: please report it)",
                 (double)stall_ns * 1e-9, h_ctl.stalled - 1);
     for (int64_t l = 0; l < frontier_capacity; l++)
-        frontier_sizes[l] = l < ncopy ? h_sizes[l] : 0;
+        frontier_sizes[l] = l < ncopy ? sc->h_sizes[l] : 0;
     if (result) {
         result->levels = levels >= 0 ? levels : h_ctl.levels;
         result->vertices = (int64_t)h_ctl.vertices;
         result->edges = (int64_t)h_ctl.edges;
     }
 done:
-    sp__free(h_sizes);
     return st;
 }
 

@@ -239,15 +239,17 @@ extern "C" void sp__gpu_bfs_set_persistent_stall_ns(uint64_t ns)
     forced_stall_ns.store(ns);
 }
 
-extern "C" sp_status_t sp__gpu_bfs_persistent(const sp_gpu_env_t *env, const sp_csr_t *g,
-                                              int32_t source, sp_gpu_bfs_sync_t sync,
-                                              int32_t *d_level, int32_t *d_parent,
-                                              int64_t *frontier_sizes, int64_t frontier_capacity,
-                                              sp_gpu_bfs_result_t *result)
+extern "C" sp_status_t
+sp__gpu_bfs_persistent(const sp_gpu_env_t *env, sp_gpu_bfs_loop_scratch_t *scratch,
+                       const sp_csr_t *g, int32_t source, sp_gpu_bfs_sync_t sync,
+                       int32_t *d_level, int32_t *d_parent, int64_t *frontier_sizes,
+                       int64_t frontier_capacity, sp_gpu_bfs_result_t *result)
 {
     sp_status_t st = SP_STATUS_SUCCESS;
     const char *what = "sp__gpu_bfs_persistent";
-    bfsk::scratch_t sc;
+    sp_gpu_bfs_loop_scratch_t own{};
+    const sp_gpu_bfs_loop_scratch_t *sc = NULL;
+    bfsk::state_t s;
     int blocks = 0;
     cudaStream_t strm = NULL;
     unsigned long long stall_ns = forced_stall_ns.load();
@@ -266,20 +268,21 @@ extern "C" sp_status_t sp__gpu_bfs_persistent(const sp_gpu_env_t *env, const sp_
     } else {
         SP_TRY(grid_size<false>(env, &blocks));
     }
-    SP_TRY(bfsk::scratch_alloc(env, g, d_level, d_parent, &sc));
-    SP_TRY(bfsk::start(env, sc.s, source));
+    SP_TRY(bfsk::use_scratch(what, env, g, frontier_capacity, scratch, &own, &sc));
+    s = bfsk::carve(sc, g, d_level, d_parent);
+    SP_TRY(bfsk::start(env, s, source));
     if (sync == SP_GPU_BFS_SYNC_COOP) {
-        void *args[] = {&sc.s, &stall_ns};
+        void *args[] = {&s, &stall_ns};
         SP_CUDA_TRY(cudaLaunchCooperativeKernel((const void *)persistent_kernel<grid_block, true>,
                                                 dim3((unsigned)blocks), dim3(grid_block), args,
                                                 0, strm));
     } else {
         persistent_kernel<grid_block, false>
-            <<<(unsigned)blocks, grid_block, 0, strm>>>(sc.s, stall_ns);
+            <<<(unsigned)blocks, grid_block, 0, strm>>>(s, stall_ns);
         SP_CUDA_LAUNCHED("bfs persistent_kernel");
     }
-    SP_TRY(bfsk::finish(env, sc.s, -1, frontier_sizes, frontier_capacity, result, stall_ns));
+    SP_TRY(bfsk::finish(env, s, sc, -1, frontier_sizes, frontier_capacity, result, stall_ns));
 done:
-    if (sc.base) env->free(env->self, sc.base);
+    if (env) bfsk::loop_scratch_free(env, &own);
     return st;
 }

@@ -120,40 +120,43 @@ extern "C" void sp__gpu_bfs_set_single_block_capacity(int64_t cap)
     forced_capacity.store(cap > 0 ? (long long)cap : 0);
 }
 
-extern "C" sp_status_t sp__gpu_bfs_single_block(const sp_gpu_env_t *env, const sp_csr_t *g,
-                                                int32_t source, int32_t *d_level,
-                                                int32_t *d_parent, int64_t *frontier_sizes,
-                                                int64_t frontier_capacity,
-                                                sp_gpu_bfs_result_t *result)
+extern "C" sp_status_t
+sp__gpu_bfs_single_block(const sp_gpu_env_t *env, sp_gpu_bfs_loop_scratch_t *scratch,
+                         const sp_csr_t *g, int32_t source, int32_t *d_level, int32_t *d_parent,
+                         int64_t *frontier_sizes, int64_t frontier_capacity,
+                         sp_gpu_bfs_result_t *result)
 {
     sp_status_t st = SP_STATUS_SUCCESS;
-    bfsk::scratch_t sc;
+    const char *what = "sp__gpu_bfs_single_block";
+    sp_gpu_bfs_loop_scratch_t own{};
+    const sp_gpu_bfs_loop_scratch_t *sc = NULL;
+    bfsk::state_t s;
     int cap = 0;
     int32_t lvl = 0, size = 1; /* level 0: the source */
-    SP_TRY(bfsk::check_args("sp__gpu_bfs_single_block", env, g, source, d_level,
-                              frontier_sizes, frontier_capacity));
+    SP_TRY(bfsk::check_args(what, env, g, source, d_level, frontier_sizes, frontier_capacity));
     SP_TRY(capacity(&cap));
-    SP_TRY(bfsk::scratch_alloc(env, g, d_level, d_parent, &sc));
-    SP_TRY(bfsk::start(env, sc.s, source));
+    SP_TRY(bfsk::use_scratch(what, env, g, frontier_capacity, scratch, &own, &sc));
+    s = bfsk::carve(sc, g, d_level, d_parent);
+    SP_TRY(bfsk::start(env, s, source));
     for (;;) {
         if (size <= cap) {
             int32_t stop[2];
             single_block_kernel<sb_block>
                 <<<1, sb_block, (size_t)2 * cap * sizeof(int32_t), (cudaStream_t)env->stream>>>(
-                    sc.s, lvl, size, cap);
+                    s, lvl, size, cap);
             SP_CUDA_LAUNCHED("bfs single_block_kernel");
-            SP_TRY(sp_convert::to_host(env, stop, &sc.s.ctl->sb_level, sizeof stop));
+            SP_TRY(sp_convert::to_host(env, stop, &s.ctl->sb_level, sizeof stop));
             lvl = stop[0];
             size = stop[1];
         } else {
-            SP_TRY(bfsk::launch_level(env, sc.s, lvl, size));
+            SP_TRY(bfsk::launch_level(env, s, lvl, size));
             lvl++;
-            SP_TRY(bfsk::read_i32(env, sc.s.sizes + lvl, &size));
+            SP_TRY(bfsk::read_i32(env, s.sizes + lvl, &size));
         }
         if (size == 0) break;
     }
-    SP_TRY(bfsk::finish(env, sc.s, lvl, frontier_sizes, frontier_capacity, result));
+    SP_TRY(bfsk::finish(env, s, sc, lvl, frontier_sizes, frontier_capacity, result));
 done:
-    if (sc.base) env->free(env->self, sc.base);
+    if (env) bfsk::loop_scratch_free(env, &own);
     return st;
 }

@@ -97,10 +97,15 @@ done:
     return st;
 }
 
+/* The setup is made in a fresh solver object and swapped in only when complete, so a
+ * failed setup leaves the previous one (and A) as they were. The last step multiplies the
+ * zero workspace once, which makes the SpMV plan of the chosen format (CSR and COO on a
+ * GPU): a solve then allocates nothing, and fails for memory only before it starts. */
 sp_status_t sp_solver_setup(sp_solver_t *s, sp_matrix_t *A)
 {
     sp_status_t st = SP_STATUS_SUCCESS;
     sp_matrix_info_t info;
+    sp_solver_t next = {0};
     int rollback = 0;
     unsigned built_before = 0;
     SP_CHECK_ARG(s != NULL && A != NULL, "sp_solver_setup: solver or A is NULL");
@@ -110,22 +115,27 @@ sp_status_t sp_solver_setup(sp_solver_t *s, sp_matrix_t *A)
                  (long long)info.nrows, (long long)info.ncols);
     SP_CHECK_ARG(info.value_type != SP_VALUE_NONE,
                  "sp_solver_setup: the matrix is a pattern (no values)");
-    free_workspace(s);
     rollback = 1; /* from here on a failure drops what this setup built */
     built_before = A->built;
-    s->A = A;
-    s->t = info.value_type;
-    s->n = info.nrows;
-    SP_TRY(sp_spmv_choose_format(s->ctx, A, &s->format));
-    SP_TRY(sp_matrix_build(s->ctx, A, s->format));
-    SP_TRY(alloc_workspace(s));
-    SP_TRY(sp__precond_setup(s));
-    s->result = (sp_solver_result_t){.status = SP_SOLVER_NOT_RUN};
+    next.ctx = s->ctx;
+    next.type = s->type;
+    next.options = s->options;
+    next.A = A;
+    next.t = info.value_type;
+    next.n = info.nrows;
+    SP_TRY(sp_spmv_choose_format(next.ctx, A, &next.format));
+    SP_TRY(sp_matrix_build(next.ctx, A, next.format));
+    SP_TRY(alloc_workspace(&next));
+    SP_TRY(sp__precond_setup(&next));
+    SP_TRY(sp__solver_spmv(&next, 1.0, next.p, 0.0, next.q));
+    next.result = (sp_solver_result_t){.status = SP_SOLVER_NOT_RUN};
+    free_workspace(s);
+    *s = next;
 done:
-    if (st != SP_STATUS_SUCCESS && s) {
-        free_workspace(s);
+    if (st != SP_STATUS_SUCCESS && rollback) {
+        free_workspace(&next);
         /* A as it was: the formats (and their plans) this setup built are dropped */
-        if (rollback) sp__matrix_drop_formats_since(A, built_before);
+        sp__matrix_drop_formats_since(A, built_before);
     }
     return sp__context_record(s ? s->ctx : NULL, st);
 }
