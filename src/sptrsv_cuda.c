@@ -51,8 +51,8 @@ sp_status_t sp__cuda_sptrsv(sp_matrix_t *A, int upper, int unit_diag, int alg,
     sp_status_t st = SP_STATUS_SUCCESS;
     sp_gpu_env_t env;
     sptrsv_plans_t *p = A->sptrsv_plans, *fresh = NULL;
-    sp_gpu_sptrsv_plan_t **slot, **pair;
-    int had[2], planned = 0;
+    sp_gpu_sptrsv_plan_t **slot, **pair = NULL;
+    int had[2] = {1, 1}, planned = 0;
     sp__cuda_env(A->ctx, &env);
     if (!p) SP_CALLOC(fresh, 1);
     if (fresh) p = fresh;
@@ -75,7 +75,7 @@ sp_status_t sp__cuda_sptrsv(sp_matrix_t *A, int upper, int unit_diag, int alg,
     planned = 1;
     SP_TRY(sp__gpu_sptrsv_solve(&env, *slot, &A->f.csr, alpha, b, x));
 done:
-    if (st != SP_STATUS_SUCCESS && !planned) {
+    if (st != SP_STATUS_SUCCESS && !planned && pair) {
         /* a call that failed before its solve keeps no plan it made (AUTO may make two) */
         for (int a = 0; a < 2; a++)
             if (!had[a] && pair[a]) {

@@ -31,6 +31,13 @@
 /* cudaMalloc/cudaFree through T.env, counting live blocks, failing on demand */
 static sp_test_env_t T;
 static int small;       /* SP_TEST_SMALL */
+static int sanitizing;  /* SP_TEST_UNDER_SANITIZER: racecheck runs these kernels ~100x slower */
+
+/* An input size: full, with SP_TEST_SMALL, under a sanitizer. */
+static int64_t size_for(int64_t full, int64_t small_size, int64_t sanitized)
+{
+    return sanitizing ? sanitized : small ? small_size : full;
+}
 static int env_blocks;  /* SP_BFS_PERSISTENT_BLOCKS (0: occupancy) */
 static unsigned case_seconds; /* SP_BFS_CASE_SECONDS */
 
@@ -65,6 +72,7 @@ static void setup(void)
 {
     const char *e = getenv("SP_BFS_PERSISTENT_BLOCKS");
     small = sp_test_small();
+    sanitizing = sp_test_under_sanitizer();
     env_blocks = e != NULL ? atoi(e) : 0;
     e = getenv("SP_BFS_CASE_SECONDS");
     case_seconds = small ? 600 : 60; /* SP_TEST_SMALL runs under compute-sanitizer: slow */
@@ -461,14 +469,14 @@ END_TEST
  * microseconds) 10^5 times here; kept to about 2 x 10^5 levels per loop in all. */
 START_TEST(test_paths)
 {
-    int64_t n = small ? 20000 : 200000;
+    int64_t n = size_for(200000, 20000, 2000);
     graph_t p = path_graph(n, 0);
     int32_t mid = (int32_t)(n / 2);
     check_graph(&p, &mid, 1, 0, 2);
     graph_t d = path_graph(n, 1);
     int32_t sources[] = {(int32_t)(n - n / 10), (int32_t)(n - 1)};
     check_graph(&d, sources, 2, 0, 3);
-    graph_t s = path_graph(small ? 3000 : 30000, 1);
+    graph_t s = path_graph(size_for(30000, 3000, 500), 1);
     int32_t zero = 0;
     check_graph(&s, &zero, 1, 0, 4);
 }
@@ -476,7 +484,7 @@ END_TEST
 
 START_TEST(test_star)
 {
-    int64_t leaves = small ? 50000 : 1000000;
+    int64_t leaves = size_for(1000000, 50000, 5000);
     graph_t g = star_graph(leaves);
     static const int32_t sources[] = {0, 1, 77};
     check_graph(&g, sources, 3, 0, 5);
@@ -485,7 +493,7 @@ END_TEST
 
 START_TEST(test_grid)
 {
-    int64_t side = small ? 256 : 1024;
+    int64_t side = size_for(1024, 256, 64);
     graph_t g = grid_graph(side);
     int32_t sources[] = {0, (int32_t)(side * (side / 2) + side / 2), (int32_t)(side * side - 1)};
     check_graph(&g, sources, 3, small ? 1 : 2, 6);
@@ -499,7 +507,7 @@ END_TEST
 
 START_TEST(test_tree)
 {
-    graph_t g = tree_graph(small ? (1 << 14) - 1 : (1 << 20) - 1);
+    graph_t g = tree_graph(size_for((1 << 20) - 1, (1 << 14) - 1, (1 << 10) - 1));
     int32_t sources[] = {0, (int32_t)(g.h.nrows - 1)};
     check_graph(&g, sources, 2, 3, 8);
 }
@@ -507,7 +515,7 @@ END_TEST
 
 START_TEST(test_kronecker)
 {
-    int scale = small ? 12 : 17;
+    int scale = (int)size_for(17, 12, 9);
     graph_t u = kron_graph(scale, 1);
     check_graph(&u, NULL, 0, small ? 4 : 16, 9);
     graph_t d = kron_graph(scale, 0);
@@ -517,7 +525,7 @@ END_TEST
 
 START_TEST(test_random)
 {
-    graph_t d = disconnected_graph(small ? 5000 : 200000, 11);
+    graph_t d = disconnected_graph(size_for(200000, 5000, 1000), 11);
     int32_t isolated = 10;
     check_graph(&d, &isolated, 1, 8, 12);
     graph_t x = random_graph(small ? 3000 : 100000, small ? 12000 : 800000, 13, 1);
@@ -536,15 +544,15 @@ START_TEST(test_few_blocks)
     static const int counts[] = {1, 2};
     for (int i = 0; i < 2; i++) {
         sp__gpu_bfs_set_persistent_blocks(counts[i]);
-        graph_t p = path_graph(small ? 2000 : 20000, 1);
+        graph_t p = path_graph(size_for(20000, 2000, 500), 1);
         int32_t zero = 0;
         check_graph(&p, &zero, 1, 0, 30);
-        graph_t s = star_graph(small ? 5000 : 100000);
+        graph_t s = star_graph(size_for(100000, 5000, 2000));
         static const int32_t hub_leaf[] = {0, 3};
         check_graph(&s, hub_leaf, 2, 0, 31);
-        graph_t g = grid_graph(small ? 64 : 256);
+        graph_t g = grid_graph(size_for(256, 64, 32));
         check_graph(&g, NULL, 0, 2, 32);
-        graph_t k = kron_graph(small ? 10 : 14, 1);
+        graph_t k = kron_graph((int)size_for(14, 10, 8), 1);
         check_graph(&k, NULL, 0, 3, 33);
         edges_t e = edges_new(1, 1);
         graph_t one = graph_from(&e, "one vertex");
@@ -589,9 +597,9 @@ START_TEST(test_hand_over)
     static const int64_t caps[] = {1, 64, 1000};
     for (int i = 0; i < 3; i++) {
         sp__gpu_bfs_set_single_block_capacity(caps[i]);
-        graph_t g = grid_graph(small ? 100 : 300);
+        graph_t g = grid_graph(size_for(300, 100, 48));
         check_graph(&g, NULL, 0, 2, 40);
-        graph_t k = kron_graph(small ? 10 : 14, 1);
+        graph_t k = kron_graph((int)size_for(14, 10, 8), 1);
         check_graph(&k, NULL, 0, 3, 41);
         graph_t s = star_graph(5000);
         static const int32_t leaf = 9;

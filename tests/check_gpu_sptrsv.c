@@ -600,8 +600,8 @@ START_TEST(test_sentinel_result)
             ck_assert(b && x);
             for (int64_t i = 0; i < n; i++) put(b, t, i, 1);
             memset(b + (size_t)(n / 2) * vs, 0xff, vs);
-            void *d_b = upload(b, bytes), *d_x = NULL;
-            ck_assert_ok(env_alloc(&T, &d_x, bytes));
+            void *d_b = sp_test_env_upload(&T, b, bytes), *d_x = NULL;
+            ck_assert_ok(sp_test_env_alloc(&T, &d_x, bytes));
             for (int k = 0; k < NALGS; k++) {
                 sp_gpu_sptrsv_plan_t *plan = NULL;
                 ck_assert_ok(sp__gpu_sptrsv_analyse(&T.env, &d, 0, 0, algs[k], &plan));
@@ -624,8 +624,8 @@ START_TEST(test_sentinel_result)
                 }
                 sp__gpu_sptrsv_plan_free(&T.env, plan);
             }
-            env_free(&T, d_x);
-            env_free(&T, d_b);
+            sp_test_env_free(&T, d_x);
+            sp_test_env_free(&T, d_b);
             free(x);
             free(b);
             sp__gpu_csr_free(&T.env, &d);
