@@ -396,7 +396,7 @@ static int run_spmv(const sb_exec_t *ex, sp_matrix_t *A, const options_t *o, sb_
 
 /* ---- one input ---------------------------------------------------------------------- */
 
-static void set_baselines(const sb_exec_t *ex, sb_report_t *r)
+static void set_baselines(const sb_exec_t *ex, sb_report_t *r, int spmv)
 {
     if (!ex->gpu) {
         r->baseline_name[SB_CUSPARSE_CSR] = "libsp_host_csr";
@@ -409,7 +409,9 @@ static void set_baselines(const sb_exec_t *ex, sb_report_t *r)
     r->baseline_name[SB_CUSPARSE_SELL] = "cusparse_sell";
     for (int b = 0; b < SB_BASELINE_COUNT; b++)
         snprintf(r->baseline_note[b], sizeof r->baseline_note[b], "%s",
-                 ex->cus ? sb_cusparse_note(ex->cus, (sb_baseline_t)b) : "n/a (set-up failed)");
+                 ex->cus    ? sb_cusparse_note(ex->cus, (sb_baseline_t)b)
+                 : spmv     ? "n/a (set-up failed)"
+                            : "n/a (no SpMV in this run)");
 }
 
 /* The cuSPARSE copy of A's CSR, on the same device vectors libsp uses. */
@@ -515,7 +517,7 @@ static int bench_input(const options_t *o, sb_exec_t *ex, const char *path, cons
         goto done;
     }
     if (spmv) open_baseline(ex, A, &v);
-    set_baselines(ex, r);
+    set_baselines(ex, r, spmv);
     sb_print_shape(coo, A, r);
     rc = 0;
     if (coo->value_type == SP_VALUE_NONE) printf("spmv: skipped (pattern matrix without values)\n");

@@ -60,11 +60,15 @@ one() {
   local suite=$1 tool=$2 name extra=() log limit start rc took summary checks verdict
   name=$(basename "$suite")
   [ "$tool" = memcheck ] && extra=(--leak-check full)
+  # racecheck tracks every shared-memory access of every resident block: the persistent
+  # BFS kernels of check_gpu_bfs_loops then run on a few blocks (SP_BFS_PERSISTENT_BLOCKS)
+  local blocks=${SP_BFS_PERSISTENT_BLOCKS:-}
+  [ "$tool" = racecheck ] && [ -z "$blocks" ] && blocks=4
   log="$logs/sanitize-$name-$tool.log"
   limit=$(limit_for "$tool")
   start=$(date +%s)
-  timeout "$limit" compute-sanitizer --tool "$tool" "${extra[@]}" --error-exitcode 3 \
-    "$suite" >"$log" 2>&1
+  SP_BFS_PERSISTENT_BLOCKS=$blocks timeout "$limit" compute-sanitizer --tool "$tool" \
+    "${extra[@]}" --error-exitcode 3 "$suite" >"$log" 2>&1
   rc=$?
   took=$(( $(date +%s) - start ))
   summary=$(grep -E "ERROR SUMMARY|RACECHECK SUMMARY|LEAK SUMMARY" "$log" | tr '\n' ' ')

@@ -72,6 +72,27 @@ struct slot<double> {
     }
 };
 
+/* The unit's shared slots. A warp's unit (32 rows) hands over between passes separated by
+ * __syncwarp, so plain volatile accesses are ordered; a block's unit hands over between
+ * warps with no barrier, so those slots are read and written with shared-memory atomics
+ * (a compare-and-swap that stores what it finds, and an exchange): race-free in the memory
+ * model, and not hazards to compute-sanitizer's racecheck. */
+template <int UNIT, typename U>
+__device__ __forceinline__ U unit_get(volatile U *p)
+{
+    if (UNIT <= 32) return *p;
+    U *q = const_cast<U *>(p);
+    return atomicCAS(q, (U)0, (U)0);
+}
+template <int UNIT, typename U>
+__device__ __forceinline__ void unit_put(volatile U *p, U v)
+{
+    if (UNIT <= 32)
+        *p = v;
+    else
+        (void)atomicExch(const_cast<U *>(p), v);
+}
+
 template <typename T>
 struct value_args {
     const int32_t *ptr, *idx, *bound, *order, *rank;
@@ -108,17 +129,17 @@ __device__ __forceinline__ typename slot<T>::U finish_bits(T rhs, T acc, T diag,
  * rare there), then the rank says whether c is in the unit. */
 template <typename T, bool UPPER, bool ORDERED, int UNIT>
 __device__ __forceinline__ typename slot<T>::U fetch(const value_args<T> &a, int64_t c, int64_t first,
-                                                     const volatile typename slot<T>::U *s_unit)
+                                                     volatile typename slot<T>::U *s_unit)
 {
     int64_t d;
     if (!ORDERED) {
         d = (UPPER ? a.n - 1 - c : c) - first;
-        return d >= 0 && d < UNIT ? s_unit[d] : slot<T>::load(a.x + c);
+        return d >= 0 && d < UNIT ? unit_get<UNIT>(s_unit + d) : slot<T>::load(a.x + c);
     }
     typename slot<T>::U v = slot<T>::load(a.x + c);
     if (v != slot<T>::sentinel) return v;
     d = (int64_t)__ldg(a.rank + c) - first;
-    return d >= 0 && d < UNIT ? s_unit[d] : v;
+    return d >= 0 && d < UNIT ? unit_get<UNIT>(s_unit + d) : v;
 }
 
 /* A lane's row: its entries from k on, the next row_window of them in registers (loaded
@@ -159,7 +180,7 @@ struct row_entries {
  * e->k == e->k1. */
 template <typename T, bool UPPER, bool ORDERED, int UNIT>
 __device__ __forceinline__ bool consume(const value_args<T> &a, int64_t r, int64_t first,
-                                        const volatile typename slot<T>::U *s_unit,
+                                        volatile typename slot<T>::U *s_unit,
                                         row_entries<T> *e, T *acc)
 {
     using U = typename slot<T>::U;
@@ -216,7 +237,7 @@ __global__ void __launch_bounds__(THREADS) value_unit_kernel(value_args<T> a)
                 int64_t w = claim_warp(a.ticket, a.window, &first_claim, &base);
                 if (threadIdx.x == 0) s_unit_index = w;
             }
-            s_unit[pos] = slot<T>::sentinel;
+            unit_put<UNIT>(s_unit + pos, slot<T>::sentinel);
             __syncthreads();
             u = s_unit_index;
         }
@@ -239,7 +260,7 @@ __global__ void __launch_bounds__(THREADS) value_unit_kernel(value_args<T> a)
                 progressed = consume<T, UPPER, ORDERED, UNIT>(a, r, first, s_unit, &ent, &acc);
                 if (ent.k >= ent.k1) {
                     U xr = finish_bits(rhs, acc, diag, a.unit);
-                    s_unit[pos] = xr;
+                    unit_put<UNIT>(s_unit + pos, xr);
                     slot<T>::store(a.x + r, xr);
                     done = progressed = true;
                 }

@@ -111,7 +111,9 @@ sp_status_t scratch_open(const sp_gpu_env_t *env, int64_t nrows, plan_scratch *s
     sp_status_t st = SP_STATUS_SUCCESS;
     size_t sort_bytes = 0, hist_bytes = 0, o_keys = 0, o_rows = 0, o_counts = 0, o_temp = 0;
     sp_convert::scratch_plan layout;
-    SP_TRY(sp__gpu_radix_sort_pairs_u32(NULL, NULL, nrows, 3, NULL, &sort_bytes, env->stream));
+    int32_t placeholder = 0; /* the query sizes a pairs sort by a non-NULL d_vals */
+    SP_TRY(sp__gpu_radix_sort_pairs_u32(NULL, &placeholder, nrows, 3, NULL, &sort_bytes,
+                                        env->stream));
     SP_TRY(sp__gpu_histogram(NULL, nrows, NULL, P::bins, NULL, &hist_bytes, env->stream));
     s->temp_bytes = sort_bytes > hist_bytes ? sort_bytes : hist_bytes;
     o_keys = layout.add_n<uint32_t>(nrows);
