@@ -106,9 +106,7 @@ sp_status_t capacity(int *cap)
         SP_FAIL(SP_STATUS_DEVICE_ERROR, "sp__gpu_bfs_single_block: no room for a shared queue (%d bytes of shared memory)",
                 lim.smem_optin);
     *cap = (int)c;
-    SP_CUDA_TRY(cudaFuncSetAttribute(single_block_kernel<sb_block>,
-                                     cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                     (int)(2 * c * (int64_t)sizeof(int32_t))));
+    SP_CUDA_TRY(sp_prim::allow_max_dynamic_smem(single_block_kernel<sb_block>, lim));
 done:
     return st;
 }

@@ -172,8 +172,7 @@ sp_status_t launch(const int *keys, int64_t n, int *counts, int nbins,
     } else if (smem <= (size_t)lim.smem_optin) {
         using P = sp_hist_block_policy;
         int64_t max_blocks = n / ((int64_t)nbins * P::min_items_per_bin);
-        SP_CUDA_TRY(cudaFuncSetAttribute(hist_block_kernel<VEC>,
-                                         cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
+        SP_CUDA_TRY(allow_max_dynamic_smem(hist_block_kernel<VEC>, lim));
         SP_CUDA_TRY(grid_size(hist_block_kernel<VEC>, P::block_threads, smem, n,
                               P::min_items_per_thread, max_blocks, lim, &grid));
         hist_block_kernel<VEC><<<grid, P::block_threads, smem, s>>>(keys, n, counts, nbins);

@@ -153,6 +153,22 @@ static inline cudaError_t get_device_limits(device_limits *lim)
     return e;
 }
 
+/* Lets a kernel launch with up to all the dynamic shared memory a block may opt in to.
+ * The limit is one setting per kernel in the process, shared by every thread and context:
+ * setting it to the size of the launch at hand would let another thread lower it between
+ * this thread's setting and its launch (cudaErrorInvalidValue). Every caller sets the same
+ * value, the device's maximum less the kernel's static shared memory, so none can lower
+ * it under another; the launch still asks for (and the carveout follows) its own size. */
+template <typename K>
+static inline cudaError_t allow_max_dynamic_smem(K kernel, const device_limits &lim)
+{
+    cudaFuncAttributes attr;
+    cudaError_t e = cudaFuncGetAttributes(&attr, kernel);
+    if (e != cudaSuccess) return e;
+    return cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                lim.smem_optin - (int)attr.sharedSizeBytes);
+}
+
 static inline bool aligned16(const void *p) { return ((uintptr_t)p & 15u) == 0; }
 
 } /* namespace sp_prim */
