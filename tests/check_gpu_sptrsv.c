@@ -685,7 +685,13 @@ START_TEST(test_refusals)
     ck_assert_status(sp__gpu_sptrsv_solve(&T.env, plan, &d, NULL, d_v, (char *)d_v + 32),
                      SP_STATUS_INVALID_ARGUMENT);
     ck_assert_error_has("sptrsv solve: NULL argument");
+    /* after the refusals the same plan solves: rows x0 = 1, x1 = 2, x2 = 3, x0 + x3 = 4 */
+    const double h_b[4] = {1, 2, 3, 4}, want[4] = {1, 2, 3, 3};
+    double h_x[4];
+    ck_cuda(cudaMemcpy(d_v, h_b, sizeof h_b, cudaMemcpyHostToDevice));
     ck_assert_ok(sp__gpu_sptrsv_solve(&T.env, plan, &d, &alpha, d_v, (char *)d_v + 32));
+    download(h_x, (char *)d_v + 32, sizeof h_x);
+    for (int i = 0; i < 4; i++) ck_assert_double_eq(h_x[i], want[i]);
     ck_assert_int_eq(sp__gpu_sptrsv_plan_levels(NULL), 0);
     sp__gpu_sptrsv_plan_free(&T.env, NULL);
     sp__gpu_sptrsv_plan_free(&T.env, plan);

@@ -72,25 +72,21 @@ struct slot<double> {
     }
 };
 
-/* The unit's shared slots. A warp's unit (32 rows) hands over between passes separated by
- * __syncwarp, so plain volatile accesses are ordered; a block's unit hands over between
- * warps with no barrier, so those slots are read and written with shared-memory atomics
- * (a compare-and-swap that stores what it finds, and an exchange): race-free in the memory
- * model, and not hazards to compute-sanitizer's racecheck. */
-template <int UNIT, typename U>
+/* The unit's shared slots. A lane reads another lane's slot in the same pass in which
+ * that lane may publish it (a warp's unit), or another warp's slot with no barrier between
+ * them (a block's unit), so every access to the slots is a shared-memory atomic (a
+ * compare-and-swap that stores what it finds, and an exchange): race-free in the memory
+ * model, and not hazards to compute-sanitizer's racecheck (which reported the plain
+ * volatile hand-over of both units). */
+template <typename U>
 __device__ __forceinline__ U unit_get(volatile U *p)
 {
-    if (UNIT <= 32) return *p;
-    U *q = const_cast<U *>(p);
-    return atomicCAS(q, (U)0, (U)0);
+    return atomicCAS(const_cast<U *>(p), (U)0, (U)0);
 }
-template <int UNIT, typename U>
+template <typename U>
 __device__ __forceinline__ void unit_put(volatile U *p, U v)
 {
-    if (UNIT <= 32)
-        *p = v;
-    else
-        (void)atomicExch(const_cast<U *>(p), v);
+    (void)atomicExch(const_cast<U *>(p), v);
 }
 
 template <typename T>
@@ -134,12 +130,12 @@ __device__ __forceinline__ typename slot<T>::U fetch(const value_args<T> &a, int
     int64_t d;
     if (!ORDERED) {
         d = (UPPER ? a.n - 1 - c : c) - first;
-        return d >= 0 && d < UNIT ? unit_get<UNIT>(s_unit + d) : slot<T>::load(a.x + c);
+        return d >= 0 && d < UNIT ? unit_get(s_unit + d) : slot<T>::load(a.x + c);
     }
     typename slot<T>::U v = slot<T>::load(a.x + c);
     if (v != slot<T>::sentinel) return v;
     d = (int64_t)__ldg(a.rank + c) - first;
-    return d >= 0 && d < UNIT ? unit_get<UNIT>(s_unit + d) : v;
+    return d >= 0 && d < UNIT ? unit_get(s_unit + d) : v;
 }
 
 /* A lane's row: its entries from k on, the next row_window of them in registers (loaded
@@ -228,7 +224,7 @@ __global__ void __launch_bounds__(THREADS) value_unit_kernel(value_args<T> a)
     for (;;) {
         int64_t u;
         if (UNIT == 32) {
-            s_unit[pos] = slot<T>::sentinel;
+            unit_put(s_unit + pos, slot<T>::sentinel);
             u = claim_warp(a.ticket, a.window, &first_claim, &base);
             __syncwarp();
         } else {
@@ -237,7 +233,7 @@ __global__ void __launch_bounds__(THREADS) value_unit_kernel(value_args<T> a)
                 int64_t w = claim_warp(a.ticket, a.window, &first_claim, &base);
                 if (threadIdx.x == 0) s_unit_index = w;
             }
-            unit_put<UNIT>(s_unit + pos, slot<T>::sentinel);
+            unit_put(s_unit + pos, slot<T>::sentinel);
             __syncthreads();
             u = s_unit_index;
         }
@@ -260,7 +256,7 @@ __global__ void __launch_bounds__(THREADS) value_unit_kernel(value_args<T> a)
                 progressed = consume<T, UPPER, ORDERED, UNIT>(a, r, first, s_unit, &ent, &acc);
                 if (ent.k >= ent.k1) {
                     U xr = finish_bits(rhs, acc, diag, a.unit);
-                    unit_put<UNIT>(s_unit + pos, xr);
+                    unit_put(s_unit + pos, xr);
                     slot<T>::store(a.x + r, xr);
                     done = progressed = true;
                 }
