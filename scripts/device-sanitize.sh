@@ -41,6 +41,10 @@ limit_for() {
   esac
 }
 
+# Suites whose whole run takes a sanitizer too long: each of their Check test cases runs
+# as a job of its own (CK_RUN_CASE), side by side with the rest.
+declare -A split_cases=([check_gpu_alloc_sweep]="formats bfs solvers limits")
+
 build=${SP_BUILD_DIR:-build-device}
 suites=()
 for suite in "$build"/tests/check_gpu_*; do
@@ -56,9 +60,9 @@ fi
 # One job per suite and tool, SP_SANITIZE_JOBS at a time (default 6) on the one GPU: the
 # sanitizers are bound by the host CPU, so running them side by side saves most of the
 # wall time. Each job writes its summary line to a file; they are printed in order.
-one() {
-  local suite=$1 tool=$2 name extra=() log limit start rc took summary checks verdict
-  name=$(basename "$suite")
+one() { # one SUITE TOOL [CASE]
+  local suite=$1 tool=$2 case=${3:-} name extra=() log limit start rc took summary checks verdict
+  name=$(basename "$suite")${3:+.$3}
   [ "$tool" = memcheck ] && extra=(--leak-check full)
   # racecheck tracks every shared-memory access of every resident block: the persistent
   # BFS kernels of check_gpu_bfs_loops then run on a few blocks (SP_BFS_PERSISTENT_BLOCKS)
@@ -67,7 +71,7 @@ one() {
   log="$logs/sanitize-$name-$tool.log"
   limit=$(limit_for "$tool")
   start=$(date +%s)
-  SP_BFS_PERSISTENT_BLOCKS=$blocks timeout "$limit" compute-sanitizer --tool "$tool" \
+  CK_RUN_CASE=$case SP_BFS_PERSISTENT_BLOCKS=$blocks timeout "$limit" compute-sanitizer --tool "$tool" \
     "${extra[@]}" --error-exitcode 3 "$suite" >"$log" 2>&1
   rc=$?
   took=$(( $(date +%s) - start ))
@@ -80,26 +84,33 @@ one() {
     77) verdict="skipped (no GPU)" ;;
     *) verdict="FAILED rc=$rc" ;;
   esac
-  printf '%-24s %-10s %-18s %4ss  %s %s\n' "$name" "$tool" "$verdict" "$took" "$checks" \
+  printf '%-32s %-10s %-18s %4ss  %s %s\n' "$name" "$tool" "$verdict" "$took" "$checks" \
     "$summary" >"$logs/sanitize-$name-$tool.result"
   return $([ $rc = 0 ] && echo 0 || echo 1)
 }
 
 jobs_max=${SP_SANITIZE_JOBS:-6}
+runs=() # "SUITE CASE" (CASE empty: the whole suite)
 for suite in "${suites[@]}"; do
+  cases=${split_cases[$(basename "$suite")]:-}
+  if [ -z "$cases" ]; then runs+=("$suite"); else for c in $cases; do runs+=("$suite $c"); done; fi
+done
+for run in "${runs[@]}"; do
+  read -r suite case <<<"$run"
   for tool in $tools; do
     while [ "$(jobs -rp | wc -l)" -ge "$jobs_max" ]; do wait -n; done
-    one "$suite" "$tool" &
+    one "$suite" "$tool" "$case" &
   done
 done
 wait
 status=0
-for suite in "${suites[@]}"; do
+for run in "${runs[@]}"; do
+  read -r suite case <<<"$run"
   for tool in $tools; do
-    r="$logs/sanitize-$(basename "$suite")-$tool.result"
-    cat "$r"
-    grep -q " clean " "$r" || status=1
+    r="$logs/sanitize-$(basename "$suite")${case:+.$case}-$tool.result"
+    cat "$r" 2>/dev/null || echo "$(basename "$suite") ${case} $tool: no result (killed?)"
+    grep -qs " clean " "$r" || status=1
   done
 done
-echo "device-sanitize: $([ $status = 0 ] && echo PASSED || echo FAILED) (${#suites[@]} suites x $(echo $tools | wc -w) tools)"
+echo "device-sanitize: $([ $status = 0 ] && echo PASSED || echo FAILED) (${#suites[@]} suites, ${#runs[@]} runs x $(echo $tools | wc -w) tools)"
 exit $status

@@ -1039,21 +1039,26 @@ static Suite *gpu_alloc_sweep_suite(void)
 {
     Suite *s = suite_create("gpu_alloc_sweep");
 #ifdef SP_HAVE_CUDA
-    TCase *t = tcase_create("sweep");
-    tcase_add_checked_fixture(t, setup, teardown);
-    tcase_set_timeout(t, 600);
-    tcase_add_test(t, create_device_and_host);
-    tcase_add_test(t, build_device_and_host);
-    tcase_add_test(t, spmv_plans_device_and_host);
-    tcase_add_test(t, spmv_building_device_and_host);
-    tcase_add_test(t, bfs_device_and_host);
-    tcase_add_test(t, solvers_device_and_host);
-    tcase_add_test(t, sptrsv_device_and_host);
-    tcase_add_test(t, vectors_device_and_host);
-    tcase_add_test(t, failures_through_cuda);
-    tcase_add_test(t, room_refused_before_work);
-    tcase_add_test(t, ell_larger_than_the_device);
-    suite_add_tcase(s, t);
+    /* four cases, so a sanitizer run can take them as separate jobs (CK_RUN_CASE) */
+    TCase *formats = tcase_create("formats"), *bfs = tcase_create("bfs"),
+          *solvers = tcase_create("solvers"), *limits = tcase_create("limits");
+    TCase *all[] = {formats, bfs, solvers, limits};
+    for (int i = 0; i < 4; i++) {
+        tcase_add_checked_fixture(all[i], setup, teardown);
+        tcase_set_timeout(all[i], 600);
+        suite_add_tcase(s, all[i]);
+    }
+    tcase_add_test(formats, create_device_and_host);
+    tcase_add_test(formats, build_device_and_host);
+    tcase_add_test(formats, spmv_plans_device_and_host);
+    tcase_add_test(formats, spmv_building_device_and_host);
+    tcase_add_test(bfs, bfs_device_and_host);
+    tcase_add_test(solvers, solvers_device_and_host);
+    tcase_add_test(solvers, sptrsv_device_and_host);
+    tcase_add_test(solvers, vectors_device_and_host);
+    tcase_add_test(limits, failures_through_cuda);
+    tcase_add_test(limits, room_refused_before_work);
+    tcase_add_test(limits, ell_larger_than_the_device);
 #endif
     return s;
 }
