@@ -86,7 +86,7 @@ struct sp_spmv_csr_default_policy {
     static constexpr double regular_factor = 8.0;
     static constexpr double regular_slack = 32.0;
     static constexpr double scalar_max_mean = 8.0;
-    /* irregular rows go to CSR split unless nrows > this * nnz (mostly empty rows) */
+    /* irregular rows go to CSR binned unless nrows > this * nnz (mostly empty rows) */
     static constexpr double split_max_rows_per_entry = 2.0;
 };
 
