@@ -86,6 +86,7 @@ one() { # one SUITE TOOL [CASE]
   esac
   printf '%-32s %-10s %-18s %4ss  %s %s\n' "$name" "$tool" "$verdict" "$took" "$checks" \
     "$summary" >"$logs/sanitize-$name-$tool.result"
+  cat "$logs/sanitize-$name-$tool.result" # as it ends, so a run cut short still reports
   return $([ $rc = 0 ] && echo 0 || echo 1)
 }
 
@@ -103,6 +104,7 @@ for run in "${runs[@]}"; do
   done
 done
 wait
+echo "== all runs, in order"
 status=0
 for run in "${runs[@]}"; do
   read -r suite case <<<"$run"
