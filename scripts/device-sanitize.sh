@@ -43,7 +43,8 @@ limit_for() {
 
 # Suites whose whole run takes a sanitizer too long: each of their Check test cases runs
 # as a job of its own (CK_RUN_CASE), side by side with the rest.
-declare -A split_cases=([check_gpu_alloc_sweep]="formats bfs solvers limits")
+declare -A split_cases=([check_gpu_alloc_sweep]="formats bfs solvers limits"
+                        [check_gpu_sptrsv]="shapes chains large contracts")
 
 build=${SP_BUILD_DIR:-build-device}
 suites=()

@@ -746,22 +746,27 @@ static Suite *gpu_sptrsv_suite(void)
 {
     Suite *s = suite_create("gpu_sptrsv");
 #ifdef SP_HAVE_CUDA
-    TCase *t = tcase_create("sptrsv");
-    tcase_add_checked_fixture(t, setup, teardown);
-    tcase_set_timeout(t, 600);
-    tcase_add_test(t, test_tiny);
-    tcase_add_test(t, test_empty_and_one);
-    tcase_add_test(t, test_catalogue);
-    tcase_add_test(t, test_chain_and_diagonal);
-    tcase_add_test(t, test_interleaved_levels);
-    tcase_add_test(t, test_poisson);
-    tcase_add_test(t, test_datasets);
-    tcase_add_test(t, test_missing_diagonal);
-    tcase_add_test(t, test_repeated_solves);
-    tcase_add_test(t, test_sentinel_result);
-    tcase_add_test(t, test_refusals);
-    tcase_add_test(t, test_alloc_failure);
-    suite_add_tcase(s, t);
+    /* four cases, so a sanitizer run can take them as separate jobs (CK_RUN_CASE) */
+    TCase *shapes = tcase_create("shapes"), *chains = tcase_create("chains"),
+          *large = tcase_create("large"), *contracts = tcase_create("contracts");
+    TCase *all[] = {shapes, chains, large, contracts};
+    for (int i = 0; i < 4; i++) {
+        tcase_add_checked_fixture(all[i], setup, teardown);
+        tcase_set_timeout(all[i], 600);
+        suite_add_tcase(s, all[i]);
+    }
+    tcase_add_test(shapes, test_tiny);
+    tcase_add_test(shapes, test_empty_and_one);
+    tcase_add_test(shapes, test_catalogue);
+    tcase_add_test(chains, test_chain_and_diagonal);
+    tcase_add_test(chains, test_interleaved_levels);
+    tcase_add_test(large, test_poisson);
+    tcase_add_test(large, test_datasets);
+    tcase_add_test(contracts, test_missing_diagonal);
+    tcase_add_test(contracts, test_repeated_solves);
+    tcase_add_test(contracts, test_sentinel_result);
+    tcase_add_test(contracts, test_refusals);
+    tcase_add_test(contracts, test_alloc_failure);
 #endif
     return s;
 }
