@@ -34,6 +34,7 @@ int main(int argc, char **argv)
     sp_matrix_t *A = NULL;
     sp_vector_t *b = NULL, *x = NULL;
     sp_solver_t *solver = NULL;
+    double x_norm = 0;
     sp_solver_result_t res;
     int rc = 1;
     for (int i = 1; i < argc; i++) {
@@ -54,7 +55,7 @@ int main(int argc, char **argv)
         sp_vector_create(ctx, vt, coo->nrows, NULL, &x) || sp_vector_fill(ctx, b, 1.0) ||
         sp_solver_create(ctx, type, &solver) || sp_solver_set_options(solver, &opt) ||
         sp_solver_setup(solver, A) || sp_solver_solve(solver, b, x) ||
-        sp_solver_result(solver, &res)) {
+        sp_solver_result(solver, &res) || sp_vector_nrm2(ctx, x, &x_norm)) {
         fprintf(stderr, "cg_poisson: %s\n", sp_last_error());
         goto done;
     }
@@ -64,6 +65,7 @@ int main(int argc, char **argv)
     printf("status: %s\n", sp_solver_status_string(res.status));
     printf("iterations: %lld\n", (long long)res.iterations);
     printf("relative_residual: %.3e\n", res.relative_residual);
+    printf("x_norm2: %.10e (the answer: the same on both executors within rounding)\n", x_norm);
     printf("seconds: %.4f\n", res.seconds);
     rc = res.status == SP_SOLVER_CONVERGED ? 0 : 1;
 done:
