@@ -1039,15 +1039,11 @@ static Suite *gpu_alloc_sweep_suite(void)
 {
     Suite *s = suite_create("gpu_alloc_sweep");
 #ifdef SP_HAVE_CUDA
-    /* four cases, so a sanitizer run can take them as separate jobs (CK_RUN_CASE) */
-    TCase *formats = tcase_create("formats"), *bfs = tcase_create("bfs"),
-          *solvers = tcase_create("solvers"), *limits = tcase_create("limits");
-    TCase *all[] = {formats, bfs, solvers, limits};
-    for (int i = 0; i < 4; i++) {
-        tcase_add_checked_fixture(all[i], setup, teardown);
-        tcase_set_timeout(all[i], 600);
-        suite_add_tcase(s, all[i]);
-    }
+    /* four cases, so a sanitizer run can take each as a job of its own */
+    TCase *formats = sp_test_add_case(s, "formats", setup, teardown);
+    TCase *bfs = sp_test_add_case(s, "bfs", setup, teardown);
+    TCase *solvers = sp_test_add_case(s, "solvers", setup, teardown);
+    TCase *limits = sp_test_add_case(s, "limits", setup, teardown);
     tcase_add_test(formats, create_device_and_host);
     tcase_add_test(formats, build_device_and_host);
     tcase_add_test(formats, spmv_plans_device_and_host);

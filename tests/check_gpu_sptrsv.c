@@ -748,15 +748,11 @@ static Suite *gpu_sptrsv_suite(void)
 {
     Suite *s = suite_create("gpu_sptrsv");
 #ifdef SP_HAVE_CUDA
-    /* four cases, so a sanitizer run can take them as separate jobs (CK_RUN_CASE) */
-    TCase *shapes = tcase_create("shapes"), *chains = tcase_create("chains"),
-          *large = tcase_create("large"), *contracts = tcase_create("contracts");
-    TCase *all[] = {shapes, chains, large, contracts};
-    for (int i = 0; i < 4; i++) {
-        tcase_add_checked_fixture(all[i], setup, teardown);
-        tcase_set_timeout(all[i], 600);
-        suite_add_tcase(s, all[i]);
-    }
+    /* four cases, so a sanitizer run can take each as a job of its own */
+    TCase *shapes = sp_test_add_case(s, "shapes", setup, teardown);
+    TCase *chains = sp_test_add_case(s, "chains", setup, teardown);
+    TCase *large = sp_test_add_case(s, "large", setup, teardown);
+    TCase *contracts = sp_test_add_case(s, "contracts", setup, teardown);
     tcase_add_test(shapes, test_tiny);
     tcase_add_test(shapes, test_empty_and_one);
     tcase_add_test(shapes, test_catalogue);

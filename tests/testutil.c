@@ -47,6 +47,15 @@ int sp_test_run_gpu(Suite *suite)
     return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }
 
+TCase *sp_test_add_case(Suite *s, const char *name, void (*setup)(void), void (*teardown)(void))
+{
+    TCase *t = tcase_create(name);
+    tcase_add_checked_fixture(t, setup, teardown);
+    tcase_set_timeout(t, 600);
+    suite_add_tcase(s, t);
+    return t;
+}
+
 int sp_test_small(void)
 {
     const char *s = getenv("SP_TEST_SMALL");

@@ -18,6 +18,10 @@ int sp_test_run(Suite *suite);
  * CUDA, or none present); else run every test in this process (CUDA does not survive
  * Check's fork) and return the exit status. */
 int sp_test_run_gpu(Suite *suite);
+/* A test case of s named `name`, with the checked fixture setup/teardown and a 600 s
+ * timeout. Suites split into several cases so that a sanitizer run can take each as a job
+ * of its own (CK_RUN_CASE; scripts/device-sanitize.sh). */
+TCase *sp_test_add_case(Suite *s, const char *name, void (*setup)(void), void (*teardown)(void));
 
 /* 1 when SP_TEST_SMALL is set to a non-zero number (sanitizer runs), else 0. */
 int sp_test_small(void);
