@@ -65,8 +65,9 @@ int vector_width(const sp_csr_t *a)
 }
 
 /* DEFAULT's algorithm for irregular rows (spmv_policy_csr.h): SP_SPMV_ALG_CSR_BINNED,
- * measured faster than SP_SPMV_ALG_CSR_SPLIT on the H200 (bench/results: Kronecker 22
- * 1.189 against 1.292 ms, the 64k-row Poisson 4.1 against 11.2 us per call). */
+ * measured faster than SP_SPMV_ALG_CSR_SPLIT on the H200 (bench/results/
+ * h200-spmv-suite-2026-11-24.txt: Kronecker 22 1.205 against 1.286 ms, the 64k-row
+ * Poisson 4.3 against 10.9 us per call). */
 constexpr sp_spmv_alg_t irregular_alg = SP_SPMV_ALG_CSR_BINNED;
 
 /* The DEFAULT rule (spmv_policy_csr.h), from the longest row read back from the device. */
