@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # Loader throughput: libsp's Matrix Market reader (spbench --load-only) against the
 # fscanf baseline in the style of NIST mmio (mtx_fscanf_baseline) and fast_matrix_market,
-# on one file and several thread counts, page cache warm. Prints a markdown table of
-# medians; MB are 10^6 bytes of the file as stored. nnz is what each reader reports
-# (for symmetric files the baseline counts stored entries, the others expanded ones).
+# on one file and several thread counts, page cache warm. Each round runs every reader
+# once, in turn, so a drift of the shared machine reaches them all alike (BENCHMARKING.md);
+# prints a markdown table of the medians; MB are 10^6 bytes of the file as stored. nnz is
+# what each reader reports (for symmetric files the baseline counts stored entries, the
+# others expanded ones).
 #
 # usage: bench/loader_bench.sh [-b BUILD_DIR] [-r REPEATS] FILE.mtx [THREADS ...]
 #   BUILD_DIR: where spbench and mtx_fscanf_baseline were built (default $SP_BUILD or build)
-#   REPEATS:   timed runs per reader and thread count (default 5)
+#   REPEATS:   rounds, each a timed run of every reader and thread count (default 5)
 #   THREADS:   thread counts for the parallel readers (default: 1 and all cores)
 set -u
 
@@ -18,7 +20,7 @@ while getopts "b:r:h" opt; do
     case $opt in
         b) build=$OPTARG ;;
         r) repeats=$OPTARG ;;
-        *) sed -n '8,11p' "$0" | sed 's/^# \{0,1\}//'; exit 1 ;;
+        *) sed -n '10,13p' "$0" | sed 's/^# \{0,1\}//'; exit 1 ;;
     esac
 done
 shift $((OPTIND - 1))
@@ -44,67 +46,78 @@ field() { awk -v key="$1:" '$1 == key { print $2; exit }'; }
 rows=()     # table rows, "reader|threads|nnz|seconds"
 note() { rows+=("$1|${2:--}|-|$3"); }
 
-# Run "$@" `runs` times; each run must print "nnz:" and "MB/s:" lines. Records the median.
-measure() {
-    local label=$1 nthreads=$2 runs=$3
-    shift 3
-    local out mbs="" nnz="" k
-    for ((k = 0; k < runs; k++)); do
-        if ! out=$("$@" 2>&1); then
-            note "$label" "$nthreads" "failed: $(echo "$out" | tail -n 1)"
-            return
-        fi
-        nnz=$(echo "$out" | field nnz)
-        mbs+="$(echo "$out" | field MB/s)"$'\n'
-    done
-    local m
-    m=$(printf '%s' "$mbs" | median)
-    if [ -z "$m" ] || [ -z "$nnz" ]; then
-        note "$label" "$nthreads" "failed: no nnz:/MB/s: lines in its output"
-        return
-    fi
-    rows+=("$label|$nthreads|$nnz|$(awk -v b="$bytes" -v m="$m" 'BEGIN { printf "%.6f", b / 1e6 / m }')")
-}
-
-# fast_matrix_market: one Python process per thread count, repeats timed reads in it
-# (the import is not timed); prints the median as MB/s.
-fmm_reads() {
-    python3 - "$file" "$1" "$repeats" <<'PY'
-import os, statistics, sys, time
+# fast_matrix_market: one Python process per call, one timed read; the import and the
+# first call's setup (a one-entry read) are not timed. Prints nnz and MB/s.
+fmm_read() {
+    python3 - "$file" "$1" <<'PY'
+import io, os, sys, time
 import fast_matrix_market as fmm
-path, threads, repeats = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
-size = os.path.getsize(path)
-times, nnz = [], 0
-for _ in range(repeats):
-    t0 = time.perf_counter()
-    (data, (i, j)), shape = fmm.read_coo(path, parallelism=threads)
-    times.append(time.perf_counter() - t0)
-    nnz = len(data)
-    del data, i, j
-print(f"nnz: {nnz}")
-print(f"MB/s: {size / 1e6 / statistics.median(times):.6f}")
+path, threads = sys.argv[1], int(sys.argv[2])
+fmm.read_coo(io.BytesIO(b"%%MatrixMarket matrix coordinate real general\n1 1 1\n1 1 1\n"),
+             parallelism=threads)
+t0 = time.perf_counter()
+(data, (i, j)), shape = fmm.read_coo(path, parallelism=threads)
+seconds = time.perf_counter() - t0
+print(f"nnz: {len(data)}")
+print(f"MB/s: {os.path.getsize(path) / 1e6 / seconds:.6f}")
 PY
 }
 
+# One run of a reader: fscanf, libsp or fmm, with a thread count.
+run_reader() {
+    case $1 in
+        fscanf) "$baseline" "$file" ;;
+        libsp) "$spbench" --load-only "$file" --threads "$2" ;;
+        fmm) fmm_read "$2" ;;
+    esac
+}
+
+# The readers, "label|threads|kind"; a reader that cannot run gets its row now.
+readers=()
 if [ -x "$baseline" ]; then
-    measure "fscanf (mmio style)" 1 "$repeats" "$baseline" "$file"
+    readers+=("fscanf (mmio style)|1|fscanf")
 else
     note "fscanf (mmio style)" 1 "mtx_fscanf_baseline not built ($baseline)"
 fi
 for t in $threads; do
     if [ -x "$spbench" ]; then
-        measure "libsp sp_mtx_read" "$t" "$repeats" "$spbench" --load-only "$file" --threads "$t"
+        readers+=("libsp sp_mtx_read|$t|libsp")
     else
         note "libsp sp_mtx_read" "$t" "spbench not built"
     fi
 done
 if python3 -c "import fast_matrix_market" 2> /dev/null; then
-    for t in $threads; do
-        measure "fast_matrix_market" "$t" 1 fmm_reads "$t"
-    done
+    for t in $threads; do readers+=("fast_matrix_market|$t|fmm"); done
 else
     note "fast_matrix_market" "" "not installed (pip install fast_matrix_market)"
 fi
+
+# Rounds: every reader once per round. Each run must print "nnz:" and "MB/s:" lines; a
+# reader that fails once is not run again.
+declare -a mbs nnz failed
+for ((k = 0; k < repeats; k++)); do
+    for i in "${!readers[@]}"; do
+        [ -n "${failed[i]:-}" ] && continue
+        IFS='|' read -r label t kind <<< "${readers[i]}"
+        if ! out=$(run_reader "$kind" "$t" 2>&1); then
+            failed[i]="failed: $(echo "$out" | tail -n 1)"
+            continue
+        fi
+        nnz[i]=$(echo "$out" | field nnz)
+        mbs[i]+="$(echo "$out" | field MB/s)"$'\n'
+    done
+done
+for i in "${!readers[@]}"; do
+    IFS='|' read -r label t kind <<< "${readers[i]}"
+    m=$(printf '%s' "${mbs[i]:-}" | median)
+    if [ -n "${failed[i]:-}" ]; then
+        note "$label" "$t" "${failed[i]}"
+    elif [ -z "$m" ] || [ -z "${nnz[i]:-}" ]; then
+        note "$label" "$t" "failed: no nnz:/MB/s: lines in its output"
+    else
+        rows+=("$label|$t|${nnz[i]}|$(awk -v b="$bytes" -v m="$m" 'BEGIN { printf "%.6f", b / 1e6 / m }')")
+    fi
+done
 
 base_s=""
 for r in "${rows[@]}"; do
@@ -112,7 +125,7 @@ for r in "${rows[@]}"; do
     [ "$label" = "fscanf (mmio style)" ] && [ "$nnz" != "-" ] && base_s=$s
 done
 
-echo "Loader benchmark: $file ($(awk -v b="$bytes" 'BEGIN { printf "%.1f", b / 1e6 }') MB), median of $repeats, page cache warm"
+echo "Loader benchmark: $file ($(awk -v b="$bytes" 'BEGIN { printf "%.1f", b / 1e6 }') MB), median of $repeats interleaved rounds, page cache warm"
 echo "Host: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo 2> /dev/null | sed 's/.*: //')"
 echo
 echo "| reader | threads | nnz | seconds | MB/s | Mentries/s | vs fscanf |"

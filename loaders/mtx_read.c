@@ -485,7 +485,10 @@ sp_status_t sp_mtx_read(const char *path, sp_value_type_t value_type,
     int64_t total = 0;
     if (nthreads == 1) {
         /* One thread: the chunks in order, each starting where the last one ended, so no
-         * counting pass is needed. */
+         * counting pass is needed; the output faulted in first, in one call. */
+        sp__prefault(a->row, (size_t)a->capacity * sizeof(int32_t));
+        sp__prefault(a->col, (size_t)a->capacity * sizeof(int32_t));
+        sp__prefault(a->val, (size_t)a->capacity * sp_value_size(a->value_type));
         for (int c = 0; c < nchunks; c++) {
             j.offset[c] = total;
             SP_TRY(parse_task(c, &j));

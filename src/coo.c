@@ -43,10 +43,9 @@ sp_status_t sp_coo_create(int64_t nrows, int64_t ncols, int64_t capacity,
             SP_FAIL(SP_STATUS_ALLOC_FAILED, "out of host memory allocating %lld values",
                     (long long)capacity);
     }
-    /* The readers fill these arrays at once: fewer, larger page faults. */
-    sp__advise_huge(a->row, (size_t)capacity * sizeof(int32_t));
-    sp__advise_huge(a->col, (size_t)capacity * sizeof(int32_t));
-    sp__advise_huge(a->val, (size_t)capacity * sp_value_size(value_type));
+    /* Left to the default 4 KiB pages, not MADV_HUGEPAGE: on the project's 2-core VMs (free
+     * page reporting) a fresh process's first touch of 436 MB of huge pages took 0.3-0.8 s
+     * longer; bench/results/c-kernels-loaders.md, 2026-11-24. */
     *coo = a;
     a = NULL;
 done:

@@ -1,6 +1,6 @@
 /* Host allocation through replaceable hooks (sp_set_host_allocator). */
 #if defined(__linux__)
-#define _DEFAULT_SOURCE /* madvise's MADV_HUGEPAGE, beyond POSIX */
+#define _DEFAULT_SOURCE /* madvise's MADV_POPULATE_WRITE, beyond POSIX */
 #endif
 #include <stdlib.h>
 #include <string.h>
@@ -64,15 +64,15 @@ void sp__free(void *ptr)
 
 void sp_free(void *ptr) { sp__free(ptr); }
 
-void sp__advise_huge(void *ptr, size_t bytes)
+void sp__prefault(void *ptr, size_t bytes)
 {
-#if defined(__linux__) && defined(MADV_HUGEPAGE)
-    enum { MIN_BYTES = 8 << 20 }; /* below this the 4 KiB faults cost little */
+#if defined(__linux__) && defined(MADV_POPULATE_WRITE)
+    enum { MIN_BYTES = 8 << 20 }; /* below this the faults cost little */
     long page = sysconf(_SC_PAGESIZE);
     if (!ptr || bytes < MIN_BYTES || page <= 0 || g_alloc.alloc != default_alloc) return;
     uintptr_t b = ((uintptr_t)ptr + (uintptr_t)page - 1) & ~((uintptr_t)page - 1);
     uintptr_t e = ((uintptr_t)ptr + bytes) & ~((uintptr_t)page - 1);
-    if (e > b) (void)madvise((void *)b, e - b, MADV_HUGEPAGE);
+    if (e > b) (void)madvise((void *)b, e - b, MADV_POPULATE_WRITE);
 #else
     (void)ptr, (void)bytes;
 #endif

@@ -66,11 +66,13 @@ void *sp__malloc_array(size_t count, size_t size);
 void *sp__calloc_array(size_t count, size_t size);
 void *sp__realloc(void *ptr, size_t bytes);
 void sp__free(void *ptr);
-/* A hint that [ptr, ptr + bytes), a large array from sp__malloc about to be written in
- * full, be backed by huge pages where the system gives them on request (Linux
- * transparent huge pages in "madvise" mode): one page fault per 2 MiB instead of one per
- * 4 KiB. Does nothing for small arrays, a caller's allocator or other systems. */
-void sp__advise_huge(void *ptr, size_t bytes);
+
+/* Fault in [ptr, ptr + bytes), a large array from sp__malloc that one thread is about to
+ * write in full, with one call instead of a fault per page (Linux 5.14+
+ * MADV_POPULATE_WRITE). A hint: does nothing for small arrays, a caller's allocator, older
+ * kernels or other systems. Not for arrays that several threads fill: their faults would
+ * run in parallel. */
+void sp__prefault(void *ptr, size_t bytes);
 
 /* Number of online cores (>= 1). */
 int sp__ncores(void);
