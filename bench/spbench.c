@@ -278,6 +278,7 @@ static const row_plan_t ROW_PLAN[] = {
     {SP_FORMAT_CSR, SP_SPMV_ALG_CSR_MERGE, "merge"},
     {SP_FORMAT_CSR, SP_SPMV_ALG_CSR_SPLIT, "split"},
     {SP_FORMAT_CSR, SP_SPMV_ALG_CSR_BINNED, "binned"},
+    {SP_FORMAT_CSR, SP_SPMV_ALG_CSR_ADAPTIVE, "adaptive"},
     {SP_FORMAT_COO, SP_SPMV_ALG_DEFAULT, NULL},
     {SP_FORMAT_COO, SP_SPMV_ALG_COO_ATOMIC, "atomic"},
     {SP_FORMAT_COO, SP_SPMV_ALG_COO_SEGMENTED, "segmented"},

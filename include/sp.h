@@ -413,8 +413,11 @@ typedef enum sp_spmv_alg {
     SP_SPMV_ALG_CSR_VECTOR = 4,
     SP_SPMV_ALG_CSR_MERGE = 5,
     SP_SPMV_ALG_CSR_SPLIT = 6,  /* load-balanced by equal chunks of entries, a warp each */
-    SP_SPMV_ALG_CSR_BINNED = 7  /* rows binned by length: a thread, sub-warp or warp per row,
+    SP_SPMV_ALG_CSR_BINNED = 7, /* rows binned by length: a thread, sub-warp or warp per row,
                                    warps sharing the longest rows (one launch) */
+    SP_SPMV_ALG_CSR_ADAPTIVE = 8 /* blocks of consecutive short rows loaded in memory order
+                                    through shared memory, warps sharing the longest rows
+                                    (one launch) */
 } sp_spmv_alg_t;
 
 /* alpha and beta: host pointers to one value of A's type. x (ncols) and y (nrows): in

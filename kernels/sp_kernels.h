@@ -132,7 +132,7 @@ typedef struct sp_gpu_spmv_plan {
 } sp_gpu_spmv_plan_t;
 
 /* Plans for CSR (alg: DEFAULT picks one from the row statistics; CSR_SCALAR, CSR_VECTOR,
- * CSR_MERGE, CSR_SPLIT, CSR_BINNED) and COO (DEFAULT, COO_ATOMIC, COO_SEGMENTED). On failure
+ * CSR_MERGE, CSR_SPLIT, CSR_BINNED, CSR_ADAPTIVE) and COO (DEFAULT, COO_ATOMIC, COO_SEGMENTED). On failure
  * plan is untouched. */
 sp_status_t sp__gpu_spmv_csr_plan(const sp_gpu_env_t *env, const sp_csr_t *a, sp_spmv_alg_t alg,
                                   sp_gpu_spmv_plan_t *plan);
@@ -150,6 +150,13 @@ sp_status_t sp__gpu_spmv_csr_binned_plan(const sp_gpu_env_t *env, const sp_csr_t
 sp_status_t sp__gpu_spmv_csr_binned(const sp_gpu_env_t *env, const sp_gpu_spmv_plan_t *plan,
                                     const sp_csr_t *a, const void *alpha, const void *d_x,
                                     const void *beta, void *d_y);
+/* CSR_ADAPTIVE (spmv_csr_adaptive.cu): its plan (spmv_csr_adaptive_plan.cu, for nrows > 0;
+ * on failure the caller frees what plan holds) and its kernel, called like binned's. */
+sp_status_t sp__gpu_spmv_csr_adaptive_plan(const sp_gpu_env_t *env, const sp_csr_t *a,
+                                           sp_gpu_spmv_plan_t *plan);
+sp_status_t sp__gpu_spmv_csr_adaptive(const sp_gpu_env_t *env, const sp_gpu_spmv_plan_t *plan,
+                                      const sp_csr_t *a, const void *alpha, const void *d_x,
+                                      const void *beta, void *d_y);
 
 sp_status_t sp__gpu_spmv_csr(const sp_gpu_env_t *env, const sp_gpu_spmv_plan_t *plan,
                              const sp_csr_t *a, const void *alpha, const void *d_x,

@@ -12,7 +12,8 @@ static int alg_fits(sp_format_t f, sp_spmv_alg_t alg)
     case SP_SPMV_ALG_CSR_VECTOR:
     case SP_SPMV_ALG_CSR_MERGE:
     case SP_SPMV_ALG_CSR_SPLIT:
-    case SP_SPMV_ALG_CSR_BINNED: return f == SP_FORMAT_CSR;
+    case SP_SPMV_ALG_CSR_BINNED:
+    case SP_SPMV_ALG_CSR_ADAPTIVE: return f == SP_FORMAT_CSR;
     }
     return 0;
 }

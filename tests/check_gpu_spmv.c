@@ -102,7 +102,7 @@ static const char *alg_name(sp_spmv_alg_t alg)
 {
     static const char *const names[] = {"default",    "coo_atomic", "coo_segmented",
                                         "csr_scalar", "csr_vector", "csr_merge",
-                                        "csr_split",  "csr_binned"};
+                                        "csr_split",  "csr_binned", "csr_adaptive"};
     return (unsigned)alg < sizeof names / sizeof names[0] ? names[alg] : "?";
 }
 
@@ -282,7 +282,7 @@ static int deterministic(sp_format_t f, sp_spmv_alg_t alg)
     switch (f) {
     case SP_FORMAT_CSR:
         return alg == SP_SPMV_ALG_CSR_SCALAR || alg == SP_SPMV_ALG_CSR_VECTOR ||
-               alg == SP_SPMV_ALG_CSR_BINNED;
+               alg == SP_SPMV_ALG_CSR_BINNED || alg == SP_SPMV_ALG_CSR_ADAPTIVE;
     case SP_FORMAT_ELL:
     case SP_FORMAT_JDS:
     case SP_FORMAT_SELL:
@@ -300,7 +300,8 @@ static const struct combo {
     {SP_FORMAT_COO, SP_SPMV_ALG_COO_SEGMENTED}, {SP_FORMAT_CSR, SP_SPMV_ALG_DEFAULT},
     {SP_FORMAT_CSR, SP_SPMV_ALG_CSR_SCALAR},    {SP_FORMAT_CSR, SP_SPMV_ALG_CSR_VECTOR},
     {SP_FORMAT_CSR, SP_SPMV_ALG_CSR_MERGE},     {SP_FORMAT_CSR, SP_SPMV_ALG_CSR_SPLIT},
-    {SP_FORMAT_CSR, SP_SPMV_ALG_CSR_BINNED},    {SP_FORMAT_CSC, SP_SPMV_ALG_DEFAULT},
+    {SP_FORMAT_CSR, SP_SPMV_ALG_CSR_BINNED},    {SP_FORMAT_CSR, SP_SPMV_ALG_CSR_ADAPTIVE},
+    {SP_FORMAT_CSC, SP_SPMV_ALG_DEFAULT},
     {SP_FORMAT_ELL, SP_SPMV_ALG_DEFAULT},       {SP_FORMAT_HYB, SP_SPMV_ALG_DEFAULT},
     {SP_FORMAT_JDS, SP_SPMV_ALG_DEFAULT},       {SP_FORMAT_SELL, SP_SPMV_ALG_DEFAULT},
     {SP_FORMAT_AUTO, SP_SPMV_ALG_DEFAULT},
@@ -688,6 +689,31 @@ START_TEST(test_row_of_length_n)
 }
 END_TEST
 
+START_TEST(test_row_length_boundaries)
+{
+    /* rows whose lengths straddle the limits of the binned bins (4 << b), the adaptive
+     * stream blocks (128 entries a short row, windows of 1024 entries, 1024 rows) and the
+     * long-row pieces (1024), in runs: 3000 empty rows, 2000 rows of one entry, then the
+     * lengths below in turn */
+    static const int lens[] = {0,   1,   2,   3,   4,   5,   8,    9,    16,  17,  31,
+                               32,  33,  64,  65,  127, 128, 129,  0,    255, 256, 511,
+                               512, 513, 0,   0,   1023, 1024, 1025, 2047, 2049, 3};
+    const int64_t nlens = (int64_t)(sizeof lens / sizeof lens[0]), ncols = 4000;
+    int64_t nrows = 3000 + 2000 + 40 * nlens, nnz = 2000;
+    for (int64_t r = 0; r < 40 * nlens; r++) nnz += lens[r % nlens];
+    sp_coo_t *a = coo_new(nrows, ncols, nnz);
+    uint64_t s = 17;
+    for (int64_t r = 3000; r < 5000; r++)
+        coo_push(a, r, (int64_t)(sp_test_rand(&s) % ncols), 2 * sp_test_uniform(&s) - 1);
+    for (int64_t r = 0; r < 40 * nlens; r++)
+        for (int k = 0; k < lens[r % nlens]; k++) /* distinct columns, a random start */
+            coo_push(a, 5000 + r, (int64_t)((sp_test_rand(&s) % ncols + (uint64_t)k) % ncols),
+                     2 * sp_test_uniform(&s) - 1);
+    check_matrix("row length boundaries", a, NULL, ALL_FORMATS, WITH_CUSPARSE);
+    sp_coo_free(a);
+}
+END_TEST
+
 START_TEST(test_beyond_a_grid_wave)
 {
     int64_t nnz = small ? 300000 : 5000000;
@@ -865,6 +891,7 @@ static Suite *gpu_spmv_suite(void)
     tcase_add_test(t, test_all_one_entry);
     tcase_add_test(t, test_row_longer_than_block);
     tcase_add_test(t, test_row_of_length_n);
+    tcase_add_test(t, test_row_length_boundaries);
     tcase_add_test(t, test_beyond_a_grid_wave);
     tcase_add_test(t, test_generated);
     tcase_add_test(t, test_datasets);

@@ -230,7 +230,7 @@ extern "C" sp_status_t sp__gpu_spmv_csr(const sp_gpu_env_t *env, const sp_gpu_sp
     SP_CHECK_ARG(plan != NULL && plan->format == SP_FORMAT_CSR, "csr spmv: not a CSR plan");
     SP_CHECK_ARG(plan->alg == SP_SPMV_ALG_CSR_SCALAR || plan->alg == SP_SPMV_ALG_CSR_VECTOR ||
                      plan->alg == SP_SPMV_ALG_CSR_MERGE || plan->alg == SP_SPMV_ALG_CSR_SPLIT ||
-                     plan->alg == SP_SPMV_ALG_CSR_BINNED,
+                     plan->alg == SP_SPMV_ALG_CSR_BINNED || plan->alg == SP_SPMV_ALG_CSR_ADAPTIVE,
                  "csr spmv: plan algorithm %d is not a CSR algorithm", (int)plan->alg);
     if (plan->alg == SP_SPMV_ALG_CSR_VECTOR)
         SP_CHECK_ARG(plan->param == 2 || plan->param == 4 || plan->param == 8 ||
@@ -265,7 +265,19 @@ extern "C" sp_status_t sp__gpu_spmv_csr(const sp_gpu_env_t *env, const sp_gpu_sp
                      "(plan made for another matrix?)",
                      (long long)plan->naux, plan->param, (long long)a->nrows);
     }
+    if (plan->alg == SP_SPMV_ALG_CSR_ADAPTIVE) {
+        int64_t need = sp_spmv_csr_adaptive_policy::header_ints + 2 * (int64_t)plan->param + 1;
+        SP_CHECK_ARG(a->nrows == 0 ||
+                         (plan->d_aux != NULL && plan->param > 0 && plan->naux >= need),
+                     "csr spmv: adaptive plan of %lld entries and %d blocks needs more "
+                     "(plan made for another matrix?)",
+                     (long long)plan->naux, plan->param);
+    }
     if (a->nrows == 0) goto done;
+    if (plan->alg == SP_SPMV_ALG_CSR_ADAPTIVE) {
+        st = sp__gpu_spmv_csr_adaptive(env, plan, a, alpha, d_x, beta, d_y);
+        goto done;
+    }
     if (plan->alg == SP_SPMV_ALG_CSR_BINNED) {
         st = sp__gpu_spmv_csr_binned(env, plan, a, alpha, d_x, beta, d_y);
         goto done;

@@ -7,13 +7,12 @@
  * columns and values, then issues all of its gathers from x, before any reduction. The
  * layout of the plan is in spmv_policy_csr.h. */
 #include "spmv_common.cuh"
+#include "spmv_long_rows.cuh"
 #include "spmv_policy_csr.h"
 
 namespace {
 
 using P = sp_spmv_csr_binned_policy;
-constexpr unsigned full = 0xffffffffu;
-
 /* The rows i in [first, end) of the row list, G lanes each (block_threads / G rows per
  * block): lane `sub` of a row takes entries sub, sub + G, ... (at most lane_entries). */
 template <int G, typename T>
@@ -47,71 +46,13 @@ __device__ __forceinline__ void row_bin(const int32_t *ptr, const int32_t *idx, 
     if (valid && sub == 0) spmv::y_update(y, r, alpha, sum, beta);
 }
 
-/* Piece p of the long rows, one warp: the sum of its entries; a row of one piece is
- * written at once, otherwise the sum goes to partial[p] and the warp that brings the
- * row's counter to its piece count adds the partials in order, writes the row and sets
- * the counter back to 0 for the next call. */
-template <typename T>
-__device__ __forceinline__ void long_piece(const int32_t *ptr, const int32_t *idx, const T *val,
-                                           const int32_t *long_rows, const int32_t *first_piece,
-                                           const int32_t *piece_row, int64_t p,
-                                           int32_t *counter, T *partial, const T *x, T alpha,
-                                           T beta, T *y)
-{
-    constexpr int K = P::long_lane_entries;
-    int lane = threadIdx.x & 31;
-    int32_t k = __ldg(piece_row + p);
-    int32_t r = __ldg(long_rows + k);
-    int32_t f0 = __ldg(first_piece + k), f1 = __ldg(first_piece + k + 1);
-    int64_t start = (int64_t)__ldg(ptr + r) + (p - f0) * (int64_t)P::piece_entries;
-    int64_t end = min(start + P::piece_entries, (int64_t)__ldg(ptr + r + 1));
-    T sum = T(0);
-    for (int64_t base = start + lane; base < end; base += 32 * K) {
-        int32_t c[K];
-        T v[K];
-#pragma unroll
-        for (int u = 0; u < K; u++) {
-            int64_t e = base + u * 32;
-            c[u] = 0;
-            v[u] = T(0);
-            if (e < end) {
-                c[u] = __ldcs(idx + e);
-                v[u] = __ldcs(val + e);
-            }
-        }
-#pragma unroll
-        for (int u = 0; u < K; u++)
-            if (base + u * 32 < end) sum += v[u] * spmv::load_x(x, c[u]);
-    }
-    sum = spmv::subwarp_sum<32>(sum);
-    if (f1 - f0 == 1) {
-        if (lane == 0) spmv::y_update(y, r, alpha, sum, beta);
-        return;
-    }
-    int last = 0;
-    if (lane == 0) {
-        partial[p] = sum;
-        __threadfence(); /* the partial is visible before the count says so */
-        last = atomicAdd(counter + k, 1) == f1 - f0 - 1;
-    }
-    if (!__shfl_sync(full, last, 0)) return;
-    __threadfence();
-    T total = T(0);
-    for (int32_t q = f0 + lane; q < f1; q += 32) total += __ldcg(partial + q);
-    total = spmv::subwarp_sum<32>(total);
-    if (lane == 0) {
-        spmv::y_update(y, r, alpha, total, beta);
-        counter[k] = 0;
-    }
-}
-
 /* Block b takes schedule[2b] (its bin) and schedule[2b + 1] (its index among that bin's
  * blocks). The switch is uniform over the block. */
 template <typename T>
 __global__ void __launch_bounds__(P::block_threads, P::min_blocks_per_sm)
 binned_kernel(const int32_t *__restrict__ ptr, const int32_t *__restrict__ idx,
-              const T *__restrict__ val, int32_t nrows, const int32_t *__restrict__ aux,
-              char *temp, const T *__restrict__ x, T alpha, T beta, T *__restrict__ y)
+              const T *__restrict__ val, const int32_t *__restrict__ aux, char *temp,
+              const T *__restrict__ x, T alpha, T beta, T *__restrict__ y)
 {
     constexpr int B = P::block_threads;
     const int32_t *bin_start = aux;
@@ -132,11 +73,11 @@ binned_kernel(const int32_t *__restrict__ ptr, const int32_t *__restrict__ idx,
         int64_t p = j * (B / 32) + (threadIdx.x >> 5);
         int32_t long0 = bin_start[P::row_bins], nlong = bin_start[P::bins] - long0;
         if (p >= bin_start[P::bins + 1]) return; /* past the last piece: uniform per warp */
-        const int32_t *first_piece = rows + nrows;
+        const int32_t *first_piece = rows + bin_start[P::bins + 2]; /* after nrows rows */
         int32_t *counter = reinterpret_cast<int32_t *>(temp);
         T *partial = reinterpret_cast<T *>(temp + sp_prim::align_up((size_t)nlong * 4));
-        long_piece(ptr, idx, val, rows + long0, first_piece, first_piece + nlong + 1, p,
-                   counter, partial, x, alpha, beta, y);
+        spmv::long_piece<P>(ptr, idx, val, rows + long0, first_piece,
+                            first_piece + nlong + 1, p, counter, partial, x, alpha, beta, y);
     }
     }
 }
@@ -150,16 +91,9 @@ extern "C" sp_status_t sp__gpu_spmv_csr_binned(const sp_gpu_env_t *env,
                                                const void *d_x, const void *beta, void *d_y)
 {
     sp_status_t st = SP_STATUS_SUCCESS;
-    cudaError_t e = cudaSuccess;
-    spmv::by_value(a->value_type, [&](auto tag) {
-        using T = decltype(tag);
-        e = sp_prim::launch(binned_kernel<T>, (unsigned)plan->param, P::block_threads,
-                            env->stream, a->ptr, a->idx, static_cast<const T *>(a->val),
-                            (int32_t)a->nrows, plan->d_aux, static_cast<char *>(plan->d_temp),
-                            static_cast<const T *>(d_x), spmv::host_value<T>(alpha),
-                            spmv::host_value<T>(beta), static_cast<T *>(d_y));
-    });
-    SP_CUDA_LAUNCH("binned_kernel", e);
+    SP_CUDA_LAUNCH("binned_kernel", spmv::launch_planned<P::block_threads>(
+                                       [](auto tag) { return binned_kernel<decltype(tag)>; }, env,
+                                       plan, a, alpha, d_x, beta, d_y));
 done:
     return st;
 }

@@ -5,6 +5,7 @@
  * counts, so that all bins sweep the rows together. */
 #include "convert/convert_common.cuh"
 #include "spmv_common.cuh"
+#include "spmv_long_rows.cuh"
 #include "spmv_policy_csr.h"
 
 namespace {
@@ -35,29 +36,9 @@ bin_keys_kernel(const int32_t *ptr, int64_t nrows, uint32_t *keys, int32_t *rows
     }
 }
 
-/* pieces[k] = pieces of long row long_rows[k]. */
-__global__ void __launch_bounds__(P::plan_block_threads)
-piece_count_kernel(const int32_t *ptr, const int32_t *long_rows, int64_t nlong, int32_t *pieces)
-{
-    for (int64_t k = (int64_t)blockIdx.x * P::plan_block_threads + threadIdx.x; k < nlong;
-         k += (int64_t)gridDim.x * P::plan_block_threads) {
-        int32_t r = long_rows[k];
-        pieces[k] = (ptr[r + 1] - ptr[r] + P::piece_entries - 1) / P::piece_entries;
-    }
-}
-
-/* piece_row[q] = k for q in [first_piece[k], first_piece[k + 1]). */
-__global__ void __launch_bounds__(P::plan_block_threads)
-piece_row_kernel(const int32_t *first_piece, int64_t nlong, int32_t *piece_row)
-{
-    for (int64_t k = (int64_t)blockIdx.x * P::plan_block_threads + threadIdx.x; k < nlong;
-         k += (int64_t)gridDim.x * P::plan_block_threads)
-        for (int32_t q = first_piece[k]; q < first_piece[k + 1]; q++) piece_row[q] = (int32_t)k;
-}
-
 unsigned plan_grid(const sp_gpu_env_t *env, int64_t n)
 {
-    return spmv::grid_for(env, n, P::plan_block_threads, P::plan_blocks_per_sm);
+    return spmv::plan_grid<P>(env, n);
 }
 
 /* Blocks of each bin: a row bin b takes block_threads >> b rows a block, the long bin
@@ -73,27 +54,15 @@ int64_t bin_blocks(int b, int64_t count, int64_t npieces)
  * sweep, and the schedule takes them in that order (ties to the lower bin). */
 void make_header(const int64_t *count, int64_t npieces, const int64_t *nblocks, int32_t *h_aux)
 {
-    int64_t done[P::bins] = {0}, start = 0, total = 0;
+    int64_t start = 0;
     for (int b = 0; b < P::bins; b++) {
         h_aux[b] = (int32_t)start;
         start += count[b];
-        total += nblocks[b];
     }
     h_aux[P::bins] = (int32_t)start;
     h_aux[P::bins + 1] = (int32_t)npieces;
-    int32_t *schedule = h_aux + P::header_ints;
-    for (int64_t g = 0; g < total; g++) {
-        int best = -1;
-        for (int b = 0; b < P::bins; b++) {
-            if (done[b] == nblocks[b]) continue;
-            /* (2 done[b] + 1) / nblocks[b] < (2 done[best] + 1) / nblocks[best] */
-            if (best < 0 || (double)(2 * done[b] + 1) * (double)nblocks[best] <
-                                (double)(2 * done[best] + 1) * (double)nblocks[b])
-                best = b;
-        }
-        schedule[2 * g] = best;
-        schedule[2 * g + 1] = (int32_t)done[best]++;
-    }
+    h_aux[P::bins + 2] = (int32_t)start; /* the row count */
+    spmv::interleave_schedule(P::bins, nblocks, h_aux + P::header_ints);
 }
 
 /* Scratch of the plan: bin keys, the row list as sorted, bin counts, and the primitives'
@@ -150,35 +119,6 @@ done:
     return st;
 }
 
-/* d_first = the first piece of each of the nlong rows at d_long (nlong + 1 entries, the
- * last the piece count, also in *npieces). */
-sp_status_t count_pieces(const sp_gpu_env_t *env, const sp_csr_t *a, const int32_t *d_long,
-                         int64_t nlong, int32_t *d_first, int64_t *npieces)
-{
-    sp_status_t st = SP_STATUS_SUCCESS;
-    void *d_temp = NULL;
-    size_t bytes = 0;
-    int32_t total = 0;
-    *npieces = 0;
-    if (nlong == 0) {
-        SP_CUDA_TRY(cudaMemsetAsync(d_first, 0, sizeof *d_first, (cudaStream_t)env->stream));
-        goto done;
-    }
-    piece_count_kernel<<<plan_grid(env, nlong), P::plan_block_threads, 0,
-                         (cudaStream_t)env->stream>>>(a->ptr, d_long, nlong, d_first);
-    SP_CUDA_LAUNCHED("piece_count_kernel");
-    SP_TRY(sp__gpu_exclusive_scan_i32(d_first, d_first, nlong, d_first + nlong, NULL, &bytes,
-                                      env->stream));
-    SP_TRY(env_alloc(env, &d_temp, bytes));
-    SP_TRY(sp__gpu_exclusive_scan_i32(d_first, d_first, nlong, d_first + nlong, d_temp, &bytes,
-                                      env->stream));
-    SP_TRY(to_host(env, &total, d_first + nlong, sizeof total));
-    *npieces = total;
-done:
-    env_free(env, d_temp);
-    return st;
-}
-
 /* d_aux as laid out in the policy, from the sorted rows and the bin sizes. */
 sp_status_t fill_aux(const sp_gpu_env_t *env, const sp_csr_t *a, const plan_scratch *s,
                      const int64_t *count, sp_gpu_spmv_plan_t *p)
@@ -190,7 +130,7 @@ sp_status_t fill_aux(const sp_gpu_env_t *env, const sp_csr_t *a, const plan_scra
     size_t head = 0;
     /* the long rows' first pieces go right after the row list, where the kernel reads them */
     SP_TRY(env_alloc_n(env, &d_first, nlong + 1));
-    SP_TRY(count_pieces(env, a, s->rows + (a->nrows - nlong), nlong, d_first, &npieces));
+    SP_TRY(spmv::count_pieces<P>(env, a, s->rows + (a->nrows - nlong), nlong, d_first, &npieces));
     for (int b = 0; b < P::bins; b++) total += nblocks[b] = bin_blocks(b, count[b], npieces);
     if (total > INT32_MAX)
         SP_FAIL(SP_STATUS_NOT_SUPPORTED, "csr binned plan: %lld blocks exceed one launch",
@@ -210,15 +150,9 @@ sp_status_t fill_aux(const sp_gpu_env_t *env, const sp_csr_t *a, const plan_scra
     SP_CUDA_TRY(cudaMemcpyAsync(d_rows + a->nrows, d_first,
                                 (size_t)(nlong + 1) * sizeof *d_rows, cudaMemcpyDeviceToDevice,
                                 stream));
-    if (npieces > 0) {
-        piece_row_kernel<<<plan_grid(env, nlong), P::plan_block_threads, 0, stream>>>(
-            d_rows + a->nrows, nlong, d_rows + a->nrows + nlong + 1);
-        SP_CUDA_LAUNCHED("piece_row_kernel");
-    }
-    /* counters (zero) and partial sums of the rows of several pieces */
-    p->temp_bytes = sp_prim::align_up((size_t)nlong * 4) + (size_t)npieces * sizeof(double);
-    SP_TRY(env_alloc(env, &p->d_temp, p->temp_bytes));
-    if (nlong > 0) SP_CUDA_TRY(cudaMemsetAsync(p->d_temp, 0, (size_t)nlong * 4, stream));
+    SP_TRY(spmv::fill_piece_rows<P>(env, d_rows + a->nrows, nlong, npieces,
+                                     d_rows + a->nrows + nlong + 1));
+    SP_TRY(spmv::long_rows_temp(env, nlong, npieces, p));
     SP_CUDA_TRY(cudaStreamSynchronize(stream)); /* h_aux is read by the copy until here */
 done:
     sp__free(h_aux);

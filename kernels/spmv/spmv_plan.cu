@@ -64,11 +64,11 @@ int vector_width(const sp_csr_t *a)
     return w;
 }
 
-/* DEFAULT's algorithm for irregular rows (spmv_policy_csr.h): SP_SPMV_ALG_CSR_BINNED,
- * measured faster than SP_SPMV_ALG_CSR_SPLIT on the H200 (bench/results/
- * h200-spmv-suite-2026-11-24.txt: Kronecker 22 1.205 against 1.286 ms, the 64k-row
- * Poisson 4.3 against 10.9 us per call). */
-constexpr sp_spmv_alg_t irregular_alg = SP_SPMV_ALG_CSR_BINNED;
+/* DEFAULT's algorithm for irregular rows (spmv_policy_csr.h): SP_SPMV_ALG_CSR_ADAPTIVE,
+ * measured faster than SP_SPMV_ALG_CSR_BINNED and SP_SPMV_ALG_CSR_SPLIT on the H200
+ * (bench/results/h200-spmv-suite.md, 2026-11-24: Kronecker 22 1.144 against 1.192 and
+ * 1.292 ms, uniform 22 1.287 against 1.441 and 1.605 ms, in one run). */
+constexpr sp_spmv_alg_t irregular_alg = SP_SPMV_ALG_CSR_ADAPTIVE;
 
 /* The DEFAULT rule (spmv_policy_csr.h), from the longest row read back from the device. */
 sp_status_t default_csr_alg(const sp_gpu_env_t *env, const sp_csr_t *a, sp_spmv_alg_t *alg)
@@ -80,7 +80,7 @@ sp_status_t default_csr_alg(const sp_gpu_env_t *env, const sp_csr_t *a, sp_spmv_
     SP_TRY(sp_convert::env_alloc_n(env, &d_slot, 1));
     SP_TRY(sp_convert::longest_row(env, a, d_slot, &longest));
     if ((double)longest > DP::regular_factor * mean + DP::regular_slack)
-        /* binned (irregular_alg) unless rows are so much sparser than entries
+        /* adaptive (irregular_alg) unless rows are so much sparser than entries
          * that walking the empty ones would unbalance its warps; the merge path counts rows
          * as work */
         *alg = (double)a->nrows > DP::split_max_rows_per_entry * (double)a->nnz
@@ -151,7 +151,8 @@ extern "C" sp_status_t sp__gpu_spmv_csr_plan(const sp_gpu_env_t *env, const sp_c
                  "csr spmv plan: environment without allocator");
     SP_CHECK_ARG(alg == SP_SPMV_ALG_DEFAULT || alg == SP_SPMV_ALG_CSR_SCALAR ||
                      alg == SP_SPMV_ALG_CSR_VECTOR || alg == SP_SPMV_ALG_CSR_MERGE ||
-                     alg == SP_SPMV_ALG_CSR_SPLIT || alg == SP_SPMV_ALG_CSR_BINNED,
+                     alg == SP_SPMV_ALG_CSR_SPLIT || alg == SP_SPMV_ALG_CSR_BINNED ||
+                     alg == SP_SPMV_ALG_CSR_ADAPTIVE,
                  "csr spmv plan: algorithm %d is not a CSR algorithm", (int)alg);
     SP_CHECK_ARG(a->nrows >= 0 && a->nrows <= INT32_MAX && a->nnz >= 0 && a->nnz <= INT32_MAX,
                  "csr spmv plan: %lld rows and %lld entries outside 0..%d", (long long)a->nrows,
@@ -165,6 +166,8 @@ extern "C" sp_status_t sp__gpu_spmv_csr_plan(const sp_gpu_env_t *env, const sp_c
     if (p.alg == SP_SPMV_ALG_CSR_SPLIT) SP_TRY(split_plan(env, a, &p));
     if (p.alg == SP_SPMV_ALG_CSR_BINNED && a->nrows > 0)
         SP_TRY(sp__gpu_spmv_csr_binned_plan(env, a, &p));
+    if (p.alg == SP_SPMV_ALG_CSR_ADAPTIVE && a->nrows > 0)
+        SP_TRY(sp__gpu_spmv_csr_adaptive_plan(env, a, &p));
     *plan = p;
     p = sp_gpu_spmv_plan_t{};
 done:

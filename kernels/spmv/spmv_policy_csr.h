@@ -58,9 +58,9 @@ struct sp_spmv_csr_split_policy {
  * the rows of a power-law matrix, need a full SM of threads to keep enough gathers in
  * flight.
  * The plan's d_aux (int32): header[header_ints] = bin starts in the row list (bins + 1
- * entries: row bins, the long bin, the end), then the piece count; schedule[2 * blocks]
- * = (bin, index of the block in its bin); rows[nrows] = the row list, grouped by bin,
- * rows in order within a bin; first_piece[nlong + 1] over the long rows; piece_row[pieces]
+ * entries: row bins, the long bin, the end), the piece count and the row count;
+ * schedule[2 * blocks] = (bin, index of the block in its bin); rows[nrows] = the row
+ * list, grouped by bin, rows in order within a bin; first_piece[nlong + 1] over the long rows; piece_row[pieces]
  * = the long row (index in the long bin) of each piece. d_temp: a counter per long row
  * (0 between calls), then a partial sum (double slot) per piece. */
 struct sp_spmv_csr_binned_policy {
@@ -76,6 +76,39 @@ struct sp_spmv_csr_binned_policy {
     static constexpr int plan_blocks_per_sm = 4;
 };
 
+/* CSR adaptive (CSR-Adaptive's stream blocks, Greathouse & Daga SC 2014): the plan cuts
+ * the rows of at most short_max entries, in their order, into stream blocks: consecutive
+ * rows whose first entries fall in the same stream_entries-aligned window of the entries,
+ * at most stream_rows rows, never across a longer row. A block's rows span fewer than
+ * stream_entries + short_max entries (stream_slots), which its threads load in order (as
+ * the entries lie in memory: whole sectors, no request shared by several rows), each
+ * issuing all of its gathers from x (at most stream_loads) before storing the products in
+ * shared memory; then sub-warps of 1..32 lanes (from the block's mean row length, lanes
+ * for rows of about lane_entries entries each) add up the rows. Rows longer than
+ * short_max are cut into pieces of piece_entries, a warp each (spmv_long_rows.cuh); the
+ * two kinds of blocks are interleaved in one launch.
+ * The plan's d_aux (int32): header[header_ints] = (stream blocks, long rows, pieces);
+ * schedule[2 * blocks] = (kind: 0 stream, 1 pieces; index among its kind's blocks);
+ * stream[2 * stream blocks] = (first row, end row); then the long-row tables of
+ * spmv_long_rows.cuh: long_rows[nlong], first_piece[nlong + 1], piece_row[pieces].
+ * d_temp: as spmv_long_rows.cuh says. */
+struct sp_spmv_csr_adaptive_policy {
+    static constexpr int block_threads = 256;
+    static constexpr int min_blocks_per_sm = 8;
+    static constexpr int stream_entries = 1024;
+    static constexpr int stream_rows = 1024;
+    static constexpr int short_max = 128;
+    static constexpr int stream_slots = stream_entries + short_max;
+    static constexpr int stream_loads = (stream_slots + block_threads - 1) / block_threads;
+    static constexpr int lane_entries = 4;
+    static constexpr int kinds = 2;
+    static constexpr int long_lane_entries = 4;
+    static constexpr int piece_entries = 1024;
+    static constexpr int header_ints = 4;
+    static constexpr int plan_block_threads = 256;
+    static constexpr int plan_blocks_per_sm = 4;
+};
+
 /* The DEFAULT rule: rows are regular when the longest row is at most regular_factor *
  * mean + regular_slack entries; otherwise one long row would hold its thread or sub-warp
  * (and the SM slot) for the whole launch, and the merge path balances it. Regular rows of
@@ -86,7 +119,8 @@ struct sp_spmv_csr_default_policy {
     static constexpr double regular_factor = 8.0;
     static constexpr double regular_slack = 32.0;
     static constexpr double scalar_max_mean = 8.0;
-    /* irregular rows go to CSR binned unless nrows > this * nnz (mostly empty rows) */
+    /* irregular rows go to CSR adaptive (irregular_alg) unless nrows > this * nnz (mostly
+     * empty rows) */
     static constexpr double split_max_rows_per_entry = 2.0;
 };
 
