@@ -91,19 +91,23 @@ struct sp_spmv_csr_binned_policy {
  * schedule[2 * blocks] = (kind: 0 stream, 1 pieces; index among its kind's blocks);
  * stream[2 * stream blocks] = (first row, end row); then the long-row tables of
  * spmv_long_rows.cuh: long_rows[nlong], first_piece[nlong + 1], piece_row[pieces].
- * d_temp: as spmv_long_rows.cuh says. */
+ * d_temp: as spmv_long_rows.cuh says.
+ * Tuned on the H200 (bench/results/h200-spmv-suite.md, 2026-11-24 tuning table: Kronecker
+ * 20, 22, 23 and uniform 22): short_max 256 rather than 64 or 128, 8 gathers in flight a
+ * lane in the pieces rather than 4, pieces of 2048 entries rather than 512 or 1024; the
+ * window (512 or 1024 entries) made no difference beyond noise. */
 struct sp_spmv_csr_adaptive_policy {
     static constexpr int block_threads = 256;
     static constexpr int min_blocks_per_sm = 8;
     static constexpr int stream_entries = 1024;
     static constexpr int stream_rows = 1024;
-    static constexpr int short_max = 128;
+    static constexpr int short_max = 256;
     static constexpr int stream_slots = stream_entries + short_max;
     static constexpr int stream_loads = (stream_slots + block_threads - 1) / block_threads;
     static constexpr int lane_entries = 4;
     static constexpr int kinds = 2;
-    static constexpr int long_lane_entries = 4;
-    static constexpr int piece_entries = 1024;
+    static constexpr int long_lane_entries = 8;
+    static constexpr int piece_entries = 2048;
     static constexpr int header_ints = 4;
     static constexpr int plan_block_threads = 256;
     static constexpr int plan_blocks_per_sm = 4;
