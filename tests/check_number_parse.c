@@ -280,6 +280,32 @@ START_TEST(test_random_17g)
 }
 END_TEST
 
+/* Around the sixteen-digit block of the fast parser (SSE2 on x86-64): 0-4 integer
+ * digits, 12-20 fraction digits, one of them at times replaced by a byte next to the
+ * digits ('/', ':') or by a separator, then an end: every position of the first
+ * non-digit inside, at and past the block must give strtod's bits and end. */
+START_TEST(test_sixteen_digit_block)
+{
+    static const char *ends[] = {"", "x", ":", "/", "e-5", "E+12", " 7", ".5", "\n1 2"};
+    static const char bytes[] = {'/', ':', ' ', '.', 'e', '-', '\n'};
+    uint64_t seed = 99;
+    char buf[96];
+    for (int k = 0; k < 200000; k++) {
+        uint64_t r = sp_test_rand(&seed);
+        int ni = (int)(r % 5), nf = 12 + (int)((r >> 8) % 9), n = 0;
+        if ((r >> 16) % 7 == 0) buf[n++] = '-';
+        for (int i = 0; i < ni; i++) buf[n++] = (char)('0' + (int)(sp_test_rand(&seed) % 10));
+        buf[n++] = '.';
+        int frac = n;
+        for (int i = 0; i < nf; i++) buf[n++] = (char)('0' + (int)(sp_test_rand(&seed) % 10));
+        if ((r >> 20) % 3 == 0)
+            buf[frac + (int)((r >> 24) % (uint64_t)nf)] = bytes[(r >> 32) % sizeof bytes];
+        snprintf(buf + n, sizeof buf - (size_t)n, "%s", ends[(r >> 40) % 9]);
+        same_as_libc(buf);
+    }
+}
+END_TEST
+
 /* Random draws for the Eisel-Lemire test: SP_NUMBER_PARSE_RANDOM overrides (a one-off
  * long run), SP_TEST_SMALL shrinks. */
 static long random_count(long dflt)
@@ -455,6 +481,7 @@ int main(void)
     tcase_add_test(tc, test_i64_random);
     tcase_add_test(tc, test_f64_cases);
     tcase_add_test(tc, test_random_17g);
+    tcase_add_test(tc, test_sixteen_digit_block);
     tcase_add_test(tc, test_halfway);
     tcase_add_test(tc, test_long_tokens);
     tcase_add_test(tc, test_random_million);
