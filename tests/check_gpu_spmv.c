@@ -693,20 +693,22 @@ START_TEST(test_row_length_boundaries)
 {
     /* rows whose lengths straddle the limits of the binned bins (4 << b), the adaptive
      * stream blocks (256 entries a short row, windows of 1024 entries, 1024 rows) and the
-     * long-row pieces (1024 binned, 2048 adaptive), in runs: 3000 empty rows, 2000 rows of one entry, then the
-     * lengths below in turn */
+     * long-row pieces (1024 binned, 2048 adaptive), in runs: 3000 empty rows, 2000 rows of
+     * one entry, then the lengths below in turn, `rounds` times (fewer under SP_TEST_SMALL,
+     * which the sanitizer runs use) */
     static const int lens[] = {0,   1,    2,    3,    4,    5,    8,    9,    16,  17,
                                31,  32,   33,   64,   65,   127,  128,  129,  0,   255,
                                256, 257,  511,  512,  513,  0,    0,    1023, 1024, 1025,
                                2047, 2048, 2049, 3,   4095, 4096, 4097, 6000, 1};
     const int64_t nlens = (int64_t)(sizeof lens / sizeof lens[0]), ncols = 8000;
-    int64_t nrows = 3000 + 2000 + 40 * nlens, nnz = 2000;
-    for (int64_t r = 0; r < 40 * nlens; r++) nnz += lens[r % nlens];
+    const int64_t rounds = small ? 3 : 40;
+    int64_t nrows = 3000 + 2000 + rounds * nlens, nnz = 2000;
+    for (int64_t r = 0; r < rounds * nlens; r++) nnz += lens[r % nlens];
     sp_coo_t *a = coo_new(nrows, ncols, nnz);
     uint64_t s = 17;
     for (int64_t r = 3000; r < 5000; r++)
         coo_push(a, r, (int64_t)(sp_test_rand(&s) % ncols), 2 * sp_test_uniform(&s) - 1);
-    for (int64_t r = 0; r < 40 * nlens; r++)
+    for (int64_t r = 0; r < rounds * nlens; r++)
         for (int k = 0; k < lens[r % nlens]; k++) /* distinct columns, a random start */
             coo_push(a, 5000 + r, (int64_t)((sp_test_rand(&s) % ncols + (uint64_t)k) % ncols),
                      2 * sp_test_uniform(&s) - 1);
