@@ -52,7 +52,8 @@ static void usage(FILE *f)
             "  --formats LIST       comma-separated subset of coo,csr,csc,ell,hyb,jds,sell\n"
             "  --reps N             timed SpMV samples per format (default 50; --suite: 200,\n"
             "                       scaled down to 50 for the biggest inputs); on a GPU a\n"
-            "                       sample is 1e8/nnz back-to-back calls (1..100)\n"
+            "                       sample is 1e8/nnz back-to-back calls (1..100,\n"
+            "                       fewer when a call takes long: about 5 ms a sample)\n"
             "  --check              compare every format's SpMV with the reference\n"
             "  --bfs                run BFS from --source V or --sources K (default 64):\n"
             "                       every variant x level loop on a GPU, validated\n"
@@ -382,8 +383,10 @@ static int run_spmv(const sb_exec_t *ex, sp_matrix_t *A, const options_t *o, sb_
     printf("reps: %d timed samples per row after %d warm-up samples", reps_for(o, r->info.nnz),
            SB_WARMUP_CALLS);
     if (ex->gpu)
-        printf("; a sample is back-to-back calls between CUDA events (%.0e / nnz, 1..%d), "
-               "time per call = sample / calls", SB_SAMPLE_ENTRIES, SB_MAX_CALLS);
+        printf("; a sample is back-to-back calls between CUDA events (%.0e / nnz, 1..%d, "
+               "capped at %.0f ms a sample and %.0f ms a row by one call timed first, at "
+               "least %d samples), time per call = sample / calls",
+               SB_SAMPLE_ENTRIES, SB_MAX_CALLS, SB_SAMPLE_MS, SB_ROW_MS, SB_MIN_REPS);
     printf("\n");
     if (!ex->gpu) printf("algorithms: one per format on the host reference\n");
     for (int i = 0; i < ROW_PLAN_LEN; i++) {

@@ -227,7 +227,8 @@ static sp_status_t timed_spmv(const sb_exec_t *ex, sp_matrix_t *A, const sb_form
 }
 
 /* Calls per sample: one on the host; on the GPU enough that a sample holds about
- * SB_SAMPLE_ENTRIES entries' work, at most SB_MAX_CALLS. */
+ * SB_SAMPLE_ENTRIES entries' work, at most SB_MAX_CALLS (sb_time_spmv then caps them by
+ * the time of one call, SB_SAMPLE_MS). */
 static int calls_per_sample(const sb_exec_t *ex, int64_t nnz)
 {
     double calls = SB_SAMPLE_ENTRIES / (double)(nnz > 0 ? nnz : 1);
@@ -240,14 +241,25 @@ static int calls_per_sample(const sb_exec_t *ex, int64_t nnz)
 sp_status_t sb_time_spmv(const sb_exec_t *ex, sp_matrix_t *A, int reps, const sb_vectors_t *v,
                          sb_format_row_t *row)
 {
-    double *t = malloc((size_t)reps * (2 + SB_BASELINE_COUNT) * sizeof *t), ms, us;
-    double *tb[SB_BASELINE_COUNT], *th = t + (size_t)reps;
+    const int cap = reps; /* t holds cap samples of libsp, the host and each baseline */
+    double *t = malloc((size_t)cap * (2 + SB_BASELINE_COUNT) * sizeof *t), ms, us;
+    double *tb[SB_BASELINE_COUNT], *th = t + (size_t)cap;
     int has[SB_BASELINE_COUNT], nb[SB_BASELINE_COUNT] = {0};
     int calls = calls_per_sample(ex, v->coo->nnz);
     sp_status_t st = SP_STATUS_SUCCESS;
     if (!t) return SP_STATUS_ALLOC_FAILED;
+    /* how long one call takes: the second of two (the first may make the plan) */
+    for (int i = 0; i < 2 && st == SP_STATUS_SUCCESS; i++)
+        st = timed_spmv(ex, A, row, v, 1, &ms, &us);
+    if (st == SP_STATUS_SUCCESS && ex->gpu && ms > 0) {
+        if (calls * ms > SB_SAMPLE_MS) calls = ms >= SB_SAMPLE_MS ? 1 : (int)(SB_SAMPLE_MS / ms);
+        if (reps > SB_MIN_REPS && reps * calls * ms > SB_ROW_MS) {
+            int fit = (int)(SB_ROW_MS / (calls * ms));
+            reps = fit < SB_MIN_REPS ? SB_MIN_REPS : fit;
+        }
+    }
     for (int b = 0; b < SB_BASELINE_COUNT; b++) {
-        tb[b] = t + (size_t)reps * (size_t)(2 + b);
+        tb[b] = t + (size_t)cap * (size_t)(2 + b);
         has[b] = ex->cus && sb_cusparse_has(ex->cus, (sb_baseline_t)b);
     }
     for (int i = 0; i < SB_WARMUP_CALLS && st == SP_STATUS_SUCCESS; i++) {

@@ -15,6 +15,13 @@
  * latency of one call on an idle GPU: calls = SB_SAMPLE_ENTRIES / nnz, 1..SB_MAX_CALLS. */
 #define SB_SAMPLE_ENTRIES 100000000.0
 #define SB_MAX_CALLS 100
+/* A kernel far slower than its entries suggest (a thread-per-row kernel on a dense row)
+ * would make a sample of that many calls take seconds: one call timed first caps the calls
+ * so that a sample holds about SB_SAMPLE_MS of work, and the timed samples of a row to
+ * about SB_ROW_MS, never below SB_MIN_REPS samples (BENCHMARKING.md). */
+#define SB_SAMPLE_MS 5.0
+#define SB_ROW_MS 3000.0
+#define SB_MIN_REPS 50
 #define SB_MAX_ROWS 16 /* rows of the per-format table: formats x algorithms, and AUTO */
 
 /* One row of the SpMV table: a format with one algorithm (or AUTO). speedup[b] is the
