@@ -469,9 +469,7 @@ sp_status_t sp_mtx_read(const char *path, sp_value_type_t value_type,
                                                                         : value_type;
 
     int nthreads = opt.nthreads > 0 ? opt.nthreads : sp__ncores();
-    /* One thread takes the body as one chunk: nothing to balance, and no line count. */
-    if (nthreads == 1) SP_TRY(sp__text_split(body, end, line + 1, 1, &chunks, &nchunks));
-    else SP_TRY(sp__text_split_for_threads(body, end, line + 1, nthreads, &chunks, &nchunks));
+    SP_TRY(sp__text_split_for_threads(body, end, line + 1, nthreads, &chunks, &nchunks));
     SP_ALLOC(counts, 4 * (size_t)nchunks);
     j.chunks = chunks;
     j.count = counts;

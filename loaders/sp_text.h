@@ -103,8 +103,8 @@ sp_status_t sp__text_split(const char *begin, const char *end, int64_t first_lin
                            int max_chunks, sp_chunk_t **chunks, int *nchunks);
 
 /* Split [begin, end) for parsing on nthreads threads (>= 1): about 4 chunks per thread
- * for balance, but none under 64 KiB, below which a thread costs more than it saves.
- * Otherwise as sp__text_split. */
+ * for balance, but none under 64 KiB, below which a thread costs more than it saves;
+ * one chunk for one thread. Otherwise as sp__text_split. */
 sp_status_t sp__text_split_for_threads(const char *begin, const char *end, int64_t first_line,
                                        int nthreads, sp_chunk_t **chunks, int *nchunks);
 
