@@ -306,8 +306,7 @@ static void fast_lines(const job_t *j, sp_text_lines_t *it, int64_t *kp, int64_t
     while (it->end - p >= FAST_WINDOW && k < j->expected) {
         const char *s = p;
         uint32_t r, c;
-        if (!sp__parse_short_uint(&s, it->end, &r) || !is_blank(*s++)) break;
-        if (!sp__parse_short_uint(&s, it->end, &c) || !is_blank(*s++)) break;
+        if (!(s = sp__parse_short_pair(s, it->end, &r, &c)) || !is_blank(*s++)) break;
         if (!(s = sp__parse_f64_fast(s, &val[k])) || *s != '\n') break;
         if (r < 1 || r > j->nrows || c < 1 || c > j->ncols) break;
         j->row[k] = (int32_t)(r - 1);

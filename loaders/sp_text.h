@@ -71,6 +71,17 @@ static inline int sp__parse_short_uint(const char **p, const char *end, uint32_t
     *p = s + nd;
     return 1;
 }
+
+/* The hot start of an entry or edge line: two integers as sp__parse_short_uint reads
+ * them with one blank (space or tab) between, their values in *i and *j: the byte after
+ * the second; NULL for any other form. Reads nothing at or past end. */
+static inline const char *sp__parse_short_pair(const char *s, const char *end, uint32_t *i,
+                                               uint32_t *j)
+{
+    if (!sp__parse_short_uint(&s, end, i) || (*s != ' ' && *s != '\t')) return NULL;
+    s++;
+    return sp__parse_short_uint(&s, end, j) ? s : NULL;
+}
 #else
 #define SP_SWAR_DIGITS 0
 #endif
