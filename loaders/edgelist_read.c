@@ -183,8 +183,9 @@ static inline const char *fast_weight(const sp_el_read_t *r, const char *s, cons
 }
 #endif
 
-void sp__el_fast_lines(const sp_el_read_t *r, sp_text_lines_t *it, char kind, int64_t *kp,
-                       int64_t *max_id)
+/* sp__el_fast_lines for one kind, inlined for each so that the kind is a constant. */
+static inline void fast_lines_of(const sp_el_read_t *r, sp_text_lines_t *it, char kind,
+                                 int64_t *kp, int64_t *max_id)
 {
 #if SP_SWAR_DIGITS
     const char *p = it->p;
@@ -214,6 +215,13 @@ void sp__el_fast_lines(const sp_el_read_t *r, sp_text_lines_t *it, char kind, in
 #else
     (void)r, (void)it, (void)kind, (void)kp, (void)max_id;
 #endif
+}
+
+void sp__el_fast_lines(const sp_el_read_t *r, sp_text_lines_t *it, char kind, int64_t *kp,
+                       int64_t *max_id)
+{
+    if (kind == 'a') fast_lines_of(r, it, 'a', kp, max_id);
+    else if (kind == 0) fast_lines_of(r, it, 0, kp, max_id);
 }
 
 sp_status_t sp__el_parse_edge_lines(const sp_el_read_t *r, sp_el_chunk_t *c, int with_weight,
