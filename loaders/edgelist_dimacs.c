@@ -77,7 +77,7 @@ static sp_status_t arc_fields(const sp_el_read_t *r, int64_t line, const char *b
 
 static sp_status_t dimacs_parse(const sp_el_read_t *r, sp_el_chunk_t *c)
 {
-    return sp__el_parse_edge_lines(r, c, 1, arc_fields);
+    return sp__el_parse_edge_lines(r, c, 1, 'a', arc_fields);
 }
 
 static sp_status_t dimacs_totals(const sp_el_read_t *r, int64_t edges, int64_t lines)

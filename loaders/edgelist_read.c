@@ -52,6 +52,8 @@ sp_status_t sp__el_bad_field(const sp_el_read_t *r, int64_t line, const char *wh
                     q < e && *q != ' ' && *q != '\t' ? "..." : "");
 }
 
+static inline int is_blank(char c) { return c == ' ' || c == '\t'; }
+
 /* The field at p ends at s: a blank or the end of the line must follow. */
 static int field_ends(const char *s, const char *e) { return s == e || *s == ' ' || *s == '\t'; }
 
@@ -164,7 +166,66 @@ sp_status_t sp__el_find_header(sp_el_read_t *r, const sp_text_t *text,
                     (long long)it.line + 1, what);
 }
 
+/* Bytes that one fast line may read from its start: the kind letter and blank, two ids,
+ * two blanks, the weight. */
+enum { FAST_WINDOW = 64 };
+
+#if SP_SWAR_DIGITS
+/* The weight of a fast line at s, into slot k as the weight type says (only checked
+ * when weights are not kept): its end, NULL when the fast parsers do not take it. */
+static inline const char *fast_weight(const sp_el_read_t *r, const char *s, const char *end,
+                                      int64_t k)
+{
+    double d;
+    if (r->wtype == SP_R_64F) return sp__parse_f64_fast(s, &((double *)r->w)[k]);
+    if (r->wtype == SP_VALUE_NONE) return sp__parse_f64_fast(s, &d);
+    return sp__parse_f32(&s, end, &((float *)r->w)[k]) == SP_NUM_OK ? s : NULL;
+}
+#endif
+
+/* sp__el_fast_lines for one kind, inlined for each so that the kind is a constant. */
+static inline void fast_lines_of(const sp_el_read_t *r, sp_text_lines_t *it, char kind,
+                                 int64_t *kp, int64_t *max_id)
+{
+#if SP_SWAR_DIGITS
+    const char *p = it->p;
+    int64_t k = *kp, top = *max_id;
+    int64_t lim = r->id_limit >= 0 && r->id_limit < INT32_MAX ? r->id_limit : INT32_MAX;
+    uint32_t base = (uint32_t)r->base;
+    int skip = kind ? 2 : 0;
+    if (r->compact) return; /* ids may exceed 32 bits: the general path keeps them */
+    while (it->end - p >= FAST_WINDOW && k < r->cap) {
+        uint32_t u, v;
+        if (kind && (p[0] != kind || !is_blank(p[1]))) break;
+        const char *s = sp__parse_short_pair(p + skip, it->end, &u, &v);
+        if (!s) break;
+        if (r->weighted && (!is_blank(*s++) || !(s = fast_weight(r, s, it->end, k)))) break;
+        if (*s != '\n' || u < base || v < base || u - base >= lim || v - base >= lim) break;
+        r->row[k] = (int32_t)(u - base);
+        r->col[k] = (int32_t)(v - base);
+        if (u - base > top) top = u - base;
+        if (v - base > top) top = v - base;
+        k++;
+        p = s + 1;
+    }
+    it->line += k - *kp; /* one line per edge taken */
+    it->p = p;
+    *kp = k;
+    *max_id = top;
+#else
+    (void)r, (void)it, (void)kind, (void)kp, (void)max_id;
+#endif
+}
+
+void sp__el_fast_lines(const sp_el_read_t *r, sp_text_lines_t *it, char kind, int64_t *kp,
+                       int64_t *max_id)
+{
+    if (kind == 'a') fast_lines_of(r, it, 'a', kp, max_id);
+    else if (kind == 0) fast_lines_of(r, it, 0, kp, max_id);
+}
+
 sp_status_t sp__el_parse_edge_lines(const sp_el_read_t *r, sp_el_chunk_t *c, int with_weight,
+                                    char fast_kind,
                                     sp_status_t (*fields)(const sp_el_read_t *r, int64_t line,
                                                           const char *b, const char *e,
                                                           const char **p))
@@ -174,7 +235,7 @@ sp_status_t sp__el_parse_edge_lines(const sp_el_read_t *r, sp_el_chunk_t *c, int
     const char *b, *e;
     int64_t k = c->edges, max_id = -1;
     sp__text_lines_init(&it, &c->text);
-    while (sp__text_next_line(&it, &b, &e)) {
+    while (sp__el_fast_lines(r, &it, fast_kind, &k, &max_id), sp__text_next_line(&it, &b, &e)) {
         const char *p = NULL;
         SP_TRY(fields(r, it.line, b, e, &p));
         if (p) SP_TRY(sp__el_parse_edge(r, it.line, b, p, e, k++, with_weight, &max_id));

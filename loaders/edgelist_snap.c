@@ -95,9 +95,19 @@ static inline int plain_edge(const sp_el_read_t *r, const char *p, const char *e
     return 1;
 }
 
-/* One pass over the chunk: plain lines by plain_edge, the rest (and every line when ids
- * are compacted, which may exceed 32 bits) by the general edge parser. Stops at an edge
- * line without a slot (c->full). */
+/* The next line for snap_parse, after the lines sp__el_fast_lines takes: *start at it,
+ * *p at its first non-blank byte. */
+static int next_edge_line(const sp_el_read_t *r, sp_text_lines_t *it, int64_t *k,
+                          int64_t *max_id, const char **start, const char **p)
+{
+    sp__el_fast_lines(r, it, 0, k, max_id);
+    *start = it->p;
+    return sp__text_line_begin(it, p);
+}
+
+/* One pass over the chunk: plain lines by sp__el_fast_lines and plain_edge, the rest (and every
+ * line when ids are compacted, which may exceed 32 bits) by the general edge parser.
+ * Stops at an edge line without a slot (c->full). */
 static sp_status_t snap_parse(const sp_el_read_t *r, sp_el_chunk_t *c)
 {
     sp_status_t st = SP_STATUS_SUCCESS;
@@ -108,8 +118,8 @@ static sp_status_t snap_parse(const sp_el_read_t *r, sp_el_chunk_t *c)
     c->full = 0;
     sp__text_lines_init_walk(&it, &c->text);
     const char *end = it.end;
-    for (const char *p, *start = it.p; sp__text_line_begin(&it, &p);
-         sp__text_line_finish(&it, p), start = it.p) {
+    for (const char *p, *start; next_edge_line(r, &it, &k, &max_id, &start, &p);
+         sp__text_line_finish(&it, p)) {
         if (at_eol(p, end) || *p == '#' || *p == '%') continue;
         if (k >= r->cap) {
             c->full = 1;

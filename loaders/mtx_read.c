@@ -306,8 +306,7 @@ static void fast_lines(const job_t *j, sp_text_lines_t *it, int64_t *kp, int64_t
     while (it->end - p >= FAST_WINDOW && k < j->expected) {
         const char *s = p;
         uint32_t r, c;
-        if (!sp__parse_short_uint(&s, it->end, &r) || !is_blank(*s++)) break;
-        if (!sp__parse_short_uint(&s, it->end, &c) || !is_blank(*s++)) break;
+        if (!(s = sp__parse_short_pair(s, it->end, &r, &c)) || !is_blank(*s++)) break;
         if (!(s = sp__parse_f64_fast(s, &val[k])) || *s != '\n') break;
         if (r < 1 || r > j->nrows || c < 1 || c > j->ncols) break;
         j->row[k] = (int32_t)(r - 1);
@@ -469,9 +468,7 @@ sp_status_t sp_mtx_read(const char *path, sp_value_type_t value_type,
                                                                         : value_type;
 
     int nthreads = opt.nthreads > 0 ? opt.nthreads : sp__ncores();
-    /* One thread takes the body as one chunk: nothing to balance, and no line count. */
-    if (nthreads == 1) SP_TRY(sp__text_split(body, end, line + 1, 1, &chunks, &nchunks));
-    else SP_TRY(sp__text_split_for_threads(body, end, line + 1, nthreads, &chunks, &nchunks));
+    SP_TRY(sp__text_split_for_threads(body, end, line + 1, nthreads, &chunks, &nchunks));
     SP_ALLOC(counts, 4 * (size_t)nchunks);
     j.chunks = chunks;
     j.count = counts;

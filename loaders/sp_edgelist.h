@@ -109,11 +109,24 @@ sp_status_t sp__el_find_header(sp_el_read_t *r, const sp_text_t *text,
                                int (*skip)(const char *b, const char *e), const char *what,
                                const char **b, const char **e, const char **body,
                                int64_t *body_line);
+/* The commonest edge lines from it->p on: "u v\n" or "u v w\n" as r->weighted says,
+ * after "<kind> " when kind is not 0 (DIMACS 'a'), one blank (space or tab) between the
+ * fields, ids of at most 7 digits within the id rules, a weight the fast parsers take
+ * (the double one for double and unstored weights), each stored into slot *k on and
+ * *max_id raised, while a whole window of bytes lies before the chunk's end, so no read
+ * needs a bounds check (the mtx reader's fast lines, with its index and double
+ * parsers). Stops, leaving it->p and it->line at its start, at the first other line or
+ * the first edge without a slot, for the line walk to read and judge (writing again the
+ * weight slot it may have received); takes nothing when ids are compacted. */
+void sp__el_fast_lines(const sp_el_read_t *r, sp_text_lines_t *it, char kind, int64_t *k,
+                       int64_t *max_id);
 /* Parse pass for formats with one edge per line: fields(r, line, b, e, &p) classifies
  * each line (b, e as sp__text_next_line gives) and sets p to where "u v [w]" starts for
  * an edge line, leaves it NULL for a line to skip, or fails for a line that is wrong
- * here. Edges are stored from c->edges on; c->max_id is set. */
+ * here; lines that sp__el_fast_lines takes with fast_kind skip all that. Edges are stored
+ * from c->edges on; c->max_id is set. */
 sp_status_t sp__el_parse_edge_lines(const sp_el_read_t *r, sp_el_chunk_t *c, int with_weight,
+                                    char fast_kind,
                                     sp_status_t (*fields)(const sp_el_read_t *r, int64_t line,
                                                           const char *b, const char *e,
                                                           const char **p));

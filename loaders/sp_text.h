@@ -71,6 +71,17 @@ static inline int sp__parse_short_uint(const char **p, const char *end, uint32_t
     *p = s + nd;
     return 1;
 }
+
+/* The hot start of an entry or edge line: two integers as sp__parse_short_uint reads
+ * them with one blank (space or tab) between, their values in *i and *j: the byte after
+ * the second; NULL for any other form. Reads nothing at or past end. */
+static inline const char *sp__parse_short_pair(const char *s, const char *end, uint32_t *i,
+                                               uint32_t *j)
+{
+    if (!sp__parse_short_uint(&s, end, i) || (*s != ' ' && *s != '\t')) return NULL;
+    s++;
+    return sp__parse_short_uint(&s, end, j) ? s : NULL;
+}
 #else
 #define SP_SWAR_DIGITS 0
 #endif
@@ -103,8 +114,8 @@ sp_status_t sp__text_split(const char *begin, const char *end, int64_t first_lin
                            int max_chunks, sp_chunk_t **chunks, int *nchunks);
 
 /* Split [begin, end) for parsing on nthreads threads (>= 1): about 4 chunks per thread
- * for balance, but none under 64 KiB, below which a thread costs more than it saves.
- * Otherwise as sp__text_split. */
+ * for balance, but none under 64 KiB, below which a thread costs more than it saves;
+ * one chunk for one thread. Otherwise as sp__text_split. */
 sp_status_t sp__text_split_for_threads(const char *begin, const char *end, int64_t first_line,
                                        int nthreads, sp_chunk_t **chunks, int *nchunks);
 

@@ -65,6 +65,8 @@ sp_status_t sp__text_split_for_threads(const char *begin, const char *end, int64
 {
     int64_t max_chunks = (int64_t)(end - begin) / CHUNK_MIN_BYTES + 1;
     if (nthreads < 1) nthreads = 1;
+    /* One thread: nothing to balance, and one chunk costs no line count. */
+    if (nthreads == 1) max_chunks = 1;
     if (max_chunks > (int64_t)CHUNKS_PER_THREAD * nthreads)
         max_chunks = (int64_t)CHUNKS_PER_THREAD * nthreads;
     return sp__text_split(begin, end, first_line, (int)max_chunks, chunks, nchunks);

@@ -1,6 +1,7 @@
 /* Edge-list reader: SNAP text, DIMACS .gr and METIS .graph on hand-checked fixtures, the
  * shipped real graphs (expected counts computed independently with Python), randomized
  * files across many chunks, and every malformed-input path with its file:line. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -264,6 +265,137 @@ START_TEST(snap_growing_arrays)
                  (long long)m + 1);
         ck_assert_status(sp_edgelist_read(path, SP_R_64F, &o, &a, NULL), SP_STATUS_PARSE_ERROR);
         ck_assert_error_has(expect);
+    }
+    unlink(path);
+    rmdir(dir);
+}
+END_TEST
+
+/* A weight for snap_fast_weights, inside the float range: hand-picked forms first, then
+ * random decimal strings of up to 20 integer and 25 fraction digits with an optional
+ * exponent. */
+static void fast_weight_text(int i, uint64_t *seed, char *buf, size_t cap)
+{
+    static const char *const picked[] = {
+        "0.30666838450943479", "1", "-2.5", "+3", "1e5", "1E-5", "0", "-0", ".5", "5.",
+        "00012.5000", "0.1", "9007199254740993", "3.4028234663852886e38",
+        "2.2250738585072014e-308", "4.9e-324", "1e-400", "inf", "-Infinity", "nan",
+        "1.00000000000000011102230246251565404236316680908203125",
+        "3.14159265358979323846264338327950288", "123456789012345678901234567890"};
+    int npicked = (int)(sizeof picked / sizeof picked[0]);
+    if (i < npicked) {
+        snprintf(buf, cap, "%s", picked[i]);
+        return;
+    }
+    uint64_t r = sp_test_rand(seed);
+    int ni = (int)(r % 21), nf = (int)((r >> 8) % 26), dot = (r >> 16) % 4 != 0;
+    size_t n = 0;
+    if ((r >> 20) % 8 == 0) buf[n++] = '-';
+    for (int d = 0; d < ni; d++) buf[n++] = (char)('0' + sp_test_rand(seed) % 10);
+    if (ni == 0) buf[n++] = '0';
+    if (dot) buf[n++] = '.';
+    for (int d = 0; dot && d < nf; d++) buf[n++] = (char)('0' + sp_test_rand(seed) % 10);
+    buf[n] = '\0';
+    int e = (int)((r >> 32) % 99) - 60;
+    if (e > 37 - ni) e = 37 - ni;
+    if ((r >> 24) % 3 == 0) snprintf(buf + n, cap - n, "e%d", e);
+}
+
+/* The fast line path against strtod / strtof: every weight bit-identical, for each
+ * weight type and thread count, on lines long enough that the path takes them; SNAP
+ * (_i 0) and DIMACS (_i 1). */
+START_TEST(fast_line_weights)
+{
+    enum { N = 3000 };
+    char dir[] = "/tmp/sp_el_XXXXXX", path[64];
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/fast.%s", dir, _i ? "gr" : "wel");
+    static char text[N][64];
+    uint64_t seed = 11;
+    FILE *f = fopen(path, "wb");
+    if (_i) fprintf(f, "p sp 1000 %d\n", N);
+    for (int k = 0; k < N; k++) {
+        fast_weight_text(k, &seed, text[k], sizeof text[k]);
+        fprintf(f, "%s%d%s%d %s\n", _i ? "a " : "", k % 1000 + _i, k % 7 ? " " : "\t",
+                (k * 31) % 1000 + _i, text[k]);
+    }
+    fclose(f);
+    for (int t = 1; t <= 2; t++) {
+        sp_edgelist_options_t o = {.nthreads = t};
+        sp_coo_t *a = read_ok(path, SP_R_64F, &o, NULL), *b = read_ok(path, SP_R_32F, &o, NULL);
+        sp_coo_t *c = read_ok(path, SP_VALUE_NONE, &o, NULL);
+        ck_assert_int_eq(a->nnz, N);
+        ck_assert_int_eq(b->nnz, N);
+        ck_assert_int_eq(c->nnz, N);
+        for (int k = 0; k < N; k++) {
+            double d = strtod(text[k], NULL), got = ((double *)a->val)[k];
+            float x = strtof(text[k], NULL), gotf = ((float *)b->val)[k];
+            ck_assert_msg(a->row[k] == k % 1000 && a->col[k] == (k * 31) % 1000 &&
+                              c->row[k] == a->row[k] && c->col[k] == a->col[k],
+                          "edge %d", k);
+            ck_assert_msg((isnan(d) && isnan(got)) || memcmp(&d, &got, sizeof d) == 0,
+                          "f64 weight \"%s\": %.17g, strtod %.17g", text[k], got, d);
+            ck_assert_msg((isnan(x) && isnan(gotf)) || memcmp(&x, &gotf, sizeof x) == 0,
+                          "f32 weight \"%s\": %.9g, strtof %.9g", text[k], gotf, x);
+        }
+        sp_coo_free(a);
+        sp_coo_free(b);
+        sp_coo_free(c);
+    }
+    unlink(path);
+    rmdir(dir);
+}
+END_TEST
+
+/* Refusals on a line amid lines the fast path takes (20 before, 20 after): the same
+ * status and file:line message as anywhere else (DIMACS files get the problem line
+ * "p sp 4 41" first, so their line numbers are one more). */
+static const struct fast_case {
+    const char *file;
+    const char *line;
+    int one_based;
+    int64_t nvertices;
+    sp_status_t status;
+    const char *text;
+} fast_cases[] = {
+    {"fast.wel", "1 x 0.5", 0, 0, SP_STATUS_PARSE_ERROR, ":21: vertex id expected, found 'x'"},
+    {"fast.wel", "1 -3 0.5", 0, 0, SP_STATUS_PARSE_ERROR, ":21: negative vertex id -3"},
+    {"fast.wel", "1 2", 0, 0, SP_STATUS_PARSE_ERROR, ":21: 2 fields; the first edge line (line 1) has 3"},
+    {"fast.wel", "1 2 0.5 7", 0, 0, SP_STATUS_PARSE_ERROR, ":21: 4 fields; the first edge line (line 1) has 3"},
+    {"fast.wel", "1 2 abc", 0, 0, SP_STATUS_PARSE_ERROR, ":21: weight expected, found 'abc'"},
+    {"fast.wel", "1 2 0.5x", 0, 0, SP_STATUS_PARSE_ERROR, ":21: weight expected, found '0.5x'"},
+    {"fast.wel", "1 2 1e999", 0, 0, SP_STATUS_PARSE_ERROR, ":21: weight '1e999' out of range"},
+    {"fast.wel", "1 2147483647 0.5", 0, 0, SP_STATUS_NOT_SUPPORTED, ":21: vertex id 2147483647 exceeds 32-bit indices"},
+    {"fast.wel", "0 2 0.5", 1, 0, SP_STATUS_PARSE_ERROR, ":21: vertex id 0, but ids start at 1"},
+    {"fast.wel", "1 5 0.5", 0, 5, SP_STATUS_PARSE_ERROR, ":21: vertex id 5 outside 0..4"},
+    {"fast.wel", "1 2 0.5", 0, 2, SP_STATUS_PARSE_ERROR, ":21: vertex id 2 outside 0..1"},
+    {"fast.gr", "a 1 5 0.5", 0, 0, SP_STATUS_PARSE_ERROR, ":22: vertex id 5 outside 1..4"},
+    {"fast.gr", "a 0 2 0.5", 0, 0, SP_STATUS_PARSE_ERROR, ":22: vertex id 0, but ids start at 1"},
+    {"fast.gr", "a 1 2", 0, 0, SP_STATUS_PARSE_ERROR, ":22: 3 fields; an arc line is 'a u v w'"},
+    {"fast.gr", "a 1 2 x", 0, 0, SP_STATUS_PARSE_ERROR, ":22: weight expected, found 'x'"},
+    {"fast.gr", "b 1 2 0.5", 0, 0, SP_STATUS_PARSE_ERROR, ":22: line type c, p or a expected, found 'b'"},
+    {"fast.gr", "p sp 4 41", 0, 0, SP_STATUS_PARSE_ERROR, ":22: second problem line (the first is line 1)"},
+};
+
+START_TEST(fast_line_refusals)
+{
+    const struct fast_case *fc = &fast_cases[_i];
+    char dir[] = "/tmp/sp_el_XXXXXX", path[64];
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/%s", dir, fc->file);
+    int dimacs = strstr(fc->file, ".gr") != NULL;
+    FILE *f = fopen(path, "wb");
+    if (dimacs) fputs("p sp 4 41\n", f);
+    for (int k = 0; k < 41; k++)
+        fprintf(f, "%s\n", k == 20 ? fc->line : dimacs ? "a 1 1 0.25" : "1 1 0.25");
+    fclose(f);
+    for (int t = 1; t <= 2; t++) {
+        sp_edgelist_options_t o = {.one_based = fc->one_based, .nvertices = fc->nvertices,
+                                   .nthreads = t};
+        sp_coo_t *a = NULL;
+        ck_assert_status(sp_edgelist_read(path, SP_R_64F, &o, &a, NULL), fc->status);
+        ck_assert_error_has(fc->text);
+        ck_assert_ptr_null(a);
     }
     unlink(path);
     rmdir(dir);
@@ -710,6 +842,8 @@ int main(void)
     tcase_add_test(tc, snap_compact_large_ids);
     tcase_add_test(tc, snap_plain_and_general_lines);
     tcase_add_test(tc, snap_growing_arrays);
+    tcase_add_loop_test(tc, fast_line_weights, 0, 2);
+    tcase_add_loop_test(tc, fast_line_refusals, 0, (int)(sizeof fast_cases / sizeof fast_cases[0]));
     tcase_add_test(tc, dimacs_tiny);
     tcase_add_test(tc, metis_tiny);
     tcase_add_test(tc, format_choice);
