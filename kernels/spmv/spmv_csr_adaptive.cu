@@ -13,22 +13,22 @@ namespace {
 
 using P = sp_spmv_csr_adaptive_policy;
 
-/* Rows r0 .. r0 + nr - 1, their products at s[ptr[r] - k0 ...], G lanes a row: lane sub
+/* Rows r0 .. r0 + nr - 1, their products at s[ptr[r] - a0 ...], G lanes a row: lane sub
  * adds the products sub, sub + G, ... of its row. Every pass is taken by the whole block
  * (the sub-warp sums need all 32 lanes). */
 template <int G, typename T>
-__device__ __forceinline__ void add_rows(const int32_t *ptr, int32_t r0, int32_t nr, int32_t k0,
+__device__ __forceinline__ void add_rows(const int32_t *ptr, int32_t r0, int32_t nr, int32_t a0,
                                          const T *s, T alpha, T beta, T *y)
 {
     constexpr int B = P::block_threads;
     int sub = threadIdx.x & (G - 1);
-    for (int32_t base = 0; base < nr; base += B / G) {
-        int32_t rr = base + (int32_t)threadIdx.x / G;
+    for (int32_t first = 0; first < nr; first += B / G) {
+        int32_t rr = first + (int32_t)threadIdx.x / G;
         bool valid = rr < nr;
         int32_t e0 = 0, e1 = 0;
         if (valid) {
-            e0 = __ldg(ptr + r0 + rr) - k0;
-            e1 = __ldg(ptr + r0 + rr + 1) - k0;
+            e0 = __ldg(ptr + r0 + rr) - a0;
+            e1 = __ldg(ptr + r0 + rr + 1) - a0;
         }
         T sum = T(0);
         for (int32_t e = e0 + sub; e < e1; e += G) sum += s[e];
@@ -37,7 +37,11 @@ __device__ __forceinline__ void add_rows(const int32_t *ptr, int32_t r0, int32_t
     }
 }
 
-/* The stream block of rows [r0, r1): fewer than stream_slots entries (the plan's rule). */
+/* The stream block of rows [r0, r1): fewer than stream_entries + short_max entries (the
+ * plan's rule). Its loads start at the entry a0 = k0 rounded down to a multiple of
+ * align_entries, so each warp's loads of indices and values fill whole L2 lines instead
+ * of straddling two (about 5% more L2 requests on Kronecker otherwise); the entries
+ * before k0 are neither loaded nor gathered. Products sit at s[e - a0]. */
 template <typename T>
 __device__ __forceinline__ void stream_block(const int32_t *ptr, const int32_t *idx,
                                              const T *val, int32_t r0, int32_t r1, const T *x,
@@ -45,7 +49,8 @@ __device__ __forceinline__ void stream_block(const int32_t *ptr, const int32_t *
 {
     constexpr int B = P::block_threads, U = P::stream_loads;
     __shared__ T s[P::stream_slots];
-    int32_t k0 = __ldg(ptr + r0), n = __ldg(ptr + r1) - k0;
+    int32_t k0 = __ldg(ptr + r0), k1 = __ldg(ptr + r1), n = k1 - k0;
+    int32_t a0 = k0 & ~(P::align_entries - 1), skip = k0 - a0, span = k1 - a0;
     int32_t c[U];
     T v[U];
 #pragma unroll
@@ -53,15 +58,15 @@ __device__ __forceinline__ void stream_block(const int32_t *ptr, const int32_t *
         int32_t off = (int32_t)threadIdx.x + u * B;
         c[u] = 0;
         v[u] = T(0);
-        if (off < n) {
-            c[u] = __ldcs(idx + k0 + off);
-            v[u] = __ldcs(val + k0 + off);
+        if (off >= skip && off < span) {
+            c[u] = __ldcs(idx + a0 + off);
+            v[u] = __ldcs(val + a0 + off);
         }
     }
 #pragma unroll
     for (int u = 0; u < U; u++) {
         int32_t off = (int32_t)threadIdx.x + u * B;
-        if (off < n) s[off] = v[u] * spmv::load_x(x, c[u]);
+        if (off >= skip && off < span) s[off] = v[u] * spmv::load_x(x, c[u]);
     }
     __syncthreads();
     /* G lanes a row for rows of about lane_entries * G entries on average, uniform over
@@ -70,12 +75,12 @@ __device__ __forceinline__ void stream_block(const int32_t *ptr, const int32_t *
     int g = 1;
     while (g < 32 && n > P::lane_entries * g * nr) g *= 2;
     switch (g) {
-    case 1: add_rows<1>(ptr, r0, nr, k0, s, alpha, beta, y); break;
-    case 2: add_rows<2>(ptr, r0, nr, k0, s, alpha, beta, y); break;
-    case 4: add_rows<4>(ptr, r0, nr, k0, s, alpha, beta, y); break;
-    case 8: add_rows<8>(ptr, r0, nr, k0, s, alpha, beta, y); break;
-    case 16: add_rows<16>(ptr, r0, nr, k0, s, alpha, beta, y); break;
-    default: add_rows<32>(ptr, r0, nr, k0, s, alpha, beta, y); break;
+    case 1: add_rows<1>(ptr, r0, nr, a0, s, alpha, beta, y); break;
+    case 2: add_rows<2>(ptr, r0, nr, a0, s, alpha, beta, y); break;
+    case 4: add_rows<4>(ptr, r0, nr, a0, s, alpha, beta, y); break;
+    case 8: add_rows<8>(ptr, r0, nr, a0, s, alpha, beta, y); break;
+    case 16: add_rows<16>(ptr, r0, nr, a0, s, alpha, beta, y); break;
+    default: add_rows<32>(ptr, r0, nr, a0, s, alpha, beta, y); break;
     }
 }
 

@@ -34,7 +34,9 @@ __device__ __forceinline__ void long_piece(const int32_t *ptr, const int32_t *id
     int64_t start = (int64_t)__ldg(ptr + r) + (p - f0) * (int64_t)P::piece_entries;
     int64_t end = min(start + P::piece_entries, (int64_t)__ldg(ptr + r + 1));
     T sum = T(0);
-    for (int64_t base = start + lane; base < end; base += 32 * K) {
+    /* lanes walk from the multiple of 32 entries below start, so a warp's loads fill whole
+     * L2 lines; entries before start (another piece's) are skipped */
+    for (int64_t base = (start & ~(int64_t)31) + lane; base < end; base += 32 * K) {
         int32_t c[K];
         T v[K];
 #pragma unroll
@@ -42,14 +44,16 @@ __device__ __forceinline__ void long_piece(const int32_t *ptr, const int32_t *id
             int64_t e = base + u * 32;
             c[u] = 0;
             v[u] = T(0);
-            if (e < end) {
+            if (e >= start && e < end) {
                 c[u] = __ldcs(idx + e);
                 v[u] = __ldcs(val + e);
             }
         }
 #pragma unroll
-        for (int u = 0; u < K; u++)
-            if (base + u * 32 < end) sum += v[u] * load_x(x, c[u]);
+        for (int u = 0; u < K; u++) {
+            int64_t e = base + u * 32;
+            if (e >= start && e < end) sum += v[u] * load_x(x, c[u]);
+        }
     }
     sum = subwarp_sum<32>(sum);
     if (f1 - f0 == 1) {

@@ -60,9 +60,9 @@ struct sp_spmv_csr_split_policy {
  * The plan's d_aux (int32): header[header_ints] = bin starts in the row list (bins + 1
  * entries: row bins, the long bin, the end), the piece count and the row count;
  * schedule[2 * blocks] = (bin, index of the block in its bin); rows[nrows] = the row
- * list, grouped by bin, rows in order within a bin; first_piece[nlong + 1] over the long rows; piece_row[pieces]
- * = the long row (index in the long bin) of each piece. d_temp: a counter per long row
- * (0 between calls), then a partial sum (double slot) per piece. */
+ * list, grouped by bin, rows in order within a bin; first_piece[nlong + 1] over the long
+ * rows; piece_row[pieces] = the long row (index in the long bin) of each piece. d_temp: a
+ * counter per long row (0 between calls), then a partial sum (double slot) per piece. */
 struct sp_spmv_csr_binned_policy {
     static constexpr int block_threads = 256;
     static constexpr int min_blocks_per_sm = 8;
@@ -80,8 +80,9 @@ struct sp_spmv_csr_binned_policy {
  * the rows of at most short_max entries, in their order, into stream blocks: consecutive
  * rows whose first entries fall in the same stream_entries-aligned window of the entries,
  * at most stream_rows rows, never across a longer row. A block's rows span fewer than
- * stream_entries + short_max entries (stream_slots), which its threads load in order (as
- * the entries lie in memory: whole sectors, no request shared by several rows), each
+ * stream_entries + short_max entries, which its threads load in order from the multiple
+ * of align_entries below the first (as the entries lie in memory: whole L2 lines, no
+ * request shared by several rows; stream_slots of shared memory), each
  * issuing all of its gathers from x (at most stream_loads) before storing the products in
  * shared memory; then sub-warps of 1..32 lanes (from the block's mean row length, lanes
  * for rows of about lane_entries entries each) add up the rows. Rows longer than
@@ -102,7 +103,8 @@ struct sp_spmv_csr_adaptive_policy {
     static constexpr int stream_entries = 1024;
     static constexpr int stream_rows = 1024;
     static constexpr int short_max = 256;
-    static constexpr int stream_slots = stream_entries + short_max;
+    static constexpr int align_entries = 32; /* loads start at a multiple of this entry */
+    static constexpr int stream_slots = stream_entries + short_max + align_entries;
     static constexpr int stream_loads = (stream_slots + block_threads - 1) / block_threads;
     static constexpr int lane_entries = 4;
     static constexpr int kinds = 2;
