@@ -68,11 +68,21 @@ done:
     return st;
 }
 
+/* Vertex lines and neighbour entries of the chunk. Without '\r' or comments the chunk is
+ * counted whole: fields over the number of columns, rounded up once, which is exact when
+ * every line holds whole entries and otherwise still covers the slots that the parse fills
+ * up to the first line that does not (where it fails). */
 static void metis_count(const sp_el_read_t *r, sp_el_chunk_t *c)
 {
     sp_text_lines_t it;
-    const char *b, *e;
-    int64_t lines = 0, entries = 0;
+    const char *b, *e, *begin = c->text.begin, *end = c->text.end;
+    int64_t lines = 0, entries = 0, breaks = 0;
+    int64_t fields = sp__el_count_fields_breaks(begin, end, &breaks);
+    if (fields >= 0) {
+        c->lines = breaks + (end > begin && end[-1] != '\n');
+        c->edges = (fields + r->ncols - 1) / r->ncols;
+        return;
+    }
     sp__text_lines_init(&it, &c->text);
     while (sp__text_next_line(&it, &b, &e)) {
         if (is_comment(b, e)) continue;
@@ -91,7 +101,8 @@ static sp_status_t metis_parse(const sp_el_read_t *r, sp_el_chunk_t *c)
     const char *b, *e;
     int64_t k = c->edges, v = c->lines, max_id = -1;
     sp__text_lines_init(&it, &c->text);
-    for (; sp__text_next_line(&it, &b, &e); v++) {
+    for (; sp__el_fast_adjacency(r, &it, &k, &v, &max_id), sp__text_next_line(&it, &b, &e);
+         v++) {
         if (is_comment(b, e)) {
             v--;
             continue;

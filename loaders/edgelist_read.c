@@ -13,6 +13,9 @@
  * the ids as the file writes them (1-based files keep their base). */
 #include <stdlib.h>
 #include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "sp_base.h"
 #include "sp_edgelist.h"
@@ -32,14 +35,89 @@ int64_t sp__el_count_lines(const sp_chunk_t *chunk, int (*is_edge)(const char *b
     return n;
 }
 
+#if SP_SWAR_DIGITS
+/* The high bit of each byte of w that equals c (exact: no carry crosses bytes). */
+static inline uint64_t bytes_equal(uint64_t w, unsigned char c)
+{
+    uint64_t t = w ^ (0x0101010101010101ull * c), low7 = 0x7F7F7F7F7F7F7F7Full;
+    return ~(((t & low7) + low7) | t) & 0x8080808080808080ull;
+}
+#endif
+
+/* Fields start at a byte that is not a blank after a blank or the start: eight bytes at
+ * a time where words allow. */
 int64_t sp__el_count_fields(const char *p, const char *e)
 {
     int64_t n = 0;
-    for (p = sp__text_skip_blanks(p, e); p < e; p = sp__text_skip_blanks(p, e)) {
-        n++;
-        while (p < e && *p != ' ' && *p != '\t') p++;
+    int blank_before = 1;
+#if SP_SWAR_DIGITS
+    for (; e - p >= 8; p += 8) {
+        uint64_t w, blanks;
+        memcpy(&w, p, sizeof w);
+        blanks = bytes_equal(w, ' ') | bytes_equal(w, '\t');
+        uint64_t starts = ~blanks & ((blanks << 8) | (blank_before ? 0x80u : 0u));
+        starts = (starts & 0x8080808080808080ull) >> 7;
+        n += (int64_t)((starts * 0x0101010101010101ull) >> 56); /* the sum of the bytes */
+        blank_before = (int)(blanks >> 63);
+    }
+#endif
+    for (; p < e; p++) {
+        int blank = *p == ' ' || *p == '\t';
+        n += !blank && blank_before;
+        blank_before = blank;
     }
     return n;
+}
+
+#if defined(__SSE2__)
+/* The sum of the 16 byte counters of v. */
+static inline int64_t byte_sum(__m128i v)
+{
+    __m128i s = _mm_sad_epu8(v, _mm_setzero_si128());
+    return (int64_t)_mm_cvtsi128_si64(s) + (int64_t)_mm_cvtsi128_si64(_mm_srli_si128(s, 8));
+}
+#endif
+
+/* Sixteen bytes a step where SSE2 is there: separators and line breaks as byte masks,
+ * a field start where a non-separator follows a separator (the previous step's last byte
+ * shifted in), counted in byte counters emptied every 255 steps; '\r' and '%' only
+ * remembered. The rest byte by byte. */
+int64_t sp__el_count_fields_breaks(const char *p, const char *e, int64_t *breaks)
+{
+    int64_t n = 0, nl = 0;
+    int sep_before = 1, other = 0;
+#if defined(__SSE2__)
+    const __m128i sp = _mm_set1_epi8(' '), tab = _mm_set1_epi8('\t'),
+                  lf = _mm_set1_epi8('\n'), cr = _mm_set1_epi8('\r'), pct = _mm_set1_epi8('%');
+    __m128i prev = _mm_set1_epi8(-1), walk = _mm_setzero_si128();
+    while (e - p >= 16) {
+        __m128i starts = _mm_setzero_si128(), lines = _mm_setzero_si128();
+        for (int steps = 0; steps < 255 && e - p >= 16; steps++, p += 16) {
+            __m128i w = _mm_loadu_si128((const __m128i *)(const void *)p);
+            __m128i is_lf = _mm_cmpeq_epi8(w, lf);
+            __m128i seps = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(w, sp),
+                                                     _mm_cmpeq_epi8(w, tab)), is_lf);
+            __m128i before = _mm_or_si128(_mm_slli_si128(seps, 1), _mm_srli_si128(prev, 15));
+            starts = _mm_sub_epi8(starts, _mm_andnot_si128(seps, before));
+            lines = _mm_sub_epi8(lines, is_lf);
+            walk = _mm_or_si128(walk, _mm_or_si128(_mm_cmpeq_epi8(w, cr), _mm_cmpeq_epi8(w, pct)));
+            prev = seps;
+        }
+        n += byte_sum(starts);
+        nl += byte_sum(lines);
+    }
+    sep_before = (_mm_movemask_epi8(prev) >> 15) & 1;
+    other = _mm_movemask_epi8(walk) != 0;
+#endif
+    for (; p < e; p++) {
+        int sep = *p == ' ' || *p == '\t' || *p == '\n';
+        other |= *p == '\r' || *p == '%';
+        nl += *p == '\n';
+        n += !sep && sep_before;
+        sep_before = sep;
+    }
+    *breaks = nl;
+    return other ? -1 : n;
 }
 
 sp_status_t sp__el_bad_field(const sp_el_read_t *r, int64_t line, const char *what,
@@ -181,6 +259,31 @@ static inline const char *fast_weight(const sp_el_read_t *r, const char *s, cons
     if (r->wtype == SP_VALUE_NONE) return sp__parse_f64_fast(s, &d);
     return sp__parse_f32(&s, end, &((float *)r->w)[k]) == SP_NUM_OK ? s : NULL;
 }
+
+/* The bound on 0-based ids in the fast paths: the id rules' limit, and 32 bits. */
+static inline int64_t fast_id_limit(const sp_el_read_t *r)
+{
+    return r->id_limit >= 0 && r->id_limit < INT32_MAX ? r->id_limit : INT32_MAX;
+}
+
+/* Whether file id d (a short one) is within base..base + lim - 1: below base wraps high. */
+static inline int fast_id_ok(uint32_t d, uint32_t base, int64_t lim)
+{
+    return (int64_t)(uint32_t)(d - base) < lim;
+}
+
+/* The weight of an adjacency entry at s: as fast_weight, then the general double parser
+ * for the forms the fast one hands back (%.17g of a value below 0.01 has 20 digits), so
+ * that one such weight does not send a whole adjacency line to the line walk. */
+static inline const char *neighbour_weight(const sp_el_read_t *r, const char *s,
+                                           const char *end, int64_t k)
+{
+    const char *t = fast_weight(r, s, end, k);
+    double d;
+    if (t || r->wtype == SP_R_32F || sp__parse_f64(&s, end, &d) != SP_NUM_OK) return t;
+    if (r->wtype == SP_R_64F) ((double *)r->w)[k] = d;
+    return s;
+}
 #endif
 
 /* sp__el_fast_lines for one kind, inlined for each so that the kind is a constant. */
@@ -189,8 +292,7 @@ static inline void fast_lines_of(const sp_el_read_t *r, sp_text_lines_t *it, cha
 {
 #if SP_SWAR_DIGITS
     const char *p = it->p;
-    int64_t k = *kp, top = *max_id;
-    int64_t lim = r->id_limit >= 0 && r->id_limit < INT32_MAX ? r->id_limit : INT32_MAX;
+    int64_t k = *kp, top = *max_id, lim = fast_id_limit(r);
     uint32_t base = (uint32_t)r->base;
     int skip = kind ? 2 : 0;
     if (r->compact) return; /* ids may exceed 32 bits: the general path keeps them */
@@ -200,7 +302,7 @@ static inline void fast_lines_of(const sp_el_read_t *r, sp_text_lines_t *it, cha
         const char *s = sp__parse_short_pair(p + skip, it->end, &u, &v);
         if (!s) break;
         if (r->weighted && (!is_blank(*s++) || !(s = fast_weight(r, s, it->end, k)))) break;
-        if (*s != '\n' || u < base || v < base || u - base >= lim || v - base >= lim) break;
+        if (*s != '\n' || !fast_id_ok(u, base, lim) || !fast_id_ok(v, base, lim)) break;
         r->row[k] = (int32_t)(u - base);
         r->col[k] = (int32_t)(v - base);
         if (u - base > top) top = u - base;
@@ -222,6 +324,64 @@ void sp__el_fast_lines(const sp_el_read_t *r, sp_text_lines_t *it, char kind, in
 {
     if (kind == 'a') fast_lines_of(r, it, 'a', kp, max_id);
     else if (kind == 0) fast_lines_of(r, it, 0, kp, max_id);
+}
+
+/* Bytes one neighbour of an adjacency line may read from its start: the id and the word
+ * read with it, a blank, the weight's window. */
+enum { FAST_NEIGHBOUR_WINDOW = 8 + 1 + FAST_WINDOW };
+
+/* sp__el_fast_adjacency with or without weights, inlined for each. */
+static inline void fast_adjacency_of(const sp_el_read_t *r, sp_text_lines_t *it, int weighted,
+                                     int64_t *kp, int64_t *vp, int64_t *max_id)
+{
+#if SP_SWAR_DIGITS
+    const char *p = it->p, *end = it->end;
+    int64_t k = *kp, v = *vp, top = *max_id, lim = fast_id_limit(r);
+    uint32_t base = (uint32_t)r->base;
+    if (r->compact) return; /* ids may exceed 32 bits: the general path keeps them */
+    for (; v < r->declared_n; v++) {
+        const char *s = sp__text_skip_blanks(p, end);
+        int64_t j = k, hi = v; /* the line's largest id, kept once the line is taken */
+        if (s < end && *s == '\n') { /* an isolated vertex */
+            p = s + 1;
+            continue;
+        }
+        for (;;) {
+            uint32_t d;
+            if (end - s < FAST_NEIGHBOUR_WINDOW || j >= r->cap ||
+                !sp__parse_short_uint(&s, end, &d) || !fast_id_ok(d, base, lim))
+                goto stop;
+            if (weighted && (!is_blank(*s++) || !(s = neighbour_weight(r, s, end, j)) || s == end))
+                goto stop;
+            r->row[j] = (int32_t)v;
+            r->col[j] = (int32_t)(d - base);
+            if (d - base > hi) hi = d - base;
+            j++;
+            if (*s == '\n') break;
+            if (!is_blank(*s)) goto stop;
+            s = sp__text_skip_blanks(s, end);
+            if (s < end && *s == '\n') break;
+        }
+        if (hi > top) top = hi;
+        k = j;
+        p = s + 1;
+    }
+stop:
+    it->line += v - *vp; /* one line per vertex taken */
+    it->p = p;
+    *kp = k;
+    *vp = v;
+    *max_id = top;
+#else
+    (void)r, (void)it, (void)weighted, (void)kp, (void)vp, (void)max_id;
+#endif
+}
+
+void sp__el_fast_adjacency(const sp_el_read_t *r, sp_text_lines_t *it, int64_t *kp, int64_t *vp,
+                           int64_t *max_id)
+{
+    if (r->weighted) fast_adjacency_of(r, it, 1, kp, vp, max_id);
+    else fast_adjacency_of(r, it, 0, kp, vp, max_id);
 }
 
 sp_status_t sp__el_parse_edge_lines(const sp_el_read_t *r, sp_el_chunk_t *c, int with_weight,

@@ -83,6 +83,9 @@ extern const sp_el_format_t sp__el_snap, sp__el_dimacs, sp__el_metis;
 int64_t sp__el_count_lines(const sp_chunk_t *chunk, int (*is_edge)(const char *b, const char *e));
 /* Number of blank-separated fields in [p, e). */
 int64_t sp__el_count_fields(const char *p, const char *e);
+/* Number of fields in [p, e) separated by blanks and '\n', *breaks the number of '\n';
+ * -1 when the range holds a '\r' or '%' (line ends and comments need the line walk). */
+int64_t sp__el_count_fields_breaks(const char *p, const char *e, int64_t *breaks);
 
 /* Parse a vertex id at *p (a whole field), check it against the id rules and store the
  * 0-based id; advance *p past the field. Errors name path:line. */
@@ -120,6 +123,17 @@ sp_status_t sp__el_find_header(sp_el_read_t *r, const sp_text_t *text,
  * weight slot it may have received); takes nothing when ids are compacted. */
 void sp__el_fast_lines(const sp_el_read_t *r, sp_text_lines_t *it, char kind, int64_t *k,
                        int64_t *max_id);
+/* The commonest adjacency lines of a METIS body from it->p on, vertex *v first: neighbour
+ * ids of at most 7 digits within the id rules (blanks before the first), each followed by one blank and a weight
+ * the fast parsers take when r->weighted, fields separated by blanks, '\n' right after
+ * the last field or its trailing blanks, or a line of nothing (an isolated vertex);
+ * stored into slot *k on with the vertex as source, *max_id raised, *v one up per line,
+ * while vertices remain declared and a whole window of bytes lies before the chunk's end
+ * for each neighbour. Stops, leaving it->p and it->line at the line's start, at the first
+ * other line or a neighbour without a slot, for the line walk to read and judge (writing
+ * again the slots it may have received); takes nothing when ids are compacted. */
+void sp__el_fast_adjacency(const sp_el_read_t *r, sp_text_lines_t *it, int64_t *k, int64_t *v,
+                           int64_t *max_id);
 /* Parse pass for formats with one edge per line: fields(r, line, b, e, &p) classifies
  * each line (b, e as sp__text_next_line gives) and sets p to where "u v [w]" starts for
  * an edge line, leaves it NULL for a line to skip, or fails for a line that is wrong

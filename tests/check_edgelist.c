@@ -737,6 +737,145 @@ START_TEST(random_metis_chunks)
 }
 END_TEST
 
+/* A METIS file of n vertices whose adjacency lines the fast path takes (blank lines,
+ * leading, trailing and tab blanks included), written with '\n' or with "\r\n" ends, which
+ * send every line to the line walk: both must give the same entries, the weights
+ * bit-identical to strtod / strtof (fast_weight_text's forms, the hard ones included). */
+static void write_metis(const char *path, int weighted, int crlf, char (*text)[64], int32_t *adj,
+                        int *len, int n, int deg)
+{
+    FILE *f = fopen(path, "wb");
+    int64_t m = 0;
+    for (int u = 0; u < n; u++) m += len[u];
+    fprintf(f, "%d %lld%s%s", n, (long long)m, weighted ? " 1" : "", crlf ? "\r\n" : "\n");
+    for (int u = 0; u < n; u++) {
+        if (u % 11 == 5) fputs(u % 2 ? "  " : "\t", f);
+        for (int j = 0; j < len[u]; j++) {
+            fprintf(f, "%s%d", j ? (j % 5 ? " " : "\t ") : "", adj[u * deg + j] + 1);
+            if (weighted) fprintf(f, " %s", text[u * deg + j]);
+        }
+        if (u % 13 == 7) fputs(" ", f);
+        fputs(crlf ? "\r\n" : "\n", f);
+    }
+    fclose(f);
+}
+
+START_TEST(metis_fast_adjacency)
+{
+    enum { N = 600, DEG = 12 };
+    int weighted = _i;
+    char dir[] = "/tmp/sp_el_XXXXXX", path[2][64];
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    static char text[N * DEG][64];
+    static int32_t adj[N * DEG];
+    static int len[N];
+    uint64_t seed = 5;
+    int wk = 0;
+    for (int u = 0; u < N; u++) {
+        len[u] = u % 17 == 3 ? 0 : (int)(sp_test_rand(&seed) % (DEG + 1));
+        if (u == 100) len[u] = DEG; /* a line longer than the fast window */
+        for (int j = 0; j < len[u]; j++) {
+            adj[u * DEG + j] = (int32_t)(sp_test_rand(&seed) % N);
+            fast_weight_text(wk++, &seed, text[u * DEG + j], sizeof text[0]);
+        }
+    }
+    for (int crlf = 0; crlf < 2; crlf++) {
+        snprintf(path[crlf], sizeof path[crlf], "%s/adj%d.graph", dir, crlf);
+        write_metis(path[crlf], weighted, crlf, text, adj, len, N, DEG);
+    }
+    for (int t = 1; t <= 8; t *= 2) {
+        sp_edgelist_options_t o = {.nthreads = t};
+        for (int crlf = 0; crlf < 2; crlf++) {
+            sp_coo_t *a = read_ok(path[crlf], SP_R_64F, &o, NULL);
+            sp_coo_t *b = read_ok(path[crlf], SP_R_32F, &o, NULL);
+            sp_coo_t *c = read_ok(path[crlf], SP_VALUE_NONE, &o, NULL);
+            ck_assert_int_eq(a->nrows, N);
+            int64_t k = 0;
+            for (int u = 0; u < N; u++)
+                for (int j = 0; j < len[u]; j++, k++) {
+                    ck_assert_msg(a->row[k] == u && a->col[k] == adj[u * DEG + j] &&
+                                      b->row[k] == u && c->col[k] == a->col[k],
+                                  "entry %lld (crlf %d, %d threads)", (long long)k, crlf, t);
+                    const char *w = text[u * DEG + j];
+                    double d = weighted ? strtod(w, NULL) : 1.0, got = ((double *)a->val)[k];
+                    float x = weighted ? strtof(w, NULL) : 1.0f, gotf = ((float *)b->val)[k];
+                    ck_assert_msg((isnan(d) && isnan(got)) || memcmp(&d, &got, sizeof d) == 0,
+                                  "f64 weight \"%s\": %.17g, strtod %.17g", w, got, d);
+                    ck_assert_msg((isnan(x) && isnan(gotf)) || memcmp(&x, &gotf, sizeof x) == 0,
+                                  "f32 weight \"%s\": %.9g, strtof %.9g", w, gotf, x);
+                }
+            ck_assert_int_eq(a->nnz, k);
+            ck_assert_int_eq(b->nnz, k);
+            ck_assert_int_eq(c->nnz, k);
+            sp_coo_free(a);
+            sp_coo_free(b);
+            sp_coo_free(c);
+        }
+    }
+    unlink(path[0]);
+    unlink(path[1]);
+    rmdir(dir);
+}
+END_TEST
+
+/* Refusals on vertex line 21 of 41 whose other lines the fast path takes: the same status
+ * and file:line message as from the line walk (the header is line 1, so the bad line is
+ * line 22). Vertex 21 lists what the case gives; the others "1 0.25 2 0.5" with weights
+ * (fmt 1), "1 2" without. */
+static const struct metis_case {
+    int weighted;
+    const char *line;
+    sp_status_t status;
+    const char *text;
+} metis_cases[] = {
+    {1, "1 0.25 x 0.5", SP_STATUS_PARSE_ERROR, ":22: vertex id expected, found 'x'"},
+    {1, "1 0.25 2", SP_STATUS_PARSE_ERROR, ":22: neighbour 2 has no weight"},
+    {1, "3", SP_STATUS_PARSE_ERROR, ":22: neighbour 3 has no weight"},
+    {1, "1 0.25 2 abc", SP_STATUS_PARSE_ERROR, ":22: weight expected, found 'abc'"},
+    {1, "1 0.25 2 0.5x", SP_STATUS_PARSE_ERROR, ":22: weight expected, found '0.5x'"},
+    {1, "1 1e999", SP_STATUS_PARSE_ERROR, ":22: weight '1e999' out of range"},
+    {1, "1 0.25 42 0.5", SP_STATUS_PARSE_ERROR, ":22: vertex id 42 outside 1..41"},
+    {1, "0 0.25", SP_STATUS_PARSE_ERROR, ":22: vertex id 0, but ids start at 1"},
+    {1, "1 0.25 -2 0.5", SP_STATUS_PARSE_ERROR, ":22: negative vertex id -2"},
+    {1, "1 0.25 2147483648 0.5", SP_STATUS_PARSE_ERROR, ":22: vertex id 2147483648 outside 1..41"},
+    {0, "1 x", SP_STATUS_PARSE_ERROR, ":22: vertex id expected, found 'x'"},
+    {0, "1 2.5", SP_STATUS_PARSE_ERROR, ":22: vertex id expected, found '2.5'"},
+    {0, "1 42", SP_STATUS_PARSE_ERROR, ":22: vertex id 42 outside 1..41"},
+    {0, "0 2", SP_STATUS_PARSE_ERROR, ":22: vertex id 0, but ids start at 1"},
+    {0, "1 99999999999999999999", SP_STATUS_PARSE_ERROR, ":22: vertex id '99999999999999999999' exceeds 64 bits"},
+};
+
+START_TEST(metis_fast_refusals)
+{
+    const struct metis_case *mc = &metis_cases[_i];
+    char dir[] = "/tmp/sp_el_XXXXXX", path[64];
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/bad.graph", dir);
+    FILE *f = fopen(path, "wb");
+    fprintf(f, "41 82%s\n", mc->weighted ? " 1" : "");
+    for (int k = 0; k < 41; k++)
+        fprintf(f, "%s\n", k == 20 ? mc->line : mc->weighted ? "1 0.25 2 0.5" : "1 2");
+    fclose(f);
+    for (int t = 1; t <= 2; t++) {
+        sp_edgelist_options_t o = {.nthreads = t};
+        sp_coo_t *a = NULL;
+        ck_assert_status(sp_edgelist_read(path, SP_R_64F, &o, &a, NULL), mc->status);
+        ck_assert_error_has(mc->text);
+        ck_assert_ptr_null(a);
+    }
+    /* More vertex lines than declared, amid fast lines: the 42nd is refused. */
+    f = fopen(path, "wb");
+    fputs("41 41\n", f);
+    for (int k = 0; k < 45; k++) fputs("2\n", f);
+    fclose(f);
+    sp_coo_t *a = NULL;
+    ck_assert_status(sp_edgelist_read(path, SP_VALUE_NONE, NULL, &a, NULL), SP_STATUS_PARSE_ERROR);
+    ck_assert_error_has(":43: more vertex lines than the 41 the header (line 1) declares");
+    unlink(path);
+    rmdir(dir);
+}
+END_TEST
+
 /* ---- malformed input ---- */
 
 static const struct bad_case {
@@ -856,9 +995,12 @@ int main(void)
     tcase_add_test(tc, real_dimacs_metis);
     tcase_add_test(tc, random_snap_chunks);
     tcase_add_test(tc, random_metis_chunks);
+    tcase_add_loop_test(tc, metis_fast_adjacency, 0, 2);
     suite_add_tcase(s, tc);
     tc = tcase_create("errors");
     tcase_add_loop_test(tc, malformed, 0, (int)(sizeof bad_cases / sizeof bad_cases[0]));
+    tcase_add_loop_test(tc, metis_fast_refusals, 0,
+                        (int)(sizeof metis_cases / sizeof metis_cases[0]));
     tcase_add_test(tc, id_limits);
     tcase_add_test(tc, bad_arguments);
     suite_add_tcase(s, tc);
