@@ -100,7 +100,8 @@ int64_t sp__el_count_fields_breaks(const char *p, const char *e, int64_t *breaks
             __m128i before = _mm_or_si128(_mm_slli_si128(seps, 1), _mm_srli_si128(prev, 15));
             starts = _mm_sub_epi8(starts, _mm_andnot_si128(seps, before));
             lines = _mm_sub_epi8(lines, is_lf);
-            walk = _mm_or_si128(walk, _mm_or_si128(_mm_cmpeq_epi8(w, cr), _mm_cmpeq_epi8(w, pct)));
+            walk = _mm_or_si128(walk, _mm_cmpeq_epi8(w, cr));
+            walk = _mm_or_si128(walk, _mm_cmpeq_epi8(w, pct));
             prev = seps;
         }
         n += byte_sum(starts);
@@ -351,8 +352,9 @@ static inline void fast_adjacency_of(const sp_el_read_t *r, sp_text_lines_t *it,
             if (end - s < FAST_NEIGHBOUR_WINDOW || j >= r->cap ||
                 !sp__parse_short_uint(&s, end, &d) || !fast_id_ok(d, base, lim))
                 goto stop;
-            if (weighted && (!is_blank(*s++) || !(s = neighbour_weight(r, s, end, j)) || s == end))
+            if (weighted && (!is_blank(*s++) || !(s = neighbour_weight(r, s, end, j))))
                 goto stop;
+            if (s == end) goto stop;
             r->row[j] = (int32_t)v;
             r->col[j] = (int32_t)(d - base);
             if (d - base > hi) hi = d - base;

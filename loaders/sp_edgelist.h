@@ -123,15 +123,16 @@ sp_status_t sp__el_find_header(sp_el_read_t *r, const sp_text_t *text,
  * weight slot it may have received); takes nothing when ids are compacted. */
 void sp__el_fast_lines(const sp_el_read_t *r, sp_text_lines_t *it, char kind, int64_t *k,
                        int64_t *max_id);
-/* The commonest adjacency lines of a METIS body from it->p on, vertex *v first: neighbour
- * ids of at most 7 digits within the id rules (blanks before the first), each followed by one blank and a weight
- * the fast parsers take when r->weighted, fields separated by blanks, '\n' right after
- * the last field or its trailing blanks, or a line of nothing (an isolated vertex);
- * stored into slot *k on with the vertex as source, *max_id raised, *v one up per line,
- * while vertices remain declared and a whole window of bytes lies before the chunk's end
- * for each neighbour. Stops, leaving it->p and it->line at the line's start, at the first
- * other line or a neighbour without a slot, for the line walk to read and judge (writing
- * again the slots it may have received); takes nothing when ids are compacted. */
+/* The commonest adjacency lines of a METIS body from it->p on, vertex *v first: after
+ * any blanks, neighbour ids of at most 7 digits within the id rules, each followed, when
+ * r->weighted, by one blank and a weight (the fast parsers, then the general one), fields
+ * separated by blanks, '\n' right after the last field or its trailing blanks, or a line
+ * of nothing (an isolated vertex); stored into slot *k on with the vertex as source,
+ * *max_id raised, *v one up per line, while vertices remain declared and a whole window of
+ * bytes lies before the chunk's end for each neighbour. Stops, leaving it->p and it->line
+ * at the line's start, at the first other line or a neighbour without a slot, for the line
+ * walk to read and judge (writing again the slots it may have received); takes nothing
+ * when ids are compacted. */
 void sp__el_fast_adjacency(const sp_el_read_t *r, sp_text_lines_t *it, int64_t *k, int64_t *v,
                            int64_t *max_id);
 /* Parse pass for formats with one edge per line: fields(r, line, b, e, &p) classifies
