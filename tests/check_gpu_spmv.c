@@ -717,6 +717,31 @@ START_TEST(test_row_length_boundaries)
 }
 END_TEST
 
+START_TEST(test_large_with_long_rows)
+{
+    /* past 2^22 entries (the adaptive plan's long pieces, 2048 entries; shorter below, as
+     * in the tests above): 2^20 rows of 4 entries and 64 rows of 3000 to 40000, spread
+     * over the rows (under SP_TEST_SMALL a sixteenth of it, the short-piece plan) */
+    int64_t n = small ? (1 << 16) : (1 << 20), nlong = 64, nnz = 4 * n;
+    for (int64_t k = 0; k < nlong; k++) nnz += 3000 + (k * 577) % 37000;
+    sp_coo_t *a = coo_new(n, n, nnz);
+    uint64_t s = 23;
+    for (int64_t r = 0; r < n; r++)
+        for (int k = 0; k < 4; k++)
+            coo_push(a, r, (int64_t)((r * 7919 + (uint64_t)k * 104729) % (uint64_t)n),
+                     2 * sp_test_uniform(&s) - 1);
+    for (int64_t k = 0; k < nlong; k++) {
+        int64_t row = (k * 16411 + 5) % n, len = 3000 + (k * 577) % 37000;
+        uint64_t start = sp_test_rand(&s) % (uint64_t)n;
+        for (int64_t j = 0; j < len; j++) /* distinct columns from a random start */
+            coo_push(a, row, (int64_t)((start + (uint64_t)j) % (uint64_t)n),
+                     2 * sp_test_uniform(&s) - 1);
+    }
+    check_matrix("large with long rows", a, NULL, ALL_FORMATS, WITH_CUSPARSE);
+    sp_coo_free(a);
+}
+END_TEST
+
 START_TEST(test_beyond_a_grid_wave)
 {
     int64_t nnz = small ? 300000 : 5000000;
@@ -895,6 +920,7 @@ static Suite *gpu_spmv_suite(void)
     tcase_add_test(t, test_row_longer_than_block);
     tcase_add_test(t, test_row_of_length_n);
     tcase_add_test(t, test_row_length_boundaries);
+    tcase_add_test(t, test_large_with_long_rows);
     tcase_add_test(t, test_beyond_a_grid_wave);
     tcase_add_test(t, test_generated);
     tcase_add_test(t, test_datasets);

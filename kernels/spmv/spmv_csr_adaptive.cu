@@ -109,7 +109,7 @@ adaptive_kernel(const int32_t *__restrict__ ptr, const int32_t *__restrict__ idx
     int32_t *counter = reinterpret_cast<int32_t *>(temp);
     T *partial = reinterpret_cast<T *>(temp + sp_prim::align_up((size_t)nlong * 4));
     spmv::long_piece<P>(ptr, idx, val, long_rows, first_piece, first_piece + nlong + 1, p,
-                        counter, partial, x, alpha, beta, y);
+                        __ldg(aux + 3), counter, partial, x, alpha, beta, y);
 }
 
 } /* namespace */

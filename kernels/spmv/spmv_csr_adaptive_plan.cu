@@ -130,6 +130,9 @@ sp_status_t fill_aux(const sp_gpu_env_t *env, const sp_csr_t *a, const plan_scra
     sp_status_t st = SP_STATUS_SUCCESS;
     cudaStream_t stream = (cudaStream_t)env->stream;
     int64_t npieces = 0, nblocks[P::kinds], total = 0, ntail = 2 * nsb + 2 * nlong + 1;
+    /* long pieces where there are entries enough to fill the GPU; shorter ones on small
+     * matrices, whose calls are bound by one piece's chain of loads */
+    int32_t pe = a->nnz >= P::small_nnz ? P::piece_entries : P::small_piece_entries;
     int32_t *h_aux = NULL, *d_tail = NULL, *d_first = NULL, *tail = NULL;
     size_t head = 0;
     SP_TRY(env_alloc_n(env, &d_tail, ntail));
@@ -137,7 +140,7 @@ sp_status_t fill_aux(const sp_gpu_env_t *env, const sp_csr_t *a, const plan_scra
     fill_kernel<<<spmv::plan_grid<P>(env, a->nrows), P::plan_block_threads, 0, stream>>>(
         a->ptr, a->nrows, s->starts, s->longs, d_tail, d_tail + 2 * nsb);
     SP_CUDA_LAUNCHED("fill_kernel");
-    SP_TRY(spmv::count_pieces<P>(env, a, d_tail + 2 * nsb, nlong, d_first, &npieces));
+    SP_TRY(spmv::count_pieces<P>(env, a, d_tail + 2 * nsb, nlong, pe, d_first, &npieces));
     nblocks[0] = nsb;
     nblocks[1] = (npieces + P::block_threads / 32 - 1) / (P::block_threads / 32);
     total = nblocks[0] + nblocks[1];
@@ -150,6 +153,7 @@ sp_status_t fill_aux(const sp_gpu_env_t *env, const sp_csr_t *a, const plan_scra
     h_aux[0] = (int32_t)nsb;
     h_aux[1] = (int32_t)nlong;
     h_aux[2] = (int32_t)npieces;
+    h_aux[3] = pe;
     spmv::interleave_schedule(P::kinds, nblocks, h_aux + P::header_ints);
     p->param = (int)total;
     p->naux = (int64_t)head + ntail + npieces;

@@ -130,7 +130,8 @@ sp_status_t fill_aux(const sp_gpu_env_t *env, const sp_csr_t *a, const plan_scra
     size_t head = 0;
     /* the long rows' first pieces go right after the row list, where the kernel reads them */
     SP_TRY(env_alloc_n(env, &d_first, nlong + 1));
-    SP_TRY(spmv::count_pieces<P>(env, a, s->rows + (a->nrows - nlong), nlong, d_first, &npieces));
+    SP_TRY(spmv::count_pieces<P>(env, a, s->rows + (a->nrows - nlong), nlong,
+                                      P::piece_entries, d_first, &npieces));
     for (int b = 0; b < P::bins; b++) total += nblocks[b] = bin_blocks(b, count[b], npieces);
     if (total > INT32_MAX)
         SP_FAIL(SP_STATUS_NOT_SUPPORTED, "csr binned plan: %lld blocks exceed one launch",

@@ -1,7 +1,7 @@
-/* Long rows cut into pieces of P::piece_entries entries, a warp each, shared by the CSR
+/* Long rows cut into pieces of pe entries (the plan's choice), a warp each, shared by the CSR
  * kernels that treat short and long rows apart (binned, adaptive): the piece kernel, the
  * plan's piece tables and the block schedule that interleaves the kinds of blocks of one
- * launch. P gives piece_entries, long_lane_entries, plan_block_threads and
+ * launch. P gives long_lane_entries, plan_block_threads and
  * plan_blocks_per_sm. Tables, in the plan's d_aux: long_rows[nlong] (row numbers),
  * first_piece[nlong + 1] (the last entry the piece count), piece_row[pieces] (the index in
  * long_rows of each piece's row). d_temp: a counter per long row (0 between calls), then a
@@ -22,7 +22,7 @@ namespace spmv {
 template <typename P, typename T>
 __device__ __forceinline__ void long_piece(const int32_t *ptr, const int32_t *idx, const T *val,
                                            const int32_t *long_rows, const int32_t *first_piece,
-                                           const int32_t *piece_row, int64_t p,
+                                           const int32_t *piece_row, int64_t p, int32_t pe,
                                            int32_t *counter, T *partial, const T *x, T alpha,
                                            T beta, T *y)
 {
@@ -31,8 +31,8 @@ __device__ __forceinline__ void long_piece(const int32_t *ptr, const int32_t *id
     int32_t k = __ldg(piece_row + p);
     int32_t r = __ldg(long_rows + k);
     int32_t f0 = __ldg(first_piece + k), f1 = __ldg(first_piece + k + 1);
-    int64_t start = (int64_t)__ldg(ptr + r) + (p - f0) * (int64_t)P::piece_entries;
-    int64_t end = min(start + P::piece_entries, (int64_t)__ldg(ptr + r + 1));
+    int64_t start = (int64_t)__ldg(ptr + r) + (p - f0) * (int64_t)pe;
+    int64_t end = min(start + pe, (int64_t)__ldg(ptr + r + 1));
     T sum = T(0);
     /* lanes walk from the multiple of 32 entries below start, so a warp's loads fill whole
      * L2 lines; entries before start (another piece's) are skipped */
@@ -80,12 +80,13 @@ __device__ __forceinline__ void long_piece(const int32_t *ptr, const int32_t *id
 /* pieces[k] = pieces of long row long_rows[k]. */
 template <typename P>
 __global__ void __launch_bounds__(P::plan_block_threads)
-piece_count_kernel(const int32_t *ptr, const int32_t *long_rows, int64_t nlong, int32_t *pieces)
+piece_count_kernel(const int32_t *ptr, const int32_t *long_rows, int64_t nlong, int32_t pe,
+                   int32_t *pieces)
 {
     for (int64_t k = (int64_t)blockIdx.x * P::plan_block_threads + threadIdx.x; k < nlong;
          k += (int64_t)gridDim.x * P::plan_block_threads) {
         int32_t r = long_rows[k];
-        pieces[k] = (ptr[r + 1] - ptr[r] + P::piece_entries - 1) / P::piece_entries;
+        pieces[k] = (ptr[r + 1] - ptr[r] + pe - 1) / pe;
     }
 }
 
@@ -105,12 +106,12 @@ static inline unsigned plan_grid(const sp_gpu_env_t *env, int64_t n)
     return grid_for(env, n, P::plan_block_threads, P::plan_blocks_per_sm);
 }
 
-/* d_first = the first piece of each of the nlong rows at d_long (nlong + 1 entries, the
- * last the piece count, also in *npieces). */
+/* d_first = the first piece (of pe entries) of each of the nlong rows at d_long (nlong + 1
+ * entries, the last the piece count, also in *npieces). */
 template <typename P>
 static inline sp_status_t count_pieces(const sp_gpu_env_t *env, const sp_csr_t *a,
-                                       const int32_t *d_long, int64_t nlong, int32_t *d_first,
-                                       int64_t *npieces)
+                                       const int32_t *d_long, int64_t nlong, int32_t pe,
+                                       int32_t *d_first, int64_t *npieces)
 {
     sp_status_t st = SP_STATUS_SUCCESS;
     void *d_temp = NULL;
@@ -122,7 +123,7 @@ static inline sp_status_t count_pieces(const sp_gpu_env_t *env, const sp_csr_t *
         goto done;
     }
     piece_count_kernel<P><<<plan_grid<P>(env, nlong), P::plan_block_threads, 0,
-                            (cudaStream_t)env->stream>>>(a->ptr, d_long, nlong, d_first);
+                            (cudaStream_t)env->stream>>>(a->ptr, d_long, nlong, pe, d_first);
     SP_CUDA_LAUNCHED("piece_count_kernel");
     SP_TRY(sp__gpu_exclusive_scan_i32(d_first, d_first, nlong, d_first + nlong, NULL, &bytes,
                                       env->stream));

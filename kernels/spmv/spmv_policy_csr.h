@@ -86,9 +86,11 @@ struct sp_spmv_csr_binned_policy {
  * issuing all of its gathers from x (at most stream_loads) before storing the products in
  * shared memory; then sub-warps of 1..32 lanes (from the block's mean row length, lanes
  * for rows of about lane_entries entries each) add up the rows. Rows longer than
- * short_max are cut into pieces of piece_entries, a warp each (spmv_long_rows.cuh); the
+ * short_max are cut into pieces of piece_entries (small_piece_entries in a matrix of
+ * fewer than small_nnz entries), a warp each (spmv_long_rows.cuh); the
  * two kinds of blocks are interleaved in one launch.
- * The plan's d_aux (int32): header[header_ints] = (stream blocks, long rows, pieces);
+ * The plan's d_aux (int32): header[header_ints] = (stream blocks, long rows, pieces,
+ * entries a piece);
  * schedule[2 * blocks] = (kind: 0 stream, 1 pieces; index among its kind's blocks);
  * stream[2 * stream blocks] = (first row, end row); then the long-row tables of
  * spmv_long_rows.cuh: long_rows[nlong], first_piece[nlong + 1], piece_row[pieces].
@@ -96,7 +98,9 @@ struct sp_spmv_csr_binned_policy {
  * Tuned on the H200 (bench/results/h200-spmv-suite.md, 2026-11-24 tuning table: Kronecker
  * 20, 22, 23 and uniform 22): short_max 256 rather than 64 or 128, 8 gathers in flight a
  * lane in the pieces rather than 4, pieces of 2048 entries rather than 512 or 1024; the
- * window (512 or 1024 entries) made no difference beyond noise. */
+ * window (512 or 1024 entries) made no difference beyond noise. Pieces of 2048 made
+ * arrow.mtx (one row of 46,500 entries in 139,498) a fifth slower than pieces of 1024:
+ * a small matrix's call waits on one piece's chain of loads, hence small_piece_entries. */
 struct sp_spmv_csr_adaptive_policy {
     static constexpr int block_threads = 256;
     static constexpr int min_blocks_per_sm = 8;
@@ -110,6 +114,8 @@ struct sp_spmv_csr_adaptive_policy {
     static constexpr int kinds = 2;
     static constexpr int long_lane_entries = 8;
     static constexpr int piece_entries = 2048;
+    static constexpr int small_piece_entries = 512;
+    static constexpr int64_t small_nnz = (int64_t)1 << 22;
     static constexpr int header_ints = 4;
     static constexpr int plan_block_threads = 256;
     static constexpr int plan_blocks_per_sm = 4;
