@@ -29,6 +29,7 @@ typedef struct options {
     uint64_t seed;
     const char *bfs_variant, *bfs_loop; /* --bfs-variant, --bfs-loop (NULL: all) */
     int bfs_suite;
+    int bfs_levels; /* --bfs-levels: each row's per-level table of its first source */
 } options_t;
 
 static void usage(FILE *f)
@@ -61,7 +62,10 @@ static void usage(FILE *f)
             "  --bfs-variant LIST   only these (comma-separated): push, pull, edge, frontier,\n"
             "                       privatized, direction_opt, auto\n"
             "  --bfs-loop LIST      only these: host, single_block, persistent,\n"
-            "                       persistent_coop, auto\n"
+            "                       persistent_coop, graph, auto\n"
+            "  --bfs-levels         after each row: direction, frontier size and GPU time\n"
+            "                       of every level from the first source (host and graph\n"
+            "                       loops time levels)\n"
             "  --bfs-suite          the BFS benchmark graphs (Kronecker, uniform, grid,\n"
             "                       datasets/), a row per graph x variant x loop\n"
             "  --json FILE          write every figure as JSON\n"
@@ -154,6 +158,9 @@ static int parse_args(int argc, char **argv, options_t *o)
             o->bfs = 1;
         } else if (!strcmp(a, "--bfs-suite")) {
             o->bfs_suite = 1;
+        } else if (!strcmp(a, "--bfs-levels")) {
+            o->bfs_levels = 1;
+            o->bfs = 1;
         } else if (!strcmp(a, "--undirected")) {
             o->undirected = 1;
         } else if (!strcmp(a, "--complex-real")) {
@@ -454,6 +461,7 @@ static sb_bfs_request_t bfs_request(const options_t *o, const sb_exec_t *ex)
     q.check = o->check;
     q.variant = o->bfs_variant;
     q.loop = o->bfs_loop;
+    q.levels = o->bfs_levels;
     q.undirected = -1;
     q.validate_all = 1;
     q.gpu = ex->gpu;

@@ -22,7 +22,9 @@ static const struct {
     {SP_BFS_EDGE, SP_BFS_LOOP_HOST, 0},          {SP_BFS_FRONTIER, SP_BFS_LOOP_HOST, 0},
     {SP_BFS_PRIVATIZED, SP_BFS_LOOP_HOST, 0},    {SP_BFS_DIRECTION_OPT, SP_BFS_LOOP_HOST, 0},
     {SP_BFS_FRONTIER, SP_BFS_LOOP_SINGLE_BLOCK, 0}, {SP_BFS_FRONTIER, SP_BFS_LOOP_PERSISTENT, 0},
-    {SP_BFS_FRONTIER, SP_BFS_LOOP_PERSISTENT, 1}, {SP_BFS_AUTO, SP_BFS_LOOP_AUTO, 0},
+    {SP_BFS_FRONTIER, SP_BFS_LOOP_PERSISTENT, 1}, {SP_BFS_FRONTIER, SP_BFS_LOOP_GRAPH, 0},
+    {SP_BFS_PULL, SP_BFS_LOOP_GRAPH, 0},          {SP_BFS_DIRECTION_OPT, SP_BFS_LOOP_GRAPH, 0},
+    {SP_BFS_AUTO, SP_BFS_LOOP_AUTO, 0},
 };
 enum { NCOMBOS = sizeof g_combos / sizeof g_combos[0] };
 
@@ -261,6 +263,32 @@ void sb_print_bfs_header(void)
            "time: CUDA events around each search, setup excluded)\n");
 }
 
+/* --bfs-levels: one more search of combination c from the first source, with per-level
+ * stats; a line per level (the first SB_BFS_LEVEL_LINES and the last). */
+static void print_levels(sp_context_t *ctx, sp_matrix_t *A, int c, const bfs_buffers_t *b)
+{
+    enum { CAP = 1 << 14 };
+    static int64_t sizes[CAP];
+    static int32_t dirs[CAP];
+    static double times[CAP];
+    sp_bfs_stats_t s = {0};
+    s.frontier_sizes = sizes, s.directions = dirs, s.level_times_ms = times;
+    s.frontier_capacity = CAP;
+    if (search(ctx, A, c, b->sources[0], b, &s)) return;
+    int64_t shown = s.levels < CAP ? s.levels : CAP;
+    for (int64_t l = 0; l < shown; l++) {
+        if (l == SB_BFS_LEVEL_LINES && shown > SB_BFS_LEVEL_LINES + 1) {
+            printf("  ... %lld levels ...\n", (long long)(shown - SB_BFS_LEVEL_LINES - 1));
+            l = shown - 1;
+        }
+        printf("  level %5lld  %-4s frontier %10lld  ", (long long)l,
+               dirs[l] == SP_BFS_DIR_PULL ? "pull" : "push", (long long)sizes[l]);
+        if (times[l] >= 0) printf("%9.4f ms\n", times[l]);
+        else printf("%9s\n", "n/a");
+    }
+    printf("  source %d: %lld levels, %.4f ms\n", b->sources[0], (long long)s.levels, s.time_ms);
+}
+
 int sb_bfs_table(sp_context_t *ctx, sp_matrix_t *A, const sb_bfs_request_t *q, const char *graph,
                  sb_bfs_row_t *rows, int *nrows)
 {
@@ -304,6 +332,7 @@ int sb_bfs_table(sp_context_t *ctx, sp_matrix_t *A, const sb_bfs_request_t *q, c
         run_combo(ctx, A, &req, c, &b, &rows[*nrows]);
         ok &= rows[*nrows].status != 0 || rows[*nrows].valid;
         sb_print_bfs_row(graph, &rows[*nrows]);
+        if (req.levels && !rows[*nrows].status) print_levels(ctx, A, c, &b);
         fflush(stdout);
         (*nrows)++;
     }
@@ -369,7 +398,7 @@ static int known_variant(const char *name)
 static int known_loop(const char *name)
 {
     if (!strcmp(name, "persistent_coop")) return 1;
-    for (int l = SP_BFS_LOOP_AUTO; l <= SP_BFS_LOOP_PERSISTENT; l++)
+    for (int l = SP_BFS_LOOP_AUTO; l <= SP_BFS_LOOP_GRAPH; l++)
         if (!strcmp(name, sp_bfs_loop_name((sp_bfs_loop_t)l))) return 1;
     return 0;
 }

@@ -5,6 +5,7 @@
 #include "spbench_util.h"
 
 #define SB_BFS_WARMUP 2 /* untimed searches per combination before the timed ones */
+#define SB_BFS_LEVEL_LINES 24 /* --bfs-levels: levels listed before the last */
 
 typedef struct sb_bfs_request {
     int64_t source;      /* >= 0: only this source */
@@ -16,6 +17,7 @@ typedef struct sb_bfs_request {
     int undirected;      /* graph is symmetric: 1, 0, or -1 to find out */
     int validate_all;    /* validate every search, else the first validate_first ones */
     int validate_first;
+    int levels;          /* print each row's per-level table (first source) */
     sb_gpu_t *gpu;       /* the GPU the context runs on (NULL: host context) */
 } sb_bfs_request_t;
 

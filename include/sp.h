@@ -453,11 +453,13 @@ typedef enum sp_bfs_loop {
     SP_BFS_LOOP_AUTO = 0,
     SP_BFS_LOOP_HOST = 1,        /* one launch per level */
     SP_BFS_LOOP_SINGLE_BLOCK = 2,
-    SP_BFS_LOOP_PERSISTENT = 3   /* soft-synchronized single kernel */
+    SP_BFS_LOOP_PERSISTENT = 3,  /* soft-synchronized single kernel */
+    SP_BFS_LOOP_GRAPH = 4        /* a CUDA graph whose device-side while node runs the
+                                    levels: one launch per search, decisions on the GPU */
 } sp_bfs_loop_t;
 
 /* "auto", "push", "pull", "edge", "frontier", "privatized", "direction_opt" and "auto",
- * "host", "single_block", "persistent"; NULL for an unknown value. */
+ * "host", "single_block", "persistent", "graph"; NULL for an unknown value. */
 SP_API const char *sp_bfs_variant_name(sp_bfs_variant_t variant);
 SP_API const char *sp_bfs_loop_name(sp_bfs_loop_t loop);
 
@@ -485,6 +487,10 @@ typedef struct sp_bfs_stats {
     int64_t direction_switches; /* out: push <-> pull changes */
     sp_bfs_variant_t variant_used; /* out: the variant that ran (never SP_BFS_AUTO) */
     sp_bfs_loop_t loop_used;       /* out: the level loop that ran (never _AUTO) */
+    double *level_times_ms;    /* optional host array of frontier_capacity entries: GPU time
+                                  of the step that expanded each level, with measure_time,
+                                  on loops HOST and GRAPH; -1 where not measured (host
+                                  context, the other loops) and past the last level */
 } sp_bfs_stats_t;
 
 typedef enum sp_bfs_direction {
@@ -506,9 +512,14 @@ typedef enum sp_bfs_direction {
  *  - loops SINGLE_BLOCK and PERSISTENT run the frontier-queue push inside the GPU (no
  *    host round trip per level) and take variant FRONTIER or AUTO only (other
  *    combinations: SP_STATUS_NOT_SUPPORTED naming both);
- *  - AUTO picks, for now, DIRECTION_OPT with the host loop (stats->variant_used and
- *    loop_used say what ran).
- * The call synchronizes the context's stream once per level on the host loop. Everything it
+ *  - loop GRAPH runs FRONTIER, PULL or DIRECTION_OPT (the same kernels and rule as the
+ *    host loop, the direction decided on the GPU) as one CUDA graph launch per search,
+ *    whose while node repeats the level step until the frontier is empty (needs a driver
+ *    of CUDA 12.4 or later); the graph is built once per call, before the first search;
+ *  - AUTO picks from the graph's size and degrees (stats->variant_used and loop_used say
+ *    what ran).
+ * The call synchronizes the context's stream once per level on the host loop, once per
+ * search on the others. Everything it
  * allocates (formats, scratch) is allocated before the first search writes an output, so a
  * call failing for memory leaves level, parent, stats and G's formats as they were. */
 SP_API sp_status_t sp_bfs(sp_context_t *ctx, sp_matrix_t *G, int64_t source,

@@ -178,6 +178,53 @@ sp_status_t sp__gpu_bfs_direction_opt_level(const sp_gpu_env_t *env, const sp_gp
                                             int32_t count, sp_gpu_bfs_dir_t prev,
                                             sp_gpu_bfs_dir_t dir);
 
+/* ---- the graph level loop (kernels/bfs/bfs_graph_loop.cu) ----
+ * A whole traversal as one CUDA graph launch: a device-side while node runs the level
+ * step of the mode (the frontier push, the pull, or direction-optimized switching by
+ * Beamer's rule decided on the GPU) until a level finds nothing. Built once for a graph
+ * and a scratch (sp_gpu_bfs_work_t: its arrays are baked into the graph; only the
+ * outputs may change between runs), run for any number of sources. */
+typedef enum sp_gpu_bfs_graph_mode {
+    SP_GPU_BFS_GRAPH_PUSH = 0,  /* frontier-queue push every level */
+    SP_GPU_BFS_GRAPH_PULL = 1,  /* pull every level (needs the CSC) */
+    SP_GPU_BFS_GRAPH_DIROPT = 2 /* direction-optimized (needs the CSC) */
+} sp_gpu_bfs_graph_mode_t;
+
+typedef struct sp_gpu_bfs_graph_loop {
+    void *graph, *exec;          /* cudaGraph_t, cudaGraphExec_t */
+    void *d_base;                /* the loop's state and per-level records (env memory) */
+    unsigned long long *h_stamps; /* host copy of the level start times */
+    int64_t capacity;            /* levels recorded */
+    int mode;
+} sp_gpu_bfs_graph_loop_t;
+
+/* What a run found, counted as the host loop counts it. */
+typedef struct sp_gpu_bfs_graph_log {
+    int64_t levels, vertices, edges, switches;
+} sp_gpu_bfs_graph_log_t;
+
+/* Build the graph for g and w (alpha, beta > 0: Beamer's parameters; capacity levels of
+ * records, 0..n + 1). SP_STATUS_NOT_SUPPORTED where the driver has no conditional nodes.
+ * On failure nothing is left allocated and *loop is zeroed. */
+sp_status_t sp__gpu_bfs_graph_loop_create(const sp_gpu_env_t *env, const sp_gpu_bfs_graph_t *g,
+                                          const sp_gpu_bfs_work_t *w,
+                                          sp_gpu_bfs_graph_mode_t mode, double alpha,
+                                          double beta, int64_t capacity,
+                                          sp_gpu_bfs_graph_loop_t *loop);
+/* One traversal from source into w's outputs (w carved from the scratch the loop was built
+ * for). sizes (int64), dirs (int32) and times_ms, host arrays of capacity entries (at most
+ * the loop's) or NULL, get each level's size (0 past the last), the direction of the step
+ * that expanded it (-1 past) and that step's GPU time (-1 past). Synchronizes env->stream
+ * once. */
+sp_status_t sp__gpu_bfs_graph_loop_run(const sp_gpu_env_t *env,
+                                       const sp_gpu_bfs_graph_loop_t *loop,
+                                       const sp_gpu_bfs_graph_t *g, const sp_gpu_bfs_work_t *w,
+                                       int32_t source, int64_t *sizes, int32_t *dirs,
+                                       double *times_ms, int64_t capacity,
+                                       sp_gpu_bfs_graph_log_t *log);
+/* Frees everything and zeroes *loop; a zeroed loop is a no-op. */
+void sp__gpu_bfs_graph_loop_destroy(const sp_gpu_env_t *env, sp_gpu_bfs_graph_loop_t *loop);
+
 #ifdef __cplusplus
 }
 #endif

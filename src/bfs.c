@@ -18,7 +18,7 @@ static sp_status_t check_options(const char *what, const sp_bfs_options_t *o)
     if (!o) goto done;
     SP_CHECK_ARG((int)o->variant >= SP_BFS_AUTO && o->variant <= SP_BFS_DIRECTION_OPT,
                  "%s: unknown variant %d", what, (int)o->variant);
-    SP_CHECK_ARG((int)o->loop >= SP_BFS_LOOP_AUTO && o->loop <= SP_BFS_LOOP_PERSISTENT,
+    SP_CHECK_ARG((int)o->loop >= SP_BFS_LOOP_AUTO && o->loop <= SP_BFS_LOOP_GRAPH,
                  "%s: unknown loop %d", what, (int)o->loop);
     SP_CHECK_ARG(o->alpha >= 0 && o->beta >= 0, "%s: negative alpha %g or beta %g", what,
                  o->alpha, o->beta);
@@ -29,6 +29,13 @@ static sp_status_t check_options(const char *what, const sp_bfs_options_t *o)
                 "variant only)",
                 what, sp_bfs_variant_name(o->variant), sp_bfs_loop_name(o->loop),
                 sp_bfs_loop_name(o->loop));
+    if (o->loop == SP_BFS_LOOP_GRAPH && o->variant != SP_BFS_AUTO &&
+        o->variant != SP_BFS_FRONTIER && o->variant != SP_BFS_PULL &&
+        o->variant != SP_BFS_DIRECTION_OPT)
+        SP_FAIL(SP_STATUS_NOT_SUPPORTED,
+                "%s: variant %s with loop graph is not supported (the graph loop runs the "
+                "frontier, pull and direction_opt variants)",
+                what, sp_bfs_variant_name(o->variant));
 done:
     return st;
 }
@@ -38,8 +45,10 @@ static sp_status_t check_stats(const char *what, const sp_bfs_stats_t *s, int64_
     sp_status_t st = SP_STATUS_SUCCESS;
     SP_CHECK_ARG(s->frontier_capacity >= 0, "%s: stats[%lld].frontier_capacity %lld < 0", what,
                  (long long)i, (long long)s->frontier_capacity);
-    SP_CHECK_ARG(s->frontier_capacity == 0 || s->frontier_sizes != NULL || s->directions != NULL,
-                 "%s: stats[%lld].frontier_sizes and directions are NULL with capacity %lld",
+    SP_CHECK_ARG(s->frontier_capacity == 0 || s->frontier_sizes != NULL ||
+                     s->directions != NULL || s->level_times_ms != NULL,
+                 "%s: stats[%lld].frontier_sizes, directions and level_times_ms are NULL with "
+                 "capacity %lld",
                  what, (long long)i, (long long)s->frontier_capacity);
 done:
     return st;
@@ -91,6 +100,8 @@ static sp_status_t host_bfs(sp_matrix_t *G, int64_t nsources, const int64_t *sou
         for (int64_t l = 0; s->directions && l < s->frontier_capacity; l++)
             s->directions[l] = l < levels ? SP_BFS_DIR_PUSH : -1;
         s->time_ms = s->measure_time ? now_ms() - t0 : 0;
+        for (int64_t l = 0; s->level_times_ms && l < s->frontier_capacity; l++)
+            s->level_times_ms[l] = -1; /* the reference is not timed per level */
         s->direction_switches = 0;
         s->variant_used = variant;
         s->loop_used = SP_BFS_LOOP_HOST;

@@ -60,10 +60,13 @@ static void swap_frontier(sp_gpu_bfs_work_t *w, sp_bfs_variant_t variant, sp_bfs
     }
 }
 
-/* The host level loop from source; stats s (may be NULL) gets sizes and directions. */
+/* The host level loop from source; stats s (may be NULL) gets sizes and directions, and
+ * each level's GPU time from the event pair lev (NULL: not timed) recorded around its step
+ * (read after the round trip that follows every step anyway). */
 static sp_status_t host_loop(const sp_gpu_env_t *env, const sp_gpu_bfs_graph_t *g,
                              sp_gpu_bfs_work_t w, sp_bfs_variant_t variant, double alpha,
-                             double beta, int32_t source, sp_bfs_stats_t *s, search_log_t *log)
+                             double beta, int32_t source, sp_bfs_stats_t *s, cudaEvent_t *lev,
+                             search_log_t *log)
 {
     sp_status_t st = SP_STATUS_SUCCESS;
     sp_gpu_bfs_counters_t c;
@@ -72,9 +75,11 @@ static sp_status_t host_loop(const sp_gpu_env_t *env, const sp_gpu_bfs_graph_t *
     sp_bfs_direction_t dir = variant == SP_BFS_PULL ? SP_BFS_DIR_PULL : SP_BFS_DIR_PUSH;
     sp_bfs_direction_t prev = dir;
     search_log_t lg = {1, 1, 0, 0};
+    double *times = s && lev ? s->level_times_ms : NULL;
     for (int64_t l = 0; l < cap; l++) {
         if (s->frontier_sizes) s->frontier_sizes[l] = l == 0;
         if (s->directions) s->directions[l] = -1;
+        if (s->level_times_ms) s->level_times_ms[l] = -1;
     }
     SP_TRY(sp__gpu_bfs_start(env, g, &w, source));
     SP_TRY(read_counters(env, &w, &c));
@@ -87,9 +92,16 @@ static sp_status_t host_loop(const sp_gpu_env_t *env, const sp_gpu_bfs_graph_t *
             dir = sp__bfs_next_direction(prev, m_f, m_u, count, prev_count, g->n, alpha, beta);
             if (cur > 0 && dir != prev) lg.switches++;
         }
+        if (times && cur < cap) SP_CUDA_TRY(cudaEventRecord(lev[0], (cudaStream_t)env->stream));
         SP_TRY(sp__gpu_bfs_counters_reset(env, &w));
         SP_TRY(step(env, g, &w, variant, cur, (int32_t)count, prev, dir));
+        if (times && cur < cap) SP_CUDA_TRY(cudaEventRecord(lev[1], (cudaStream_t)env->stream));
         SP_TRY(read_counters(env, &w, &c));
+        if (times && cur < cap) {
+            float ms = 0;
+            SP_CUDA_TRY(cudaEventElapsedTime(&ms, lev[0], lev[1]));
+            times[cur] = ms;
+        }
         if (cur < cap && s->directions) s->directions[cur] = dir;
         swap_frontier(&w, variant, dir);
         prev = dir;
@@ -128,12 +140,22 @@ static sp_status_t gpu_loop(const sp_gpu_env_t *env, sp_gpu_bfs_loop_scratch_t *
                                       parent, sizes, cap, &r));
     for (int64_t l = 0; s && s->directions && l < s->frontier_capacity; l++)
         s->directions[l] = l < r.levels ? SP_BFS_DIR_PUSH : -1;
+    for (int64_t l = 0; s && s->level_times_ms && l < s->frontier_capacity; l++)
+        s->level_times_ms[l] = -1; /* not timed per level inside these kernels */
     log->levels = r.levels;
     log->vertices = r.vertices;
     log->edges = r.edges;
     log->switches = 0;
 done:
     return st;
+}
+
+/* The graph loop's mode for a variant (sp_bfs has refused the others). */
+static sp_gpu_bfs_graph_mode_t graph_mode(sp_bfs_variant_t variant)
+{
+    if (variant == SP_BFS_PULL) return SP_GPU_BFS_GRAPH_PULL;
+    if (variant == SP_BFS_DIRECTION_OPT) return SP_GPU_BFS_GRAPH_DIROPT;
+    return SP_GPU_BFS_GRAPH_PUSH;
 }
 
 sp_status_t sp__cuda_bfs(sp_matrix_t *G, int64_t nsources, const int64_t *sources,
@@ -146,15 +168,20 @@ sp_status_t sp__cuda_bfs(sp_matrix_t *G, int64_t nsources, const int64_t *source
     sp_gpu_bfs_work_t w;
     void *d_temp = NULL;
     sp_gpu_bfs_loop_scratch_t loop_scratch = {NULL, NULL, 0, 0};
-    cudaEvent_t ev[2] = {NULL, NULL};
-    int64_t n = G->f.csr.nrows, sizes_cap = 0;
-    int timed = 0;
+    sp_gpu_bfs_graph_loop_t gl = {NULL, NULL, NULL, NULL, 0, 0};
+    cudaEvent_t ev[2] = {NULL, NULL}, lev[2] = {NULL, NULL};
+    int64_t n = G->f.csr.nrows, sizes_cap = 0, records_cap = 0;
+    int timed = 0, level_timed = 0;
+    int on_host = loop == SP_BFS_LOOP_HOST || loop == SP_BFS_LOOP_GRAPH;
     sp__cuda_env(G->ctx, &env);
     for (int64_t i = 0; stats && i < nsources; i++) {
         timed |= stats[i].measure_time != 0;
+        level_timed |= stats[i].measure_time != 0 && stats[i].level_times_ms != NULL;
         if (stats[i].frontier_sizes && stats[i].frontier_capacity > sizes_cap)
             sizes_cap = stats[i].frontier_capacity;
+        if (stats[i].frontier_capacity > records_cap) records_cap = stats[i].frontier_capacity;
     }
+    if (records_cap > n + 1) records_cap = n + 1; /* no search has more levels */
     if (nsources == 0) goto done;
     if (n > INT32_MAX || G->f.csr.nnz > INT32_MAX)
         SP_FAIL(SP_STATUS_NOT_SUPPORTED, "sp_bfs: %lld vertices and %lld edges exceed 32-bit indices",
@@ -167,13 +194,19 @@ sp_status_t sp__cuda_bfs(sp_matrix_t *G, int64_t nsources, const int64_t *source
     g.d_coo_row = G->f.coo.row;
     g.d_coo_col = G->f.coo.col;
     /* every allocation before the first search writes an output */
-    if (loop == SP_BFS_LOOP_HOST) {
+    if (on_host) {
         if (variant == SP_BFS_PULL || variant == SP_BFS_DIRECTION_OPT) {
             SP_TRY(sp_matrix_build(G->ctx, G, SP_FORMAT_CSC));
             g.d_in_ptr = G->f.csc.ptr;
             g.d_in_idx = G->f.csc.idx;
         }
         SP_TRY(env.alloc(env.self, &d_temp, sp__gpu_bfs_work_bytes(n, g.nnz)));
+        if (loop == SP_BFS_LOOP_GRAPH) {
+            /* the graph bakes every scratch pointer; the outputs are set per search */
+            sp__gpu_bfs_work_carve(d_temp, n, g.nnz, level, parent, &w);
+            SP_TRY(sp__gpu_bfs_graph_loop_create(&env, &g, &w, graph_mode(variant), alpha, beta,
+                                                 records_cap, &gl));
+        }
     } else {
         SP_TRY(sp__gpu_bfs_loop_scratch_alloc(&env, n, sizes_cap, &loop_scratch));
     }
@@ -181,16 +214,42 @@ sp_status_t sp__cuda_bfs(sp_matrix_t *G, int64_t nsources, const int64_t *source
         SP_CUDA_TRY(cudaEventCreate(&ev[0]));
         SP_CUDA_TRY(cudaEventCreate(&ev[1]));
     }
+    if (level_timed && loop == SP_BFS_LOOP_HOST) {
+        SP_CUDA_TRY(cudaEventCreate(&lev[0]));
+        SP_CUDA_TRY(cudaEventCreate(&lev[1]));
+    }
     for (int64_t i = 0; i < nsources; i++) {
         sp_bfs_stats_t *s = stats ? &stats[i] : NULL;
         int32_t *lv = level + i * n, *pa = parent ? parent + i * n : NULL;
-        search_log_t lg;
+        search_log_t lg = {0, 0, 0, 0};
         float ms = 0;
         if (s && s->measure_time)
             SP_CUDA_TRY(cudaEventRecord(ev[0], (cudaStream_t)env.stream));
         if (loop == SP_BFS_LOOP_HOST) {
             sp__gpu_bfs_work_carve(d_temp, n, g.nnz, lv, pa, &w);
-            SP_TRY(host_loop(&env, &g, w, variant, alpha, beta, (int32_t)sources[i], s, &lg));
+            SP_TRY(host_loop(&env, &g, w, variant, alpha, beta, (int32_t)sources[i], s,
+                             s && s->measure_time && s->level_times_ms ? lev : NULL, &lg));
+        } else if (loop == SP_BFS_LOOP_GRAPH) {
+            sp_gpu_bfs_graph_log_t gg;
+            int64_t cap = s ? s->frontier_capacity : 0;
+            sp__gpu_bfs_work_carve(d_temp, n, g.nnz, lv, pa, &w);
+            SP_TRY(sp__gpu_bfs_graph_loop_run(
+                &env, &gl, &g, &w, (int32_t)sources[i], s ? s->frontier_sizes : NULL,
+                s ? s->directions : NULL, s && s->measure_time ? s->level_times_ms : NULL,
+                cap < records_cap ? cap : records_cap, &gg));
+            /* the records stop at n + 1 levels, which no search reaches */
+            for (int64_t l = records_cap; s && l < s->frontier_capacity; l++) {
+                if (s->frontier_sizes) s->frontier_sizes[l] = 0;
+                if (s->directions) s->directions[l] = -1;
+                if (s->level_times_ms) s->level_times_ms[l] = -1;
+            }
+            if (s && !s->measure_time)
+                for (int64_t l = 0; s->level_times_ms && l < s->frontier_capacity; l++)
+                    s->level_times_ms[l] = -1;
+            lg.levels = gg.levels;
+            lg.vertices = gg.vertices;
+            lg.edges = gg.edges;
+            lg.switches = gg.switches;
         } else {
             SP_TRY(gpu_loop(&env, &loop_scratch, &G->f.csr, loop, sync, (int32_t)sources[i], lv,
                             pa, s, &lg));
@@ -210,8 +269,11 @@ sp_status_t sp__cuda_bfs(sp_matrix_t *G, int64_t nsources, const int64_t *source
         s->loop_used = loop;
     }
 done:
+    if (lev[1]) (void)cudaEventDestroy(lev[1]);
+    if (lev[0]) (void)cudaEventDestroy(lev[0]);
     if (ev[1]) (void)cudaEventDestroy(ev[1]);
     if (ev[0]) (void)cudaEventDestroy(ev[0]);
+    sp__gpu_bfs_graph_loop_destroy(&env, &gl);
     sp__gpu_bfs_loop_scratch_free(&env, &loop_scratch);
     if (d_temp) env.free(env.self, d_temp);
     return st;

@@ -3,9 +3,11 @@
  * any machine and tuned in one place). */
 #include "sp_api.h"
 
+#include "bfs/bfs_direction_rule.h"
+
 static const char *const g_variants[] = {"auto",     "push",       "pull",         "edge",
                                          "frontier", "privatized", "direction_opt"};
-static const char *const g_loops[] = {"auto", "host", "single_block", "persistent"};
+static const char *const g_loops[] = {"auto", "host", "single_block", "persistent", "graph"};
 
 const char *sp_bfs_variant_name(sp_bfs_variant_t variant)
 {
@@ -15,7 +17,7 @@ const char *sp_bfs_variant_name(sp_bfs_variant_t variant)
 
 const char *sp_bfs_loop_name(sp_bfs_loop_t loop)
 {
-    if ((int)loop < 0 || (int)loop > SP_BFS_LOOP_PERSISTENT) return NULL;
+    if ((int)loop < 0 || (int)loop > SP_BFS_LOOP_GRAPH) return NULL;
     return g_loops[loop];
 }
 
@@ -38,7 +40,7 @@ void sp__bfs_choose(const sp_context_t *ctx, const sp_matrix_t *G, sp_bfs_varian
         double mean = n > 0 ? (double)nnz / (double)n : 0.0;
         if (nnz >= ((int64_t)1 << 22) && mean >= 8.0) {
             *variant = SP_BFS_DIRECTION_OPT;
-            *loop = SP_BFS_LOOP_HOST;
+            *loop = SP_BFS_LOOP_GRAPH;
         } else if (n >= 256 && n <= ((int64_t)1 << 16) &&
                    (double)G->row_max <= 4.0 * mean + 4.0) {
             *variant = SP_BFS_FRONTIER;
@@ -60,6 +62,7 @@ sp_bfs_direction_t sp__bfs_next_direction(sp_bfs_direction_t cur, int64_t m_f, i
                                           int64_t n_f, int64_t n_f_prev, int64_t n,
                                           double alpha, double beta)
 {
-    if (cur == SP_BFS_DIR_PUSH) return (double)m_f > (double)m_u / alpha ? SP_BFS_DIR_PULL : cur;
-    return n_f >= n_f_prev || (double)n_f > (double)n / beta ? SP_BFS_DIR_PULL : SP_BFS_DIR_PUSH;
+    return sp_bfs_rule_next(cur == SP_BFS_DIR_PULL, m_f, m_u, n_f, n_f_prev, n, alpha, beta)
+               ? SP_BFS_DIR_PULL
+               : SP_BFS_DIR_PUSH;
 }

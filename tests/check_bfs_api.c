@@ -19,7 +19,8 @@ START_TEST(names)
     ck_assert_ptr_null(sp_bfs_variant_name((sp_bfs_variant_t)-1));
     ck_assert_str_eq(sp_bfs_loop_name(SP_BFS_LOOP_PERSISTENT), "persistent");
     ck_assert_str_eq(sp_bfs_loop_name(SP_BFS_LOOP_HOST), "host");
-    ck_assert_ptr_null(sp_bfs_loop_name((sp_bfs_loop_t)4));
+    ck_assert_str_eq(sp_bfs_loop_name(SP_BFS_LOOP_GRAPH), "graph");
+    ck_assert_ptr_null(sp_bfs_loop_name((sp_bfs_loop_t)5));
 }
 END_TEST
 
@@ -47,7 +48,11 @@ START_TEST(auto_choice_and_direction_rule)
     v = SP_BFS_AUTO, l = SP_BFS_LOOP_AUTO;
     sp__bfs_choose(&gpu, &G, &v, &l); /* Kronecker-like: large and dense */
     ck_assert_int_eq(v, SP_BFS_DIRECTION_OPT);
-    ck_assert_int_eq(l, SP_BFS_LOOP_HOST);
+    ck_assert_int_eq(l, SP_BFS_LOOP_GRAPH);
+    v = SP_BFS_AUTO, l = SP_BFS_LOOP_GRAPH;
+    sp__bfs_choose(&gpu, &G, &v, &l); /* the graph loop alone: direction-optimized */
+    ck_assert_int_eq(v, SP_BFS_DIRECTION_OPT);
+    ck_assert_int_eq(l, SP_BFS_LOOP_GRAPH);
     G.f.coo.nrows = (int64_t)1 << 24, G.f.coo.nnz = (int64_t)4 << 24, G.row_max = 4;
     v = SP_BFS_AUTO, l = SP_BFS_LOOP_AUTO;
     sp__bfs_choose(&gpu, &G, &v, &l); /* a large grid: sparse */
@@ -195,7 +200,7 @@ START_TEST(refusals)
     ck_assert_error_has("variant pull with loop single_block");
     s.frontier_capacity = 3;
     ck_assert_status(sp_bfs(ctx, G, 0, NULL, level, NULL, &s), SP_STATUS_INVALID_ARGUMENT);
-    ck_assert_error_has("frontier_sizes and directions are NULL with capacity 3");
+    ck_assert_error_has("frontier_sizes, directions and level_times_ms are NULL with capacity 3");
     s.frontier_capacity = -1;
     ck_assert_status(sp_bfs(ctx, G, 0, NULL, level, NULL, &s), SP_STATUS_INVALID_ARGUMENT);
     ck_assert_error_has("frontier_capacity -1");

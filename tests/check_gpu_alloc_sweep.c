@@ -388,6 +388,7 @@ typedef struct bfs_run {
     int32_t *h_level, *h_parent;
     int64_t sizes[3][BFS_LEVELS];
     int32_t dirs[3][BFS_LEVELS];
+    double times[3][BFS_LEVELS];
     sp_bfs_stats_t stats[3], stats_before[3];
 } bfs_run_t;
 
@@ -424,9 +425,10 @@ static void bfs_prepare(void *arg)
         r->stats[i].measure_time = 0;
         r->stats[i].frontier_sizes = r->sizes[i];
         r->stats[i].directions = r->dirs[i];
+        r->stats[i].level_times_ms = r->times[i];
         r->stats[i].frontier_capacity = BFS_LEVELS;
         for (int l = 0; l < BFS_LEVELS; l++)
-            r->sizes[i][l] = r->dirs[i][l] = -BFS_MARKER;
+            r->sizes[i][l] = r->dirs[i][l] = -BFS_MARKER, r->times[i][l] = -BFS_MARKER;
     }
     memcpy(r->stats_before, r->stats, sizeof r->stats);
     r->built = built_mask(r->G);
@@ -444,7 +446,8 @@ static void bfs_untouched(void *arg)
                   "stats written by a failed call");
     for (int i = 0; i < 3; i++)
         for (int l = 0; l < BFS_LEVELS; l++)
-            ck_assert(r->sizes[i][l] == -BFS_MARKER && r->dirs[i][l] == -BFS_MARKER);
+            ck_assert(r->sizes[i][l] == -BFS_MARKER && r->dirs[i][l] == -BFS_MARKER &&
+                      r->times[i][l] == -BFS_MARKER);
     ck_assert_uint_eq(built_mask(r->G), r->built);
 }
 
@@ -556,6 +559,8 @@ START_TEST(bfs_device_and_host)
         {SP_BFS_FRONTIER, SP_BFS_LOOP_SINGLE_BLOCK, 0},
         {SP_BFS_AUTO, SP_BFS_LOOP_PERSISTENT, 0},
         {SP_BFS_FRONTIER, SP_BFS_LOOP_PERSISTENT, 1},
+        {SP_BFS_FRONTIER, SP_BFS_LOOP_GRAPH, 0},
+        {SP_BFS_DIRECTION_OPT, SP_BFS_LOOP_GRAPH, 0},
     };
     sp_coo_t *g = NULL;
     ck_assert_ok(sp_gen_grid2d(sp_test_small() ? 12 : 40, SP_VALUE_NONE, &g));

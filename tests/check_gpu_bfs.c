@@ -52,6 +52,8 @@ static const bfs_case_t g_cases[] = {
     {SP_BFS_PRIVATIZED, SP_BFS_LOOP_HOST}, {SP_BFS_DIRECTION_OPT, SP_BFS_LOOP_HOST},
     {SP_BFS_AUTO, SP_BFS_LOOP_AUTO},       {SP_BFS_FRONTIER, SP_BFS_LOOP_SINGLE_BLOCK},
     {SP_BFS_FRONTIER, SP_BFS_LOOP_PERSISTENT}, {SP_BFS_AUTO, SP_BFS_LOOP_PERSISTENT},
+    {SP_BFS_FRONTIER, SP_BFS_LOOP_GRAPH},  {SP_BFS_PULL, SP_BFS_LOOP_GRAPH},
+    {SP_BFS_DIRECTION_OPT, SP_BFS_LOOP_GRAPH}, {SP_BFS_AUTO, SP_BFS_LOOP_GRAPH},
 };
 enum { NCASES = sizeof g_cases / sizeof g_cases[0] };
 
@@ -78,12 +80,14 @@ static void check_case(const char *name, const sp_csr_t *h, sp_matrix_t *G, int3
 {
     static int64_t sizes[MAX_LEVELS];
     static int32_t dirs[MAX_LEVELS];
+    static double times[MAX_LEVELS];
     int64_t n = h->nrows, cap = ex->levels + 2 < MAX_LEVELS ? ex->levels + 2 : MAX_LEVELS;
     sp_bfs_options_t o = {c.variant, c.loop, 0, 0};
     sp_bfs_stats_t s = {0};
     char why[256];
     const char *vn = sp_bfs_variant_name(c.variant), *ln = sp_bfs_loop_name(c.loop);
     s.frontier_sizes = sizes, s.directions = dirs, s.frontier_capacity = cap, s.measure_time = 1;
+    s.level_times_ms = times;
     sp_status_t st = sp_bfs(g_gpu, G, source, &o, d_level, d_parent, &s);
     if (c.loop != SP_BFS_LOOP_HOST && c.loop != SP_BFS_LOOP_AUTO && loop_missing(st)) return;
     ck_assert_msg(st == SP_STATUS_SUCCESS, "%s %s/%s from %d: %s", name, vn, ln, source,
@@ -116,11 +120,39 @@ static void check_case(const char *name, const sp_csr_t *h, sp_matrix_t *G, int3
         if (l > 0 && want_any) switches += dirs[l] != dirs[l - 1];
     }
     ck_assert_int_eq(s.direction_switches, switches);
+    /* per-level times: measured on the host and graph loops, -1 elsewhere and past the end */
+    for (int64_t l = 0; l < cap; l++) {
+        int timed = l < ex->levels &&
+                    (s.loop_used == SP_BFS_LOOP_HOST || s.loop_used == SP_BFS_LOOP_GRAPH);
+        ck_assert_msg(timed ? times[l] >= 0 : times[l] == -1,
+                      "%s %s/%s: level %lld time %g (levels %lld)", name, vn, ln, (long long)l,
+                      times[l], (long long)ex->levels);
+    }
     ck_assert_int_ne(s.variant_used, SP_BFS_AUTO);
     ck_assert_int_ne(s.loop_used, SP_BFS_LOOP_AUTO);
     if (c.variant != SP_BFS_AUTO) ck_assert_int_eq(s.variant_used, c.variant);
     if (c.loop != SP_BFS_LOOP_AUTO) ck_assert_int_eq(s.loop_used, c.loop);
     ck_assert(s.time_ms > 0);
+}
+
+/* The graph loop decides the direction on the GPU from the same counters and rule as the
+ * host loop: both direction-optimized runs take the same direction at every level. */
+static void check_same_directions(const char *name, sp_matrix_t *G, int32_t source,
+                                  int64_t levels, int32_t *d_level)
+{
+    static int32_t dirs[2][MAX_LEVELS];
+    int64_t cap = levels < MAX_LEVELS ? levels : MAX_LEVELS, switches[2];
+    for (int k = 0; k < 2; k++) {
+        sp_bfs_options_t o = {SP_BFS_DIRECTION_OPT, k ? SP_BFS_LOOP_GRAPH : SP_BFS_LOOP_HOST, 0, 0};
+        sp_bfs_stats_t s = {0};
+        s.directions = dirs[k], s.frontier_capacity = cap;
+        ck_assert_ok(sp_bfs(g_gpu, G, source, &o, d_level, NULL, &s));
+        switches[k] = s.direction_switches;
+    }
+    ck_assert_msg(memcmp(dirs[0], dirs[1], (size_t)cap * sizeof dirs[0][0]) == 0 &&
+                      switches[0] == switches[1],
+                  "%s from %d: the graph loop switched %lld times, the host loop %lld", name,
+                  source, (long long)switches[1], (long long)switches[0]);
 }
 
 /* Every case from each source on the graph of coo (sources < 0: pick 3: vertex 0, a
@@ -152,6 +184,7 @@ static void check_graph(const char *name, const sp_coo_t *coo, const int32_t *gi
                                  &ex.edges, ex.sizes, n));
         for (int c = 0; c < NCASES; c++)
             check_case(name, h, G, given[i], &ex, g_cases[c], d_level, d_parent, level, parent);
+        check_same_directions(name, G, given[i], ex.levels, d_level);
         if (i > 0 || ex.levels > 1000 || sanitizing) continue;
         /* parents are optional: the levels alone, with no stats */
         for (int c = 0; c < NCASES; c++) {
@@ -382,6 +415,12 @@ START_TEST(refusals)
     o.variant = SP_BFS_DIRECTION_OPT, o.loop = SP_BFS_LOOP_SINGLE_BLOCK;
     ck_assert_status(sp_bfs(g_gpu, G, 0, &o, d_level, NULL, NULL), SP_STATUS_NOT_SUPPORTED);
     ck_assert_error_has("variant direction_opt with loop single_block");
+    o.variant = SP_BFS_PRIVATIZED, o.loop = SP_BFS_LOOP_GRAPH;
+    ck_assert_status(sp_bfs(g_gpu, G, 0, &o, d_level, NULL, NULL), SP_STATUS_NOT_SUPPORTED);
+    ck_assert_error_has("variant privatized with loop graph");
+    o.variant = SP_BFS_FRONTIER, o.loop = (sp_bfs_loop_t)5;
+    ck_assert_status(sp_bfs(g_gpu, G, 0, &o, d_level, NULL, NULL), SP_STATUS_INVALID_ARGUMENT);
+    ck_assert_error_has("unknown loop 5");
     ck_assert_status(sp_bfs(g_gpu, G, 3, NULL, d_level, NULL, NULL), SP_STATUS_INVALID_ARGUMENT);
     ck_assert_error_has("source 3 outside 0..2");
     ck_assert_status(sp_bfs(g_gpu, H, 0, NULL, d_level, NULL, NULL), SP_STATUS_INVALID_ARGUMENT);

@@ -10,14 +10,7 @@ namespace {
 
 __global__ void __launch_bounds__(P::block_threads) frontier_kernel(level_args a, int32_t count)
 {
-    tally t = {0, 0};
-    int lane = threadIdx.x & 31;
-    for (int64_t base = (int64_t)blockIdx.x * P::block_threads + (threadIdx.x & ~31);
-         base < count; base += (int64_t)gridDim.x * P::block_threads) {
-        int64_t i = base + lane;
-        expand_push<EMIT_QUEUE>(a, i < count ? a.queue[i] : -1, t, nullptr);
-    }
-    flush(a, t);
+    frontier_body<EMIT_QUEUE>(a, count);
 }
 
 } /* namespace */

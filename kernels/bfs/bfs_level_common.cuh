@@ -122,7 +122,9 @@ enum emit_kind {
     EMIT_COUNT = 0,  /* count only (vertex-centric and edge-centric push) */
     EMIT_QUEUE = 1,  /* append to next_queue, one atomic per coalesced group */
     EMIT_SHARED = 2, /* append to the block's shared queue, the global queue on overflow */
-    EMIT_BITMAP = 3  /* set in the next-frontier bitmap (pull) */
+    EMIT_BITMAP = 3, /* set in the next-frontier bitmap (pull) */
+    EMIT_QUEUE_BITMAP = 4 /* both queue and bitmap (the graph loop's direction-optimized
+                             levels keep both forms of every frontier: no conversions) */
 };
 
 struct shared_queue {
@@ -185,7 +187,7 @@ __device__ __forceinline__ void discovered(const level_args &a, int32_t u, int32
     if (a.parent) a.parent[w] = u;
     t.vertices++;
     t.edges += (unsigned long long)(a.out_ptr[w + 1] - a.out_ptr[w]);
-    if (EMIT == EMIT_QUEUE) append_global(a, w);
+    if (EMIT == EMIT_QUEUE || EMIT == EMIT_QUEUE_BITMAP) append_global(a, w);
     if (EMIT == EMIT_SHARED) {
         int32_t pos = atomicAdd(&sq->count, 1);
         if (pos < P::shared_queue)
@@ -193,7 +195,8 @@ __device__ __forceinline__ void discovered(const level_args &a, int32_t u, int32
         else
             append_global(a, w);
     }
-    if (EMIT == EMIT_BITMAP) atomicOr(a.next + (w >> 5), 1u << (w & 31));
+    if (EMIT == EMIT_BITMAP || EMIT == EMIT_QUEUE_BITMAP)
+        atomicOr(a.next + (w >> 5), 1u << (w & 31));
 }
 
 template <int EMIT>
@@ -250,7 +253,7 @@ __device__ __forceinline__ void expand_push(const level_args &a, int32_t v, tall
 /* The deferred hub pieces of a push level: one block per piece (grid-stride over the
  * pieces counted in the counters by the kernel before it on the stream). */
 template <int EMIT>
-__global__ void __launch_bounds__(P::block_threads) hub_push_kernel(level_args a)
+__device__ __forceinline__ void hub_push_body(const level_args &a)
 {
     tally t = {0, 0};
     int64_t np = a.ctr->hub_pieces;
@@ -261,6 +264,27 @@ __global__ void __launch_bounds__(P::block_threads) hub_push_kernel(level_args a
         int64_t e = b + P::hub_degree < a.out_ptr[v + 1] ? b + P::hub_degree : a.out_ptr[v + 1];
         for (int64_t k = b + threadIdx.x; k < e; k += P::block_threads)
             visit<EMIT>(a, v, a.out_idx[k], t, nullptr);
+    }
+    flush(a, t);
+}
+
+template <int EMIT>
+__global__ void __launch_bounds__(P::block_threads) hub_push_kernel(level_args a)
+{
+    hub_push_body<EMIT>(a);
+}
+
+/* A frontier-queue push level: the count vertices of a.queue, a warp's worth at a time,
+ * expanded by expand_push (grid-stride; every thread of the grid must call it). */
+template <int EMIT>
+__device__ __forceinline__ void frontier_body(const level_args &a, int64_t count)
+{
+    tally t = {0, 0};
+    int lane = threadIdx.x & 31;
+    for (int64_t base = (int64_t)blockIdx.x * P::block_threads + (threadIdx.x & ~31);
+         base < count; base += (int64_t)gridDim.x * P::block_threads) {
+        int64_t i = base + lane;
+        expand_push<EMIT>(a, i < count ? a.queue[i] : -1, t, nullptr);
     }
     flush(a, t);
 }
