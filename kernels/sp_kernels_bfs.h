@@ -214,13 +214,14 @@ sp_status_t sp__gpu_bfs_graph_loop_create(const sp_gpu_env_t *env, const sp_gpu_
 /* One traversal from source into w's outputs (w carved from the scratch the loop was built
  * for). sizes (int64), dirs (int32) and times_ms, host arrays of capacity entries (at most
  * the loop's) or NULL, get each level's size (0 past the last), the direction of the step
- * that expanded it (-1 past) and that step's GPU time (-1 past). Synchronizes env->stream
- * once. */
+ * that expanded it (-1 past) and that step's GPU time (-1 past). end_event (a cudaEvent_t,
+ * or NULL) is recorded on the stream when the traversal's last kernel has run, before the
+ * read-back of the counts. Synchronizes env->stream once. */
 sp_status_t sp__gpu_bfs_graph_loop_run(const sp_gpu_env_t *env,
                                        const sp_gpu_bfs_graph_loop_t *loop,
                                        const sp_gpu_bfs_graph_t *g, const sp_gpu_bfs_work_t *w,
                                        int32_t source, int64_t *sizes, int32_t *dirs,
-                                       double *times_ms, int64_t capacity,
+                                       double *times_ms, int64_t capacity, void *end_event,
                                        sp_gpu_bfs_graph_log_t *log);
 /* Frees everything and zeroes *loop; a zeroed loop is a no-op. */
 void sp__gpu_bfs_graph_loop_destroy(const sp_gpu_env_t *env, sp_gpu_bfs_graph_loop_t *loop);

@@ -236,7 +236,8 @@ sp_status_t sp__cuda_bfs(sp_matrix_t *G, int64_t nsources, const int64_t *source
             SP_TRY(sp__gpu_bfs_graph_loop_run(
                 &env, &gl, &g, &w, (int32_t)sources[i], s ? s->frontier_sizes : NULL,
                 s ? s->directions : NULL, s && s->measure_time ? s->level_times_ms : NULL,
-                cap < records_cap ? cap : records_cap, &gg));
+                cap < records_cap ? cap : records_cap, s && s->measure_time ? ev[1] : NULL,
+                &gg));
             /* the records stop at n + 1 levels, which no search reaches */
             for (int64_t l = records_cap; s && l < s->frontier_capacity; l++) {
                 if (s->frontier_sizes) s->frontier_sizes[l] = 0;
@@ -256,7 +257,9 @@ sp_status_t sp__cuda_bfs(sp_matrix_t *G, int64_t nsources, const int64_t *source
         }
         if (!s) continue;
         if (s->measure_time) {
-            SP_CUDA_TRY(cudaEventRecord(ev[1], (cudaStream_t)env.stream));
+            /* the graph loop recorded the end before reading its counts back */
+            if (loop != SP_BFS_LOOP_GRAPH)
+                SP_CUDA_TRY(cudaEventRecord(ev[1], (cudaStream_t)env.stream));
             SP_CUDA_TRY(cudaEventSynchronize(ev[1]));
             SP_CUDA_TRY(cudaEventElapsedTime(&ms, ev[0], ev[1]));
         }

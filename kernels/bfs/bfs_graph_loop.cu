@@ -13,9 +13,9 @@
  *                         (the same device code as the host loop's frontier and pull
  *                         kernels, bfs_level_common.cuh and bfs_pull.cuh);
  *   hubs    (grid)        the deferred pieces of high-degree vertices, push or pull.
- * The direction-optimized mode keeps both forms of every frontier (a push also sets the
- * next bitmap, a pull also appends to the next queue), so a change of direction needs no
- * conversion pass. Once decide has ended the loop, the nodes left in the body return at
+ * In the direction-optimized mode a push also sets the next bitmap, which a pull reads,
+ * and a push after a pull walks the frontier bitmap instead of a queue, so a change of
+ * direction needs no conversion pass. Once decide has ended the loop, the nodes left in the body return at
  * once. Nothing waits on another block, so the loop cannot deadlock; it ends because every
  * level claims at least one new vertex or is the last. The host loop's level kernels,
  * counters and scratch (sp_gpu_bfs_work_t) are shared with it; its own state (below) and
@@ -36,6 +36,7 @@ struct graph_state {
     int32_t cur;   /* the level being expanded (-1 before the first decide) */
     int32_t count; /* its size */
     int32_t dir;   /* its direction (SP_GPU_BFS_DIR_*) */
+    int32_t from_bitmap; /* a push whose frontier is only in the bitmap (after a pull) */
     int32_t hub_min;
     int32_t done;
 };
@@ -67,6 +68,7 @@ __global__ void init_kernel(graph_state *st, int32_t *level, int32_t *parent, in
     st->cur = -1;
     st->count = 0;
     st->dir = dir0;
+    st->from_bitmap = 0;
     st->hub_min = P::hub_degree;
     st->done = 0;
 }
@@ -104,6 +106,7 @@ __global__ void decide_kernel(graph_state *st, sp_gpu_bfs_counters_t *ctr, decid
     /* small_frontier_hub_min's rule */
     bool fits = count + d.nnz / P::hub_degree + 1 <= d.max_pieces;
     st->hub_min = fits && count < d.warps ? P::warp_degree : P::hub_degree;
+    st->from_bitmap = st->dir == SP_GPU_BFS_DIR_PULL && L > 0;
     st->dir = dir;
     st->prev_count = count;
     st->count = (int32_t)count;
@@ -131,11 +134,14 @@ __global__ void __launch_bounds__(P::block_threads) expand_kernel(level_args a0,
 {
     if (st->done) return;
     level_args a = for_level(a0, st);
-    if (MODE != SP_GPU_BFS_GRAPH_PULL && st->dir == SP_GPU_BFS_DIR_PUSH)
-        frontier_body<(MODE == SP_GPU_BFS_GRAPH_DIROPT ? EMIT_QUEUE_BITMAP : EMIT_QUEUE)>(
-            a, st->count);
-    else if (MODE != SP_GPU_BFS_GRAPH_PUSH)
-        pull_body<MODE == SP_GPU_BFS_GRAPH_DIROPT>(a);
+    if (MODE == SP_GPU_BFS_GRAPH_PUSH)
+        frontier_body<EMIT_QUEUE>(a, st->count);
+    else if (MODE == SP_GPU_BFS_GRAPH_PULL || st->dir == SP_GPU_BFS_DIR_PULL)
+        pull_body(a);
+    else if (st->from_bitmap)
+        bitmap_push_body<EMIT_QUEUE_BITMAP>(a);
+    else
+        frontier_body<EMIT_QUEUE_BITMAP>(a, st->count);
 }
 
 template <int MODE>
@@ -144,10 +150,12 @@ __global__ void __launch_bounds__(P::block_threads) hubs_kernel(level_args a0,
 {
     if (st->done) return;
     level_args a = for_level(a0, st);
-    if (MODE != SP_GPU_BFS_GRAPH_PULL && st->dir == SP_GPU_BFS_DIR_PUSH)
-        hub_push_body<(MODE == SP_GPU_BFS_GRAPH_DIROPT ? EMIT_QUEUE_BITMAP : EMIT_QUEUE)>(a);
-    else if (MODE != SP_GPU_BFS_GRAPH_PUSH)
-        hub_pull_body<MODE == SP_GPU_BFS_GRAPH_DIROPT>(a);
+    if (MODE == SP_GPU_BFS_GRAPH_PUSH)
+        hub_push_body<EMIT_QUEUE>(a);
+    else if (MODE == SP_GPU_BFS_GRAPH_PULL || st->dir == SP_GPU_BFS_DIR_PULL)
+        hub_pull_body(a);
+    else
+        hub_push_body<EMIT_QUEUE_BITMAP>(a);
 }
 
 /* Byte offsets of the loop's device block. */
@@ -214,7 +222,6 @@ sp_status_t add_level(cudaGraph_t body, cudaGraphNode_t *last, const sp_gpu_env_
     void *level_params[] = {&a, &gs};
     unsigned grid = (unsigned)((int64_t)(env->sm_count > 0 ? env->sm_count : 1) *
                                P::blocks_per_sm);
-    unsigned hub_grid = (unsigned)((int64_t)(env->sm_count > 0 ? env->sm_count : 1) * 4);
     SP_TRY(add_kernel(body, last, (void *)decide_kernel, 1, 1, decide_params));
     if (mode != SP_GPU_BFS_GRAPH_PUSH) {
         cudaMemsetParams m = {};
@@ -228,7 +235,7 @@ sp_status_t add_level(cudaGraph_t body, cudaGraphNode_t *last, const sp_gpu_env_
         *last = node;
     }
     SP_TRY(add_kernel(body, last, k.expand, grid, P::block_threads, level_params));
-    SP_TRY(add_kernel(body, last, k.hubs, hub_grid, P::block_threads, level_params));
+    SP_TRY(add_kernel(body, last, k.hubs, hub_grid(env), P::block_threads, level_params));
 done:
     return st;
 }
@@ -340,7 +347,7 @@ extern "C" sp_status_t sp__gpu_bfs_graph_loop_run(const sp_gpu_env_t *env,
                                                   const sp_gpu_bfs_work_t *w, int32_t source,
                                                   int64_t *sizes, int32_t *dirs,
                                                   double *times_ms, int64_t capacity,
-                                                  sp_gpu_bfs_graph_log_t *log)
+                                                  void *end_event, sp_gpu_bfs_graph_log_t *log)
 {
     sp_status_t st = SP_STATUS_SUCCESS;
     cudaStream_t s;
@@ -371,6 +378,7 @@ extern "C" sp_status_t sp__gpu_bfs_graph_loop_run(const sp_gpu_env_t *env,
                                                                     : SP_GPU_BFS_DIR_PUSH);
     SP_CUDA_LAUNCHED("init_kernel");
     SP_CUDA_TRY(cudaGraphLaunch((cudaGraphExec_t)loop->exec, s));
+    if (end_event) SP_CUDA_TRY(cudaEventRecord((cudaEvent_t)end_event, s));
     SP_CUDA_TRY(cudaMemcpyAsync(&h, loop->d_base, sizeof h, cudaMemcpyDeviceToHost, s));
     if (cap > 0) {
         const char *base = (const char *)loop->d_base;

@@ -16,14 +16,24 @@ namespace bfs {
 /* Tuning constants shared by the level kernels. A vertex of degree below warp_degree is
  * expanded by its own thread, below hub_degree by its warp; larger ones are cut into
  * pieces of hub_degree edges that a second kernel spreads over the whole grid (one block
- * per piece), so a million-edge hub costs ~250 block-sized steps on many SMs instead of
- * a million steps on one thread. */
+ * per piece), so a million-edge hub costs ~1000 block-sized pieces on many SMs instead of
+ * a million steps on one thread. Pieces of 1024 edges (4 steps of a block) rather than
+ * 4096: the second level of a Kronecker search is a few hubs' pieces, and each step of a
+ * piece is a chain of dependent loads and atomics, so shorter pieces on more blocks finish
+ * sooner (H200, kron22: see bench/results/h200-bfs.md). */
 struct policy {
     static constexpr int block_threads = 256;
     static constexpr int blocks_per_sm = 8;
     static constexpr int warp_degree = 32;
-    static constexpr int hub_degree = 4096;
+    static constexpr int hub_degree = 1024;
     static constexpr int shared_queue = 3072; /* privatized: entries per block queue */
+    /* pull: in-edges every lane scans first, and at most this many more by the lane
+     * before its warp takes the rest */
+    static constexpr int pull_probe = 8;
+    /* edges a thread of a hub piece visits at once (block_threads * hub_batch = one piece
+     * of hub_degree edges in one step) */
+    static constexpr int hub_batch = 4;
+    static constexpr int pull_thread_rest = 24;
 };
 using P = policy;
 
@@ -101,6 +111,13 @@ static inline unsigned grid_for(const sp_gpu_env_t *env, int64_t n)
 
 static inline int64_t bitmap_words(int64_t n) { return (n + 31) / 32; }
 
+/* Blocks of a hub-pieces kernel: as many as can be resident (one piece per block at a
+ * time; a level's pieces are spread over the whole GPU). */
+static inline unsigned hub_grid(const sp_gpu_env_t *env)
+{
+    return (unsigned)((int64_t)(env->sm_count > 0 ? env->sm_count : 1) * P::blocks_per_sm);
+}
+
 /* The checks every level entry point makes. */
 static inline sp_status_t check_level(const char *what, const sp_gpu_env_t *env,
                                       const sp_gpu_bfs_graph_t *g, const sp_gpu_bfs_work_t *w)
@@ -124,7 +141,7 @@ enum emit_kind {
     EMIT_SHARED = 2, /* append to the block's shared queue, the global queue on overflow */
     EMIT_BITMAP = 3, /* set in the next-frontier bitmap (pull) */
     EMIT_QUEUE_BITMAP = 4 /* both queue and bitmap (the graph loop's direction-optimized
-                             levels keep both forms of every frontier: no conversions) */
+                             push levels: a pull may follow) */
 };
 
 struct shared_queue {
@@ -250,11 +267,59 @@ __device__ __forceinline__ void expand_push(const level_args &a, int32_t v, tall
         for (int64_t k = beg; k < end; k++) visit<EMIT>(a, v, a.out_idx[k], t, sq);
 }
 
+/* Visit up to hub_batch heads w[j] (< 0: none) from parent u with their loads, claims and
+ * records in flight together: one round of visited reads, one of atomics, one of degree
+ * reads and one queue reservation per warp, where visit() makes a chain of them per
+ * edge. All 32 lanes of the warp must call it (the queue reservation is a warp scan). */
+template <int EMIT>
+__device__ __forceinline__ void visit_batch(const level_args &a, int32_t u,
+                                            const int32_t (&w)[P::hub_batch], tally &t)
+{
+    uint32_t word[P::hub_batch], old[P::hub_batch];
+    bool won[P::hub_batch];
+    int32_t deg[P::hub_batch], mine = 0;
+#pragma unroll
+    for (int j = 0; j < P::hub_batch; j++)
+        word[j] = w[j] >= 0 ? __ldcg(a.visited + (w[j] >> 5)) : ~0u;
+#pragma unroll
+    for (int j = 0; j < P::hub_batch; j++) {
+        bool need = w[j] >= 0 && !((word[j] >> (w[j] & 31)) & 1u);
+        old[j] = need ? atomicOr(a.visited + (w[j] >> 5), 1u << (w[j] & 31)) : ~0u;
+    }
+#pragma unroll
+    for (int j = 0; j < P::hub_batch; j++) {
+        won[j] = w[j] >= 0 && !((old[j] >> (w[j] & 31)) & 1u);
+        deg[j] = won[j] ? a.out_ptr[w[j] + 1] - a.out_ptr[w[j]] : 0;
+        mine += won[j];
+    }
+    int32_t at = 0;
+    if (EMIT == EMIT_QUEUE || EMIT == EMIT_QUEUE_BITMAP) {
+        int lane = threadIdx.x & 31;
+        int32_t incl = sp_prim::warp_inclusive_scan(mine, lane);
+        int32_t total = __shfl_sync(sp_prim::full_mask, incl, 31);
+        if (lane == 31 && total) at = atomicAdd(&a.ctr->queue_tail, total);
+        at = __shfl_sync(sp_prim::full_mask, at, 31) + incl - mine;
+    }
+#pragma unroll
+    for (int j = 0; j < P::hub_batch; j++) {
+        if (!won[j]) continue;
+        a.level[w[j]] = a.cur + 1;
+        if (a.parent) a.parent[w[j]] = u;
+        t.vertices++;
+        t.edges += (unsigned long long)deg[j];
+        if (EMIT == EMIT_QUEUE || EMIT == EMIT_QUEUE_BITMAP) a.next_queue[at++] = w[j];
+        if (EMIT == EMIT_BITMAP || EMIT == EMIT_QUEUE_BITMAP)
+            atomicOr(a.next + (w[j] >> 5), 1u << (w[j] & 31));
+    }
+}
+
 /* The deferred hub pieces of a push level: one block per piece (grid-stride over the
- * pieces counted in the counters by the kernel before it on the stream). */
+ * pieces counted in the counters by the kernel before it on the stream), each thread
+ * visiting hub_batch edges of it at once. */
 template <int EMIT>
 __device__ __forceinline__ void hub_push_body(const level_args &a)
 {
+    static_assert(EMIT != EMIT_SHARED, "hub pieces append to the global queue");
     tally t = {0, 0};
     int64_t np = a.ctr->hub_pieces;
     if (np > a.max_pieces) np = a.max_pieces;
@@ -262,8 +327,15 @@ __device__ __forceinline__ void hub_push_body(const level_args &a)
         int32_t v = a.piece_vertex[p];
         int64_t b = (int64_t)a.out_ptr[v] + a.piece_start[p];
         int64_t e = b + P::hub_degree < a.out_ptr[v + 1] ? b + P::hub_degree : a.out_ptr[v + 1];
-        for (int64_t k = b + threadIdx.x; k < e; k += P::block_threads)
-            visit<EMIT>(a, v, a.out_idx[k], t, nullptr);
+        for (int64_t k0 = b; k0 < e; k0 += (int64_t)P::block_threads * P::hub_batch) {
+            int32_t w[P::hub_batch];
+#pragma unroll
+            for (int j = 0; j < P::hub_batch; j++) {
+                int64_t k = k0 + threadIdx.x + (int64_t)j * P::block_threads;
+                w[j] = k < e ? a.out_idx[k] : -1;
+            }
+            visit_batch<EMIT>(a, v, w, t);
+        }
     }
     flush(a, t);
 }
@@ -272,6 +344,23 @@ template <int EMIT>
 __global__ void __launch_bounds__(P::block_threads) hub_push_kernel(level_args a)
 {
     hub_push_body<EMIT>(a);
+}
+
+/* A push level over the frontier bitmap a.front (the level after a pull, which leaves no
+ * queue): a warp per word of 32 vertices, the lanes of the set bits expanding theirs. */
+template <int EMIT>
+__device__ __forceinline__ void bitmap_push_body(const level_args &a)
+{
+    tally t = {0, 0};
+    int lane = threadIdx.x & 31;
+    int64_t words = (a.n + 31) / 32;
+    for (int64_t w = ((int64_t)blockIdx.x * P::block_threads + threadIdx.x) / 32; w < words;
+         w += (int64_t)gridDim.x * (P::block_threads / 32)) {
+        uint32_t bits = __ldg(a.front + w);
+        if (!bits) continue;
+        expand_push<EMIT>(a, (bits >> lane) & 1u ? (int32_t)(w * 32 + lane) : -1, t, nullptr);
+    }
+    flush(a, t);
 }
 
 /* A frontier-queue push level: the count vertices of a.queue, a warp's worth at a time,
@@ -296,7 +385,7 @@ static inline sp_status_t launch_hubs_push(const sp_gpu_env_t *env, const level_
 {
     sp_status_t st = SP_STATUS_SUCCESS;
     if (a.nnz < a.hub_min) goto done; /* no vertex can be a hub */
-    hub_push_kernel<EMIT><<<grid_for(env, (int64_t)P::block_threads * 4 * env->sm_count),
+    hub_push_kernel<EMIT><<<hub_grid(env),
                             P::block_threads, 0, (cudaStream_t)env->stream>>>(a);
     SP_CUDA_LAUNCHED("hub_push_kernel");
 done:

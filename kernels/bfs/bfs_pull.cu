@@ -7,12 +7,12 @@ namespace {
 
 __global__ void __launch_bounds__(P::block_threads) pull_kernel(level_args a)
 {
-    pull_body<false>(a);
+    pull_body(a);
 }
 
 __global__ void __launch_bounds__(P::block_threads) hub_pull_kernel(level_args a)
 {
-    hub_pull_body<false>(a);
+    hub_pull_body(a);
 }
 
 } /* namespace */
@@ -33,7 +33,7 @@ extern "C" sp_status_t sp__gpu_bfs_pull_level(const sp_gpu_env_t *env, const sp_
     pull_kernel<<<grid_for(env, g->n), P::block_threads, 0, s>>>(a);
     SP_CUDA_LAUNCHED("pull_kernel");
     if (g->nnz >= P::hub_degree) {
-        hub_pull_kernel<<<grid_for(env, (int64_t)P::block_threads * 4 * env->sm_count),
+        hub_pull_kernel<<<hub_grid(env),
                           P::block_threads, 0, s>>>(a);
         SP_CUDA_LAUNCHED("hub_pull_kernel");
     }
