@@ -24,7 +24,9 @@ const char *sp_bfs_loop_name(sp_bfs_loop_t loop)
 /* AUTO on a CUDA context, from the graph's size and degrees (rule derived from the H200
  * run in bench/results/h200-bfs.md, 23 graphs, every variant and loop):
  * - large and dense (>= 2^22 adjacency entries, mean degree >= 8: Kronecker, uniform):
- *   direction-optimized with the host loop, 1.5-4.5x the best frontier loop there;
+ *   direction-optimized with the graph loop (1.5-4.5x the best frontier loop there with
+ *   the host loop; the graph loop saves the host round trip of each level: 151 against
+ *   128 GTEPS on Kronecker 22, 2026-11-24);
  * - small (256..2^16 vertices) and regular (longest row <= 4 mean + 4: meshes, roads):
  *   many levels of small frontiers, which one block runs fastest;
  * - everything else (small skewed graphs, large sparse ones such as grids): the

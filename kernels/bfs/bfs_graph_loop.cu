@@ -2,17 +2,19 @@
  * between levels. The graph is a device-side while node (CUDA 12.4+ conditional nodes)
  * whose body runs two levels, one per parity of the level number, so that every pointer a
  * level needs (queue and next queue, frontier and next bitmap) is fixed in the node's
- * parameters. A level is four nodes:
- *   decide  (one thread)  reads the counters of the level just expanded, ends the loop when
- *                         it found nothing (cudaGraphSetConditional), else picks the
- *                         direction with Beamer's rule (bfs_direction_rule.h, the host
- *                         loop's rule), records the level's size, direction and start time,
- *                         and zeroes the counters;
+ * parameters. A level is three nodes (two without bitmaps):
  *   memset                clears the next-frontier bitmap (modes that keep bitmaps);
  *   expand  (grid)        the push step over the queue or the pull step over the bitmap
  *                         (the same device code as the host loop's frontier and pull
  *                         kernels, bfs_level_common.cuh and bfs_pull.cuh);
- *   hubs    (grid)        the deferred pieces of high-degree vertices, push or pull.
+ *   hubs    (grid)        the deferred pieces of high-degree vertices, push or pull; then
+ *                         the block that finishes last (a ticket taken after its tallies)
+ *                         decides the next level: it ends the loop when the level found
+ *                         nothing (cudaGraphSetConditional), else picks the direction with
+ *                         Beamer's rule (bfs_direction_rule.h, the host loop's rule),
+ *                         records the level's size, direction and start time, and zeroes
+ *                         the counters. Level 0 is decided by the kernel that starts a
+ *                         search. (A decide node of its own cost ~3 us a level on the H200.)
  * In the direction-optimized mode a push also sets the next bitmap, which a pull reads,
  * and a push after a pull walks the frontier bitmap instead of a queue, so a change of
  * direction needs no conversion pass. Once decide has ended the loop, the nodes left in the body return at
@@ -39,6 +41,7 @@ struct graph_state {
     int32_t from_bitmap; /* a push whose frontier is only in the bitmap (after a pull) */
     int32_t hub_min;
     int32_t done;
+    uint32_t blocks_done; /* hubs blocks finished this level: the last one decides */
 };
 
 /* What decide needs besides the state: constants of the graph and the records. */
@@ -59,25 +62,15 @@ __device__ __forceinline__ unsigned long long global_ns()
     return t;
 }
 
-__global__ void init_kernel(graph_state *st, int32_t *level, int32_t *parent, int32_t dir0)
+/* Decide level cur + 1 from the counters of level cur (one thread): end the loop when it
+ * is empty (in_graph: through the while node's handle), else record it, pick its
+ * direction and hub threshold and zero the counters. */
+__device__ void decide(graph_state *st, sp_gpu_bfs_counters_t *ctr, const decide_args &d,
+                       bool in_graph)
 {
-    st->level = level;
-    st->parent = parent;
-    st->m_u = st->prev_count = 0;
-    st->levels = st->vertices = st->edges = st->switches = 0;
-    st->cur = -1;
-    st->count = 0;
-    st->dir = dir0;
-    st->from_bitmap = 0;
-    st->hub_min = P::hub_degree;
-    st->done = 0;
-}
-
-__global__ void decide_kernel(graph_state *st, sp_gpu_bfs_counters_t *ctr, decide_args d)
-{
-    if (st->done) return;
     int32_t L = st->cur + 1;
-    int64_t count = ctr->next_vertices, m_f = (int64_t)ctr->next_edges;
+    int64_t count = __ldcg(&ctr->next_vertices);
+    int64_t m_f = (int64_t)__ldcg(&ctr->next_edges);
     if (d.stamps && L <= d.capacity) d.stamps[L] = global_ns();
     if (L == 0) { /* the source, counted by sp__gpu_bfs_start */
         st->m_u = d.nnz - m_f;
@@ -88,7 +81,7 @@ __global__ void decide_kernel(graph_state *st, sp_gpu_bfs_counters_t *ctr, decid
         st->m_u -= m_f;
         if (count == 0) {
             st->done = 1;
-            cudaGraphSetConditional(d.handle, 0);
+            if (in_graph) cudaGraphSetConditional(d.handle, 0);
             return;
         }
         if (d.sizes && st->levels < d.capacity) d.sizes[st->levels] = count;
@@ -118,6 +111,24 @@ __global__ void decide_kernel(graph_state *st, sp_gpu_bfs_counters_t *ctr, decid
     ctr->convert_tail = 0;
 }
 
+/* A search's state, and the decision of level 0 (after sp__gpu_bfs_start). */
+__global__ void init_kernel(graph_state *st, int32_t *level, int32_t *parent, int32_t dir0,
+                            sp_gpu_bfs_counters_t *ctr, const decide_args *d)
+{
+    st->level = level;
+    st->parent = parent;
+    st->m_u = st->prev_count = 0;
+    st->levels = st->vertices = st->edges = st->switches = 0;
+    st->cur = -1;
+    st->count = 0;
+    st->dir = dir0;
+    st->from_bitmap = 0;
+    st->hub_min = P::hub_degree;
+    st->done = 0;
+    st->blocks_done = 0;
+    decide(st, ctr, *d, false);
+}
+
 /* a with this level's number and the search's outputs. */
 __device__ __forceinline__ level_args for_level(level_args a, const graph_state *st)
 {
@@ -144,10 +155,14 @@ __global__ void __launch_bounds__(P::block_threads) expand_kernel(level_args a0,
         frontier_body<EMIT_QUEUE_BITMAP>(a, st->count);
 }
 
+/* The level's hub pieces, then the decision of the next level by the block that finishes
+ * last (its ticket sees every other block's tallies: each block adds them, fences, then
+ * takes its ticket; no block waits for another). */
 template <int MODE>
-__global__ void __launch_bounds__(P::block_threads) hubs_kernel(level_args a0,
-                                                                const graph_state *st)
+__global__ void __launch_bounds__(P::block_threads) hubs_kernel(level_args a0, graph_state *st,
+                                                                decide_args d)
 {
+    __shared__ bool last;
     if (st->done) return;
     level_args a = for_level(a0, st);
     if (MODE == SP_GPU_BFS_GRAPH_PUSH)
@@ -156,11 +171,22 @@ __global__ void __launch_bounds__(P::block_threads) hubs_kernel(level_args a0,
         hub_pull_body(a);
     else
         hub_push_body<EMIT_QUEUE_BITMAP>(a);
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        __threadfence();
+        last = atomicAdd(&st->blocks_done, 1u) == gridDim.x - 1;
+    }
+    __syncthreads();
+    if (last && threadIdx.x == 0) {
+        __threadfence();
+        st->blocks_done = 0;
+        decide(st, a.ctr, d, true);
+    }
 }
 
 /* Byte offsets of the loop's device block. */
 struct block_layout {
-    size_t state, sizes, dirs, stamps, total;
+    size_t state, args, sizes, dirs, stamps, total;
 };
 
 block_layout layout_for(int64_t capacity)
@@ -168,7 +194,8 @@ block_layout layout_for(int64_t capacity)
     using sp_prim::align_up;
     block_layout l;
     l.state = 0;
-    l.sizes = align_up(sizeof(graph_state));
+    l.args = align_up(sizeof(graph_state));
+    l.sizes = l.args + align_up(sizeof(decide_args));
     l.dirs = l.sizes + align_up((size_t)capacity * sizeof(int64_t));
     l.stamps = l.dirs + align_up((size_t)capacity * sizeof(int32_t));
     l.total = l.stamps + align_up((size_t)(capacity + 1) * sizeof(unsigned long long));
@@ -217,12 +244,10 @@ sp_status_t add_level(cudaGraph_t body, cudaGraphNode_t *last, const sp_gpu_env_
 {
     sp_status_t st = SP_STATUS_SUCCESS;
     kernels_of_mode k = kernels_for(mode);
-    sp_gpu_bfs_counters_t *ctr = a.ctr;
-    void *decide_params[] = {&gs, &ctr, &d};
     void *level_params[] = {&a, &gs};
+    void *hubs_params[] = {&a, &gs, &d};
     unsigned grid = (unsigned)((int64_t)(env->sm_count > 0 ? env->sm_count : 1) *
                                P::blocks_per_sm);
-    SP_TRY(add_kernel(body, last, (void *)decide_kernel, 1, 1, decide_params));
     if (mode != SP_GPU_BFS_GRAPH_PUSH) {
         cudaMemsetParams m = {};
         cudaGraphNode_t node;
@@ -231,11 +256,11 @@ sp_status_t add_level(cudaGraph_t body, cudaGraphNode_t *last, const sp_gpu_env_
         m.elementSize = sizeof(uint32_t);
         m.width = (size_t)words;
         m.height = 1;
-        SP_CUDA_TRY(cudaGraphAddMemsetNode(&node, body, last, 1, &m));
+        SP_CUDA_TRY(cudaGraphAddMemsetNode(&node, body, *last ? last : NULL, *last ? 1 : 0, &m));
         *last = node;
     }
     SP_TRY(add_kernel(body, last, k.expand, grid, P::block_threads, level_params));
-    SP_TRY(add_kernel(body, last, k.hubs, hub_grid(env), P::block_threads, level_params));
+    SP_TRY(add_kernel(body, last, k.hubs, hub_grid(env), P::block_threads, hubs_params));
 done:
     return st;
 }
@@ -325,6 +350,9 @@ extern "C" sp_status_t sp__gpu_bfs_graph_loop_create(const sp_gpu_env_t *env,
         a.queue = a.next_queue;
         a.next_queue = const_cast<int32_t *>(q);
     }
+    SP_CUDA_TRY(cudaMemcpyAsync((char *)d_base + l.args, &d, sizeof d, cudaMemcpyHostToDevice,
+                                (cudaStream_t)env->stream));
+    SP_CUDA_TRY(cudaStreamSynchronize((cudaStream_t)env->stream));
     SP_CUDA_TRY(cudaGraphInstantiate(&exec, graph, 0));
     loop->graph = graph;
     loop->exec = exec;
@@ -373,9 +401,10 @@ extern "C" sp_status_t sp__gpu_bfs_graph_loop_run(const sp_gpu_env_t *env,
     SP_CHECK_ARG(source >= 0 && source < g->n, "bfs graph loop: source %d outside 0..%lld",
                  source, (long long)g->n - 1);
     SP_TRY(sp__gpu_bfs_start(env, g, w, source));
-    init_kernel<<<1, 1, 0, s>>>((graph_state *)loop->d_base, w->d_level, w->d_parent,
-                                loop->mode == SP_GPU_BFS_GRAPH_PULL ? SP_GPU_BFS_DIR_PULL
-                                                                    : SP_GPU_BFS_DIR_PUSH);
+    init_kernel<<<1, 1, 0, s>>>(
+        (graph_state *)loop->d_base, w->d_level, w->d_parent,
+        loop->mode == SP_GPU_BFS_GRAPH_PULL ? SP_GPU_BFS_DIR_PULL : SP_GPU_BFS_DIR_PUSH,
+        w->d_counters, (const decide_args *)((const char *)loop->d_base + l.args));
     SP_CUDA_LAUNCHED("init_kernel");
     SP_CUDA_TRY(cudaGraphLaunch((cudaGraphExec_t)loop->exec, s));
     if (end_event) SP_CUDA_TRY(cudaEventRecord((cudaEvent_t)end_event, s));
