@@ -22,17 +22,20 @@ const char *sp_bfs_loop_name(sp_bfs_loop_t loop)
 }
 
 /* AUTO on a CUDA context, from the graph's size and degrees (rule derived from the H200
- * run in bench/results/h200-bfs.md, 23 graphs, every variant and loop):
- * - large and dense (>= 2^22 adjacency entries, mean degree >= 8: Kronecker, uniform):
- *   direction-optimized with the graph loop (1.5-4.5x the best frontier loop there with
- *   the host loop; the graph loop saves the host round trip of each level: 151 against
- *   128 GTEPS on Kronecker 22, 2026-11-24);
+ * runs in bench/results/h200-bfs.md, 23 graphs, every variant and loop):
+ * - dense (mean degree >= 8 with >= 2^22 adjacency entries: Kronecker, uniform; or mean
+ *   degree >= 20 from 256 vertices: Wiki-Vote, email-Eu-core, facebook), or with a hub of
+ *   >= 16384 edges (arrow): direction-optimized, with the graph loop below 2^28 entries
+ *   (no host round trip per level: 150 against 132 GTEPS on Kronecker 22) and the host
+ *   loop from 2^28 (Kronecker 24: 211 against 189 GTEPS; its per-level kernels use fewer
+ *   registers than the graph loop's, which decides on the big pull levels there);
  * - small (256..2^16 vertices) and regular (longest row <= 4 mean + 4: meshes, roads):
  *   many levels of small frontiers, which one block runs fastest;
  * - everything else (small skewed graphs, large sparse ones such as grids): the
  *   soft-synchronized persistent frontier loop, no launch or round trip per level.
  * A host context, or a caller that fixes one of the two, gets direction-optimized with
- * the host loop (the frontier variant for the two device-side loops). */
+ * the host loop (the frontier variant for the two device-side loops, direction-optimized
+ * for the graph loop). */
 void sp__bfs_choose(const sp_context_t *ctx, const sp_matrix_t *G, sp_bfs_variant_t *variant,
                     sp_bfs_loop_t *loop)
 {
@@ -40,9 +43,10 @@ void sp__bfs_choose(const sp_context_t *ctx, const sp_matrix_t *G, sp_bfs_varian
         ctx->kind == SP_DEVICE_CUDA) {
         int64_t n = G->f.coo.nrows, nnz = G->f.coo.nnz;
         double mean = n > 0 ? (double)nnz / (double)n : 0.0;
-        if (nnz >= ((int64_t)1 << 22) && mean >= 8.0) {
+        if ((nnz >= ((int64_t)1 << 22) && mean >= 8.0) || (n >= 256 && mean >= 20.0) ||
+            G->row_max >= 16384) {
             *variant = SP_BFS_DIRECTION_OPT;
-            *loop = SP_BFS_LOOP_GRAPH;
+            *loop = nnz >= ((int64_t)1 << 28) ? SP_BFS_LOOP_HOST : SP_BFS_LOOP_GRAPH;
         } else if (n >= 256 && n <= ((int64_t)1 << 16) &&
                    (double)G->row_max <= 4.0 * mean + 4.0) {
             *variant = SP_BFS_FRONTIER;

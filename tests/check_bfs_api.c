@@ -53,6 +53,21 @@ START_TEST(auto_choice_and_direction_rule)
     sp__bfs_choose(&gpu, &G, &v, &l); /* the graph loop alone: direction-optimized */
     ck_assert_int_eq(v, SP_BFS_DIRECTION_OPT);
     ck_assert_int_eq(l, SP_BFS_LOOP_GRAPH);
+    G.f.coo.nrows = (int64_t)1 << 24, G.f.coo.nnz = (int64_t)32 << 24;
+    v = SP_BFS_AUTO, l = SP_BFS_LOOP_AUTO;
+    sp__bfs_choose(&gpu, &G, &v, &l); /* from 2^28 entries: the host loop */
+    ck_assert_int_eq(v, SP_BFS_DIRECTION_OPT);
+    ck_assert_int_eq(l, SP_BFS_LOOP_HOST);
+    G.f.coo.nrows = 8298, G.f.coo.nnz = 207378, G.row_max = 1065;
+    v = SP_BFS_AUTO, l = SP_BFS_LOOP_AUTO;
+    sp__bfs_choose(&gpu, &G, &v, &l); /* small but dense (Wiki-Vote) */
+    ck_assert_int_eq(v, SP_BFS_DIRECTION_OPT);
+    ck_assert_int_eq(l, SP_BFS_LOOP_GRAPH);
+    G.f.coo.nrows = 46500, G.f.coo.nnz = 139498, G.row_max = 46500;
+    v = SP_BFS_AUTO, l = SP_BFS_LOOP_AUTO;
+    sp__bfs_choose(&gpu, &G, &v, &l); /* sparse with one huge hub (arrow) */
+    ck_assert_int_eq(v, SP_BFS_DIRECTION_OPT);
+    ck_assert_int_eq(l, SP_BFS_LOOP_GRAPH);
     G.f.coo.nrows = (int64_t)1 << 24, G.f.coo.nnz = (int64_t)4 << 24, G.row_max = 4;
     v = SP_BFS_AUTO, l = SP_BFS_LOOP_AUTO;
     sp__bfs_choose(&gpu, &G, &v, &l); /* a large grid: sparse */
