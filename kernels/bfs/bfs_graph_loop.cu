@@ -65,7 +65,7 @@ __device__ __forceinline__ unsigned long long global_ns()
 /* Decide level cur + 1 from the counters of level cur (one thread): end the loop when it
  * is empty (in_graph: through the while node's handle), else record it, pick its
  * direction and hub threshold and zero the counters. */
-__device__ __noinline__ void decide(graph_state *st, sp_gpu_bfs_counters_t *ctr, const decide_args &d,
+__device__ void decide(graph_state *st, sp_gpu_bfs_counters_t *ctr, const decide_args &d,
                        bool in_graph)
 {
     int32_t L = st->cur + 1;
