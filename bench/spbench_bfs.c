@@ -286,7 +286,8 @@ static void print_levels(sp_context_t *ctx, sp_matrix_t *A, int c, const bfs_buf
         if (times[l] >= 0) printf("%9.4f ms\n", times[l]);
         else printf("%9s\n", "n/a");
     }
-    printf("  source %d: %lld levels, %.4f ms\n", b->sources[0], (long long)s.levels, s.time_ms);
+    printf("  source %d: %lld levels, %.4f ms\n", b->sources[0], (long long)s.levels,
+           s.time_ms);
 }
 
 int sb_bfs_table(sp_context_t *ctx, sp_matrix_t *A, const sb_bfs_request_t *q, const char *graph,

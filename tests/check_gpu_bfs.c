@@ -143,7 +143,8 @@ static void check_same_directions(const char *name, sp_matrix_t *G, int32_t sour
     static int32_t dirs[2][MAX_LEVELS];
     int64_t cap = levels < MAX_LEVELS ? levels : MAX_LEVELS, switches[2];
     for (int k = 0; k < 2; k++) {
-        sp_bfs_options_t o = {SP_BFS_DIRECTION_OPT, k ? SP_BFS_LOOP_GRAPH : SP_BFS_LOOP_HOST, 0, 0};
+        sp_bfs_options_t o = {SP_BFS_DIRECTION_OPT, k ? SP_BFS_LOOP_GRAPH : SP_BFS_LOOP_HOST,
+                              0, 0};
         sp_bfs_stats_t s = {0};
         s.directions = dirs[k], s.frontier_capacity = cap;
         ck_assert_ok(sp_bfs(g_gpu, G, source, &o, d_level, NULL, &s));

@@ -17,11 +17,11 @@
  *                         search. (A decide node of its own cost ~3 us a level on the H200.)
  * In the direction-optimized mode a push also sets the next bitmap, which a pull reads,
  * and a push after a pull walks the frontier bitmap instead of a queue, so a change of
- * direction needs no conversion pass. Once decide has ended the loop, the nodes left in the body return at
- * once. Nothing waits on another block, so the loop cannot deadlock; it ends because every
- * level claims at least one new vertex or is the last. The host loop's level kernels,
- * counters and scratch (sp_gpu_bfs_work_t) are shared with it; its own state (below) and
- * the per-level records sit in one small device block. */
+ * direction needs no conversion pass. Once a decision has ended the loop, the nodes left
+ * in the body return at once. Nothing waits on another block, so the loop cannot
+ * deadlock; it ends because every level claims at least one new vertex or is the last.
+ * The host loop's level kernels, counters and scratch (sp_gpu_bfs_work_t) are shared with
+ * it; its own state (below) and the per-level records sit in one small device block. */
 #include "bfs/bfs_direction_rule.h"
 #include "bfs_pull.cuh"
 
@@ -256,7 +256,8 @@ sp_status_t add_level(cudaGraph_t body, cudaGraphNode_t *last, const sp_gpu_env_
         m.elementSize = sizeof(uint32_t);
         m.width = (size_t)words;
         m.height = 1;
-        SP_CUDA_TRY(cudaGraphAddMemsetNode(&node, body, *last ? last : NULL, *last ? 1 : 0, &m));
+        SP_CUDA_TRY(
+            cudaGraphAddMemsetNode(&node, body, *last ? last : NULL, *last ? 1 : 0, &m));
         *last = node;
     }
     SP_TRY(add_kernel(body, last, k.expand, grid, P::block_threads, level_params));

@@ -58,8 +58,8 @@ __device__ __forceinline__ void pull_body(const level_args &a)
 {
     tally t = {0, 0};
     int lane = threadIdx.x & 31;
-    for (int64_t base = (int64_t)blockIdx.x * P::block_threads + (threadIdx.x & ~31); base < a.n;
-         base += (int64_t)gridDim.x * P::block_threads) {
+    for (int64_t base = (int64_t)blockIdx.x * P::block_threads + (threadIdx.x & ~31);
+         base < a.n; base += (int64_t)gridDim.x * P::block_threads) {
         int64_t vv = base + lane;
         int32_t v = vv < a.n ? (int32_t)vv : -1;
         int32_t beg = 0, end = 0, obeg = 0, oend = 0, found = -1;
@@ -133,7 +133,8 @@ __device__ __forceinline__ void hub_pull_body(const level_args &a)
         int32_t v = a.piece_vertex[p];
         int64_t b = (int64_t)a.in_ptr[v] + a.piece_start[p];
         int64_t e = b + P::hub_degree < a.in_ptr[v + 1] ? b + P::hub_degree : a.in_ptr[v + 1];
-        for (int64_t k = b + threadIdx.x; k < e && !bit_of(a.visited, v); k += P::block_threads) {
+        for (int64_t k = b + threadIdx.x; k < e && !bit_of(a.visited, v);
+             k += P::block_threads) {
             int32_t u = a.in_idx[k];
             if (in_front(a, u) && claim(a.visited, v))
                 discovered<EMIT_BITMAP>(a, u, v, t, nullptr);
