@@ -303,6 +303,12 @@ extern "C" sp_status_t sp__gpu_bfs_graph_loop_create(const sp_gpu_env_t *env,
                  (long long)g->n);
     l = layout_for(capacity);
     SP_TRY(env->alloc(env->self, &d_base, l.total));
+    /* the stream-ordered allocations the graph will read (this block, and the scratch the
+     * caller made before) are complete before the graph is built: compute-sanitizer
+     * reports reads of freshly allocated memory by a while-loop graph built right after
+     * the allocation, and a synchronization between the two avoids it (NVIDIA/warp issue
+     * #1406) */
+    SP_CUDA_TRY(cudaStreamSynchronize((cudaStream_t)env->stream));
     h_stamps = static_cast<unsigned long long *>(
         sp__malloc_array((size_t)(capacity + 1), sizeof *h_stamps));
     if (!h_stamps)
