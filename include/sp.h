@@ -519,7 +519,7 @@ typedef enum sp_bfs_direction {
  *  - AUTO picks from the graph's size and degrees (stats->variant_used and loop_used say
  *    what ran).
  * The call synchronizes the context's stream once per level on the host loop, once per
- * search on the others. Everything it
+ * search on the others (the graph loop also twice while its graph is built). Everything it
  * allocates (formats, scratch) is allocated before the first search writes an output, so a
  * call failing for memory leaves level, parent, stats and G's formats as they were. */
 SP_API sp_status_t sp_bfs(sp_context_t *ctx, sp_matrix_t *G, int64_t source,
