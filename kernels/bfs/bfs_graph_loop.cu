@@ -96,9 +96,7 @@ __device__ void decide(graph_state *st, sp_gpu_bfs_counters_t *ctr, const decide
                                                          : SP_GPU_BFS_DIR_PUSH);
     if (L > 0 && dir != st->dir) st->switches++;
     if (d.dirs && L < d.capacity) d.dirs[L] = dir;
-    /* small_frontier_hub_min's rule */
-    bool fits = count + d.nnz / P::hub_degree + 1 <= d.max_pieces;
-    st->hub_min = fits && count < d.warps ? P::warp_degree : P::hub_degree;
+    st->hub_min = hub_min_for(count, d.nnz, d.max_pieces, d.warps);
     st->from_bitmap = st->dir == SP_GPU_BFS_DIR_PULL && L > 0;
     st->dir = dir;
     st->prev_count = count;
@@ -246,8 +244,7 @@ sp_status_t add_level(cudaGraph_t body, cudaGraphNode_t *last, const sp_gpu_env_
     kernels_of_mode k = kernels_for(mode);
     void *level_params[] = {&a, &gs};
     void *hubs_params[] = {&a, &gs, &d};
-    unsigned grid = (unsigned)((int64_t)(env->sm_count > 0 ? env->sm_count : 1) *
-                               P::blocks_per_sm);
+    unsigned grid = hub_grid(env); /* grid_for's cap: every level's work strides over it */
     if (mode != SP_GPU_BFS_GRAPH_PUSH) {
         cudaMemsetParams m = {};
         cudaGraphNode_t node;
@@ -337,8 +334,7 @@ extern "C" sp_status_t sp__gpu_bfs_graph_loop_create(const sp_gpu_env_t *env,
     d.n = g->n;
     d.nnz = g->nnz;
     d.max_pieces = w->max_pieces;
-    d.warps = (int64_t)(env->sm_count > 0 ? env->sm_count : 1) * P::blocks_per_sm *
-              (P::block_threads / 32);
+    d.warps = level_warps(env);
     d.capacity = capacity;
     d.alpha = alpha;
     d.beta = beta;

@@ -30,10 +30,10 @@ struct policy {
     /* pull: in-edges every lane scans first, and at most this many more by the lane
      * before its warp takes the rest */
     static constexpr int pull_probe = 8;
+    static constexpr int pull_thread_rest = 24;
     /* edges a thread of a hub piece visits at once (block_threads * hub_batch = one piece
      * of hub_degree edges in one step) */
     static constexpr int hub_batch = 4;
-    static constexpr int pull_thread_rest = 24;
 };
 using P = policy;
 
@@ -90,14 +90,25 @@ static inline level_args make_args(const sp_gpu_bfs_graph_t *g, const sp_gpu_bfs
  * warp_degree edges or more goes to the grid-wide hub pieces instead. The piece buffer
  * holds them: a level defers at most count vertices, so it needs at most
  * nnz / hub_degree + count pieces, and max_pieces = 2 nnz / hub_degree + 1. */
+__host__ __device__ inline int32_t hub_min_for(int64_t count, int64_t nnz, int64_t max_pieces,
+                                               int64_t warps)
+{
+    bool fits = count + nnz / P::hub_degree + 1 <= max_pieces;
+    return fits && count < warps ? P::warp_degree : P::hub_degree;
+}
+
+/* Warps of the per-level grid (grid_for's cap). */
+static inline int64_t level_warps(const sp_gpu_env_t *env)
+{
+    return (int64_t)(env->sm_count > 0 ? env->sm_count : 1) * P::blocks_per_sm *
+           (P::block_threads / 32);
+}
+
 static inline int32_t small_frontier_hub_min(const sp_gpu_env_t *env,
                                              const sp_gpu_bfs_graph_t *g,
                                              const sp_gpu_bfs_work_t *w, int64_t count)
 {
-    int64_t warps = (int64_t)(env->sm_count > 0 ? env->sm_count : 1) * P::blocks_per_sm *
-                    (P::block_threads / 32);
-    bool fits = count + g->nnz / P::hub_degree + 1 <= w->max_pieces;
-    return fits && count < warps ? P::warp_degree : P::hub_degree;
+    return hub_min_for(count, g->nnz, w->max_pieces, level_warps(env));
 }
 
 /* Blocks for a grid-stride loop over n > 0 items, at most blocks_per_sm per SM. */
@@ -109,7 +120,7 @@ static inline unsigned grid_for(const sp_gpu_env_t *env, int64_t n)
     return (unsigned)(need < cap ? need : cap);
 }
 
-static inline int64_t bitmap_words(int64_t n) { return (n + 31) / 32; }
+__host__ __device__ inline int64_t bitmap_words(int64_t n) { return (n + 31) / 32; }
 
 /* Blocks of a hub-pieces kernel: as many as can be resident (one piece per block at a
  * time; a level's pieces are spread over the whole GPU). */
@@ -267,6 +278,24 @@ __device__ __forceinline__ void expand_push(const level_args &a, int32_t v, tall
         for (int64_t k = beg; k < end; k++) visit<EMIT>(a, v, a.out_idx[k], t, sq);
 }
 
+/* The hub pieces deferred in this level (the bound only guards memory: see defer_hub). */
+__device__ __forceinline__ int64_t hub_pieces(const level_args &a)
+{
+    int64_t np = a.ctr->hub_pieces;
+    return np < a.max_pieces ? np : a.max_pieces;
+}
+
+/* Piece p: its vertex *v and its edge range [*b, *e) in the adjacency ptr (out_ptr for
+ * push, in_ptr for pull). */
+__device__ __forceinline__ void hub_piece(const level_args &a, const int32_t *ptr, int64_t p,
+                                          int32_t *v, int64_t *b, int64_t *e)
+{
+    *v = a.piece_vertex[p];
+    *b = (int64_t)ptr[*v] + a.piece_start[p];
+    int64_t end = ptr[*v + 1];
+    *e = *b + P::hub_degree < end ? *b + P::hub_degree : end;
+}
+
 /* Visit up to hub_batch heads w[j] (< 0: none) from parent u with their loads, claims and
  * records in flight together: one round of visited reads, one of atomics, one of degree
  * reads and one queue reservation per warp, where visit() makes a chain of them per
@@ -321,12 +350,11 @@ __device__ __forceinline__ void hub_push_body(const level_args &a)
 {
     static_assert(EMIT != EMIT_SHARED, "hub pieces append to the global queue");
     tally t = {0, 0};
-    int64_t np = a.ctr->hub_pieces;
-    if (np > a.max_pieces) np = a.max_pieces;
+    int64_t np = hub_pieces(a);
     for (int64_t p = blockIdx.x; p < np; p += gridDim.x) {
-        int32_t v = a.piece_vertex[p];
-        int64_t b = (int64_t)a.out_ptr[v] + a.piece_start[p];
-        int64_t e = b + P::hub_degree < a.out_ptr[v + 1] ? b + P::hub_degree : a.out_ptr[v + 1];
+        int32_t v;
+        int64_t b, e;
+        hub_piece(a, a.out_ptr, p, &v, &b, &e);
         for (int64_t k0 = b; k0 < e; k0 += (int64_t)P::block_threads * P::hub_batch) {
             int32_t w[P::hub_batch];
 #pragma unroll
@@ -353,7 +381,7 @@ __device__ __forceinline__ void bitmap_push_body(const level_args &a)
 {
     tally t = {0, 0};
     int lane = threadIdx.x & 31;
-    int64_t words = (a.n + 31) / 32;
+    int64_t words = bitmap_words(a.n);
     for (int64_t w = ((int64_t)blockIdx.x * P::block_threads + threadIdx.x) / 32; w < words;
          w += (int64_t)gridDim.x * (P::block_threads / 32)) {
         uint32_t bits = __ldg(a.front + w);

@@ -127,12 +127,11 @@ __device__ __forceinline__ void pull_body(const level_args &a)
 __device__ __forceinline__ void hub_pull_body(const level_args &a)
 {
     tally t = {0, 0};
-    int64_t np = a.ctr->hub_pieces;
-    if (np > a.max_pieces) np = a.max_pieces;
+    int64_t np = hub_pieces(a);
     for (int64_t p = blockIdx.x; p < np; p += gridDim.x) {
-        int32_t v = a.piece_vertex[p];
-        int64_t b = (int64_t)a.in_ptr[v] + a.piece_start[p];
-        int64_t e = b + P::hub_degree < a.in_ptr[v + 1] ? b + P::hub_degree : a.in_ptr[v + 1];
+        int32_t v;
+        int64_t b, e;
+        hub_piece(a, a.in_ptr, p, &v, &b, &e);
         for (int64_t k = b + threadIdx.x; k < e && !bit_of(a.visited, v);
              k += P::block_threads) {
             int32_t u = a.in_idx[k];
