@@ -1,6 +1,7 @@
 /* sp_bfs on a CUDA context: the host level loop (one launch per level of the chosen
  * variant, one 24-byte read-back of the counters per level, the direction-optimized
- * switching decided here from those counters), or a hand-off to the single-block and
+ * switching decided here from those counters), the graph loop (the same level steps and
+ * rule inside one CUDA graph launch per search), or a hand-off to the single-block and
  * persistent kernels that keep the loop on the GPU; scratch from the context's allocator,
  * reused across the sources of sp_bfs_multi; stats and timing. */
 #include "sp_api.h"
@@ -9,10 +10,19 @@
 #include "sp_cuda.h"
 #include "sp_kernels_bfs.h"
 
-/* What one search found, before it is copied to the caller's stats. */
-typedef struct search_log {
-    int64_t levels, vertices, edges, switches;
-} search_log_t;
+/* What one search found, before it is copied to the caller's stats (the graph loop
+ * reports it in this form). */
+typedef sp_gpu_bfs_graph_log_t search_log_t;
+
+/* The per-level records of s from level `from` on: size 0, direction -1, time -1. */
+static void clear_records(sp_bfs_stats_t *s, int64_t from)
+{
+    for (int64_t l = from; s && l < s->frontier_capacity; l++) {
+        if (s->frontier_sizes) s->frontier_sizes[l] = 0;
+        if (s->directions) s->directions[l] = -1;
+        if (s->level_times_ms) s->level_times_ms[l] = -1;
+    }
+}
 
 static sp_status_t read_counters(const sp_gpu_env_t *env, const sp_gpu_bfs_work_t *w,
                                  sp_gpu_bfs_counters_t *h)
@@ -76,11 +86,8 @@ static sp_status_t host_loop(const sp_gpu_env_t *env, const sp_gpu_bfs_graph_t *
     sp_bfs_direction_t prev = dir;
     search_log_t lg = {1, 1, 0, 0};
     double *times = s && lev ? s->level_times_ms : NULL;
-    for (int64_t l = 0; l < cap; l++) {
-        if (s->frontier_sizes) s->frontier_sizes[l] = l == 0;
-        if (s->directions) s->directions[l] = -1;
-        if (s->level_times_ms) s->level_times_ms[l] = -1;
-    }
+    clear_records(s, 0);
+    if (cap > 0 && s->frontier_sizes) s->frontier_sizes[0] = 1;
     SP_TRY(sp__gpu_bfs_start(env, g, &w, source));
     SP_TRY(read_counters(env, &w, &c));
     count = c.next_vertices;
@@ -150,6 +157,28 @@ done:
     return st;
 }
 
+/* One search of the graph loop gl; its records (the loop keeps records_cap of them) go to
+ * s, times only when s asks for them; end_event is recorded when the traversal ends. */
+static sp_status_t graph_search(const sp_gpu_env_t *env, const sp_gpu_bfs_graph_loop_t *gl,
+                                const sp_gpu_bfs_graph_t *g, const sp_gpu_bfs_work_t *w,
+                                int32_t source, sp_bfs_stats_t *s, int64_t records_cap,
+                                cudaEvent_t end_event, search_log_t *log)
+{
+    sp_status_t st = SP_STATUS_SUCCESS;
+    int64_t cap = s ? s->frontier_capacity : 0;
+    if (cap > records_cap) cap = records_cap;
+    clear_records(s, cap); /* past n + 1 levels, which no search reaches */
+    SP_TRY(sp__gpu_bfs_graph_loop_run(env, gl, g, w, source, s ? s->frontier_sizes : NULL,
+                                      s ? s->directions : NULL,
+                                      s && s->measure_time ? s->level_times_ms : NULL, cap,
+                                      end_event, log));
+    if (s && !s->measure_time)
+        for (int64_t l = 0; s->level_times_ms && l < s->frontier_capacity; l++)
+            s->level_times_ms[l] = -1;
+done:
+    return st;
+}
+
 /* The graph loop's mode for a variant (sp_bfs has refused the others). */
 static sp_gpu_bfs_graph_mode_t graph_mode(sp_bfs_variant_t variant)
 {
@@ -172,7 +201,7 @@ sp_status_t sp__cuda_bfs(sp_matrix_t *G, int64_t nsources, const int64_t *source
     cudaEvent_t ev[2] = {NULL, NULL}, lev[2] = {NULL, NULL};
     int64_t n = G->f.csr.nrows, sizes_cap = 0, records_cap = 0;
     int timed = 0, level_timed = 0;
-    int on_host = loop == SP_BFS_LOOP_HOST || loop == SP_BFS_LOOP_GRAPH;
+    int level_steps = loop == SP_BFS_LOOP_HOST || loop == SP_BFS_LOOP_GRAPH;
     sp__cuda_env(G->ctx, &env);
     for (int64_t i = 0; stats && i < nsources; i++) {
         timed |= stats[i].measure_time != 0;
@@ -194,7 +223,7 @@ sp_status_t sp__cuda_bfs(sp_matrix_t *G, int64_t nsources, const int64_t *source
     g.d_coo_row = G->f.coo.row;
     g.d_coo_col = G->f.coo.col;
     /* every allocation before the first search writes an output */
-    if (on_host) {
+    if (level_steps) { /* the per-level kernels' scratch (and CSC for the pull) */
         if (variant == SP_BFS_PULL || variant == SP_BFS_DIRECTION_OPT) {
             SP_TRY(sp_matrix_build(G->ctx, G, SP_FORMAT_CSC));
             g.d_in_ptr = G->f.csc.ptr;
@@ -230,27 +259,9 @@ sp_status_t sp__cuda_bfs(sp_matrix_t *G, int64_t nsources, const int64_t *source
             SP_TRY(host_loop(&env, &g, w, variant, alpha, beta, (int32_t)sources[i], s,
                              s && s->measure_time && s->level_times_ms ? lev : NULL, &lg));
         } else if (loop == SP_BFS_LOOP_GRAPH) {
-            sp_gpu_bfs_graph_log_t gg;
-            int64_t cap = s ? s->frontier_capacity : 0;
             sp__gpu_bfs_work_carve(d_temp, n, g.nnz, lv, pa, &w);
-            SP_TRY(sp__gpu_bfs_graph_loop_run(
-                &env, &gl, &g, &w, (int32_t)sources[i], s ? s->frontier_sizes : NULL,
-                s ? s->directions : NULL, s && s->measure_time ? s->level_times_ms : NULL,
-                cap < records_cap ? cap : records_cap, s && s->measure_time ? ev[1] : NULL,
-                &gg));
-            /* the records stop at n + 1 levels, which no search reaches */
-            for (int64_t l = records_cap; s && l < s->frontier_capacity; l++) {
-                if (s->frontier_sizes) s->frontier_sizes[l] = 0;
-                if (s->directions) s->directions[l] = -1;
-                if (s->level_times_ms) s->level_times_ms[l] = -1;
-            }
-            if (s && !s->measure_time)
-                for (int64_t l = 0; s->level_times_ms && l < s->frontier_capacity; l++)
-                    s->level_times_ms[l] = -1;
-            lg.levels = gg.levels;
-            lg.vertices = gg.vertices;
-            lg.edges = gg.edges;
-            lg.switches = gg.switches;
+            SP_TRY(graph_search(&env, &gl, &g, &w, (int32_t)sources[i], s, records_cap,
+                                s && s->measure_time ? ev[1] : NULL, &lg));
         } else {
             SP_TRY(gpu_loop(&env, &loop_scratch, &G->f.csr, loop, sync, (int32_t)sources[i], lv,
                             pa, s, &lg));
