@@ -35,15 +35,6 @@ int64_t sp__el_count_lines(const sp_chunk_t *chunk, int (*is_edge)(const char *b
     return n;
 }
 
-#if SP_SWAR_DIGITS
-/* The high bit of each byte of w that equals c (exact: no carry crosses bytes). */
-static inline uint64_t bytes_equal(uint64_t w, unsigned char c)
-{
-    uint64_t t = w ^ (0x0101010101010101ull * c), low7 = 0x7F7F7F7F7F7F7F7Full;
-    return ~(((t & low7) + low7) | t) & 0x8080808080808080ull;
-}
-#endif
-
 /* Fields start at a byte that is not a blank after a blank or the start: eight bytes at
  * a time where words allow. */
 int64_t sp__el_count_fields(const char *p, const char *e)
@@ -54,7 +45,7 @@ int64_t sp__el_count_fields(const char *p, const char *e)
     for (; e - p >= 8; p += 8) {
         uint64_t w, blanks;
         memcpy(&w, p, sizeof w);
-        blanks = bytes_equal(w, ' ') | bytes_equal(w, '\t');
+        blanks = sp__bytes_equal(w, ' ') | sp__bytes_equal(w, '\t');
         uint64_t starts = ~blanks & ((blanks << 8) | (blank_before ? 0x80u : 0u));
         starts = (starts & 0x8080808080808080ull) >> 7;
         n += (int64_t)((starts * 0x0101010101010101ull) >> 56); /* the sum of the bytes */

@@ -33,6 +33,15 @@ void sp__text_close(sp_text_t *text);
 enum { SP_NUM_OK = 0, SP_NUM_SYNTAX = 1, SP_NUM_RANGE = 2 };
 int sp__parse_i64(const char **p, const char *end, int64_t *out);
 
+/* The high bit of each byte of w that equals c, nothing else (exact: no carry crosses
+ * bytes). */
+static inline uint64_t sp__bytes_equal(uint64_t w, unsigned char c)
+{
+    const uint64_t low7 = 0x7F7F7F7F7F7F7F7Full;
+    uint64_t x = w ^ (0x0101010101010101ull * c);
+    return ~(((x & low7) + low7) | x | low7);
+}
+
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 #define SP_SWAR_DIGITS 1
 /* The value of eight ASCII digits loaded as one little-endian word (first digit in the

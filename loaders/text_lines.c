@@ -41,14 +41,6 @@ int64_t sp__text_count_breaks(const char *begin, const char *end, int has_cr)
     return n;
 }
 
-/* High bit of each byte of w that equals c (exact: no carries cross bytes). */
-static uint64_t bytes_equal(uint64_t w, unsigned char c)
-{
-    const uint64_t low7 = 0x7F7F7F7F7F7F7F7Full;
-    uint64_t x = w ^ (0x0101010101010101ull * c);
-    return ~(((x & low7) + low7) | x | low7);
-}
-
 /* High bit of each byte of w below 0x21: blanks, line breaks and other control bytes.
  * (w | 0x80) - 0x21 borrows in no byte, and leaves the high bit clear exactly there. */
 static uint64_t bytes_blank_or_control(uint64_t w)
@@ -67,7 +59,7 @@ static int64_t count_by_breaks(const char *begin, const char *end)
     for (; end - p >= 8; p += 8) {
         uint64_t w;
         memcpy(&w, p, sizeof w);
-        uint64_t nl = bytes_equal(w, '\n');
+        uint64_t nl = sp__bytes_equal(w, '\n');
         uint64_t starts = (nl << 8) | (carry << 7); /* bytes that begin a line */
         if (starts & bytes_blank_or_control(w)) return -1;
         carry = nl >> 63;
