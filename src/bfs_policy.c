@@ -29,8 +29,10 @@ const char *sp_bfs_loop_name(sp_bfs_loop_t loop)
  *   (no host round trip per level: 150 against 132 GTEPS on Kronecker 22) and the host
  *   loop from 2^28 (Kronecker 24: 211 against 189 GTEPS; its per-level kernels use fewer
  *   registers than the graph loop's, which decides on the big pull levels there);
- * - small (256..2^16 vertices) and regular (longest row <= 4 mean + 4: meshes, roads):
- *   many levels of small frontiers, which one block runs fastest;
+ * - small (256..2^16 vertices) without a hub (longest row <= 8 mean + 16: meshes, roads,
+ *   1138_bus, Erdos971): many levels of small frontiers, which one block runs fastest
+ *   (p2p-Gnutella08, longest row 97 at mean 6.6, and the graphs with rows of over a
+ *   thousand run faster on the persistent grid);
  * - everything else (small skewed graphs, large sparse ones such as grids): the
  *   soft-synchronized persistent frontier loop, no launch or round trip per level.
  * A host context, or a caller that fixes one of the two, gets direction-optimized with
@@ -48,7 +50,7 @@ void sp__bfs_choose(const sp_context_t *ctx, const sp_matrix_t *G, sp_bfs_varian
             *variant = SP_BFS_DIRECTION_OPT;
             *loop = nnz >= ((int64_t)1 << 28) ? SP_BFS_LOOP_HOST : SP_BFS_LOOP_GRAPH;
         } else if (n >= 256 && n <= ((int64_t)1 << 16) &&
-                   (double)G->row_max <= 4.0 * mean + 4.0) {
+                   (double)G->row_max <= 8.0 * mean + 16.0) {
             *variant = SP_BFS_FRONTIER;
             *loop = SP_BFS_LOOP_SINGLE_BLOCK;
         } else {

@@ -78,7 +78,15 @@ START_TEST(auto_choice_and_direction_rule)
     sp__bfs_choose(&gpu, &G, &v, &l); /* a small mesh: regular */
     ck_assert_int_eq(v, SP_BFS_FRONTIER);
     ck_assert_int_eq(l, SP_BFS_LOOP_SINGLE_BLOCK);
-    G.row_max = 1000;
+    G.f.coo.nrows = 1138, G.f.coo.nnz = 2916, G.row_max = 17;
+    v = SP_BFS_AUTO, l = SP_BFS_LOOP_AUTO;
+    sp__bfs_choose(&gpu, &G, &v, &l); /* small, a few longer rows (1138_bus) */
+    ck_assert_int_eq(l, SP_BFS_LOOP_SINGLE_BLOCK);
+    G.f.coo.nrows = 6301, G.f.coo.nnz = 41554, G.row_max = 97;
+    v = SP_BFS_AUTO, l = SP_BFS_LOOP_AUTO;
+    sp__bfs_choose(&gpu, &G, &v, &l); /* small, rows of 15 times the mean (p2p-Gnutella08) */
+    ck_assert_int_eq(l, SP_BFS_LOOP_PERSISTENT);
+    G.f.coo.nrows = 10000, G.f.coo.nnz = 39600, G.row_max = 1000;
     v = SP_BFS_AUTO, l = SP_BFS_LOOP_AUTO;
     sp__bfs_choose(&gpu, &G, &v, &l); /* small and skewed */
     ck_assert_int_eq(l, SP_BFS_LOOP_PERSISTENT);
