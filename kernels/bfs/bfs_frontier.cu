@@ -8,7 +8,8 @@ using namespace bfs;
 
 namespace {
 
-__global__ void __launch_bounds__(P::block_threads) frontier_kernel(level_args a, int32_t count)
+__global__ void __launch_bounds__(P::block_threads, P::blocks_per_sm)
+frontier_kernel(level_args a, int32_t count)
 {
     frontier_body<EMIT_QUEUE>(a, count);
 }

@@ -250,59 +250,14 @@ __device__ __forceinline__ void defer_hub(const level_args &a, int32_t v, int32_
     }
 }
 
-/* Push expansion of one vertex per lane (v < 0: none): small degrees by the lane, medium
- * ones by the whole warp one vertex at a time (coalesced reads of the adjacency), hubs
- * (a.hub_min edges or more) deferred. All 32 lanes must call it. */
-template <int EMIT>
-__device__ __forceinline__ void expand_push(const level_args &a, int32_t v, tally &t,
-                                            shared_queue *sq)
-{
-    int lane = threadIdx.x & 31;
-    int32_t beg = 0, end = 0;
-    if (v >= 0) {
-        beg = a.out_ptr[v];
-        end = a.out_ptr[v + 1];
-    }
-    int32_t deg = end - beg;
-    if (deg >= a.hub_min) defer_hub(a, v, deg);
-    unsigned coop = __ballot_sync(sp_prim::full_mask, deg >= P::warp_degree && deg < a.hub_min);
-    while (coop) {
-        int leader = __ffs(coop) - 1;
-        coop &= coop - 1;
-        int32_t u = __shfl_sync(sp_prim::full_mask, v, leader);
-        int64_t b = __shfl_sync(sp_prim::full_mask, beg, leader);
-        int64_t e = __shfl_sync(sp_prim::full_mask, end, leader);
-        for (int64_t k = b + lane; k < e; k += 32) visit<EMIT>(a, u, a.out_idx[k], t, sq);
-    }
-    if (deg < P::warp_degree)
-        for (int64_t k = beg; k < end; k++) visit<EMIT>(a, v, a.out_idx[k], t, sq);
-}
-
-/* The hub pieces deferred in this level (the bound only guards memory: see defer_hub). */
-__device__ __forceinline__ int64_t hub_pieces(const level_args &a)
-{
-    int64_t np = a.ctr->hub_pieces;
-    return np < a.max_pieces ? np : a.max_pieces;
-}
-
-/* Piece p: its vertex *v and its edge range [*b, *e) in the adjacency ptr (out_ptr for
- * push, in_ptr for pull). */
-__device__ __forceinline__ void hub_piece(const level_args &a, const int32_t *ptr, int64_t p,
-                                          int32_t *v, int64_t *b, int64_t *e)
-{
-    *v = a.piece_vertex[p];
-    *b = (int64_t)ptr[*v] + a.piece_start[p];
-    int64_t end = ptr[*v + 1];
-    *e = *b + P::hub_degree < end ? *b + P::hub_degree : end;
-}
-
 /* Visit up to hub_batch heads w[j] (< 0: none) from parent u with their loads, claims and
  * records in flight together: one round of visited reads, one of atomics, one of degree
  * reads and one queue reservation per warp, where visit() makes a chain of them per
  * edge. All 32 lanes of the warp must call it (the queue reservation is a warp scan). */
 template <int EMIT>
 __device__ __forceinline__ void visit_batch(const level_args &a, int32_t u,
-                                            const int32_t (&w)[P::hub_batch], tally &t)
+                                            const int32_t (&w)[P::hub_batch], tally &t,
+                                            shared_queue *sq = nullptr)
 {
     uint32_t word[P::hub_batch], old[P::hub_batch];
     bool won[P::hub_batch];
@@ -337,9 +292,93 @@ __device__ __forceinline__ void visit_batch(const level_args &a, int32_t u,
         t.vertices++;
         t.edges += (unsigned long long)deg[j];
         if (EMIT == EMIT_QUEUE || EMIT == EMIT_QUEUE_BITMAP) a.next_queue[at++] = w[j];
+        if (EMIT == EMIT_SHARED) {
+            int32_t pos = atomicAdd(&sq->count, 1);
+            if (pos < P::shared_queue)
+                sq->q[pos] = w[j];
+            else
+                append_global(a, w[j]);
+        }
         if (EMIT == EMIT_BITMAP || EMIT == EMIT_QUEUE_BITMAP)
             atomicOr(a.next + (w[j] >> 5), 1u << (w[j] & 31));
     }
+}
+
+/* Push expansions that visit hub_batch edges per lane at once (visit_batch: their loads,
+ * claims and records in flight together) rather than one chain of dependent loads and
+ * atomics per edge; the graph loop's direction-optimized pushes (EMIT_QUEUE_BITMAP) keep
+ * one edge at a time, which holds their kernel, shared with the pull, at its register
+ * count. */
+template <int EMIT>
+__host__ __device__ constexpr bool batched_push()
+{
+    return EMIT == EMIT_QUEUE || EMIT == EMIT_SHARED || EMIT == EMIT_COUNT;
+}
+
+/* Push expansion of one vertex per lane (v < 0: none): small degrees by the lane, medium
+ * ones by the whole warp one vertex at a time (coalesced reads of the adjacency), hubs
+ * (a.hub_min edges or more) deferred. All 32 lanes must call it. */
+template <int EMIT>
+__device__ __forceinline__ void expand_push(const level_args &a, int32_t v, tally &t,
+                                            shared_queue *sq)
+{
+    constexpr int K = P::hub_batch;
+    int lane = threadIdx.x & 31;
+    int32_t beg = 0, end = 0;
+    if (v >= 0) {
+        beg = a.out_ptr[v];
+        end = a.out_ptr[v + 1];
+    }
+    int32_t deg = end - beg;
+    if (deg >= a.hub_min) defer_hub(a, v, deg);
+    unsigned coop = __ballot_sync(sp_prim::full_mask, deg >= P::warp_degree && deg < a.hub_min);
+    while (coop) {
+        int leader = __ffs(coop) - 1;
+        coop &= coop - 1;
+        int32_t u = __shfl_sync(sp_prim::full_mask, v, leader);
+        int64_t b = __shfl_sync(sp_prim::full_mask, beg, leader);
+        int64_t e = __shfl_sync(sp_prim::full_mask, end, leader);
+        if (batched_push<EMIT>()) { /* warp-uniform trips: every lane calls visit_batch */
+            for (int64_t k0 = b + lane; k0 - lane < e; k0 += 32 * K) {
+                int32_t w[K];
+#pragma unroll
+                for (int j = 0; j < K; j++) w[j] = k0 + 32 * j < e ? a.out_idx[k0 + 32 * j] : -1;
+                visit_batch<EMIT>(a, u, w, t, sq);
+            }
+        } else {
+            for (int64_t k = b + lane; k < e; k += 32) visit<EMIT>(a, u, a.out_idx[k], t, sq);
+        }
+    }
+    if (batched_push<EMIT>()) {
+        if (deg >= P::warp_degree) beg = end; /* the warp's or the hub pieces' */
+        while (__any_sync(sp_prim::full_mask, beg < end)) {
+            int32_t w[K];
+#pragma unroll
+            for (int j = 0; j < K; j++) w[j] = beg + j < end ? a.out_idx[beg + j] : -1;
+            visit_batch<EMIT>(a, v, w, t, sq);
+            beg = end - beg > K ? beg + K : end;
+        }
+    } else if (deg < P::warp_degree) {
+        for (int64_t k = beg; k < end; k++) visit<EMIT>(a, v, a.out_idx[k], t, sq);
+    }
+}
+
+/* The hub pieces deferred in this level (the bound only guards memory: see defer_hub). */
+__device__ __forceinline__ int64_t hub_pieces(const level_args &a)
+{
+    int64_t np = a.ctr->hub_pieces;
+    return np < a.max_pieces ? np : a.max_pieces;
+}
+
+/* Piece p: its vertex *v and its edge range [*b, *e) in the adjacency ptr (out_ptr for
+ * push, in_ptr for pull). */
+__device__ __forceinline__ void hub_piece(const level_args &a, const int32_t *ptr, int64_t p,
+                                          int32_t *v, int64_t *b, int64_t *e)
+{
+    *v = a.piece_vertex[p];
+    *b = (int64_t)ptr[*v] + a.piece_start[p];
+    int64_t end = ptr[*v + 1];
+    *e = *b + P::hub_degree < end ? *b + P::hub_degree : end;
 }
 
 /* The deferred hub pieces of a push level: one block per piece (grid-stride over the
