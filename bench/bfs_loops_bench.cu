@@ -6,6 +6,10 @@
  * over the host loop; checks every loop's levels against sp__ref_bfs (outside the timing).
  *
  *   bfs_loops_bench [--reps N] [--input grid4096|path128k|kron20]...   (default: all three)
+ *                   [--blocks K] [--poll NEAR PAUSE_NS]
+ *
+ * --blocks and --poll set the persistent kernel's grid size and its waiters' polling
+ * (sp__gpu_bfs_set_persistent_blocks / _poll) for tuning sweeps.
  *
  * grid4096: 4096 x 4096 grid graph from a corner (8191 levels); path128k: undirected path
  * of 2^17 vertices from its middle (65537 levels: the host loop pays about 15 us a level,
@@ -37,6 +41,9 @@ cudaStream_t stream;
 sp_gpu_env_t env;
 int reps = 5;
 const int warmup = 2;
+int blocks = 0;             /* --blocks: persistent grid size (0: all co-resident) */
+long long poll_near = 0;    /* --poll: the persistent waiters' polling (0: the policy's) */
+uint32_t poll_pause = 0;
 unsigned step_seconds = 60;
 
 /* ---- hang diagnosis: the running step, announced on stderr and watched by an alarm ---- */
@@ -112,7 +119,7 @@ sp_status_t host_loop(const sp_csr_t *g, int32_t source, int32_t *d_level, int32
     while (size > 0) {
         SP_TRY(bfsk::launch_level(&env, s, lvl, size));
         lvl++;
-        SP_TRY(bfsk::read_i32(&env, s.sizes + lvl, &size));
+        SP_TRY(bfsk::read_size(&env, s.sizes + lvl, &size));
     }
     SP_TRY(bfsk::finish(&env, s, &sc, lvl, nullptr, 0, r));
 done:
@@ -312,13 +319,22 @@ int main(int argc, char **argv)
             if (reps < 1) reps = 1;
         } else if (!std::strcmp(argv[i], "--input") && i + 1 < argc) {
             names.push_back(argv[++i]);
+        } else if (!std::strcmp(argv[i], "--blocks") && i + 1 < argc) {
+            blocks = std::atoi(argv[++i]);
+        } else if (!std::strcmp(argv[i], "--poll") && i + 2 < argc) {
+            poll_near = std::atoll(argv[++i]);
+            poll_pause = (uint32_t)std::atol(argv[++i]);
         } else {
-            std::fprintf(stderr, "usage: %s [--reps N] [--input grid4096|path128k|kron20]...\n",
+            std::fprintf(stderr,
+                         "usage: %s [--reps N] [--input grid4096|path128k|kron20]... "
+                         "[--blocks K] [--poll NEAR PAUSE_NS]\n",
                          argv[0]);
             return 2;
         }
     }
     if (names.empty()) names = {"grid4096", "path128k", "kron20"};
+    sp__gpu_bfs_set_persistent_blocks(blocks);
+    sp__gpu_bfs_set_persistent_poll(poll_near, poll_pause);
     cudaDeviceProp prop;
     int dev = 0, driver = 0, runtime = 0;
     CUDA_OK(cudaGetDevice(&dev));
@@ -329,6 +345,10 @@ int main(int argc, char **argv)
     setup_env();
     std::printf("GPU: %s (%d SMs, cc %d.%d)\nCUDA driver: %d\nCUDA runtime: %d\n", prop.name,
                 prop.multiProcessorCount, prop.major, prop.minor, driver, runtime);
+    std::printf("Persistent grid: %s blocks; polling: near %lld chunks, pause %u ns (0: the "
+                "policy's)\n",
+                blocks > 0 ? std::to_string(blocks).c_str() : "all co-resident", poll_near,
+                poll_pause);
     std::printf("Timed calls: %d after %d warm-up, the four loops interleaved; a call is a whole "
                 "traversal with parents (scratch from the pool, init, levels, read-back)\n",
                 reps, warmup);

@@ -46,7 +46,7 @@ typedef enum sp_gpu_bfs_sync {
  * min(frontier_capacity, n + 1) level sizes (none when frontier_capacity is 0). */
 typedef struct sp_gpu_bfs_loop_scratch {
     void *d_base;
-    int32_t *h_sizes;
+    unsigned long long *h_sizes; /* the device's size words (bfs_common.cuh) */
     int64_t n, h_capacity;
 } sp_gpu_bfs_loop_scratch_t;
 
@@ -90,6 +90,11 @@ void sp__gpu_bfs_set_single_block_capacity(int64_t capacity);
  * SP_STATUS_INTERNAL_ERROR naming the level (default 20 s; only a bug reaches it). The
  * suite sets a tiny limit once to see the net end a traversal cleanly. */
 void sp__gpu_bfs_set_persistent_stall_ns(uint64_t ns);
+/* How the persistent SOFT kernel's waiting blocks poll the finished-chunk counter: a block
+ * whose ticket lies at least near chunks past the end of the level it waits on sleeps
+ * pause_ns between polls, the others spin (defaults: bfs_loops_policy.h). For
+ * bfs_loops_bench's sweeps. */
+void sp__gpu_bfs_set_persistent_poll(int64_t near, uint32_t pause_ns);
 
 /* ---- bfs-a: one level at a time, for the host level loop (src/bfs_cuda.c) ----
  * A traversal keeps its state in an sp_gpu_bfs_work_t carved from one scratch block

@@ -20,9 +20,9 @@ static constexpr int grid_block = P::grid_block;
 static constexpr int warp_degree = P::warp_degree;
 static constexpr int batch = P::batch;
 
-/* Counters of a traversal in device memory. ticket and done are the persistent kernel's
- * work counters, each on its own 128-byte line so spinning on done does not slow the
- * ticket atomics; stalled (beside done, which its readers poll anyway) is 1 + the level
+/* Counters of a traversal in device memory. ticket is the persistent kernel's work
+ * counter, on its own 128-byte line so the waiters' polls do not slow the ticket atomics;
+ * stalled (on the next line, which waiters poll now and then) is 1 + the level
  * at which the persistent kernel's safety net gave up waiting (0: never), over is set once
  * a persistent block has seen the empty level (a block starting later leaves at once
  * instead of walking every level); levels is the
@@ -31,23 +31,25 @@ static constexpr int batch = P::batch;
 struct alignas(128) ctl_t {
     unsigned long long ticket;
     char pad0[120];
-    unsigned long long done;
     int32_t stalled, over;
-    char pad1[112];
+    char pad1[120];
     unsigned long long edges, vertices;
     int32_t levels, sb_level, sb_size;
 };
 
 /* The arrays one traversal works on. visited: one bit per vertex, kept apart from level
  * so the claims touch n/8 bytes (L2-resident) rather than the level array. queue[L & 1]
- * holds the frontier of level L; sizes[L] its size (sizes has n + 1 entries, zero past
- * the last level; during level L, sizes[L + 1] is the next queue's tail). */
+ * holds the frontier of level L. sizes has n + 1 words, zero past the last level: the low
+ * 32 bits of sizes[L] are level L's size (during level L - 1 the tail of its queue), the
+ * high 32 bits count the chunks of level L - 1 the persistent kernel has finished, so
+ * that one word read tells a waiting block both that a level has ended and how large the
+ * next one is (the other loops leave the high half zero). */
 struct state_t {
     const int32_t *ptr, *idx;
     int32_t *level, *parent; /* parent may be NULL */
     uint32_t *visited;
     int32_t *queue[2];
-    int32_t *sizes;
+    unsigned long long *sizes;
     ctl_t *ctl;
     int64_t n;
     /* queue[L & 1] without indexing the array (that would copy the kernel parameter to
@@ -116,12 +118,13 @@ __device__ __forceinline__ void warp_push(Sink &sink, const bool (&c)[K], const 
 
 /* The lane's edges k0 + j * stride < kend (j < batch) out of u: claim each unvisited head
  * for next_level (exactly one claimer per vertex per traversal: the atomicOr on the
- * visited bit decides; the L2-only pre-read only skips the atomic for bits seen set, and
- * a stale read can only miss a bit, never invent one), record level and parent, push the
- * claimed heads. All 32 lanes must call it. */
+ * visited bit decides; the L2-only pre-read, made when preread is set, only skips the
+ * atomic for bits seen set, and a stale read can only miss a bit, never invent one),
+ * record level and parent, push the claimed heads. All 32 lanes must call it. */
 template <typename Sink>
 __device__ __forceinline__ void visit_batch(const state_t &s, Sink &sink, int32_t u, int64_t k0,
-                                            int64_t stride, int64_t kend, int32_t next_level)
+                                            int64_t stride, int64_t kend, int32_t next_level,
+                                            bool preread)
 {
     int32_t v[batch];
     uint32_t w[batch];
@@ -132,7 +135,8 @@ __device__ __forceinline__ void visit_batch(const state_t &s, Sink &sink, int32_
         v[j] = k < kend ? __ldg(s.idx + k) : -1;
     }
 #pragma unroll
-    for (int j = 0; j < batch; j++) w[j] = v[j] >= 0 ? __ldcg(s.visited + (v[j] >> 5)) : ~0u;
+    for (int j = 0; j < batch; j++)
+        w[j] = v[j] < 0 ? ~0u : (preread ? __ldcg(s.visited + (v[j] >> 5)) : 0u);
 #pragma unroll
     for (int j = 0; j < batch; j++) {
         uint32_t bit = 1u << (v[j] & 31);
@@ -147,16 +151,28 @@ __device__ __forceinline__ void visit_batch(const state_t &s, Sink &sink, int32_
     warp_push(sink, c, v);
 }
 
+/* Whether a level of size vertices reads the visited bits before claiming: when it fills
+ * the grid (gridDim.x blocks of BLOCK threads), where most heads are visited already and
+ * the loads spare the atomics' throughput; a smaller level is latency-bound, and the
+ * pre-read would add a round trip to every claim (a grid graph's level: one more L2 round
+ * trip on the persistent kernel's path from one level to the next). */
+template <int BLOCK>
+__device__ __forceinline__ bool preread_for(int64_t size)
+{
+    return size >= (int64_t)gridDim.x * BLOCK;
+}
+
 /* Expand the frontier vertices cur(begin .. begin + count - 1) (count <= BLOCK) of level
- * `lvl` into sink: adjacency lists of at least BLOCK entries by the whole block, of at
- * least warp_degree by their warp, the rest by their own thread, so a hub does not stall
- * one thread. Every thread of the block must call it (it contains __syncthreads); cur(i)
- * reads queue entry i. */
+ * `lvl` (size vertices) into sink: adjacency lists of at least BLOCK entries by the whole
+ * block, of at least warp_degree by their warp, the rest by their own thread, so a hub
+ * does not stall one thread. Every thread of the block must call it (it contains
+ * __syncthreads); cur(i) reads queue entry i. */
 template <int BLOCK, typename Cur, typename Sink>
 __device__ __forceinline__ void expand(const state_t &s, Cur cur, int64_t begin, int count,
-                                       int32_t lvl, Sink &sink, expand_smem_t<BLOCK> &sm,
-                                       tally_t &tally)
+                                       int64_t size, int32_t lvl, Sink &sink,
+                                       expand_smem_t<BLOCK> &sm, tally_t &tally)
 {
+    const bool pre = preread_for<BLOCK>(size);
     static_assert(BLOCK % 32 == 0 && BLOCK >= warp_degree, "whole warps");
     const int tid = threadIdx.x, lane = tid & 31;
     const int32_t next_level = lvl + 1;
@@ -184,7 +200,7 @@ __device__ __forceinline__ void expand(const state_t &s, Cur cur, int64_t begin,
         int32_t hu = sm.hub[h];
         int64_t hb = __ldg(s.ptr + hu), he = __ldg(s.ptr + hu + 1);
         for (int64_t k0 = hb; k0 < he; k0 += (int64_t)BLOCK * batch)
-            visit_batch(s, sink, hu, k0 + tid, BLOCK, he, next_level);
+            visit_batch(s, sink, hu, k0 + tid, BLOCK, he, next_level, pre);
     }
     unsigned mid = __ballot_sync(sp_prim::full_mask, e - b >= warp_degree);
     while (mid) {
@@ -194,11 +210,11 @@ __device__ __forceinline__ void expand(const state_t &s, Cur cur, int64_t begin,
         int64_t wb = __shfl_sync(sp_prim::full_mask, b, src);
         int64_t we = __shfl_sync(sp_prim::full_mask, e, src);
         for (int64_t k0 = wb; k0 < we; k0 += 32 * batch)
-            visit_batch(s, sink, wu, k0 + lane, 32, we, next_level);
+            visit_batch(s, sink, wu, k0 + lane, 32, we, next_level, pre);
     }
     if (e - b >= warp_degree) e = b;
     while (__any_sync(sp_prim::full_mask, b < e)) {
-        visit_batch(s, sink, u, b, 1, e, next_level);
+        visit_batch(s, sink, u, b, 1, e, next_level, pre);
         b = e - b < batch ? e : b + batch;
     }
 }
@@ -210,10 +226,21 @@ struct global_cur {
     __device__ int32_t operator()(int64_t i) const { return __ldcg(q + i); }
 };
 
-/* Appends to a global queue; the tail is sizes[L + 1]. */
+/* The size in a word of sizes (its low half). */
+__host__ __device__ inline int32_t size_of(unsigned long long word)
+{
+    return (int32_t)(uint32_t)word;
+}
+
+/* Appends to a global queue; the tail is the low half of sizes[L + 1] (a level holds fewer
+ * than 2^31 vertices, so the additions never carry into the high half). */
 struct global_sink {
-    int32_t *q, *tail;
-    __device__ int32_t reserve(int k) { return atomicAdd(tail, k); }
+    int32_t *q;
+    unsigned long long *tail;
+    __device__ int32_t reserve(int k)
+    {
+        return size_of(atomicAdd(tail, (unsigned long long)k));
+    }
     __device__ void store(int32_t pos, int32_t v) { q[pos] = v; }
 };
 
@@ -238,7 +265,7 @@ static __global__ void init_kernel(state_t s, int32_t source)
             if (s.parent) s.parent[i] = i == source ? source : -1;
         }
         if (i < words) s.visited[i] = i == (source >> 5) ? 1u << (source & 31) : 0u;
-        s.sizes[i] = i == 0 ? 1 : 0;
+        s.sizes[i] = i == 0 ? 1ull : 0ull;
         if (i == 0) s.queue[0][0] = source;
     }
     /* every field of ctl starts at zero: block 0 zeroes the whole struct, padding included,
@@ -262,7 +289,7 @@ __global__ void __launch_bounds__(BLOCK) level_kernel(state_t s, int32_t lvl, in
     for (int64_t c = blockIdx.x; c < nchunks; c += gridDim.x) {
         int64_t begin = c * BLOCK;
         int count = (int)(size - begin < BLOCK ? size - begin : BLOCK);
-        expand<BLOCK>(s, cur, begin, count, lvl, sink, sm, tally);
+        expand<BLOCK>(s, cur, begin, count, size, lvl, sink, sm, tally);
     }
     flush_tally(tally, s.ctl);
 }
@@ -280,7 +307,7 @@ static inline layout_t layout_of(int64_t n)
     l.visited = plan.add_n<uint32_t>((n + 31) / 32);
     l.q0 = plan.add_n<int32_t>(n);
     l.q1 = plan.add_n<int32_t>(n);
-    l.sizes = plan.add_n<int32_t>(n + 1);
+    l.sizes = plan.add_n<unsigned long long>(n + 1);
     l.total = plan.total;
     return l;
 }
@@ -308,7 +335,8 @@ static inline sp_status_t loop_scratch_alloc(const sp_gpu_env_t *env, int64_t n,
     *sc = sp_gpu_bfs_loop_scratch_t{};
     SP_TRY(sp_convert::env_alloc(env, &sc->d_base, layout_of(n).total));
     if (ncopy > 0) {
-        sc->h_sizes = static_cast<int32_t *>(sp__malloc_array((size_t)ncopy, sizeof(int32_t)));
+        sc->h_sizes = static_cast<unsigned long long *>(
+            sp__malloc_array((size_t)ncopy, sizeof(unsigned long long)));
         if (sc->h_sizes == NULL)
             SP_FAIL(SP_STATUS_ALLOC_FAILED, "out of host memory allocating %lld frontier sizes",
                     (long long)ncopy);
@@ -361,7 +389,7 @@ static inline state_t carve(const sp_gpu_bfs_loop_scratch_t *sc, const sp_csr_t 
     s.visited = sp_convert::at<uint32_t>(sc->d_base, l.visited);
     s.queue[0] = sp_convert::at<int32_t>(sc->d_base, l.q0);
     s.queue[1] = sp_convert::at<int32_t>(sc->d_base, l.q1);
-    s.sizes = sp_convert::at<int32_t>(sc->d_base, l.sizes);
+    s.sizes = sp_convert::at<unsigned long long>(sc->d_base, l.sizes);
     s.n = g->nrows;
     return s;
 }
@@ -408,7 +436,8 @@ static inline sp_status_t finish(const sp_gpu_env_t *env, const state_t &s,
     ctl_t h_ctl;
     SP_CUDA_TRY(cudaMemcpyAsync(&h_ctl, s.ctl, sizeof h_ctl, cudaMemcpyDeviceToHost, strm));
     if (ncopy > 0)
-        SP_CUDA_TRY(cudaMemcpyAsync(sc->h_sizes, s.sizes, (size_t)ncopy * sizeof(int32_t),
+        SP_CUDA_TRY(cudaMemcpyAsync(sc->h_sizes, s.sizes,
+                                    (size_t)ncopy * sizeof(unsigned long long),
                                     cudaMemcpyDeviceToHost, strm));
     SP_CUDA_TRY(cudaStreamSynchronize(strm));
     if (h_ctl.stalled != 0)
@@ -417,7 +446,7 @@ static inline sp_status_t finish(const sp_gpu_env_t *env, const state_t &s,
                 "to end; aborted (a bug in libsp: please report it)",
                 (double)stall_ns * 1e-9, h_ctl.stalled - 1);
     for (int64_t l = 0; l < frontier_capacity; l++)
-        frontier_sizes[l] = l < ncopy ? sc->h_sizes[l] : 0;
+        frontier_sizes[l] = l < ncopy ? size_of(sc->h_sizes[l]) : 0;
     if (result) {
         result->levels = levels >= 0 ? levels : h_ctl.levels;
         result->vertices = (int64_t)h_ctl.vertices;
@@ -427,10 +456,17 @@ done:
     return st;
 }
 
-/* One 32-bit value from the device after the work queued so far (a hand-over decision). */
-static inline sp_status_t read_i32(const sp_gpu_env_t *env, const int32_t *d, int32_t *h)
+/* The size in a word of sizes, from the device after the work queued so far (a hand-over
+ * decision). */
+static inline sp_status_t read_size(const sp_gpu_env_t *env, const unsigned long long *d,
+                                    int32_t *h)
 {
-    return sp_convert::to_host(env, h, d, sizeof *h);
+    sp_status_t st = SP_STATUS_SUCCESS;
+    unsigned long long word = 0;
+    SP_TRY(sp_convert::to_host(env, &word, d, sizeof word));
+    *h = size_of(word);
+done:
+    return st;
 }
 
 } /* namespace bfsk */

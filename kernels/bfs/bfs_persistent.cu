@@ -5,13 +5,14 @@
  * SOFT. Work items are frontier chunks (grid_block consecutive queue entries; hubs inside a
  * chunk are expanded by the whole block). Items carry global numbers in traversal order:
  * level L's chunks are base_L .. end_L - 1 with base_0 = 0, end_L = base_L +
- * ceil(sizes[L] / grid_block), base_{L+1} = end_L. A block takes a ticket t from one
+ * ceil(size_L / grid_block), base_{L+1} = end_L. A block takes a ticket t from one
  * monotonic counter (tickets are handed out in increasing order), then, while t >= end_L
- * of the level it is at, waits until the monotonic counter `done` reaches end_L (every
- * chunk up to level L finished: level L+1's queue and size are final), reads sizes[L+1]
- * and moves to level L+1; an empty level ends the traversal. It then expands chunk
- * t - base_L, and afterwards increments done. Nothing is ever reset, so a block that is
- * slow to observe a level can never misread a later one.
+ * of the level it is at, waits until level L's finished-chunk count, the high half of the
+ * word sizes[L+1], reaches end_L - base_L (level L+1's queue and size are then final: the
+ * low half of that same word is its queue's tail, so the one polled word also gives the
+ * size, with no further read), and moves to level L+1; an empty level ends the traversal.
+ * It then expands chunk t - base_L, and afterwards adds 2^32 to sizes[L+1]. Nothing is
+ * ever reset, so a block that is slow to observe a level can never misread a later one.
  *
  * Never deadlocks, whatever the graph and however few blocks are resident (even one):
  * (1) a block waits only for chunks whose tickets are below its own, i.e. already handed
@@ -26,17 +27,20 @@
  * vertex enters a queue at most once (the visited bitmap), so some level is empty.
  *
  * Memory ordering: a chunk's writes (levels, parents, queue entries, the atomics on
- * visited and sizes) come before a __syncthreads, then thread 0 fences and increments
- * done with release semantics; a waiter's thread 0 spins on done, then issues an acquire
- * fence (it has read the last increment of a release sequence), and its block passes a
- * __syncthreads before reading; queue entries and sizes are read
+ * visited and the tail) come before a __syncthreads, then thread 0 issues a device-scope
+ * fence and adds its finished chunk with a relaxed atomic (a fence-release: one fence,
+ * not a fence and a release atomic); a waiter's thread 0 spins on the word, then issues
+ * an acquire fence (what it read follows every chunk's increment in the word's
+ * modification order, and every later modification is an atomic add, so each increment's
+ * release sequence reaches it), and its block passes a __syncthreads before reading;
+ * queue entries and sizes are read
  * through L2 (ld.cg), so no stale L1 line of the buffer two levels back is used (the
  * pattern of the cooperative-groups grid barrier). Double buffering is safe because level
- * L+1's queue (level L-1's) is written only by chunks of level L, which start after done
- * has passed every chunk of level L-1, i.e. after its last read.
+ * L+1's queue (level L-1's) is written only by chunks of level L, which start after every
+ * chunk of level L-1 has finished, i.e. after its last read.
  *
- * Safety net (SOFT), not part of the argument above: a waiting block that sees `done`
- * stand still for P::stall_ns (20 s; a correct traversal stands still only while one chunk
+ * Safety net (SOFT), not part of the argument above: a waiting block that sees the word
+ * it polls stand still for P::stall_ns (20 s; a correct traversal stands still only while one chunk
  * is expanded) records the level in ctl->stalled and leaves; every other waiter sees the
  * flag and leaves too, blocks holding a chunk finish it first, so the kernel ends and the
  * call returns SP_STATUS_INTERNAL_ERROR naming the level instead of hanging the process.
@@ -59,9 +63,18 @@ namespace cg = cooperative_groups;
 using bfsk::grid_block;
 
 /* Test knobs: blocks of the persistent grid (0: as many as are co-resident), the safety
- * net's limit (0: P::stall_ns). */
+ * net's limit (0: P::stall_ns), the waiters' polling (0: P::poll_near_chunks,
+ * P::poll_pause_ns). */
 std::atomic<int> forced_blocks{0};
 std::atomic<unsigned long long> forced_stall_ns{0};
+std::atomic<long long> forced_poll_near{0};
+std::atomic<unsigned> forced_poll_pause{0};
+
+/* How waiting blocks poll done (see sp__gpu_bfs_set_persistent_poll). */
+struct poll_t {
+    unsigned long long near;
+    unsigned pause_ns;
+};
 
 using counter_ref = cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>;
 using flag_ref = cuda::atomic_ref<int32_t, cuda::thread_scope_device>;
@@ -73,37 +86,35 @@ __device__ __forceinline__ unsigned long long now_ns()
     return t;
 }
 
-/* One thread: wait until done reaches end (true), or give up (false) when done has not
- * moved for stall_ns (recording lvl + 1 in stalled, unless a block did first) or another
- * block gave up. Polls every pause ns (0: spins). */
-__device__ bool wait_for_done(counter_ref &done, flag_ref &stalled, unsigned long long end,
-                              unsigned pause, unsigned long long stall_ns, int32_t lvl)
+/* One thread: wait until the high half of word (sizes[lvl + 1]: level lvl's finished
+ * chunks) reaches nchunks and return the word (its low half is then level lvl + 1's final
+ * size), or give up (~0ull) when the word has not moved for stall_ns (recording lvl + 1 in
+ * stalled, unless a block did first) or another block gave up. Polls every pause ns (0:
+ * spins). */
+__device__ unsigned long long wait_for_level(counter_ref &word, flag_ref &stalled,
+                                             unsigned long long nchunks, unsigned pause,
+                                             unsigned long long stall_ns, int32_t lvl)
 {
-    unsigned long long seen = done.load(cuda::memory_order_relaxed);
-    if (seen >= end) return true;
+    unsigned long long seen = word.load(cuda::memory_order_relaxed);
+    if ((seen >> 32) >= nchunks) return seen;
     unsigned long long since = now_ns();
     for (unsigned polls = 1;; polls++) {
         if (pause) __nanosleep(pause);
-        unsigned long long d = done.load(cuda::memory_order_relaxed);
-        if (d >= end) return true;
+        unsigned long long d = word.load(cuda::memory_order_relaxed);
+        if ((d >> 32) >= nchunks) return d;
         if (d != seen) {
             seen = d;
             since = now_ns();
         } else if ((polls & 31u) == 0) {
-            if (stalled.load(cuda::memory_order_relaxed) != 0) return false;
+            if (stalled.load(cuda::memory_order_relaxed) != 0) return ~0ull;
             if (now_ns() - since > stall_ns) {
                 int32_t none = 0;
                 stalled.compare_exchange_strong(none, lvl + 1, cuda::memory_order_relaxed);
-                return false;
+                return ~0ull;
             }
         }
     }
 }
-
-/* A waiting block whose ticket lies at least poll_near chunks past the end of the level it
- * waits on sleeps poll_pause_ns between polls of done. */
-constexpr unsigned long long poll_near = bfsk::P::poll_near_chunks;
-constexpr unsigned poll_pause_ns = bfsk::P::poll_pause_ns;
 
 template <int BLOCK>
 __device__ __forceinline__ void expand_chunk(const bfsk::state_t &s, int32_t lvl,
@@ -115,7 +126,7 @@ __device__ __forceinline__ void expand_chunk(const bfsk::state_t &s, int32_t lvl
     bfsk::global_sink sink{s.q(lvl + 1), s.sizes + lvl + 1};
     int64_t begin = chunk * BLOCK;
     int count = (int)(size - begin < BLOCK ? size - begin : BLOCK);
-    bfsk::expand<BLOCK>(s, cur, begin, count, lvl, sink, sm, tally);
+    bfsk::expand<BLOCK>(s, cur, begin, count, size, lvl, sink, sm, tally);
 }
 
 __host__ __device__ constexpr int64_t chunks_of(int64_t size, int block)
@@ -125,7 +136,8 @@ __host__ __device__ constexpr int64_t chunks_of(int64_t size, int block)
 
 template <int BLOCK, bool COOP>
 __global__ void __launch_bounds__(BLOCK) persistent_kernel(bfsk::state_t s,
-                                                           unsigned long long stall_ns)
+                                                           unsigned long long stall_ns,
+                                                           poll_t poll)
 {
     __shared__ bfsk::expand_smem_t<BLOCK> sm;
     __shared__ unsigned long long s_ticket;
@@ -139,12 +151,12 @@ __global__ void __launch_bounds__(BLOCK) persistent_kernel(bfsk::state_t s,
                 expand_chunk<BLOCK>(s, lvl, size, c, sm, tally);
             grid.sync();
             lvl++;
-            size = __ldcg(s.sizes + lvl);
+            size = bfsk::size_of(__ldcg(s.sizes + lvl));
             if (size == 0) break;
         }
         if (blockIdx.x == 0 && threadIdx.x == 0) s.ctl->levels = lvl;
     } else {
-        counter_ref ticket(s.ctl->ticket), done(s.ctl->done);
+        counter_ref ticket(s.ctl->ticket);
         flag_ref stalled(s.ctl->stalled), over(s.ctl->over);
         unsigned long long base = 0, end = (unsigned long long)chunks_of(size, BLOCK);
         /* a block that becomes resident only after others have left (fewer resident than
@@ -162,11 +174,14 @@ __global__ void __launch_bounds__(BLOCK) persistent_kernel(bfsk::state_t s,
                 if (threadIdx.x == 0) {
                     /* holders of far tickets poll gently, leaving the line to the blocks
                      * next in line and to the increments */
-                    unsigned pause = t - end < (unsigned long long)poll_near ? 0u : poll_pause_ns;
-                    if (wait_for_done(done, stalled, end, pause, stall_ns, lvl)) {
+                    unsigned pause = t - end < poll.near ? 0u : poll.pause_ns;
+                    counter_ref word(s.sizes[lvl + 1]);
+                    unsigned long long w =
+                        wait_for_level(word, stalled, end - base, pause, stall_ns, lvl);
+                    if (w != ~0ull) {
                         cuda::atomic_thread_fence(cuda::memory_order_acquire,
                                                   cuda::thread_scope_device);
-                        s_size = __ldcg(s.sizes + lvl + 1);
+                        s_size = bfsk::size_of(w);
                     } else {
                         s_size = -1; /* the safety net fired: leave */
                     }
@@ -193,9 +208,9 @@ __global__ void __launch_bounds__(BLOCK) persistent_kernel(bfsk::state_t s,
             if (finished) break;
             expand_chunk<BLOCK>(s, lvl, size, (int64_t)(t - base), sm, tally);
             __syncthreads(); /* the whole chunk is written */
-            if (threadIdx.x == 0) {
+            if (threadIdx.x == 0) { /* one more finished chunk of level lvl */
                 __threadfence();
-                done.fetch_add(1ull, cuda::memory_order_release);
+                counter_ref(s.sizes[lvl + 1]).fetch_add(1ull << 32, cuda::memory_order_relaxed);
             }
         }
     }
@@ -239,6 +254,12 @@ extern "C" void sp__gpu_bfs_set_persistent_stall_ns(uint64_t ns)
     forced_stall_ns.store(ns);
 }
 
+extern "C" void sp__gpu_bfs_set_persistent_poll(int64_t near, uint32_t pause_ns)
+{
+    forced_poll_near.store(near > 0 ? (long long)near : 0);
+    forced_poll_pause.store(pause_ns);
+}
+
 extern "C" sp_status_t
 sp__gpu_bfs_persistent(const sp_gpu_env_t *env, sp_gpu_bfs_loop_scratch_t *scratch,
                        const sp_csr_t *g, int32_t source, sp_gpu_bfs_sync_t sync,
@@ -253,6 +274,10 @@ sp__gpu_bfs_persistent(const sp_gpu_env_t *env, sp_gpu_bfs_loop_scratch_t *scrat
     int blocks = 0;
     cudaStream_t strm = NULL;
     unsigned long long stall_ns = forced_stall_ns.load();
+    poll_t poll = {forced_poll_near.load() > 0 ? (unsigned long long)forced_poll_near.load()
+                                               : (unsigned long long)bfsk::P::poll_near_chunks,
+                   forced_poll_pause.load() > 0 ? forced_poll_pause.load()
+                                                : bfsk::P::poll_pause_ns};
     SP_TRY(bfsk::check_args(what, env, g, source, d_level, frontier_sizes, frontier_capacity));
     SP_CHECK_ARG(sync == SP_GPU_BFS_SYNC_SOFT || sync == SP_GPU_BFS_SYNC_COOP,
                  "%s: unknown sync %d", what, (int)sync);
@@ -272,13 +297,13 @@ sp__gpu_bfs_persistent(const sp_gpu_env_t *env, sp_gpu_bfs_loop_scratch_t *scrat
     s = bfsk::carve(sc, g, d_level, d_parent);
     SP_TRY(bfsk::start(env, s, source));
     if (sync == SP_GPU_BFS_SYNC_COOP) {
-        void *args[] = {&s, &stall_ns};
+        void *args[] = {&s, &stall_ns, &poll};
         SP_CUDA_TRY(cudaLaunchCooperativeKernel((const void *)persistent_kernel<grid_block, true>,
                                                 dim3((unsigned)blocks), dim3(grid_block), args,
                                                 0, strm));
     } else {
         persistent_kernel<grid_block, false>
-            <<<(unsigned)blocks, grid_block, 0, strm>>>(s, stall_ns);
+            <<<(unsigned)blocks, grid_block, 0, strm>>>(s, stall_ns, poll);
         SP_CUDA_LAUNCHED("bfs persistent_kernel");
     }
     SP_TRY(bfsk::finish(env, s, sc, -1, frontier_sizes, frontier_capacity, result, stall_ns));

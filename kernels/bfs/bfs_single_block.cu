@@ -66,12 +66,13 @@ __global__ void __launch_bounds__(BLOCK) single_block_kernel(bfsk::state_t s, in
         shared_sink sink{next, s.q(lvl + 1), &s_tail, cap};
         for (int32_t begin = 0; begin < size; begin += BLOCK) {
             int count = size - begin < BLOCK ? size - begin : BLOCK;
-            bfsk::expand<BLOCK>(s, shared_cur{cur}, begin, count, lvl, sink, sm, tally);
+            bfsk::expand<BLOCK>(s, shared_cur{cur}, begin, count, size, lvl, sink, sm,
+                                tally);
         }
         __syncthreads();
         int32_t nsize = s_tail;
         lvl++;
-        if (threadIdx.x == 0) s.sizes[lvl] = nsize;
+        if (threadIdx.x == 0) s.sizes[lvl] = (unsigned long long)nsize;
         if (nsize == 0 || nsize > cap) {
             if (nsize > cap) {
                 int32_t *g_next = s.q(lvl);
@@ -149,7 +150,7 @@ sp__gpu_bfs_single_block(const sp_gpu_env_t *env, sp_gpu_bfs_loop_scratch_t *scr
         } else {
             SP_TRY(bfsk::launch_level(env, s, lvl, size));
             lvl++;
-            SP_TRY(bfsk::read_i32(env, s.sizes + lvl, &size));
+            SP_TRY(bfsk::read_size(env, s.sizes + lvl, &size));
         }
         if (size == 0) break;
     }
