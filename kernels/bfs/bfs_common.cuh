@@ -151,15 +151,14 @@ __device__ __forceinline__ void visit_batch(const state_t &s, Sink &sink, int32_
     warp_push(sink, c, v);
 }
 
-/* Whether a level of size vertices reads the visited bits before claiming: when it fills
- * the grid (gridDim.x blocks of BLOCK threads), where most heads are visited already and
- * the loads spare the atomics' throughput; a smaller level is latency-bound, and the
- * pre-read would add a round trip to every claim (a grid graph's level: one more L2 round
- * trip on the persistent kernel's path from one level to the next). */
-template <int BLOCK>
+/* Whether a level of size vertices reads the visited bits before claiming: a large level
+ * (where most heads of a dense graph are visited already) spares the atomics' throughput
+ * with the loads; a small one is latency-bound, and the pre-read would add a round trip
+ * to every claim (a grid graph's level: one more L2 round trip on the persistent kernel's
+ * path from one level to the next). */
 __device__ __forceinline__ bool preread_for(int64_t size)
 {
-    return size >= (int64_t)gridDim.x * BLOCK;
+    return size >= P::preread_min_level;
 }
 
 /* Expand the frontier vertices cur(begin .. begin + count - 1) (count <= BLOCK) of level
@@ -172,7 +171,7 @@ __device__ __forceinline__ void expand(const state_t &s, Cur cur, int64_t begin,
                                        int64_t size, int32_t lvl, Sink &sink,
                                        expand_smem_t<BLOCK> &sm, tally_t &tally)
 {
-    const bool pre = preread_for<BLOCK>(size);
+    const bool pre = preread_for(size);
     static_assert(BLOCK % 32 == 0 && BLOCK >= warp_degree, "whole warps");
     const int tid = threadIdx.x, lane = tid & 31;
     const int32_t next_level = lvl + 1;

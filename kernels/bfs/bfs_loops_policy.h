@@ -17,6 +17,10 @@ struct sp_bfs_loops_policy {
     static constexpr int warp_degree = 32;
     /* edges per lane in flight per round: their loads and claims overlap */
     static constexpr int batch = 4;
+    /* levels of at least this many vertices read the visited bits before the claiming
+     * atomics (bfs_common.cuh, preread_for): above a 4096 x 4096 grid's frontiers, below
+     * the large levels of a Kronecker graph */
+    static constexpr int64_t preread_min_level = 16384;
     /* persistent SOFT: a block waiting with a ticket at least poll_near_chunks past the
      * current level's end polls every poll_pause_ns (far from the front, it only needs to
      * see the level end eventually); the others spin */
