@@ -7,7 +7,9 @@
  *   nvcc -O2 -arch=sm_90 scripts/sanitizer-while-graph.cu -o swg
  *   ./swg MODE         MODE: malloc (cudaMalloc), pool (cudaMallocFromPoolAsync, then a
  *                      stream synchronization), nocond (pool memory, the same two kernels
- *                      launched on the stream without a graph)
+ *                      launched on the stream without a graph), reuse (as libsp's context
+ *                      does: a pool of its own that keeps freed memory, and the state
+ *                      block at an address freed before, by an earlier search's graph)
  *   compute-sanitizer --tool memcheck ./swg MODE
  *
  * Prints "swg MODE: ok (N iterations)" and exits 0 when the loop ran its 5 iterations and
@@ -74,6 +76,7 @@ int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "pool";
     bool use_pool = std::strcmp(mode, "malloc") != 0;
+    bool reuse = std::strcmp(mode, "reuse") == 0;
     bool use_graph = std::strcmp(mode, "nocond") != 0;
     const int n = 1 << 20, blocks = 1056, threads = 256;
     cudaStream_t s;
@@ -82,6 +85,23 @@ int main(int argc, char **argv)
     unsigned long long *data = nullptr;
     OK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
     OK(cudaDeviceGetDefaultMemPool(&pool, 0));
+    if (reuse) { /* libsp's context: its own pool, freed memory kept for reuse */
+        cudaMemPoolProps props = {};
+        unsigned long long keep = ~0ull;
+        props.allocType = cudaMemAllocationTypePinned;
+        props.location.type = cudaMemLocationTypeDevice;
+        props.location.id = 0;
+        OK(cudaMemPoolCreate(&pool, &props));
+        OK(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep));
+        for (int k = 0; k < 3; k++) { /* earlier work: blocks taken and given back */
+            void *a = nullptr, *b = nullptr;
+            OK(cudaMallocFromPoolAsync(&a, 1280, pool, s));
+            OK(cudaMallocFromPoolAsync(&b, n * sizeof *data, pool, s));
+            OK(cudaMemsetAsync(a, 0, 1280, s));
+            OK(cudaFreeAsync(b, s));
+            OK(cudaFreeAsync(a, s));
+        }
+    }
     if (use_pool) {
         OK(cudaMallocFromPoolAsync((void **)&st, 1280, pool, s));
         OK(cudaMallocFromPoolAsync((void **)&data, n * sizeof *data, pool, s));
@@ -137,6 +157,7 @@ int main(int argc, char **argv)
         OK(cudaFreeAsync(st, s));
         OK(cudaFreeAsync(data, s));
         OK(cudaStreamSynchronize(s));
+        if (reuse) OK(cudaMemPoolDestroy(pool));
     } else {
         OK(cudaFree(st));
         OK(cudaFree(data));
