@@ -41,7 +41,7 @@ cudaStream_t stream;
 sp_gpu_env_t env;
 int reps = 5;
 const int warmup = 2;
-int blocks = 0;             /* --blocks: persistent grid size (0: all co-resident) */
+int blocks = 0;             /* --blocks: persistent grid size (0: the policy's) */
 long long poll_near = 0;    /* --poll: the persistent waiters' polling (0: the policy's) */
 uint32_t poll_pause = 0;
 unsigned step_seconds = 60;
@@ -347,7 +347,7 @@ int main(int argc, char **argv)
                 prop.multiProcessorCount, prop.major, prop.minor, driver, runtime);
     std::printf("Persistent grid: %s blocks; polling: near %lld chunks, pause %u ns (0: the "
                 "policy's)\n",
-                blocks > 0 ? std::to_string(blocks).c_str() : "all co-resident", poll_near,
+                blocks > 0 ? std::to_string(blocks).c_str() : "the policy's", poll_near,
                 poll_pause);
     std::printf("Timed calls: %d after %d warm-up, the four loops interleaved; a call is a whole "
                 "traversal with parents (scratch from the pool, init, levels, read-back)\n",

@@ -66,8 +66,9 @@ sp_status_t sp__gpu_bfs_single_block(const sp_gpu_env_t *env,
                                      int64_t *frontier_sizes, int64_t frontier_capacity,
                                      sp_gpu_bfs_result_t *result);
 
-/* One persistent kernel for the whole traversal: as many blocks as can be co-resident
- * (occupancy API), no host round trip until it ends. sync picks the level barrier;
+/* One persistent kernel for the whole traversal: blocks that can be co-resident (occupancy
+ * API), at most P::persistent_blocks_per_sm an SM (bfs_loops_policy.h), no host round trip
+ * until it ends. sync picks the level barrier;
  * SP_GPU_BFS_SYNC_COOP returns SP_STATUS_NOT_SUPPORTED on a device without cooperative
  * launch. */
 sp_status_t sp__gpu_bfs_persistent(const sp_gpu_env_t *env, sp_gpu_bfs_loop_scratch_t *scratch,
@@ -78,7 +79,7 @@ sp_status_t sp__gpu_bfs_persistent(const sp_gpu_env_t *env, sp_gpu_bfs_loop_scra
 /* ---- test and benchmark knobs of the level loops (bfs-b; not for library callers) ----
  * Process-wide, read at each call; set them before the calls they affect, not while a
  * traversal runs on another thread. 0 restores the default. */
-/* Blocks of the persistent grid: min(blocks, the co-resident count). The GPU suite runs
+/* Blocks of the persistent grid: min(blocks, the policy's count). The GPU suite runs
  * the kernel with 1 and 2 blocks to show it completes with any number resident. */
 void sp__gpu_bfs_set_persistent_blocks(int blocks);
 /* Vertices the single block's shared-memory queue holds before it hands a level over to

@@ -62,7 +62,7 @@ namespace {
 namespace cg = cooperative_groups;
 using bfsk::grid_block;
 
-/* Test knobs: blocks of the persistent grid (0: as many as are co-resident), the safety
+/* Test knobs: blocks of the persistent grid (0: the policy's count), the safety
  * net's limit (0: P::stall_ns), the waiters' polling (0: P::poll_near_chunks,
  * P::poll_pause_ns). */
 std::atomic<int> forced_blocks{0};
@@ -217,7 +217,8 @@ __global__ void __launch_bounds__(BLOCK) persistent_kernel(bfsk::state_t s,
     bfsk::flush_tally(tally, s.ctl);
 }
 
-/* Blocks of the persistent grid: the co-resident count (or the test knob, if smaller). */
+/* Blocks of the persistent grid: the co-resident count, at most persistent_blocks_per_sm
+ * an SM (or the test knob, if smaller). */
 template <bool COOP>
 sp_status_t grid_size(const sp_gpu_env_t *env, int *blocks)
 {
@@ -233,6 +234,7 @@ sp_status_t grid_size(const sp_gpu_env_t *env, int *blocks)
     if (per_sm < 1)
         SP_FAIL(SP_STATUS_DEVICE_ERROR, "sp__gpu_bfs_persistent: no block of %d threads fits an SM",
                 grid_block);
+    if (per_sm > bfsk::P::persistent_blocks_per_sm) per_sm = bfsk::P::persistent_blocks_per_sm;
     *blocks = per_sm * sms;
     {
         int k = forced_blocks.load();
