@@ -342,7 +342,8 @@ __device__ __forceinline__ void expand_push(const level_args &a, int32_t v, tall
             for (int64_t k0 = b + lane; k0 - lane < e; k0 += 32 * K) {
                 int32_t w[K];
 #pragma unroll
-                for (int j = 0; j < K; j++) w[j] = k0 + 32 * j < e ? a.out_idx[k0 + 32 * j] : -1;
+                for (int j = 0; j < K; j++)
+                    w[j] = k0 + 32 * j < e ? a.out_idx[k0 + 32 * j] : -1;
                 visit_batch<EMIT>(a, u, w, t, sq);
             }
         } else {

@@ -23,8 +23,9 @@
  * is no unclaimed chunk below its ticket that it could be expected to take. Hence the
  * level barrier is reached by the blocks that are running; blocks that never become
  * resident take no ticket and are never waited for (a block that becomes resident after
- * the traversal ended finds ctl->over set and leaves without walking the levels). The traversal ends because every
- * vertex enters a queue at most once (the visited bitmap), so some level is empty.
+ * the traversal ended finds ctl->over set and leaves without walking the levels). The
+ * traversal ends because every vertex enters a queue at most once (the visited bitmap), so
+ * some level is empty.
  *
  * Memory ordering: a chunk's writes (levels, parents, queue entries, the atomics on
  * visited and the tail) come before a __syncthreads, then thread 0 issues a device-scope
@@ -40,10 +41,11 @@
  * chunk of level L-1 has finished, i.e. after its last read.
  *
  * Safety net (SOFT), not part of the argument above: a waiting block that sees the word
- * it polls stand still for P::stall_ns (20 s; a correct traversal stands still only while one chunk
- * is expanded) records the level in ctl->stalled and leaves; every other waiter sees the
- * flag and leaves too, blocks holding a chunk finish it first, so the kernel ends and the
- * call returns SP_STATUS_INTERNAL_ERROR naming the level instead of hanging the process.
+ * it polls stand still for P::stall_ns (20 s; a correct traversal stands still only while
+ * one chunk is expanded) records the level in ctl->stalled and leaves; every other waiter
+ * sees the flag and leaves too, blocks holding a chunk finish it first, so the kernel ends
+ * and the call returns SP_STATUS_INTERNAL_ERROR naming the level instead of hanging the
+ * process.
  * It can only fire on a bug, never changes a traversal that completes, and a level's
  * results are never read after it fired.
  *
