@@ -51,7 +51,8 @@ extern "C" int sb_gpu_open(sb_gpu_t **out, char *msg, size_t msg_len)
         (e = cudaStreamCreateWithFlags(&g->stream, cudaStreamNonBlocking)) != cudaSuccess ||
         (e = cudaEventCreate(&g->start)) != cudaSuccess ||
         (e = cudaEventCreate(&g->stop)) != cudaSuccess ||
-        (e = cudaMalloc((void **)&g->d_sink, sizeof(double))) != cudaSuccess) {
+        (e = cudaMalloc((void **)&g->d_sink, sizeof(double))) != cudaSuccess ||
+        (e = cudaMemset(g->d_sink, 0, sizeof(double))) != cudaSuccess) {
         snprintf(msg, msg_len, "%s", cudaGetErrorString(e));
         sb_gpu_close(g);
         return -1;

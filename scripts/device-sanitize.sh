@@ -30,6 +30,9 @@ export SP_TEST_NO_CUSPARSE=1
 # purpose (the sanitizer counts them as errors) and wall-clock assertions (it serializes
 # launches).
 export SP_TEST_UNDER_SANITIZER=1
+# Each run also gets SP_TEST_SANITIZER_TOOL=<tool>: under racecheck the suites leave out
+# the graph level loop, because racecheck (2025.3) crashes on any CUDA graph with a while
+# node, libsp's or not (scripts/sanitizer-while-graph.cu; bench/results/h200-sanitize.md).
 
 limit_for() {
   local var="SP_SANITIZE_TIMEOUT_${1^^}"
@@ -72,7 +75,8 @@ one() { # one SUITE TOOL [CASE]
   log="$logs/sanitize-$name-$tool.log"
   limit=$(limit_for "$tool")
   start=$(date +%s)
-  CK_RUN_CASE=$case SP_BFS_PERSISTENT_BLOCKS=$blocks timeout "$limit" compute-sanitizer --tool "$tool" \
+  CK_RUN_CASE=$case SP_BFS_PERSISTENT_BLOCKS=$blocks SP_TEST_SANITIZER_TOOL=$tool \
+    timeout "$limit" compute-sanitizer --tool "$tool" \
     "${extra[@]}" --error-exitcode 3 "$suite" >"$log" 2>&1
   rc=$?
   took=$(( $(date +%s) - start ))

@@ -85,6 +85,7 @@ static void check_case(const char *name, const sp_csr_t *h, sp_matrix_t *G, int3
     sp_bfs_options_t o = {c.variant, c.loop, 0, 0};
     sp_bfs_stats_t s = {0};
     char why[256];
+    if (c.loop == SP_BFS_LOOP_GRAPH && sp_test_skip_graph_loop()) return;
     const char *vn = sp_bfs_variant_name(c.variant), *ln = sp_bfs_loop_name(c.loop);
     s.frontier_sizes = sizes, s.directions = dirs, s.frontier_capacity = cap, s.measure_time = 1;
     s.level_times_ms = times;
@@ -142,6 +143,7 @@ static void check_same_directions(const char *name, sp_matrix_t *G, int32_t sour
 {
     static int32_t dirs[2][MAX_LEVELS];
     int64_t cap = levels < MAX_LEVELS ? levels : MAX_LEVELS, switches[2];
+    if (sp_test_skip_graph_loop()) return;
     for (int k = 0; k < 2; k++) {
         sp_bfs_options_t o = {SP_BFS_DIRECTION_OPT, k ? SP_BFS_LOOP_GRAPH : SP_BFS_LOOP_HOST,
                               0, 0};
@@ -190,6 +192,7 @@ static void check_graph(const char *name, const sp_coo_t *coo, const int32_t *gi
         /* parents are optional: the levels alone, with no stats */
         for (int c = 0; c < NCASES; c++) {
             sp_bfs_options_t o = {g_cases[c].variant, g_cases[c].loop, 0, 0};
+            if (o.loop == SP_BFS_LOOP_GRAPH && sp_test_skip_graph_loop()) continue;
             sp_status_t st = sp_bfs(g_gpu, G, given[i], &o, d_level, NULL, NULL);
             if (g_cases[c].loop != SP_BFS_LOOP_HOST && g_cases[c].loop != SP_BFS_LOOP_AUTO &&
                 loop_missing(st))

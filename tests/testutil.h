@@ -28,6 +28,11 @@ int sp_test_small(void);
 /* 1 under scripts/device-sanitize.sh (SP_TEST_UNDER_SANITIZER): leave out CUDA API errors
  * provoked on purpose (compute-sanitizer reports them) and timing assertions. */
 int sp_test_under_sanitizer(void);
+/* 1 when the graph level loop (a CUDA graph with a while node) must be left out: under
+ * racecheck (scripts/device-sanitize.sh sets SP_TEST_SANITIZER_TOOL), which crashes on
+ * any graph with a while node, libsp or not (scripts/sanitizer-while-graph.cu reproduces
+ * it; bench/results/h200-sanitize.md). Says so on stdout the first time it returns 1. */
+int sp_test_skip_graph_loop(void);
 
 /* The fixture of the public-API GPU suites: a CUDA context in *gpu and a host context in
  * *host (asserted), and their destruction (host first; both set to NULL). */

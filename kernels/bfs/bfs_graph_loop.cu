@@ -304,6 +304,9 @@ extern "C" sp_status_t sp__gpu_bfs_graph_loop_create(const sp_gpu_env_t *env,
                  (long long)g->n);
     l = layout_for(capacity);
     SP_TRY(env->alloc(env->self, &d_base, l.total));
+    /* every byte of the block defined, the state's padding included: each search copies
+     * the state back whole (compute-sanitizer's initcheck flagged the padding) */
+    SP_CUDA_TRY(cudaMemsetAsync(d_base, 0, l.total, (cudaStream_t)env->stream));
     /* the stream-ordered allocations the graph will read (this block, and the scratch the
      * caller made before) are complete before the graph is built: compute-sanitizer
      * reports reads of freshly allocated memory by a while-loop graph built right after
