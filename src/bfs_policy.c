@@ -25,10 +25,12 @@ const char *sp_bfs_loop_name(sp_bfs_loop_t loop)
  * runs in bench/results/h200-bfs.md, 23 graphs, every variant and loop):
  * - dense (mean degree >= 8 with >= 2^22 adjacency entries: Kronecker, uniform; or mean
  *   degree >= 20 from 256 vertices: Wiki-Vote, email-Eu-core, facebook), or with a hub of
- *   >= 16384 edges (arrow): direction-optimized, with the graph loop below 2^28 entries
- *   (no host round trip per level: 150 against 132 GTEPS on Kronecker 22) and the host
- *   loop from 2^28 (Kronecker 24: 211 against 189 GTEPS; its per-level kernels use fewer
- *   registers than the graph loop's, which decides on the big pull levels there);
+ *   >= 16384 edges (arrow): direction-optimized, with the graph loop (no host round trip
+ *   per level: 155 against 127 GTEPS on Kronecker 22) except on large graphs, where the
+ *   host loop's level kernels win: from 2^28 entries (Kronecker 24: 213 against 203
+ *   GTEPS), and from 2^22 entries without a hub (uniform 22, longest row 8 mean + 16 at
+ *   most: 93 against 83 GTEPS, its many push levels run the host loop's batched
+ *   frontier kernel);
  * - small (256..2^16 vertices) without a hub (longest row <= 8 mean + 16: meshes, roads,
  *   1138_bus, Erdos971): many levels of small frontiers, which one block runs fastest
  *   (p2p-Gnutella08, longest row 97 at mean 6.6, and the graphs with rows of over a
@@ -45,12 +47,13 @@ void sp__bfs_choose(const sp_context_t *ctx, const sp_matrix_t *G, sp_bfs_varian
         ctx->kind == SP_DEVICE_CUDA) {
         int64_t n = G->f.coo.nrows, nnz = G->f.coo.nnz;
         double mean = n > 0 ? (double)nnz / (double)n : 0.0;
+        int hub = (double)G->row_max > 8.0 * mean + 16.0;
         if ((nnz >= ((int64_t)1 << 22) && mean >= 8.0) || (n >= 256 && mean >= 20.0) ||
             G->row_max >= 16384) {
+            int large = nnz >= ((int64_t)1 << 28) || (nnz >= ((int64_t)1 << 22) && !hub);
             *variant = SP_BFS_DIRECTION_OPT;
-            *loop = nnz >= ((int64_t)1 << 28) ? SP_BFS_LOOP_HOST : SP_BFS_LOOP_GRAPH;
-        } else if (n >= 256 && n <= ((int64_t)1 << 16) &&
-                   (double)G->row_max <= 8.0 * mean + 16.0) {
+            *loop = large ? SP_BFS_LOOP_HOST : SP_BFS_LOOP_GRAPH;
+        } else if (n >= 256 && n <= ((int64_t)1 << 16) && !hub) {
             *variant = SP_BFS_FRONTIER;
             *loop = SP_BFS_LOOP_SINGLE_BLOCK;
         } else {
