@@ -306,9 +306,10 @@ __device__ __forceinline__ void visit_batch(const level_args &a, int32_t u,
 
 /* Push expansions that visit hub_batch edges per lane at once (visit_batch: their loads,
  * claims and records in flight together) rather than one chain of dependent loads and
- * atomics per edge; the graph loop's direction-optimized pushes (EMIT_QUEUE_BITMAP) keep
- * one edge at a time, which holds their kernel, shared with the pull, at its register
- * count. */
+ * atomics per edge (Kronecker 22 on an H200: privatized 30.1 -> 34.1 GTEPS, frontier
+ * 23.6 -> 29.4). The graph loop's direction-optimized pushes (EMIT_QUEUE_BITMAP) keep one
+ * edge at a time: batched, their kernel, which holds the pull too, needed 48 registers
+ * instead of 40, and it is bounded to 32 (bfs_graph_loop.cu). */
 template <int EMIT>
 __host__ __device__ constexpr bool batched_push()
 {
