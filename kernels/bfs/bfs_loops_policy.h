@@ -38,9 +38,9 @@ struct sp_bfs_loops_policy {
     /* persistent SOFT safety net: a block that sees the level word it polls stand still
      * this long while it waits gives up and the call fails with SP_STATUS_INTERNAL_ERROR.
      * A correct traversal never comes near it: the word stands still only while one chunk
-     * (at most 256 vertices,
-     * < 2^31 edges, hubs scanned by the whole block) is expanded, milliseconds for the
-     * largest hub of the test graphs and a few seconds at the 2^31-edge limit. */
+     * (at most 256 vertices, < 2^31 edges, hubs scanned by the whole block) is expanded,
+     * milliseconds for the largest hub of the test graphs and a few seconds at the
+     * 2^31-edge limit. */
     static constexpr unsigned long long stall_ns = 20ull * 1000 * 1000 * 1000;
     /* the single block: threads, and the most vertices per shared queue buffer (two
      * buffers: 128 KiB at most, less where the device's shared memory is smaller) */
