@@ -307,11 +307,6 @@ extern "C" sp_status_t sp__gpu_bfs_graph_loop_create(const sp_gpu_env_t *env,
     /* every byte of the block defined, the state's padding included: each search copies
      * the state back whole (compute-sanitizer's initcheck flagged the padding) */
     SP_CUDA_TRY(cudaMemsetAsync(d_base, 0, l.total, (cudaStream_t)env->stream));
-    /* added for a compute-sanitizer report that it turned out not to affect (the tools
-     * fail while-node graphs only beside other sanitizer processes: h200-sanitize.md);
-     * the synchronization before cudaGraphInstantiate below orders the same work, so this
-     * one can go once a device run confirms it */
-    SP_CUDA_TRY(cudaStreamSynchronize((cudaStream_t)env->stream));
     h_stamps = static_cast<unsigned long long *>(
         sp__malloc_array((size_t)(capacity + 1), sizeof *h_stamps));
     if (!h_stamps)
@@ -361,6 +356,7 @@ extern "C" sp_status_t sp__gpu_bfs_graph_loop_create(const sp_gpu_env_t *env,
     }
     SP_CUDA_TRY(cudaMemcpyAsync((char *)d_base + l.args, &d, sizeof d, cudaMemcpyHostToDevice,
                                 (cudaStream_t)env->stream));
+    /* the block's zeroing and its arguments are on the device before the graph exists */
     SP_CUDA_TRY(cudaStreamSynchronize((cudaStream_t)env->stream));
     SP_CUDA_TRY(cudaGraphInstantiate(&exec, graph, 0));
     loop->graph = graph;
