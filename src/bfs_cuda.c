@@ -24,6 +24,13 @@ static void clear_records(sp_bfs_stats_t *s, int64_t from)
     }
 }
 
+/* No per-level times in s (NULL: nothing): every entry -1. */
+static void clear_times(sp_bfs_stats_t *s)
+{
+    for (int64_t l = 0; s && s->level_times_ms && l < s->frontier_capacity; l++)
+        s->level_times_ms[l] = -1;
+}
+
 static sp_status_t read_counters(const sp_gpu_env_t *env, const sp_gpu_bfs_work_t *w,
                                  sp_gpu_bfs_counters_t *h)
 {
@@ -147,8 +154,7 @@ static sp_status_t gpu_loop(const sp_gpu_env_t *env, sp_gpu_bfs_loop_scratch_t *
                                       parent, sizes, cap, &r));
     for (int64_t l = 0; s && s->directions && l < s->frontier_capacity; l++)
         s->directions[l] = l < r.levels ? SP_BFS_DIR_PUSH : -1;
-    for (int64_t l = 0; s && s->level_times_ms && l < s->frontier_capacity; l++)
-        s->level_times_ms[l] = -1; /* not timed per level inside these kernels */
+    clear_times(s); /* not timed per level inside these kernels */
     log->levels = r.levels;
     log->vertices = r.vertices;
     log->edges = r.edges;
@@ -172,9 +178,7 @@ static sp_status_t graph_search(const sp_gpu_env_t *env, const sp_gpu_bfs_graph_
                                       s ? s->directions : NULL,
                                       s && s->measure_time ? s->level_times_ms : NULL, cap,
                                       end_event, log));
-    if (s && !s->measure_time)
-        for (int64_t l = 0; s->level_times_ms && l < s->frontier_capacity; l++)
-            s->level_times_ms[l] = -1;
+    if (s && !s->measure_time) clear_times(s);
 done:
     return st;
 }
