@@ -129,6 +129,7 @@ typedef struct sp_gpu_spmv_plan {
     int32_t *d_aux;    /* algorithm-specific index data (e.g. partition start rows) */
     void *d_temp;      /* per-call scratch reused by every call (e.g. carry-outs) */
     size_t temp_bytes;
+    int64_t finish_rows; /* CSR adaptive: long rows a second kernel finishes (0: none) */
 } sp_gpu_spmv_plan_t;
 
 /* Plans for CSR (alg: DEFAULT picks one from the row statistics; CSR_SCALAR, CSR_VECTOR,

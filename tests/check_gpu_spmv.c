@@ -17,6 +17,7 @@
 #include <cuda_runtime_api.h>
 #include <cusparse.h>
 
+#include "sp_ref.h"
 #include "testutil_gpu.h"
 
 #define ck_sparse(call)                                                                        \
@@ -742,6 +743,47 @@ START_TEST(test_large_with_long_rows)
 }
 END_TEST
 
+START_TEST(test_many_long_row_pieces)
+{
+    /* just enough long-row pieces (4096 beyond the first of each row) that the adaptive
+     * plan finishes the long rows in a second kernel instead of by the last piece: 2048
+     * runs of a row of 1025 entries (3 pieces of 512), a row of 300 (one piece, written
+     * at once) and three short rows; CSR only (ELL would pad every row) */
+    const int64_t runs = 2048, ncols = 50000;
+    sp_coo_t *a = coo_new(5 * runs, ncols, runs * (1025 + 300 + 9));
+    uint64_t s = 29;
+    for (int64_t k = 0; k < runs; k++) {
+        static const int lens[5] = {1025, 2, 300, 0, 7};
+        for (int i = 0; i < 5; i++) {
+            uint64_t start = sp_test_rand(&s) % (uint64_t)ncols;
+            for (int j = 0; j < lens[i]; j++) /* distinct columns from a random start */
+                coo_push(a, 5 * k + i, (int64_t)((start + (uint64_t)j) % (uint64_t)ncols),
+                         2 * sp_test_uniform(&s) - 1);
+        }
+    }
+    check_matrix("many long-row pieces", a, NULL, 1u << SP_FORMAT_CSR, WITH_CUSPARSE);
+    { /* and the adaptive plan of this matrix does defer: all 4096 long rows */
+        sp_test_env_t t;
+        sp_csr_t h = {0}, d = {0};
+        sp_gpu_spmv_plan_t plan = {0};
+        sp_test_env_setup(&t);
+        ck_assert_ok(sp_coo_sort_merge(a, SP_DUP_SUM, NULL));
+        ck_assert_ok(sp__ref_coo_to_csr(a, &h));
+        d = h;
+        d.ptr = sp_test_env_upload(&t, h.ptr, (size_t)(h.nrows + 1) * sizeof *h.ptr);
+        d.idx = sp_test_env_upload(&t, h.idx, (size_t)h.nnz * sizeof *h.idx);
+        d.val = sp_test_env_upload(&t, h.val, (size_t)h.nnz * sizeof(double));
+        ck_assert_ok(sp__gpu_spmv_csr_plan(&t.env, &d, SP_SPMV_ALG_CSR_ADAPTIVE, &plan));
+        ck_assert_int_eq(plan.finish_rows, 2 * runs);
+        sp__gpu_spmv_plan_free(&t.env, &plan);
+        sp__gpu_csr_free(&t.env, &d);
+        sp__csr_free(&h);
+        sp_test_env_teardown(&t);
+    }
+    sp_coo_free(a);
+}
+END_TEST
+
 START_TEST(test_beyond_a_grid_wave)
 {
     int64_t nnz = small ? 300000 : 5000000;
@@ -921,6 +963,7 @@ static Suite *gpu_spmv_suite(void)
     tcase_add_test(t, test_row_of_length_n);
     tcase_add_test(t, test_row_length_boundaries);
     tcase_add_test(t, test_large_with_long_rows);
+    tcase_add_test(t, test_many_long_row_pieces);
     tcase_add_test(t, test_beyond_a_grid_wave);
     tcase_add_test(t, test_generated);
     tcase_add_test(t, test_datasets);

@@ -3,8 +3,9 @@
  * consecutive short rows in memory order, so a warp's loads cover whole sectors however
  * short the rows, gathers x for all of them, keeps the products in shared memory and adds
  * each row up with a sub-warp; a piece block adds up pieces of the long rows
- * (spmv_long_rows.cuh). Layout of the plan in spmv_policy_csr.h; the plan in
- * spmv_csr_adaptive_plan.cu. */
+ * (spmv_long_rows.cuh). When the long rows have many pieces, a second, small launch adds
+ * up their pieces' sums, so that no piece needs a fence (the plan's choice). Layout of
+ * the plan in spmv_policy_csr.h; the plan in spmv_csr_adaptive_plan.cu. */
 #include "spmv_common.cuh"
 #include "spmv_long_rows.cuh"
 #include "spmv_policy_csr.h"
@@ -109,7 +110,40 @@ adaptive_kernel(const int32_t *__restrict__ ptr, const int32_t *__restrict__ idx
     int32_t *counter = reinterpret_cast<int32_t *>(temp);
     T *partial = reinterpret_cast<T *>(temp + sp_prim::align_up((size_t)nlong * 4));
     spmv::long_piece<P>(ptr, idx, val, long_rows, first_piece, first_piece + nlong + 1, p,
-                        __ldg(aux + 3), counter, partial, x, alpha, beta, y);
+                        __ldg(aux + 3), __ldg(aux + 4) != 0, counter, partial, x, alpha, beta,
+                        y);
+}
+
+/* The deferred finish of the long rows of more than one piece (plans whose header says
+ * so), after adaptive_kernel on the same stream: a warp per 32 long rows, which finds
+ * those of several pieces with one ballot and adds up each in turn (most long rows are
+ * of one piece, written already). blocks: the grid of adaptive_kernel (the schedule's
+ * length). */
+template <typename T>
+__global__ void __launch_bounds__(P::block_threads)
+finish_kernel(const int32_t *__restrict__ aux, int64_t blocks, const char *temp, T alpha, T beta,
+              T *__restrict__ y)
+{
+    int32_t nsb = __ldg(aux), nlong = __ldg(aux + 1);
+    int lane = threadIdx.x & 31;
+    int64_t k0 = (int64_t)blockIdx.x * P::block_threads + threadIdx.x - lane;
+    if (k0 >= nlong) return; /* uniform per warp */
+    const int32_t *long_rows = aux + P::header_ints + 2 * blocks + 2 * (int64_t)nsb;
+    const int32_t *first_piece = long_rows + nlong;
+    const T *partial = reinterpret_cast<const T *>(temp + sp_prim::align_up((size_t)nlong * 4));
+    int64_t k = k0 + lane;
+    int32_t f0 = 0, f1 = 0, r = 0;
+    if (k < nlong) {
+        f0 = __ldg(first_piece + k);
+        f1 = __ldg(first_piece + k + 1);
+        if (f1 - f0 > 1) r = __ldg(long_rows + k);
+    }
+    for (unsigned m = __ballot_sync(sp_prim::full_mask, f1 - f0 > 1); m != 0; m &= m - 1) {
+        int src = __ffs((int)m) - 1;
+        spmv::finish_row(partial, __shfl_sync(sp_prim::full_mask, f0, src),
+                         __shfl_sync(sp_prim::full_mask, f1, src),
+                         __shfl_sync(sp_prim::full_mask, r, src), alpha, beta, y);
+    }
 }
 
 } /* namespace */
@@ -124,6 +158,21 @@ extern "C" sp_status_t sp__gpu_spmv_csr_adaptive(const sp_gpu_env_t *env,
     SP_CUDA_LAUNCH("adaptive_kernel", spmv::launch_planned<P::block_threads>(
                                        [](auto tag) { return adaptive_kernel<decltype(tag)>; }, env,
                                        plan, a, alpha, d_x, beta, d_y));
+    if (plan->finish_rows > 0) {
+        cudaError_t e = cudaSuccess;
+        /* a thread per long row */
+        unsigned grid = (unsigned)((plan->finish_rows + P::block_threads - 1) /
+                                   P::block_threads);
+        spmv::by_value(a->value_type, [&](auto tag) {
+            using T = decltype(tag);
+            e = sp_prim::launch(finish_kernel<T>, grid, P::block_threads, env->stream,
+                                plan->d_aux, (int64_t)plan->param,
+                                static_cast<const char *>(plan->d_temp),
+                                spmv::host_value<T>(alpha), spmv::host_value<T>(beta),
+                                static_cast<T *>(d_y));
+        });
+        SP_CUDA_LAUNCH("finish_kernel", e);
+    }
 done:
     return st;
 }

@@ -154,6 +154,10 @@ sp_status_t fill_aux(const sp_gpu_env_t *env, const sp_csr_t *a, const plan_scra
     h_aux[1] = (int32_t)nlong;
     h_aux[2] = (int32_t)npieces;
     h_aux[3] = pe;
+    /* a second kernel finishes the long rows when they have pieces enough that their
+     * fences cost more than its launch */
+    h_aux[4] = npieces - nlong >= P::deferred_min_pieces;
+    p->finish_rows = h_aux[4] ? nlong : 0;
     spmv::interleave_schedule(P::kinds, nblocks, h_aux + P::header_ints);
     p->param = (int)total;
     p->naux = (int64_t)head + ntail + npieces;
