@@ -91,7 +91,7 @@ struct sp_spmv_csr_binned_policy {
  * two kinds of blocks are interleaved in one launch. The sums of the pieces of a row of
  * several pieces are added by the row's last piece to finish (a fence per piece), or,
  * when there are at least deferred_min_pieces pieces beyond each row's first, by a second
- * launch of a warp per long row (no fences: on Kronecker 22 they were 1.5% of all L2
+ * launch, a warp per 32 long rows (no fences: on Kronecker 22 they were 1.5% of all L2
  * requests, and the L2's request rate is what bounds the kernel there).
  * The plan's d_aux (int32): header[header_ints] = (stream blocks, long rows, pieces,
  * entries a piece, deferred finish);
