@@ -77,8 +77,8 @@ binned_kernel(const int32_t *__restrict__ ptr, const int32_t *__restrict__ idx,
         int32_t *counter = reinterpret_cast<int32_t *>(temp);
         T *partial = reinterpret_cast<T *>(temp + sp_prim::align_up((size_t)nlong * 4));
         spmv::long_piece<P>(ptr, idx, val, rows + long0, first_piece,
-                            first_piece + nlong + 1, p, P::piece_entries, false, counter, partial, x,
-                            alpha, beta, y);
+                            first_piece + nlong + 1, p, P::piece_entries, false, counter,
+                            partial, x, alpha, beta, y);
     }
     }
 }

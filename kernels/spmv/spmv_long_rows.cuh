@@ -30,10 +30,10 @@ __device__ __forceinline__ void finish_row(const T *partial, int32_t f0, int32_t
 /* Piece p of the long rows, one warp (all 32 lanes call it with the same p): the sum of
  * its entries, long_lane_entries gathers in flight per lane; a row of one piece is
  * written at once, otherwise the sum goes to partial[p]. Then, when deferred, a later
- * kernel of the same stream finishes the row (finish_row, no fence); otherwise the warp that brings the row's
- * counter to its piece count finishes it (finish_row) and sets the counter back to 0 for
- * the next call, at the price of a fence per piece (on Kronecker 22 the fences were
- * 1.5% of all L2 requests, and the L2's request rate is the limit there). */
+ * kernel of the same stream finishes the row (finish_row, no fence); otherwise the warp
+ * that brings the row's counter to its piece count finishes it (finish_row) and sets the
+ * counter back to 0 for the next call, at the price of a fence per piece (on Kronecker 22
+ * the fences were 1.5% of all L2 requests, and the L2's request rate is the limit there). */
 template <typename P, typename T>
 __device__ __forceinline__ void long_piece(const int32_t *ptr, const int32_t *idx, const T *val,
                                            const int32_t *long_rows, const int32_t *first_piece,
