@@ -206,6 +206,23 @@ __device__ __forceinline__ void append_global(const level_args &a, int32_t w)
     a.next_queue[base + (int32_t)g.thread_rank()] = w;
 }
 
+/* The emissions of a claimed w other than the global queue: the block's shared queue
+ * (the global one once it is full), the next-frontier bitmap. */
+template <int EMIT>
+__device__ __forceinline__ void emit_shared_or_bitmap(const level_args &a, int32_t w,
+                                                      shared_queue *sq)
+{
+    if (EMIT == EMIT_SHARED) {
+        int32_t pos = atomicAdd(&sq->count, 1);
+        if (pos < P::shared_queue)
+            sq->q[pos] = w;
+        else
+            append_global(a, w);
+    }
+    if (EMIT == EMIT_BITMAP || EMIT == EMIT_QUEUE_BITMAP)
+        atomicOr(a.next + (w >> 5), 1u << (w & 31));
+}
+
 /* w was claimed by this thread from parent u: record it. */
 template <int EMIT>
 __device__ __forceinline__ void discovered(const level_args &a, int32_t u, int32_t w,
@@ -216,15 +233,7 @@ __device__ __forceinline__ void discovered(const level_args &a, int32_t u, int32
     t.vertices++;
     t.edges += (unsigned long long)(a.out_ptr[w + 1] - a.out_ptr[w]);
     if (EMIT == EMIT_QUEUE || EMIT == EMIT_QUEUE_BITMAP) append_global(a, w);
-    if (EMIT == EMIT_SHARED) {
-        int32_t pos = atomicAdd(&sq->count, 1);
-        if (pos < P::shared_queue)
-            sq->q[pos] = w;
-        else
-            append_global(a, w);
-    }
-    if (EMIT == EMIT_BITMAP || EMIT == EMIT_QUEUE_BITMAP)
-        atomicOr(a.next + (w >> 5), 1u << (w & 31));
+    emit_shared_or_bitmap<EMIT>(a, w, sq);
 }
 
 template <int EMIT>
@@ -292,15 +301,7 @@ __device__ __forceinline__ void visit_batch(const level_args &a, int32_t u,
         t.vertices++;
         t.edges += (unsigned long long)deg[j];
         if (EMIT == EMIT_QUEUE || EMIT == EMIT_QUEUE_BITMAP) a.next_queue[at++] = w[j];
-        if (EMIT == EMIT_SHARED) {
-            int32_t pos = atomicAdd(&sq->count, 1);
-            if (pos < P::shared_queue)
-                sq->q[pos] = w[j];
-            else
-                append_global(a, w[j]);
-        }
-        if (EMIT == EMIT_BITMAP || EMIT == EMIT_QUEUE_BITMAP)
-            atomicOr(a.next + (w[j] >> 5), 1u << (w[j] & 31));
+        emit_shared_or_bitmap<EMIT>(a, w[j], sq);
     }
 }
 

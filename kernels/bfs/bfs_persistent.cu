@@ -72,7 +72,7 @@ std::atomic<unsigned long long> forced_stall_ns{0};
 std::atomic<long long> forced_poll_near{0};
 std::atomic<unsigned> forced_poll_pause{0};
 
-/* How waiting blocks poll done (see sp__gpu_bfs_set_persistent_poll). */
+/* How waiting blocks poll their level word (see sp__gpu_bfs_set_persistent_poll). */
 struct poll_t {
     unsigned long long near;
     unsigned pause_ns;
