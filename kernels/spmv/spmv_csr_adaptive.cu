@@ -108,7 +108,7 @@ adaptive_kernel(const int32_t *__restrict__ ptr, const int32_t *__restrict__ idx
     const int32_t *long_rows = stream + 2 * (int64_t)nsb;
     const int32_t *first_piece = long_rows + nlong;
     int32_t *counter = reinterpret_cast<int32_t *>(temp);
-    T *partial = reinterpret_cast<T *>(temp + sp_prim::align_up((size_t)nlong * 4));
+    T *partial = reinterpret_cast<T *>(temp + spmv::long_partials_offset(nlong));
     spmv::long_piece<P>(ptr, idx, val, long_rows, first_piece, first_piece + nlong + 1, p,
                         __ldg(aux + 3), __ldg(aux + 4) != 0, counter, partial, x, alpha, beta,
                         y);
@@ -130,7 +130,7 @@ finish_kernel(const int32_t *__restrict__ aux, int64_t blocks, const char *temp,
     if (k0 >= nlong) return; /* uniform per warp */
     const int32_t *long_rows = aux + P::header_ints + 2 * blocks + 2 * (int64_t)nsb;
     const int32_t *first_piece = long_rows + nlong;
-    const T *partial = reinterpret_cast<const T *>(temp + sp_prim::align_up((size_t)nlong * 4));
+    const T *partial = reinterpret_cast<const T *>(temp + spmv::long_partials_offset(nlong));
     int64_t k = k0 + lane;
     int32_t f0 = 0, f1 = 0, r = 0;
     if (k < nlong) {

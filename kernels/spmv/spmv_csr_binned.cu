@@ -75,7 +75,7 @@ binned_kernel(const int32_t *__restrict__ ptr, const int32_t *__restrict__ idx,
         if (p >= bin_start[P::bins + 1]) return; /* past the last piece: uniform per warp */
         const int32_t *first_piece = rows + bin_start[P::bins + 2]; /* after nrows rows */
         int32_t *counter = reinterpret_cast<int32_t *>(temp);
-        T *partial = reinterpret_cast<T *>(temp + sp_prim::align_up((size_t)nlong * 4));
+        T *partial = reinterpret_cast<T *>(temp + spmv::long_partials_offset(nlong));
         spmv::long_piece<P>(ptr, idx, val, rows + long0, first_piece,
                             first_piece + nlong + 1, p, P::piece_entries, false, counter,
                             partial, x, alpha, beta, y);

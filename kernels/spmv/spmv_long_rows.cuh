@@ -14,6 +14,12 @@
 
 namespace spmv {
 
+/* The partial sums in the long rows' d_temp: after the nlong counters (long_rows_temp). */
+__host__ __device__ inline size_t long_partials_offset(int64_t nlong)
+{
+    return sp_prim::align_up((size_t)nlong * 4);
+}
+
 /* The row of pieces f0 .. f1 - 1 from their partial sums, added in piece order (so the
  * result does not depend on timing), one warp (all 32 lanes). */
 template <typename T>
@@ -171,7 +177,7 @@ static inline sp_status_t long_rows_temp(const sp_gpu_env_t *env, int64_t nlong,
                                          int64_t npieces, sp_gpu_spmv_plan_t *p)
 {
     sp_status_t st = SP_STATUS_SUCCESS;
-    p->temp_bytes = sp_prim::align_up((size_t)nlong * 4) + (size_t)npieces * sizeof(double);
+    p->temp_bytes = long_partials_offset(nlong) + (size_t)npieces * sizeof(double);
     SP_TRY(sp_convert::env_alloc(env, &p->d_temp, p->temp_bytes));
     if (nlong > 0)
         SP_CUDA_TRY(cudaMemsetAsync(p->d_temp, 0, (size_t)nlong * 4, (cudaStream_t)env->stream));
