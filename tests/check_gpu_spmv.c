@@ -764,15 +764,12 @@ START_TEST(test_many_long_row_pieces)
     check_matrix("many long-row pieces", a, NULL, 1u << SP_FORMAT_CSR, WITH_CUSPARSE);
     { /* and the adaptive plan of this matrix does defer: all 4096 long rows */
         sp_test_env_t t;
-        sp_csr_t h = {0}, d = {0};
+        sp_csr_t h = {0}, d;
         sp_gpu_spmv_plan_t plan = {0};
         sp_test_env_setup(&t);
         ck_assert_ok(sp_coo_sort_merge(a, SP_DUP_SUM, NULL));
         ck_assert_ok(sp__ref_coo_to_csr(a, &h));
-        d = h;
-        d.ptr = sp_test_env_upload(&t, h.ptr, (size_t)(h.nrows + 1) * sizeof *h.ptr);
-        d.idx = sp_test_env_upload(&t, h.idx, (size_t)h.nnz * sizeof *h.idx);
-        d.val = sp_test_env_upload(&t, h.val, (size_t)h.nnz * sizeof(double));
+        d = sp_test_env_upload_csr(&t, &h);
         ck_assert_ok(sp__gpu_spmv_csr_plan(&t.env, &d, SP_SPMV_ALG_CSR_ADAPTIVE, &plan));
         ck_assert_int_eq(plan.finish_rows, 2 * runs);
         sp__gpu_spmv_plan_free(&t.env, &plan);

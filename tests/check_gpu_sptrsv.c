@@ -79,15 +79,6 @@ static void host_csr(const sp_coo_t *coo, sp_value_type_t t, sp_csr_t *h)
     sp_coo_free(b);
 }
 
-static sp_csr_t upload_csr(const sp_csr_t *h)
-{
-    sp_csr_t d = *h;
-    d.ptr = sp_test_env_upload(&T, h->ptr, (size_t)(h->nrows + 1) * 4);
-    d.idx = sp_test_env_upload(&T, h->idx, (size_t)h->nnz * 4);
-    d.val = sp_test_env_upload(&T, h->val, (size_t)h->nnz * sp_value_size(h->value_type));
-    return d;
-}
-
 static sp_coo_t *coo_new(int64_t n, int64_t cap)
 {
     sp_coo_t *a = NULL;
@@ -259,7 +250,7 @@ static void check_matrix(const char *name, const sp_coo_t *a, unsigned flags)
     for (int ti = 0; ti < 2; ti++) {
         sp_csr_t h = {0};
         host_csr(a, types[ti], &h);
-        sp_csr_t d = upload_csr(&h);
+        sp_csr_t d = sp_test_env_upload_csr(&T, &h);
         for (int upper = 0; upper < 2; upper++)
             for (int unit = 0; unit < 2; unit++)
                 for (int k = 0; k < NALGS; k++) {
@@ -303,7 +294,7 @@ START_TEST(test_tiny)
     double val[] = {2, 1, 3, 4, 5, 6, 7, 8, 10}, x[3] = {0, 0, 0}, alpha = 2, one = 1;
     const double b_lower[] = {1, 7, 26.5}, b_upper[] = {13, 28, 30};
     sp_csr_t h = {3, 3, 9, SP_R_64F, ptr, idx, val};
-    sp_csr_t d = upload_csr(&h);
+    sp_csr_t d = sp_test_env_upload_csr(&T, &h);
     double *d_b = sp_test_env_upload(&T, b_lower, sizeof b_lower),
            *d_x = sp_test_env_upload(&T, x, sizeof x);
     for (int k = 0; k < NALGS; k++)
@@ -499,7 +490,7 @@ START_TEST(test_missing_diagonal)
         coo_push(a, r, r, r == 1500 ? 0.0 : 2.0); /* a stored zero is no diagonal either */
     }
     host_csr(a, SP_R_64F, &h);
-    sp_csr_t d = upload_csr(&h);
+    sp_csr_t d = sp_test_env_upload_csr(&T, &h);
     for (int k = 0; k < NALGS; k++)
         for (int upper = 0; upper < 2; upper++) {
             sp_gpu_sptrsv_plan_t *plan = (sp_gpu_sptrsv_plan_t *)&h; /* must stay untouched */
@@ -518,7 +509,7 @@ START_TEST(test_missing_diagonal)
     a = coo_new(2000, 2000);
     for (int64_t r = 0; r < 2000; r++) coo_push(a, r, r, r == 1500 ? 0.0 : 1.0);
     host_csr(a, SP_R_32F, &h);
-    d = upload_csr(&h);
+    d = sp_test_env_upload_csr(&T, &h);
     sp_gpu_sptrsv_plan_t *plan = NULL;
     ck_assert_status(sp__gpu_sptrsv_analyse(&T.env, &d, 0, 0, SP_GPU_SPTRSV_SOFT, &plan),
                      SP_STATUS_INVALID_ARGUMENT);
@@ -537,7 +528,7 @@ START_TEST(test_repeated_solves)
     sp_csr_t h = {0};
     ck_assert_ok(sp_gen_poisson2d(small ? 60 : 300, SP_R_64F, &a));
     host_csr(a, SP_R_64F, &h);
-    sp_csr_t d = upload_csr(&h);
+    sp_csr_t d = sp_test_env_upload_csr(&T, &h);
     int64_t n = h.nrows;
     size_t bytes = (size_t)n * 8;
     double *b = malloc(bytes), *x = malloc(bytes), *x_ref = malloc(bytes);
@@ -595,7 +586,7 @@ START_TEST(test_sentinel_result)
             size_t vs = sp_value_size(t), bytes = (size_t)n * vs;
             sp_csr_t h = {0};
             host_csr(a, t, &h);
-            sp_csr_t d = upload_csr(&h);
+            sp_csr_t d = sp_test_env_upload_csr(&T, &h);
             unsigned char *b = malloc(bytes), *x = malloc(bytes);
             double one_d = 1;
             float one_f = 1;
@@ -646,7 +637,7 @@ START_TEST(test_refusals)
     for (int r = 0; r < 4; r++) coo_push(a, r, r, 1);
     coo_push(a, 3, 0, 1);
     host_csr(a, SP_R_64F, &h);
-    sp_csr_t d = upload_csr(&h), bad = d;
+    sp_csr_t d = sp_test_env_upload_csr(&T, &h), bad = d;
     sp_gpu_sptrsv_plan_t *plan = NULL;
     ck_assert_status(sp__gpu_sptrsv_analyse(NULL, &d, 0, 0, SP_GPU_SPTRSV_SOFT, &plan),
                      SP_STATUS_INVALID_ARGUMENT);
@@ -709,7 +700,7 @@ START_TEST(test_alloc_failure)
     sp_coo_t *a = random_dominant(9, 3000, 5, 0);
     sp_csr_t h = {0};
     host_csr(a, SP_R_32F, &h);
-    sp_csr_t d = upload_csr(&h);
+    sp_csr_t d = sp_test_env_upload_csr(&T, &h);
     int64_t base = T.live;
     for (int k = 0; k < NALGS; k++) {
         int64_t failing = 0;

@@ -91,6 +91,15 @@ void *sp_test_env_upload(sp_test_env_t *t, const void *h, size_t bytes)
     return d;
 }
 
+sp_csr_t sp_test_env_upload_csr(sp_test_env_t *t, const sp_csr_t *h)
+{
+    sp_csr_t d = *h;
+    d.ptr = sp_test_env_upload(t, h->ptr, (size_t)(h->nrows + 1) * sizeof *h->ptr);
+    d.idx = sp_test_env_upload(t, h->idx, (size_t)h->nnz * sizeof *h->idx);
+    d.val = sp_test_env_upload(t, h->val, (size_t)h->nnz * sp_value_size(h->value_type));
+    return d;
+}
+
 void sp_test_env_arm(sp_test_env_t *t, int64_t k)
 {
     t->calls = 0;

@@ -64,5 +64,8 @@ sp_status_t sp_test_env_alloc(void *self, void **d_ptr, size_t bytes);
 void sp_test_env_free(void *self, void *d_ptr);
 /* A device copy of bytes at h through the environment (NULL for 0 bytes), asserted. */
 void *sp_test_env_upload(sp_test_env_t *t, const void *h, size_t bytes);
+/* A device copy of the host CSR h through the environment (its arrays from
+ * sp_test_env_upload; sp__gpu_csr_free with t's env frees them), asserted. */
+sp_csr_t sp_test_env_upload_csr(sp_test_env_t *t, const sp_csr_t *h);
 
 #endif /* SP_TESTUTIL_GPU_H */
