@@ -278,10 +278,10 @@ sp__gpu_bfs_persistent(const sp_gpu_env_t *env, sp_gpu_bfs_loop_scratch_t *scrat
     int blocks = 0;
     cudaStream_t strm = NULL;
     unsigned long long stall_ns = forced_stall_ns.load();
-    poll_t poll = {forced_poll_near.load() > 0 ? (unsigned long long)forced_poll_near.load()
-                                               : (unsigned long long)bfsk::P::poll_near_chunks,
-                   forced_poll_pause.load() > 0 ? forced_poll_pause.load()
-                                                : bfsk::P::poll_pause_ns};
+    const long long knob_near = forced_poll_near.load(); /* each knob read once */
+    const unsigned knob_pause = forced_poll_pause.load();
+    poll_t poll = {(unsigned long long)(knob_near > 0 ? knob_near : bfsk::P::poll_near_chunks),
+                   knob_pause > 0 ? knob_pause : bfsk::P::poll_pause_ns};
     SP_TRY(bfsk::check_args(what, env, g, source, d_level, frontier_sizes, frontier_capacity));
     SP_CHECK_ARG(sync == SP_GPU_BFS_SYNC_SOFT || sync == SP_GPU_BFS_SYNC_COOP,
                  "%s: unknown sync %d", what, (int)sync);
