@@ -63,7 +63,6 @@ START_TEST(auto_choice_and_direction_rule)
     sp__bfs_choose(&gpu, &G, &v, &l); /* large and dense without a hub (uniform): host */
     ck_assert_int_eq(v, SP_BFS_DIRECTION_OPT);
     ck_assert_int_eq(l, SP_BFS_LOOP_HOST);
-    G.row_max = 100000;
     G.f.coo.nrows = 8298, G.f.coo.nnz = 207378, G.row_max = 1065;
     v = SP_BFS_AUTO, l = SP_BFS_LOOP_AUTO;
     sp__bfs_choose(&gpu, &G, &v, &l); /* small but dense (Wiki-Vote) */
