@@ -21,6 +21,7 @@ cmake --build build-dev -j"$(nproc)" >"$L/build.log" 2>&1 || { grep -E "error" "
 echo "== build ok"
 (cd build-dev && timeout "${CTEST_LIMIT:-300}" ctest ${TESTS:+-R "$TESTS"} --timeout 200 \
    --output-on-failure >"$L/ctest.log" 2>&1)
+rc=$?; [ "$rc" -eq 124 ] && echo "== ctest cut at CTEST_LIMIT=${CTEST_LIMIT:-300} s (log: ctest.log)"
 grep -E "tests passed|\(Failed\)|\(Timeout\)|Not Run|\(Subprocess" "$L/ctest.log" | head -30
 for spec in "$@"; do
   name=${spec%%:*}; rest=${spec#*:}; secs=${rest%%:*}; cmd=${rest#*:}

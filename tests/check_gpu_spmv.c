@@ -948,25 +948,25 @@ static Suite *gpu_spmv_suite(void)
 {
     Suite *s = suite_create("gpu_spmv");
 #ifdef SP_HAVE_CUDA
-    TCase *t = tcase_create("spmv");
-    tcase_add_checked_fixture(t, setup, teardown);
-    tcase_set_timeout(t, 600);
-    tcase_add_test(t, test_tiny);
-    tcase_add_test(t, test_empty_shapes);
-    tcase_add_test(t, test_one_by_one);
-    tcase_add_test(t, test_random_catalogue);
-    tcase_add_test(t, test_all_one_entry);
-    tcase_add_test(t, test_row_longer_than_block);
-    tcase_add_test(t, test_row_of_length_n);
-    tcase_add_test(t, test_row_length_boundaries);
-    tcase_add_test(t, test_large_with_long_rows);
-    tcase_add_test(t, test_many_long_row_pieces);
-    tcase_add_test(t, test_beyond_a_grid_wave);
-    tcase_add_test(t, test_generated);
-    tcase_add_test(t, test_datasets);
-    tcase_add_test(t, test_sell_and_hyb_options);
-    tcase_add_test(t, test_refusals);
-    suite_add_tcase(s, t);
+    /* two cases of about equal time, which ctest runs side by side (tests/CMakeLists.txt,
+     * SP_TEST_CASES_check_gpu_spmv: keep the names in step) */
+    TCase *shapes = sp_test_add_case(s, "shapes", setup, teardown);
+    TCase *large = sp_test_add_case(s, "large", setup, teardown);
+    tcase_add_test(shapes, test_tiny);
+    tcase_add_test(shapes, test_empty_shapes);
+    tcase_add_test(shapes, test_one_by_one);
+    tcase_add_test(shapes, test_random_catalogue);
+    tcase_add_test(shapes, test_all_one_entry);
+    tcase_add_test(shapes, test_row_longer_than_block);
+    tcase_add_test(shapes, test_row_of_length_n);
+    tcase_add_test(shapes, test_row_length_boundaries);
+    tcase_add_test(large, test_large_with_long_rows);
+    tcase_add_test(large, test_many_long_row_pieces);
+    tcase_add_test(shapes, test_beyond_a_grid_wave);
+    tcase_add_test(large, test_generated);
+    tcase_add_test(shapes, test_datasets);
+    tcase_add_test(shapes, test_sell_and_hyb_options);
+    tcase_add_test(shapes, test_refusals);
 #endif
     return s;
 }

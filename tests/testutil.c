@@ -20,13 +20,25 @@ const char *sp_test_path(const char *relative)
     return b;
 }
 
+/* Runs every test of runner (or CK_RUN_CASE's case), frees it, and gives the exit status:
+ * a failure also when CK_RUN_CASE names no case (a misspelt name would pass, nothing run). */
+static int run_all(SRunner *runner)
+{
+    srunner_run_all(runner, CK_NORMAL);
+    int failed = srunner_ntests_failed(runner), ran = srunner_ntests_run(runner);
+    srunner_free(runner);
+    const char *only = getenv("CK_RUN_CASE");
+    if (ran == 0 && only != NULL) {
+        printf("CK_RUN_CASE=%s: no such case in this suite, no test ran\n", only);
+        return EXIT_FAILURE;
+    }
+    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
+
 int sp_test_run(Suite *suite)
 {
     SRunner *runner = srunner_create(suite);
-    srunner_run_all(runner, CK_NORMAL);
-    int failed = srunner_ntests_failed(runner);
-    srunner_free(runner);
-    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+    return run_all(runner);
 }
 
 int sp_test_run_gpu(Suite *suite)
@@ -41,10 +53,7 @@ int sp_test_run_gpu(Suite *suite)
     sp_context_destroy(ctx);
     SRunner *runner = srunner_create(suite);
     srunner_set_fork_status(runner, CK_NOFORK);
-    srunner_run_all(runner, CK_NORMAL);
-    int failed = srunner_ntests_failed(runner);
-    srunner_free(runner);
-    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+    return run_all(runner);
 }
 
 TCase *sp_test_add_case(Suite *s, const char *name, void (*setup)(void), void (*teardown)(void))

@@ -11,12 +11,14 @@
  * buffer is one of 8 rotating static buffers. */
 const char *sp_test_path(const char *relative);
 
-/* Run every test of the suite; returns the process exit status (0 = all passed). */
+/* Run every test of the suite (or of the case CK_RUN_CASE names); returns the process
+ * exit status: 0 when all passed, a failure too when CK_RUN_CASE names no case of the
+ * suite (ctest runs the longest suites a case at a time: tests/CMakeLists.txt). */
 int sp_test_run(Suite *suite);
 
 /* For GPU suites: 77 (ctest's skip code) when no CUDA device is usable (built without
  * CUDA, or none present); else run every test in this process (CUDA does not survive
- * Check's fork) and return the exit status. */
+ * Check's fork) and return the exit status as sp_test_run does. */
 int sp_test_run_gpu(Suite *suite);
 /* A test case of s named `name`, with the checked fixture setup/teardown and a 600 s
  * timeout. Suites split into several cases so that a sanitizer run can take each as a job
