@@ -155,7 +155,8 @@ sp_csr_t csr_of(sp_coo_t *coo)
     sp_csr_t h;
     std::memset(&h, 0, sizeof h);
     SP_OK(sp_coo_sort_merge(coo, SP_DUP_KEEP, nullptr));
-    SP_OK(sp__ref_coo_to_csr(coo, &h));
+    sp_triplets_t t = sp__coo_triplets(coo);
+    SP_OK(sp__ref_coo_to_csr(&t, &h));
     sp_coo_free(coo);
     return h;
 }

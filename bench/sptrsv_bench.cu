@@ -195,8 +195,9 @@ static bool run_matrix(const std::string &name, sp_coo_t *coo, result *res)
     sp_csr_t h = {};
     sp_coo_t *b64 = nullptr;
     SP_OK(sp_coo_copy(coo, vtype, &b64));
-    SP_OK(sp__ref_coo_sort_merge(b64, SP_DUP_SUM, nullptr));
-    SP_OK(sp__ref_coo_to_csr(b64, &h));
+    SP_OK(sp_coo_sort_merge(b64, SP_DUP_SUM, nullptr));
+    sp_triplets_t t = sp__coo_triplets(b64);
+    SP_OK(sp__ref_coo_to_csr(&t, &h));
     sp_coo_free(b64);
     if (!full_diagonal(&h)) {
         sp__csr_free(&h);

@@ -1,5 +1,5 @@
 /* The kernel layer's C-callable entry points (kernels/): device-wide primitives now,
- * conversions and SpMV later. Internal: used by src/ and the GPU test suites.
+ * conversions, SpMV plans and products. Internal: used by src/ and the GPU test suites.
  *
  * Conventions (CUB style): d_ pointers hold device memory; all work is queued on the
  * given cudaStream_t, passed as `void *stream` (NULL: the legacy default stream), and
@@ -21,7 +21,7 @@
 extern "C" {
 #endif
 
-#include "sp_ref.h" /* the format structs; on the device their pointers hold device memory */
+#include "sp_formats.h" /* the core's format structs; here their pointers hold device memory */
 
 /* What a kernel-layer call that allocates needs from its context: the stream, and device
  * memory through the context's allocator (its hooks, or stream-ordered cudaMallocAsync

@@ -1,5 +1,5 @@
 /* The GPU vector steps of the iterative solvers (kernels/vec/), twins of
- * src/ref/vec_*_ref.c with the same contracts (src/ref/vec_ref.h). Conventions as in
+ * src/ref/vec_*_ref.c with the same contracts (src/ref/vec_ref.h; the coefficient type is the core's). Conventions as in
  * sp_kernels.h: d_ pointers hold device memory, work is queued on env->stream, nothing
  * synchronizes, allocates or prints; n = 0 is valid everywhere.
  *
@@ -13,7 +13,6 @@
 #define SP_KERNELS_VEC_H
 
 #include "sp_kernels.h"
-#include "vec_ref.h"
 
 #ifdef __cplusplus
 extern "C" {

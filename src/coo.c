@@ -2,12 +2,8 @@
 #include <string.h>
 
 #include "sp_base.h"
+#include "sp_formats.h"
 #include "sp_ref.h"
-
-size_t sp_value_size(sp_value_type_t type)
-{
-    return type == SP_R_32F ? sizeof(float) : type == SP_R_64F ? sizeof(double) : 0;
-}
 
 static int valid_type(sp_value_type_t t)
 {
@@ -93,7 +89,13 @@ sp_status_t sp_coo_sort_merge(sp_coo_t *coo, sp_dup_policy_t policy, int64_t *nm
     SP_CHECK_ARG(coo != NULL, "sp_coo_sort_merge: coo is NULL");
     SP_CHECK_ARG(policy == SP_DUP_SUM || policy == SP_DUP_KEEP,
                  "sp_coo_sort_merge: unknown duplicate policy %d", (int)policy);
-    st = sp__ref_coo_sort_merge(coo, policy, nmerged);
+    SP_CHECK_ARG(coo->nnz >= 0 && coo->nnz <= coo->capacity,
+                 "sp_coo_sort_merge: nnz %lld outside 0..capacity %lld", (long long)coo->nnz,
+                 (long long)coo->capacity);
+    sp_triplets_t t = sp__coo_triplets(coo);
+    SP_TRY(sp__ref_coo_sort_merge(&t, policy, nmerged));
+    coo->nnz = t.nnz;
+    coo->flags |= SP_COO_SORTED | SP_COO_MERGED;
 done:
     return st;
 }
@@ -139,7 +141,7 @@ sp_status_t sp_coo_symmetrize(sp_coo_t *coo, int drop_self_loops)
     }
     t.nnz = 2 * keep;
     t.flags &= ~(SP_COO_SORTED | SP_COO_MERGED);
-    SP_TRY(sp__ref_coo_sort_merge(&t, SP_DUP_KEEP, NULL));
+    SP_TRY(sp_coo_sort_merge(&t, SP_DUP_KEEP, NULL));
     sp__free(coo->row);
     sp__free(coo->col);
     sp__free(coo->val);

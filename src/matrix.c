@@ -70,7 +70,7 @@ sp_status_t sp_matrix_create(sp_context_t *ctx, const sp_coo_t *coo,
         SP_TRY(sp__cuda_matrix_upload(A, coo, &counts));
     } else {
         SP_TRY(sp_coo_copy(coo, coo->value_type, &sorted));
-        SP_TRY(sp__ref_coo_sort_merge(sorted, A->options.duplicates, &A->duplicates_merged));
+        SP_TRY(sp_coo_sort_merge(sorted, A->options.duplicates, &A->duplicates_merged));
         SP_CALLOC(counts, sorted->nrows);
         sp__ref_histogram(sorted->row, sorted->nnz, counts, sorted->nrows);
         A->f.coo = (sp_triplets_t){sorted->nrows, sorted->ncols, sorted->nnz,
@@ -160,13 +160,7 @@ static sp_status_t build(sp_matrix_t *A, sp_format_t f)
         SP_TRY(sp__cuda_matrix_build(A, f, c, sigma));
     } else {
         switch (f) {
-        case SP_FORMAT_CSR: {
-            sp_coo_t view = {A->f.coo.nrows, A->f.coo.ncols, A->f.coo.nnz, A->f.coo.nnz,
-                             A->f.coo.row, A->f.coo.col, A->f.coo.val, A->f.coo.value_type,
-                             SP_SYMMETRY_GENERAL, SP_COO_SORTED | SP_COO_MERGED};
-            SP_TRY(sp__ref_coo_to_csr(&view, &A->f.csr));
-            break;
-        }
+        case SP_FORMAT_CSR: SP_TRY(sp__ref_coo_to_csr(&A->f.coo, &A->f.csr)); break;
         case SP_FORMAT_CSC: SP_TRY(sp__ref_csr_to_csc(&A->f.csr, &A->f.csc)); break;
         case SP_FORMAT_ELL: SP_TRY(sp__ref_csr_to_ell(&A->f.csr, &A->f.ell)); break;
         case SP_FORMAT_HYB:

@@ -7,6 +7,7 @@
 
 #include "sp_ref.h"
 #include "testutil.h"
+#include "testutil_ref.h"
 
 enum { N = 9 };
 
@@ -21,8 +22,8 @@ static void graph(sp_csr_t *g)
         a->row[a->nnz] = e[k][0], a->col[a->nnz++] = e[k][1];
         a->row[a->nnz] = e[k][1], a->col[a->nnz++] = e[k][0];
     }
-    ck_assert_ok(sp__ref_coo_sort_merge(a, SP_DUP_KEEP, NULL));
-    ck_assert_ok(sp__ref_coo_to_csr(a, g));
+    ck_assert_ok(sp_coo_sort_merge(a, SP_DUP_KEEP, NULL));
+    ck_assert_ok(sp_test_coo_to_csr(a, g));
     sp_coo_free(a);
 }
 
@@ -127,8 +128,8 @@ START_TEST(directed_graph)
     char why[200];
     ck_assert_ok(sp_coo_create(5, 5, 5, SP_VALUE_NONE, &a));
     memcpy(a->row, src, sizeof src), memcpy(a->col, dst, sizeof dst), a->nnz = 5;
-    ck_assert_ok(sp__ref_coo_sort_merge(a, SP_DUP_KEEP, NULL));
-    ck_assert_ok(sp__ref_coo_to_csr(a, &g));
+    ck_assert_ok(sp_coo_sort_merge(a, SP_DUP_KEEP, NULL));
+    ck_assert_ok(sp_test_coo_to_csr(a, &g));
     ck_assert_ok(sp__ref_bfs(&g, 0, level, parent, NULL, NULL, NULL, NULL, 0));
     ck_assert_int_eq(level[4], -1);
     ck_assert_int_eq(sp__ref_bfs_validate(&g, 0, level, parent, NULL, why, sizeof why), 1);

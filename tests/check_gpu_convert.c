@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "testutil.h"
+#include "testutil_ref.h"
 
 #ifdef SP_HAVE_CUDA
 #include <cuda_runtime_api.h>
@@ -179,7 +180,7 @@ static void check_chain(const sp_coo_t *a, sp_dup_policy_t policy)
     sp_csr_t h_csr = {0}, h_csc = {0}, d_csr = {0}, d_csc = {0};
     int64_t want_merged = -1, got_merged = -2;
     ck_assert_ok(sp_coo_copy(a, a->value_type, &ref));
-    ck_assert_ok(sp__ref_coo_sort_merge(ref, policy, &want_merged));
+    ck_assert_ok(sp_coo_sort_merge(ref, policy, &want_merged));
     sp_triplets_t d = upload_coo(a);
     ck_assert_ok(sp__gpu_coo_sort_merge(&T.env, &d, policy, &got_merged));
     ck_assert_int_eq(got_merged, want_merged);
@@ -187,7 +188,7 @@ static void check_chain(const sp_coo_t *a, sp_dup_policy_t policy)
                           ref->val};
     compare_triplets(&d, &want, "sort merge");
 
-    ck_assert_ok(sp__ref_coo_to_csr(ref, &h_csr));
+    ck_assert_ok(sp_test_coo_to_csr(ref, &h_csr));
     ck_assert_ok(sp__gpu_coo_to_csr(&T.env, &d, &d_csr));
     compare_csr(&d_csr, &h_csr, h_csr.nrows, "csr");
     sp__gpu_triplets_free(&T.env, &d);
@@ -516,7 +517,7 @@ static sp_status_t run_op(enum op o, const sp_coo_t *a, const sp_csr_t *d_csr)
         T.fail_at = -1;
         sp_coo_t *b = NULL;
         ck_assert_ok(sp_coo_copy(a, a->value_type, &b));
-        ck_assert_ok(sp__ref_coo_sort_merge(b, SP_DUP_SUM, NULL));
+        ck_assert_ok(sp_coo_sort_merge(b, SP_DUP_SUM, NULL));
         sp_triplets_t d = upload_coo(b);
         sp_coo_free(b);
         T.fail_at = before;
@@ -558,8 +559,8 @@ START_TEST(test_alloc_failure)
     sp_csr_t h_csr = {0}, d_csr = {0};
     ck_assert_ptr_nonnull(a);
     ck_assert_ok(sp_coo_copy(a, SP_R_32F, &b));
-    ck_assert_ok(sp__ref_coo_sort_merge(b, SP_DUP_SUM, NULL));
-    ck_assert_ok(sp__ref_coo_to_csr(b, &h_csr));
+    ck_assert_ok(sp_coo_sort_merge(b, SP_DUP_SUM, NULL));
+    ck_assert_ok(sp_test_coo_to_csr(b, &h_csr));
     sp_triplets_t d = upload_coo(b);
     ck_assert_ok(sp__gpu_coo_to_csr(&T.env, &d, &d_csr));
     sp__gpu_triplets_free(&T.env, &d);

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "testutil.h"
+#include "testutil_ref.h"
 
 #ifdef SP_HAVE_CUDA
 #include <cuda_runtime_api.h>
@@ -768,7 +769,7 @@ START_TEST(test_many_long_row_pieces)
         sp_gpu_spmv_plan_t plan = {0};
         sp_test_env_setup(&t);
         ck_assert_ok(sp_coo_sort_merge(a, SP_DUP_SUM, NULL));
-        ck_assert_ok(sp__ref_coo_to_csr(a, &h));
+        ck_assert_ok(sp_test_coo_to_csr(a, &h));
         d = sp_test_env_upload_csr(&t, &h);
         ck_assert_ok(sp__gpu_spmv_csr_plan(&t.env, &d, SP_SPMV_ALG_CSR_ADAPTIVE, &plan));
         ck_assert_int_eq(plan.finish_rows, 2 * runs);

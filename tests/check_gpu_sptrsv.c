@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "testutil.h"
+#include "testutil_ref.h"
 
 #ifdef SP_HAVE_CUDA
 #include <cuda_runtime_api.h>
@@ -74,8 +75,8 @@ static void host_csr(const sp_coo_t *coo, sp_value_type_t t, sp_csr_t *h)
 {
     sp_coo_t *b = NULL;
     ck_assert_ok(sp_coo_copy(coo, t, &b));
-    ck_assert_ok(sp__ref_coo_sort_merge(b, SP_DUP_SUM, NULL));
-    ck_assert_ok(sp__ref_coo_to_csr(b, h));
+    ck_assert_ok(sp_coo_sort_merge(b, SP_DUP_SUM, NULL));
+    ck_assert_ok(sp_test_coo_to_csr(b, h));
     sp_coo_free(b);
 }
 

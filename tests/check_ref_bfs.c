@@ -6,6 +6,7 @@
 
 #include "sp_ref.h"
 #include "testutil.h"
+#include "testutil_ref.h"
 
 /* CSR adjacency of n vertices from an edge list (duplicates dropped). */
 static void graph_of_edges(int64_t n, const int32_t *src, const int32_t *dst, int64_t m,
@@ -16,8 +17,8 @@ static void graph_of_edges(int64_t n, const int32_t *src, const int32_t *dst, in
     memcpy(a->row, src, (size_t)m * sizeof *src);
     memcpy(a->col, dst, (size_t)m * sizeof *dst);
     a->nnz = m;
-    ck_assert_ok(sp__ref_coo_sort_merge(a, SP_DUP_KEEP, NULL));
-    ck_assert_ok(sp__ref_coo_to_csr(a, g));
+    ck_assert_ok(sp_coo_sort_merge(a, SP_DUP_KEEP, NULL));
+    ck_assert_ok(sp_test_coo_to_csr(a, g));
     sp_coo_free(a);
 }
 
@@ -156,8 +157,8 @@ START_TEST(random_graphs)
                                          shapes[s][1], SP_VALUE_NONE,
                                          SP_TEST_DUPLICATES | SP_TEST_LONG_ROW);
         sp_csr_t g = {0};
-        ck_assert_ok(sp__ref_coo_sort_merge(a, SP_DUP_KEEP, NULL));
-        ck_assert_ok(sp__ref_coo_to_csr(a, &g));
+        ck_assert_ok(sp_coo_sort_merge(a, SP_DUP_KEEP, NULL));
+        ck_assert_ok(sp_test_coo_to_csr(a, &g));
         uint64_t seed = 9;
         for (int t = 0; t < 4; t++)
             verify_bfs(&g, (int32_t)(sp_test_rand(&seed) % (uint64_t)g.nrows));

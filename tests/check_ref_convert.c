@@ -7,6 +7,7 @@
 
 #include "sp_ref.h"
 #include "testutil.h"
+#include "testutil_ref.h"
 
 /* PMPP example: rows {3,0,1,0}, {0,0,0,0}, {0,2,4,1}, {1,0,0,1}, entries given unsorted. */
 static sp_coo_t *pmpp_coo(sp_value_type_t type)
@@ -23,14 +24,14 @@ static sp_coo_t *pmpp_coo(sp_value_type_t type)
         if (type == SP_R_64F) ((double *)a->val)[k] = val[k];
     }
     a->nnz = 7;
-    ck_assert_ok(sp__ref_coo_sort_merge(a, SP_DUP_SUM, NULL));
+    ck_assert_ok(sp_coo_sort_merge(a, SP_DUP_SUM, NULL));
     return a;
 }
 
 static void pmpp_csr(sp_csr_t *csr)
 {
     sp_coo_t *a = pmpp_coo(SP_R_64F);
-    ck_assert_ok(sp__ref_coo_to_csr(a, csr));
+    ck_assert_ok(sp_test_coo_to_csr(a, csr));
     sp_coo_free(a);
 }
 
@@ -174,7 +175,7 @@ START_TEST(sort_merge_tiny)
 {
     int64_t merged = -1;
     sp_coo_t *a = dup_coo(SP_R_64F);
-    ck_assert_ok(sp__ref_coo_sort_merge(a, SP_DUP_SUM, &merged));
+    ck_assert_ok(sp_coo_sort_merge(a, SP_DUP_SUM, &merged));
     ck_assert_int_eq(merged, 2);
     ck_assert_int_eq(a->nnz, 4);
     ck_assert_uint_eq(a->flags & (SP_COO_SORTED | SP_COO_MERGED), SP_COO_SORTED | SP_COO_MERGED);
@@ -184,18 +185,18 @@ START_TEST(sort_merge_tiny)
     sp_coo_free(a);
 
     a = dup_coo(SP_R_64F);
-    ck_assert_ok(sp__ref_coo_sort_merge(a, SP_DUP_KEEP, NULL));
+    ck_assert_ok(sp_coo_sort_merge(a, SP_DUP_KEEP, NULL));
     ASSERT_F64(a->val, 4, 2, 5, 1);
     sp_coo_free(a);
 
     a = dup_coo(SP_R_32F);
-    ck_assert_ok(sp__ref_coo_sort_merge(a, SP_DUP_SUM, &merged));
+    ck_assert_ok(sp_coo_sort_merge(a, SP_DUP_SUM, &merged));
     const float fexpect[] = {4, 8, 5, 4};
     ck_assert_mem_eq(a->val, fexpect, sizeof fexpect);
     sp_coo_free(a);
 
     a = dup_coo(SP_VALUE_NONE);
-    ck_assert_ok(sp__ref_coo_sort_merge(a, SP_DUP_KEEP, &merged));
+    ck_assert_ok(sp_coo_sort_merge(a, SP_DUP_KEEP, &merged));
     ck_assert_int_eq(merged, 2);
     ASSERT_I32(a->row, 0, 0, 1, 1);
     ASSERT_I32(a->col, 0, 1, 0, 2);
@@ -212,10 +213,10 @@ START_TEST(sort_merge_empty)
         sp_csr_t csr = {0};
         int64_t merged = -1;
         ck_assert_ok(sp_coo_create(shapes[i][0], shapes[i][1], 0, SP_R_64F, &a));
-        ck_assert_ok(sp__ref_coo_sort_merge(a, SP_DUP_SUM, &merged));
+        ck_assert_ok(sp_coo_sort_merge(a, SP_DUP_SUM, &merged));
         ck_assert_int_eq(merged, 0);
         ck_assert_int_eq(a->nnz, 0);
-        ck_assert_ok(sp__ref_coo_to_csr(a, &csr));
+        ck_assert_ok(sp_test_coo_to_csr(a, &csr));
         ck_assert_int_eq(csr.ptr[csr.nrows], 0);
         sp__csr_free(&csr);
         sp_coo_free(a);
@@ -246,7 +247,7 @@ START_TEST(sort_merge_random)
                                      SP_TEST_DUPLICATES | SP_TEST_EMPTY_ROWS | SP_TEST_LONG_ROW);
     double *expect = dense_of_coo(a, policy == SP_DUP_KEEP);
     int64_t merged = -1, before = a->nnz;
-    ck_assert_ok(sp__ref_coo_sort_merge(a, policy, &merged));
+    ck_assert_ok(sp_coo_sort_merge(a, policy, &merged));
     ck_assert_int_eq(a->nnz + merged, before);
     ck_assert_int_gt(merged, 0);
     for (int64_t k = 1; k < a->nnz; k++)
@@ -367,8 +368,8 @@ START_TEST(formats_random)
                                              SP_TEST_LONG_ROW | SP_TEST_EMPTY_COLS);
         double *expect = dense_of_coo(a, 0);
         sp_csr_t csr = {0};
-        ck_assert_ok(sp__ref_coo_sort_merge(a, SP_DUP_SUM, NULL));
-        ck_assert_ok(sp__ref_coo_to_csr(a, &csr));
+        ck_assert_ok(sp_coo_sort_merge(a, SP_DUP_SUM, NULL));
+        ck_assert_ok(sp_test_coo_to_csr(a, &csr));
         double *d = dense_of_csr(&csr, 0);
         for (int64_t c = 0; c < a->nrows * a->ncols; c++)
             ck_assert_double_eq_tol(d[c], expect[c], 1e-12);
@@ -412,31 +413,31 @@ START_TEST(bad_inputs)
     sp_csr_t csr = {0};
     sp_sell_t sell = {0};
     sp_hyb_t hyb = {{0}, {0}};
-    ck_assert_status(sp__ref_coo_to_csr(a, &csr), SP_STATUS_INVALID_ARGUMENT);
+    ck_assert_status(sp_test_coo_to_csr(a, &csr), SP_STATUS_INVALID_ARGUMENT);
     ck_assert_error_has("not sorted and merged");
     ck_assert_ptr_null(csr.ptr);
-    ck_assert_status(sp__ref_coo_sort_merge(a, (sp_dup_policy_t)7, NULL),
+    ck_assert_status(sp_coo_sort_merge(a, (sp_dup_policy_t)7, NULL),
                      SP_STATUS_INVALID_ARGUMENT);
     ck_assert_error_has("policy 7");
     a->row[3] = 2;
-    ck_assert_status(sp__ref_coo_sort_merge(a, SP_DUP_SUM, NULL), SP_STATUS_INVALID_ARGUMENT);
+    ck_assert_status(sp_coo_sort_merge(a, SP_DUP_SUM, NULL), SP_STATUS_INVALID_ARGUMENT);
     ck_assert_error_has("entry 3 at (2, 0) outside 2 x 3");
     a->row[3] = 0;
     a->col[5] = -1;
-    ck_assert_status(sp__ref_coo_sort_merge(a, SP_DUP_SUM, NULL), SP_STATUS_INVALID_ARGUMENT);
+    ck_assert_status(sp_coo_sort_merge(a, SP_DUP_SUM, NULL), SP_STATUS_INVALID_ARGUMENT);
     ck_assert_error_has("entry 5 at (0, -1)");
     ck_assert_int_eq(a->nnz, 6);
     ck_assert_uint_eq(a->flags, 0);
     a->col[5] = 1;
     a->nnz = 9;
-    ck_assert_status(sp__ref_coo_sort_merge(a, SP_DUP_SUM, NULL), SP_STATUS_INVALID_ARGUMENT);
+    ck_assert_status(sp_coo_sort_merge(a, SP_DUP_SUM, NULL), SP_STATUS_INVALID_ARGUMENT);
     ck_assert_error_has("nnz 9 outside 0..capacity 8");
     a->nnz = 6;
-    ck_assert_status(sp__ref_coo_sort_merge(NULL, SP_DUP_SUM, NULL), SP_STATUS_INVALID_ARGUMENT);
+    ck_assert_status(sp_coo_sort_merge(NULL, SP_DUP_SUM, NULL), SP_STATUS_INVALID_ARGUMENT);
     ck_assert_error_has("coo is NULL");
 
-    ck_assert_ok(sp__ref_coo_sort_merge(a, SP_DUP_SUM, NULL));
-    ck_assert_ok(sp__ref_coo_to_csr(a, &csr));
+    ck_assert_ok(sp_coo_sort_merge(a, SP_DUP_SUM, NULL));
+    ck_assert_ok(sp_test_coo_to_csr(a, &csr));
     ck_assert_status(sp__ref_csr_to_sell(&csr, 2, 3, &sell), SP_STATUS_INVALID_ARGUMENT);
     ck_assert_error_has("sigma 3 is not a positive multiple of C 2");
     ck_assert_status(sp__ref_csr_to_sell(&csr, 0, 0, &sell), SP_STATUS_INVALID_ARGUMENT);
@@ -531,7 +532,7 @@ static sp_status_t merge_once(void *arg)
 {
     merge_run_t *r = arg;
     r->merged = -1;
-    return sp__ref_coo_sort_merge(r->a, SP_DUP_SUM, &r->merged);
+    return sp_coo_sort_merge(r->a, SP_DUP_SUM, &r->merged);
 }
 
 static void merge_untouched(void *arg)
@@ -552,7 +553,7 @@ typedef struct csr_run {
 static sp_status_t to_csr_once(void *arg)
 {
     csr_run_t *r = arg;
-    return sp__ref_coo_to_csr(r->a, &r->out);
+    return sp_test_coo_to_csr(r->a, &r->out);
 }
 
 static void to_csr_untouched(void *arg)

@@ -7,6 +7,7 @@
 
 #include "sp_ref.h"
 #include "testutil.h"
+#include "testutil_ref.h"
 
 enum { F_COO, F_CSR, F_CSC, F_ELL, F_HYB, F_HYB1, F_JDS, F_SELL4, F_SELL32, F_SELL1, F_COUNT };
 static const char *const format_names[F_COUNT] = {"coo",  "csr",  "csc",    "ell",     "hyb",
@@ -29,8 +30,8 @@ static void build_formats(const sp_coo_t *raw, formats_t *f)
     f->coo = (sp_triplets_t){raw->nrows, raw->ncols, raw->nnz, raw->value_type,
                              raw->row,   raw->col,   raw->val};
     ck_assert_ok(sp_coo_copy(raw, raw->value_type, &a));
-    ck_assert_ok(sp__ref_coo_sort_merge(a, SP_DUP_SUM, NULL));
-    ck_assert_ok(sp__ref_coo_to_csr(a, &f->csr));
+    ck_assert_ok(sp_coo_sort_merge(a, SP_DUP_SUM, NULL));
+    ck_assert_ok(sp_test_coo_to_csr(a, &f->csr));
     ck_assert_ok(sp__ref_csr_to_csc(&f->csr, &f->csc));
     ck_assert_ok(sp__ref_csr_to_ell(&f->csr, &f->ell));
     ck_assert_ok(sp__ref_csr_to_hyb(&f->csr, -1, &f->hyb));

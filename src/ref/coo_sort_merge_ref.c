@@ -5,7 +5,7 @@
 
 /* Entry `out` from a run of equal (row, col) [first, last) of the sorted order (input
  * order within the run): the first value, or the sum taken in double and rounded once. */
-static void merge_run(const sp_coo_t *coo, const int32_t *perm, int64_t first, int64_t last,
+static void merge_run(const sp_triplets_t *coo, const int32_t *perm, int64_t first, int64_t last,
                       sp_dup_policy_t policy, void *val_out, int64_t out)
 {
     double sum = 0.0;
@@ -18,7 +18,7 @@ static void merge_run(const sp_coo_t *coo, const int32_t *perm, int64_t first, i
     ref_value_set(val_out, coo->value_type, out, sum);
 }
 
-static sp_status_t check_entries(const sp_coo_t *coo)
+static sp_status_t check_entries(const sp_triplets_t *coo)
 {
     for (int64_t k = 0; k < coo->nnz; k++)
         if (coo->row[k] < 0 || coo->row[k] >= coo->nrows || coo->col[k] < 0 ||
@@ -30,7 +30,7 @@ static sp_status_t check_entries(const sp_coo_t *coo)
     return SP_STATUS_SUCCESS;
 }
 
-sp_status_t sp__ref_coo_sort_merge(sp_coo_t *coo, sp_dup_policy_t policy, int64_t *nmerged)
+sp_status_t sp__ref_coo_sort_merge(sp_triplets_t *coo, sp_dup_policy_t policy, int64_t *nmerged)
 {
     sp_status_t st = SP_STATUS_SUCCESS;
     int32_t *perm = NULL, *row = NULL, *col = NULL;
@@ -38,9 +38,8 @@ sp_status_t sp__ref_coo_sort_merge(sp_coo_t *coo, sp_dup_policy_t policy, int64_
     SP_CHECK_ARG(coo != NULL, "coo sort: coo is NULL");
     SP_CHECK_ARG(policy == SP_DUP_SUM || policy == SP_DUP_KEEP,
                  "coo sort: unknown duplicate policy %d", (int)policy);
-    SP_CHECK_ARG(coo->nnz >= 0 && coo->nnz <= coo->capacity && coo->nnz <= INT32_MAX,
-                 "coo sort: nnz %lld outside 0..capacity %lld", (long long)coo->nnz,
-                 (long long)coo->capacity);
+    SP_CHECK_ARG(coo->nnz >= 0 && coo->nnz <= INT32_MAX,
+                 "coo sort: nnz %lld outside 0..%d", (long long)coo->nnz, INT32_MAX);
     SP_TRY(check_entries(coo));
     int64_t n = coo->nnz, out = 0;
     SP_ALLOC(perm, n);
@@ -65,7 +64,6 @@ sp_status_t sp__ref_coo_sort_merge(sp_coo_t *coo, sp_dup_policy_t policy, int64_
         if (val) memcpy(coo->val, val, (size_t)out * sp_value_size(coo->value_type));
     }
     coo->nnz = out;
-    coo->flags |= SP_COO_SORTED | SP_COO_MERGED;
     if (nmerged) *nmerged = n - out;
 done:
     sp__free(val);

@@ -2,18 +2,22 @@
  * exclusive scan into row pointers, scatter each entry to its row's next slot. */
 #include "ref_internal.h"
 
-sp_status_t sp__ref_coo_to_csr(const sp_coo_t *coo, sp_csr_t *csr)
+sp_status_t sp__ref_coo_to_csr(const sp_triplets_t *coo, sp_csr_t *csr)
 {
     sp_status_t st = SP_STATUS_SUCCESS;
     sp_csr_t c = {0};
     int32_t *next = NULL;
     SP_CHECK_ARG(coo != NULL && csr != NULL, "coo to csr: NULL argument");
-    SP_CHECK_ARG((coo->flags & (SP_COO_SORTED | SP_COO_MERGED)) ==
-                     (SP_COO_SORTED | SP_COO_MERGED),
-                 "coo to csr: COO not sorted and merged (flags 0x%x)", coo->flags);
     SP_CHECK_ARG(coo->nrows <= INT32_MAX && coo->ncols <= INT32_MAX && coo->nnz <= INT32_MAX,
                  "coo to csr: %lld x %lld with %lld entries exceeds 32-bit indices",
                  (long long)coo->nrows, (long long)coo->ncols, (long long)coo->nnz);
+    for (int64_t k = 1; k < coo->nnz; k++)
+        if (coo->row[k] < coo->row[k - 1] ||
+            (coo->row[k] == coo->row[k - 1] && coo->col[k] <= coo->col[k - 1]))
+            SP_FAIL(SP_STATUS_INVALID_ARGUMENT,
+                    "coo to csr: entries not sorted and merged: entry %lld at (%d, %d) "
+                    "follows (%d, %d)", (long long)k, coo->row[k], coo->col[k],
+                    coo->row[k - 1], coo->col[k - 1]);
     size_t vs = sp_value_size(coo->value_type);
     SP_TRY(ref_csr_alloc(&c, coo->nrows, coo->ncols, coo->nnz, coo->nrows, coo->value_type));
     SP_ALLOC(next, c.nrows);

@@ -1,12 +1,10 @@
-/* Internal format types and the CPU reference (src/ref/): one operation per file, the
- * plain obviously-correct version, the oracle for tests and the host executor's backend.
- * The same structs describe device formats (pointers then hold device memory).
+/* The CPU reference (src/ref/): one operation per file, the plain obviously-correct
+ * version, the oracle for tests and the host executor's backend. It works on the format
+ * structs of the core (src/core/sp_formats.h), the same ones the kernels take.
  *
- * Conventions: all arrays owned by the struct, allocated with sp__malloc; *_free
- * releases them and zeroes the struct (accepts a zeroed struct). Builders take inputs
- * that are sorted by (row, col) and merged (SP_COO_SORTED | SP_COO_MERGED) unless said
- * otherwise, and leave their output untouched on failure. Values are float or double
- * per value_type, or NULL for SP_VALUE_NONE. Padding slots hold column -1 and value 0. */
+ * Conventions: outputs are allocated with sp__malloc and released with the core's
+ * sp__<format>_free. Builders take inputs that are sorted by (row, col) and merged unless
+ * said otherwise, and leave their output untouched on failure. */
 #ifndef SP_REF_H
 #define SP_REF_H
 
@@ -14,75 +12,7 @@
 #include <stdint.h>
 
 #include "sp.h"
-
-/* Compressed rows (CSR) or, for CSC, compressed columns: ptr has n+1 entries where n is
- * nrows (CSR) or ncols (CSC); idx holds the column (CSR) or row (CSC) of each entry,
- * increasing within each row (column). */
-typedef struct sp_csr {
-    int64_t nrows, ncols, nnz;
-    sp_value_type_t value_type;
-    int32_t *ptr;
-    int32_t *idx;
-    void *val;
-} sp_csr_t;
-
-/* ELL, column-major: slot k of row r is at [k * nrows + r], k < width (longest row; in
- * HYB the chosen ELL width). nnz counts the entries stored, padding excluded. */
-typedef struct sp_ell {
-    int64_t nrows, ncols, nnz, width;
-    sp_value_type_t value_type;
-    int32_t *col;
-    void *val;
-} sp_ell_t;
-
-/* Host triplets without the loader's bookkeeping (used for HYB's overflow and device COO). */
-typedef struct sp_triplets {
-    int64_t nrows, ncols, nnz;
-    sp_value_type_t value_type;
-    int32_t *row, *col;
-    void *val;
-} sp_triplets_t;
-
-/* HYB: the first `ell.width` entries of each row in ELL, the rest in COO (row-sorted). */
-typedef struct sp_hyb {
-    sp_ell_t ell;
-    sp_triplets_t coo;
-} sp_hyb_t;
-
-/* JDS: rows stably sorted by length, descending; perm[i] = original row of sorted row i;
- * jagged diagonal d holds entry d of sorted rows 0..(count-1) at jd_ptr[d] + i.
- * njd = longest row; jd_ptr has njd + 1 entries. */
-typedef struct sp_jds {
-    int64_t nrows, ncols, nnz, njd;
-    sp_value_type_t value_type;
-    int32_t *perm;
-    int32_t *jd_ptr;
-    int32_t *col;
-    void *val;
-} sp_jds_t;
-
-/* SELL-C-sigma: rows sorted by length (descending, stable) within windows of sigma rows;
- * perm[i] = original row at sorted position i; slice s covers sorted rows
- * [s*C, s*C + C) (past nrows: padding rows), stored column-major from slice_ptr[s]:
- * slot k of the slice's row r is at slice_ptr[s] + k * C + r, k < slice_width[s].
- * nslices = ceil(nrows / C); slice_ptr has nslices + 1 entries; padded = slice_ptr[nslices]. */
-typedef struct sp_sell {
-    int64_t nrows, ncols, nnz, nslices, padded;
-    int c, sigma;
-    sp_value_type_t value_type;
-    int32_t *perm;
-    int32_t *slice_ptr;
-    int32_t *slice_width;
-    int32_t *col;
-    void *val;
-} sp_sell_t;
-
-void sp__csr_free(sp_csr_t *a);
-void sp__ell_free(sp_ell_t *a);
-void sp__triplets_free(sp_triplets_t *a);
-void sp__hyb_free(sp_hyb_t *a);
-void sp__jds_free(sp_jds_t *a);
-void sp__sell_free(sp_sell_t *a);
+#include "sp_formats.h"
 
 /* ---- primitives' references (src/ref/histogram_ref.c, scan_ref.c, radix_sort_ref.c) ---- */
 
@@ -98,11 +28,11 @@ sp_status_t sp__ref_radix_sort_u32(uint32_t *keys, int32_t *vals, int64_t n, int
 /* ---- conversions (src/ref/<op>_ref.c) ---- */
 
 /* Sort entries by (row, col), stably, and merge duplicates (SP_DUP_SUM adds values,
- * SP_DUP_KEEP keeps the first in input order). In place; sets SORTED | MERGED. */
-sp_status_t sp__ref_coo_sort_merge(sp_coo_t *coo, sp_dup_policy_t policy, int64_t *nmerged);
-/* CSR of a sorted, merged COO (both flags required): count per row, exclusive scan,
- * scatter. */
-sp_status_t sp__ref_coo_to_csr(const sp_coo_t *coo, sp_csr_t *csr);
+ * SP_DUP_KEEP keeps the first in input order). In place: coo->nnz becomes the merged
+ * count (the arrays keep their size). The twin of sp__gpu_coo_sort_merge, same input type. */
+sp_status_t sp__ref_coo_sort_merge(sp_triplets_t *coo, sp_dup_policy_t policy, int64_t *nmerged);
+/* CSR of sorted, merged triplets: count per row, exclusive scan, scatter. */
+sp_status_t sp__ref_coo_to_csr(const sp_triplets_t *coo, sp_csr_t *csr);
 /* CSC (transpose) of a CSR. */
 sp_status_t sp__ref_csr_to_csc(const sp_csr_t *csr, sp_csr_t *csc);
 /* ELL of a CSR, padded to the longest row. */

@@ -1,5 +1,5 @@
-/* Vector steps of the iterative solvers (src/ref/vec_*_ref.c, twins of kernels/vec/): the
- * coefficient type shared with the GPU kernels and the host references. Sums run in double
+/* Vector steps of the iterative solvers (src/ref/vec_*_ref.c, twins of kernels/vec/), with
+ * the core's coefficient type (sp_vec_coef_t, src/core/sp_formats.h). Sums run in double
  * for both value types, sequentially in index order; updated values are computed in double
  * and rounded once to the vector's type. */
 #ifndef SP_VEC_REF_H
@@ -8,25 +8,6 @@
 #include <stdint.h>
 
 #include "sp_ref.h"
-
-/* A coefficient known on the host (value) or produced on the executor by an earlier step
- * (num, den: one double each, in the context's memory, read when the step runs):
- * value * num[0] / den[0], a missing num or den counting as 1, and 0 when den[0] == 0 so
- * that a breakdown leaves the vectors finite for the solver to report it. */
-typedef struct sp_vec_coef {
-    double value;
-    const double *num;
-    const double *den;
-} sp_vec_coef_t;
-
-/* The coefficient's value (host memory only). */
-static inline double sp__vec_coef_value(sp_vec_coef_t c)
-{
-    double v = c.value;
-    if (c.num) v *= c.num[0];
-    if (c.den) v = c.den[0] != 0.0 ? v / c.den[0] : 0.0;
-    return v;
-}
 
 /* z[i] = value for i < n. */
 void sp__ref_vec_fill(sp_value_type_t t, int64_t n, double value, void *z);

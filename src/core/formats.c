@@ -1,8 +1,13 @@
-/* Release of the reference format structs: free every array, zero the struct. */
+/* The core's value helper and the release of host format structs (sp_formats.h). */
 #include <string.h>
 
 #include "sp_base.h"
-#include "sp_ref.h"
+#include "sp_formats.h"
+
+size_t sp_value_size(sp_value_type_t type)
+{
+    return type == SP_R_32F ? sizeof(float) : type == SP_R_64F ? sizeof(double) : 0;
+}
 
 void sp__csr_free(sp_csr_t *a)
 {

@@ -1,0 +1,123 @@
+/* The neutral data model every layer shares (core): the internal format structs, the
+ * triplet type, the solver coefficient and the value helpers. The CPU reference (src/ref/)
+ * and the kernels (kernels/) both take these structs; in the kernels their pointers hold
+ * device memory. Nothing here belongs to one backend.
+ *
+ * Conventions: all arrays owned by the struct; empty arrays are NULL. Values are float or
+ * double per value_type, or NULL for SP_VALUE_NONE (patterns). Padding slots hold column
+ * -1 and value 0. Offsets (ptr, jd_ptr, slice_ptr) and indices are 32-bit. */
+#ifndef SP_FORMATS_H
+#define SP_FORMATS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sp.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Compressed rows (CSR) or, for CSC, compressed columns: ptr has n+1 entries where n is
+ * nrows (CSR) or ncols (CSC); idx holds the column (CSR) or row (CSC) of each entry,
+ * increasing within each row (column). */
+typedef struct sp_csr {
+    int64_t nrows, ncols, nnz;
+    sp_value_type_t value_type;
+    int32_t *ptr;
+    int32_t *idx;
+    void *val;
+} sp_csr_t;
+
+/* ELL, column-major: slot k of row r is at [k * nrows + r], k < width (longest row; in
+ * HYB the chosen ELL width). nnz counts the entries stored, padding excluded. */
+typedef struct sp_ell {
+    int64_t nrows, ncols, nnz, width;
+    sp_value_type_t value_type;
+    int32_t *col;
+    void *val;
+} sp_ell_t;
+
+/* Host triplets without the loader's bookkeeping (used for HYB's overflow and device COO). */
+typedef struct sp_triplets {
+    int64_t nrows, ncols, nnz;
+    sp_value_type_t value_type;
+    int32_t *row, *col;
+    void *val;
+} sp_triplets_t;
+
+/* HYB: the first `ell.width` entries of each row in ELL, the rest in COO (row-sorted). */
+typedef struct sp_hyb {
+    sp_ell_t ell;
+    sp_triplets_t coo;
+} sp_hyb_t;
+
+/* JDS: rows stably sorted by length, descending; perm[i] = original row of sorted row i;
+ * jagged diagonal d holds entry d of sorted rows 0..(count-1) at jd_ptr[d] + i.
+ * njd = longest row; jd_ptr has njd + 1 entries. */
+typedef struct sp_jds {
+    int64_t nrows, ncols, nnz, njd;
+    sp_value_type_t value_type;
+    int32_t *perm;
+    int32_t *jd_ptr;
+    int32_t *col;
+    void *val;
+} sp_jds_t;
+
+/* SELL-C-sigma: rows sorted by length (descending, stable) within windows of sigma rows;
+ * perm[i] = original row at sorted position i; slice s covers sorted rows
+ * [s*C, s*C + C) (past nrows: padding rows), stored column-major from slice_ptr[s]:
+ * slot k of the slice's row r is at slice_ptr[s] + k * C + r, k < slice_width[s].
+ * nslices = ceil(nrows / C); slice_ptr has nslices + 1 entries; padded = slice_ptr[nslices]. */
+typedef struct sp_sell {
+    int64_t nrows, ncols, nnz, nslices, padded;
+    int c, sigma;
+    sp_value_type_t value_type;
+    int32_t *perm;
+    int32_t *slice_ptr;
+    int32_t *slice_width;
+    int32_t *col;
+    void *val;
+} sp_sell_t;
+
+/* Release of host formats (src/core/formats.c): free every array through sp__free, zero
+ * the struct (a zeroed struct or NULL is accepted). Device formats: sp__gpu_*_free. */
+void sp__csr_free(sp_csr_t *a);
+void sp__ell_free(sp_ell_t *a);
+void sp__triplets_free(sp_triplets_t *a);
+void sp__hyb_free(sp_hyb_t *a);
+void sp__jds_free(sp_jds_t *a);
+void sp__sell_free(sp_sell_t *a);
+
+/* The triplets of a host COO, as a view (no copy: the arrays stay the COO's). */
+static inline sp_triplets_t sp__coo_triplets(const sp_coo_t *coo)
+{
+    sp_triplets_t t = {coo->nrows, coo->ncols, coo->nnz, coo->value_type,
+                       coo->row, coo->col, coo->val};
+    return t;
+}
+
+/* A solver coefficient known on the host (value) or produced on the executor by an
+ * earlier step (num, den: one double each, in the context's memory, read when the step
+ * runs): value * num[0] / den[0], a missing num or den counting as 1, and 0 when
+ * den[0] == 0 so that a breakdown leaves the vectors finite for the solver to report it. */
+typedef struct sp_vec_coef {
+    double value;
+    const double *num;
+    const double *den;
+} sp_vec_coef_t;
+
+/* The coefficient's value (host memory only). */
+static inline double sp__vec_coef_value(sp_vec_coef_t c)
+{
+    double v = c.value;
+    if (c.num) v *= c.num[0];
+    if (c.den) v = c.den[0] != 0.0 ? v / c.den[0] : 0.0;
+    return v;
+}
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SP_FORMATS_H */
