@@ -9,7 +9,7 @@
 #include <stdint.h>
 
 #include "bfs/bfs_loops_policy.h"
-#include "convert/convert_common.cuh"
+#include "prim/kernel_util.cuh"
 #include "prim/prim_common.cuh"
 #include "sp_kernels_bfs.h"
 
@@ -300,7 +300,7 @@ struct layout_t {
 
 static inline layout_t layout_of(int64_t n)
 {
-    sp_convert::scratch_plan plan;
+    sp_prim::scratch_plan plan;
     layout_t l;
     l.ctl = plan.add(sizeof(ctl_t));
     l.visited = plan.add_n<uint32_t>((n + 31) / 32);
@@ -332,7 +332,7 @@ static inline sp_status_t loop_scratch_alloc(const sp_gpu_env_t *env, int64_t n,
     sp_status_t st = SP_STATUS_SUCCESS;
     int64_t ncopy = sizes_to_copy(n, frontier_capacity);
     *sc = sp_gpu_bfs_loop_scratch_t{};
-    SP_TRY(sp_convert::env_alloc(env, &sc->d_base, layout_of(n).total));
+    SP_TRY(sp_prim::env_alloc(env, &sc->d_base, layout_of(n).total));
     if (ncopy > 0) {
         sc->h_sizes = static_cast<unsigned long long *>(
             sp__malloc_array((size_t)ncopy, sizeof(unsigned long long)));
@@ -384,11 +384,11 @@ static inline state_t carve(const sp_gpu_bfs_loop_scratch_t *sc, const sp_csr_t 
     s.idx = g->idx;
     s.level = d_level;
     s.parent = d_parent;
-    s.ctl = sp_convert::at<ctl_t>(sc->d_base, l.ctl);
-    s.visited = sp_convert::at<uint32_t>(sc->d_base, l.visited);
-    s.queue[0] = sp_convert::at<int32_t>(sc->d_base, l.q0);
-    s.queue[1] = sp_convert::at<int32_t>(sc->d_base, l.q1);
-    s.sizes = sp_convert::at<unsigned long long>(sc->d_base, l.sizes);
+    s.ctl = sp_prim::at<ctl_t>(sc->d_base, l.ctl);
+    s.visited = sp_prim::at<uint32_t>(sc->d_base, l.visited);
+    s.queue[0] = sp_prim::at<int32_t>(sc->d_base, l.q0);
+    s.queue[1] = sp_prim::at<int32_t>(sc->d_base, l.q1);
+    s.sizes = sp_prim::at<unsigned long long>(sc->d_base, l.sizes);
     s.n = g->nrows;
     return s;
 }
@@ -397,7 +397,7 @@ static inline state_t carve(const sp_gpu_bfs_loop_scratch_t *sc, const sp_csr_t 
 static inline sp_status_t start(const sp_gpu_env_t *env, const state_t &s, int32_t source)
 {
     sp_status_t st = SP_STATUS_SUCCESS;
-    init_kernel<<<sp_convert::grid_for(env, s.n + 1), sp_convert::P::block_threads, 0,
+    init_kernel<<<sp_prim::grid_for(env, s.n + 1, grid_block, P::grid_blocks_per_sm), grid_block, 0,
                   (cudaStream_t)env->stream>>>(s, source);
     SP_CUDA_LAUNCHED("bfs init_kernel");
 done:
@@ -462,7 +462,7 @@ static inline sp_status_t read_size(const sp_gpu_env_t *env, const unsigned long
 {
     sp_status_t st = SP_STATUS_SUCCESS;
     unsigned long long word = 0;
-    SP_TRY(sp_convert::to_host(env, &word, d, sizeof word));
+    SP_TRY(sp_prim::to_host(env, &word, d, sizeof word));
     *h = size_of(word);
 done:
     return st;
