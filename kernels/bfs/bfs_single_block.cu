@@ -11,7 +11,7 @@
  * launch), then the counters once at the end. */
 #include <atomic>
 
-#include "bfs/bfs_common.cuh"
+#include "bfs/bfs_loop_common.cuh"
 
 namespace {
 
@@ -39,6 +39,11 @@ struct shared_sink {
             s_q[pos] = v;
         else
             g_q[pos] = v;
+    }
+    template <int K>
+    __device__ void push(const bool (&c)[K], const int32_t (&v)[K])
+    {
+        bfs::warp_append(*this, c, v);
     }
 };
 
