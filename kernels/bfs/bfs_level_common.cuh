@@ -213,7 +213,7 @@ __device__ __forceinline__ void defer_hub(const level_args &a, int32_t v, int32_
  * EMIT_COUNT only counts. */
 template <int EMIT>
 struct level_sink {
-    static_assert(EMIT != EMIT_BITMAP, "a push level queues what it claims");
+    static_assert(EMIT != EMIT_BITMAP, "pull levels record through discovered()");
     const level_args &a;
     shared_queue *sq;
     __device__ int32_t reserve(int k) { return atomicAdd(&a.ctr->queue_tail, (int32_t)k); }
