@@ -31,7 +31,7 @@
 #include <string>
 #include <vector>
 
-#include "bfs/bfs_common.cuh"
+#include "bfs/bfs_loop_common.cuh"
 #include "gpu_timing.cuh"
 #include "sp_kernels_bfs.h"
 

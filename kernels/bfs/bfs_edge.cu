@@ -13,7 +13,7 @@ __global__ void __launch_bounds__(P::block_threads) edge_kernel(level_args a)
     for (int64_t k = (int64_t)blockIdx.x * P::block_threads + threadIdx.x; k < a.nnz;
          k += (int64_t)gridDim.x * P::block_threads) {
         int32_t u = a.coo_row[k];
-        if (a.level[u] == a.cur) visit<EMIT_COUNT>(a, u, a.coo_col[k], t, nullptr);
+        if (a.level[u] == a.cur) visit<EMIT_COUNT>(a, u, a.coo_col[k], t);
     }
     flush(a, t);
 }

@@ -1,41 +1,17 @@
-/* Building blocks of the per-level BFS kernels (kernels/bfs/): the visited-bitmap claim,
- * the three ways a discovered vertex is recorded (counted, appended to a queue, set in a
- * bitmap), the degree-bucketed expansion of a warp's vertices (Merrill, Garland & Grimshaw
- * 2012: thread, warp, and grid-wide "hub pieces" for the largest degrees) and the kernels
- * that expand the deferred hub pieces. Header-only, everything static or inline. */
+/* Building blocks of the per-level BFS kernels and the graph loop (kernels/bfs/): their
+ * arguments, the ways a discovered vertex is recorded (counted, appended to a queue, to a
+ * block's shared queue, set in a bitmap) as sinks of the one expansion engine
+ * (bfs_expand.cuh), the push bodies over a queue or a bitmap, and the grid-wide "hub
+ * pieces" (Merrill, Garland & Grimshaw 2012) the largest degrees are deferred to, push and
+ * pull alike. Header-only, everything static or inline. */
 #ifndef SP_BFS_LEVEL_COMMON_CUH
 #define SP_BFS_LEVEL_COMMON_CUH
 
-#include <cooperative_groups.h>
-
-#include "prim/prim_common.cuh"
+#include "bfs/bfs_expand.cuh"
+#include "prim/kernel_util.cuh"
 #include "sp_kernels_bfs.h"
 
 namespace bfs {
-
-/* Tuning constants shared by the level kernels. A vertex of degree below warp_degree is
- * expanded by its own thread, below hub_degree by its warp; larger ones are cut into
- * pieces of hub_degree edges that a second kernel spreads over the whole grid (one block
- * per piece), so a million-edge hub costs ~1000 block-sized pieces on many SMs instead of
- * a million steps on one thread. Pieces of 1024 edges (4 steps of a block) rather than
- * 4096: the second level of a Kronecker search is a few hubs' pieces, and each step of a
- * piece is a chain of dependent loads and atomics, so shorter pieces on more blocks finish
- * sooner (H200, kron22: see bench/results/h200-bfs.md). */
-struct policy {
-    static constexpr int block_threads = 256;
-    static constexpr int blocks_per_sm = 8;
-    static constexpr int warp_degree = 32;
-    static constexpr int hub_degree = 1024;
-    static constexpr int shared_queue = 3072; /* privatized: entries per block queue */
-    /* pull: in-edges every lane scans first, and at most this many more by the lane
-     * before its warp takes the rest */
-    static constexpr int pull_probe = 8;
-    static constexpr int pull_thread_rest = 24;
-    /* edges a thread of a hub piece visits at once (block_threads * hub_batch = one piece
-     * of hub_degree edges in one step) */
-    static constexpr int hub_batch = 4;
-};
-using P = policy;
 
 /* Everything a level kernel reads or writes, passed by value. */
 struct level_args {
@@ -114,10 +90,7 @@ static inline int32_t small_frontier_hub_min(const sp_gpu_env_t *env,
 /* Blocks for a grid-stride loop over n > 0 items, at most blocks_per_sm per SM. */
 static inline unsigned grid_for(const sp_gpu_env_t *env, int64_t n)
 {
-    int64_t cap = (int64_t)(env->sm_count > 0 ? env->sm_count : 1) * P::blocks_per_sm;
-    int64_t need = (n + P::block_threads - 1) / P::block_threads;
-    if (need < 1) need = 1;
-    return (unsigned)(need < cap ? need : cap);
+    return sp_prim::grid_for(env, n, P::block_threads, P::blocks_per_sm);
 }
 
 __host__ __device__ inline int64_t bitmap_words(int64_t n) { return (n + 31) / 32; }
@@ -148,7 +121,7 @@ done:
 /* What the level kernel does with a vertex it discovers. */
 enum emit_kind {
     EMIT_COUNT = 0,  /* count only (vertex-centric and edge-centric push) */
-    EMIT_QUEUE = 1,  /* append to next_queue, one atomic per coalesced group */
+    EMIT_QUEUE = 1,  /* append to next_queue, one reservation per warp */
     EMIT_SHARED = 2, /* append to the block's shared queue, the global queue on overflow */
     EMIT_BITMAP = 3, /* set in the next-frontier bitmap (pull) */
     EMIT_QUEUE_BITMAP = 4 /* both queue and bitmap (the graph loop's direction-optimized
@@ -161,9 +134,12 @@ struct shared_queue {
     int32_t q[P::shared_queue];
 };
 
-/* Per-thread tallies, summed over the warp and added to the counters once at the end of
- * a kernel (one atomic per warp, not per vertex). */
+/* Per-thread tallies of the vertices discovered and their out-edges (the next frontier's
+ * size and edges, for Beamer's rule), summed over the warp and added to the counters once
+ * at the end of a kernel (one atomic per warp, not per vertex). The engine counts each
+ * claim (per_claim). */
 struct tally {
+    static constexpr bool per_claim = true;
     int32_t vertices;
     unsigned long long edges;
 };
@@ -195,52 +171,23 @@ __device__ __forceinline__ bool claim(uint32_t *visited, int32_t w)
     return !(atomicOr(word, bit) & bit);
 }
 
-/* Append w to next_queue: the coalesced lanes take consecutive slots with one atomic. */
-__device__ __forceinline__ void append_global(const level_args &a, int32_t w)
-{
-    namespace cg = cooperative_groups;
-    cg::coalesced_group g = cg::coalesced_threads();
-    int32_t base = 0;
-    if (g.thread_rank() == 0) base = atomicAdd(&a.ctr->queue_tail, (int32_t)g.size());
-    base = g.shfl(base, 0);
-    a.next_queue[base + (int32_t)g.thread_rank()] = w;
-}
-
-/* The emissions of a claimed w other than the global queue: the block's shared queue
- * (the global one once it is full), the next-frontier bitmap. */
+/* w was claimed by this thread from parent u, one edge at a time (the edge-centric kernel
+ * counts it, the pull's hub pieces also set it in the next bitmap): record it. */
 template <int EMIT>
-__device__ __forceinline__ void emit_shared_or_bitmap(const level_args &a, int32_t w,
-                                                      shared_queue *sq)
+__device__ __forceinline__ void discovered(const level_args &a, int32_t u, int32_t w, tally &t)
 {
-    if (EMIT == EMIT_SHARED) {
-        int32_t pos = atomicAdd(&sq->count, 1);
-        if (pos < P::shared_queue)
-            sq->q[pos] = w;
-        else
-            append_global(a, w);
-    }
-    if (EMIT == EMIT_BITMAP || EMIT == EMIT_QUEUE_BITMAP)
-        atomicOr(a.next + (w >> 5), 1u << (w & 31));
-}
-
-/* w was claimed by this thread from parent u: record it. */
-template <int EMIT>
-__device__ __forceinline__ void discovered(const level_args &a, int32_t u, int32_t w,
-                                           tally &t, shared_queue *sq)
-{
+    static_assert(EMIT == EMIT_COUNT || EMIT == EMIT_BITMAP, "push levels use the engine");
     a.level[w] = a.cur + 1;
     if (a.parent) a.parent[w] = u;
     t.vertices++;
     t.edges += (unsigned long long)(a.out_ptr[w + 1] - a.out_ptr[w]);
-    if (EMIT == EMIT_QUEUE || EMIT == EMIT_QUEUE_BITMAP) append_global(a, w);
-    emit_shared_or_bitmap<EMIT>(a, w, sq);
+    if (EMIT == EMIT_BITMAP) atomicOr(a.next + (w >> 5), 1u << (w & 31));
 }
 
 template <int EMIT>
-__device__ __forceinline__ void visit(const level_args &a, int32_t u, int32_t w, tally &t,
-                                      shared_queue *sq)
+__device__ __forceinline__ void visit(const level_args &a, int32_t u, int32_t w, tally &t)
 {
-    if (claim(a.visited, w)) discovered<EMIT>(a, u, w, t, sq);
+    if (claim(a.visited, w)) discovered<EMIT>(a, u, w, t);
 }
 
 /* Cut vertex v's edge range of deg >= a.hub_min edges into pieces of hub_degree edges for
@@ -259,111 +206,95 @@ __device__ __forceinline__ void defer_hub(const level_args &a, int32_t v, int32_
     }
 }
 
-/* Visit up to hub_batch heads w[j] (< 0: none) from parent u with their loads, claims and
- * records in flight together: one round of visited reads, one of atomics, one of degree
- * reads and one queue reservation per warp, where visit() makes a chain of them per
- * edge. All 32 lanes of the warp must call it (the queue reservation is a warp scan). */
+/* The per-level kernels' sink of the engine: claimed vertices go to the next queue (one
+ * reservation per warp) and, for EMIT_QUEUE_BITMAP, to the next bitmap too, or to the
+ * block's shared queue (EMIT_SHARED: one shared reservation per warp; what lies past the
+ * shared queue's end goes to the global queue, one global reservation per warp);
+ * EMIT_COUNT only counts. */
 template <int EMIT>
-__device__ __forceinline__ void visit_batch(const level_args &a, int32_t u,
-                                            const int32_t (&w)[P::hub_batch], tally &t,
-                                            shared_queue *sq = nullptr)
+struct level_sink {
+    static_assert(EMIT != EMIT_BITMAP, "pull levels record through discovered()");
+    const level_args &a;
+    shared_queue *sq;
+    __device__ int32_t reserve(int k) { return atomicAdd(&a.ctr->queue_tail, (int32_t)k); }
+    __device__ void store(int32_t pos, int32_t v) { a.next_queue[pos] = v; }
+    template <int K>
+    __device__ void push(const bool (&c)[K], const int32_t (&v)[K])
+    {
+        if (EMIT == EMIT_SHARED) {
+            push_shared(c, v);
+            return;
+        }
+        if (EMIT == EMIT_COUNT) return;
+        warp_append(*this, c, v);
+        if (EMIT == EMIT_QUEUE_BITMAP)
+#pragma unroll
+            for (int j = 0; j < K; j++)
+                if (c[j]) atomicOr(a.next + (v[j] >> 5), 1u << (v[j] & 31));
+    }
+    /* Slots base.. of the shared queue; those from P::shared_queue on map to the global
+     * queue at gbase + slot. */
+    template <int K>
+    __device__ void push_shared(const bool (&c)[K], const int32_t (&v)[K])
+    {
+        int cnt, incl;
+        int total = warp_claims(c, &cnt, &incl);
+        if (total == 0) return;
+        int32_t base = 0, gbase = 0;
+        if ((threadIdx.x & 31) == 31) {
+            base = atomicAdd(&sq->count, (int32_t)total);
+            int32_t first_out = base > P::shared_queue ? base : P::shared_queue;
+            if (base + total > first_out)
+                gbase = atomicAdd(&a.ctr->queue_tail, base + total - first_out) - first_out;
+        }
+        int32_t pos = __shfl_sync(sp_prim::full_mask, base, 31) + (incl - cnt);
+        gbase = __shfl_sync(sp_prim::full_mask, gbase, 31);
+#pragma unroll
+        for (int j = 0; j < K; j++)
+            if (c[j]) {
+                if (pos < P::shared_queue)
+                    sq->q[pos] = v[j];
+                else
+                    a.next_queue[gbase + pos] = v[j];
+                pos++;
+            }
+    }
+};
+
+/* The level's view for the engine: out-edges, claims for level cur + 1. */
+__device__ __forceinline__ push_view view_of(const level_args &a)
 {
-    uint32_t word[P::hub_batch], old[P::hub_batch];
-    bool won[P::hub_batch];
-    int32_t deg[P::hub_batch], mine = 0;
-#pragma unroll
-    for (int j = 0; j < P::hub_batch; j++)
-        word[j] = w[j] >= 0 ? __ldcg(a.visited + (w[j] >> 5)) : ~0u;
-#pragma unroll
-    for (int j = 0; j < P::hub_batch; j++) {
-        bool need = w[j] >= 0 && !((word[j] >> (w[j] & 31)) & 1u);
-        old[j] = need ? atomicOr(a.visited + (w[j] >> 5), 1u << (w[j] & 31)) : ~0u;
-    }
-#pragma unroll
-    for (int j = 0; j < P::hub_batch; j++) {
-        won[j] = w[j] >= 0 && !((old[j] >> (w[j] & 31)) & 1u);
-        deg[j] = won[j] ? a.out_ptr[w[j] + 1] - a.out_ptr[w[j]] : 0;
-        mine += won[j];
-    }
-    int32_t at = 0;
-    if (EMIT == EMIT_QUEUE || EMIT == EMIT_QUEUE_BITMAP) {
-        int lane = threadIdx.x & 31;
-        int32_t incl = sp_prim::warp_inclusive_scan(mine, lane);
-        int32_t total = __shfl_sync(sp_prim::full_mask, incl, 31);
-        if (lane == 31 && total) at = atomicAdd(&a.ctr->queue_tail, total);
-        at = __shfl_sync(sp_prim::full_mask, at, 31) + incl - mine;
-    }
-#pragma unroll
-    for (int j = 0; j < P::hub_batch; j++) {
-        if (!won[j]) continue;
-        a.level[w[j]] = a.cur + 1;
-        if (a.parent) a.parent[w[j]] = u;
-        t.vertices++;
-        t.edges += (unsigned long long)deg[j];
-        if (EMIT == EMIT_QUEUE || EMIT == EMIT_QUEUE_BITMAP) a.next_queue[at++] = w[j];
-        emit_shared_or_bitmap<EMIT>(a, w[j], sq);
-    }
+    return push_view{a.out_ptr, a.out_idx, a.level, a.parent, a.visited, a.cur + 1};
 }
 
-/* Push expansions that visit hub_batch edges per lane at once (visit_batch: their loads,
- * claims and records in flight together) rather than one chain of dependent loads and
- * atomics per edge (Kronecker 22 on an H200: privatized 30.1 -> 34.1 GTEPS, frontier
- * 23.6 -> 29.4). The graph loop's direction-optimized pushes (EMIT_QUEUE_BITMAP) keep one
- * edge at a time: batched, their kernel, which holds the pull too, needed 48 registers
- * instead of 40, and it is bounded to 32 (bfs_graph_loop.cu). */
+/* Edges a lane of a push level visits at once: P::batch, except the graph loop's
+ * direction-optimized pushes (EMIT_QUEUE_BITMAP), which keep one: batched, their kernel,
+ * which holds the pull too, needed 48 registers instead of 40, and it is bounded to 32
+ * (bfs_graph_loop.cu). */
 template <int EMIT>
-__host__ __device__ constexpr bool batched_push()
+__host__ __device__ constexpr int push_batch()
 {
-    return EMIT == EMIT_QUEUE || EMIT == EMIT_SHARED || EMIT == EMIT_COUNT;
+    return EMIT == EMIT_QUEUE_BITMAP ? 1 : P::batch;
 }
 
-/* Push expansion of one vertex per lane (v < 0: none): small degrees by the lane, medium
- * ones by the whole warp one vertex at a time (coalesced reads of the adjacency), hubs
- * (a.hub_min edges or more) deferred. All 32 lanes must call it. */
+/* Push expansion of one vertex per lane (v < 0: none) by the engine: hubs (a.hub_min
+ * edges or more) deferred to the grid-wide pieces, the rest by the warp or the lane. All
+ * 32 lanes must call it. */
 template <int EMIT>
 __device__ __forceinline__ void expand_push(const level_args &a, int32_t v, tally &t,
                                             shared_queue *sq)
 {
-    constexpr int K = P::hub_batch;
-    int lane = threadIdx.x & 31;
     int32_t beg = 0, end = 0;
     if (v >= 0) {
         beg = a.out_ptr[v];
         end = a.out_ptr[v + 1];
     }
-    int32_t deg = end - beg;
-    if (deg >= a.hub_min) defer_hub(a, v, deg);
-    unsigned coop = __ballot_sync(sp_prim::full_mask, deg >= P::warp_degree && deg < a.hub_min);
-    while (coop) {
-        int leader = __ffs(coop) - 1;
-        coop &= coop - 1;
-        int32_t u = __shfl_sync(sp_prim::full_mask, v, leader);
-        int64_t b = __shfl_sync(sp_prim::full_mask, beg, leader);
-        int64_t e = __shfl_sync(sp_prim::full_mask, end, leader);
-        if (batched_push<EMIT>()) { /* warp-uniform trips: every lane calls visit_batch */
-            for (int64_t k0 = b + lane; k0 - lane < e; k0 += 32 * K) {
-                int32_t w[K];
-#pragma unroll
-                for (int j = 0; j < K; j++)
-                    w[j] = k0 + 32 * j < e ? a.out_idx[k0 + 32 * j] : -1;
-                visit_batch<EMIT>(a, u, w, t, sq);
-            }
-        } else {
-            for (int64_t k = b + lane; k < e; k += 32) visit<EMIT>(a, u, a.out_idx[k], t, sq);
-        }
+    if (end - beg >= a.hub_min) {
+        defer_hub(a, v, end - beg);
+        end = beg;
     }
-    if (batched_push<EMIT>()) {
-        if (deg >= P::warp_degree) beg = end; /* the warp's or the hub pieces' */
-        while (__any_sync(sp_prim::full_mask, beg < end)) {
-            int32_t w[K];
-#pragma unroll
-            for (int j = 0; j < K; j++) w[j] = beg + j < end ? a.out_idx[beg + j] : -1;
-            visit_batch<EMIT>(a, v, w, t, sq);
-            beg = end - beg > K ? beg + K : end;
-        }
-    } else if (deg < P::warp_degree) {
-        for (int64_t k = beg; k < end; k++) visit<EMIT>(a, v, a.out_idx[k], t, sq);
-    }
+    level_sink<EMIT> sink{a, sq};
+    expand_lane<push_batch<EMIT>()>(view_of(a), sink, t, v, beg, end, true);
 }
 
 /* The hub pieces deferred in this level (the bound only guards memory: see defer_hub). */
@@ -384,29 +315,34 @@ __device__ __forceinline__ void hub_piece(const level_args &a, const int32_t *pt
     *e = *b + P::hub_degree < end ? *b + P::hub_degree : end;
 }
 
-/* The deferred hub pieces of a push level: one block per piece (grid-stride over the
- * pieces counted in the counters by the kernel before it on the stream), each thread
- * visiting hub_batch edges of it at once. */
+/* f(v, b, e) for each hub piece deferred in this level, one block per piece (grid-stride
+ * over the pieces counted in the counters by the kernel before it on the stream); ptr is
+ * the adjacency the pieces cut (out_ptr for push, in_ptr for pull). */
+template <typename F>
+__device__ __forceinline__ void for_each_hub_piece(const level_args &a, const int32_t *ptr,
+                                                   F f)
+{
+    int64_t np = hub_pieces(a);
+    for (int64_t p = blockIdx.x; p < np; p += gridDim.x) {
+        int32_t v;
+        int64_t b, e;
+        hub_piece(a, ptr, p, &v, &b, &e);
+        f(v, b, e);
+    }
+}
+
+/* The deferred hub pieces of a push level, each thread visiting batch edges of its
+ * block's piece at once. */
 template <int EMIT>
 __device__ __forceinline__ void hub_push_body(const level_args &a)
 {
     static_assert(EMIT != EMIT_SHARED, "hub pieces append to the global queue");
     tally t = {0, 0};
-    int64_t np = hub_pieces(a);
-    for (int64_t p = blockIdx.x; p < np; p += gridDim.x) {
-        int32_t v;
-        int64_t b, e;
-        hub_piece(a, a.out_ptr, p, &v, &b, &e);
-        for (int64_t k0 = b; k0 < e; k0 += (int64_t)P::block_threads * P::hub_batch) {
-            int32_t w[P::hub_batch];
-#pragma unroll
-            for (int j = 0; j < P::hub_batch; j++) {
-                int64_t k = k0 + threadIdx.x + (int64_t)j * P::block_threads;
-                w[j] = k < e ? a.out_idx[k] : -1;
-            }
-            visit_batch<EMIT>(a, v, w, t);
-        }
-    }
+    level_sink<EMIT> sink{a, nullptr};
+    const push_view g = view_of(a);
+    for_each_hub_piece(a, a.out_ptr, [&](int32_t v, int64_t b, int64_t e) {
+        visit_range<P::batch>(g, sink, t, v, b, e, threadIdx.x, P::block_threads, true);
+    });
     flush(a, t);
 }
 

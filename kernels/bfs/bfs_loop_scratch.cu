@@ -1,8 +1,8 @@
 /* The scratch of the GPU BFS level loops (single block, persistent), made once and reused
  * by any number of traversals: one device block for the traversal's queues, visited bits,
- * level sizes and counters (layout in bfs_common.cuh) and a host buffer for the sizes a
+ * level sizes and counters (layout in bfs_loop_common.cuh) and a host buffer for the sizes a
  * caller asks for. */
-#include "bfs/bfs_common.cuh"
+#include "bfs/bfs_loop_common.cuh"
 
 extern "C" sp_status_t sp__gpu_bfs_loop_scratch_alloc(const sp_gpu_env_t *env, int64_t n,
                                                       int64_t frontier_capacity,

@@ -57,7 +57,7 @@
 #include <cooperative_groups.h>
 #include <cuda/atomic>
 
-#include "bfs/bfs_common.cuh"
+#include "bfs/bfs_loop_common.cuh"
 
 namespace {
 

@@ -127,18 +127,14 @@ __device__ __forceinline__ void pull_body(const level_args &a)
 __device__ __forceinline__ void hub_pull_body(const level_args &a)
 {
     tally t = {0, 0};
-    int64_t np = hub_pieces(a);
-    for (int64_t p = blockIdx.x; p < np; p += gridDim.x) {
-        int32_t v;
-        int64_t b, e;
-        hub_piece(a, a.in_ptr, p, &v, &b, &e);
+    for_each_hub_piece(a, a.in_ptr, [&](int32_t v, int64_t b, int64_t e) {
         for (int64_t k = b + threadIdx.x; k < e && !bit_of(a.visited, v);
              k += P::block_threads) {
             int32_t u = a.in_idx[k];
             if (in_front(a, u) && claim(a.visited, v))
-                discovered<EMIT_BITMAP>(a, u, v, t, nullptr);
+                discovered<EMIT_BITMAP>(a, u, v, t);
         }
-    }
+    });
     flush(a, t);
 }
 

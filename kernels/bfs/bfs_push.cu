@@ -1,6 +1,7 @@
 /* One level of vertex-centric push BFS over CSR (PMPP ch. 15): a thread per vertex, those
  * with level == cur expand their out-edges and claim unvisited heads through the visited
- * bitmap; degrees bucketed to thread, warp and grid-wide hub pieces (bfs_common.cuh). */
+ * bitmap; degrees bucketed to thread, warp and grid-wide hub pieces (bfs_expand.cuh,
+ * bfs_level_common.cuh). */
 #include "bfs_level_common.cuh"
 
 using namespace bfs;

@@ -11,7 +11,7 @@
  * launch), then the counters once at the end. */
 #include <atomic>
 
-#include "bfs/bfs_common.cuh"
+#include "bfs/bfs_loop_common.cuh"
 
 namespace {
 
@@ -39,6 +39,11 @@ struct shared_sink {
             s_q[pos] = v;
         else
             g_q[pos] = v;
+    }
+    template <int K>
+    __device__ void push(const bool (&c)[K], const int32_t (&v)[K])
+    {
+        bfs::warp_append(*this, c, v);
     }
 };
 
@@ -144,7 +149,7 @@ sp__gpu_bfs_single_block(const sp_gpu_env_t *env, sp_gpu_bfs_loop_scratch_t *scr
                 <<<1, sb_block, (size_t)2 * cap * sizeof(int32_t), (cudaStream_t)env->stream>>>(
                     s, lvl, size, cap);
             SP_CUDA_LAUNCHED("bfs single_block_kernel");
-            SP_TRY(sp_convert::to_host(env, stop, &s.ctl->sb_level, sizeof stop));
+            SP_TRY(sp_prim::to_host(env, stop, &s.ctl->sb_level, sizeof stop));
             lvl = stop[0];
             size = stop[1];
         } else {

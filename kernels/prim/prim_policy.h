@@ -86,4 +86,11 @@ template <> struct sp_radix_policy<unsigned long long> {
     static constexpr int min_blocks = SP_RADIX_MIN_BLOCKS_U64;
 };
 
+/* The longest-row pass (kernel_util.cuh, longest_row): a grid-stride max over the rows,
+ * the conversions' launch shape (one load per row, enough resident warps to hide it). */
+struct sp_longest_row_policy {
+    static constexpr int block_threads = 256;
+    static constexpr int blocks_per_sm = 8;
+};
+
 #endif /* SP_PRIM_POLICY_H */

@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "prim/prim_common.cuh"
+#include "prim/kernel_util.cuh"
 #include "sp_kernels_solve.h"
 
 /* The plan. Rows are ordered by "ticket", a topological order of the dependencies (a row
@@ -313,15 +313,7 @@ done:
     return st;
 }
 
-/* Calls f with a value of the C type of t (double for SP_R_64F, float otherwise). */
-template <typename F>
-static inline void by_value(sp_value_type_t t, F f)
-{
-    if (t == SP_R_64F)
-        f(double(0));
-    else
-        f(float(0));
-}
+using sp_prim::by_value; /* kernels/prim/kernel_util.cuh */
 
 } /* namespace sptrsv */
 

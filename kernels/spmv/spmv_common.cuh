@@ -1,28 +1,21 @@
-/* Building blocks shared by the SpMV kernels (kernels/spmv/): value-type dispatch, the
- * checks every SpMV entry point makes, x through the read-only path, the y update that
- * never reads y when beta == 0, sub-warp sums and grid sizing. Header-only, all static or
- * inline (no separable compilation). */
+/* Building blocks shared by the SpMV kernels (kernels/spmv/): the checks every SpMV entry
+ * point makes, x through the read-only path, the y update that never reads y when
+ * beta == 0, sub-warp sums, the carry fix-up; value-type dispatch and grid sizing come from
+ * kernels/prim/kernel_util.cuh. Header-only, all static or inline (no separable
+ * compilation). */
 #ifndef SP_SPMV_COMMON_CUH
 #define SP_SPMV_COMMON_CUH
 
 #include <stddef.h>
 #include <stdint.h>
 
-#include "prim/prim_common.cuh"
+#include "prim/kernel_util.cuh"
 #include "sp_kernels.h"
 
 namespace spmv {
 
-/* Calls f with a value of the C type of t: double for SP_R_64F, float otherwise (the
- * caller has checked t with check_call). Kernels are templates over that type. */
-template <typename F>
-static inline void by_value(sp_value_type_t t, F f)
-{
-    if (t == SP_R_64F)
-        f(double(0));
-    else
-        f(float(0));
-}
+using sp_prim::by_value; /* kernels/prim/kernel_util.cuh */
+using sp_prim::grid_for;
 
 /* The host scalar (alpha or beta) at p, of A's value type. */
 template <typename T>
@@ -201,16 +194,6 @@ __device__ __forceinline__ I merge_path_rows(I d, RowEnd row_end, I nrows, I nnz
             hi = mid;
     }
     return lo;
-}
-
-/* Blocks of `block` threads for a grid-stride loop over n > 0 items, capped at
- * blocks_per_sm per SM (the loop strides over the rest). */
-static inline unsigned grid_for(const sp_gpu_env_t *env, int64_t n, int block,
-                                int blocks_per_sm)
-{
-    int64_t cap = (int64_t)(env->sm_count > 0 ? env->sm_count : 1) * blocks_per_sm;
-    int64_t need = (n + block - 1) / block;
-    return (unsigned)(need < cap ? need : cap);
 }
 
 /* Queues carry_fixup_kernel for n carries with P's fixup_block_threads and

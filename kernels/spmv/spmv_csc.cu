@@ -2,7 +2,7 @@
  * traversal): y = beta * y, then a thread per entry finds its column by binary search over
  * the column pointers (balanced whatever the column lengths) and adds
  * alpha * a * x[column] to its row with an atomic. */
-#include "convert/convert_common.cuh"
+#include "prim/csr_rows.cuh"
 #include "spmv_common.cuh"
 #include "spmv_policy_coo.h"
 
@@ -17,7 +17,7 @@ csc_kernel(const int32_t *ptr, const int32_t *idx, const T *val, int64_t ncols, 
 {
     for (int64_t e = (int64_t)blockIdx.x * P::block_threads + threadIdx.x; e < nnz;
          e += (int64_t)gridDim.x * P::block_threads) {
-        int64_t j = sp_convert::row_of(ptr, ncols, e);
+        int64_t j = sp_prim::row_of(ptr, ncols, e);
         atomicAdd(y + idx[e], alpha * (val[e] * spmv::load_x(x, j)));
     }
 }

@@ -4,7 +4,7 @@
  * block's first and end row and the long-row list, the long rows' pieces
  * (spmv_long_rows.cuh), and the launch's block schedule, made on the host, interleaving
  * the stream and piece blocks in proportion. */
-#include "convert/convert_common.cuh"
+#include "prim/kernel_util.cuh"
 #include "spmv_common.cuh"
 #include "spmv_long_rows.cuh"
 #include "spmv_policy_csr.h"
@@ -12,10 +12,10 @@
 namespace {
 
 using P = sp_spmv_csr_adaptive_policy;
-using sp_convert::env_alloc;
-using sp_convert::env_alloc_n;
-using sp_convert::env_free;
-using sp_convert::to_host;
+using sp_prim::env_alloc;
+using sp_prim::env_alloc_n;
+using sp_prim::env_free;
+using sp_prim::to_host;
 
 /* Whether row r is long, and whether it starts a stream block: a short row that follows
  * a long row, or whose first entry is in another stream_entries window than the previous
@@ -82,7 +82,7 @@ struct plan_scratch {
 sp_status_t scratch_open(const sp_gpu_env_t *env, int64_t nrows, plan_scratch *s)
 {
     sp_status_t st = SP_STATUS_SUCCESS;
-    sp_convert::scratch_plan layout;
+    sp_prim::scratch_plan layout;
     size_t o_starts = 0, o_longs = 0, o_totals = 0, o_temp = 0;
     SP_TRY(sp__gpu_exclusive_scan_i32(NULL, NULL, nrows, NULL, NULL, &s->temp_bytes,
                                       env->stream));
@@ -91,10 +91,10 @@ sp_status_t scratch_open(const sp_gpu_env_t *env, int64_t nrows, plan_scratch *s
     o_totals = layout.add_n<int32_t>(2);
     o_temp = layout.add(s->temp_bytes);
     SP_TRY(env_alloc(env, &s->base, layout.total));
-    s->starts = sp_convert::at<int32_t>(s->base, o_starts);
-    s->longs = sp_convert::at<int32_t>(s->base, o_longs);
-    s->totals = sp_convert::at<int32_t>(s->base, o_totals);
-    s->temp = sp_convert::at<void>(s->base, o_temp);
+    s->starts = sp_prim::at<int32_t>(s->base, o_starts);
+    s->longs = sp_prim::at<int32_t>(s->base, o_longs);
+    s->totals = sp_prim::at<int32_t>(s->base, o_totals);
+    s->temp = sp_prim::at<void>(s->base, o_temp);
 done:
     return st;
 }

@@ -3,7 +3,7 @@
  * bin sizes and the long rows' piece counts (scan) read back, and the launch's block
  * schedule made on the host: blocks of the bins interleaved in proportion to their
  * counts, so that all bins sweep the rows together. */
-#include "convert/convert_common.cuh"
+#include "prim/kernel_util.cuh"
 #include "spmv_common.cuh"
 #include "spmv_long_rows.cuh"
 #include "spmv_policy_csr.h"
@@ -11,11 +11,11 @@
 namespace {
 
 using P = sp_spmv_csr_binned_policy;
-using sp_convert::at;
-using sp_convert::env_alloc;
-using sp_convert::env_alloc_n;
-using sp_convert::env_free;
-using sp_convert::to_host;
+using sp_prim::at;
+using sp_prim::env_alloc;
+using sp_prim::env_alloc_n;
+using sp_prim::env_free;
+using sp_prim::to_host;
 
 /* The bin of a row of len entries: the first b with len <= lane_entries << b, or the
  * long bin (row_bins). */
@@ -79,7 +79,7 @@ sp_status_t scratch_open(const sp_gpu_env_t *env, int64_t nrows, plan_scratch *s
 {
     sp_status_t st = SP_STATUS_SUCCESS;
     size_t sort_bytes = 0, hist_bytes = 0, o_keys = 0, o_rows = 0, o_counts = 0, o_temp = 0;
-    sp_convert::scratch_plan layout;
+    sp_prim::scratch_plan layout;
     int32_t placeholder = 0; /* the query sizes a pairs sort by a non-NULL d_vals */
     SP_TRY(sp__gpu_radix_sort_pairs_u32(NULL, &placeholder, nrows, 3, NULL, &sort_bytes,
                                         env->stream));

@@ -9,7 +9,7 @@
 #ifndef SP_SPMV_LONG_ROWS_CUH
 #define SP_SPMV_LONG_ROWS_CUH
 
-#include "convert/convert_common.cuh"
+#include "prim/kernel_util.cuh"
 #include "spmv_common.cuh"
 
 namespace spmv {
@@ -147,13 +147,13 @@ static inline sp_status_t count_pieces(const sp_gpu_env_t *env, const sp_csr_t *
     SP_CUDA_LAUNCHED("piece_count_kernel");
     SP_TRY(sp__gpu_exclusive_scan_i32(d_first, d_first, nlong, d_first + nlong, NULL, &bytes,
                                       env->stream));
-    SP_TRY(sp_convert::env_alloc(env, &d_temp, bytes));
+    SP_TRY(sp_prim::env_alloc(env, &d_temp, bytes));
     SP_TRY(sp__gpu_exclusive_scan_i32(d_first, d_first, nlong, d_first + nlong, d_temp, &bytes,
                                       env->stream));
-    SP_TRY(sp_convert::to_host(env, &total, d_first + nlong, sizeof total));
+    SP_TRY(sp_prim::to_host(env, &total, d_first + nlong, sizeof total));
     *npieces = total;
 done:
-    sp_convert::env_free(env, d_temp);
+    sp_prim::env_free(env, d_temp);
     return st;
 }
 
@@ -178,7 +178,7 @@ static inline sp_status_t long_rows_temp(const sp_gpu_env_t *env, int64_t nlong,
 {
     sp_status_t st = SP_STATUS_SUCCESS;
     p->temp_bytes = long_partials_offset(nlong) + (size_t)npieces * sizeof(double);
-    SP_TRY(sp_convert::env_alloc(env, &p->d_temp, p->temp_bytes));
+    SP_TRY(sp_prim::env_alloc(env, &p->d_temp, p->temp_bytes));
     if (nlong > 0)
         SP_CUDA_TRY(cudaMemsetAsync(p->d_temp, 0, (size_t)nlong * 4, (cudaStream_t)env->stream));
 done:

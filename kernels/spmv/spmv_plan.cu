@@ -4,7 +4,7 @@
  * Garland 2009); merge gets the start row of every tile by a merge-path search per tile
  * boundary (Merrill & Garland 2016) and its carry-out scratch; COO segmented gets its
  * carry-out scratch. */
-#include "convert/convert_common.cuh"
+#include "prim/csr_rows.cuh"
 #include "spmv_common.cuh"
 #include "spmv_policy_coo.h"
 #include "spmv_policy_csr.h"
@@ -77,8 +77,8 @@ sp_status_t default_csr_alg(const sp_gpu_env_t *env, const sp_csr_t *a, sp_spmv_
     int32_t *d_slot = NULL;
     int64_t longest = 0;
     double mean = a->nrows > 0 ? (double)a->nnz / (double)a->nrows : 0.0;
-    SP_TRY(sp_convert::env_alloc_n(env, &d_slot, 1));
-    SP_TRY(sp_convert::longest_row(env, a, d_slot, &longest));
+    SP_TRY(sp_prim::env_alloc_n(env, &d_slot, 1));
+    SP_TRY(sp_prim::longest_row(env, a, d_slot, &longest));
     if ((double)longest > DP::regular_factor * mean + DP::regular_slack)
         /* adaptive (irregular_alg) unless rows are so much sparser than entries
          * that walking the empty ones would unbalance its warps; the merge path counts rows
@@ -89,7 +89,7 @@ sp_status_t default_csr_alg(const sp_gpu_env_t *env, const sp_csr_t *a, sp_spmv_
     else
         *alg = mean <= DP::scalar_max_mean ? SP_SPMV_ALG_CSR_SCALAR : SP_SPMV_ALG_CSR_VECTOR;
 done:
-    sp_convert::env_free(env, d_slot);
+    sp_prim::env_free(env, d_slot);
     return st;
 }
 
@@ -100,9 +100,9 @@ sp_status_t merge_plan(const sp_gpu_env_t *env, const sp_csr_t *a, sp_gpu_spmv_p
     int64_t ntiles = (a->nrows + a->nnz + MP::tile_items - 1) / MP::tile_items;
     p->param = MP::tile_items;
     p->naux = ntiles + 1;
-    SP_TRY(sp_convert::env_alloc_n(env, &p->d_aux, p->naux));
+    SP_TRY(sp_prim::env_alloc_n(env, &p->d_aux, p->naux));
     p->temp_bytes = spmv::carry_bytes(ntiles);
-    SP_TRY(sp_convert::env_alloc(env, &p->d_temp, p->temp_bytes));
+    SP_TRY(sp_prim::env_alloc(env, &p->d_temp, p->temp_bytes));
     partition_kernel<<<spmv::grid_for(env, p->naux, MP::partition_block_threads,
                                        MP::partition_blocks_per_sm),
                        MP::partition_block_threads, 0, (cudaStream_t)env->stream>>>(
@@ -119,9 +119,9 @@ sp_status_t split_plan(const sp_gpu_env_t *env, const sp_csr_t *a, sp_gpu_spmv_p
     int64_t nchunks = (a->nnz + SPP::chunk_entries - 1) / SPP::chunk_entries;
     p->param = SPP::chunk_entries;
     p->naux = nchunks + 1;
-    SP_TRY(sp_convert::env_alloc_n(env, &p->d_aux, p->naux));
+    SP_TRY(sp_prim::env_alloc_n(env, &p->d_aux, p->naux));
     p->temp_bytes = spmv::carry_bytes(nchunks > 0 ? nchunks : 1);
-    SP_TRY(sp_convert::env_alloc(env, &p->d_temp, p->temp_bytes));
+    SP_TRY(sp_prim::env_alloc(env, &p->d_temp, p->temp_bytes));
     split_partition_kernel<<<spmv::grid_for(env, p->naux, SPP::partition_block_threads,
                                              SPP::partition_blocks_per_sm),
                              SPP::partition_block_threads, 0, (cudaStream_t)env->stream>>>(
@@ -134,8 +134,8 @@ done:
 /* The plan's arrays back to the environment, the plan zeroed. */
 void plan_release(const sp_gpu_env_t *env, sp_gpu_spmv_plan_t *p)
 {
-    sp_convert::env_free(env, p->d_aux);
-    sp_convert::env_free(env, p->d_temp);
+    sp_prim::env_free(env, p->d_aux);
+    sp_prim::env_free(env, p->d_temp);
     *p = sp_gpu_spmv_plan_t{};
 }
 
@@ -196,7 +196,7 @@ extern "C" sp_status_t sp__gpu_spmv_coo_plan(const sp_gpu_env_t *env, const sp_t
         int64_t ntiles = (a->nnz + S::tile_items - 1) / S::tile_items;
         p.param = S::tile_items;
         p.temp_bytes = spmv::carry_bytes(ntiles);
-        SP_TRY(sp_convert::env_alloc(env, &p.d_temp, p.temp_bytes));
+        SP_TRY(sp_prim::env_alloc(env, &p.d_temp, p.temp_bytes));
     }
     *plan = p;
     p = sp_gpu_spmv_plan_t{};

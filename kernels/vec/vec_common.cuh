@@ -1,7 +1,8 @@
-/* Building blocks of the vector kernels (kernels/vec/): the launch policy, value-type
- * dispatch, device-side coefficients, the grid-stride chunk loop and the deterministic
- * two-pass sum (per-block partials in fixed order, then one block adding them in a fixed
- * tree). Header-only, all static or inline (no separable compilation). */
+/* Building blocks of the vector kernels (kernels/vec/): the launch policy, device-side
+ * coefficients, the grid-stride chunk loop and the deterministic two-pass sum (per-block
+ * partials in fixed order, then one block adding them in a fixed tree); value-type dispatch
+ * from kernels/prim/kernel_util.cuh. Header-only, all static or inline (no separable
+ * compilation). */
 #ifndef SP_VEC_COMMON_CUH
 #define SP_VEC_COMMON_CUH
 
@@ -9,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "prim/prim_common.cuh"
+#include "prim/kernel_util.cuh"
 #include "sp_kernels_vec.h"
 
 namespace vec {
@@ -25,14 +26,7 @@ struct policy {
 };
 using P = policy;
 
-template <typename F>
-static inline void by_value(sp_value_type_t t, F f)
-{
-    if (t == SP_R_64F)
-        f(double(0));
-    else
-        f(float(0));
-}
+using sp_prim::by_value; /* kernels/prim/kernel_util.cuh */
 
 /* Blocks for n > 0 elements. */
 static inline unsigned grid_for(int64_t n)

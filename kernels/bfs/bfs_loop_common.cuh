@@ -1,24 +1,23 @@
 /* Building blocks shared by the GPU BFS level loops (kernels/bfs/) and bfs_loops_bench:
  * argument checks, the traversal's device state, the block-cooperative expansion of a
- * frontier chunk (thread / warp / block per vertex by degree) and the grid-wide launch of
- * one level. Header-only, all static or inline (no separable compilation). */
-#ifndef SP_BFS_COMMON_CUH
-#define SP_BFS_COMMON_CUH
+ * frontier chunk (hubs by the block, the rest by the one engine of bfs_expand.cuh) and the
+ * grid-wide launch of one level. Header-only, all static or inline (no separable
+ * compilation). */
+#ifndef SP_BFS_LOOP_COMMON_CUH
+#define SP_BFS_LOOP_COMMON_CUH
 
 #include <stddef.h>
 #include <stdint.h>
 
-#include "bfs/bfs_loops_policy.h"
-#include "convert/convert_common.cuh"
+#include "bfs/bfs_expand.cuh"
+#include "prim/kernel_util.cuh"
 #include "prim/prim_common.cuh"
 #include "sp_kernels_bfs.h"
 
 namespace bfsk {
 
-using P = sp_bfs_loops_policy;
-static constexpr int grid_block = P::grid_block;
-static constexpr int warp_degree = P::warp_degree;
-static constexpr int batch = P::batch;
+using P = sp_bfs_policy;
+static constexpr int grid_block = P::block_threads;
 
 /* Counters of a traversal in device memory. ticket is the persistent kernel's work
  * counter, on its own 128-byte line so the waiters' polls do not slow the ticket atomics;
@@ -57,9 +56,11 @@ struct state_t {
     __device__ int32_t *q(int32_t L) const { return (L & 1) ? queue[1] : queue[0]; }
 };
 
-/* Per-thread tallies, flushed once per kernel; calls counts expand() calls (the same in
- * every thread of a block). */
+/* Per-thread tallies of the vertices expanded and their out-edges, flushed once per kernel;
+ * calls counts expand() calls (the same in every thread of a block). The engine leaves
+ * them to expand() (per_claim false). */
 struct tally_t {
+    static constexpr bool per_claim = false;
     long long edges = 0, vertices = 0;
     unsigned calls = 0;
 };
@@ -97,60 +98,6 @@ done:
     return st;
 }
 
-/* Append each lane's claimed vertices v[j] (c[j] set) to sink with one reservation per
- * warp. All 32 lanes must call it. */
-template <int K, typename Sink>
-__device__ __forceinline__ void warp_push(Sink &sink, const bool (&c)[K], const int32_t (&v)[K])
-{
-    int lane = threadIdx.x & 31, cnt = 0;
-#pragma unroll
-    for (int j = 0; j < K; j++) cnt += c[j];
-    int incl = sp_prim::warp_inclusive_scan(cnt, lane);
-    int total = __shfl_sync(sp_prim::full_mask, incl, 31);
-    if (total == 0) return;
-    int32_t base = 0;
-    if (lane == 31) base = sink.reserve(total);
-    int32_t pos = __shfl_sync(sp_prim::full_mask, base, 31) + (incl - cnt);
-#pragma unroll
-    for (int j = 0; j < K; j++)
-        if (c[j]) sink.store(pos++, v[j]);
-}
-
-/* The lane's edges k0 + j * stride < kend (j < batch) out of u: claim each unvisited head
- * for next_level (exactly one claimer per vertex per traversal: the atomicOr on the
- * visited bit decides; the L2-only pre-read, made when preread is set, only skips the
- * atomic for bits seen set, and a stale read can only miss a bit, never invent one),
- * record level and parent, push the claimed heads. All 32 lanes must call it. */
-template <typename Sink>
-__device__ __forceinline__ void visit_batch(const state_t &s, Sink &sink, int32_t u, int64_t k0,
-                                            int64_t stride, int64_t kend, int32_t next_level,
-                                            bool preread)
-{
-    int32_t v[batch];
-    uint32_t w[batch];
-    bool c[batch];
-#pragma unroll
-    for (int j = 0; j < batch; j++) {
-        int64_t k = k0 + j * stride;
-        v[j] = k < kend ? __ldg(s.idx + k) : -1;
-    }
-#pragma unroll
-    for (int j = 0; j < batch; j++)
-        w[j] = v[j] < 0 ? ~0u : (preread ? __ldcg(s.visited + (v[j] >> 5)) : 0u);
-#pragma unroll
-    for (int j = 0; j < batch; j++) {
-        uint32_t bit = 1u << (v[j] & 31);
-        c[j] = !(w[j] & bit) && !(atomicOr(s.visited + (v[j] >> 5), bit) & bit);
-    }
-#pragma unroll
-    for (int j = 0; j < batch; j++)
-        if (c[j]) {
-            s.level[v[j]] = next_level;
-            if (s.parent) s.parent[v[j]] = u;
-        }
-    warp_push(sink, c, v);
-}
-
 /* Whether a level of size vertices reads the visited bits before claiming: a large level
  * (where most heads of a dense graph are visited already) spares the atomics' throughput
  * with the loads; a small one is latency-bound, and the pre-read would add a round trip
@@ -163,8 +110,8 @@ __device__ __forceinline__ bool preread_for(int64_t size)
 
 /* Expand the frontier vertices cur(begin .. begin + count - 1) (count <= BLOCK) of level
  * `lvl` (size vertices) into sink: adjacency lists of at least BLOCK entries by the whole
- * block, of at least warp_degree by their warp, the rest by their own thread, so a hub
- * does not stall one thread. Every thread of the block must call it (it contains
+ * block, the rest by the engine (their warp from warp_degree, else their own thread), so a
+ * hub does not stall one thread. Every thread of the block must call it (it contains
  * __syncthreads); cur(i) reads queue entry i. */
 template <int BLOCK, typename Cur, typename Sink>
 __device__ __forceinline__ void expand(const state_t &s, Cur cur, int64_t begin, int count,
@@ -172,9 +119,9 @@ __device__ __forceinline__ void expand(const state_t &s, Cur cur, int64_t begin,
                                        expand_smem_t<BLOCK> &sm, tally_t &tally)
 {
     const bool pre = preread_for(size);
-    static_assert(BLOCK % 32 == 0 && BLOCK >= warp_degree, "whole warps");
-    const int tid = threadIdx.x, lane = tid & 31;
-    const int32_t next_level = lvl + 1;
+    static_assert(BLOCK % 32 == 0 && BLOCK >= P::warp_degree, "whole warps");
+    const int tid = threadIdx.x;
+    const bfs::push_view g{s.ptr, s.idx, s.level, s.parent, s.visited, lvl + 1};
     const int p = tally.calls & 1;
     if (tid == 0 && tally.calls == 0) sm.nhub[0] = 0;
     tally.calls++;
@@ -197,25 +144,10 @@ __device__ __forceinline__ void expand(const state_t &s, Cur cur, int64_t begin,
     if (tid == 0) sm.nhub[p ^ 1] = 0;
     for (int h = 0; h < nhub; h++) {
         int32_t hu = sm.hub[h];
-        int64_t hb = __ldg(s.ptr + hu), he = __ldg(s.ptr + hu + 1);
-        for (int64_t k0 = hb; k0 < he; k0 += (int64_t)BLOCK * batch)
-            visit_batch(s, sink, hu, k0 + tid, BLOCK, he, next_level, pre);
+        bfs::visit_range<P::batch>(g, sink, tally, hu, __ldg(s.ptr + hu), __ldg(s.ptr + hu + 1),
+                                   tid, BLOCK, pre);
     }
-    unsigned mid = __ballot_sync(sp_prim::full_mask, e - b >= warp_degree);
-    while (mid) {
-        int src = __ffs(mid) - 1;
-        mid &= mid - 1;
-        int32_t wu = __shfl_sync(sp_prim::full_mask, u, src);
-        int64_t wb = __shfl_sync(sp_prim::full_mask, b, src);
-        int64_t we = __shfl_sync(sp_prim::full_mask, e, src);
-        for (int64_t k0 = wb; k0 < we; k0 += 32 * batch)
-            visit_batch(s, sink, wu, k0 + lane, 32, we, next_level, pre);
-    }
-    if (e - b >= warp_degree) e = b;
-    while (__any_sync(sp_prim::full_mask, b < e)) {
-        visit_batch(s, sink, u, b, 1, e, next_level, pre);
-        b = e - b < batch ? e : b + batch;
-    }
+    bfs::expand_lane<P::batch>(g, sink, tally, u, b, e, pre);
 }
 
 /* Reads a frontier entry written by other blocks: through L2, never a stale L1 line of
@@ -241,6 +173,11 @@ struct global_sink {
         return size_of(atomicAdd(tail, (unsigned long long)k));
     }
     __device__ void store(int32_t pos, int32_t v) { q[pos] = v; }
+    template <int K>
+    __device__ void push(const bool (&c)[K], const int32_t (&v)[K])
+    {
+        bfs::warp_append(*this, c, v);
+    }
 };
 
 /* The block's tallies into ctl (one atomic per warp). All threads call it. */
@@ -300,7 +237,7 @@ struct layout_t {
 
 static inline layout_t layout_of(int64_t n)
 {
-    sp_convert::scratch_plan plan;
+    sp_prim::scratch_plan plan;
     layout_t l;
     l.ctl = plan.add(sizeof(ctl_t));
     l.visited = plan.add_n<uint32_t>((n + 31) / 32);
@@ -332,7 +269,7 @@ static inline sp_status_t loop_scratch_alloc(const sp_gpu_env_t *env, int64_t n,
     sp_status_t st = SP_STATUS_SUCCESS;
     int64_t ncopy = sizes_to_copy(n, frontier_capacity);
     *sc = sp_gpu_bfs_loop_scratch_t{};
-    SP_TRY(sp_convert::env_alloc(env, &sc->d_base, layout_of(n).total));
+    SP_TRY(sp_prim::env_alloc(env, &sc->d_base, layout_of(n).total));
     if (ncopy > 0) {
         sc->h_sizes = static_cast<unsigned long long *>(
             sp__malloc_array((size_t)ncopy, sizeof(unsigned long long)));
@@ -384,11 +321,11 @@ static inline state_t carve(const sp_gpu_bfs_loop_scratch_t *sc, const sp_csr_t 
     s.idx = g->idx;
     s.level = d_level;
     s.parent = d_parent;
-    s.ctl = sp_convert::at<ctl_t>(sc->d_base, l.ctl);
-    s.visited = sp_convert::at<uint32_t>(sc->d_base, l.visited);
-    s.queue[0] = sp_convert::at<int32_t>(sc->d_base, l.q0);
-    s.queue[1] = sp_convert::at<int32_t>(sc->d_base, l.q1);
-    s.sizes = sp_convert::at<unsigned long long>(sc->d_base, l.sizes);
+    s.ctl = sp_prim::at<ctl_t>(sc->d_base, l.ctl);
+    s.visited = sp_prim::at<uint32_t>(sc->d_base, l.visited);
+    s.queue[0] = sp_prim::at<int32_t>(sc->d_base, l.q0);
+    s.queue[1] = sp_prim::at<int32_t>(sc->d_base, l.q1);
+    s.sizes = sp_prim::at<unsigned long long>(sc->d_base, l.sizes);
     s.n = g->nrows;
     return s;
 }
@@ -397,7 +334,7 @@ static inline state_t carve(const sp_gpu_bfs_loop_scratch_t *sc, const sp_csr_t 
 static inline sp_status_t start(const sp_gpu_env_t *env, const state_t &s, int32_t source)
 {
     sp_status_t st = SP_STATUS_SUCCESS;
-    init_kernel<<<sp_convert::grid_for(env, s.n + 1), sp_convert::P::block_threads, 0,
+    init_kernel<<<sp_prim::grid_for(env, s.n + 1, grid_block, P::blocks_per_sm), grid_block, 0,
                   (cudaStream_t)env->stream>>>(s, source);
     SP_CUDA_LAUNCHED("bfs init_kernel");
 done:
@@ -409,10 +346,8 @@ static inline sp_status_t launch_level(const sp_gpu_env_t *env, const state_t &s
                                        int32_t size)
 {
     sp_status_t st = SP_STATUS_SUCCESS;
-    int64_t cap = (int64_t)(env->sm_count > 0 ? env->sm_count : 1) * P::grid_blocks_per_sm;
-    int64_t need = ((int64_t)size + grid_block - 1) / grid_block;
-    level_kernel<grid_block><<<(unsigned)(need < cap ? need : cap), grid_block, 0,
-                               (cudaStream_t)env->stream>>>(s, lvl, size);
+    level_kernel<grid_block><<<sp_prim::grid_for(env, size, grid_block, P::blocks_per_sm),
+                               grid_block, 0, (cudaStream_t)env->stream>>>(s, lvl, size);
     SP_CUDA_LAUNCHED("bfs level_kernel");
 done:
     return st;
@@ -462,7 +397,7 @@ static inline sp_status_t read_size(const sp_gpu_env_t *env, const unsigned long
 {
     sp_status_t st = SP_STATUS_SUCCESS;
     unsigned long long word = 0;
-    SP_TRY(sp_convert::to_host(env, &word, d, sizeof word));
+    SP_TRY(sp_prim::to_host(env, &word, d, sizeof word));
     *h = size_of(word);
 done:
     return st;
@@ -470,4 +405,4 @@ done:
 
 } /* namespace bfsk */
 
-#endif /* SP_BFS_COMMON_CUH */
+#endif /* SP_BFS_LOOP_COMMON_CUH */

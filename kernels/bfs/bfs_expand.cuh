@@ -1,0 +1,158 @@
+/* The one BFS push expansion (kernels/bfs/), used by every level loop and variant: the
+ * per-level kernels and the graph loop (bfs_level_common.cuh) and the single-block and
+ * persistent loops (bfs_loop_common.cuh). Degree-bucketed as in Merrill, Garland &
+ * Grimshaw 2012: a lane's short list by the lane, a medium one by its warp, K edges per lane
+ * in flight per round; the largest lists are the caller's (grid-wide hub pieces, or the
+ * block's hub list), scanned with visit_range. Header-only, everything inline.
+ *
+ * Parameters the callers choose:
+ *   K       edges per lane in flight (P::batch; 1 where registers are scarce);
+ *   I       the index type of a lane's own edge range (int32_t or int64_t: what the caller
+ *           holds, so neither family widens its registers);
+ *   Sink    where claimed vertices go: push(c, v) is warp-collective; warp_append gives
+ *           one reservation per warp to a sink with reserve(k) and store(pos, v), and
+ *           warp_claims the slots for a sink that reserves its own way;
+ *   Tally   counters of the caller; Tally::per_claim says whether the claimed vertices
+ *           and their out-edges are counted here (the per-level kernels: the next
+ *           frontier's size and edges feed Beamer's rule) or by the caller (the loops count
+ *           what they expand);
+ *   preread whether the visited words are read before the claiming atomics. */
+#ifndef SP_BFS_EXPAND_CUH
+#define SP_BFS_EXPAND_CUH
+
+#include <stdint.h>
+
+#include "bfs/bfs_policy.h"
+#include "prim/prim_common.cuh"
+
+namespace bfs {
+
+using P = sp_bfs_policy;
+
+/* What an expansion reads and writes: out-edges (ptr, idx), the level and parent arrays
+ * (parent may be NULL), the visited bitmap, and the level its claims get. */
+struct push_view {
+    const int32_t *ptr, *idx;
+    int32_t *level, *parent;
+    uint32_t *visited;
+    int32_t next_level;
+};
+
+/* The warp's claimed vertices (c[j] set): in *cnt the lane's, in *incl those of the lanes
+ * up to this one; returns the warp's total. All 32 lanes must call it. */
+template <int K>
+__device__ __forceinline__ int warp_claims(const bool (&c)[K], int *cnt, int *incl)
+{
+    int n = 0;
+#pragma unroll
+    for (int j = 0; j < K; j++) n += c[j];
+    *cnt = n;
+    *incl = sp_prim::warp_inclusive_scan(n, threadIdx.x & 31);
+    return __shfl_sync(sp_prim::full_mask, *incl, 31);
+}
+
+/* Append each lane's claimed vertices v[j] (c[j] set) to sink with one reservation per
+ * warp. All 32 lanes must call it. */
+template <int K, typename Sink>
+__device__ __forceinline__ void warp_append(Sink &sink, const bool (&c)[K],
+                                            const int32_t (&v)[K])
+{
+    int cnt, incl;
+    int total = warp_claims(c, &cnt, &incl);
+    if (total == 0) return;
+    int32_t base = 0;
+    if ((threadIdx.x & 31) == 31) base = sink.reserve(total);
+    int32_t pos = __shfl_sync(sp_prim::full_mask, base, 31) + (incl - cnt);
+#pragma unroll
+    for (int j = 0; j < K; j++)
+        if (c[j]) sink.store(pos++, v[j]);
+}
+
+/* The lane's edges k0 + j * stride < kend (j < K) out of u: claim each unvisited head
+ * (exactly one claimer per vertex per traversal: the atomicOr on the visited bit decides;
+ * the L2-only pre-read, made when preread is set, only skips the atomic for bits seen set,
+ * and a stale read can only miss a bit, never invent one), record its level and parent,
+ * count it when the tally counts claims, and hand the claimed heads to sink. Each step is
+ * one round for all K edges (loads, visited reads, atomics, degree reads), where one edge
+ * at a time makes a chain of dependent loads and atomics per edge. All 32 lanes must call
+ * it (the sink may reserve per warp). */
+template <int K, typename I, typename Sink, typename Tally>
+__device__ __forceinline__ void visit_batch(const push_view &g, Sink &sink, Tally &t, int32_t u,
+                                            I k0, I stride, I kend, bool preread)
+{
+    int32_t v[K];
+    uint32_t w[K];
+    bool c[K];
+#pragma unroll
+    for (int j = 0; j < K; j++) {
+        I k = k0 + j * stride;
+        v[j] = k < kend ? __ldg(g.idx + k) : -1;
+    }
+#pragma unroll
+    for (int j = 0; j < K; j++)
+        w[j] = v[j] < 0 ? ~0u : (preread ? __ldcg(g.visited + (v[j] >> 5)) : 0u);
+#pragma unroll
+    for (int j = 0; j < K; j++) {
+        uint32_t bit = 1u << (v[j] & 31);
+        c[j] = !(w[j] & bit) && !(atomicOr(g.visited + (v[j] >> 5), bit) & bit);
+    }
+    if (Tally::per_claim) {
+        int32_t deg[K];
+#pragma unroll
+        for (int j = 0; j < K; j++)
+            deg[j] = c[j] ? __ldg(g.ptr + v[j] + 1) - __ldg(g.ptr + v[j]) : 0;
+#pragma unroll
+        for (int j = 0; j < K; j++) {
+            t.vertices += c[j];
+            t.edges += deg[j];
+        }
+    }
+#pragma unroll
+    for (int j = 0; j < K; j++)
+        if (c[j]) {
+            g.level[v[j]] = g.next_level;
+            if (g.parent) g.parent[v[j]] = u;
+        }
+    sink.push(c, v);
+}
+
+/* Edges [b, e) of u by a group of threads: the caller's thread at offset `first` of the
+ * group, `stride` threads (a warp: lane and 32; a block: threadIdx.x and its size). The
+ * trip count is the group's, so every lane calls visit_batch in every trip. */
+template <int K, typename Sink, typename Tally>
+__device__ __forceinline__ void visit_range(const push_view &g, Sink &sink, Tally &t, int32_t u,
+                                            int64_t b, int64_t e, int64_t first,
+                                            int64_t stride, bool preread)
+{
+    for (int64_t k0 = b; k0 < e; k0 += stride * K)
+        visit_batch<K>(g, sink, t, u, k0 + first, stride, e, preread);
+}
+
+/* Expand the lane's vertex u over its edges [b, e) (b == e: none; the caller has taken the
+ * hubs out): lists of warp_degree edges or more by the whole warp, one list at a time
+ * (coalesced reads of the adjacency), the rest by the lane, K edges a round. All 32 lanes
+ * must call it. */
+template <int K, typename I, typename Sink, typename Tally>
+__device__ __forceinline__ void expand_lane(const push_view &g, Sink &sink, Tally &t, int32_t u,
+                                            I b, I e, bool preread)
+{
+    const int lane = threadIdx.x & 31;
+    unsigned mid = __ballot_sync(sp_prim::full_mask, e - b >= P::warp_degree);
+    while (mid) {
+        int src = __ffs(mid) - 1;
+        mid &= mid - 1;
+        int32_t wu = __shfl_sync(sp_prim::full_mask, u, src);
+        int64_t wb = __shfl_sync(sp_prim::full_mask, (int64_t)b, src);
+        int64_t we = __shfl_sync(sp_prim::full_mask, (int64_t)e, src);
+        visit_range<K>(g, sink, t, wu, wb, we, lane, 32, preread);
+    }
+    if (e - b >= P::warp_degree) e = b;
+    while (__any_sync(sp_prim::full_mask, b < e)) {
+        visit_batch<K>(g, sink, t, u, b, I(1), e, preread);
+        b = e - b < K ? e : b + K;
+    }
+}
+
+} /* namespace bfs */
+
+#endif /* SP_BFS_EXPAND_CUH */
