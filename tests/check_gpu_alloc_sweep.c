@@ -1046,7 +1046,7 @@ static Suite *gpu_alloc_sweep_suite(void)
 {
     Suite *s = suite_create("gpu_alloc_sweep");
 #ifdef SP_HAVE_CUDA
-    /* four cases, so a sanitizer run can take each as a job of its own */
+    /* four cases, run side by side by ctest and the sanitizer (tests/CMakeLists.txt) */
     TCase *formats = sp_test_add_case(s, "formats", setup, teardown);
     TCase *bfs = sp_test_add_case(s, "bfs", setup, teardown);
     TCase *solvers = sp_test_add_case(s, "solvers", setup, teardown);

@@ -21,8 +21,8 @@ int sp_test_run(Suite *suite);
  * Check's fork) and return the exit status as sp_test_run does. */
 int sp_test_run_gpu(Suite *suite);
 /* A test case of s named `name`, with the checked fixture setup/teardown and a 600 s
- * timeout. Suites split into several cases so that a sanitizer run can take each as a job
- * of its own (CK_RUN_CASE; scripts/device-sanitize.sh). */
+ * timeout. Suites split into several cases so that ctest and a sanitizer run can take each
+ * as a job of its own (CK_RUN_CASE; the split is listed once, in tests/CMakeLists.txt). */
 TCase *sp_test_add_case(Suite *s, const char *name, void (*setup)(void), void (*teardown)(void));
 
 /* 1 when SP_TEST_SMALL is set to a non-zero number (sanitizer runs), else 0. */
