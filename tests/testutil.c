@@ -337,15 +337,14 @@ int sp_test_each_dataset(int most, int (*use)(const char *name, sp_coo_t *a, voi
     return used;
 }
 
+static int compare_i32(const void *a, const void *b)
+{
+    int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+    return (x > y) - (x < y);
+}
+
 int sp_test_has_edge(const sp_csr_t *g, int32_t u, int32_t v)
 {
-    int64_t lo = g->ptr[u], hi = g->ptr[u + 1];
-    while (lo < hi) {
-        int64_t mid = lo + (hi - lo) / 2;
-        if (g->idx[mid] < v)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo < g->ptr[u + 1] && g->idx[lo] == v;
+    size_t len = (size_t)(g->ptr[u + 1] - g->ptr[u]);
+    return len > 0 && bsearch(&v, g->idx + g->ptr[u], len, sizeof v, compare_i32) != NULL;
 }
