@@ -1,5 +1,7 @@
 /* Read an edge list, run BFS from a source on the host or the GPU, print the number of
  * vertices on each level and the path from the source to a chosen vertex (via parents).
+ * Without --source, the source is the vertex of highest out-degree: vertex 0 of a SNAP
+ * file often has no edges at all, and a BFS from it reaches only itself.
  *
  *   bfs_edgelist graph.txt [--source S] [--target T] [--undirected] [--gpu] */
 #include <stdio.h>
@@ -11,7 +13,7 @@
 int main(int argc, char **argv)
 {
     const char *path = NULL;
-    int64_t source = 0, target = -1;
+    int64_t source = -1, target = -1;
     sp_edgelist_options_t eopt = {0};
     sp_device_kind_t kind = SP_DEVICE_HOST;
     sp_coo_t *coo = NULL;
@@ -42,6 +44,18 @@ int main(int argc, char **argv)
         goto done;
     }
     int64_t n = coo->nrows;
+    /* out-degree of every vertex (duplicates are merged: one entry per edge) */
+    int64_t *degree = calloc((size_t)n + 1, sizeof *degree);
+    if (!degree) goto done;
+    for (int64_t k = 0; k < coo->nnz; k++) degree[coo->row[k]]++;
+    int given = source >= 0;
+    if (!given) {
+        source = 0;
+        for (int64_t v = 1; v < n; v++)
+            if (degree[v] > degree[source]) source = v;
+    }
+    int64_t source_degree = source < n ? degree[source] : 0;
+    free(degree);
     level = malloc((size_t)(n + 1) * sizeof *level);
     parent = malloc((size_t)(n + 1) * sizeof *parent);
     path_v = malloc((size_t)(n + 1) * sizeof *path_v);
@@ -66,10 +80,23 @@ int main(int argc, char **argv)
         goto done;
     }
     printf("graph: %s (%lld vertices, %lld edges)\n", path, (long long)n, (long long)coo->nnz);
-    printf("source: %lld\nlevels: %lld\nreached: %lld\n", (long long)source,
-           (long long)stats.levels, (long long)stats.vertices_visited);
+    if (given)
+        printf("source: %lld (out-degree %lld)\n", (long long)source, (long long)source_degree);
+    else
+        printf("source: %lld (the vertex of highest out-degree, %lld; --source S to choose)\n",
+               (long long)source, (long long)source_degree);
+    printf("levels: %lld\nreached: %lld of %lld\n", (long long)stats.levels,
+           (long long)stats.vertices_visited, (long long)n);
     for (int64_t l = 0; l < stats.levels; l++)
         printf("level %lld: %lld\n", (long long)l, (long long)stats.frontier_sizes[l]);
+    if (stats.vertices_visited * 100 < n)
+        printf("hint: fewer than 1%% of the vertices were reached from %lld (out-degree %lld):"
+               " %s\n", (long long)source, (long long)source_degree,
+               eopt.undirected ? "the graph is not connected there: try another --source"
+                               : "edges are followed one way: try --undirected, or another "
+                                 "--source");
+    if (target >= n) printf("path: --target %lld is not a vertex (0..%lld)\n",
+                            (long long)target, (long long)n - 1);
     if (target >= 0 && target < n) {
         if (level[target] < 0) {
             printf("path: %lld is not reachable\n", (long long)target);

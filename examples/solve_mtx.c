@@ -104,6 +104,11 @@ int main(int argc, char **argv)
     printf("iterations: %lld\n", (long long)res.iterations);
     printf("relative_residual: %.3e\n", res.relative_residual);
     printf("seconds: %.4f\n", res.seconds);
+    /* the usual trap: CG (the default) on a matrix that is not symmetric diverges */
+    if (res.status != SP_SOLVER_CONVERGED && type != SP_SOLVER_BICGSTAB &&
+        coo->symmetry == SP_SYMMETRY_GENERAL)
+        printf("hint: %s needs a symmetric positive definite matrix and %s is stored as "
+               "general: try --solver bicgstab\n", solver_names[type], a_path);
     if (!write_x(out, coo->nrows, h)) {
         fprintf(stderr, "solve_mtx: %s\n", sp_last_error());
         goto done;

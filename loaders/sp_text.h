@@ -1,6 +1,6 @@
 /* Internal text-input machinery shared by the Matrix Market and edge-list readers:
  * whole-file input (plain or gzip), exact number parsing, line-aligned chunking and a
- * small thread pool. Host C only (libc, pthreads, zlib). */
+ * small thread pool. Host C only (libc, pthreads, and zlib when SP_HAVE_ZLIB). */
 #ifndef SP_TEXT_H
 #define SP_TEXT_H
 
@@ -20,7 +20,7 @@ typedef struct sp_text {
 } sp_text_t;
 
 /* Errors: SP_STATUS_IO_ERROR naming the path and errno's text, PARSE_ERROR for a corrupt
- * gzip stream, ALLOC_FAILED. */
+ * gzip stream, NOT_COMPILED for any gzip stream when built without zlib, ALLOC_FAILED. */
 sp_status_t sp__text_open(const char *path, sp_text_t *text);
 void sp__text_close(sp_text_t *text);
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# On a GPU machine, after a build (SP_BUILD_DIR, default build-device, e.g. build-dev from
-# scripts/device-integrate.sh): run every GPU suite (every $SP_BUILD_DIR/tests/check_gpu_*
-# executable whose name matches the SUITES regex when set, so new suites join by themselves)
+# On a GPU machine, after a build (SP_BUILD_DIR, default build-gpu, as scripts/device-test.sh
+# and scripts/device-integrate.sh make it): run every ctest test labelled `sanitize` (the GPU
+# suites; a suite split into Check cases in tests/CMakeLists.txt runs a job per case,
+# SUITE.CASE with CK_RUN_CASE=CASE), those whose name matches the SUITES regex when set,
 # under compute-sanitizer memcheck (with leak check), racecheck, synccheck and initcheck,
 # with SP_TEST_SMALL=1, which shrinks the largest inputs (the sanitizer runs kernels far
 # slower) but keeps every strategy, tile edge and error path. One summary line per tool
@@ -13,15 +14,11 @@
 # (racecheck is the slowest: it timed out at 80 s on check_gpu_convert).
 set -uo pipefail
 cd "$(dirname "$0")/.."
-logs=${1:-build-device/logs}
+logs=${1:-build-gpu/logs}
 shift || true
 tools=${*:-memcheck racecheck synccheck initcheck}
 mkdir -p "$logs"
-if ls .deps/*.deb >/dev/null 2>&1; then
-  mkdir -p .deps/root
-  for f in .deps/*.deb; do dpkg -x "$f" .deps/root; done
-fi
-[ -d .deps/root ] && export LD_LIBRARY_PATH=$PWD/.deps/root/usr/lib/x86_64-linux-gnu:$PWD/.deps/root/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+. scripts/device-env.sh # .deps unpacked, the loader pointed at them
 export SP_TEST_SMALL=1
 # cuSPARSE's own SpMV kernels (the cross-check baseline) report racecheck hazards of their
 # own: the sanitizer runs check libsp's kernels only.
@@ -44,20 +41,22 @@ limit_for() {
   esac
 }
 
-# Suites whose whole run takes a sanitizer too long: each of their Check test cases runs
-# as a job of its own (CK_RUN_CASE), side by side with the rest.
-declare -A split_cases=([check_gpu_alloc_sweep]="formats bfs solvers limits"
-                        [check_gpu_sptrsv]="shapes chains large contracts")
-
-build=${SP_BUILD_DIR:-build-device}
+# The runs: the ctest tests labelled sanitize, SUITE or SUITE.CASE (tests/CMakeLists.txt
+# is the one list of suites, their split into cases and their labels).
+build=${SP_BUILD_DIR:-build-gpu}
+runs=() # "SUITE CASE" (CASE empty: the whole suite)
 suites=()
-for suite in "$build"/tests/check_gpu_*; do
-  [ -f "$suite" ] && [ -x "$suite" ] || continue
-  [ -n "${SUITES:-}" ] && ! [[ $(basename "$suite") =~ $SUITES ]] && continue
-  suites+=("$suite")
+for t in $(ctest --test-dir "$build" -N -L '^sanitize$' 2>/dev/null |
+           sed -n 's/^ *Test *#[0-9]*: *//p'); do
+  [ -n "${SUITES:-}" ] && ! [[ $t =~ $SUITES ]] && continue
+  suite=$build/tests/${t%%.*}
+  [ -x "$suite" ] || continue
+  case=""; [[ $t == *.* ]] && case=${t#*.}
+  runs+=("$suite${case:+ $case}")
+  [[ " ${suites[*]} " == *" $suite "* ]] || suites+=("$suite")
 done
-if [ ${#suites[@]} = 0 ]; then
-  echo "device-sanitize: no check_gpu_* suite in $build/tests (build first)"
+if [ ${#runs[@]} = 0 ]; then
+  echo "device-sanitize: no test labelled sanitize in $build (configure and build first)"
   exit 1
 fi
 
@@ -96,11 +95,6 @@ one() { # one SUITE TOOL [CASE]
 }
 
 jobs_max=${SP_SANITIZE_JOBS:-6}
-runs=() # "SUITE CASE" (CASE empty: the whole suite)
-for suite in "${suites[@]}"; do
-  cases=${split_cases[$(basename "$suite")]:-}
-  if [ -z "$cases" ]; then runs+=("$suite"); else for c in $cases; do runs+=("$suite $c"); done; fi
-done
 # Runs that use the graph level loop (a CUDA graph with a while node) get the GPU to
 # themselves, one tool at a time, after the others: beside other sanitizer processes,
 # memcheck, synccheck and initcheck (2025.3) fail such a graph's first kernel (an invalid

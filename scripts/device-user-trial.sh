@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# On a GPU machine, after a build (SP_BUILD_DIR, default build-device): what a new user does
+# On a GPU machine, after a build (SP_BUILD_DIR, default build-gpu): what a new user does
 # from the README: install, build examples/cg_poisson.c in a project of their own against
 # the installed package (find_package(libsp)), and solve the same 3D Poisson system on the
 # GPU and on the host. Passes when both converge and print the same ||x||_2 to 9 digits.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-build=${SP_BUILD_DIR:-build-device}
+. scripts/device-env.sh # .deps unpacked, SP_ZLIB_ARGS
+build=${SP_BUILD_DIR:-build-gpu}
 work=$(mktemp -d)
 cmake --install "$build" --prefix "$work/prefix" >/dev/null
 mkdir -p "$work/user"
@@ -17,7 +18,8 @@ find_package(libsp REQUIRED)
 add_executable(cg_poisson cg_poisson.c)
 target_link_libraries(cg_poisson PRIVATE libsp::sp)
 CMAKE
-cmake -S "$work/user" -B "$work/user/build" -DCMAKE_PREFIX_PATH="$work/prefix" >/dev/null
+cmake -S "$work/user" -B "$work/user/build" -DCMAKE_PREFIX_PATH="$work/prefix" \
+  "${SP_ZLIB_ARGS[@]}" >/dev/null
 cmake --build "$work/user/build" >/dev/null
 n=${SP_TRIAL_N:-64}
 "$work/user/build/cg_poisson" --gpu --n "$n" | tee "$work/gpu.txt"

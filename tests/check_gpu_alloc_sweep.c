@@ -59,20 +59,6 @@ static void teardown(void)
     ck_assert_int_eq(sp_test_gpu_live_allocations(), 0);
 }
 
-/* Bytes between the host and the device on the context's stream, then waiting for it: after
- * all the work queued there (a failed call's included), before any that follows. */
-static void to_device(void *d, const void *h, size_t bytes)
-{
-    ck_cuda(cudaMemcpyAsync(d, h, bytes, cudaMemcpyHostToDevice, g_stream));
-    ck_cuda(cudaStreamSynchronize(g_stream));
-}
-
-static void to_host(void *h, const void *d, size_t bytes)
-{
-    ck_cuda(cudaMemcpyAsync(h, d, bytes, cudaMemcpyDeviceToHost, g_stream));
-    ck_cuda(cudaStreamSynchronize(g_stream));
-}
-
 /* ---- sweeps: every allocation of one operation failing in turn ------------------------- */
 
 /* One operation swept: op runs it (and frees what a successful run made); prepare (may be
@@ -185,12 +171,12 @@ static void fill_y(run_t *r, double v)
 {
     int64_t n = g_coo->nrows;
     for (int64_t i = 0; i < n; i++) r->h_y[i] = v;
-    to_device(r->d_y, r->h_y, (size_t)n * sizeof(double));
+    sp_test_to_device(r->d_y, r->h_y, (size_t)n * sizeof(double), g_stream);
 }
 
 static void read_y(run_t *r)
 {
-    to_host(r->h_y, r->d_y, (size_t)g_coo->nrows * sizeof(double));
+    sp_test_to_host(r->h_y, r->d_y, (size_t)g_coo->nrows * sizeof(double), g_stream);
 }
 
 static sp_status_t run_op(void *arg)
@@ -407,8 +393,8 @@ static sp_status_t bfs_op(void *arg)
 static void bfs_read(bfs_run_t *r)
 {
     size_t bytes = (size_t)(r->nsources * r->n) * sizeof(int32_t);
-    to_host(r->h_level, r->d_level, bytes);
-    to_host(r->h_parent, r->d_parent, bytes);
+    sp_test_to_host(r->h_level, r->d_level, bytes, g_stream);
+    sp_test_to_host(r->h_parent, r->d_parent, bytes, g_stream);
 }
 
 /* level, parent, the stats and their arrays to markers; the formats built noted. */
@@ -418,8 +404,8 @@ static void bfs_prepare(void *arg)
     size_t bytes = (size_t)(r->nsources * r->n) * sizeof(int32_t);
     for (int64_t i = 0; i < r->nsources * r->n; i++)
         r->h_level[i] = r->h_parent[i] = BFS_MARKER;
-    to_device(r->d_level, r->h_level, bytes);
-    to_device(r->d_parent, r->h_parent, bytes);
+    sp_test_to_device(r->d_level, r->h_level, bytes, g_stream);
+    sp_test_to_device(r->d_parent, r->h_parent, bytes, g_stream);
     for (int i = 0; i < 3; i++) {
         memset(&r->stats[i], 0x5a, sizeof r->stats[i]);
         r->stats[i].measure_time = 0;
@@ -742,14 +728,14 @@ static void trsv_prepare(void *arg)
     trsv_run_t *r = arg;
     for (int64_t i = 0; i < r->n; i++)
         r->h_x[i] = MARKER;
-    to_device(r->d_x, r->h_x, (size_t)r->n * sizeof(double));
+    sp_test_to_device(r->d_x, r->h_x, (size_t)r->n * sizeof(double), g_stream);
     r->built = built_mask(r->A);
 }
 
 static void trsv_untouched(void *arg)
 {
     trsv_run_t *r = arg;
-    to_host(r->h_x, r->d_x, (size_t)r->n * sizeof(double));
+    sp_test_to_host(r->h_x, r->d_x, (size_t)r->n * sizeof(double), g_stream);
     for (int64_t i = 0; i < r->n; i++)
         ck_assert_msg(r->h_x[i] == MARKER, "x[%lld] = %g written by a failed call",
                       (long long)i, r->h_x[i]);
@@ -768,7 +754,7 @@ static void trsv_assert_result(const char *what, trsv_run_t *r, const sp_coo_t *
     ck_assert_ok(sp_context_create(SP_DEVICE_HOST, NULL, &host));
     ck_assert_ok(sp_matrix_create(host, a, NULL, &H));
     ck_assert_ok(sp_sptrsv(host, H, r->uplo, r->diag, SP_SPTRSV_ALG_AUTO, &alpha, h_b, want));
-    to_host(r->h_x, r->d_x, (size_t)r->n * sizeof(double));
+    sp_test_to_host(r->h_x, r->d_x, (size_t)r->n * sizeof(double), g_stream);
     for (int64_t i = 0; i < r->n; i++)
         ck_assert_msg(fabs(r->h_x[i] - want[i]) <= 1e-12 * (1 + fabs(want[i])),
                       "%s: x[%lld] = %.17g, expected %.17g", what, (long long)i, r->h_x[i],
@@ -794,7 +780,7 @@ static void trsv_case(const sp_coo_t *a, const double *h_b, sp_sptrsv_alg_t alg,
     ck_assert_ptr_nonnull(r.h_x);
     ck_cuda(cudaMalloc((void **)&r.d_b, (size_t)r.n * sizeof(double)));
     ck_cuda(cudaMalloc((void **)&r.d_x, (size_t)r.n * sizeof(double)));
-    to_device(r.d_b, h_b, (size_t)r.n * sizeof(double));
+    sp_test_to_device(r.d_b, h_b, (size_t)r.n * sizeof(double), g_stream);
     for (int host = 0; host <= host_too; host++) {
         ck_assert_ok(sp_matrix_create(g_ctx, a, NULL, &r.A));
         if (prebuilt) ck_assert_ok(sp_matrix_build(g_ctx, r.A, SP_FORMAT_CSR));
@@ -1046,7 +1032,7 @@ static Suite *gpu_alloc_sweep_suite(void)
 {
     Suite *s = suite_create("gpu_alloc_sweep");
 #ifdef SP_HAVE_CUDA
-    /* four cases, so a sanitizer run can take each as a job of its own */
+    /* four cases, run side by side by ctest and the sanitizer (tests/CMakeLists.txt) */
     TCase *formats = sp_test_add_case(s, "formats", setup, teardown);
     TCase *bfs = sp_test_add_case(s, "bfs", setup, teardown);
     TCase *solvers = sp_test_add_case(s, "solvers", setup, teardown);

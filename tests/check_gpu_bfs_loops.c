@@ -228,22 +228,8 @@ static int32_t *download_i32(const int32_t *d, int64_t n)
 {
     int32_t *h = malloc((size_t)n * 4);
     ck_assert_ptr_nonnull(h);
-    ck_cuda(cudaMemcpy(h, d, (size_t)n * 4, cudaMemcpyDeviceToHost));
+    sp_test_to_host(h, d, (size_t)n * 4, NULL);
     return h;
-}
-
-/* u -> v in the sorted row u. */
-static int has_edge(const sp_csr_t *g, int32_t u, int32_t v)
-{
-    int64_t lo = g->ptr[u], hi = g->ptr[u + 1];
-    while (lo < hi) {
-        int64_t mid = lo + (hi - lo) / 2;
-        if (g->idx[mid] < v)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo < g->ptr[u + 1] && g->idx[lo] == v;
 }
 
 /* Every loop from source against the reference. */
@@ -285,7 +271,7 @@ static void check_source(const graph_t *g, int32_t source)
                     ck_abort_msg("%s on %s from %d: unreached %lld has parent %d", loop_name[l],
                                  g->name, source, (long long)v, p);
             } else if (!(p >= 0 && p < n && level[p] == level[v] - 1 &&
-                         has_edge(&g->h, p, (int32_t)v))) {
+                         sp_test_has_edge(&g->h, p, (int32_t)v))) {
                 ck_abort_msg("%s on %s from %d: parent[%lld] = %d is no neighbour one level up",
                              loop_name[l], g->name, source, (long long)v, p);
             }

@@ -49,17 +49,6 @@ static void *host_alloc(size_t bytes)
     return p;
 }
 
-static void to_dev(void *d, const void *h, size_t bytes)
-{
-    if (bytes) ck_cuda(cudaMemcpy(d, h, bytes, cudaMemcpyHostToDevice));
-}
-
-static void to_host(void *h, const void *d, size_t bytes)
-{
-    ck_cuda(cudaStreamSynchronize(stream));
-    if (bytes) ck_cuda(cudaMemcpy(h, d, bytes, cudaMemcpyDeviceToHost));
-}
-
 static void assert_same_i32(const int32_t *got, const int32_t *want, int64_t n, const char *what)
 {
     for (int64_t i = 0; i < n; i++)
@@ -87,13 +76,13 @@ static void check_histogram(const int32_t *h_keys, int64_t n, int64_t nbins, int
     int32_t *d_counts = dev_alloc((size_t)nbins * 4);
     int32_t *got = host_alloc((size_t)nbins * 4), *want = host_alloc((size_t)nbins * 4);
     size_t temp_bytes = 0;
-    to_dev(d_keys + offset, h_keys, (size_t)n * 4);
+    sp_test_to_device(d_keys + offset, h_keys, (size_t)n * 4, stream);
     ck_cuda(cudaMemset(d_counts, 0x5a, (size_t)nbins * 4)); /* poison: must be overwritten */
     ck_assert_ok(sp__gpu_histogram(d_keys + offset, n, d_counts, nbins, NULL, &temp_bytes, stream));
     ck_assert_uint_ge(temp_bytes, 1);
     void *d_temp = dev_alloc(temp_bytes);
     ck_assert_ok(sp__gpu_histogram(d_keys + offset, n, d_counts, nbins, d_temp, &temp_bytes, stream));
-    to_host(got, d_counts, (size_t)nbins * 4);
+    sp_test_to_host(got, d_counts, (size_t)nbins * 4, stream);
     sp__ref_histogram(h_keys, n, want, nbins);
     assert_same_i32(got, want, nbins, "histogram");
     cudaFree(d_temp);
@@ -125,16 +114,16 @@ START_TEST(test_histogram_tiny)
     int32_t counts[4];
     char *d_temp = dev_alloc(256);
     size_t temp_bytes = 256;
-    to_dev(d_keys, keys, sizeof keys);
+    sp_test_to_device(d_keys, keys, sizeof keys, stream);
     ck_assert_ok(sp__gpu_histogram(d_keys, 8, d_counts, 4, d_temp, &temp_bytes, stream));
-    to_host(counts, d_counts, sizeof counts);
+    sp_test_to_host(counts, d_counts, sizeof counts, stream);
     ck_assert_int_eq(counts[0], 1);
     ck_assert_int_eq(counts[1], 2);
     ck_assert_int_eq(counts[2], 0);
     ck_assert_int_eq(counts[3], 3); /* -1 and 4 are outside [0, 4): ignored */
     /* n = 0 still clears the counts */
     ck_assert_ok(sp__gpu_histogram(d_keys, 0, d_counts, 4, d_temp, &temp_bytes, stream));
-    to_host(counts, d_counts, sizeof counts);
+    sp_test_to_host(counts, d_counts, sizeof counts, stream);
     for (int b = 0; b < 4; b++) ck_assert_int_eq(counts[b], 0);
     cudaFree(d_temp);
     cudaFree(d_counts);
@@ -248,12 +237,13 @@ static void check_scan(size_t w, const void *h_in, int64_t n, int offset)
     void *d_temp = dev_alloc(temp_bytes);
     for (int in_place = 0; in_place < 2; in_place++) {
         char *dst = (in_place ? d_in : d_out) + pad;
-        to_dev(d_in + pad, h_in, bytes);
+        sp_test_to_device(d_in + pad, h_in, bytes, stream);
         if (!in_place) ck_cuda(cudaMemset(d_out, 0xa5, bytes + pad));
         ck_cuda(cudaMemset(d_total, 0xa5, w));
         ck_assert_ok(gpu_scan(w, d_in + pad, dst, n, d_total, d_temp, &temp_bytes));
-        to_host(got, dst, bytes);
-        to_host(&total, d_total, w); /* little-endian: a 32-bit total lands in the low half */
+        sp_test_to_host(got, dst, bytes, stream);
+        /* little-endian: a 32-bit total lands in the low half */
+        sp_test_to_host(&total, d_total, w, stream);
         const char *what = in_place ? "scan in place" : "scan";
         if (w == 4) {
             assert_same_i32(got, want, n, what);
@@ -291,11 +281,11 @@ START_TEST(test_scan_tiny)
     size_t temp_bytes = 0;
     ck_assert_ok(sp__gpu_exclusive_scan_i64(NULL, NULL, 5, NULL, NULL, &temp_bytes, stream));
     void *d_temp = dev_alloc(temp_bytes);
-    to_dev(d_in, in, sizeof in);
-    to_dev(d_in64, in64, sizeof in64);
+    sp_test_to_device(d_in, in, sizeof in, stream);
+    sp_test_to_device(d_in64, in64, sizeof in64, stream);
     ck_assert_ok(sp__gpu_exclusive_scan_i32(d_in, d_in, 5, d_total, d_temp, &temp_bytes, stream));
-    to_host(out, d_in, sizeof out);
-    to_host(&total, d_total, 4);
+    sp_test_to_host(out, d_in, sizeof out, stream);
+    sp_test_to_host(&total, d_total, 4, stream);
     ck_assert_int_eq(out[0], 0);
     ck_assert_int_eq(out[1], 3);
     ck_assert_int_eq(out[2], 4);
@@ -304,13 +294,13 @@ START_TEST(test_scan_tiny)
     ck_assert_int_eq(total, 14);
     ck_assert_ok(sp__gpu_exclusive_scan_i64(d_in64, d_in64, 3, d_total64, d_temp, &temp_bytes,
                                             stream));
-    to_host(out64, d_in64, sizeof out64);
-    to_host(&total64, d_total64, 8);
+    sp_test_to_host(out64, d_in64, sizeof out64, stream);
+    sp_test_to_host(&total64, d_total64, 8, stream);
     ck_assert(out64[0] == 0 && out64[1] == (int64_t)1 << 40 && out64[2] == ((int64_t)1 << 40) - 7);
     ck_assert(total64 == ((int64_t)1 << 40) - 7 + 3000000000LL);
     /* n = 0: the total is 0, nothing else is touched */
     ck_assert_ok(sp__gpu_exclusive_scan_i32(d_in, d_in, 0, d_total, d_temp, &temp_bytes, stream));
-    to_host(&total, d_total, 4);
+    sp_test_to_host(&total, d_total, 4, stream);
     ck_assert_int_eq(total, 0);
     cudaFree(d_temp);
     cudaFree(d_total64);
@@ -404,17 +394,17 @@ static void check_sort(const uint32_t *h_keys, const int32_t *h_vals, int64_t n,
     memcpy(want_k, h_keys, bytes);
     if (h_vals) memcpy(want_v, h_vals, bytes);
     ck_assert_ok(sp__ref_radix_sort_u32(want_k, h_vals ? want_v : NULL, n, key_bits));
-    to_dev(d_keys, h_keys, bytes);
-    if (h_vals) to_dev(d_vals, h_vals, bytes);
+    sp_test_to_device(d_keys, h_keys, bytes, stream);
+    if (h_vals) sp_test_to_device(d_vals, h_vals, bytes, stream);
     ck_assert_ok(sp__gpu_radix_sort_pairs_u32(d_keys, d_vals, n, key_bits, NULL, &temp_bytes, stream));
     void *d_temp = dev_alloc(temp_bytes);
     ck_cuda(cudaMemset(d_temp, 0xa5, temp_bytes));
     ck_assert_ok(sp__gpu_radix_sort_pairs_u32(d_keys, d_vals, n, key_bits, d_temp, &temp_bytes,
                                               stream));
-    to_host(got_k, d_keys, bytes);
+    sp_test_to_host(got_k, d_keys, bytes, stream);
     assert_same_i32((const int32_t *)got_k, (const int32_t *)want_k, n, "sorted keys");
     if (h_vals) {
-        to_host(got_v, d_vals, bytes);
+        sp_test_to_host(got_v, d_vals, bytes, stream);
         assert_same_i32(got_v, want_v, n, "values (stability)");
     }
     cudaFree(d_temp);
@@ -464,13 +454,13 @@ static void check_sort_tiny(int width, void *keys, int n, int key_bits, const vo
     for (int i = 0; i < n; i++) vals[i] = i;
     void *d_keys = dev_alloc(kbytes);
     int32_t *d_vals = dev_alloc(sizeof vals);
-    to_dev(d_keys, keys, kbytes);
-    to_dev(d_vals, vals, sizeof vals);
+    sp_test_to_device(d_keys, keys, kbytes, stream);
+    sp_test_to_device(d_vals, vals, sizeof vals, stream);
     ck_assert_ok(gpu_sort(width, d_keys, d_vals, n, key_bits, NULL, &temp_bytes));
     void *d_temp = dev_alloc(temp_bytes);
     ck_assert_ok(gpu_sort(width, d_keys, d_vals, n, key_bits, d_temp, &temp_bytes));
-    to_host(keys, d_keys, kbytes);
-    to_host(vals, d_vals, sizeof vals);
+    sp_test_to_host(keys, d_keys, kbytes, stream);
+    sp_test_to_host(vals, d_vals, sizeof vals, stream);
     ck_assert_mem_eq(keys, want_k, kbytes);
     ck_assert_mem_eq(vals, want_v, (size_t)n * 4);
     cudaFree(d_temp);
@@ -607,15 +597,15 @@ static void check_sort64(const uint64_t *h_keys, const int32_t *h_vals, int64_t 
     ref64_keys = h_keys;
     ref64_mask = key_bits == 64 ? ~(uint64_t)0 : ((uint64_t)1 << key_bits) - 1;
     qsort(perm, (size_t)n, sizeof *perm, ref64_cmp);
-    to_dev(d_keys, h_keys, kbytes);
-    if (h_vals) to_dev(d_vals, h_vals, vbytes);
+    sp_test_to_device(d_keys, h_keys, kbytes, stream);
+    if (h_vals) sp_test_to_device(d_vals, h_vals, vbytes, stream);
     ck_assert_ok(sp__gpu_radix_sort_pairs_u64(d_keys, d_vals, n, key_bits, NULL, &temp_bytes, stream));
     void *d_temp = dev_alloc(temp_bytes);
     ck_cuda(cudaMemset(d_temp, 0xa5, temp_bytes));
     ck_assert_ok(sp__gpu_radix_sort_pairs_u64(d_keys, d_vals, n, key_bits, d_temp, &temp_bytes,
                                               stream));
-    to_host(got_k, d_keys, kbytes);
-    if (h_vals) to_host(got_v, d_vals, vbytes);
+    sp_test_to_host(got_k, d_keys, kbytes, stream);
+    if (h_vals) sp_test_to_host(got_v, d_vals, vbytes, stream);
     for (int64_t i = 0; i < n; i++) {
         ck_assert_msg(got_k[i] == h_keys[perm[i]],
                       "n %lld bits %d: key %lld is %llx, expected %llx", (long long)n, key_bits,

@@ -5,7 +5,6 @@
  * calls bit for bit where the algorithm is deterministic; refusals on a CUDA context.
  * SP_TEST_SMALL=1 shrinks the largest inputs (for compute-sanitizer). Exits 77 without a
  * GPU. */
-#include <dirent.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -123,18 +122,10 @@ static void *dev_alloc(size_t bytes)
     return p;
 }
 
-/* A copy from pageable memory may return before its DMA is done, and the context's stream
- * does not wait for the legacy stream: wait here, so the next libsp call sees the data. */
-static void to_device(void *d, const void *h, size_t bytes)
-{
-    if (bytes) ck_cuda(cudaMemcpy(d, h, bytes, cudaMemcpyHostToDevice));
-    ck_cuda(cudaDeviceSynchronize());
-}
-
 static void *dev_upload(const void *h, size_t bytes)
 {
     void *d = dev_alloc(bytes);
-    to_device(d, h, bytes);
+    sp_test_to_device(d, h, bytes, NULL);
     return d;
 }
 
@@ -241,7 +232,7 @@ static void case_reference(spmv_case_t *c, double alpha, double beta)
 
 static void load_y(const spmv_case_t *c, void *d_y)
 {
-    to_device(d_y, c->h_fill, (size_t)c->nrows * c->vs);
+    sp_test_to_device(d_y, c->h_fill, (size_t)c->nrows * c->vs, NULL);
 }
 
 static void fetch_y(const spmv_case_t *c, const void *d_y, void *h_y)
@@ -597,7 +588,7 @@ START_TEST(test_tiny)
     for (size_t k = 0; k < NCOMBOS; k++) {
         for (int i = 0; i < 3; i++)
             h_y[i] = 10;
-        to_device(d_y, h_y, sizeof h_y);
+        sp_test_to_device(d_y, h_y, sizeof h_y, NULL);
         ck_assert_ok(
             sp_spmv(g_gpu, combos[k].format, combos[k].alg, &alpha, A, d_x, &beta, d_y));
         ck_assert_ok(sp_context_synchronize(g_gpu));
@@ -805,29 +796,16 @@ START_TEST(test_generated)
 }
 END_TEST
 
+static int check_dataset(const char *name, sp_coo_t *a, void *arg)
+{
+    (void)arg;
+    check_matrix(name, a, NULL, ALL_FORMATS, WITH_CUSPARSE);
+    return 1;
+}
+
 START_TEST(test_datasets)
 {
-    char dir[1024];
-    struct dirent *e;
-    sp_mtx_options_t opt = {0};
-    int count = 0;
-    opt.complex_mode = SP_COMPLEX_REAL_PART; /* young1c is complex */
-    snprintf(dir, sizeof dir, "%s", sp_test_path("datasets/mtx"));
-    DIR *d = opendir(dir);
-    ck_assert_msg(d != NULL, "cannot open %s", dir);
-    while ((e = readdir(d)) != NULL) {
-        size_t len = strlen(e->d_name);
-        char path[2048];
-        sp_coo_t *a = NULL;
-        if (len < 5 || strcmp(e->d_name + len - 4, ".mtx") != 0) continue;
-        if (small && count == 4) break;
-        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-        ck_assert_ok(sp_mtx_read(path, SP_R_64F, &opt, &a));
-        check_matrix(e->d_name, a, NULL, ALL_FORMATS, WITH_CUSPARSE);
-        sp_coo_free(a);
-        count++;
-    }
-    closedir(d);
+    int count = sp_test_each_dataset(small ? 4 : -1, check_dataset, NULL);
     ck_assert_int_ge(count, small ? 4 : 10);
 }
 END_TEST

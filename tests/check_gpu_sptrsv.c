@@ -14,7 +14,6 @@
  * such row), a NaN in b with the value kernels' sentinel bits, and every allocation
  * failing in turn without a leak. SP_TEST_SMALL=1 shrinks
  * the largest inputs. Exits 77 without a GPU. */
-#include <dirent.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -63,12 +62,6 @@ static void teardown(void)
 }
 
 /* ---- matrices --------------------------------------------------------------------------- */
-
-static void download(void *h, const void *d, size_t bytes)
-{
-    ck_cuda(cudaStreamSynchronize(T.stream));
-    if (bytes) ck_cuda(cudaMemcpy(h, d, bytes, cudaMemcpyDeviceToHost));
-}
 
 /* The host CSR of a COO in value type t (sorted, duplicates summed). */
 static void host_csr(const sp_coo_t *coo, sp_value_type_t t, sp_csr_t *h)
@@ -232,7 +225,7 @@ static void check_solve(const solve_case_t *c, sp_gpu_sptrsv_alg_t alg)
         ck_assert_msg(sp__gpu_sptrsv_solve(&T.env, plan, c->d, alpha_p, d_b, d_x) ==
                           SP_STATUS_SUCCESS,
                       "%s: solve: %s", what, sp_last_error());
-        download(x, d_x, bytes);
+        sp_test_to_host(x, d_x, bytes, T.stream);
         check_x(c, what, t == SP_R_32F ? (double)af : alpha, b, x, x_ref, want_levels);
     }
 done:
@@ -306,7 +299,7 @@ START_TEST(test_tiny)
             ck_assert_ok(sp__gpu_sptrsv_analyse(&T.env, &d, upper, 0, algs[k], &plan));
             ck_assert_int_eq(sp__gpu_sptrsv_plan_levels(plan), 3);
             ck_assert_ok(sp__gpu_sptrsv_solve(&T.env, plan, &d, upper ? &one : &alpha, d_b, d_x));
-            download(x, d_x, sizeof x);
+            sp_test_to_host(x, d_x, sizeof x, T.stream);
             for (int i = 0; i < 3; i++)
                 ck_assert_msg(x[i] == i + 1, "%s %s: x[%d] = %.17g", alg_names[algs[k]],
                               upper ? "upper" : "lower", i, x[i]);
@@ -451,31 +444,17 @@ static int full_diagonal(const sp_coo_t *coo)
     return ok;
 }
 
+static int check_dataset(const char *name, sp_coo_t *a, void *arg)
+{
+    (void)arg;
+    if (!full_diagonal(a)) return 0;
+    check_matrix(name, a, 0); /* not dominant: residual checks only */
+    return 1;
+}
+
 START_TEST(test_datasets)
 {
-    char dir[1024];
-    struct dirent *e;
-    sp_mtx_options_t opt = {0};
-    int used = 0;
-    opt.complex_mode = SP_COMPLEX_REAL_PART; /* young1c is complex */
-    snprintf(dir, sizeof dir, "%s", sp_test_path("datasets/mtx"));
-    DIR *dp = opendir(dir);
-    ck_assert_msg(dp != NULL, "cannot open %s", dir);
-    while ((e = readdir(dp)) != NULL) {
-        size_t len = strlen(e->d_name);
-        char path[2048];
-        sp_coo_t *a = NULL;
-        if (len < 5 || strcmp(e->d_name + len - 4, ".mtx") != 0) continue;
-        if (small && used == 3) break;
-        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-        ck_assert_ok(sp_mtx_read(path, SP_R_64F, &opt, &a));
-        if (full_diagonal(a)) {
-            check_matrix(e->d_name, a, 0); /* not dominant: residual checks only */
-            used++;
-        }
-        sp_coo_free(a);
-    }
-    closedir(dp);
+    int used = sp_test_each_dataset(small ? 3 : -1, check_dataset, NULL);
     ck_assert_int_ge(used, small ? 1 : 3);
 }
 END_TEST
@@ -548,7 +527,7 @@ START_TEST(test_repeated_solves)
             ck_cuda(cudaMemcpy(d_b, b, bytes, cudaMemcpyHostToDevice));
             if (round % 2) ck_cuda(cudaMemset(d_x, 0xff, bytes)); /* else last round's x */
             ck_assert_ok(sp__gpu_sptrsv_solve(&T.env, plan, &d, &alpha, d_b, d_x));
-            download(x, d_x, bytes);
+            sp_test_to_host(x, d_x, bytes, T.stream);
             for (int64_t i = 0; i < n; i++)
                 ck_assert_msg(fabs(x[i] - x_ref[i]) <= 1e-12 * (1 + fabs(x_ref[i])),
                               "%s round %d: x[%lld] = %g, expected %g", alg_names[algs[k]], round,
@@ -602,7 +581,7 @@ START_TEST(test_sentinel_result)
                 ck_assert_ok(sp__gpu_sptrsv_solve(&T.env, plan, &d, ti ? (void *)&one_d
                                                                        : (void *)&one_f,
                                                   d_b, d_x));
-                download(x, d_x, bytes);
+                sp_test_to_host(x, d_x, bytes, T.stream);
                 for (int64_t i = 0; i < n; i++) {
                     double xi = get(x, t, i);
                     int reached = i == n / 2 || (shape != 1 && i > n / 2);
@@ -684,7 +663,7 @@ START_TEST(test_refusals)
     double h_x[4];
     ck_cuda(cudaMemcpy(d_v, h_b, sizeof h_b, cudaMemcpyHostToDevice));
     ck_assert_ok(sp__gpu_sptrsv_solve(&T.env, plan, &d, &alpha, d_v, (char *)d_v + 32));
-    download(h_x, (char *)d_v + 32, sizeof h_x);
+    sp_test_to_host(h_x, (char *)d_v + 32, sizeof h_x, T.stream);
     for (int i = 0; i < 4; i++) ck_assert_double_eq(h_x[i], want[i]);
     ck_assert_int_eq(sp__gpu_sptrsv_plan_levels(NULL), 0);
     sp__gpu_sptrsv_plan_free(&T.env, NULL);
@@ -740,7 +719,7 @@ static Suite *gpu_sptrsv_suite(void)
 {
     Suite *s = suite_create("gpu_sptrsv");
 #ifdef SP_HAVE_CUDA
-    /* four cases, so a sanitizer run can take each as a job of its own */
+    /* four cases, run side by side by ctest and the sanitizer (tests/CMakeLists.txt) */
     TCase *shapes = sp_test_add_case(s, "shapes", setup, teardown);
     TCase *chains = sp_test_add_case(s, "chains", setup, teardown);
     TCase *large = sp_test_add_case(s, "large", setup, teardown);

@@ -83,13 +83,6 @@ static int32_t *relaxed_levels(const sp_csr_t *g, int32_t source)
     return d;
 }
 
-static int has_edge(const sp_csr_t *g, int32_t u, int32_t v)
-{
-    for (int64_t k = g->ptr[u]; k < g->ptr[u + 1]; k++)
-        if (g->idx[k] == v) return 1;
-    return 0;
-}
-
 /* Run the reference BFS from source and check it by properties. */
 static void verify_bfs(const sp_csr_t *g, int32_t source)
 {
@@ -111,7 +104,7 @@ static void verify_bfs(const sp_csr_t *g, int32_t source)
         if (level[v] > deepest) deepest = level[v];
         if (level[v] < cap) count[level[v]]++;
         if (v == source) continue;
-        ck_assert_msg(has_edge(g, parent[v], (int32_t)v), "no edge %d -> %lld", parent[v],
+        ck_assert_msg(sp_test_has_edge(g, parent[v], (int32_t)v), "no edge %d -> %lld", parent[v],
                       (long long)v);
         ck_assert_int_eq(level[v], level[parent[v]] + 1);
     }

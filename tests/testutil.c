@@ -10,6 +10,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "sp_ref.h"
+
 const char *sp_test_path(const char *relative)
 {
     static char buffers[8][4096];
@@ -307,4 +309,42 @@ sp_coo_t *sp_test_convection_diffusion(int64_t n, double c, sp_value_type_t t)
             if (y < n - 1) coo_push(coo, r, r + n, -1.0);
         }
     return coo;
+}
+
+int sp_test_each_dataset(int most, int (*use)(const char *name, sp_coo_t *a, void *arg),
+                         void *arg)
+{
+    char dir[1024];
+    struct dirent *e;
+    sp_mtx_options_t opt = {0};
+    int used = 0;
+    opt.complex_mode = SP_COMPLEX_REAL_PART; /* young1c is complex */
+    snprintf(dir, sizeof dir, "%s", sp_test_path("datasets/mtx"));
+    DIR *d = opendir(dir);
+    ck_assert_msg(d != NULL, "cannot open %s", dir);
+    while ((e = readdir(d)) != NULL) {
+        size_t len = strlen(e->d_name);
+        char path[2048];
+        sp_coo_t *a = NULL;
+        if (len < 5 || strcmp(e->d_name + len - 4, ".mtx") != 0) continue;
+        if (most >= 0 && used == most) break;
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        ck_assert_ok(sp_mtx_read(path, SP_R_64F, &opt, &a));
+        used += use(e->d_name, a, arg);
+        sp_coo_free(a);
+    }
+    closedir(d);
+    return used;
+}
+
+static int compare_i32(const void *a, const void *b)
+{
+    int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+    return (x > y) - (x < y);
+}
+
+int sp_test_has_edge(const sp_csr_t *g, int32_t u, int32_t v)
+{
+    size_t len = (size_t)(g->ptr[u + 1] - g->ptr[u]);
+    return len > 0 && bsearch(&v, g->idx + g->ptr[u], len, sizeof v, compare_i32) != NULL;
 }

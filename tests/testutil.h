@@ -21,8 +21,8 @@ int sp_test_run(Suite *suite);
  * Check's fork) and return the exit status as sp_test_run does. */
 int sp_test_run_gpu(Suite *suite);
 /* A test case of s named `name`, with the checked fixture setup/teardown and a 600 s
- * timeout. Suites split into several cases so that a sanitizer run can take each as a job
- * of its own (CK_RUN_CASE; scripts/device-sanitize.sh). */
+ * timeout. Suites split into several cases so that ctest and a sanitizer run can take each
+ * as a job of its own (CK_RUN_CASE; the split is listed once, in tests/CMakeLists.txt). */
 TCase *sp_test_add_case(Suite *s, const char *name, void (*setup)(void), void (*teardown)(void));
 
 /* 1 when SP_TEST_SMALL is set to a non-zero number (sanitizer runs), else 0. */
@@ -40,6 +40,17 @@ int sp_test_skip_graph_loop(void);
  * *host (asserted), and their destruction (host first; both set to NULL). */
 void sp_test_gpu_host_contexts(sp_context_t **gpu, sp_context_t **host);
 void sp_test_gpu_host_contexts_destroy(sp_context_t **gpu, sp_context_t **host);
+
+/* Each Matrix Market file of datasets/mtx, in directory order, read as double (complex
+ * files: their real part) and handed to use(name, a, arg), which returns 1 when it used
+ * the matrix (the loop frees a after). Stops once `most` were used (most < 0: never);
+ * returns how many were used. */
+int sp_test_each_dataset(int most, int (*use)(const char *name, sp_coo_t *a, void *arg),
+                         void *arg);
+
+/* 1 when the CSR graph g (rows sorted, sp_ref.h) has the edge u -> v: a binary search. */
+struct sp_csr;
+int sp_test_has_edge(const struct sp_csr *g, int32_t u, int32_t v);
 
 /* Deterministic 64-bit generator (splitmix64) and a double in [0, 1). */
 uint64_t sp_test_rand(uint64_t *state);

@@ -125,3 +125,15 @@ void sp_test_env_teardown(sp_test_env_t *t)
     ck_assert_int_eq(t->live, 0);
     ck_cuda(cudaStreamDestroy(t->stream));
 }
+
+void sp_test_to_device(void *d, const void *h, size_t bytes, cudaStream_t stream)
+{
+    if (bytes) ck_cuda(cudaMemcpyAsync(d, h, bytes, cudaMemcpyHostToDevice, stream));
+    ck_cuda(cudaStreamSynchronize(stream));
+}
+
+void sp_test_to_host(void *h, const void *d, size_t bytes, cudaStream_t stream)
+{
+    if (bytes) ck_cuda(cudaMemcpyAsync(h, d, bytes, cudaMemcpyDeviceToHost, stream));
+    ck_cuda(cudaStreamSynchronize(stream));
+}

@@ -38,6 +38,12 @@ int64_t sp_test_gpu_allocations(void);
 /* Blocks allocated through the hooks and not yet freed. */
 int64_t sp_test_gpu_live_allocations(void);
 
+/* Copies between host and device memory on `stream` (NULL: the legacy default stream),
+ * after all the work queued there, then waiting for the stream, so the next call (libsp's
+ * on any stream, or the host reading h) sees the data; nothing is copied for 0 bytes. */
+void sp_test_to_device(void *d, const void *h, size_t bytes, cudaStream_t stream);
+void sp_test_to_host(void *h, const void *d, size_t bytes, cudaStream_t stream);
+
 /* ---- the kernel suites' environment (check_gpu_convert, _sptrsv, _bfs_loops) ---------- */
 
 typedef struct sp_test_env {
