@@ -3,7 +3,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "sp_api.h"
+#include "policy.h"
 
 static int64_t value_bytes(const sp_matrix_t *A) { return (int64_t)sp_value_size(A->f.coo.value_type); }
 
@@ -127,15 +127,17 @@ void sp_matrix_destroy(sp_matrix_t *A)
     sp__free(A);
 }
 
-/* Bytes ELL would take; the bound it must stay under. */
+/* Bytes ELL would take; the bound it must stay under (sp__matrix_policy_t). */
 static int64_t ell_bytes(const sp_matrix_t *A)
 {
     return A->f.coo.nrows * A->row_max * (4 + value_bytes(A));
 }
 static int64_t ell_bound(const sp_matrix_t *A)
 {
+    const sp__matrix_policy_t *p = sp__policy_for(A->ctx)->matrix;
     if (A->options.ell_max_bytes > 0) return A->options.ell_max_bytes;
-    return 4 * ((A->f.coo.nrows + 1) * 4 + A->f.coo.nnz * (4 + value_bytes(A))) + (1 << 20);
+    return p->ell_bound_factor * ((A->f.coo.nrows + 1) * 4 + A->f.coo.nnz * (4 + value_bytes(A))) +
+           p->ell_bound_slack;
 }
 
 /* Build format f (and CSR first, which every other format is converted from). */
@@ -143,8 +145,9 @@ static sp_status_t build(sp_matrix_t *A, sp_format_t f)
 {
     sp_status_t st = SP_STATUS_SUCCESS;
     const sp_matrix_options_t *o = &A->options;
-    int c = o->sell_c > 0 ? o->sell_c : 32;
-    int sigma = o->sell_sigma > 0 ? o->sell_sigma : 32 * c;
+    const sp__matrix_policy_t *p = sp__policy_for(A->ctx)->matrix;
+    int c = o->sell_c > 0 ? o->sell_c : p->sell_c;
+    int sigma = o->sell_sigma > 0 ? o->sell_sigma : p->sell_sigma_factor * c;
     if (A->built & (1u << f)) goto done;
     if (f != SP_FORMAT_CSR) SP_TRY(build(A, SP_FORMAT_CSR));
     if (f == SP_FORMAT_ELL && ell_bytes(A) > ell_bound(A))

@@ -1,5 +1,5 @@
 /* sp_spmv: argument checks, format choice and cache, dispatch to the executor. */
-#include "sp_api.h"
+#include "policy.h"
 
 /* Which algorithms apply to which format (DEFAULT applies everywhere). */
 static int alg_fits(sp_format_t f, sp_spmv_alg_t alg)
@@ -18,22 +18,15 @@ static int alg_fits(sp_format_t f, sp_spmv_alg_t alg)
     return 0;
 }
 
-/* Format choice from row statistics (documented in sp.h): ELL when padding is small,
- * SELL when rows vary but no row dwarfs the slice, CSR otherwise. */
+/* The rule and its constants: sp__policy_spmv_format (src/policy.c). */
 sp_status_t sp_spmv_choose_format(const sp_context_t *ctx, const sp_matrix_t *A,
                                   sp_format_t *format)
 {
     sp_status_t st = SP_STATUS_SUCCESS;
     SP_CHECK_ARG(ctx != NULL && A != NULL && format != NULL,
                  "sp_spmv_choose_format: NULL argument");
-    double padded = (double)A->f.coo.nrows * (double)A->row_max;
-    double nnz = (double)A->f.coo.nnz;
-    if (nnz == 0 || padded <= 1.2 * nnz)
-        *format = SP_FORMAT_ELL;
-    else if (A->row_max <= 32.0 * (A->row_mean + 1.0))
-        *format = SP_FORMAT_SELL;
-    else
-        *format = SP_FORMAT_CSR;
+    *format = sp__policy_spmv_format(sp__policy_for(ctx), A->f.coo.nrows, A->f.coo.nnz,
+                                     A->row_max, A->row_mean);
 done:
     return st;
 }

@@ -770,7 +770,7 @@ START_TEST(test_many_long_row_pieces)
         ck_assert_ok(sp_coo_sort_merge(a, SP_DUP_SUM, NULL));
         ck_assert_ok(sp__ref_coo_to_csr(a, &h));
         d = sp_test_env_upload_csr(&t, &h);
-        ck_assert_ok(sp__gpu_spmv_csr_plan(&t.env, &d, SP_SPMV_ALG_CSR_ADAPTIVE, &plan));
+        ck_assert_ok(sp__gpu_spmv_csr_plan(&t.env, &d, SP_SPMV_ALG_CSR_ADAPTIVE, 0, &plan));
         ck_assert_int_eq(plan.finish_rows, 2 * runs);
         sp__gpu_spmv_plan_free(&t.env, &plan);
         sp__gpu_csr_free(&t.env, &d);
