@@ -385,21 +385,51 @@ SP_API sp_status_t sp_matrix_info(const sp_matrix_t *A, sp_matrix_info_t *info);
 /* A built format's arrays in host memory, for inspection and tests. On a host context
  * they point into the matrix; on a CUDA context the format is first copied to a host
  * mirror kept in the matrix (synchronizing the context's stream). Either way they stay
- * valid until the format is released or the matrix destroyed. Which fields are set
- * depends on the format. */
+ * valid until the format is released or the matrix destroyed. Only the member named for
+ * `format` is set (the others are zero). Values (`val`) are float or double per value_type,
+ * one per index of the array beside them. */
 typedef struct sp_format_view {
     sp_format_t format;
     int64_t nrows, ncols, nnz;
     sp_value_type_t value_type;
-    const int32_t *ptr;    /* CSR row_ptr / CSC col_ptr (n+1); JDS jd_ptr (width+1); SELL slice_ptr */
-    const int32_t *idx;    /* CSR col / CSC row / ELL,JDS,SELL col; COO col */
-    const int32_t *idx2;   /* COO row; HYB COO row; JDS perm; SELL perm */
-    const int32_t *idx3;   /* HYB COO col; SELL slice widths */
-    const void *val;       /* values matching idx */
-    const void *val2;      /* HYB COO values */
-    int64_t width;         /* ELL / HYB ELL width; JDS longest row; SELL C */
-    int64_t nnz2;          /* HYB COO entries; SELL padded slots */
-    int64_t sigma;         /* SELL window */
+    struct { /* nnz entries sorted by (row, col) */
+        const int32_t *row, *col;
+        const void *val;
+    } coo;
+    struct { /* row_ptr: nrows + 1; col, val: nnz */
+        const int32_t *row_ptr, *col;
+        const void *val;
+    } csr;
+    struct { /* col_ptr: ncols + 1; row, val: nnz */
+        const int32_t *col_ptr, *row;
+        const void *val;
+    } csc;
+    struct { /* nrows x width slots, column-major, padding col -1 */
+        int64_t width;
+        const int32_t *col;
+        const void *val;
+    } ell;
+    struct { /* an ELL part (nrows x ell_width, as ell) and the overflow as row-sorted COO */
+        int64_t ell_width;
+        const int32_t *ell_col;
+        const void *ell_val;
+        int64_t coo_nnz;
+        const int32_t *coo_row, *coo_col;
+        const void *coo_val;
+    } hyb;
+    struct { /* rows sorted by length (perm[i]: the original row of sorted row i), stored by
+                jagged diagonal: jd_ptr (njd + 1), col and val (nnz) */
+        int64_t njd;
+        const int32_t *jd_ptr, *perm, *col;
+        const void *val;
+    } jds;
+    struct { /* slices of c rows (sorted by length in windows of sigma rows; perm as JDS's),
+                each padded to its slice_width, column-major: slice_ptr (nslices + 1) into
+                col and val (padded slots) */
+        int64_t c, sigma, nslices, padded;
+        const int32_t *slice_ptr, *slice_width, *perm, *col;
+        const void *val;
+    } sell;
 } sp_format_view_t;
 
 SP_API sp_status_t sp_matrix_view(sp_matrix_t *A, sp_format_t format, sp_format_view_t *view);

@@ -132,8 +132,8 @@ START_TEST(row_max_is_the_csr_longest_row)
     ck_assert_ok(sp_matrix_view(A, SP_FORMAT_CSR, &v));
     ck_assert_ok(sp_matrix_info(A, &info));
     for (int64_t i = 0; i < v.nrows; i++)
-        if (v.ptr[i + 1] - v.ptr[i] > longest)
-            longest = v.ptr[i + 1] - v.ptr[i];
+        if (v.csr.row_ptr[i + 1] - v.csr.row_ptr[i] > longest)
+            longest = v.csr.row_ptr[i + 1] - v.csr.row_ptr[i];
     ck_assert_int_eq(A->row_max, longest);
     ck_assert_int_eq(info.row_max, longest);
     sp_matrix_destroy(A);
