@@ -122,35 +122,31 @@ static const char *held(sp_value_type_t t)
     }
 }
 
-/* SP_STATUS_INVALID_ARGUMENT naming both types unless A holds values of type want. */
-static sp_status_t check_type(const char *what, const sp_matrix_t *A, sp_value_type_t want)
+/* sp_spmv under the name what, after SP_STATUS_INVALID_ARGUMENT naming both types unless A
+ * holds values of type want. */
+static sp_status_t spmv_typed(const char *what, sp_value_type_t want, sp_context_t *ctx,
+                              sp_format_t format, sp_spmv_alg_t alg, const void *alpha,
+                              sp_matrix_t *A, const void *x, const void *beta, void *y)
 {
     sp_status_t st = SP_STATUS_SUCCESS;
     SP_CHECK_ARG(A != NULL, "%s: A is NULL", what);
     SP_CHECK_ARG(A->f.coo.value_type == want, "%s: A holds %s, not %s", what,
                  held(A->f.coo.value_type), want == SP_R_32F ? "float" : "double");
+    st = spmv_run(what, ctx, format, alg, alpha, A, x, beta, y);
 done:
-    return st;
+    return sp__context_record(ctx, st);
 }
 
 sp_status_t sp_spmv_f64(sp_context_t *ctx, sp_format_t format, sp_spmv_alg_t alg, double alpha,
                         sp_matrix_t *A, const double *x, double beta, double *y)
 {
-    sp_status_t st = SP_STATUS_SUCCESS;
-    SP_TRY(check_type("sp_spmv_f64", A, SP_R_64F));
-    st = spmv_run("sp_spmv_f64", ctx, format, alg, &alpha, A, x, &beta, y);
-done:
-    return sp__context_record(ctx, st);
+    return spmv_typed("sp_spmv_f64", SP_R_64F, ctx, format, alg, &alpha, A, x, &beta, y);
 }
 
 sp_status_t sp_spmv_f32(sp_context_t *ctx, sp_format_t format, sp_spmv_alg_t alg, float alpha,
                         sp_matrix_t *A, const float *x, float beta, float *y)
 {
-    sp_status_t st = SP_STATUS_SUCCESS;
-    SP_TRY(check_type("sp_spmv_f32", A, SP_R_32F));
-    st = spmv_run("sp_spmv_f32", ctx, format, alg, &alpha, A, x, &beta, y);
-done:
-    return sp__context_record(ctx, st);
+    return spmv_typed("sp_spmv_f32", SP_R_32F, ctx, format, alg, &alpha, A, x, &beta, y);
 }
 
 /* x (ncols) and y (nrows) on ctx, of A's type, distinct. */
