@@ -105,9 +105,9 @@ static void baseline_open(baseline *B, cudaStream_t stream, const sp_format_view
     CUDA_OK(cudaMalloc(&B->d_val, (size_t)nnz * 8));
     for (double **v : {&B->d_x, &B->d_r, &B->d_p, &B->d_q, &B->d_b})
         CUDA_OK(cudaMalloc(v, (size_t)n * 8));
-    CUDA_OK(cudaMemcpy(B->d_ptr, csr.ptr, (size_t)(n + 1) * 4, cudaMemcpyHostToDevice));
-    CUDA_OK(cudaMemcpy(B->d_idx, csr.idx, (size_t)nnz * 4, cudaMemcpyHostToDevice));
-    CUDA_OK(cudaMemcpy(B->d_val, csr.val, (size_t)nnz * 8, cudaMemcpyHostToDevice));
+    CUDA_OK(cudaMemcpy(B->d_ptr, csr.csr.row_ptr, (size_t)(n + 1) * 4, cudaMemcpyHostToDevice));
+    CUDA_OK(cudaMemcpy(B->d_idx, csr.csr.col, (size_t)nnz * 4, cudaMemcpyHostToDevice));
+    CUDA_OK(cudaMemcpy(B->d_val, csr.csr.val, (size_t)nnz * 8, cudaMemcpyHostToDevice));
     CUDA_OK(cudaMemcpy(B->d_b, ones.data(), (size_t)n * 8, cudaMemcpyHostToDevice));
     CUSPARSE_OK(cusparseCreate(&B->sp));
     CUSPARSE_OK(cusparseSetStream(B->sp, stream));

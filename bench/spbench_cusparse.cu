@@ -187,7 +187,8 @@ static int64_t sell_slots(const sp_format_view_t *a)
     for (int64_t r0 = 0; r0 < a->nrows; r0 += SELL_SLICE) {
         int64_t width = 0;
         for (int64_t r = r0; r < r0 + SELL_SLICE && r < a->nrows; r++)
-            if (a->ptr[r + 1] - a->ptr[r] > width) width = a->ptr[r + 1] - a->ptr[r];
+            if (a->csr.row_ptr[r + 1] - a->csr.row_ptr[r] > width)
+                width = a->csr.row_ptr[r + 1] - a->csr.row_ptr[r];
         slots += width * SELL_SLICE;
     }
     return slots;
@@ -206,13 +207,14 @@ static int sell_build(const sp_format_view_t *a, host_sell_t *s)
     for (int64_t sl = 0; sl < nslices; sl++) {
         int64_t r0 = sl * SELL_SLICE, base = s->offsets[sl], width = 0;
         for (int64_t r = r0; r < r0 + SELL_SLICE && r < a->nrows; r++)
-            if (a->ptr[r + 1] - a->ptr[r] > width) width = a->ptr[r + 1] - a->ptr[r];
+            if (a->csr.row_ptr[r + 1] - a->csr.row_ptr[r] > width)
+                width = a->csr.row_ptr[r + 1] - a->csr.row_ptr[r];
         for (int64_t k = 0; k < width * SELL_SLICE; k++) s->col[base + k] = -1;
         for (int64_t r = r0; r < r0 + SELL_SLICE && r < a->nrows; r++)
-            for (int64_t k = a->ptr[r]; k < a->ptr[r + 1]; k++) {
-                int64_t slot = base + (k - a->ptr[r]) * SELL_SLICE + (r - r0);
-                s->col[slot] = a->idx[k];
-                memcpy(s->val + (size_t)slot * vs, (const char *)a->val + (size_t)k * vs, vs);
+            for (int64_t k = a->csr.row_ptr[r]; k < a->csr.row_ptr[r + 1]; k++) {
+                int64_t slot = base + (k - a->csr.row_ptr[r]) * SELL_SLICE + (r - r0);
+                s->col[slot] = a->csr.col[k];
+                memcpy(s->val + (size_t)slot * vs, (const char *)a->csr.val + (size_t)k * vs, vs);
             }
         s->offsets[sl + 1] = (int32_t)(base + width * SELL_SLICE);
     }
@@ -245,9 +247,9 @@ static int prepare_spmv(sb_gpu_t *g, sb_cusparse_t *c, sb_baseline_t b)
 static int create_csr(sb_gpu_t *g, sb_cusparse_t *c, const sp_format_view_t *a)
 {
     size_t vs = value_bytes(a->value_type);
-    c->d_arrays[0] = sb_gpu_upload(g, a->ptr, (size_t)(a->nrows + 1) * sizeof(int32_t));
-    c->d_arrays[1] = sb_gpu_upload(g, a->idx, (size_t)a->nnz * sizeof(int32_t));
-    c->d_arrays[2] = sb_gpu_upload(g, a->val, (size_t)a->nnz * vs);
+    c->d_arrays[0] = sb_gpu_upload(g, a->csr.row_ptr, (size_t)(a->nrows + 1) * sizeof(int32_t));
+    c->d_arrays[1] = sb_gpu_upload(g, a->csr.col, (size_t)a->nnz * sizeof(int32_t));
+    c->d_arrays[2] = sb_gpu_upload(g, a->csr.val, (size_t)a->nnz * vs);
     if (!c->d_arrays[0] || !c->d_arrays[1] || !c->d_arrays[2]) return -1;
     if (cusparseCreateCsr(&c->mat[SB_CUSPARSE_CSR], a->nrows, a->ncols, a->nnz, c->d_arrays[0],
                           c->d_arrays[1], c->d_arrays[2], CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I,

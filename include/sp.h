@@ -340,10 +340,12 @@ SP_API sp_status_t sp_format_parse(const char *name, sp_format_t *format);
 /* zero-initialised (or NULL) means the defaults. */
 typedef struct sp_matrix_options {
     sp_dup_policy_t duplicates; /* default SP_DUP_SUM */
-    int64_t ell_max_bytes;      /* ELL refused if larger; 0: 4 x the CSR bytes + 1 MiB */
+    int64_t ell_max_bytes;      /* ELL refused if larger; 0: a multiple of the CSR bytes
+                                   (src/policy.c: 4 x + 1 MiB) */
     int64_t hyb_ell_width;      /* > 0 forces the ELL width of HYB; 0: Bell-Garland rule */
-    int sell_c;                 /* SELL slice height; 0: 32 */
-    int sell_sigma;             /* SELL sorting window (multiple of C); 0: 32 * C */
+    int sell_c;                 /* SELL slice height; 0: src/policy.c's (32) */
+    int sell_sigma;             /* SELL sorting window (multiple of C); 0: src/policy.c's
+                                   multiple of C (32 * C) */
 } sp_matrix_options_t;
 
 typedef struct sp_matrix sp_matrix_t;
@@ -383,21 +385,51 @@ SP_API sp_status_t sp_matrix_info(const sp_matrix_t *A, sp_matrix_info_t *info);
 /* A built format's arrays in host memory, for inspection and tests. On a host context
  * they point into the matrix; on a CUDA context the format is first copied to a host
  * mirror kept in the matrix (synchronizing the context's stream). Either way they stay
- * valid until the format is released or the matrix destroyed. Which fields are set
- * depends on the format. */
+ * valid until the format is released or the matrix destroyed. Only the member named for
+ * `format` is set (the others are zero). Values (`val`) are float or double per value_type,
+ * one per index of the array beside them. */
 typedef struct sp_format_view {
     sp_format_t format;
     int64_t nrows, ncols, nnz;
     sp_value_type_t value_type;
-    const int32_t *ptr;    /* CSR row_ptr / CSC col_ptr (n+1); JDS jd_ptr (width+1); SELL slice_ptr */
-    const int32_t *idx;    /* CSR col / CSC row / ELL,JDS,SELL col; COO col */
-    const int32_t *idx2;   /* COO row; HYB COO row; JDS perm; SELL perm */
-    const int32_t *idx3;   /* HYB COO col; SELL slice widths */
-    const void *val;       /* values matching idx */
-    const void *val2;      /* HYB COO values */
-    int64_t width;         /* ELL / HYB ELL width; JDS longest row; SELL C */
-    int64_t nnz2;          /* HYB COO entries; SELL padded slots */
-    int64_t sigma;         /* SELL window */
+    struct { /* nnz entries sorted by (row, col) */
+        const int32_t *row, *col;
+        const void *val;
+    } coo;
+    struct { /* row_ptr: nrows + 1; col, val: nnz */
+        const int32_t *row_ptr, *col;
+        const void *val;
+    } csr;
+    struct { /* col_ptr: ncols + 1; row, val: nnz */
+        const int32_t *col_ptr, *row;
+        const void *val;
+    } csc;
+    struct { /* nrows x width slots, column-major, padding col -1 */
+        int64_t width;
+        const int32_t *col;
+        const void *val;
+    } ell;
+    struct { /* an ELL part (nrows x ell_width, as ell) and the overflow as row-sorted COO */
+        int64_t ell_width;
+        const int32_t *ell_col;
+        const void *ell_val;
+        int64_t coo_nnz;
+        const int32_t *coo_row, *coo_col;
+        const void *coo_val;
+    } hyb;
+    struct { /* rows sorted by length (perm[i]: the original row of sorted row i), stored by
+                jagged diagonal: jd_ptr (njd + 1), col and val (nnz) */
+        int64_t njd;
+        const int32_t *jd_ptr, *perm, *col;
+        const void *val;
+    } jds;
+    struct { /* slices of c rows (sorted by length in windows of sigma rows; perm as JDS's),
+                each padded to its slice_width, column-major: slice_ptr (nslices + 1) into
+                col and val (padded slots) */
+        int64_t c, sigma, nslices, padded;
+        const int32_t *slice_ptr, *slice_width, *perm, *col;
+        const void *val;
+    } sell;
 } sp_format_view_t;
 
 SP_API sp_status_t sp_matrix_view(sp_matrix_t *A, sp_format_t format, sp_format_view_t *view);
@@ -420,19 +452,48 @@ typedef enum sp_spmv_alg {
                                     (one launch) */
 } sp_spmv_alg_t;
 
-/* alpha and beta: host pointers to one value of A's type. x (ncols) and y (nrows): in
- * the context's memory (host memory on a host context, device memory on CUDA), of A's
- * type. beta == 0 never reads y (NaN in y does not leak). The format is built and cached
- * first if needed. SP_FORMAT_AUTO picks one from row statistics. On failure y is
- * untouched. */
+/* The untyped form. alpha and beta: host pointers to one value of A's type. x (ncols) and
+ * y (nrows): in the context's memory (host memory on a host context, device memory on
+ * CUDA), of A's type. beta == 0 never reads y (NaN in y does not leak). The format is
+ * built and cached first if needed. SP_FORMAT_AUTO: see sp_spmv_choose_format; DEFAULT on
+ * CSR: the rule in src/policy.c (from A's row statistics, per GPU architecture). On
+ * failure y is untouched. Nothing checks that the pointers hold A's type: the typed forms
+ * below do. */
 SP_API sp_status_t sp_spmv(sp_context_t *ctx, sp_format_t format, sp_spmv_alg_t alg,
                            const void *alpha, sp_matrix_t *A, const void *x, const void *beta,
                            void *y);
 
-/* The format SP_FORMAT_AUTO would choose for A, from its row statistics: ELL when padding
- * to the longest row adds at most 20% to the entries (or A is empty), SELL when the
- * longest row is at most 32 x (mean + 1), CSR otherwise (its DEFAULT algorithm balances
- * skewed rows on a GPU). */
+/* Typed forms of sp_spmv: alpha and beta by value. A whose values are of another type is
+ * refused with SP_STATUS_INVALID_ARGUMENT naming both ("sp_spmv_f64: A holds float values
+ * (SP_R_32F), not double"). */
+SP_API sp_status_t sp_spmv_f64(sp_context_t *ctx, sp_format_t format, sp_spmv_alg_t alg,
+                               double alpha, sp_matrix_t *A, const double *x, double beta,
+                               double *y);
+SP_API sp_status_t sp_spmv_f32(sp_context_t *ctx, sp_format_t format, sp_spmv_alg_t alg,
+                               float alpha, sp_matrix_t *A, const float *x, float beta, float *y);
+
+typedef struct sp_vector sp_vector_t; /* vectors on a context: see below */
+
+/* sp_spmv on vectors: y = alpha * A * x + beta * y, alpha and beta rounded to A's type. x
+ * (ncols values) and y (nrows), distinct, on ctx and of A's type, else
+ * SP_STATUS_INVALID_ARGUMENT naming the vector and both types or lengths. */
+SP_API sp_status_t sp_spmv_vec(sp_context_t *ctx, sp_format_t format, sp_spmv_alg_t alg,
+                               double alpha, sp_matrix_t *A, const sp_vector_t *x, double beta,
+                               sp_vector_t *y);
+
+/* Everything sp_spmv with this format and algorithm needs, made now (cf.
+ * cusparseSpMV_preprocess): the format is built (SP_FORMAT_AUTO resolved) and, on a CUDA
+ * context, the algorithm's plan and scratch are made and cached in A. After it, until the
+ * format is released or A destroyed, sp_spmv (and the typed forms) with the same format
+ * and alg neither allocates nor synchronizes: one cudaGetDevice and its kernel launches.
+ * May synchronize the stream itself. On a host context it builds the format. A failed
+ * call leaves A's formats as they were. */
+SP_API sp_status_t sp_spmv_prepare(sp_context_t *ctx, sp_matrix_t *A, sp_format_t format,
+                                   sp_spmv_alg_t alg);
+
+/* The format SP_FORMAT_AUTO would choose for A, from its row statistics (ELL when padding
+ * is small, SELL when no row dwarfs the mean, CSR otherwise): the rule and its thresholds
+ * are sp__policy_spmv_format in src/policy.c. */
 SP_API sp_status_t sp_spmv_choose_format(const sp_context_t *ctx, const sp_matrix_t *A,
                                          sp_format_t *format);
 
@@ -548,8 +609,6 @@ SP_API sp_status_t sp_bfs_multi(sp_context_t *ctx, sp_matrix_t *G, int64_t nsour
  * Vectors of one call must be on the given context and, except result vectors, share
  * type and length. On failure the outputs are untouched.
  * ---------------------------------------------------------------------------------- */
-typedef struct sp_vector sp_vector_t;
-
 /* A vector of n values of type (SP_R_32F or SP_R_64F) on ctx: a copy of the n values at
  * h_values (host memory, the vector's type), or zeros when h_values is NULL. With
  * h_values on a CUDA context the stream is synchronized once (h_values may be reused
@@ -614,9 +673,9 @@ typedef enum sp_diag {
 } sp_diag_t;
 
 typedef enum sp_sptrsv_alg {
-    SP_SPTRSV_ALG_AUTO = 0,     /* CUDA: SOFT_SYNC, or LEVELS for a triangle of fewer than
-                                   3 levels or fewer than 8 rows per level on average
-                                   (chains), as measured on an H200 */
+    SP_SPTRSV_ALG_AUTO = 0,     /* CUDA: SOFT_SYNC, or LEVELS for a triangle of few or
+                                   narrow levels (chains); the rule and its thresholds:
+                                   src/policy.c */
     SP_SPTRSV_ALG_LEVELS = 1,   /* level scheduling, one launch per dependency level */
     SP_SPTRSV_ALG_SOFT_SYNC = 2 /* one kernel: rows by ticket, each waiting for the values
                                    it depends on to appear in x (no relaunch per level) */

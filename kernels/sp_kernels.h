@@ -132,11 +132,12 @@ typedef struct sp_gpu_spmv_plan {
     int64_t finish_rows; /* CSR adaptive: long rows a second kernel finishes (0: none) */
 } sp_gpu_spmv_plan_t;
 
-/* Plans for CSR (alg: DEFAULT picks one from the row statistics; CSR_SCALAR, CSR_VECTOR,
- * CSR_MERGE, CSR_SPLIT, CSR_BINNED, CSR_ADAPTIVE) and COO (DEFAULT, COO_ATOMIC, COO_SEGMENTED). On failure
- * plan is untouched. */
+/* Plans for CSR (alg resolved: CSR_SCALAR, CSR_VECTOR, CSR_MERGE, CSR_SPLIT, CSR_BINNED,
+ * CSR_ADAPTIVE; width: CSR vector's lanes per row, 2..32, ignored by the others) and COO
+ * (COO_ATOMIC, COO_SEGMENTED). DEFAULT is resolved by the caller (src/policy.c), never
+ * here. On failure plan is untouched. */
 sp_status_t sp__gpu_spmv_csr_plan(const sp_gpu_env_t *env, const sp_csr_t *a, sp_spmv_alg_t alg,
-                                  sp_gpu_spmv_plan_t *plan);
+                                  int width, sp_gpu_spmv_plan_t *plan);
 sp_status_t sp__gpu_spmv_coo_plan(const sp_gpu_env_t *env, const sp_triplets_t *a,
                                   sp_spmv_alg_t alg, sp_gpu_spmv_plan_t *plan);
 void sp__gpu_spmv_plan_free(const sp_gpu_env_t *env, sp_gpu_spmv_plan_t *plan);

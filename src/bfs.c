@@ -3,7 +3,7 @@
  * how a GPU does the work), on a CUDA context src/bfs_cuda.c runs the kernels. */
 #include <time.h>
 
-#include "sp_api.h"
+#include "policy.h"
 
 static double now_ms(void)
 {
@@ -119,8 +119,9 @@ static sp_status_t run_bfs(const char *what, sp_context_t *ctx, sp_matrix_t *G,
     sp_status_t st = SP_STATUS_SUCCESS;
     sp_bfs_variant_t variant = options ? options->variant : SP_BFS_AUTO;
     sp_bfs_loop_t loop = options ? options->loop : SP_BFS_LOOP_AUTO;
-    double alpha = options && options->alpha > 0 ? options->alpha : 15.0;
-    double beta = options && options->beta > 0 ? options->beta : 18.0;
+    const sp__bfs_policy_t *pol = sp__policy_for(ctx)->bfs;
+    double alpha = options && options->alpha > 0 ? options->alpha : pol->alpha;
+    double beta = options && options->beta > 0 ? options->beta : pol->beta;
     unsigned built_before = 0;
     int rollback = 0;
     SP_TRY(check_bfs(what, ctx, G, nsources, sources, options, level, stats));
@@ -167,8 +168,9 @@ sp_status_t sp__bfs_persistent_coop(sp_context_t *ctx, sp_matrix_t *G, int64_t s
     built_before = G->built;
     rollback = 1;
     SP_TRY(sp_matrix_build(ctx, G, SP_FORMAT_CSR));
-    SP_TRY(sp__cuda_bfs(G, 1, &source, SP_BFS_FRONTIER, SP_BFS_LOOP_PERSISTENT, 1, 15.0, 18.0,
-                        level, parent, stats));
+    SP_TRY(sp__cuda_bfs(G, 1, &source, SP_BFS_FRONTIER, SP_BFS_LOOP_PERSISTENT, 1,
+                        sp__policy_for(ctx)->bfs->alpha, sp__policy_for(ctx)->bfs->beta, level,
+                        parent, stats));
 done:
     if (st != SP_STATUS_SUCCESS && rollback) sp__matrix_drop_formats_since(G, built_before);
     return sp__context_record(ctx, st);

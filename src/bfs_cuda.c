@@ -4,7 +4,7 @@
  * rule inside one CUDA graph launch per search), or a hand-off to the single-block and
  * persistent kernels that keep the loop on the GPU; scratch from the context's allocator,
  * reused across the sources of sp_bfs_multi; stats and timing. */
-#include "sp_api.h"
+#include "policy.h"
 
 #ifdef SP_HAVE_CUDA
 #include "sp_cuda.h"

@@ -3,7 +3,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "sp_api.h"
+#include "policy.h"
 
 static int64_t value_bytes(const sp_matrix_t *A) { return (int64_t)sp_value_size(A->f.coo.value_type); }
 
@@ -127,15 +127,17 @@ void sp_matrix_destroy(sp_matrix_t *A)
     sp__free(A);
 }
 
-/* Bytes ELL would take; the bound it must stay under. */
+/* Bytes ELL would take; the bound it must stay under (sp__matrix_policy_t). */
 static int64_t ell_bytes(const sp_matrix_t *A)
 {
     return A->f.coo.nrows * A->row_max * (4 + value_bytes(A));
 }
 static int64_t ell_bound(const sp_matrix_t *A)
 {
+    const sp__matrix_policy_t *p = sp__policy_for(A->ctx)->matrix;
     if (A->options.ell_max_bytes > 0) return A->options.ell_max_bytes;
-    return 4 * ((A->f.coo.nrows + 1) * 4 + A->f.coo.nnz * (4 + value_bytes(A))) + (1 << 20);
+    return p->ell_bound_factor * ((A->f.coo.nrows + 1) * 4 + A->f.coo.nnz * (4 + value_bytes(A))) +
+           p->ell_bound_slack;
 }
 
 /* Build format f (and CSR first, which every other format is converted from). */
@@ -143,8 +145,9 @@ static sp_status_t build(sp_matrix_t *A, sp_format_t f)
 {
     sp_status_t st = SP_STATUS_SUCCESS;
     const sp_matrix_options_t *o = &A->options;
-    int c = o->sell_c > 0 ? o->sell_c : 32;
-    int sigma = o->sell_sigma > 0 ? o->sell_sigma : 32 * c;
+    const sp__matrix_policy_t *p = sp__policy_for(A->ctx)->matrix;
+    int c = o->sell_c > 0 ? o->sell_c : p->sell_c;
+    int sigma = o->sell_sigma > 0 ? o->sell_sigma : p->sell_sigma_factor * c;
     if (A->built & (1u << f)) goto done;
     if (f != SP_FORMAT_CSR) SP_TRY(build(A, SP_FORMAT_CSR));
     if (f == SP_FORMAT_ELL && ell_bytes(A) > ell_bound(A))
@@ -270,22 +273,34 @@ sp_status_t sp_matrix_view(sp_matrix_t *A, sp_format_t f, sp_format_view_t *v)
     v->nnz = A->f.coo.nnz;
     v->value_type = A->f.coo.value_type;
     switch (f) {
-    case SP_FORMAT_COO: v->idx = h->coo.col; v->idx2 = h->coo.row; v->val = h->coo.val; break;
-    case SP_FORMAT_CSR: v->ptr = h->csr.ptr; v->idx = h->csr.idx; v->val = h->csr.val; break;
-    case SP_FORMAT_CSC: v->ptr = h->csc.ptr; v->idx = h->csc.idx; v->val = h->csc.val; break;
+    case SP_FORMAT_COO:
+        v->coo.row = h->coo.row, v->coo.col = h->coo.col, v->coo.val = h->coo.val;
+        break;
+    case SP_FORMAT_CSR:
+        v->csr.row_ptr = h->csr.ptr, v->csr.col = h->csr.idx, v->csr.val = h->csr.val;
+        break;
+    case SP_FORMAT_CSC:
+        v->csc.col_ptr = h->csc.ptr, v->csc.row = h->csc.idx, v->csc.val = h->csc.val;
+        break;
     case SP_FORMAT_ELL:
-        v->idx = h->ell.col; v->val = h->ell.val; v->width = h->ell.width; break;
+        v->ell.width = h->ell.width, v->ell.col = h->ell.col, v->ell.val = h->ell.val;
+        break;
     case SP_FORMAT_HYB:
-        v->idx = h->hyb.ell.col; v->val = h->hyb.ell.val; v->width = h->hyb.ell.width;
-        v->idx2 = h->hyb.coo.row; v->idx3 = h->hyb.coo.col; v->val2 = h->hyb.coo.val;
-        v->nnz2 = h->hyb.coo.nnz; break;
+        v->hyb.ell_width = h->hyb.ell.width, v->hyb.ell_col = h->hyb.ell.col;
+        v->hyb.ell_val = h->hyb.ell.val, v->hyb.coo_nnz = h->hyb.coo.nnz;
+        v->hyb.coo_row = h->hyb.coo.row, v->hyb.coo_col = h->hyb.coo.col;
+        v->hyb.coo_val = h->hyb.coo.val;
+        break;
     case SP_FORMAT_JDS:
-        v->ptr = h->jds.jd_ptr; v->idx = h->jds.col; v->idx2 = h->jds.perm;
-        v->val = h->jds.val; v->width = h->jds.njd; break;
+        v->jds.njd = h->jds.njd, v->jds.jd_ptr = h->jds.jd_ptr, v->jds.perm = h->jds.perm;
+        v->jds.col = h->jds.col, v->jds.val = h->jds.val;
+        break;
     case SP_FORMAT_SELL:
-        v->ptr = h->sell.slice_ptr; v->idx = h->sell.col; v->idx2 = h->sell.perm;
-        v->idx3 = h->sell.slice_width; v->val = h->sell.val; v->width = h->sell.c;
-        v->nnz2 = h->sell.padded; v->sigma = h->sell.sigma; break;
+        v->sell.c = h->sell.c, v->sell.sigma = h->sell.sigma;
+        v->sell.nslices = h->sell.nslices, v->sell.padded = h->sell.padded;
+        v->sell.slice_ptr = h->sell.slice_ptr, v->sell.slice_width = h->sell.slice_width;
+        v->sell.perm = h->sell.perm, v->sell.col = h->sell.col, v->sell.val = h->sell.val;
+        break;
     default: break;
     }
 done:

@@ -71,19 +71,13 @@ sp_status_t sp__cuda_matrix_mirror(sp_matrix_t *A, sp_format_t format);
  * use and cached in the matrix until the format is released. */
 sp_status_t sp__cuda_spmv(sp_matrix_t *A, sp_format_t format, sp_spmv_alg_t alg,
                           const void *alpha, const void *x, const void *beta, void *y);
+/* The plan of (format, alg) made now if it is not cached (sp_spmv_prepare; format built). */
+sp_status_t sp__cuda_spmv_prepare(sp_matrix_t *A, sp_format_t format, sp_spmv_alg_t alg);
 /* Free the plans of one format (SP_FORMAT_COUNT: all of them, and the plan table). */
 void sp__cuda_spmv_free_plans(sp_matrix_t *A, sp_format_t format);
 
 /* ---- BFS (src/bfs.c, src/bfs_cuda.c; bfs-a) ---- */
-/* What SP_BFS_AUTO / SP_BFS_LOOP_AUTO resolve to for G on ctx (the one place to tune). */
-void sp__bfs_choose(const sp_context_t *ctx, const sp_matrix_t *G, sp_bfs_variant_t *variant,
-                    sp_bfs_loop_t *loop);
-/* Beamer's rule for the step after one in direction cur: from push, pull when the
- * frontier's out-edges m_f exceed m_u / alpha (m_u: out-edges of unvisited vertices);
- * from pull, stay while the frontier grows (n_f >= n_f_prev) or n_f > n / beta. */
-sp_bfs_direction_t sp__bfs_next_direction(sp_bfs_direction_t cur, int64_t m_f, int64_t m_u,
-                                          int64_t n_f, int64_t n_f_prev, int64_t n,
-                                          double alpha, double beta);
+/* The AUTO choice and the direction rule: src/policy.h. */
 /* The searches of sp_bfs_multi on a CUDA context, arguments checked and variant and loop
  * resolved (never AUTO); sync picks the persistent loop's barrier (0 soft, 1 cooperative
  * groups, for the benchmark's comparison). */

@@ -1,5 +1,7 @@
-/* sp_spmv: argument checks, format choice and cache, dispatch to the executor. */
-#include "sp_api.h"
+/* sp_spmv and its typed forms, sp_spmv_prepare: argument checks, format choice (the rule
+ * in src/policy.c) and cache, dispatch to the executor. */
+#include "policy.h"
+#include "sp_vector.h"
 
 /* Which algorithms apply to which format (DEFAULT applies everywhere). */
 static int alg_fits(sp_format_t f, sp_spmv_alg_t alg)
@@ -18,22 +20,15 @@ static int alg_fits(sp_format_t f, sp_spmv_alg_t alg)
     return 0;
 }
 
-/* Format choice from row statistics (documented in sp.h): ELL when padding is small,
- * SELL when rows vary but no row dwarfs the slice, CSR otherwise. */
+/* The rule and its constants: sp__policy_spmv_format (src/policy.c). */
 sp_status_t sp_spmv_choose_format(const sp_context_t *ctx, const sp_matrix_t *A,
                                   sp_format_t *format)
 {
     sp_status_t st = SP_STATUS_SUCCESS;
     SP_CHECK_ARG(ctx != NULL && A != NULL && format != NULL,
                  "sp_spmv_choose_format: NULL argument");
-    double padded = (double)A->f.coo.nrows * (double)A->row_max;
-    double nnz = (double)A->f.coo.nnz;
-    if (nnz == 0 || padded <= 1.2 * nnz)
-        *format = SP_FORMAT_ELL;
-    else if (A->row_max <= 32.0 * (A->row_mean + 1.0))
-        *format = SP_FORMAT_SELL;
-    else
-        *format = SP_FORMAT_CSR;
+    *format = sp__policy_spmv_format(sp__policy_for(ctx), A->f.coo.nrows, A->f.coo.nnz,
+                                     A->row_max, A->row_mean);
 done:
     return st;
 }
@@ -53,24 +48,36 @@ static void spmv_host(const sp_matrix_t *A, sp_format_t f, const void *alpha, co
     }
 }
 
-sp_status_t sp_spmv(sp_context_t *ctx, sp_format_t format, sp_spmv_alg_t alg,
-                    const void *alpha, sp_matrix_t *A, const void *x, const void *beta,
-                    void *y)
+/* The checks sp_spmv and sp_spmv_prepare share: A has values on ctx and alg fits the
+ * format; *format resolved from SP_FORMAT_AUTO. */
+static sp_status_t check_matrix(const char *what, const sp_context_t *ctx, const sp_matrix_t *A,
+                                sp_format_t *format, sp_spmv_alg_t alg)
+{
+    sp_status_t st = SP_STATUS_SUCCESS;
+    SP_CHECK_ARG(A->ctx == ctx, "%s: matrix belongs to another context", what);
+    SP_CHECK_ARG(A->f.coo.value_type != SP_VALUE_NONE,
+                 "%s: the matrix is a pattern (no values); load it with values", what);
+    SP_CHECK_ARG(*format == SP_FORMAT_AUTO || ((int)*format >= 0 && *format < SP_FORMAT_COUNT),
+                 "%s: unknown format %d", what, (int)*format);
+    if (*format == SP_FORMAT_AUTO) SP_TRY(sp_spmv_choose_format(ctx, A, format));
+    SP_CHECK_ARG(alg_fits(*format, alg), "%s: algorithm %d does not apply to format %s", what,
+                 (int)alg, sp_format_name(*format));
+done:
+    return st;
+}
+
+/* sp_spmv under the name what (for the messages), without recording on the context. */
+static sp_status_t spmv_run(const char *what, sp_context_t *ctx, sp_format_t format,
+                            sp_spmv_alg_t alg, const void *alpha, sp_matrix_t *A, const void *x,
+                            const void *beta, void *y)
 {
     sp_status_t st = SP_STATUS_SUCCESS;
     unsigned built_before = A ? A->built : 0;
-    SP_CHECK_ARG(ctx != NULL && A != NULL, "sp_spmv: ctx or A is NULL");
-    SP_CHECK_ARG(alpha != NULL && beta != NULL, "sp_spmv: alpha or beta is NULL");
+    SP_CHECK_ARG(ctx != NULL && A != NULL, "%s: ctx or A is NULL", what);
+    SP_CHECK_ARG(alpha != NULL && beta != NULL, "%s: alpha or beta is NULL", what);
     SP_CHECK_ARG((x != NULL || A->f.coo.ncols == 0) && (y != NULL || A->f.coo.nrows == 0),
-                 "sp_spmv: x or y is NULL");
-    SP_CHECK_ARG(A->ctx == ctx, "sp_spmv: matrix belongs to another context");
-    SP_CHECK_ARG(A->f.coo.value_type != SP_VALUE_NONE,
-                 "sp_spmv: the matrix is a pattern (no values); load it with values");
-    SP_CHECK_ARG(format == SP_FORMAT_AUTO || ((int)format >= 0 && format < SP_FORMAT_COUNT),
-                 "sp_spmv: unknown format %d", (int)format);
-    if (format == SP_FORMAT_AUTO) SP_TRY(sp_spmv_choose_format(ctx, A, &format));
-    SP_CHECK_ARG(alg_fits(format, alg), "sp_spmv: algorithm %d does not apply to format %s",
-                 (int)alg, sp_format_name(format));
+                 "%s: x or y is NULL", what);
+    SP_TRY(check_matrix(what, ctx, A, &format, alg));
     SP_TRY(sp_matrix_build(ctx, A, format));
     if (ctx->kind == SP_DEVICE_CUDA)
         SP_TRY(sp__cuda_spmv(A, format, alg, alpha, x, beta, y));
@@ -80,5 +87,98 @@ done:
     /* a failure after a build (a plan's allocation) leaves A as it was */
     if (st != SP_STATUS_SUCCESS && A != NULL && ctx != NULL && A->ctx == ctx)
         sp__matrix_drop_formats_since(A, built_before);
+    return st;
+}
+
+sp_status_t sp_spmv(sp_context_t *ctx, sp_format_t format, sp_spmv_alg_t alg,
+                    const void *alpha, sp_matrix_t *A, const void *x, const void *beta,
+                    void *y)
+{
+    return sp__context_record(ctx, spmv_run("sp_spmv", ctx, format, alg, alpha, A, x, beta, y));
+}
+
+sp_status_t sp_spmv_prepare(sp_context_t *ctx, sp_matrix_t *A, sp_format_t format,
+                            sp_spmv_alg_t alg)
+{
+    sp_status_t st = SP_STATUS_SUCCESS;
+    unsigned built_before = A ? A->built : 0;
+    SP_CHECK_ARG(ctx != NULL && A != NULL, "sp_spmv_prepare: ctx or A is NULL");
+    SP_TRY(check_matrix("sp_spmv_prepare", ctx, A, &format, alg));
+    SP_TRY(sp_matrix_build(ctx, A, format));
+    if (ctx->kind == SP_DEVICE_CUDA) SP_TRY(sp__cuda_spmv_prepare(A, format, alg));
+done:
+    if (st != SP_STATUS_SUCCESS && A != NULL && ctx != NULL && A->ctx == ctx)
+        sp__matrix_drop_formats_since(A, built_before);
+    return sp__context_record(ctx, st);
+}
+
+/* "float values (SP_R_32F)", for the typed forms' messages. */
+static const char *held(sp_value_type_t t)
+{
+    switch (t) {
+    case SP_R_32F: return "float values (SP_R_32F)";
+    case SP_R_64F: return "double values (SP_R_64F)";
+    default: return "no values (SP_VALUE_NONE: a pattern)";
+    }
+}
+
+/* sp_spmv under the name what, after SP_STATUS_INVALID_ARGUMENT naming both types unless A
+ * holds values of type want. */
+static sp_status_t spmv_typed(const char *what, sp_value_type_t want, sp_context_t *ctx,
+                              sp_format_t format, sp_spmv_alg_t alg, const void *alpha,
+                              sp_matrix_t *A, const void *x, const void *beta, void *y)
+{
+    sp_status_t st = SP_STATUS_SUCCESS;
+    SP_CHECK_ARG(A != NULL, "%s: A is NULL", what);
+    SP_CHECK_ARG(A->f.coo.value_type == want, "%s: A holds %s, not %s", what,
+                 held(A->f.coo.value_type), want == SP_R_32F ? "float" : "double");
+    st = spmv_run(what, ctx, format, alg, alpha, A, x, beta, y);
+done:
+    return sp__context_record(ctx, st);
+}
+
+sp_status_t sp_spmv_f64(sp_context_t *ctx, sp_format_t format, sp_spmv_alg_t alg, double alpha,
+                        sp_matrix_t *A, const double *x, double beta, double *y)
+{
+    return spmv_typed("sp_spmv_f64", SP_R_64F, ctx, format, alg, &alpha, A, x, &beta, y);
+}
+
+sp_status_t sp_spmv_f32(sp_context_t *ctx, sp_format_t format, sp_spmv_alg_t alg, float alpha,
+                        sp_matrix_t *A, const float *x, float beta, float *y)
+{
+    return spmv_typed("sp_spmv_f32", SP_R_32F, ctx, format, alg, &alpha, A, x, &beta, y);
+}
+
+/* x (ncols) and y (nrows) on ctx, of A's type, distinct. */
+static sp_status_t check_vectors(const sp_context_t *ctx, const sp_matrix_t *A,
+                                 const sp_vector_t *x, const sp_vector_t *y)
+{
+    sp_status_t st = SP_STATUS_SUCCESS;
+    sp_value_type_t t = A->f.coo.value_type;
+    SP_CHECK_ARG(x != NULL && y != NULL, "sp_spmv_vec: x or y is NULL");
+    SP_CHECK_ARG(x != y, "sp_spmv_vec: x and y are the same vector");
+    SP_CHECK_ARG(x->ctx == ctx && y->ctx == ctx, "sp_spmv_vec: %s belongs to another context",
+                 x->ctx != ctx ? "x" : "y");
+    SP_CHECK_ARG(x->type == t && y->type == t, "sp_spmv_vec: %s holds %s, A holds %s",
+                 x->type != t ? "x" : "y", held(x->type != t ? x->type : y->type), held(t));
+    SP_CHECK_ARG(x->n == A->f.coo.ncols, "sp_spmv_vec: x has %lld values, A %lld columns",
+                 (long long)x->n, (long long)A->f.coo.ncols);
+    SP_CHECK_ARG(y->n == A->f.coo.nrows, "sp_spmv_vec: y has %lld values, A %lld rows",
+                 (long long)y->n, (long long)A->f.coo.nrows);
+done:
+    return st;
+}
+
+sp_status_t sp_spmv_vec(sp_context_t *ctx, sp_format_t format, sp_spmv_alg_t alg, double alpha,
+                        sp_matrix_t *A, const sp_vector_t *x, double beta, sp_vector_t *y)
+{
+    sp_status_t st = SP_STATUS_SUCCESS;
+    float alpha32 = (float)alpha, beta32 = (float)beta;
+    const void *a = &alpha, *b = &beta;
+    SP_CHECK_ARG(ctx != NULL && A != NULL, "sp_spmv_vec: ctx or A is NULL");
+    SP_TRY(check_vectors(ctx, A, x, y));
+    if (A->f.coo.value_type == SP_R_32F) a = &alpha32, b = &beta32;
+    st = spmv_run("sp_spmv_vec", ctx, format, alg, a, A, x->data, b, y->data);
+done:
     return sp__context_record(ctx, st);
 }

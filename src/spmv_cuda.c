@@ -8,7 +8,7 @@
  * carry fix-up) and HYB (ELL, overflow); CSC and COO atomic a y = beta * y pass and one
  * kernel, COO segmented that pass and two (the beta pass is left out when beta is 1).
  * No allocation, memset, event, synchronization or attribute query. */
-#include "sp_api.h"
+#include "policy.h"
 
 #ifdef SP_HAVE_CUDA
 #include "sp_cuda.h"
@@ -33,8 +33,16 @@ static sp_status_t get_plan(sp_matrix_t *A, sp_format_t f, sp_spmv_alg_t alg,
     if (!(p->made[f] & (1u << alg))) {
         sp_gpu_spmv_plan_t plan = {0};
         (void)cudaGetLastError(); /* plans check their <<<>>> launches (SP_CUDA_LAUNCHED) */
-        if (f == SP_FORMAT_CSR) SP_TRY(sp__gpu_spmv_csr_plan(env, &A->f.csr, alg, &plan));
-        else SP_TRY(sp__gpu_spmv_coo_plan(env, &A->f.coo, alg, &plan));
+        if (f == SP_FORMAT_CSR) {
+            /* the policy resolves DEFAULT from the host's row statistics (no read-back) */
+            int width = 0;
+            sp_spmv_alg_t r = sp__policy_spmv_csr_alg(sp__policy_for(A->ctx), alg,
+                                                      A->f.csr.nrows, A->f.csr.nnz, A->row_max,
+                                                      &width);
+            SP_TRY(sp__gpu_spmv_csr_plan(env, &A->f.csr, r, width, &plan));
+        } else {
+            SP_TRY(sp__gpu_spmv_coo_plan(env, &A->f.coo, sp__policy_spmv_coo_alg(alg), &plan));
+        }
         p->plan[f][alg] = plan;
         p->made[f] |= 1u << alg;
     }
@@ -43,6 +51,17 @@ static sp_status_t get_plan(sp_matrix_t *A, sp_format_t f, sp_spmv_alg_t alg,
     *out = &p->plan[f][alg];
 done:
     sp__free(fresh); /* a failed first plan leaves the matrix without a plan table */
+    return st;
+}
+
+sp_status_t sp__cuda_spmv_prepare(sp_matrix_t *A, sp_format_t f, sp_spmv_alg_t alg)
+{
+    sp_status_t st = SP_STATUS_SUCCESS;
+    sp_gpu_env_t env;
+    const sp_gpu_spmv_plan_t *plan = NULL;
+    sp__cuda_env_keep_error(A->ctx, &env);
+    if (f == SP_FORMAT_COO || f == SP_FORMAT_CSR) SP_TRY(get_plan(A, f, alg, &env, &plan));
+done:
     return st;
 }
 
@@ -97,6 +116,12 @@ sp_status_t sp__cuda_spmv(sp_matrix_t *A, sp_format_t f, sp_spmv_alg_t alg, cons
                           const void *x, const void *beta, void *y)
 {
     (void)A, (void)f, (void)alg, (void)alpha, (void)x, (void)beta, (void)y;
+    return SP_ERROR(SP_STATUS_NOT_COMPILED, "libsp was built without CUDA");
+}
+
+sp_status_t sp__cuda_spmv_prepare(sp_matrix_t *A, sp_format_t f, sp_spmv_alg_t alg)
+{
+    (void)A, (void)f, (void)alg;
     return SP_ERROR(SP_STATUS_NOT_COMPILED, "libsp was built without CUDA");
 }
 

@@ -1,25 +1,11 @@
 /* The triangular solve on a CUDA context: one analysis (kernels/solve/) per triangle,
  * diagonal kind and algorithm, made on first use and cached in the matrix, so a solver's
- * repeated solves pay neither analysis nor allocation. */
-#include "sp_api.h"
+ * repeated solves pay neither analysis nor allocation. AUTO and the kernel behind
+ * SOFT_SYNC: src/policy.c. */
+#include "policy.h"
 
 #ifdef SP_HAVE_CUDA
 #include "sp_kernels_solve.h"
-
-/* The GPU kernel behind SP_SPTRSV_ALG_SOFT_SYNC: the value-as-flag kernel with 256-row
- * block units (SOFT_BLOCK), the fastest soft kernel on every matrix measured on an H200
- * (bench/sptrsv_bench, 2026-11-22: poisson3d128 847 us against 1825 for the flag kernel
- * SOFT and 878 for SOFT_VALUE; poisson2d1000 2647 / 6746 / 3218). */
-#define SPTRSV_SOFT_KERNEL SP_GPU_SPTRSV_SOFT_BLOCK
-
-/* AUTO: the soft kernel unless the triangle's levels are few (the soft kernel's sentinel
- * fill is a second launch: arrow, 2 levels, 12.5 us against 10.4) or narrow (a chain
- * hands every row over: chain1M 664 ms against 584 for level scheduling, which runs
- * consecutive small levels in one block). Measured on an H200, same run: the soft block
- * kernel was faster than level scheduling on poisson3d128 (2.98x), poisson2d1000 (4.13x),
- * BentPipe2D100 (1.30x), ani4 (2.15x), young1c (1.39x) and even on 1138_bus. */
-#define SPTRSV_AUTO_MIN_LEVELS 3
-#define SPTRSV_AUTO_MIN_ROWS_PER_LEVEL 8
 
 /* plan[upper][unit_diag][alg - 1] for alg LEVELS (1) and SOFT_SYNC (2). */
 typedef struct sptrsv_plans {
@@ -35,10 +21,10 @@ static sp_status_t plan_for(const sp_gpu_env_t *env, sp_matrix_t *A, sptrsv_plan
     *slot = &p->plan[upper != 0][unit_diag != 0][alg == SP_SPTRSV_ALG_SOFT_SYNC];
     if (!**slot) {
         sp_gpu_sptrsv_plan_t *made = NULL;
+        int kernel = SP_GPU_SPTRSV_LEVELS;
+        if (alg == SP_SPTRSV_ALG_SOFT_SYNC) kernel = sp__policy_for(A->ctx)->sptrsv->soft_kernel;
         SP_TRY(sp__gpu_sptrsv_analyse(env, &A->f.csr, upper, unit_diag,
-                                      alg == SP_SPTRSV_ALG_SOFT_SYNC ? SPTRSV_SOFT_KERNEL
-                                                                     : SP_GPU_SPTRSV_LEVELS,
-                                      &made));
+                                      (sp_gpu_sptrsv_alg_t)kernel, &made));
         **slot = made;
     }
 done:
@@ -64,8 +50,7 @@ sp_status_t sp__cuda_sptrsv(sp_matrix_t *A, int upper, int unit_diag, int alg,
         int64_t levels;
         SP_TRY(plan_for(&env, A, p, upper, unit_diag, SP_SPTRSV_ALG_SOFT_SYNC, &slot));
         levels = sp__gpu_sptrsv_plan_levels(*slot);
-        if (levels < SPTRSV_AUTO_MIN_LEVELS ||
-            A->f.csr.nrows < SPTRSV_AUTO_MIN_ROWS_PER_LEVEL * levels)
+        if (sp__policy_sptrsv_use_levels(sp__policy_for(A->ctx), A->f.csr.nrows, levels))
             SP_TRY(plan_for(&env, A, p, upper, unit_diag, SP_SPTRSV_ALG_LEVELS, &slot));
     } else {
         SP_TRY(plan_for(&env, A, p, upper, unit_diag, alg, &slot));

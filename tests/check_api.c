@@ -110,12 +110,40 @@ START_TEST(test_matrix_info_and_views)
     ck_assert_int_eq(info.bytes[SP_FORMAT_ELL], 4 * 3 * 12);
     ck_assert_ok(sp_matrix_view(A, SP_FORMAT_CSR, &v));
     static const int32_t ptr[] = {0, 2, 2, 5, 7}, idx[] = {0, 2, 1, 2, 3, 0, 3};
-    ck_assert_mem_eq(v.ptr, ptr, sizeof ptr);
-    ck_assert_mem_eq(v.idx, idx, sizeof idx);
+    ck_assert_mem_eq(v.csr.row_ptr, ptr, sizeof ptr);
+    ck_assert_mem_eq(v.csr.col, idx, sizeof idx);
+    ck_assert_ptr_null(v.coo.row); /* only the member of the format is set */
     ck_assert_ok(sp_matrix_view(A, SP_FORMAT_ELL, &v));
-    ck_assert_int_eq(v.width, 3);
+    ck_assert_int_eq(v.ell.width, 3);
     static const int32_t ell_col[] = {0, -1, 1, 0, 2, -1, 2, 3, -1, -1, 3, -1};
-    ck_assert_mem_eq(v.idx, ell_col, sizeof ell_col);
+    ck_assert_mem_eq(v.ell.col, ell_col, sizeof ell_col);
+    /* the named fields of the other formats */
+    static const int32_t coo_row[] = {0, 0, 2, 2, 2, 3, 3};
+    static const int32_t col_ptr[] = {0, 2, 3, 5, 7}, csc_row[] = {0, 3, 2, 0, 2, 2, 3};
+    static const int32_t perm[] = {2, 0, 3, 1}, jd_ptr[] = {0, 3, 6, 7}, widths[] = {3};
+    ck_assert_ok(sp_matrix_view(A, SP_FORMAT_COO, &v));
+    ck_assert_mem_eq(v.coo.row, coo_row, sizeof coo_row);
+    ck_assert_mem_eq(v.coo.col, idx, sizeof idx);
+    ck_assert_ok(sp_matrix_view(A, SP_FORMAT_CSC, &v));
+    ck_assert_mem_eq(v.csc.col_ptr, col_ptr, sizeof col_ptr);
+    ck_assert_mem_eq(v.csc.row, csc_row, sizeof csc_row);
+    ck_assert_ok(sp_matrix_view(A, SP_FORMAT_JDS, &v));
+    ck_assert_int_eq(v.jds.njd, 3);
+    ck_assert_mem_eq(v.jds.perm, perm, sizeof perm);
+    ck_assert_mem_eq(v.jds.jd_ptr, jd_ptr, sizeof jd_ptr);
+    ck_assert_ok(sp_matrix_view(A, SP_FORMAT_SELL, &v));
+    ck_assert_int_eq(v.sell.c, 32);
+    ck_assert_int_eq(v.sell.sigma, 32 * 32);
+    ck_assert_int_eq(v.sell.nslices, 1);
+    ck_assert_int_eq(v.sell.padded, 32 * 3);
+    ck_assert_mem_eq(v.sell.slice_width, widths, sizeof widths);
+    ck_assert_mem_eq(v.sell.perm, perm, sizeof perm);
+    ck_assert_ok(sp_matrix_view(A, SP_FORMAT_HYB, &v));
+    ck_assert_int_eq(v.hyb.ell_width, info.hyb_ell_width);
+    ck_assert_int_eq(v.hyb.coo_nnz, info.hyb_coo_nnz);
+    int64_t stored = v.hyb.coo_nnz;
+    for (int64_t k = 0; k < 4 * v.hyb.ell_width; k++) stored += v.hyb.ell_col[k] >= 0;
+    ck_assert_int_eq(stored, 7); /* every entry once, in the ELL part or the overflow */
     ck_assert_ok(sp_matrix_release(ctx, A, SP_FORMAT_ELL));
     ck_assert_ok(sp_matrix_info(A, &info));
     ck_assert_int_eq(info.bytes[SP_FORMAT_ELL], 0);

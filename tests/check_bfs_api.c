@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sp_api.h"
+#include "policy.h"
 #include "testutil.h"
 
 START_TEST(names)

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sp_api.h"
+#include "policy.h"
 #include "testutil.h"
 
 #ifdef SP_HAVE_CUDA

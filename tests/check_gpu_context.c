@@ -45,20 +45,63 @@ START_TEST(test_bad_device_ordinal)
 }
 END_TEST
 
-/* Compare every array of a format view, bit for bit. */
-static void assert_same_view(const sp_format_view_t *a, const sp_format_view_t *b,
-                             int64_t n_ptr, int64_t n_idx, int64_t n_idx2, int64_t n_idx3,
-                             int64_t n_val2)
+/* n indices (and n values of vs bytes when val_a is not NULL) equal bit for bit. */
+static void same(const int32_t *a, const int32_t *b, const void *val_a, const void *val_b,
+                 int64_t n, size_t vs)
 {
-    size_t vs = sp_value_size(a->value_type);
-    ck_assert_int_eq(a->width, b->width);
-    ck_assert_int_eq(a->nnz2, b->nnz2);
-    if (n_ptr) ck_assert_mem_eq(a->ptr, b->ptr, (size_t)n_ptr * 4);
-    if (n_idx) ck_assert_mem_eq(a->idx, b->idx, (size_t)n_idx * 4);
-    if (n_idx && vs) ck_assert_mem_eq(a->val, b->val, (size_t)n_idx * vs);
-    if (n_idx2) ck_assert_mem_eq(a->idx2, b->idx2, (size_t)n_idx2 * 4);
-    if (n_idx3) ck_assert_mem_eq(a->idx3, b->idx3, (size_t)n_idx3 * 4);
-    if (n_val2 && vs) ck_assert_mem_eq(a->val2, b->val2, (size_t)n_val2 * vs);
+    if (n > 0 && a) ck_assert_mem_eq(a, b, (size_t)n * 4);
+    if (n > 0 && vs && val_a) ck_assert_mem_eq(val_a, val_b, (size_t)n * vs);
+}
+
+/* Compare every array of a format view, bit for bit. */
+static void assert_same_view(const sp_format_view_t *g, const sp_format_view_t *h)
+{
+    size_t vs = sp_value_size(h->value_type);
+    int64_t m = h->nrows, n = h->ncols, nnz = h->nnz;
+    switch (h->format) {
+    case SP_FORMAT_COO:
+        same(g->coo.row, h->coo.row, NULL, NULL, nnz, 0);
+        same(g->coo.col, h->coo.col, g->coo.val, h->coo.val, nnz, vs);
+        break;
+    case SP_FORMAT_CSR:
+        same(g->csr.row_ptr, h->csr.row_ptr, NULL, NULL, m + 1, 0);
+        same(g->csr.col, h->csr.col, g->csr.val, h->csr.val, nnz, vs);
+        break;
+    case SP_FORMAT_CSC:
+        same(g->csc.col_ptr, h->csc.col_ptr, NULL, NULL, n + 1, 0);
+        same(g->csc.row, h->csc.row, g->csc.val, h->csc.val, nnz, vs);
+        break;
+    case SP_FORMAT_ELL:
+        ck_assert_int_eq(g->ell.width, h->ell.width);
+        same(g->ell.col, h->ell.col, g->ell.val, h->ell.val, m * h->ell.width, vs);
+        break;
+    case SP_FORMAT_HYB:
+        ck_assert_int_eq(g->hyb.ell_width, h->hyb.ell_width);
+        ck_assert_int_eq(g->hyb.coo_nnz, h->hyb.coo_nnz);
+        same(g->hyb.ell_col, h->hyb.ell_col, g->hyb.ell_val, h->hyb.ell_val,
+             m * h->hyb.ell_width, vs);
+        same(g->hyb.coo_row, h->hyb.coo_row, NULL, NULL, h->hyb.coo_nnz, 0);
+        same(g->hyb.coo_col, h->hyb.coo_col, g->hyb.coo_val, h->hyb.coo_val, h->hyb.coo_nnz,
+             vs);
+        break;
+    case SP_FORMAT_JDS:
+        ck_assert_int_eq(g->jds.njd, h->jds.njd);
+        same(g->jds.jd_ptr, h->jds.jd_ptr, NULL, NULL, h->jds.njd + 1, 0);
+        same(g->jds.perm, h->jds.perm, NULL, NULL, m, 0);
+        same(g->jds.col, h->jds.col, g->jds.val, h->jds.val, nnz, vs);
+        break;
+    case SP_FORMAT_SELL:
+        ck_assert_int_eq(g->sell.c, h->sell.c);
+        ck_assert_int_eq(g->sell.sigma, h->sell.sigma);
+        ck_assert_int_eq(g->sell.nslices, h->sell.nslices);
+        ck_assert_int_eq(g->sell.padded, h->sell.padded);
+        same(g->sell.slice_ptr, h->sell.slice_ptr, NULL, NULL, h->sell.nslices + 1, 0);
+        same(g->sell.slice_width, h->sell.slice_width, NULL, NULL, h->sell.nslices, 0);
+        same(g->sell.perm, h->sell.perm, NULL, NULL, m, 0);
+        same(g->sell.col, h->sell.col, g->sell.val, h->sell.val, h->sell.padded, vs);
+        break;
+    default: break;
+    }
 }
 
 /* Every format built on the GPU through the public API equals the host build. */
@@ -79,22 +122,7 @@ static void gpu_equals_host(const sp_coo_t *a)
         if (sg != SP_STATUS_SUCCESS) continue;
         ck_assert_ok(sp_matrix_view(G, (sp_format_t)f, &g));
         ck_assert_ok(sp_matrix_view(H, (sp_format_t)f, &h));
-        int64_t m = h.nrows, n = h.ncols, nnz = h.nnz;
-        switch (f) {
-        case SP_FORMAT_COO: assert_same_view(&g, &h, 0, nnz, nnz, 0, 0); break;
-        case SP_FORMAT_CSR: assert_same_view(&g, &h, m + 1, nnz, 0, 0, 0); break;
-        case SP_FORMAT_CSC: assert_same_view(&g, &h, n + 1, nnz, 0, 0, 0); break;
-        case SP_FORMAT_ELL: assert_same_view(&g, &h, 0, m * h.width, 0, 0, 0); break;
-        case SP_FORMAT_HYB:
-            assert_same_view(&g, &h, 0, m * h.width, h.nnz2, h.nnz2, h.nnz2);
-            break;
-        case SP_FORMAT_JDS: assert_same_view(&g, &h, h.width + 1, nnz, m, 0, 0); break;
-        case SP_FORMAT_SELL: {
-            int64_t slices = (m + h.width - 1) / h.width;
-            assert_same_view(&g, &h, slices + 1, h.nnz2, m, slices, 0);
-            break;
-        }
-        }
+        assert_same_view(&g, &h);
     }
     ck_assert_ok(sp_matrix_info(G, &gi));
     ck_assert_ok(sp_matrix_info(H, &hi));

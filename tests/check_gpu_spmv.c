@@ -184,9 +184,9 @@ static void case_open(spmv_case_t *c, const char *name, const sp_coo_t *a, sp_va
     ck_assert_ok(sp_matrix_build(g_host, c->H, SP_FORMAT_CSR));
     ck_assert_ok(sp_matrix_view(c->H, SP_FORMAT_CSR, &csr));
     for (size_t i = 0; i < m; i++) {
-        c->row_len[i] = csr.ptr[i + 1] - csr.ptr[i];
-        for (int64_t k = csr.ptr[i]; k < csr.ptr[i + 1]; k++)
-            c->row_abs[i] += fabs(get(csr.val, t, k) * get(c->h_x, t, csr.idx[k]));
+        c->row_len[i] = csr.csr.row_ptr[i + 1] - csr.csr.row_ptr[i];
+        for (int64_t k = csr.csr.row_ptr[i]; k < csr.csr.row_ptr[i + 1]; k++)
+            c->row_abs[i] += fabs(get(csr.csr.val, t, k) * get(c->h_x, t, csr.csr.col[k]));
     }
     c->d_x = dev_upload(c->h_x, n * c->vs);
     c->d_y = dev_alloc(m * c->vs);
@@ -374,7 +374,8 @@ static sell_host_t sell_unsorted(const sp_format_view_t *csr, int64_t sc, size_t
     for (int64_t sl = 0; sl < s.nslices; sl++) {
         int64_t width = 0;
         for (int64_t r = sl * sc; r < (sl + 1) * sc && r < m; r++)
-            if (csr->ptr[r + 1] - csr->ptr[r] > width) width = csr->ptr[r + 1] - csr->ptr[r];
+            if (csr->csr.row_ptr[r + 1] - csr->csr.row_ptr[r] > width)
+                width = csr->csr.row_ptr[r + 1] - csr->csr.row_ptr[r];
         s.offsets[sl + 1] = (int32_t)(s.offsets[sl] + width * sc);
     }
     s.slots = s.offsets[s.nslices];
@@ -384,10 +385,10 @@ static sell_host_t sell_unsorted(const sp_format_view_t *csr, int64_t sc, size_t
         s.col[p] = -1;
     for (int64_t r = 0; r < m; r++) {
         int64_t base = s.offsets[r / sc] + r % sc;
-        for (int64_t k = csr->ptr[r]; k < csr->ptr[r + 1]; k++) {
-            int64_t p = base + (k - csr->ptr[r]) * sc;
-            s.col[p] = csr->idx[k];
-            memcpy((char *)s.val + p * vs, (const char *)csr->val + k * vs, vs);
+        for (int64_t k = csr->csr.row_ptr[r]; k < csr->csr.row_ptr[r + 1]; k++) {
+            int64_t p = base + (k - csr->csr.row_ptr[r]) * sc;
+            s.col[p] = csr->csr.col[k];
+            memcpy((char *)s.val + p * vs, (const char *)csr->csr.val + k * vs, vs);
         }
     }
     return s;
@@ -469,18 +470,18 @@ static void cross_check_cusparse(spmv_case_t *c, int sell_c)
     ck_assert_ok(sp_matrix_view(c->H, SP_FORMAT_COO, &coo));
     if (c->nrows == 0 || c->ncols == 0 || csr.nnz == 0) return; /* nothing cuSPARSE must do */
     size_t nnz = (size_t)csr.nnz;
-    int32_t *d_ptr = dev_upload(csr.ptr, (size_t)(c->nrows + 1) * 4);
-    int32_t *d_idx = dev_upload(csr.idx, nnz * 4);
-    void *d_val = dev_upload(csr.val, nnz * c->vs);
+    int32_t *d_ptr = dev_upload(csr.csr.row_ptr, (size_t)(c->nrows + 1) * 4);
+    int32_t *d_idx = dev_upload(csr.csr.col, nnz * 4);
+    void *d_val = dev_upload(csr.csr.val, nnz * c->vs);
     ck_sparse(cusparseCreateCsr(&mat, c->nrows, c->ncols, csr.nnz, d_ptr, d_idx, d_val,
                                 CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I,
                                 CUSPARSE_INDEX_BASE_ZERO, vt));
     cross_check_betas(c, mat, CUSPARSE_SPMV_CSR_ALG1, SP_FORMAT_CSR, "cusparse csr_alg1");
     cusparseDestroySpMat(mat);
 
-    int32_t *d_row = dev_upload(coo.idx2, nnz * 4);
-    int32_t *d_col = dev_upload(coo.idx, nnz * 4);
-    void *d_cval = dev_upload(coo.val, nnz * c->vs);
+    int32_t *d_row = dev_upload(coo.coo.row, nnz * 4);
+    int32_t *d_col = dev_upload(coo.coo.col, nnz * 4);
+    void *d_cval = dev_upload(coo.coo.val, nnz * c->vs);
     ck_sparse(cusparseCreateCoo(&mat, c->nrows, c->ncols, csr.nnz, d_row, d_col, d_cval,
                                 CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, vt));
     cross_check_betas(c, mat, CUSPARSE_SPMV_COO_ALG1, SP_FORMAT_COO, "cusparse coo_alg1");
@@ -762,7 +763,7 @@ START_TEST(test_many_long_row_pieces)
         ck_assert_ok(sp_coo_sort_merge(a, SP_DUP_SUM, NULL));
         ck_assert_ok(sp_test_coo_to_csr(a, &h));
         d = sp_test_env_upload_csr(&t, &h);
-        ck_assert_ok(sp__gpu_spmv_csr_plan(&t.env, &d, SP_SPMV_ALG_CSR_ADAPTIVE, &plan));
+        ck_assert_ok(sp__gpu_spmv_csr_plan(&t.env, &d, SP_SPMV_ALG_CSR_ADAPTIVE, 0, &plan));
         ck_assert_int_eq(plan.finish_rows, 2 * runs);
         sp__gpu_spmv_plan_free(&t.env, &plan);
         sp__gpu_csr_free(&t.env, &d);

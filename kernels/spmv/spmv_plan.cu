@@ -1,10 +1,8 @@
-/* SpMV plans: what an algorithm needs to know about its matrix, worked out once. CSR
- * DEFAULT picks scalar or vector for regular rows and the merge path otherwise (the rule in
- * spmv_policy_csr.h); vector gets its sub-warp width from the mean row length (Bell &
- * Garland 2009); merge gets the start row of every tile by a merge-path search per tile
- * boundary (Merrill & Garland 2016) and its carry-out scratch; COO segmented gets its
- * carry-out scratch. */
-#include "prim/csr_rows.cuh"
+/* SpMV plans: what an algorithm needs to know about its matrix, worked out once. The
+ * algorithm arrives resolved (src/policy.c decides DEFAULT and CSR vector's sub-warp
+ * width); merge gets the start row of every tile by a merge-path search per tile boundary
+ * (Merrill & Garland 2016) and its carry-out scratch; split its chunk rows; binned and
+ * adaptive their row tables; COO segmented its carry-out scratch. */
 #include "spmv_common.cuh"
 #include "spmv_policy_coo.h"
 #include "spmv_policy_csr.h"
@@ -12,8 +10,6 @@
 namespace {
 
 using MP = sp_spmv_csr_merge_policy;
-using VP = sp_spmv_csr_vector_policy;
-using DP = sp_spmv_csr_default_policy;
 using SPP = sp_spmv_csr_split_policy;
 
 /* tile_row[b] = rows whose end precedes merge item b * tile_items (clamped to the end),
@@ -52,45 +48,6 @@ split_partition_kernel(const int32_t *ptr, int64_t nrows, int64_t nchunks, int32
         }
         chunk_row[c] = (int32_t)lo;
     }
-}
-
-/* Sub-warp width for CSR vector: the smallest power of two >= the mean row length,
- * within the policy's bounds. */
-int vector_width(const sp_csr_t *a)
-{
-    double mean = a->nrows > 0 ? (double)a->nnz / (double)a->nrows : 0.0;
-    int w = VP::min_width;
-    while (w < VP::max_width && (double)w < mean) w *= 2;
-    return w;
-}
-
-/* DEFAULT's algorithm for irregular rows (spmv_policy_csr.h): SP_SPMV_ALG_CSR_ADAPTIVE,
- * measured faster than SP_SPMV_ALG_CSR_BINNED and SP_SPMV_ALG_CSR_SPLIT on the H200
- * (bench/results/h200-spmv-suite.md, 2026-11-24: Kronecker 22 1.144 against 1.192 and
- * 1.292 ms, uniform 22 1.287 against 1.441 and 1.605 ms, in one run). */
-constexpr sp_spmv_alg_t irregular_alg = SP_SPMV_ALG_CSR_ADAPTIVE;
-
-/* The DEFAULT rule (spmv_policy_csr.h), from the longest row read back from the device. */
-sp_status_t default_csr_alg(const sp_gpu_env_t *env, const sp_csr_t *a, sp_spmv_alg_t *alg)
-{
-    sp_status_t st = SP_STATUS_SUCCESS;
-    int32_t *d_slot = NULL;
-    int64_t longest = 0;
-    double mean = a->nrows > 0 ? (double)a->nnz / (double)a->nrows : 0.0;
-    SP_TRY(sp_prim::env_alloc_n(env, &d_slot, 1));
-    SP_TRY(sp_prim::longest_row(env, a, d_slot, &longest));
-    if ((double)longest > DP::regular_factor * mean + DP::regular_slack)
-        /* adaptive (irregular_alg) unless rows are so much sparser than entries
-         * that walking the empty ones would unbalance its warps; the merge path counts rows
-         * as work */
-        *alg = (double)a->nrows > DP::split_max_rows_per_entry * (double)a->nnz
-                   ? SP_SPMV_ALG_CSR_MERGE
-                   : irregular_alg;
-    else
-        *alg = mean <= DP::scalar_max_mean ? SP_SPMV_ALG_CSR_SCALAR : SP_SPMV_ALG_CSR_VECTOR;
-done:
-    sp_prim::env_free(env, d_slot);
-    return st;
 }
 
 /* The merge partition in p->d_aux and the carry-out scratch in p->d_temp. */
@@ -142,26 +99,25 @@ void plan_release(const sp_gpu_env_t *env, sp_gpu_spmv_plan_t *p)
 } /* namespace */
 
 extern "C" sp_status_t sp__gpu_spmv_csr_plan(const sp_gpu_env_t *env, const sp_csr_t *a,
-                                             sp_spmv_alg_t alg, sp_gpu_spmv_plan_t *plan)
+                                             sp_spmv_alg_t alg, int width,
+                                             sp_gpu_spmv_plan_t *plan)
 {
     sp_status_t st = SP_STATUS_SUCCESS;
     sp_gpu_spmv_plan_t p{};
     SP_CHECK_ARG(env != NULL && a != NULL && plan != NULL, "csr spmv plan: NULL argument");
     SP_CHECK_ARG(env->alloc != NULL && env->free != NULL,
                  "csr spmv plan: environment without allocator");
-    SP_CHECK_ARG(alg == SP_SPMV_ALG_DEFAULT || alg == SP_SPMV_ALG_CSR_SCALAR ||
-                     alg == SP_SPMV_ALG_CSR_VECTOR || alg == SP_SPMV_ALG_CSR_MERGE ||
+    SP_CHECK_ARG(alg == SP_SPMV_ALG_CSR_SCALAR || alg == SP_SPMV_ALG_CSR_VECTOR || alg == SP_SPMV_ALG_CSR_MERGE ||
                      alg == SP_SPMV_ALG_CSR_SPLIT || alg == SP_SPMV_ALG_CSR_BINNED ||
                      alg == SP_SPMV_ALG_CSR_ADAPTIVE,
-                 "csr spmv plan: algorithm %d is not a CSR algorithm", (int)alg);
+                 "csr spmv plan: algorithm %d is not a resolved CSR algorithm", (int)alg);
     SP_CHECK_ARG(a->nrows >= 0 && a->nrows <= INT32_MAX && a->nnz >= 0 && a->nnz <= INT32_MAX,
                  "csr spmv plan: %lld rows and %lld entries outside 0..%d", (long long)a->nrows,
                  (long long)a->nnz, INT32_MAX);
     SP_CHECK_ARG(a->ptr != NULL, "csr spmv plan: ptr is NULL");
     p.format = SP_FORMAT_CSR;
     p.alg = alg;
-    if (alg == SP_SPMV_ALG_DEFAULT) SP_TRY(default_csr_alg(env, a, &p.alg));
-    if (p.alg == SP_SPMV_ALG_CSR_VECTOR) p.param = vector_width(a);
+    if (p.alg == SP_SPMV_ALG_CSR_VECTOR) p.param = width;
     if (p.alg == SP_SPMV_ALG_CSR_MERGE) SP_TRY(merge_plan(env, a, &p));
     if (p.alg == SP_SPMV_ALG_CSR_SPLIT) SP_TRY(split_plan(env, a, &p));
     if (p.alg == SP_SPMV_ALG_CSR_BINNED && a->nrows > 0)
@@ -175,7 +131,6 @@ done:
     return st;
 }
 
-/* DEFAULT is segmented: no atomics in the main pass and one write per row. */
 extern "C" sp_status_t sp__gpu_spmv_coo_plan(const sp_gpu_env_t *env, const sp_triplets_t *a,
                                              sp_spmv_alg_t alg, sp_gpu_spmv_plan_t *plan)
 {
@@ -185,13 +140,12 @@ extern "C" sp_status_t sp__gpu_spmv_coo_plan(const sp_gpu_env_t *env, const sp_t
     SP_CHECK_ARG(env != NULL && a != NULL && plan != NULL, "coo spmv plan: NULL argument");
     SP_CHECK_ARG(env->alloc != NULL && env->free != NULL,
                  "coo spmv plan: environment without allocator");
-    SP_CHECK_ARG(alg == SP_SPMV_ALG_DEFAULT || alg == SP_SPMV_ALG_COO_ATOMIC ||
-                     alg == SP_SPMV_ALG_COO_SEGMENTED,
-                 "coo spmv plan: algorithm %d is not a COO algorithm", (int)alg);
+    SP_CHECK_ARG(alg == SP_SPMV_ALG_COO_ATOMIC || alg == SP_SPMV_ALG_COO_SEGMENTED,
+                 "coo spmv plan: algorithm %d is not a resolved COO algorithm", (int)alg);
     SP_CHECK_ARG(a->nnz >= 0 && a->nnz <= INT32_MAX, "coo spmv plan: %lld entries outside 0..%d",
                  (long long)a->nnz, INT32_MAX);
     p.format = SP_FORMAT_COO;
-    p.alg = alg == SP_SPMV_ALG_DEFAULT ? SP_SPMV_ALG_COO_SEGMENTED : alg;
+    p.alg = alg;
     if (p.alg == SP_SPMV_ALG_COO_SEGMENTED) {
         int64_t ntiles = (a->nnz + S::tile_items - 1) / S::tile_items;
         p.param = S::tile_items;

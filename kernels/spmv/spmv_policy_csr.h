@@ -128,19 +128,7 @@ struct sp_spmv_csr_adaptive_policy {
     static constexpr int plan_blocks_per_sm = 4;
 };
 
-/* The DEFAULT rule: rows are regular when the longest row is at most regular_factor *
- * mean + regular_slack entries; otherwise one long row would hold its thread or sub-warp
- * (and the SM slot) for the whole launch, and the merge path balances it. Regular rows of
- * at most scalar_max_mean entries on average go to CSR scalar, longer ones to vector: on
- * the 7-point Poisson 160^3 (mean 7) scalar ran 1.46x faster than 2-lane vector on an
- * H200 (bench/results/h200-spmv.md). */
-struct sp_spmv_csr_default_policy {
-    static constexpr double regular_factor = 8.0;
-    static constexpr double regular_slack = 32.0;
-    static constexpr double scalar_max_mean = 8.0;
-    /* irregular rows go to CSR adaptive (irregular_alg) unless nrows > this * nnz (mostly
-     * empty rows) */
-    static constexpr double split_max_rows_per_entry = 2.0;
-};
+/* The DEFAULT rule (which CSR kernel, and CSR vector's width) is not here: the kernels
+ * take a resolved algorithm; src/policy.c decides it from the matrix's host statistics. */
 
 #endif /* SP_SPMV_POLICY_CSR_H */

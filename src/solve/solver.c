@@ -98,9 +98,9 @@ done:
 }
 
 /* The setup is made in a fresh solver object and swapped in only when complete, so a
- * failed setup leaves the previous one (and A) as they were. The last step multiplies the
- * zero workspace once, which makes the SpMV plan of the chosen format (CSR and COO on a
- * GPU): a solve then allocates nothing, and fails for memory only before it starts. */
+ * failed setup leaves the previous one (and A) as they were. sp_spmv_prepare builds the
+ * chosen format and its SpMV plan (CSR and COO on a GPU): a solve then allocates nothing,
+ * and fails for memory only before it starts. */
 sp_status_t sp_solver_setup(sp_solver_t *s, sp_matrix_t *A)
 {
     sp_status_t st = SP_STATUS_SUCCESS;
@@ -124,10 +124,9 @@ sp_status_t sp_solver_setup(sp_solver_t *s, sp_matrix_t *A)
     next.t = info.value_type;
     next.n = info.nrows;
     SP_TRY(sp_spmv_choose_format(next.ctx, A, &next.format));
-    SP_TRY(sp_matrix_build(next.ctx, A, next.format));
+    SP_TRY(sp_spmv_prepare(next.ctx, A, next.format, SP_SPMV_ALG_DEFAULT));
     SP_TRY(alloc_workspace(&next));
     SP_TRY(sp__precond_setup(&next));
-    SP_TRY(sp__solver_spmv(&next, 1.0, next.p, 0.0, next.q));
     next.result = (sp_solver_result_t){.status = SP_SOLVER_NOT_RUN};
     free_workspace(s);
     *s = next;
@@ -209,10 +208,7 @@ double *sp__solver_slot(sp_solver_t *s, int k) { return (double *)s->scal->data 
 sp_status_t sp__solver_spmv(sp_solver_t *s, double alpha, const sp_vector_t *x, double beta,
                             sp_vector_t *y)
 {
-    float af = (float)alpha, bf = (float)beta;
-    int f = s->t == SP_R_32F;
-    return sp_spmv(s->ctx, s->format, SP_SPMV_ALG_DEFAULT, f ? (const void *)&af : &alpha,
-                   s->A, x->data, f ? (const void *)&bf : &beta, y->data);
+    return sp_spmv_vec(s->ctx, s->format, SP_SPMV_ALG_DEFAULT, alpha, s->A, x, beta, y);
 }
 
 sp_status_t sp__solver_residual(sp_solver_t *s, const sp_vector_t *b, const sp_vector_t *x,

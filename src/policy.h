@@ -1,0 +1,98 @@
+/* The policy module: every AUTO decision of libsp and the thresholds it uses, in one place
+ * (src/policy.c). Like CUB's tuning files, each algorithm has one tuning struct, and a
+ * table gives a row of them per GPU architecture (SM version = compute capability major *
+ * 10 + minor); an architecture without a row, and a host context, get the sm_90 row, the
+ * one every constant was measured on (H100 and H200). The kernel layer never decides: it
+ * receives the resolved algorithm and its parameters from here. The rules are functions of
+ * the row statistics a matrix keeps on the host (sp_matrix_t.row_max, row_mean), so they
+ * are pinned by host tests (tests/check_api.c, tests/check_bfs_api.c). */
+#ifndef SP_POLICY_H
+#define SP_POLICY_H
+
+#include "sp_api.h"
+
+/* SP_FORMAT_AUTO (sp_spmv_choose_format). */
+typedef struct sp__spmv_format_policy {
+    double ell_max_padding;     /* ELL when nrows * longest row <= this * nnz */
+    double sell_max_row_factor; /* else SELL when longest row <= this * (mean + 1) */
+} sp__spmv_format_policy_t;
+
+/* CSR with SP_SPMV_ALG_DEFAULT, and the sub-warp width of CSR vector. */
+typedef struct sp__spmv_csr_policy {
+    double regular_factor, regular_slack; /* regular: longest <= factor * mean + slack */
+    double scalar_max_mean;               /* regular rows: scalar up to this mean, else vector */
+    double merge_min_rows_per_entry;      /* irregular: merge when nrows > this * nnz */
+    sp_spmv_alg_t irregular_alg;          /* irregular rows otherwise */
+    int vector_min_width, vector_max_width;
+} sp__spmv_csr_policy_t;
+
+/* SP_BFS_AUTO / SP_BFS_LOOP_AUTO on a CUDA context, and the direction rule's defaults. */
+typedef struct sp__bfs_policy {
+    int64_t dense_min_nnz;       /* dense: mean >= dense_min_mean with >= this many entries */
+    double dense_min_mean;
+    int64_t dense_small_min_n;   /* or mean >= dense_small_min_mean from this many vertices */
+    double dense_small_min_mean;
+    int64_t hub_min_row;         /* a row this long makes direction-optimized worth it */
+    double hub_mean_factor, hub_slack; /* a hub: longest row > factor * mean + slack */
+    int64_t host_loop_min_nnz;   /* direction-optimized on the host loop from here */
+    int64_t host_loop_nohub_min_nnz; /* and from here when there is no hub */
+    int64_t single_block_min_n, single_block_max_n;
+    double alpha, beta;          /* Beamer's rule when sp_bfs_options_t leaves them 0 */
+} sp__bfs_policy_t;
+
+/* SP_SPTRSV_ALG_AUTO and the kernel behind SP_SPTRSV_ALG_SOFT_SYNC. */
+typedef struct sp__sptrsv_policy {
+    int64_t auto_min_levels;         /* AUTO: level scheduling below this many levels */
+    int64_t auto_min_rows_per_level; /* or below this many rows per level on average */
+    int soft_kernel;                 /* sp_gpu_sptrsv_alg_t behind SOFT_SYNC */
+} sp__sptrsv_policy_t;
+
+/* Defaults of the format builds (sp_matrix_options_t fields left 0). */
+typedef struct sp__matrix_policy {
+    int64_t ell_bound_factor; /* ELL refused above factor * CSR bytes + slack */
+    int64_t ell_bound_slack;
+    int sell_c;               /* SELL slice height */
+    int sell_sigma_factor;    /* SELL sorting window = this * C */
+} sp__matrix_policy_t;
+
+/* One architecture's row of the table. */
+typedef struct sp__policy {
+    int sm; /* compute capability major * 10 + minor */
+    const sp__spmv_format_policy_t *spmv_format;
+    const sp__spmv_csr_policy_t *spmv_csr;
+    const sp__bfs_policy_t *bfs;
+    const sp__sptrsv_policy_t *sptrsv;
+    const sp__matrix_policy_t *matrix;
+} sp__policy_t;
+
+/* The row for an SM version (the default row when the table has none for it). */
+const sp__policy_t *sp__policy_for_sm(int sm);
+/* The row for ctx's device (the default row for a host context or NULL). */
+const sp__policy_t *sp__policy_for(const sp_context_t *ctx);
+
+/* SP_FORMAT_AUTO for a matrix of these row statistics. */
+sp_format_t sp__policy_spmv_format(const sp__policy_t *p, int64_t nrows, int64_t nnz,
+                                   int64_t row_max, double row_mean);
+/* The CSR algorithm for alg (DEFAULT resolved from the statistics, others kept) and, for
+ * CSR vector, the sub-warp width in *width (0 for the others). */
+sp_spmv_alg_t sp__policy_spmv_csr_alg(const sp__policy_t *p, sp_spmv_alg_t alg, int64_t nrows,
+                                      int64_t nnz, int64_t row_max, int *width);
+/* The COO algorithm for alg (DEFAULT: segmented). */
+sp_spmv_alg_t sp__policy_spmv_coo_alg(sp_spmv_alg_t alg);
+
+/* What SP_BFS_AUTO / SP_BFS_LOOP_AUTO resolve to for G on ctx (either may be NULL: the
+ * host rule). */
+void sp__bfs_choose(const sp_context_t *ctx, const sp_matrix_t *G, sp_bfs_variant_t *variant,
+                    sp_bfs_loop_t *loop);
+/* Beamer's rule for the step after one in direction cur: from push, pull when the
+ * frontier's out-edges m_f exceed m_u / alpha (m_u: out-edges of unvisited vertices);
+ * from pull, stay while the frontier grows (n_f >= n_f_prev) or n_f > n / beta. */
+sp_bfs_direction_t sp__bfs_next_direction(sp_bfs_direction_t cur, int64_t m_f, int64_t m_u,
+                                          int64_t n_f, int64_t n_f_prev, int64_t n,
+                                          double alpha, double beta);
+
+/* SP_SPTRSV_ALG_AUTO for a triangle of nrows rows in levels dependency levels: 1 when level
+ * scheduling should run, 0 for the soft-synchronized kernel. */
+int sp__policy_sptrsv_use_levels(const sp__policy_t *p, int64_t nrows, int64_t levels);
+
+#endif /* SP_POLICY_H */

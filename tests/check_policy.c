@@ -1,0 +1,157 @@
+/* The policy module (src/policy.c): the table keyed by SM version, and the AUTO decisions
+ * pinned on row statistics, so a change of any rule or constant shows here. Every
+ * expectation is what the rule gave before it moved into the module (sp_spmv_choose_format
+ * in src/spmv.c, CSR DEFAULT in kernels/spmv/spmv_plan.cu, SpTRSV AUTO in
+ * src/sptrsv_cuda.c); the BFS pins are in check_bfs_api.c. */
+#include <stdlib.h>
+
+#include "policy.h"
+#include "testutil.h"
+
+START_TEST(table_by_sm_version)
+{
+    const sp__policy_t *d = sp__policy_for_sm(90);
+    static sp_context_t gpu; /* zeroed: only kind and the compute capability are read */
+    ck_assert_int_eq(d->sm, 90);
+    ck_assert_ptr_eq(sp__policy_for_sm(80), d); /* unmeasured architectures: the default */
+    ck_assert_ptr_eq(sp__policy_for_sm(0), d);
+    ck_assert_ptr_eq(sp__policy_for(NULL), d);
+    gpu.kind = SP_DEVICE_CUDA;
+    gpu.info.cc_major = 9, gpu.info.cc_minor = 0;
+    ck_assert_ptr_eq(sp__policy_for(&gpu), d);
+    gpu.info.cc_major = 12;
+    ck_assert_ptr_eq(sp__policy_for(&gpu), d);
+    ck_assert_ptr_nonnull(d->spmv_format);
+    ck_assert_ptr_nonnull(d->spmv_csr);
+    ck_assert_ptr_nonnull(d->bfs);
+    ck_assert_ptr_nonnull(d->sptrsv);
+    ck_assert_ptr_nonnull(d->matrix);
+}
+END_TEST
+
+START_TEST(spmv_format_pins)
+{
+    const sp__policy_t *p = sp__policy_for_sm(90);
+    ck_assert_int_eq(sp__policy_spmv_format(p, 0, 0, 0, 0.0), SP_FORMAT_ELL);
+    ck_assert_int_eq(sp__policy_spmv_format(p, 10, 0, 0, 0.0), SP_FORMAT_ELL);
+    /* 100 rows of mean 10: ELL while padding adds at most 20% (longest row 12) */
+    ck_assert_int_eq(sp__policy_spmv_format(p, 100, 1000, 12, 10.0), SP_FORMAT_ELL);
+    ck_assert_int_eq(sp__policy_spmv_format(p, 100, 1000, 13, 10.0), SP_FORMAT_SELL);
+    /* SELL up to a longest row of 32 x (mean + 1) = 352, CSR beyond */
+    ck_assert_int_eq(sp__policy_spmv_format(p, 100, 1000, 352, 10.0), SP_FORMAT_SELL);
+    ck_assert_int_eq(sp__policy_spmv_format(p, 100, 1000, 353, 10.0), SP_FORMAT_CSR);
+    /* Kronecker 22-like: CSR */
+    ck_assert_int_eq(sp__policy_spmv_format(p, 1 << 22, (int64_t)64 << 22, 100000, 64.0),
+                     SP_FORMAT_CSR);
+}
+END_TEST
+
+/* The CSR algorithm DEFAULT resolves to for (nrows, nnz, row_max), and the width. */
+static sp_spmv_alg_t csr_default(int64_t nrows, int64_t nnz, int64_t row_max, int *width)
+{
+    return sp__policy_spmv_csr_alg(sp__policy_for_sm(90), SP_SPMV_ALG_DEFAULT, nrows, nnz,
+                                   row_max, width);
+}
+
+START_TEST(spmv_csr_default_pins)
+{
+    int w = -1;
+    /* empty */
+    ck_assert_int_eq(csr_default(0, 0, 0, &w), SP_SPMV_ALG_CSR_SCALAR);
+    ck_assert_int_eq(w, 0);
+    /* Poisson 7-point (mean below 8, regular): scalar */
+    ck_assert_int_eq(csr_default(4096000, 28147200, 7, &w), SP_SPMV_ALG_CSR_SCALAR);
+    ck_assert_int_eq(csr_default(1000, 8000, 8, &w), SP_SPMV_ALG_CSR_SCALAR); /* mean 8 */
+    /* regular, longer rows: vector with the smallest power of two >= the mean */
+    ck_assert_int_eq(csr_default(1000, 27000, 27, &w), SP_SPMV_ALG_CSR_VECTOR);
+    ck_assert_int_eq(w, 32);
+    ck_assert_int_eq(csr_default(1000, 12000, 20, &w), SP_SPMV_ALG_CSR_VECTOR);
+    ck_assert_int_eq(w, 16);
+    ck_assert_int_eq(csr_default(1000, 90000, 100, &w), SP_SPMV_ALG_CSR_VECTOR);
+    ck_assert_int_eq(w, 32); /* at most a warp */
+    /* regular up to a longest row of 8 mean + 32 exactly: mean 1 gives 40 */
+    ck_assert_int_eq(csr_default(100, 100, 40, &w), SP_SPMV_ALG_CSR_SCALAR);
+    ck_assert_int_eq(csr_default(100, 100, 41, &w), SP_SPMV_ALG_CSR_ADAPTIVE);
+    ck_assert_int_eq(w, 0);
+    /* Kronecker 22-like (power law): adaptive */
+    ck_assert_int_eq(csr_default(1 << 22, (int64_t)64 << 22, 100000, &w),
+                     SP_SPMV_ALG_CSR_ADAPTIVE);
+    /* irregular with rows outnumbering entries 2:1: merge path */
+    ck_assert_int_eq(csr_default(1000, 500, 100, &w), SP_SPMV_ALG_CSR_ADAPTIVE);
+    ck_assert_int_eq(csr_default(1001, 500, 100, &w), SP_SPMV_ALG_CSR_MERGE);
+}
+END_TEST
+
+START_TEST(spmv_explicit_algorithms_kept)
+{
+    const sp__policy_t *p = sp__policy_for_sm(90);
+    int w = -1;
+    ck_assert_int_eq(sp__policy_spmv_csr_alg(p, SP_SPMV_ALG_CSR_SPLIT, 10, 10, 1, &w),
+                     SP_SPMV_ALG_CSR_SPLIT);
+    ck_assert_int_eq(w, 0);
+    /* CSR vector chosen by the caller: width from the mean, 2..32 */
+    ck_assert_int_eq(sp__policy_spmv_csr_alg(p, SP_SPMV_ALG_CSR_VECTOR, 10, 10, 1, &w),
+                     SP_SPMV_ALG_CSR_VECTOR);
+    ck_assert_int_eq(w, 2);
+    sp__policy_spmv_csr_alg(p, SP_SPMV_ALG_CSR_VECTOR, 10, 30, 5, &w);
+    ck_assert_int_eq(w, 4);
+    sp__policy_spmv_csr_alg(p, SP_SPMV_ALG_CSR_VECTOR, 10, 1000, 100, &w);
+    ck_assert_int_eq(w, 32);
+    sp__policy_spmv_csr_alg(p, SP_SPMV_ALG_CSR_VECTOR, 0, 0, 0, &w);
+    ck_assert_int_eq(w, 2);
+    ck_assert_int_eq(sp__policy_spmv_coo_alg(SP_SPMV_ALG_DEFAULT), SP_SPMV_ALG_COO_SEGMENTED);
+    ck_assert_int_eq(sp__policy_spmv_coo_alg(SP_SPMV_ALG_COO_ATOMIC), SP_SPMV_ALG_COO_ATOMIC);
+}
+END_TEST
+
+START_TEST(sptrsv_auto_pins)
+{
+    const sp__policy_t *p = sp__policy_for_sm(90);
+    ck_assert_int_eq(sp__policy_sptrsv_use_levels(p, 1000, 2), 1); /* arrow: 2 levels */
+    ck_assert_int_eq(sp__policy_sptrsv_use_levels(p, 1000, 3), 0);
+    ck_assert_int_eq(sp__policy_sptrsv_use_levels(p, 24, 3), 0);   /* 8 rows a level */
+    ck_assert_int_eq(sp__policy_sptrsv_use_levels(p, 23, 3), 1);
+    ck_assert_int_eq(sp__policy_sptrsv_use_levels(p, 1000000, 1000000), 1); /* a chain */
+    ck_assert_int_eq(p->sptrsv->soft_kernel, 5); /* SP_GPU_SPTRSV_SOFT_BLOCK */
+}
+END_TEST
+
+/* The CSR plan reads the longest row from the matrix's statistics (A->row_max) instead of
+ * the GPU: they agree with the built CSR, duplicates merged. */
+START_TEST(row_max_is_the_csr_longest_row)
+{
+    sp_context_t *ctx = NULL;
+    sp_matrix_t *A = NULL;
+    sp_coo_t *a = sp_test_random_coo(3, 500, 400, 6000, SP_R_64F, SP_TEST_DUPLICATES);
+    sp_format_view_t v;
+    sp_matrix_info_t info;
+    int64_t longest = 0;
+    ck_assert_ok(sp_context_create(SP_DEVICE_HOST, NULL, &ctx));
+    ck_assert_ok(sp_matrix_create(ctx, a, NULL, &A));
+    ck_assert_ok(sp_matrix_build(ctx, A, SP_FORMAT_CSR));
+    ck_assert_ok(sp_matrix_view(A, SP_FORMAT_CSR, &v));
+    ck_assert_ok(sp_matrix_info(A, &info));
+    for (int64_t i = 0; i < v.nrows; i++)
+        if (v.csr.row_ptr[i + 1] - v.csr.row_ptr[i] > longest)
+            longest = v.csr.row_ptr[i + 1] - v.csr.row_ptr[i];
+    ck_assert_int_eq(A->row_max, longest);
+    ck_assert_int_eq(info.row_max, longest);
+    sp_matrix_destroy(A);
+    sp_coo_free(a);
+    sp_context_destroy(ctx);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("policy");
+    TCase *tc = tcase_create("rules");
+    tcase_add_test(tc, table_by_sm_version);
+    tcase_add_test(tc, spmv_format_pins);
+    tcase_add_test(tc, spmv_csr_default_pins);
+    tcase_add_test(tc, spmv_explicit_algorithms_kept);
+    tcase_add_test(tc, sptrsv_auto_pins);
+    tcase_add_test(tc, row_max_is_the_csr_longest_row);
+    suite_add_tcase(s, tc);
+    return sp_test_run(s);
+}
