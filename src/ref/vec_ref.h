@@ -9,6 +9,10 @@
 
 #include "sp_ref.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* z[i] = value for i < n. */
 void sp__ref_vec_fill(sp_value_type_t t, int64_t n, double value, void *z);
 
@@ -29,5 +33,9 @@ void sp__ref_vec_pointwise(sp_value_type_t t, int64_t n, const void *d, const vo
 
 /* diag[i] = A(i, i) of a square CSR (0 where no diagonal entry is stored), of its type. */
 void sp__ref_csr_diagonal(const sp_csr_t *a, void *diag);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* SP_VEC_REF_H */
