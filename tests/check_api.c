@@ -233,18 +233,9 @@ static void spmv_all_formats(int64_t nrows, int64_t ncols, int64_t nnz, sp_value
         else ((double *)x)[j] = xd[j];
     }
     for (int64_t i = 0; i < nrows; i++) y0[i] = 2 * sp_test_uniform(&s) - 1;
-    static const struct { sp_format_t f; sp_spmv_alg_t alg; } cases[] = {
-        {SP_FORMAT_COO, SP_SPMV_ALG_DEFAULT},    {SP_FORMAT_COO, SP_SPMV_ALG_COO_ATOMIC},
-        {SP_FORMAT_COO, SP_SPMV_ALG_COO_SEGMENTED}, {SP_FORMAT_CSR, SP_SPMV_ALG_DEFAULT},
-        {SP_FORMAT_CSR, SP_SPMV_ALG_CSR_SCALAR}, {SP_FORMAT_CSR, SP_SPMV_ALG_CSR_VECTOR},
-        {SP_FORMAT_CSR, SP_SPMV_ALG_CSR_MERGE},  {SP_FORMAT_CSR, SP_SPMV_ALG_CSR_SPLIT},
-        {SP_FORMAT_CSR, SP_SPMV_ALG_CSR_BINNED}, {SP_FORMAT_CSR, SP_SPMV_ALG_CSR_ADAPTIVE},
-        {SP_FORMAT_CSC, SP_SPMV_ALG_DEFAULT},
-        {SP_FORMAT_ELL, SP_SPMV_ALG_DEFAULT},    {SP_FORMAT_HYB, SP_SPMV_ALG_DEFAULT},
-        {SP_FORMAT_JDS, SP_SPMV_ALG_DEFAULT},    {SP_FORMAT_SELL, SP_SPMV_ALG_DEFAULT},
-        {SP_FORMAT_AUTO, SP_SPMV_ALG_DEFAULT}};
+    const sp_test_spmv_combo_t *cases = sp_test_spmv_combos; /* every pair */
     double tol = t == SP_R_32F ? 1e-5 : 1e-13;
-    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+    for (int c = 0; c < sp_test_spmv_ncombos; c++) {
         for (int use_beta = 0; use_beta < 2; use_beta++) {
             double alpha = 1.5, beta = use_beta ? -0.5 : 0.0;
             float af = (float)alpha, bf = (float)beta;
@@ -255,14 +246,14 @@ static void spmv_all_formats(int64_t nrows, int64_t ncols, int64_t nnz, sp_value
                 else ((double *)y)[i] = init;
             }
             sp_test_dense_spmv(a, alpha, xd, beta, yd);
-            ck_assert_ok(sp_spmv(ctx, cases[c].f, cases[c].alg,
+            ck_assert_ok(sp_spmv(ctx, cases[c].format, cases[c].alg,
                                  t == SP_R_32F ? (const void *)&af : (const void *)&alpha, A, x,
                                  t == SP_R_32F ? (const void *)&bf : (const void *)&beta, y));
             for (int64_t i = 0; i < nrows; i++) {
                 double got = t == SP_R_32F ? ((float *)y)[i] : ((double *)y)[i];
                 ck_assert_msg(fabs(got - yd[i]) <= tol * (1 + fabs(yd[i])) * (1 + nnz / 64.0),
-                              "format %d alg %d row %lld: %.17g vs %.17g", (int)cases[c].f,
-                              (int)cases[c].alg, (long long)i, got, yd[i]);
+                              "format %d alg %d row %lld: %.17g vs %.17g",
+                              (int)cases[c].format, (int)cases[c].alg, (long long)i, got, yd[i]);
             }
         }
     }

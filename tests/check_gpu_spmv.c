@@ -285,21 +285,9 @@ static int deterministic(sp_format_t f, sp_spmv_alg_t alg)
     }
 }
 
-static const struct combo {
-    sp_format_t format;
-    sp_spmv_alg_t alg;
-} combos[] = {
-    {SP_FORMAT_COO, SP_SPMV_ALG_DEFAULT},       {SP_FORMAT_COO, SP_SPMV_ALG_COO_ATOMIC},
-    {SP_FORMAT_COO, SP_SPMV_ALG_COO_SEGMENTED}, {SP_FORMAT_CSR, SP_SPMV_ALG_DEFAULT},
-    {SP_FORMAT_CSR, SP_SPMV_ALG_CSR_SCALAR},    {SP_FORMAT_CSR, SP_SPMV_ALG_CSR_VECTOR},
-    {SP_FORMAT_CSR, SP_SPMV_ALG_CSR_MERGE},     {SP_FORMAT_CSR, SP_SPMV_ALG_CSR_SPLIT},
-    {SP_FORMAT_CSR, SP_SPMV_ALG_CSR_BINNED},    {SP_FORMAT_CSR, SP_SPMV_ALG_CSR_ADAPTIVE},
-    {SP_FORMAT_CSC, SP_SPMV_ALG_DEFAULT},
-    {SP_FORMAT_ELL, SP_SPMV_ALG_DEFAULT},       {SP_FORMAT_HYB, SP_SPMV_ALG_DEFAULT},
-    {SP_FORMAT_JDS, SP_SPMV_ALG_DEFAULT},       {SP_FORMAT_SELL, SP_SPMV_ALG_DEFAULT},
-    {SP_FORMAT_AUTO, SP_SPMV_ALG_DEFAULT},
-};
-#define NCOMBOS (sizeof combos / sizeof combos[0])
+/* every (format, algorithm) pair: tests/testutil.c */
+#define combos sp_test_spmv_combos
+#define NCOMBOS ((size_t)sp_test_spmv_ncombos)
 
 /* ELL refused for its padding: by the API's bound, the same on both contexts; y untouched. */
 static void check_ell_refused(const spmv_case_t *c, const char *what)
@@ -314,7 +302,7 @@ static void check_ell_refused(const spmv_case_t *c, const char *what)
 
 /* Three consecutive calls, each within the bound of the reference; deterministic ones
  * give the same bits every time. */
-static void run_combo(spmv_case_t *c, const struct combo *k, unsigned flags)
+static void run_combo(spmv_case_t *c, const sp_test_spmv_combo_t *k, unsigned flags)
 {
     sp_format_t f = k->format;
     char what[96];
@@ -879,7 +867,7 @@ START_TEST(test_refusals)
         "pattern", d_y, h_y0, 16);
 
     /* algorithms of another format */
-    static const struct combo misfits[] = {
+    static const sp_test_spmv_combo_t misfits[] = {
         {SP_FORMAT_CSR, SP_SPMV_ALG_COO_ATOMIC},  {SP_FORMAT_CSR, SP_SPMV_ALG_COO_SEGMENTED},
         {SP_FORMAT_COO, SP_SPMV_ALG_CSR_MERGE},   {SP_FORMAT_ELL, SP_SPMV_ALG_CSR_VECTOR},
         {SP_FORMAT_SELL, SP_SPMV_ALG_CSR_SCALAR}, {SP_FORMAT_HYB, SP_SPMV_ALG_COO_ATOMIC},

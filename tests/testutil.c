@@ -348,3 +348,17 @@ int sp_test_has_edge(const sp_csr_t *g, int32_t u, int32_t v)
     size_t len = (size_t)(g->ptr[u + 1] - g->ptr[u]);
     return len > 0 && bsearch(&v, g->idx + g->ptr[u], len, sizeof v, compare_i32) != NULL;
 }
+
+const sp_test_spmv_combo_t sp_test_spmv_combos[] = {
+    {SP_FORMAT_COO, SP_SPMV_ALG_DEFAULT},       {SP_FORMAT_COO, SP_SPMV_ALG_COO_ATOMIC},
+    {SP_FORMAT_COO, SP_SPMV_ALG_COO_SEGMENTED}, {SP_FORMAT_CSR, SP_SPMV_ALG_DEFAULT},
+    {SP_FORMAT_CSR, SP_SPMV_ALG_CSR_SCALAR},    {SP_FORMAT_CSR, SP_SPMV_ALG_CSR_VECTOR},
+    {SP_FORMAT_CSR, SP_SPMV_ALG_CSR_MERGE},     {SP_FORMAT_CSR, SP_SPMV_ALG_CSR_SPLIT},
+    {SP_FORMAT_CSR, SP_SPMV_ALG_CSR_BINNED},    {SP_FORMAT_CSR, SP_SPMV_ALG_CSR_ADAPTIVE},
+    {SP_FORMAT_CSC, SP_SPMV_ALG_DEFAULT},
+    {SP_FORMAT_ELL, SP_SPMV_ALG_DEFAULT},       {SP_FORMAT_HYB, SP_SPMV_ALG_DEFAULT},
+    {SP_FORMAT_JDS, SP_SPMV_ALG_DEFAULT},       {SP_FORMAT_SELL, SP_SPMV_ALG_DEFAULT},
+    {SP_FORMAT_AUTO, SP_SPMV_ALG_DEFAULT},
+};
+const int sp_test_spmv_ncombos =
+    (int)(sizeof sp_test_spmv_combos / sizeof sp_test_spmv_combos[0]);

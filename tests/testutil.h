@@ -56,6 +56,15 @@ int sp_test_has_edge(const struct sp_csr *g, int32_t u, int32_t v);
 uint64_t sp_test_rand(uint64_t *state);
 double sp_test_uniform(uint64_t *state);
 
+/* Every (format, SpMV algorithm) pair the API accepts, AUTO last: the table the SpMV
+ * suites (host API and GPU) walk. */
+typedef struct sp_test_spmv_combo {
+    sp_format_t format;
+    sp_spmv_alg_t alg;
+} sp_test_spmv_combo_t;
+extern const sp_test_spmv_combo_t sp_test_spmv_combos[];
+extern const int sp_test_spmv_ncombos;
+
 /* Random COO features for sp_test_random_coo. */
 #define SP_TEST_DUPLICATES 0x1u /* some (row, col) repeated */
 #define SP_TEST_EMPTY_ROWS 0x2u /* about a third of the rows empty */
