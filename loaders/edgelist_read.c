@@ -236,9 +236,9 @@ sp_status_t sp__el_find_header(sp_el_read_t *r, const sp_text_t *text,
                     (long long)it.line + 1, what);
 }
 
-/* Bytes that one fast line may read from its start: the kind letter and blank, two ids,
- * two blanks, the weight. */
-enum { FAST_WINDOW = 64 };
+/* Bytes that one fast line may read from its start: the kind letter and blank, two ids
+ * of at most 10 digits, two blanks, the weight's window. */
+enum { FAST_WINDOW = 2 + 2 * 11 + SP_NUM_F64_FAST_READ };
 
 #if SP_SWAR_DIGITS
 /* The weight of a fast line at s, into slot k as the weight type says (only checked

@@ -289,15 +289,18 @@ static int plain_entry(const job_t *j, const char *p, const char *end, int64_t k
     return 1;
 }
 
-/* Bytes that one line of fast_lines may read: two indices, two blanks, the value. */
-enum { FAST_WINDOW = 64 };
+/* Bytes that one line of fast_lines may read: two indices of at most 10 digits, two
+ * blanks, the value's window. */
+enum { FAST_WINDOW = 2 * 11 + SP_NUM_F64_FAST_READ };
 
-/* The commonest lines of a double real coordinate file, "i j v\n" with one blank between
- * the fields, read from it->p on while a whole window of bytes lies before the chunk's
- * end, so no read needs a bounds check: stops, leaving it->p at its start, at the first
- * other line (the general walk reads and judges it, writing again the value slot that
- * such a line may have received) or when the declared count is reached. */
-static void fast_lines(const job_t *j, sp_text_lines_t *it, int64_t *kp, int64_t *offdiag)
+/* The commonest lines of a coordinate file, "i j v\n" (real: double output; integer:
+ * a short integer value) or "i j\n" (pattern), one blank between the fields, read from
+ * it->p on while a whole window of bytes lies before the chunk's end, so no read needs a
+ * bounds check: stops, leaving it->p at its start, at the first other line (the general
+ * walk reads and judges it, writing again the value slot that such a line may have
+ * received) or when the declared count is reached. field is a constant in each copy. */
+static inline void fast_lines_of(const job_t *j, sp_text_lines_t *it, mtx_field_t field,
+                                 int64_t *kp, int64_t *offdiag)
 {
 #if SP_SWAR_DIGITS
     const char *p = it->p;
@@ -306,9 +309,20 @@ static void fast_lines(const job_t *j, sp_text_lines_t *it, int64_t *kp, int64_t
     while (it->end - p >= FAST_WINDOW && k < j->expected) {
         const char *s = p;
         uint32_t r, c;
-        if (!(s = sp__parse_short_pair(s, it->end, &r, &c)) || !is_blank(*s++)) break;
-        if (!(s = sp__parse_f64_fast(s, &val[k])) || *s != '\n') break;
-        if (r < 1 || r > j->nrows || c < 1 || c > j->ncols) break;
+        int64_t iv;
+        if (!(s = sp__parse_short_pair(s, it->end, &r, &c))) break;
+        if (field == FIELD_REAL) {
+            if (!is_blank(*s++) || !(s = sp__parse_f64_fast(s, &val[k]))) break;
+        } else if (field == FIELD_INTEGER) {
+            if (!is_blank(*s++) || !sp__parse_short_int(&s, it->end, &iv)) break;
+            if (j->vt == SP_R_64F) val[k] = (double)iv;
+            else ((float *)j->val)[k] = (float)iv;
+        } else if (j->vt == SP_R_64F) {
+            val[k] = 1.0;
+        } else if (j->vt == SP_R_32F) {
+            ((float *)j->val)[k] = 1.0f;
+        }
+        if (*s != '\n' || r < 1 || r > j->nrows || c < 1 || c > j->ncols) break;
         j->row[k] = (int32_t)(r - 1);
         j->col[k] = (int32_t)(c - 1);
         od += r != c;
@@ -321,8 +335,15 @@ static void fast_lines(const job_t *j, sp_text_lines_t *it, int64_t *kp, int64_t
     *kp = k;
     *offdiag = od;
 #else
-    (void)j, (void)it, (void)kp, (void)offdiag;
+    (void)j, (void)it, (void)field, (void)kp, (void)offdiag;
 #endif
+}
+
+static void fast_lines(const job_t *j, sp_text_lines_t *it, int64_t *kp, int64_t *offdiag)
+{
+    if (j->field == FIELD_REAL) fast_lines_of(j, it, FIELD_REAL, kp, offdiag);
+    else if (j->field == FIELD_INTEGER) fast_lines_of(j, it, FIELD_INTEGER, kp, offdiag);
+    else fast_lines_of(j, it, FIELD_PATTERN, kp, offdiag);
 }
 
 /* The next line's start for parse_task, after the lines fast_lines takes. */
@@ -345,7 +366,10 @@ static sp_status_t parse_task(int c, void *arg)
     if (j->format == FMT_ARRAY) array_start(j, k, &ai, &aj);
     sp__text_lines_init_walk(&it, &j->chunks[c]);
     const char *end = it.end;
-    int fast = plain && j->vt == SP_R_64F;
+    /* fast_lines: double real, integer (either output) and pattern coordinate lines */
+    int fast = j->format == FMT_COORDINATE && j->symmetry != SP_SYMMETRY_SKEW &&
+               (j->field == FIELD_PATTERN || j->field == FIELD_INTEGER ||
+                (j->field == FIELD_REAL && j->vt == SP_R_64F));
     for (const char *p; next_entry_line(j, &it, fast, &k, &offdiag, &p);
          sp__text_line_finish(&it, p)) {
         int64_t line = it.line;

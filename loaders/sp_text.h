@@ -63,9 +63,33 @@ static inline uint64_t sp__nondigit_bytes(uint64_t w)
            (((w + 0x0606060606060606ull) & 0xF0F0F0F0F0F0F0F0ull) ^ 0x3030303030303030ull);
 }
 
-/* The readers' hot case of an unsigned integer: 1-7 digits ended by a non-digit within
- * the next eight bytes (all inside [*p, end)), read as one word: 1 with its value and *p
- * past it; 0, moving nothing, for any other form, which sp__parse_i64 then reads. */
+/* The 8-10 digit tail of sp__parse_short_uint (its first eight bytes are digits): the
+ * second word's digits appended, the value checked against 32 bits in 64-bit arithmetic
+ * (10 digits reach 9999999999 < 2^64), so the overflow test is exact. */
+static inline int sp__parse_long_uint(const char **p, const char *end, uint32_t *v)
+{
+    const char *s = *p;
+    uint64_t hi, w;
+    if (end - s < 16) return 0;
+    memcpy(&hi, s, sizeof hi);
+    memcpy(&w, s + 8, sizeof w);
+    uint64_t bad = sp__nondigit_bytes(w);
+    int nd = bad ? __builtin_ctzll(bad) / 8 : 8;
+    if (nd > 2) return 0;
+    uint64_t x = sp__eight_digit_value(hi), d0 = w & 0xF, d1 = (w >> 8) & 0xF;
+    x = nd == 0 ? x : nd == 1 ? x * 10 + d0 : x * 100 + d0 * 10 + d1;
+    if (x >> 32) return 0;
+    *v = (uint32_t)x;
+    *p = s + 8 + nd;
+    return 1;
+}
+
+/* The readers' hot case of an unsigned integer: 1-10 digits (leading zeros counted) of a
+ * value below 2^32, ended by a non-digit, read a word at a time: one 8-byte load for 1-7
+ * digits, two for 8-10, no loop over bytes. Reads only inside [*p, end): a number of 1-7
+ * digits needs 8 bytes before end, a longer one 16. 1 with its value and *p past it; 0,
+ * moving nothing, for any other form (11 or more digits, 2^32 or more, too close to
+ * end), which sp__parse_i64 then reads and judges. */
 static inline int sp__parse_short_uint(const char **p, const char *end, uint32_t *v)
 {
     const char *s = *p;
@@ -73,11 +97,27 @@ static inline int sp__parse_short_uint(const char **p, const char *end, uint32_t
     uint64_t w;
     memcpy(&w, s, sizeof w);
     uint64_t bad = sp__nondigit_bytes(w);
-    int nd = bad ? __builtin_ctzll(bad) / 8 : 0;
+    if (__builtin_expect(bad == 0, 0)) return sp__parse_long_uint(p, end, v);
+    int nd = __builtin_ctzll(bad) / 8;
     if (nd == 0) return 0;
     w = (w << (64 - 8 * nd)) | (0x3030303030303030ull >> (8 * nd));
     *v = (uint32_t)sp__eight_digit_value(w);
     *p = s + nd;
+    return 1;
+}
+
+/* A signed integer field on the readers' hot path (the values of an integer Matrix
+ * Market file): an optional sign, then what sp__parse_short_uint reads; as it, 1 with
+ * the value, 0 moving nothing for any other form (sp__parse_i64 reads those). */
+static inline int sp__parse_short_int(const char **p, const char *end, int64_t *v)
+{
+    const char *s = *p;
+    uint32_t u;
+    int neg = s < end && *s == '-';
+    s += neg | (s < end && *s == '+');
+    if (!sp__parse_short_uint(&s, end, &u)) return 0;
+    *v = neg ? -(int64_t)u : (int64_t)u;
+    *p = s;
     return 1;
 }
 
@@ -96,13 +136,19 @@ static inline const char *sp__parse_short_pair(const char *s, const char *end, u
 #endif
 int sp__parse_f64(const char **p, const char *end, double *out);
 int sp__parse_f32(const char **p, const char *end, float *out);
-/* The hot short form of a double ([sign] digits [. digits] [e [sign] digits], at most 19
- * significant and leading-zero digits together, an exponent of at most 7 digits) read a word at a
- * time without bounds checks: at least 64 bytes from s must be readable. The number's
- * end, with the strtod value in *out; NULL, writing nothing, for anything else
- * (sp__parse_f64 then reads it), and always NULL where the platform lacks the
- * word-at-a-time paths. The end is returned, not stored, because the next field's parse
- * waits on it. */
+/* The hot short form of a double ([sign] digits [. digits] [e [sign] digits]: at most 19
+ * significant digits, leading zeros of the fraction of a value below 1 not counted when
+ * the integer part is "0" or empty and there are at most 7 of them (%.17g writes up to
+ * 4), an exponent of at most 7 digits; with or without the point or the exponent), read
+ * a word at a time without bounds checks, resolved by Clinger's fast path when exact,
+ * else Eisel-Lemire. Reads only [s, s + SP_NUM_F64_FAST_READ): the caller guarantees that
+ * many readable bytes from s (its number then also ends inside them). The number's end,
+ * with the strtod value in *out; NULL, writing nothing, for anything else (nan, inf, 20
+ * or more digits, results strtod would make subnormal or infinite, the rare products too
+ * close to a rounding boundary for the 128-bit table: sp__parse_f64 then reads it), and
+ * always NULL where the platform lacks the word-at-a-time paths. The end is returned,
+ * not stored, because the next field's parse waits on it. */
+enum { SP_NUM_F64_FAST_READ = 52 };
 const char *sp__parse_f64_fast(const char *s, double *out);
 
 /* A piece of the text that starts at a line start and ends after a '\n' (or at the end

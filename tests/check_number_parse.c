@@ -1,11 +1,17 @@
 /* Number parsers of the text loaders: integers with overflow, and floats bit-identical
  * to strtod / strtof on hand-picked, halfway, very long and millions of random inputs,
- * many aimed at the Eisel-Lemire path; and its 5^q table against exact arithmetic. */
+ * many aimed at the Eisel-Lemire path; and its 5^q table against exact arithmetic. The
+ * word-at-a-time parsers on every id width and value shape the writers produce, inside
+ * the bytes their contracts name (a guard page after them), and the readers on generated
+ * files of those shapes against strtod / strtoll. */
+#define _DEFAULT_SOURCE /* MAP_ANONYMOUS for the guard page */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "pow5_table.h"
 #include "sp_text.h"
@@ -472,6 +478,294 @@ START_TEST(test_pow5_table)
 }
 END_TEST
 
+/* ---- word-at-a-time ids and values -------------------------------------------------- */
+
+/* A buffer whose last byte sits just before an unreadable page: a read past it faults. */
+static char *guarded_end(void)
+{
+    static char *page;
+    long size = sysconf(_SC_PAGESIZE);
+    if (!page) {
+        page = mmap(NULL, 2 * (size_t)size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+                    -1, 0);
+        ck_assert(page != MAP_FAILED);
+        ck_assert_int_eq(mprotect(page + size, (size_t)size, PROT_NONE), 0);
+    }
+    return page + size;
+}
+
+/* sp__parse_short_uint on s (then sep and filler) with end right after the given bytes
+ * and nothing readable past end; it must agree with strtoull on what it takes. */
+static void check_short_uint(const char *s, const char *tail)
+{
+#if SP_SWAR_DIGITS
+    char *end = guarded_end(), *b, all[96];
+    snprintf(all, sizeof all, "%s%s", s, tail);
+    size_t n = strlen(all);
+    b = end - n;
+    memcpy(b, all, n);
+    const char *p = b;
+    uint32_t v = 7;
+    int got = sp__parse_short_uint(&p, end, &v);
+    size_t digits = strspn(all, "0123456789");
+    unsigned long long ref = strtoull(all, NULL, 10);
+    int want = digits >= 1 && digits <= 10 && digits < n && ref <= UINT32_MAX &&
+               n >= (digits < 8 ? 8u : 16u);
+    ck_assert_msg(got == want, "short uint \"%s\"+\"%s\": took %d", s, tail, got);
+    if (got) ck_assert_msg(v == ref && p == b + digits, "short uint \"%s\": %u", s, v);
+    else ck_assert_msg(p == b && v == 7, "short uint \"%s\": moved on refusal", s);
+    int64_t iv = 0;
+    int64_t ref_i = strtoll(all, NULL, 10);
+    p = b;
+    if (sp__parse_short_int(&p, end, &iv)) ck_assert(iv == ref_i);
+#else
+    (void)s, (void)tail;
+#endif
+}
+
+/* Ids of every width from 1 to 12 digits, the 31/32-bit boundaries, leading zeros, and
+ * each ended by every separator the readers meet, at any distance from the end. */
+START_TEST(test_id_widths)
+{
+    static const char *cases[] = {
+        "0", "1", "9999999", "10000000", "12345678", "99999999", "100000000", "123456789",
+        "999999999", "1000000000", "2147483647", "2147483648", "4294967295", "4294967296",
+        "9999999999", "10000000000", "0000000001", "00000000001", "0000000000", "04294967295",
+        "42949672950", "18446744073709551616",
+    };
+    static const char *tails[] = {" 1", "\t2", "\n", "\r\n", " 0.5\n", "", "x", "12345678"};
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++)
+        for (size_t t = 0; t < sizeof tails / sizeof tails[0]; t++)
+            check_short_uint(cases[k], tails[t]);
+    uint64_t seed = 21;
+    char buf[64];
+    for (int k = 0; k < 300000; k++) {
+        uint64_t r = sp_test_rand(&seed);
+        int width = 1 + (int)(r % 12);
+        uint64_t x = sp_test_rand(&seed) % 10000000000000ull;
+        snprintf(buf, sizeof buf, "%0*llu", width, (unsigned long long)x);
+        buf[width] = '\0';
+        check_short_uint(buf, tails[(r >> 8) % 5] );
+        if ((r >> 16) % 4 == 0) {
+            int64_t v = 0;
+            size_t used;
+            ck_assert_int_eq(parse_i64(buf, &v, &used), SP_NUM_OK);
+            ck_assert(v == strtoll(buf, NULL, 10) && used == strlen(buf));
+        }
+    }
+    /* sp__parse_i64 on 8-20 digits with signs and leading zeros, word pairs included */
+    for (int k = 0; k < 300000; k++) {
+        uint64_t r = sp_test_rand(&seed);
+        int width = 8 + (int)(r % 13), lead = (int)((r >> 8) % 4), n = 0;
+        if ((r >> 12) & 1) buf[n++] = '-';
+        for (int i = 0; i < width; i++)
+            buf[n++] = i < lead ? '0' : (char)('0' + (int)(sp_test_rand(&seed) % 10));
+        buf[n] = '\0';
+        errno = 0;
+        long long ref = strtoll(buf, NULL, 10);
+        int64_t v = 0;
+        size_t used;
+        int rc = parse_i64(buf, &v, &used);
+        ck_assert_msg(rc == (errno == ERANGE ? SP_NUM_RANGE : SP_NUM_OK), "i64 \"%s\"", buf);
+        ck_assert_msg(rc != SP_NUM_OK || (v == ref && used == (size_t)n), "i64 \"%s\"", buf);
+    }
+}
+END_TEST
+
+/* The value shapes of the writers: %.17g, %.16g, %.15e and %.9g of doubles spread over
+ * every binade (subnormals included) and over 1e-5..1e4 as the loader benchmark writes
+ * them; the fast parser must take nearly every one of the spread values. */
+START_TEST(test_writer_shapes)
+{
+    static const char *formats[] = {"%.17g", "%.16g", "%.15e", "%.9g", "%.17e", "%.3g"};
+    uint64_t seed = 31;
+    char buf[64];
+    for (int k = 0; k < 400000; k++) {
+        uint64_t r = sp_test_rand(&seed);
+        double x;
+        uint64_t bits = sp_test_rand(&seed) & 0x7fefffffffffffffull;
+        if (k % 4 == 0) memcpy(&x, &bits, sizeof x); /* any binade */
+        else if (k % 4 == 1) x = ldexp((double)(r >> 11), -1074 - (int)(r % 53)); /* subnormal */
+        else x = ldexp((double)(bits >> 11) * 0x1p-53, (int)(r % 2100) - 1074);
+        if ((r >> 40) & 1) x = -x;
+        snprintf(buf, sizeof buf, formats[(r >> 20) % 6], x);
+        same_as_libc(buf);
+    }
+    static const double scale[9] = {1e-4, 1e-3, 1e-2, 1e-1, 1e0, 1e1, 1e2, 1e3, 1e4};
+    fast_taken = 0;
+    for (int k = 0; k < 300000; k++) {
+        uint64_t r = sp_test_rand(&seed);
+        double x = (double)(r >> 11) * 0x1p-53 * scale[sp_test_rand(&seed) % 9];
+        snprintf(buf, sizeof buf, k % 2 ? "%.17g" : "%.16g", x);
+        same_as_libc(buf);
+    }
+#if SP_SWAR_DIGITS && defined(__SIZEOF_INT128__)
+    ck_assert_msg(fast_taken > 299000, "the fast parser took only %ld of 300000", fast_taken);
+#endif
+}
+END_TEST
+
+/* Decimals of 1-19 significant digits written every way (integer, point anywhere,
+ * up to 7 zeros after "0.", exponents -330..310 with or without sign): the bits and end
+ * of strtod; integer-valued fields of up to 19 digits too. */
+START_TEST(test_fast_shapes)
+{
+    uint64_t seed = 41;
+    char dig[24], buf[96];
+    for (int k = 0; k < 500000; k++) {
+        uint64_t r = sp_test_rand(&seed);
+        int ndig = 1 + (int)(r % 19), n = 0;
+        random_digits(&seed, ndig, dig);
+        if ((r >> 5) % 5 == 0) buf[n++] = '-';
+        switch ((r >> 8) % 4) {
+        case 0: /* integer */
+            n += snprintf(buf + n, 40, "%s", dig);
+            break;
+        case 1: /* 0.000ddd */
+            n += snprintf(buf + n, 60, "0.%.*s%s", (int)((r >> 12) % 8), "0000000", dig);
+            break;
+        default: { /* the point inside */
+            int at = 1 + (int)((r >> 12) % (uint64_t)ndig);
+            n += snprintf(buf + n, 60, "%.*s.%s", at, dig, dig + at);
+        }
+        }
+        if ((r >> 20) % 3) {
+            int e = (int)((r >> 24) % 641) - 330;
+            snprintf(buf + n, 16, (r >> 40) & 1 ? "e%+d" : "E%d", e);
+        }
+        same_as_libc(buf);
+    }
+}
+END_TEST
+
+/* sp__parse_f64_fast with exactly SP_NUM_F64_FAST_READ readable bytes (then a guard
+ * page), the number followed by bytes that may continue it: it must neither fault nor
+ * differ from strtod. */
+START_TEST(test_fast_read_bound)
+{
+#if SP_SWAR_DIGITS
+    static const char more[] = "0123456789.eE+-\n 0000";
+    uint64_t seed = 51;
+    char *end = guarded_end(), *b = end - SP_NUM_F64_FAST_READ, copy[SP_NUM_F64_FAST_READ + 1];
+    for (int k = 0; k < 500000; k++) {
+        for (int i = 0; i < SP_NUM_F64_FAST_READ; i++) {
+            uint64_t r = sp_test_rand(&seed);
+            /* mostly digits: long runs probe the farthest reads */
+            b[i] = (r % 8) ? (char)('0' + (int)((r >> 8) % 10)) : more[(r >> 16) % 21];
+        }
+        if (k % 3 == 0) b[1] = '.';
+        if (k % 5 == 0) memcpy(b, "0.000", 5);
+        memcpy(copy, b, SP_NUM_F64_FAST_READ);
+        copy[SP_NUM_F64_FAST_READ] = '\0';
+        double d = 0;
+        const char *p = sp__parse_f64_fast(b, &d);
+        if (!p) continue;
+        char *ref_end;
+        double ref = strtod(copy, &ref_end);
+        ck_assert_msg(memcmp(&d, &ref, sizeof d) == 0 && p - b == ref_end - copy,
+                      "fast \"%s\"", copy);
+    }
+#endif
+}
+END_TEST
+
+/* A file of n entries of one shape, written with the reference values kept: ids of 1-10
+ * digits (up to 2^31 - 1), values of the field's shape. */
+typedef struct ref_file {
+    int64_t n;
+    int32_t *row, *col;
+    double *val;
+} ref_file_t;
+
+static void write_shape_file(const char *path, const char *field, int64_t n, uint64_t seed,
+                             ref_file_t *ref)
+{
+    static const double scale[10] = {1e-5, 1e-4, 1e-3, 1e-2, 1e-1, 1, 10, 1e2, 1e3, 1e4};
+    FILE *f = fopen(path, "w");
+    ck_assert(f != NULL);
+    fprintf(f, "%%%%MatrixMarket matrix coordinate %s general\n%d %d %lld\n", field,
+            INT32_MAX, INT32_MAX, (long long)n);
+    ref->n = n;
+    ref->row = malloc((size_t)n * sizeof *ref->row);
+    ref->col = malloc((size_t)n * sizeof *ref->col);
+    ref->val = malloc((size_t)n * sizeof *ref->val);
+    ck_assert(ref->row && ref->col && ref->val);
+    char buf[64];
+    for (int64_t k = 0; k < n; k++) {
+        uint64_t r = sp_test_rand(&seed);
+        int64_t i = 1 + (int64_t)(sp_test_rand(&seed) % ((uint64_t)1 << (1 + r % 31)));
+        int64_t j = 1 + (int64_t)(sp_test_rand(&seed) % ((uint64_t)1 << (1 + (r >> 5) % 31)));
+        if (i > INT32_MAX) i = INT32_MAX;
+        if (j > INT32_MAX) j = INT32_MAX;
+        ref->row[k] = (int32_t)(i - 1);
+        ref->col[k] = (int32_t)(j - 1);
+        fprintf(f, "%lld %lld", (long long)i, (long long)j);
+        if (strcmp(field, "real") == 0) {
+            double x = (double)(sp_test_rand(&seed) >> 11) * 0x1p-53 * scale[(r >> 10) % 10];
+            snprintf(buf, sizeof buf, (r >> 20) & 1 ? "%.17g" : "%.16g", (r >> 21) & 1 ? -x : x);
+            ref->val[k] = strtod(buf, NULL);
+            fprintf(f, " %s\n", buf);
+        } else if (strcmp(field, "integer") == 0) {
+            long long v = (long long)(sp_test_rand(&seed) >> ((r >> 10) % 64)) >> 1;
+            if ((r >> 20) & 1) v = -v;
+            ref->val[k] = (double)strtoll((snprintf(buf, sizeof buf, "%lld", v), buf), NULL, 10);
+            fprintf(f, " %s\n", buf);
+        } else {
+            ref->val[k] = 1.0;
+            fputc('\n', f);
+        }
+    }
+    ck_assert_int_eq(fclose(f), 0);
+}
+
+/* sp_mtx_read on generated real (%.17g and %.16g, 1e-5..1e4), integer (up to 63 bits)
+ * and pattern files with ids of every width, on one and two threads: the strtod /
+ * strtoll values and the ids written. */
+START_TEST(test_readers_shapes)
+{
+    static const char *fields[] = {"real", "integer", "pattern"};
+    for (int fi = 0; fi < 3; fi++) {
+        ref_file_t ref;
+        char *path = sp_test_temp_path("shape.mtx");
+        write_shape_file(path, fields[fi], 50000, 61 + (uint64_t)fi, &ref);
+        for (int threads = 1; threads <= 2; threads++) {
+            sp_mtx_options_t o = {.nthreads = threads};
+            sp_coo_t *a = NULL;
+            ck_assert_ok(sp_mtx_read(path, SP_R_64F, &o, &a));
+            ck_assert(a->nnz == ref.n);
+            for (int64_t k = 0; k < ref.n; k++) {
+                double v = ((double *)a->val)[k];
+                ck_assert_msg(a->row[k] == ref.row[k] && a->col[k] == ref.col[k] &&
+                                  memcmp(&v, &ref.val[k], sizeof v) == 0,
+                              "%s entry %lld", fields[fi], (long long)k);
+            }
+            sp_coo_free(a);
+        }
+        free(ref.row);
+        free(ref.col);
+        free(ref.val);
+    }
+    /* a SNAP edge list with 8-10 digit ids */
+    char *path = sp_test_temp_path("shape.txt");
+    FILE *f = fopen(path, "w");
+    ck_assert(f != NULL);
+    uint64_t seed = 71;
+    int64_t u[3000], v[3000];
+    for (int k = 0; k < 3000; k++) {
+        u[k] = (int64_t)(sp_test_rand(&seed) % 2000000000u);
+        v[k] = (int64_t)(sp_test_rand(&seed) % 300000000u);
+        fprintf(f, "%lld\t%lld\n", (long long)u[k], (long long)v[k]);
+    }
+    ck_assert_int_eq(fclose(f), 0);
+    sp_edgelist_options_t eo = {.nthreads = 1};
+    sp_coo_t *a = NULL;
+    ck_assert_ok(sp_edgelist_read(path, SP_VALUE_NONE, &eo, &a, NULL));
+    ck_assert(a->nnz == 3000);
+    for (int k = 0; k < 3000; k++) ck_assert(a->row[k] == u[k] && a->col[k] == v[k]);
+    sp_coo_free(a);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("number_parse");
@@ -490,6 +784,15 @@ int main(void)
     tcase_add_test(tc, test_halfway_scaled);
     tcase_add_test(tc, test_el_edges);
     tcase_add_test(tc, test_pow5_table);
+    tcase_add_test(tc, test_id_widths);
+    tcase_add_test(tc, test_writer_shapes);
+    tcase_add_test(tc, test_fast_shapes);
+    tcase_add_test(tc, test_fast_read_bound);
     suite_add_tcase(s, tc);
+    TCase *tr = tcase_create("readers");
+    tcase_set_timeout(tr, 300);
+    tcase_add_checked_fixture(tr, sp_test_temp_setup, sp_test_temp_teardown);
+    tcase_add_test(tr, test_readers_shapes);
+    suite_add_tcase(s, tr);
     return sp_test_run(s);
 }
