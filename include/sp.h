@@ -206,11 +206,15 @@ typedef struct sp_mtx_write_options {
     sp_mtx_field_t field;
     int symmetric; /* 1: write "symmetric", lower triangle only; the COO must be symmetric */
     const char *comment; /* optional comment line(s) after the banner, without '%' */
+    int nthreads;        /* formatting threads; 0 = all cores (the file is the same) */
 } sp_mtx_write_options_t;
 
-/* Write coordinate Matrix Market (1-based), values with %.17g (double) or %.9g (float)
- * so they read back to the same bits. Written to a temporary file in the same folder
- * and renamed, so a failure never leaves a partial file at path. */
+/* Write coordinate Matrix Market (1-based), each value with the fewest significant digits
+ * that read back (strtod / strtof, sp_mtx_read) to the same bits, in %g's layout
+ * (0.1, 1e-300, -2); integer fields as integers. Entries are formatted in chunks on
+ * nthreads threads and written in order: any thread count gives the same bytes. Written
+ * to a temporary file in the same folder and renamed, so a failure never leaves a partial
+ * file at path. */
 SP_API sp_status_t sp_mtx_write(const char *path, const sp_coo_t *coo,
                                 const sp_mtx_write_options_t *options);
 
