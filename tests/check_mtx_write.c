@@ -328,6 +328,13 @@ START_TEST(test_failures)
 }
 END_TEST
 
+static int64_t file_bytes(const char *path)
+{
+    struct stat sb;
+    ck_assert_int_eq(stat(path, &sb), 0);
+    return (int64_t)sb.st_size;
+}
+
 static char *slurp_all(const char *path, long *size)
 {
     FILE *f = fopen(path, "rb");
@@ -391,6 +398,52 @@ START_TEST(test_threads_same_bytes)
 }
 END_TEST
 
+/* The readers' progress callback: 0 first, never backwards, the whole text at the end. */
+typedef struct progress_log {
+    int calls;
+    int64_t first, last, total, backwards;
+} progress_log_t;
+
+static void log_progress(void *user, int64_t done, int64_t total)
+{
+    progress_log_t *l = user;
+    if (l->calls++ == 0) l->first = done;
+    l->backwards += done < l->last;
+    l->last = done;
+    l->total = total;
+}
+
+START_TEST(test_read_progress)
+{
+    make_dir();
+    const char *p = in_dir("p.mtx"), *e = in_dir("p.txt");
+    sp_coo_t *a = sp_test_random_coo(3, 2000, 2000, 50000, SP_R_64F, 0), *b = NULL;
+    ck_assert_ok(sp_mtx_write(p, a, NULL));
+    for (int t = 1; t <= 3; t += 2) {
+        progress_log_t l = {0};
+        sp_mtx_options_t o = {.nthreads = t, .progress = log_progress, .progress_user = &l};
+        ck_assert_ok(sp_mtx_read(p, SP_R_64F, &o, &b));
+        sp_coo_free(b);
+        ck_assert(l.calls >= 2 && l.first == 0 && l.backwards == 0 && l.last == l.total);
+        ck_assert(l.total > 0 && l.total < file_bytes(p));
+    }
+    FILE *f = fopen(e, "w");
+    ck_assert_ptr_nonnull(f);
+    for (int64_t k = 0; k < a->nnz; k++) fprintf(f, "%d %d\n", a->row[k], a->col[k]);
+    fclose(f);
+    for (int t = 1; t <= 3; t += 2) {
+        progress_log_t l = {0};
+        sp_edgelist_options_t o = {.nthreads = t, .progress = log_progress, .progress_user = &l};
+        ck_assert_ok(sp_edgelist_read(e, SP_VALUE_NONE, &o, &b, NULL));
+        sp_coo_free(b);
+        ck_assert(l.calls >= 2 && l.first == 0 && l.backwards == 0 && l.last == l.total);
+        ck_assert_int_eq(l.total, file_bytes(e));
+    }
+    sp_coo_free(a);
+    ck_assert_int_eq(remove_dir(), 2);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("mtx_write");
@@ -402,6 +455,7 @@ int main(void)
     tcase_add_test(tc, test_round_trip_symmetric);
     tcase_add_test(tc, test_failures);
     tcase_add_test(tc, test_threads_same_bytes);
+    tcase_add_test(tc, test_read_progress);
     suite_add_tcase(s, tc);
     return sp_test_run(s);
 }
