@@ -8,10 +8,12 @@
 # others expanded ones).
 #
 # usage: bench/loader_bench.sh [-b BUILD_DIR] [-r REPEATS] FILE.mtx [THREADS ...]
+#        bench/loader_bench.sh --shapes|--writer [options]   (bench/loader_shapes.sh)
 #   BUILD_DIR: where spbench and mtx_fscanf_baseline were built (default $SP_BUILD or build)
 #   REPEATS:   rounds, each a timed run of every reader and thread count (default 5)
 #   THREADS:   thread counts for the parallel readers (default: 1 and all cores)
 set -u
+case ${1:-} in --shapes|--writer) exec bash "$(dirname "$0")/loader_shapes.sh" "$@" ;; esac
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${SP_BUILD:-$root/build}
@@ -20,7 +22,7 @@ while getopts "b:r:h" opt; do
     case $opt in
         b) build=$OPTARG ;;
         r) repeats=$OPTARG ;;
-        *) sed -n '10,13p' "$0" | sed 's/^# \{0,1\}//'; exit 1 ;;
+        *) sed -n '10,14p' "$0" | sed 's/^# \{0,1\}//'; exit 1 ;;
     esac
 done
 shift $((OPTIND - 1))
