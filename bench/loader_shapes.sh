@@ -65,21 +65,7 @@ median() { sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) print ""; else if (N
 field() { awk -v key="$1:" '{ for (i = 1; i < NF; i++) if ($i == key) { print $(i + 1); exit } }'; }
 
 # fast_matrix_market in a fresh process: one untimed tiny read, then the timed call.
-fmm_read() {
-    python3 - "$1" "$2" <<'PY'
-import io, os, resource, sys, time
-import fast_matrix_market as fmm
-path, threads = sys.argv[1], int(sys.argv[2])
-fmm.read_coo(io.BytesIO(b"%%MatrixMarket matrix coordinate real general\n1 1 1\n1 1 1\n"),
-             parallelism=threads)
-t0 = time.perf_counter()
-(data, (i, j)), shape = fmm.read_coo(path, parallelism=threads)
-s = time.perf_counter() - t0
-print(f"nnz: {len(data)}")
-print(f"MB/s: {os.path.getsize(path) / 1e6 / s:.6f}")
-print(f"peak_rss_bytes: {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024}")
-PY
-}
+fmm_read() { python3 "$root/bench/fmm_read.py" "$1" "$2"; }
 fmm_write() {
     python3 - "$1" "$2" "$3" <<'PY'
 import os, sys, time
