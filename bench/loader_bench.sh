@@ -8,10 +8,12 @@
 # others expanded ones).
 #
 # usage: bench/loader_bench.sh [-b BUILD_DIR] [-r REPEATS] FILE.mtx [THREADS ...]
+#        bench/loader_bench.sh --shapes|--writer [options]   (bench/loader_shapes.sh)
 #   BUILD_DIR: where spbench and mtx_fscanf_baseline were built (default $SP_BUILD or build)
 #   REPEATS:   rounds, each a timed run of every reader and thread count (default 5)
 #   THREADS:   thread counts for the parallel readers (default: 1 and all cores)
 set -u
+case ${1:-} in --shapes|--writer) exec bash "$(dirname "$0")/loader_shapes.sh" "$@" ;; esac
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${SP_BUILD:-$root/build}
@@ -20,7 +22,7 @@ while getopts "b:r:h" opt; do
     case $opt in
         b) build=$OPTARG ;;
         r) repeats=$OPTARG ;;
-        *) sed -n '10,13p' "$0" | sed 's/^# \{0,1\}//'; exit 1 ;;
+        *) sed -n '10,14p' "$0" | sed 's/^# \{0,1\}//'; exit 1 ;;
     esac
 done
 shift $((OPTIND - 1))
@@ -48,20 +50,7 @@ note() { rows+=("$1|${2:--}|-|$3"); }
 
 # fast_matrix_market: one Python process per call, one timed read; the import and the
 # first call's setup (a one-entry read) are not timed. Prints nnz and MB/s.
-fmm_read() {
-    python3 - "$file" "$1" <<'PY'
-import io, os, sys, time
-import fast_matrix_market as fmm
-path, threads = sys.argv[1], int(sys.argv[2])
-fmm.read_coo(io.BytesIO(b"%%MatrixMarket matrix coordinate real general\n1 1 1\n1 1 1\n"),
-             parallelism=threads)
-t0 = time.perf_counter()
-(data, (i, j)), shape = fmm.read_coo(path, parallelism=threads)
-seconds = time.perf_counter() - t0
-print(f"nnz: {len(data)}")
-print(f"MB/s: {os.path.getsize(path) / 1e6 / seconds:.6f}")
-PY
-}
+fmm_read() { python3 "$root/bench/fmm_read.py" "$file" "$1"; }
 
 # One run of a reader: fscanf, libsp or fmm, with a thread count.
 run_reader() {

@@ -31,6 +31,7 @@ typedef struct options {
     int bfs_suite;
     int bfs_levels; /* --bfs-levels: each row's per-level table of its first source */
     int bfs_validate; /* --bfs-validate K: only the first K searches of a row (-1: all) */
+    int sweep[32], nsweep; /* --threads T1,T2,...: with --load-only, one load per count */
 } options_t;
 
 static void usage(FILE *f)
@@ -48,7 +49,8 @@ static void usage(FILE *f)
             "  --type float|double  value type (default double)\n"
             "  --undirected         edge lists: add the reverse of every edge\n"
             "  --complex-real       complex Matrix Market files: keep the real part\n"
-            "  --threads T          loader threads (default: all cores)\n"
+            "  --threads T[,T2...]  loader threads (default: all cores); a list with\n"
+            "                       --load-only loads once per count, a line each\n"
             "  --load-only          load, print rows/cols/nnz and throughput, stop\n"
             "  --cache              write FILE.spcoo (binary cache) next to FILE\n"
             "  --formats LIST       comma-separated subset of coo,csr,csc,ell,hyb,jds,sell\n"
@@ -79,6 +81,21 @@ static void usage(FILE *f)
             "With a GPU, SpMV runs on it (CUDA events) beside cuSPARSE in the same run;\n"
             "without one, on the host reference, against its own CSR.\n",
             DEFAULT_DATASET);
+}
+
+/* "T" or "T1,T2,...": the first count in o->threads, all of them in o->sweep. */
+static int parse_thread_list(const char *list, options_t *o)
+{
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s", list);
+    o->nsweep = 0;
+    for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        if (o->nsweep == (int)(sizeof o->sweep / sizeof o->sweep[0])) return 1;
+        if (sb_parse_int(t, 1, 4096, &o->sweep[o->nsweep++])) return 1;
+    }
+    if (o->nsweep == 0) return 1;
+    o->threads = o->sweep[0];
+    return 0;
 }
 
 static int parse_args(int argc, char **argv, options_t *o)
@@ -115,7 +132,7 @@ static int parse_args(int argc, char **argv, options_t *o)
             else return sb_bad_value(a, next);
         } else if (!strcmp(a, "--threads")) {
             NEED_VALUE();
-            if (sb_parse_int(next, 1, 4096, &o->threads)) return sb_bad_value(a, next);
+            if (parse_thread_list(next, o)) return sb_bad_value(a, next);
         } else if (!strcmp(a, "--reps")) {
             NEED_VALUE();
             if (sb_parse_int(next, 1, 1000000, &o->reps)) return sb_bad_value(a, next);
@@ -218,12 +235,14 @@ static sp_status_t load_input(const options_t *o, const char *path, sb_report_t 
     if (!strcmp(reader, "mtx")) {
         sp_mtx_options_t mo = {.nthreads = o->threads,
                                .complex_mode = o->complex_real ? SP_COMPLEX_REAL_PART
-                                                               : SP_COMPLEX_REFUSE};
+                                                               : SP_COMPLEX_REFUSE,
+                               .progress = sb_progress_report};
         st = sp_mtx_read(path, o->type, &mo, coo);
     } else if (!strcmp(reader, "cache")) {
         st = sp_coo_load(path, coo);
     } else {
-        sp_edgelist_options_t eo = {.nthreads = o->threads, .undirected = o->undirected};
+        sp_edgelist_options_t eo = {.nthreads = o->threads, .undirected = o->undirected,
+                                    .progress = sb_progress_report};
         if (!strcmp(reader, "snap")) eo.format = SP_EDGELIST_SNAP;
         else if (!strcmp(reader, "dimacs")) eo.format = SP_EDGELIST_DIMACS;
         else if (!strcmp(reader, "metis")) eo.format = SP_EDGELIST_METIS;
@@ -523,6 +542,9 @@ static int bench_input(const options_t *o, sb_exec_t *ex, const char *path, cons
     }
     if (o->load_only) {
         sb_print_load(coo, r, 1);
+        printf("threads: %ld\npeak_rss_bytes: %lld\n",
+               o->threads ? (long)o->threads : sysconf(_SC_NPROCESSORS_ONLN),
+               (long long)sb_peak_rss_bytes());
         rc = 0;
         goto done;
     }
@@ -568,6 +590,7 @@ static int run_suite(const options_t *o, sb_exec_t *ex)
     }
     rc = 0;
     for (int i = 0; i < n; i++) {
+        sb_suite_status("suite", i, n, list[i].gen[0] ? list[i].gen : list[i].path);
         printf("\n== suite %d/%d: %s\n", i + 1, n, list[i].gen[0] ? list[i].gen : list[i].path);
         rc |= bench_input(o, ex, list[i].gen[0] ? NULL : list[i].path,
                           list[i].gen[0] ? list[i].gen : NULL, &reports[i]);
@@ -579,6 +602,35 @@ static int run_suite(const options_t *o, sb_exec_t *ex)
 done:
     free(reports);
     free(list);
+    return rc;
+}
+
+/* --load-only --threads T1,T2,...: one load per count in this process, a line each. */
+static int run_load_sweep(options_t *o)
+{
+    int rc = 0;
+    const char *path = o->path;
+    printf("load_sweep: %s (%.1f MB), one load per thread count in one process: the first "
+           "may read from disk, later ones find the file in the page cache; peak_rss_bytes "
+           "is the process's peak so far (it never decreases)\n",
+           path, sb_file_size(path) / 1e6);
+    for (int i = 0; i < o->nsweep; i++) {
+        sb_report_t r = {0};
+        sp_coo_t *coo = NULL;
+        o->threads = o->sweep[i];
+        sp_clear_error();
+        if (load_input(o, path, &r, &coo) != SP_STATUS_SUCCESS) {
+            fprintf(stderr, "spbench: %s\n", sp_last_error());
+            rc = 1;
+            break;
+        }
+        double s = r.load_seconds > 0 ? r.load_seconds : 1e-9;
+        printf("threads: %d load_seconds: %.6f MB/s: %.1f Mentries/s: %.2f nnz: %lld "
+               "peak_rss_bytes: %lld\n", o->threads, r.load_seconds, r.file_bytes / 1e6 / s,
+               (double)coo->nnz / 1e6 / s, (long long)coo->nnz, (long long)sb_peak_rss_bytes());
+        fflush(stdout);
+        sp_coo_free(coo);
+    }
     return rc;
 }
 
@@ -597,6 +649,10 @@ int main(int argc, char **argv)
         return 1;
     }
     if (o.load_only) memset(&ex, 0, sizeof ex);
+    if (o.load_only && o.nsweep > 1 && o.path) {
+        rc = run_load_sweep(&o);
+        goto done;
+    }
     if (o.suite) {
         rc = run_suite(&o, &ex);
         goto done;

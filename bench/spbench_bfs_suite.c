@@ -123,11 +123,17 @@ static int bench_datasets(sp_context_t *ctx, const sb_bfs_request_t *q, const ch
         printf("bfs_suite: %s not found, skipped\n", dir_path);
         return 0;
     }
+    int n = 0, i = 0;
+    for (struct dirent *e; (e = readdir(dir)) != NULL;)
+        n += e->d_name[0] != '.' && !strstr(e->d_name, ".tsv");
+    rewinddir(dir);
     for (struct dirent *e; (e = readdir(dir)) != NULL;) {
         char path[4096];
         sp_coo_t *coo = NULL;
         if (e->d_name[0] == '.' || strstr(e->d_name, ".tsv")) continue;
         snprintf(path, sizeof path, "%s/%s", dir_path, e->d_name);
+        sb_suite_status(is_mtx ? "bfs-suite datasets/mtx" : "bfs-suite datasets/graphs", i++, n,
+                        e->d_name);
         if (load_dataset(path, is_mtx, &coo) != SP_STATUS_SUCCESS) {
             fprintf(stderr, "spbench: %s\n", sp_last_error());
             rc = 1;
@@ -157,6 +163,8 @@ int sb_run_bfs_suite(sp_context_t *ctx, const sb_bfs_request_t *base)
     for (size_t i = 0; q.gpu && i < sizeof g_graphs / sizeof g_graphs[0]; i++) {
         sp_coo_t *coo = NULL;
         double tg = sb_now();
+        sb_suite_status("bfs-suite generated", (int)i, (int)(sizeof g_graphs / sizeof g_graphs[0]),
+                        g_graphs[i].name);
         if (generate(&g_graphs[i], &coo) != SP_STATUS_SUCCESS) {
             fprintf(stderr, "spbench: %s: %s\n", g_graphs[i].name, sp_last_error());
             rc = 1;

@@ -4,6 +4,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -69,17 +70,57 @@ int64_t sb_file_size(const char *path)
     return path && stat(path, &sb) == 0 ? (int64_t)sb.st_size : 0;
 }
 
-/* Long loads say so on a terminal; the loaders have no callback, so this is a notice. */
-static int g_progress;
+/* Loads on a terminal: files over 64 MB are announced at once; once a load has run for a
+ * second, the loader's progress callback (sb_progress_report) rewrites one line on stderr
+ * with the share of the file parsed, MB/s and the time left, at most every 100 ms. */
+static struct {
+    int on, shown;
+    const char *path;
+    double t0, last;
+} g_progress;
+
 void sb_progress_start(const char *path)
 {
-    g_progress = isatty(STDERR_FILENO) && sb_file_size(path) > (64 << 20);
-    if (g_progress)
-        fprintf(stderr, "loading %s (%.0f MB)...", path, sb_file_size(path) / 1e6);
+    int64_t bytes = sb_file_size(path);
+    g_progress.on = isatty(STDERR_FILENO);
+    g_progress.shown = g_progress.on && bytes > (64 << 20);
+    g_progress.path = path;
+    g_progress.t0 = g_progress.last = sb_now();
+    if (g_progress.shown) fprintf(stderr, "loading %s (%.0f MB)...", path, bytes / 1e6);
 }
+
+void sb_progress_report(void *user, int64_t bytes_done, int64_t bytes_total)
+{
+    (void)user;
+    double now = sb_now(), s = now - g_progress.t0;
+    if (!g_progress.on || s < 1.0 || bytes_total <= 0) return;
+    if (bytes_done < bytes_total && now - g_progress.last < 0.1) return;
+    g_progress.last = now;
+    double rate = bytes_done / s, left = rate > 0 ? (bytes_total - bytes_done) / rate : 0;
+    fprintf(stderr, "\r\033[Kloading %s: %.0f%% of %.0f MB, %.0f MB/s, %.0f s left",
+            g_progress.path, 100.0 * bytes_done / bytes_total, bytes_total / 1e6, rate / 1e6,
+            left);
+    g_progress.shown = 1;
+}
+
 void sb_progress_end(void)
 {
-    if (g_progress) fprintf(stderr, " done\n");
+    if (g_progress.shown)
+        fprintf(stderr, "\r\033[Kloading %s: done in %.1f s\n", g_progress.path,
+                sb_now() - g_progress.t0);
+    g_progress.on = g_progress.shown = 0;
+}
+
+void sb_suite_status(const char *suite, int i, int n, const char *input)
+{
+    if (!isatty(STDERR_FILENO)) return;
+    fprintf(stderr, "[%s %d/%d, %d left after this] %s\n", suite, i + 1, n, n - i - 1, input);
+}
+
+int64_t sb_peak_rss_bytes(void)
+{
+    struct rusage ru;
+    return getrusage(RUSAGE_SELF, &ru) == 0 ? (int64_t)ru.ru_maxrss * 1024 : -1;
 }
 
 /* ---- SpMV measurement ------------------------------------------------------------- */

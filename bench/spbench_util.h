@@ -101,8 +101,14 @@ int sb_bad_value(const char *option, const char *value);
 const char *sb_reader_for_path(const char *path);
 double sb_now(void);
 int64_t sb_file_size(const char *path);
+/* A load's progress on a terminal (stderr): start, the loaders' progress callback, end. */
 void sb_progress_start(const char *path);
+void sb_progress_report(void *user, int64_t bytes_done, int64_t bytes_total);
 void sb_progress_end(void);
+/* On a terminal, the input a long suite starts (input i of n) and how many are left. */
+void sb_suite_status(const char *suite, int i, int n, const char *input);
+/* Peak resident set of this process (getrusage ru_maxrss), -1 if unknown. */
+int64_t sb_peak_rss_bytes(void);
 
 int sb_vectors_init(sb_vectors_t *v, const sp_coo_t *coo, int with_reference,
                     const sb_exec_t *ex);

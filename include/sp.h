@@ -185,6 +185,13 @@ typedef struct sp_mtx_options {
     sp_pattern_mode_t pattern;      /* default SP_PATTERN_ONES */
     sp_complex_mode_t complex_mode; /* default SP_COMPLEX_REFUSE */
     int keep_symmetric;             /* 1 = do not mirror symmetric files (flags say so) */
+    /* Called as the file is parsed, with the bytes parsed so far of the text's total (after
+     * gunzip for .gz): once with 0 at the start, after each piece the reading threads
+     * finish (the current readers: 4 pieces per thread, one with one thread), and with
+     * bytes_done == bytes_total at the end. Called from a reading thread, one call at a
+     * time; it must return quickly and not call the loader. NULL: no reports. */
+    void (*progress)(void *user, int64_t bytes_done, int64_t bytes_total);
+    void *progress_user; /* passed to progress */
 } sp_mtx_options_t;
 
 /* Read a Matrix Market file (plain or gzip, detected by magic number) into a new host
@@ -206,11 +213,15 @@ typedef struct sp_mtx_write_options {
     sp_mtx_field_t field;
     int symmetric; /* 1: write "symmetric", lower triangle only; the COO must be symmetric */
     const char *comment; /* optional comment line(s) after the banner, without '%' */
+    int nthreads;        /* formatting threads; 0 = all cores (the file is the same) */
 } sp_mtx_write_options_t;
 
-/* Write coordinate Matrix Market (1-based), values with %.17g (double) or %.9g (float)
- * so they read back to the same bits. Written to a temporary file in the same folder
- * and renamed, so a failure never leaves a partial file at path. */
+/* Write coordinate Matrix Market (1-based), each value with the fewest significant digits
+ * that read back (strtod / strtof, sp_mtx_read) to the same bits, in %g's layout
+ * (0.1, 1e-300, -2); integer fields as integers. Entries are formatted in chunks on
+ * nthreads threads and written in order: any thread count gives the same bytes. Written
+ * to a temporary file in the same folder and renamed, so a failure never leaves a partial
+ * file at path. */
 SP_API sp_status_t sp_mtx_write(const char *path, const sp_coo_t *coo,
                                 const sp_mtx_write_options_t *options);
 
@@ -230,6 +241,9 @@ typedef struct sp_edgelist_options {
     int compact_ids;      /* renumber used ids to 0..n-1 in increasing order */
     int one_based;        /* SNAP text only: ids start at 1 (DIMACS, METIS always do) */
     int64_t nvertices;    /* > 0: n given (ids must be below it); 0: max id + 1 */
+    /* as sp_mtx_options_t.progress */
+    void (*progress)(void *user, int64_t bytes_done, int64_t bytes_total);
+    void *progress_user;
 } sp_edgelist_options_t;
 
 typedef struct sp_edgelist_info {

@@ -18,6 +18,7 @@
 #endif
 
 #include "sp_base.h"
+#include "sp_progress.h"
 #include "sp_edgelist.h"
 
 /* Longest field quoted in a message. */
@@ -403,6 +404,7 @@ typedef struct passes {
     const sp_el_format_t *fmt;
     const sp_el_read_t *r;
     sp_el_chunk_t *chunks;
+    sp__progress_t progress; /* the caller's callback, per chunk parsed */
 } passes_t;
 
 static sp_status_t count_task(int i, void *arg)
@@ -415,7 +417,9 @@ static sp_status_t count_task(int i, void *arg)
 static sp_status_t parse_task(int i, void *arg)
 {
     passes_t *ps = arg;
-    return ps->fmt->parse(ps->r, &ps->chunks[i]);
+    sp_status_t st = ps->fmt->parse(ps->r, &ps->chunks[i]);
+    sp__progress_add(&ps->progress, ps->chunks[i].text.end - ps->chunks[i].text.begin);
+    return st;
 }
 
 /* Exclusive scan of the chunk counts into offsets; the totals are returned. */
@@ -733,7 +737,8 @@ sp_status_t sp_edgelist_read(const char *path, sp_value_type_t value_type,
     SP_TRY(sp__text_split_for_threads(body, end, body_line, nthreads, &pieces, &npieces));
     SP_CALLOC(chunks, npieces);
     for (int i = 0; i < npieces; i++) chunks[i].text = pieces[i];
-    passes_t ps = {fmt, &r, chunks};
+    passes_t ps = {.fmt = fmt, .r = &r, .chunks = chunks};
+    sp__progress_init(&ps.progress, o.progress, o.progress_user, end - body);
     int64_t m = 0, lines = 0, max_id = -1;
     if (nthreads == 1 && fmt == &sp__el_snap && !r.compact) {
         /* One thread: the chunks in order into arrays sized from the first lines and
@@ -750,6 +755,7 @@ sp_status_t sp_edgelist_read(const char *path, sp_value_type_t value_type,
                 chunks[i].edges = chunks[i].next;
             }
             m = chunks[i].next;
+            sp__progress_add(&ps.progress, chunks[i].text.end - chunks[i].text.begin);
         }
     } else {
         SP_TRY(sp__parallel_for(nthreads, npieces, count_task, &ps));

@@ -333,7 +333,7 @@ static int crd_from_stream(FILE *f, MM_typecode matcode, crd_t *c)
  * order, indices shifted back to 1-based. */
 static int crd_from_libsp(const char *fname, MM_typecode matcode, crd_t *c)
 {
-    sp_mtx_options_t opt = {0, SP_PATTERN_NONE, SP_COMPLEX_REFUSE, 1};
+    sp_mtx_options_t opt = {0, SP_PATTERN_NONE, SP_COMPLEX_REFUSE, 1, NULL, NULL};
     sp_coo_t *a = NULL;
     sp_status_t st = sp_mtx_read(fname, mm_is_pattern(matcode) ? SP_VALUE_NONE : SP_R_64F,
                                  &opt, &a);

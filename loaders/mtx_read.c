@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "sp_base.h"
+#include "sp_progress.h"
 #include "sp_text.h"
 
 typedef enum { FMT_COORDINATE, FMT_ARRAY } mtx_format_t;
@@ -27,6 +28,7 @@ typedef struct job {
     int64_t *mirror_offset;   /* exclusive scan of offdiag, after the file's entries */
     int32_t *row, *col;
     void *val;
+    sp__progress_t progress; /* the caller's callback, per chunk parsed */
 } job_t;
 
 static int is_blank(char c) { return c == ' ' || c == '\t'; }
@@ -412,6 +414,7 @@ static sp_status_t parse_task(int c, void *arg)
     }
     j->offdiag[c] = offdiag;
     j->count[c] = k - j->offset[c];
+    sp__progress_add(&j->progress, j->chunks[c].end - j->chunks[c].begin);
 done:
     return st;
 }
@@ -454,7 +457,7 @@ sp_status_t sp_mtx_read(const char *path, sp_value_type_t value_type,
     sp_chunk_t *chunks = NULL;
     int64_t *counts = NULL;
     sp_coo_t *a = NULL;
-    sp_mtx_options_t opt = {0, SP_PATTERN_ONES, SP_COMPLEX_REFUSE, 0};
+    sp_mtx_options_t opt = {0, SP_PATTERN_ONES, SP_COMPLEX_REFUSE, 0, NULL, NULL};
     job_t j;
     int nchunks = 0;
     memset(&j, 0, sizeof j);
@@ -493,6 +496,7 @@ sp_status_t sp_mtx_read(const char *path, sp_value_type_t value_type,
 
     int nthreads = opt.nthreads > 0 ? opt.nthreads : sp__ncores();
     SP_TRY(sp__text_split_for_threads(body, end, line + 1, nthreads, &chunks, &nchunks));
+    sp__progress_init(&j.progress, opt.progress, opt.progress_user, end - body);
     SP_ALLOC(counts, 4 * (size_t)nchunks);
     j.chunks = chunks;
     j.count = counts;

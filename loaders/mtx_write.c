@@ -3,6 +3,7 @@
  * folder and renamed into place, so a failed write never leaves a partial file. */
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +11,8 @@
 #include <unistd.h>
 
 #include "sp_base.h"
+#include "sp_number_format.h"
+#include "sp_text.h"
 
 /* An entry's (row, col) as one sortable key, and its position for a stable order. */
 typedef struct keyed {
@@ -126,46 +129,164 @@ done:
     return st;
 }
 
-/* Print the whole file to f; a negative printf result means a write error. */
-static int print_all(FILE *f, const sp_coo_t *a, const sp_mtx_write_options_t *o,
-                     sp_mtx_field_t field)
+/* Formatting: chunks of CHUNK_ENTRIES entries, a round of `slots` chunks formatted in
+ * parallel into one half of the buffers while a thread writes the other half's round. */
+enum {
+    CHUNK_ENTRIES = 8192,
+    LINE_MAX_BYTES = 2 * 10 + 2 + SP_FORMAT_F64_MAX + 1 /* "row col value\n" */
+};
+
+typedef struct writer {
+    const sp_coo_t *a;
+    sp_mtx_field_t field;
+    int skip_upper, swap_upper; /* symmetric: drop (r < c), or mirror it (one triangle) */
+    int64_t first;              /* first chunk of the round being formatted */
+    char *buf;                  /* that round's chunks, CHUNK_ENTRIES * LINE_MAX_BYTES each */
+    size_t *len;                /* bytes formatted per chunk */
+} writer_t;
+
+static sp_status_t format_task(int i, void *arg)
+{
+    const writer_t *w = arg;
+    const sp_coo_t *a = w->a;
+    int64_t k0 = (w->first + i) * (int64_t)CHUNK_ENTRIES;
+    int64_t k1 = k0 + CHUNK_ENTRIES < a->nnz ? k0 + CHUNK_ENTRIES : a->nnz;
+    char *p0 = w->buf + (size_t)i * CHUNK_ENTRIES * LINE_MAX_BYTES, *p = p0;
+    for (int64_t k = k0; k < k1; k++) {
+        uint32_t r = (uint32_t)a->row[k], c = (uint32_t)a->col[k];
+        if (r < c && w->skip_upper) continue;
+        if (r < c && w->swap_upper) {
+            uint32_t t = r;
+            r = c;
+            c = t;
+        }
+        p = sp__format_u64(p, r + 1ull);
+        *p++ = ' ';
+        p = sp__format_u64(p, c + 1ull);
+        if (w->field == SP_MTX_FIELD_INTEGER) {
+            *p++ = ' ';
+            p = sp__format_i64(p, (int64_t)value_at(a, k));
+        } else if (w->field == SP_MTX_FIELD_REAL) {
+            *p++ = ' ';
+            p = a->value_type == SP_R_32F ? sp__format_f32(p, ((const float *)a->val)[k])
+                                          : sp__format_f64(p, ((const double *)a->val)[k]);
+        }
+        *p++ = '\n';
+    }
+    w->len[i] = (size_t)(p - p0);
+    return SP_STATUS_SUCCESS;
+}
+
+/* Write all n bytes; -1 (errno set) on failure. */
+static int write_all(int fd, const char *p, size_t n)
+{
+    while (n > 0) {
+        ssize_t r = write(fd, p, n);
+        if (r < 0 && errno == EINTR) continue;
+        if (r < 0) return -1;
+        p += r;
+        n -= (size_t)r;
+    }
+    return 0;
+}
+
+/* One round's chunks written in order, on a thread of its own; err: errno or 0. */
+typedef struct flush {
+    int fd, nchunks, err;
+    const char *buf;
+    const size_t *len;
+} flush_t;
+
+static void *flush_main(void *arg)
+{
+    flush_t *fl = arg;
+    for (int i = 0; i < fl->nchunks && !fl->err; i++)
+        if (write_all(fl->fd, fl->buf + (size_t)i * CHUNK_ENTRIES * LINE_MAX_BYTES,
+                      fl->len[i]) != 0)
+            fl->err = errno ? errno : EIO;
+    return NULL;
+}
+
+/* The banner, comment lines and sizes line. */
+static sp_status_t write_header(int fd, const char *path, const sp_coo_t *a,
+                                const sp_mtx_write_options_t *o, sp_mtx_field_t field)
 {
     static const char *names[] = {"", "real", "integer", "pattern"};
+    sp_status_t st = SP_STATUS_SUCCESS;
+    char *h = NULL, *p;
     int stored = (a->flags & SP_COO_SYMMETRIC_STORED) != 0;
     int64_t n = 0;
     for (int64_t k = 0; k < a->nnz; k++)
         n += !o->symmetric || stored || a->row[k] >= a->col[k];
-    if (fprintf(f, "%%%%MatrixMarket matrix coordinate %s %s\n", names[field],
-                o->symmetric ? "symmetric" : "general") < 0)
-        return -1;
+    size_t clen = o->comment ? strlen(o->comment) : 0;
+    SP_ALLOC(h, 128 + 2 * clen);
+    p = h + sprintf(h, "%%%%MatrixMarket matrix coordinate %s %s\n", names[field],
+                    o->symmetric ? "symmetric" : "general");
     for (const char *c = o->comment; c && *c;) {
         size_t len = strcspn(c, "\n");
-        if (fprintf(f, "%%%.*s\n", (int)len, c) < 0) return -1;
+        *p++ = '%';
+        memcpy(p, c, len);
+        p += len;
+        *p++ = '\n';
         c += len + (c[len] == '\n');
     }
-    if (fprintf(f, "%lld %lld %lld\n", (long long)a->nrows, (long long)a->ncols,
-                (long long)n) < 0)
-        return -1;
-    for (int64_t k = 0; k < a->nnz; k++) {
-        long long r = a->row[k] + 1LL, c = a->col[k] + 1LL;
-        if (o->symmetric && !stored && r < c) continue;
-        if (o->symmetric && stored && r < c) { /* the stored triangle may be the upper */
-            long long t = r;
-            r = c;
-            c = t;
+    p = sp__format_i64(p, a->nrows);
+    *p++ = ' ';
+    p = sp__format_i64(p, a->ncols);
+    *p++ = ' ';
+    p = sp__format_i64(p, n);
+    *p++ = '\n';
+    if (write_all(fd, h, (size_t)(p - h)) != 0)
+        SP_FAIL(SP_STATUS_IO_ERROR, "%s: write failed: %s", path, strerror(errno));
+done:
+    sp__free(h);
+    return st;
+}
+
+/* The entries, formatted on nthreads threads, written in order. */
+static sp_status_t write_entries(int fd, const char *path, const sp_coo_t *a,
+                                 const sp_mtx_write_options_t *o, sp_mtx_field_t field)
+{
+    sp_status_t st = SP_STATUS_SUCCESS;
+    char *buf = NULL;
+    size_t *len = NULL;
+    pthread_t thread;
+    flush_t fl[2] = {{fd, 0, 0, NULL, NULL}, {fd, 0, 0, NULL, NULL}};
+    int pending = -1; /* the half a flush thread is writing */
+    int nthreads = o->nthreads > 0 ? o->nthreads : sp__ncores();
+    int64_t nchunks = (a->nnz + CHUNK_ENTRIES - 1) / CHUNK_ENTRIES;
+    int stored = (a->flags & SP_COO_SYMMETRIC_STORED) != 0;
+    int slots = nthreads > 1 ? 2 * nthreads : 1;
+    if (slots > nchunks) slots = (int)(nchunks > 0 ? nchunks : 1);
+    size_t chunk_bytes = (size_t)CHUNK_ENTRIES * LINE_MAX_BYTES;
+    SP_ALLOC(buf, 2 * (size_t)slots * chunk_bytes);
+    SP_ALLOC(len, 2 * (size_t)slots);
+    writer_t w = {a, field, o->symmetric && !stored, o->symmetric && stored, 0, NULL, NULL};
+    for (int64_t first = 0, half = 0; first < nchunks; first += slots, half ^= 1) {
+        int n = (int)(nchunks - first < slots ? nchunks - first : slots);
+        w.first = first;
+        w.buf = buf + (size_t)half * slots * chunk_bytes;
+        w.len = len + (size_t)half * slots;
+        SP_TRY(sp__parallel_for(nthreads, n, format_task, &w));
+        if (pending >= 0) {
+            pthread_join(thread, NULL);
+            pending = -1;
         }
-        int rc;
-        if (field == SP_MTX_FIELD_PATTERN)
-            rc = fprintf(f, "%lld %lld\n", r, c);
-        else if (field == SP_MTX_FIELD_INTEGER)
-            rc = fprintf(f, "%lld %lld %lld\n", r, c, (long long)value_at(a, k));
-        else if (a->value_type == SP_R_32F)
-            rc = fprintf(f, "%lld %lld %.9g\n", r, c, value_at(a, k));
+        if (fl[half ^ 1].err) break;
+        fl[half] = (flush_t){fd, n, 0, w.buf, w.len};
+        if (nthreads > 1 && pthread_create(&thread, NULL, flush_main, &fl[half]) == 0)
+            pending = (int)half;
         else
-            rc = fprintf(f, "%lld %lld %.17g\n", r, c, value_at(a, k));
-        if (rc < 0) return -1;
+            flush_main(&fl[half]);
     }
-    return 0;
+done:
+    if (pending >= 0) pthread_join(thread, NULL);
+    for (int h = 0; h < 2 && st == SP_STATUS_SUCCESS; h++)
+        if (fl[h].err)
+            st = SP_ERROR(SP_STATUS_IO_ERROR, "%s: write failed: %s", path, strerror(fl[h].err));
+    sp__free(len);
+    sp__free(buf);
+    return st;
 }
 
 sp_status_t sp_mtx_write(const char *path, const sp_coo_t *coo,
@@ -173,9 +294,8 @@ sp_status_t sp_mtx_write(const char *path, const sp_coo_t *coo,
 {
     sp_status_t st = SP_STATUS_SUCCESS;
     char *tmp = NULL;
-    FILE *f = NULL;
     int fd = -1, created = 0;
-    sp_mtx_write_options_t o = {SP_MTX_FIELD_AUTO, 0, NULL};
+    sp_mtx_write_options_t o = {SP_MTX_FIELD_AUTO, 0, NULL, 0};
     sp_mtx_field_t field = SP_MTX_FIELD_AUTO;
     SP_CHECK_ARG(path != NULL && coo != NULL, "sp_mtx_write: NULL argument");
     if (options) o = *options;
@@ -193,21 +313,17 @@ sp_status_t sp_mtx_write(const char *path, const sp_coo_t *coo,
     /* mkstemp makes the file private (0600); a matrix file is an ordinary document. */
     if (fchmod(fd, 0644) != 0)
         SP_FAIL(SP_STATUS_IO_ERROR, "%s: chmod failed: %s", path, strerror(errno));
-    f = fdopen(fd, "w");
-    if (!f) SP_FAIL(SP_STATUS_IO_ERROR, "%s: %s", path, strerror(errno));
-    fd = -1;
-    if (print_all(f, coo, &o, field) != 0 || fflush(f) != 0)
-        SP_FAIL(SP_STATUS_IO_ERROR, "%s: write failed: %s", path, strerror(errno));
-    if (fsync(fileno(f)) != 0)
+    SP_TRY(write_header(fd, path, coo, &o, field));
+    SP_TRY(write_entries(fd, path, coo, &o, field));
+    if (fsync(fd) != 0)
         SP_FAIL(SP_STATUS_IO_ERROR, "%s: fsync failed: %s", path, strerror(errno));
-    int rc = fclose(f);
-    f = NULL;
+    int rc = close(fd);
+    fd = -1;
     if (rc != 0) SP_FAIL(SP_STATUS_IO_ERROR, "%s: close failed: %s", path, strerror(errno));
     if (rename(tmp, path) != 0)
         SP_FAIL(SP_STATUS_IO_ERROR, "%s: rename failed: %s", path, strerror(errno));
     created = 0;
 done:
-    if (f) fclose(f);
     if (fd >= 0) close(fd);
     if (created) unlink(tmp);
     sp__free(tmp);

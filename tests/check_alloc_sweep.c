@@ -250,11 +250,11 @@ START_TEST(mtx_writer)
     sp_coo_t *a = NULL, *g = sp_test_random_coo(5, 40, 30, 300, SP_R_32F, SP_TEST_DUPLICATES);
     ck_assert_ptr_nonnull(g);
     ck_assert_ok(sp_gen_poisson2d(6, SP_R_64F, &a)); /* symmetric */
-    write_run_t r = {sp_test_temp_path("target"), g, {SP_MTX_FIELD_AUTO, 0, "generated\ntwo lines"}};
+    write_run_t r = {sp_test_temp_path("target"), g, {SP_MTX_FIELD_AUTO, 0, "generated\ntwo lines", 0}};
     put_old(r.path);
     sweep("mtx write general", write_op, write_left_old_file, &r);
     put_old(r.path);
-    r = (write_run_t){sp_test_temp_path("target"), a, {SP_MTX_FIELD_REAL, 1, NULL}};
+    r = (write_run_t){sp_test_temp_path("target"), a, {SP_MTX_FIELD_REAL, 1, NULL, 0}};
     sweep("mtx write symmetric", write_op, write_left_old_file, &r);
     ck_assert_int_eq(unlink(r.path), 0);
     sp_coo_free(a);

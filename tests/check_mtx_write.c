@@ -80,8 +80,8 @@ START_TEST(test_exact_text)
     const char *p = in_dir("a.mtx");
     ck_assert_ok(sp_mtx_write(p, a, NULL));
     ck_assert_str_eq(slurp(p), "%%MatrixMarket matrix coordinate real general\n"
-                               "3 4 4\n1 1 0.10000000000000001\n3 2 -2\n2 3 1e-300\n1 2 3\n");
-    sp_mtx_write_options_t o = {SP_MTX_FIELD_INTEGER, 0, "made by a test\nsecond line"};
+                               "3 4 4\n1 1 0.1\n3 2 -2\n2 3 1e-300\n1 2 3\n");
+    sp_mtx_write_options_t o = {SP_MTX_FIELD_INTEGER, 0, "made by a test\nsecond line", 0};
     ck_assert_status(sp_mtx_write(p, a, &o), SP_STATUS_INVALID_ARGUMENT);
     ck_assert_error_has("integer field but entry 0 has value 0.1");
     ((double *)a->val)[0] = 7;
@@ -90,7 +90,7 @@ START_TEST(test_exact_text)
     ck_assert_str_eq(slurp(p), "%%MatrixMarket matrix coordinate integer general\n"
                                "%made by a test\n%second line\n"
                                "3 4 4\n1 1 7\n3 2 -2\n2 3 -9007199254740992\n1 2 3\n");
-    o = (sp_mtx_write_options_t){SP_MTX_FIELD_PATTERN, 0, NULL};
+    o = (sp_mtx_write_options_t){SP_MTX_FIELD_PATTERN, 0, NULL, 0};
     ck_assert_ok(sp_mtx_write(p, a, &o));
     ck_assert_str_eq(slurp(p), "%%MatrixMarket matrix coordinate pattern general\n"
                                "3 4 4\n1 1\n3 2\n2 3\n1 2\n");
@@ -98,7 +98,7 @@ START_TEST(test_exact_text)
     a = small(SP_R_32F, 4, row, col, val, 3, 4);
     ck_assert_ok(sp_mtx_write(p, a, NULL));
     ck_assert_str_eq(slurp(p), "%%MatrixMarket matrix coordinate real general\n"
-                               "3 4 4\n1 1 0.100000001\n3 2 -2\n2 3 0\n1 2 3\n");
+                               "3 4 4\n1 1 0.1\n3 2 -2\n2 3 0\n1 2 3\n");
     sp_coo_free(a);
     ck_assert_int_eq(remove_dir(), 1); /* no temporary files left behind */
 }
@@ -111,7 +111,7 @@ START_TEST(test_symmetric_text)
     static const double val[] = {4, -1, -1, 0.5, 2, 3, 3};
     sp_coo_t *a = small(SP_R_64F, 7, row, col, val, 3, 3);
     const char *p = in_dir("s.mtx");
-    sp_mtx_write_options_t o = {SP_MTX_FIELD_AUTO, 1, NULL};
+    sp_mtx_write_options_t o = {SP_MTX_FIELD_AUTO, 1, NULL, 0};
     /* (3, 1) has no mirror */
     ck_assert_status(sp_mtx_write(p, a, &o), SP_STATUS_INVALID_ARGUMENT);
     ck_assert_error_has("entry (3, 1) has no mirror");
@@ -196,7 +196,7 @@ START_TEST(test_round_trip_general)
         same_coo(a, b);
         sp_coo_free(b);
         /* pattern: the structure only */
-        sp_mtx_write_options_t w = {SP_MTX_FIELD_PATTERN, 0, NULL};
+        sp_mtx_write_options_t w = {SP_MTX_FIELD_PATTERN, 0, NULL, 0};
         ck_assert_ok(sp_mtx_write(p, a, &w));
         o.pattern = SP_PATTERN_NONE;
         ck_assert_ok(sp_mtx_read(p, types[t], &o, &b));
@@ -251,7 +251,7 @@ START_TEST(test_round_trip_symmetric)
                 n++;
             }
         full->nnz = n;
-        sp_mtx_write_options_t w = {SP_MTX_FIELD_REAL, 1, NULL};
+        sp_mtx_write_options_t w = {SP_MTX_FIELD_REAL, 1, NULL, 0};
         ck_assert_ok(sp_mtx_write(p, full, &w));
         sp_coo_t *b = NULL;
         ck_assert_ok(sp_mtx_read(p, types[t], NULL, &b));
@@ -265,7 +265,7 @@ START_TEST(test_round_trip_symmetric)
         same_coo(low, b);
         const char *p2 = in_dir("sym2.mtx");
         ck_assert_ok(sp_mtx_write(p2, b, &w));
-        sp_mtx_write_options_t general = {SP_MTX_FIELD_REAL, 0, NULL};
+        sp_mtx_write_options_t general = {SP_MTX_FIELD_REAL, 0, NULL, 0};
         ck_assert_status(sp_mtx_write(p2, b, &general), SP_STATUS_INVALID_ARGUMENT);
         ck_assert_error_has("one triangle");
         sp_coo_free(b);
@@ -296,9 +296,9 @@ START_TEST(test_failures)
     FILE *f = fopen(p, "w");
     fputs("old contents\n", f);
     fclose(f);
-    sp_mtx_write_options_t o = {SP_MTX_FIELD_INTEGER, 0, NULL};
+    sp_mtx_write_options_t o = {SP_MTX_FIELD_INTEGER, 0, NULL, 0};
     ck_assert_status(sp_mtx_write(p, a, &o), SP_STATUS_INVALID_ARGUMENT);
-    o = (sp_mtx_write_options_t){SP_MTX_FIELD_REAL, 1, NULL};
+    o = (sp_mtx_write_options_t){SP_MTX_FIELD_REAL, 1, NULL, 0};
     ck_assert_status(sp_mtx_write(p, a, &o), SP_STATUS_INVALID_ARGUMENT);
     ck_assert_str_eq(slurp(p), "old contents\n");
     /* a directory at the path: the rename fails and the temporary file goes away */
@@ -315,16 +315,132 @@ START_TEST(test_failures)
     ck_assert_status(sp_mtx_write("x.mtx", a, NULL), SP_STATUS_INVALID_ARGUMENT);
     ck_assert_error_has("entry 1 at (2, 1) outside 2 x 2");
     a->row[1] = 1;
-    o = (sp_mtx_write_options_t){(sp_mtx_field_t)9, 0, NULL};
+    o = (sp_mtx_write_options_t){(sp_mtx_field_t)9, 0, NULL, 0};
     ck_assert_status(sp_mtx_write("x.mtx", a, &o), SP_STATUS_INVALID_ARGUMENT);
     ck_assert_error_has("unknown field 9");
     sp_coo_free(a);
     a = small(SP_VALUE_NONE, 2, row, col, val, 2, 2);
-    o = (sp_mtx_write_options_t){SP_MTX_FIELD_REAL, 0, NULL};
+    o = (sp_mtx_write_options_t){SP_MTX_FIELD_REAL, 0, NULL, 0};
     ck_assert_status(sp_mtx_write("x.mtx", a, &o), SP_STATUS_INVALID_ARGUMENT);
     ck_assert_error_has("no values to write as real");
     sp_coo_free(a);
     ck_assert_int_eq(access("x.mtx", F_OK), -1);
+}
+END_TEST
+
+static int64_t file_bytes(const char *path)
+{
+    struct stat sb;
+    ck_assert_int_eq(stat(path, &sb), 0);
+    return (int64_t)sb.st_size;
+}
+
+static char *slurp_all(const char *path, long *size)
+{
+    FILE *f = fopen(path, "rb");
+    ck_assert_ptr_nonnull(f);
+    fseek(f, 0, SEEK_END);
+    *size = ftell(f);
+    rewind(f);
+    char *b = malloc((size_t)*size + 1);
+    ck_assert_ptr_nonnull(b);
+    ck_assert_int_eq(fread(b, 1, (size_t)*size, f), *size);
+    fclose(f);
+    return b;
+}
+
+/* Any thread count writes the same bytes, for every field and symmetry, on inputs of many
+ * chunks; and the values read back to the same bits. */
+START_TEST(test_threads_same_bytes)
+{
+    make_dir();
+    const char *p1 = in_dir("one.mtx"), *pn = in_dir("many.mtx");
+    static const int threads[] = {2, 3, 8, 0};
+    for (int t = 0; t < 2; t++) {
+        sp_value_type_t vt = t ? SP_R_32F : SP_R_64F;
+        sp_coo_t *a = sp_test_random_coo(31 + (uint64_t)t, 3000, 2500, 100000, vt,
+                                         SP_TEST_DUPLICATES);
+        wild_values(a, 5 + (uint64_t)t);
+        sp_coo_t *sym = NULL;
+        ck_assert_ok(sp_gen_poisson2d(120, vt, &sym)); /* 14,400 rows, 71,520 entries */
+        for (int f = 0; f < 4; f++) {
+            sp_mtx_write_options_t o = {(sp_mtx_field_t)(f % 3 + 1), f == 3, NULL, 1};
+            const sp_coo_t *m = f == 3 ? sym : a;
+            if (o.field == SP_MTX_FIELD_INTEGER)
+                for (int64_t k = 0; k < a->nnz; k++) {
+                    if (vt == SP_R_64F) ((double *)a->val)[k] = (double)(k % 2001 - 1000);
+                    else ((float *)a->val)[k] = (float)(k % 2001 - 1000);
+                }
+            ck_assert_ok(sp_mtx_write(p1, m, &o));
+            long n1, nn;
+            char *one = slurp_all(p1, &n1);
+            for (int i = 0; i < 4; i++) {
+                o.nthreads = threads[i];
+                ck_assert_ok(sp_mtx_write(pn, m, &o));
+                char *many = slurp_all(pn, &nn);
+                ck_assert_msg(n1 == nn && memcmp(one, many, (size_t)n1) == 0,
+                              "field %d: %d threads wrote other bytes", o.field, threads[i]);
+                free(many);
+            }
+            free(one);
+            if (o.field != SP_MTX_FIELD_PATTERN) {
+                sp_coo_t *b = NULL;
+                ck_assert_ok(sp_mtx_read(pn, vt, NULL, &b));
+                if (f != 3) same_coo(m, b);
+                else ck_assert_int_eq(b->nnz, m->nnz);
+                sp_coo_free(b);
+            }
+        }
+        sp_coo_free(sym);
+        sp_coo_free(a);
+    }
+    ck_assert_int_eq(remove_dir(), 2);
+}
+END_TEST
+
+/* The readers' progress callback: 0 first, never backwards, the whole text at the end. */
+typedef struct progress_log {
+    int calls;
+    int64_t first, last, total, backwards;
+} progress_log_t;
+
+static void log_progress(void *user, int64_t done, int64_t total)
+{
+    progress_log_t *l = user;
+    if (l->calls++ == 0) l->first = done;
+    l->backwards += done < l->last;
+    l->last = done;
+    l->total = total;
+}
+
+START_TEST(test_read_progress)
+{
+    make_dir();
+    const char *p = in_dir("p.mtx"), *e = in_dir("p.txt");
+    sp_coo_t *a = sp_test_random_coo(3, 2000, 2000, 50000, SP_R_64F, 0), *b = NULL;
+    ck_assert_ok(sp_mtx_write(p, a, NULL));
+    for (int t = 1; t <= 3; t += 2) {
+        progress_log_t l = {0};
+        sp_mtx_options_t o = {.nthreads = t, .progress = log_progress, .progress_user = &l};
+        ck_assert_ok(sp_mtx_read(p, SP_R_64F, &o, &b));
+        sp_coo_free(b);
+        ck_assert(l.calls >= 2 && l.first == 0 && l.backwards == 0 && l.last == l.total);
+        ck_assert(l.total > 0 && l.total < file_bytes(p));
+    }
+    FILE *f = fopen(e, "w");
+    ck_assert_ptr_nonnull(f);
+    for (int64_t k = 0; k < a->nnz; k++) fprintf(f, "%d %d\n", a->row[k], a->col[k]);
+    fclose(f);
+    for (int t = 1; t <= 3; t += 2) {
+        progress_log_t l = {0};
+        sp_edgelist_options_t o = {.nthreads = t, .progress = log_progress, .progress_user = &l};
+        ck_assert_ok(sp_edgelist_read(e, SP_VALUE_NONE, &o, &b, NULL));
+        sp_coo_free(b);
+        ck_assert(l.calls >= 2 && l.first == 0 && l.backwards == 0 && l.last == l.total);
+        ck_assert_int_eq(l.total, file_bytes(e));
+    }
+    sp_coo_free(a);
+    ck_assert_int_eq(remove_dir(), 2);
 }
 END_TEST
 
@@ -338,6 +454,8 @@ int main(void)
     tcase_add_test(tc, test_round_trip_general);
     tcase_add_test(tc, test_round_trip_symmetric);
     tcase_add_test(tc, test_failures);
+    tcase_add_test(tc, test_threads_same_bytes);
+    tcase_add_test(tc, test_read_progress);
     suite_add_tcase(s, tc);
     return sp_test_run(s);
 }

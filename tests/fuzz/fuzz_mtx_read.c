@@ -30,8 +30,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     int fd = fuzz_memfile(data, size, path, sizeof path);
     if (fd < 0) return 0;
     int gz = fuzz_is_gzip(data, size);
-    sp_mtx_options_t plain = {1, SP_PATTERN_ONES, SP_COMPLEX_REFUSE, 0};
-    sp_mtx_options_t other = {1, SP_PATTERN_NONE, SP_COMPLEX_REAL_PART, 1};
+    sp_mtx_options_t plain = {1, SP_PATTERN_ONES, SP_COMPLEX_REFUSE, 0, NULL, NULL};
+    sp_mtx_options_t other = {1, SP_PATTERN_NONE, SP_COMPLEX_REAL_PART, 1, NULL, NULL};
     read_once(path, SP_R_64F, &plain, gz);
     read_once(path, SP_R_32F, &other, gz);
     close(fd);
