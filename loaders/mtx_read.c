@@ -68,7 +68,7 @@ static int next_word(const char **p, const char *end, char *w, size_t cap)
 static sp_status_t parse_banner(job_t *j, const char *p, const char *end)
 {
     sp_status_t st = SP_STATUS_SUCCESS;
-    char w[32];
+    char w[32], q[4 * sizeof w]; /* a word, and the word as a message may quote it */
     const char *path = j->path;
     int percent = p < end && *p == '%';
     p += percent;
@@ -77,25 +77,29 @@ static sp_status_t parse_banner(job_t *j, const char *p, const char *end)
         SP_FAIL(SP_STATUS_PARSE_ERROR, "%s:1: missing %%%%MatrixMarket banner", path);
     if (!next_word(&p, end, w, sizeof w) || strcmp(w, "matrix") != 0)
         SP_FAIL(SP_STATUS_PARSE_ERROR, "%s:1: unknown object \"%s\" (expected matrix)", path,
-                w);
+                sp__text_quote(q, sizeof q, w, strlen(w)));
     next_word(&p, end, w, sizeof w);
     if (strcmp(w, "coordinate") == 0) j->format = FMT_COORDINATE;
     else if (strcmp(w, "array") == 0) j->format = FMT_ARRAY;
-    else SP_FAIL(SP_STATUS_PARSE_ERROR, "%s:1: unknown format \"%s\"", path, w);
+    else SP_FAIL(SP_STATUS_PARSE_ERROR, "%s:1: unknown format \"%s\"", path,
+                      sp__text_quote(q, sizeof q, w, strlen(w)));
     next_word(&p, end, w, sizeof w);
     if (strcmp(w, "real") == 0) j->field = FIELD_REAL;
     else if (strcmp(w, "integer") == 0) j->field = FIELD_INTEGER;
     else if (strcmp(w, "pattern") == 0) j->field = FIELD_PATTERN;
     else if (strcmp(w, "complex") == 0) j->field = FIELD_COMPLEX;
-    else SP_FAIL(SP_STATUS_PARSE_ERROR, "%s:1: unknown field \"%s\"", path, w);
+    else SP_FAIL(SP_STATUS_PARSE_ERROR, "%s:1: unknown field \"%s\"", path,
+                      sp__text_quote(q, sizeof q, w, strlen(w)));
     next_word(&p, end, w, sizeof w);
     if (strcmp(w, "general") == 0) j->symmetry = SP_SYMMETRY_GENERAL;
     else if (strcmp(w, "symmetric") == 0) j->symmetry = SP_SYMMETRY_SYMMETRIC;
     else if (strcmp(w, "skew-symmetric") == 0) j->symmetry = SP_SYMMETRY_SKEW;
     else if (strcmp(w, "hermitian") == 0) j->symmetry = SP_SYMMETRY_HERMITIAN;
-    else SP_FAIL(SP_STATUS_PARSE_ERROR, "%s:1: unknown symmetry \"%s\"", path, w);
+    else SP_FAIL(SP_STATUS_PARSE_ERROR, "%s:1: unknown symmetry \"%s\"", path,
+                      sp__text_quote(q, sizeof q, w, strlen(w)));
     if (next_word(&p, end, w, sizeof w))
-        SP_FAIL(SP_STATUS_PARSE_ERROR, "%s:1: unexpected \"%s\" after the symmetry", path, w);
+        SP_FAIL(SP_STATUS_PARSE_ERROR, "%s:1: unexpected \"%s\" after the symmetry",
+                path, sp__text_quote(q, sizeof q, w, strlen(w)));
     if (j->field == FIELD_PATTERN && j->format == FMT_ARRAY)
         SP_FAIL(SP_STATUS_PARSE_ERROR, "%s:1: pattern field with array format", path);
     if (j->field == FIELD_PATTERN && j->symmetry == SP_SYMMETRY_SKEW)
