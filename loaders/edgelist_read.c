@@ -577,14 +577,8 @@ typedef struct el_job {
     int64_t *src, *dst;
 } el_job_t;
 
-/* A piece's own arrays (the ones the id rules use), cap slots; vbase: the vertex its
- * parse gave its first line (METIS: 0 when parsed alone). */
-typedef struct el_out {
-    int32_t *row, *col;
-    int64_t *src, *dst;
-    void *w;
-    int64_t cap, vbase;
-} el_out_t;
+/* A piece's own arrays: row, col (or with compact ids src, dst) and weights. */
+enum { OUT_ROW, OUT_COL, OUT_SRC, OUT_DST, OUT_W };
 
 static int64_t el_bound(void *ctx, size_t n)
 {
@@ -593,44 +587,18 @@ static int64_t el_bound(void *ctx, size_t n)
     return b < INT32_MAX ? b : INT32_MAX;
 }
 
-static void el_out_free(void *ctx, void *opaque)
+static void el_out_free(void *ctx, void *out)
 {
-    el_out_t *o = opaque;
     (void)ctx;
-    if (!o) return;
-    sp__free(o->row);
-    sp__free(o->col);
-    sp__free(o->src);
-    sp__free(o->dst);
-    sp__free(o->w);
-    sp__free(o);
+    sp__piece_arrays_free(out);
 }
 
 static sp_status_t el_out_create(void *ctx, int64_t cap, void **out)
 {
-    sp_status_t st = SP_STATUS_SUCCESS;
     const el_job_t *j = ctx;
-    el_out_t *o = NULL;
-    SP_CALLOC(o, 1);
-    o->cap = cap;
-    if (j->r->compact) {
-        SP_ALLOC(o->src, cap);
-        SP_ALLOC(o->dst, cap);
-    } else {
-        SP_ALLOC(o->row, cap);
-        SP_ALLOC(o->col, cap);
-    }
-    if (j->r->wtype != SP_VALUE_NONE) {
-        o->w = sp__malloc_array((size_t)cap, sp_value_size(j->r->wtype));
-        if (!o->w && cap > 0)
-            SP_FAIL(SP_STATUS_ALLOC_FAILED, "out of host memory allocating %lld weights",
-                    (long long)cap);
-    }
-    *out = o;
-    o = NULL;
-done:
-    el_out_free(ctx, o);
-    return st;
+    size_t ids = j->r->compact ? 0 : sizeof(int32_t), wide = j->r->compact ? sizeof(int64_t) : 0;
+    size_t size[SP_PIECE_ARRAYS] = {ids, ids, wide, wide, sp_value_size(j->r->wtype)};
+    return sp__piece_arrays_create(size, cap, (sp_piece_arrays_t **)out);
 }
 
 static sp_status_t el_parse(void *ctx, sp_piece_t *pc)
@@ -638,16 +606,16 @@ static sp_status_t el_parse(void *ctx, sp_piece_t *pc)
     const el_job_t *j = ctx;
     sp_el_read_t r = *j->r;
     sp_el_chunk_t c;
-    el_out_t *o = pc->out;
+    sp_piece_arrays_t *o = pc->out;
     memset(&c, 0, sizeof c);
     c.text = (sp_chunk_t){pc->begin, pc->end, pc->first_line, 0};
     c.lines = pc->part_offset;
     if (o) {
-        r.row = o->row;
-        r.col = o->col;
-        r.src = o->src;
-        r.dst = o->dst;
-        r.w = o->w;
+        r.row = o->a[OUT_ROW];
+        r.col = o->a[OUT_COL];
+        r.src = o->a[OUT_SRC];
+        r.dst = o->a[OUT_DST];
+        r.w = o->a[OUT_W];
         r.cap = o->cap;
         o->vbase = c.lines;
     } else { /* one thread: straight into the final arrays */
@@ -705,18 +673,20 @@ done:
 static void el_place(void *ctx, const sp_piece_t *pc)
 {
     const el_job_t *j = ctx;
-    const el_out_t *o = pc->out;
+    const sp_piece_arrays_t *o = pc->out;
     size_t n = (size_t)pc->count, ws = sp_value_size(j->r->wtype);
     int64_t shift = pc->part_offset - o->vbase, at = pc->offset;
     if (n == 0) return;
     if (j->r->compact) {
-        for (size_t k = 0; k < n; k++) j->src[at + (int64_t)k] = o->src[k] + shift;
-        memcpy(j->dst + at, o->dst, n * sizeof *o->dst);
+        const int64_t *src = o->a[OUT_SRC];
+        for (size_t k = 0; k < n; k++) j->src[at + (int64_t)k] = src[k] + shift;
+        memcpy(j->dst + at, o->a[OUT_DST], n * sizeof *j->dst);
     } else {
-        for (size_t k = 0; k < n; k++) j->raw->row[at + (int64_t)k] = (int32_t)(o->row[k] + shift);
-        memcpy(j->raw->col + at, o->col, n * sizeof *o->col);
+        const int32_t *row = o->a[OUT_ROW];
+        for (size_t k = 0; k < n; k++) j->raw->row[at + (int64_t)k] = (int32_t)(row[k] + shift);
+        memcpy(j->raw->col + at, o->a[OUT_COL], n * sizeof *j->raw->col);
     }
-    if (ws) memcpy((char *)j->raw->val + (size_t)at * ws, o->w, n * ws);
+    if (ws) memcpy((char *)j->raw->val + (size_t)at * ws, o->a[OUT_W], n * ws);
 }
 
 /* The largest 0-based id: per piece; a METIS piece's count mixes its vertices (numbered

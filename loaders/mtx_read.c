@@ -23,7 +23,7 @@ typedef struct job {
     sp_value_type_t vt;       /* of the output */
     int64_t nrows, ncols;
     int64_t expected;         /* entries the file declares (array: values) */
-    int direct;               /* one thread: pieces parsed into the COO, prefaulted */
+    int direct;               /* one thread: pieces parsed straight into the COO */
     sp_coo_t *a;              /* the output */
     int32_t *row, *col;
     void *val;
@@ -32,12 +32,6 @@ typedef struct job {
     const sp_piece_info_t *pieces;
     int64_t *mirror_offset;
 } job_t;
-
-/* A piece's own arrays. */
-typedef struct piece_out {
-    int32_t *row, *col;
-    void *val;
-} piece_out_t;
 
 static int is_blank(char c) { return c == ' ' || c == '\t'; }
 static int is_eol(const char *p, const char *end) { return p == end || *p == '\n' || *p == '\r'; }
@@ -437,36 +431,18 @@ static int64_t piece_bound(void *ctx, size_t n)
     return b < j->expected ? b : j->expected;
 }
 
-static void out_free(void *ctx, void *opaque)
+static void out_free(void *ctx, void *out)
 {
-    piece_out_t *o = opaque;
     (void)ctx;
-    if (!o) return;
-    sp__free(o->row);
-    sp__free(o->col);
-    sp__free(o->val);
-    sp__free(o);
+    sp__piece_arrays_free(out);
 }
 
+/* row, col and (when kept) values. */
 static sp_status_t out_create(void *ctx, int64_t cap, void **out)
 {
-    sp_status_t st = SP_STATUS_SUCCESS;
     const job_t *j = ctx;
-    piece_out_t *o = NULL;
-    SP_CALLOC(o, 1);
-    SP_ALLOC(o->row, cap);
-    SP_ALLOC(o->col, cap);
-    if (j->vt != SP_VALUE_NONE) {
-        o->val = sp__malloc_array((size_t)cap, sp_value_size(j->vt));
-        if (!o->val && cap > 0)
-            SP_FAIL(SP_STATUS_ALLOC_FAILED, "out of host memory allocating %lld values",
-                    (long long)cap);
-    }
-    *out = o;
-    o = NULL;
-done:
-    out_free(ctx, o);
-    return st;
+    size_t size[SP_PIECE_ARRAYS] = {sizeof(int32_t), sizeof(int32_t), sp_value_size(j->vt)};
+    return sp__piece_arrays_create(size, cap, (sp_piece_arrays_t **)out);
 }
 
 static sp_status_t parse_piece(void *ctx, sp_piece_t *pc)
@@ -475,10 +451,10 @@ static sp_status_t parse_piece(void *ctx, sp_piece_t *pc)
     job_t w = *j;
     size_t vs = sp_value_size(j->vt);
     if (pc->out) {
-        const piece_out_t *o = pc->out;
-        w.row = o->row;
-        w.col = o->col;
-        w.val = o->val;
+        const sp_piece_arrays_t *o = pc->out;
+        w.row = o->a[0];
+        w.col = o->a[1];
+        w.val = o->a[2];
     } else {
         w.row = j->a->row + pc->offset;
         w.col = j->a->col + pc->offset;
@@ -497,7 +473,9 @@ static int piece_fits(void *ctx, const sp_piece_t *pc)
 }
 
 /* Room for n entries (never more than declared), doubling: large blocks move by mremap
- * on glibc, without a copy. With one thread the new part is faulted in with one call. */
+ * on glibc, without a copy. The new part is faulted in with one call, by the one thread
+ * that grows it (the engine excludes copies meanwhile): faults taken in parallel by the
+ * copying threads contend on the address-space lock. */
 static sp_status_t reserve_entries(void *ctx, int64_t n, int64_t *cap)
 {
     sp_status_t st = SP_STATUS_SUCCESS;
@@ -507,12 +485,10 @@ static sp_status_t reserve_entries(void *ctx, int64_t n, int64_t *cap)
     if (want > j->expected) want = j->expected;
     if (want > old) {
         SP_TRY(sp__coo_grow(a, want));
-        if (j->direct) {
-            size_t vs = sp_value_size(a->value_type), add = (size_t)(want - old);
-            sp__prefault(a->row + old, add * sizeof(int32_t));
-            sp__prefault(a->col + old, add * sizeof(int32_t));
-            if (vs) sp__prefault((char *)a->val + (size_t)old * vs, add * vs);
-        }
+        size_t vs = sp_value_size(a->value_type), add = (size_t)(want - old);
+        sp__prefault(a->row + old, add * sizeof(int32_t));
+        sp__prefault(a->col + old, add * sizeof(int32_t));
+        if (vs) sp__prefault((char *)a->val + (size_t)old * vs, add * vs);
     }
     /* At the declared count nothing can need more: parses stop there. */
     *cap = a->capacity >= j->expected ? INT64_MAX : a->capacity;
@@ -524,13 +500,13 @@ done:
 static void place_piece(void *ctx, const sp_piece_t *pc)
 {
     const job_t *j = ctx;
-    const piece_out_t *o = pc->out;
+    const sp_piece_arrays_t *o = pc->out;
     sp_coo_t *a = j->a;
     size_t n = (size_t)pc->count, vs = sp_value_size(j->vt);
     if (n == 0) return;
-    memcpy(a->row + pc->offset, o->row, n * sizeof(int32_t));
-    memcpy(a->col + pc->offset, o->col, n * sizeof(int32_t));
-    if (vs) memcpy((char *)a->val + (size_t)pc->offset * vs, o->val, n * vs);
+    memcpy(a->row + pc->offset, o->a[0], n * sizeof(int32_t));
+    memcpy(a->col + pc->offset, o->a[1], n * sizeof(int32_t));
+    if (vs) memcpy((char *)a->val + (size_t)pc->offset * vs, o->a[2], n * vs);
     if (j->format != FMT_ARRAY) return;
     int64_t i = 0, c = 0;
     array_start(j, pc->offset, &i, &c);

@@ -76,6 +76,18 @@ typedef struct sp_piece {
     int64_t max;          /* kept per piece (largest id) */
 } sp_piece_t;
 
+/* A piece's own arrays, which readers' out_create / out_free make of this: up to
+ * SP_PIECE_ARRAYS arrays of cap elements, array i of size[i] bytes each (0: none). vbase:
+ * free for the reader (METIS: the vertex its parse gave the piece's first line). */
+enum { SP_PIECE_ARRAYS = 5 };
+typedef struct sp_piece_arrays {
+    void *a[SP_PIECE_ARRAYS];
+    int64_t cap, vbase;
+} sp_piece_arrays_t;
+sp_status_t sp__piece_arrays_create(const size_t size[SP_PIECE_ARRAYS], int64_t cap,
+                                    sp_piece_arrays_t **out);
+void sp__piece_arrays_free(sp_piece_arrays_t *o);
+
 /* What the engine keeps of each placed piece, in input order. */
 typedef struct sp_piece_info {
     int64_t offset, count, first_line, lines, part_offset, part, aux, max;

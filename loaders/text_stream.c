@@ -25,6 +25,34 @@ size_t sp__stream_chunk_bytes(void)
     return v > 0 ? (size_t)v : CHUNK_BYTES;
 }
 
+sp_status_t sp__piece_arrays_create(const size_t size[SP_PIECE_ARRAYS], int64_t cap,
+                                    sp_piece_arrays_t **out)
+{
+    sp_status_t st = SP_STATUS_SUCCESS;
+    sp_piece_arrays_t *o = NULL;
+    SP_CALLOC(o, 1);
+    o->cap = cap;
+    for (int i = 0; i < SP_PIECE_ARRAYS; i++) {
+        if (!size[i]) continue;
+        o->a[i] = sp__malloc_array((size_t)cap, size[i]);
+        if (!o->a[i] && cap > 0)
+            SP_FAIL(SP_STATUS_ALLOC_FAILED, "out of host memory allocating %lld x %zu bytes",
+                    (long long)cap, size[i]);
+    }
+    *out = o;
+    o = NULL;
+done:
+    sp__piece_arrays_free(o);
+    return st;
+}
+
+void sp__piece_arrays_free(sp_piece_arrays_t *o)
+{
+    if (!o) return;
+    for (int i = 0; i < SP_PIECE_ARRAYS; i++) sp__free(o->a[i]);
+    sp__free(o);
+}
+
 typedef enum { SLOT_FREE, SLOT_BUSY, SLOT_PARSED } slot_state_t;
 
 /* A chunk buffer and the arrays of the piece it holds. */
