@@ -300,7 +300,8 @@ sp_status_t sp__source_prefix(sp_source_t *src, size_t min_bytes, sp_text_t *tex
     sp_status_t st = SP_STATUS_SUCCESS;
     size_t got = 0;
     SP_TRY(reserve_bytes(src->path, &src->buf, &src->cap, min_bytes));
-    if (src->len < min_bytes) SP_TRY(seq_fill(src, src->buf + src->len, min_bytes - src->len, &got));
+    if (src->len < min_bytes)
+        SP_TRY(seq_fill(src, src->buf + src->len, min_bytes - src->len, &got));
     src->len += got;
     if (!src->bom_done && (src->len >= 3 || src->eof)) {
         src->bom_done = 1;
