@@ -39,7 +39,8 @@ static void usage(FILE *f)
     fprintf(f,
             "usage: spbench [options] [FILE]\n"
             "  FILE                 .mtx/.mtx.gz Matrix Market; .el .wel .txt edge list;\n"
-            "                       .gr DIMACS; .graph METIS; .spcoo binary cache\n"
+            "                       .gr DIMACS; .graph METIS; .spcoo binary cache;\n"
+            "                       - standard input (Matrix Market unless --format)\n"
             "                       (no FILE and no --gen: the bundled %s)\n"
             "  --format NAME        reader: mtx, snap, dimacs, metis, cache\n"
             "  --gen SPEC           kron:SCALE[:EF] uniform:SCALE[:EF] poisson2d:N\n"
@@ -230,6 +231,11 @@ static sp_status_t load_input(const options_t *o, const char *path, sb_report_t 
 {
     const char *reader = o->reader ? o->reader : sb_reader_for_path(path);
     sp_status_t st;
+    if (!reader) {
+        fprintf(stderr, "spbench: %s: no known extension: give --format mtx, snap, dimacs, "
+                "metis or cache\n", path);
+        return SP_STATUS_INVALID_ARGUMENT;
+    }
     double t0 = sb_now();
     sb_progress_start(path);
     if (!strcmp(reader, "mtx")) {

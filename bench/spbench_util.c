@@ -54,7 +54,12 @@ const char *sb_reader_for_path(const char *path)
     if (ends_with(base, ".spcoo")) return "cache";
     if (ends_with(base, ".gr")) return "dimacs";
     if (ends_with(base, ".graph")) return "metis";
-    return "snap";
+    if (ends_with(base, ".el") || ends_with(base, ".wel") || ends_with(base, ".txt") ||
+        ends_with(base, ".tsv") || ends_with(base, ".snap"))
+        return "snap";
+    /* Standard input: Matrix Market unless --format says otherwise (zcat x.mtx.gz | spbench -). */
+    if (!strcmp(path, "-")) return "mtx";
+    return NULL; /* no known extension (/dev/null, a pipe): the caller asks for --format */
 }
 
 double sb_now(void)

@@ -32,6 +32,7 @@ static sp_status_t dimacs_header(sp_el_read_t *r, const sp_text_t *text, const c
     snprintf(r->shape, sizeof r->shape, "an arc line is 'a u v w'");
     SP_TRY(sp__el_find_header(r, text, is_blank_or_comment, "the problem line 'p sp n m'", &b,
                               &e, body, body_line));
+    if (!*body) goto done;
     int64_t line = r->header_line;
     char kind = line_kind(b, e);
     if (kind == 'a')
@@ -49,14 +50,6 @@ static sp_status_t dimacs_header(sp_el_read_t *r, const sp_text_t *text, const c
     if (p < e) SP_TRY(sp__el_bad_field(r, line, "end of the problem line expected", p, e));
 done:
     return st;
-}
-
-static int is_arc_line(const char *b, const char *e) { return line_kind(b, e) == 'a'; }
-
-static void dimacs_count(const sp_el_read_t *r, sp_el_chunk_t *c)
-{
-    (void)r;
-    c->edges = sp__el_count_lines(&c->text, is_arc_line);
 }
 
 /* Arc lines give their fields; comments and blank lines are skipped; anything else is
@@ -89,5 +82,5 @@ static sp_status_t dimacs_totals(const sp_el_read_t *r, int64_t edges, int64_t l
                     (long long)r->header_line, (long long)r->declared_m, (long long)edges);
 }
 
-const sp_el_format_t sp__el_dimacs = {"DIMACS", dimacs_header, dimacs_count, dimacs_parse,
-                                      dimacs_totals};
+const sp_el_format_t sp__el_dimacs = {"DIMACS", dimacs_header, dimacs_parse, dimacs_totals,
+                                      8};

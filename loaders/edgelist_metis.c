@@ -32,6 +32,7 @@ static sp_status_t metis_header(sp_el_read_t *r, const sp_text_t *text, const ch
     const char *b, *e;
     SP_TRY(sp__el_find_header(r, text, is_blank_or_comment, "the header 'n m [fmt [ncon]]'",
                               &b, &e, body, body_line));
+    if (!*body) goto done;
     int64_t line = r->header_line, ncon = 0;
     const char *p = b;
     SP_TRY(sp__el_parse_count(r, line, &p, e, "header 'n m [fmt [ncon]]': vertex count "
@@ -66,32 +67,6 @@ static sp_status_t metis_header(sp_el_read_t *r, const sp_text_t *text, const ch
     r->ncols = r->weighted ? 2 : 1;
 done:
     return st;
-}
-
-/* Vertex lines and neighbour entries of the chunk. Without '\r' or comments the chunk is
- * counted whole: fields over the number of columns, rounded up once, which is exact when
- * every line holds whole entries and otherwise still covers the slots that the parse fills
- * up to the first line that does not (where it fails). */
-static void metis_count(const sp_el_read_t *r, sp_el_chunk_t *c)
-{
-    sp_text_lines_t it;
-    const char *b, *e, *begin = c->text.begin, *end = c->text.end;
-    int64_t lines = 0, entries = 0, breaks = 0;
-    int64_t fields = sp__el_count_fields_breaks(begin, end, &breaks);
-    if (fields >= 0) {
-        c->lines = breaks + (end > begin && end[-1] != '\n');
-        c->edges = (fields + r->ncols - 1) / r->ncols;
-        return;
-    }
-    sp__text_lines_init(&it, &c->text);
-    while (sp__text_next_line(&it, &b, &e)) {
-        if (is_comment(b, e)) continue;
-        lines++;
-        /* Rounded up: a dangling neighbour without weight still gets (and fails) a slot. */
-        entries += (sp__el_count_fields(b, e) + r->ncols - 1) / r->ncols;
-    }
-    c->edges = entries;
-    c->lines = lines;
 }
 
 static sp_status_t metis_parse(const sp_el_read_t *r, sp_el_chunk_t *c)
@@ -130,6 +105,9 @@ static sp_status_t metis_parse(const sp_el_read_t *r, sp_el_chunk_t *c)
     }
 done:
     c->max_id = max_id;
+    c->next = k;
+    c->last_line = it.line;
+    c->vertex_end = v;
     return st;
 }
 
@@ -145,5 +123,4 @@ static sp_status_t metis_totals(const sp_el_read_t *r, int64_t edges, int64_t li
                     (long long)r->declared_m, (long long)edges);
 }
 
-const sp_el_format_t sp__el_metis = {"METIS", metis_header, metis_count, metis_parse,
-                                     metis_totals};
+const sp_el_format_t sp__el_metis = {"METIS", metis_header, metis_parse, metis_totals, 2};

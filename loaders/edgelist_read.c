@@ -11,11 +11,9 @@
  * keeps the first of each (u, v). DIMACS and METIS files declare n, which is the vertex
  * count (nvertices may raise it, never lower it); their ids must lie in 1..n. id_map holds
  * the ids as the file writes them (1-based files keep their base). */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
 
 #include "sp_base.h"
 #include "sp_progress.h"
@@ -25,16 +23,6 @@
 enum { QUOTE_MAX = 24 };
 
 /* ---- line helpers ---- */
-
-int64_t sp__el_count_lines(const sp_chunk_t *chunk, int (*is_edge)(const char *b, const char *e))
-{
-    sp_text_lines_t it;
-    const char *b, *e;
-    int64_t n = 0;
-    sp__text_lines_init(&it, chunk);
-    while (sp__text_next_line(&it, &b, &e)) n += is_edge(b, e) != 0;
-    return n;
-}
 
 /* Fields start at a byte that is not a blank after a blank or the start: eight bytes at
  * a time where words allow. */
@@ -61,65 +49,15 @@ int64_t sp__el_count_fields(const char *p, const char *e)
     return n;
 }
 
-#if defined(__SSE2__)
-/* The sum of the 16 byte counters of v. */
-static inline int64_t byte_sum(__m128i v)
-{
-    __m128i s = _mm_sad_epu8(v, _mm_setzero_si128());
-    return (int64_t)_mm_cvtsi128_si64(s) + (int64_t)_mm_cvtsi128_si64(_mm_srli_si128(s, 8));
-}
-#endif
-
-/* Sixteen bytes a step where SSE2 is there: separators and line breaks as byte masks,
- * a field start where a non-separator follows a separator (the previous step's last byte
- * shifted in), counted in byte counters emptied every 255 steps; '\r' and '%' only
- * remembered. The rest byte by byte. */
-int64_t sp__el_count_fields_breaks(const char *p, const char *e, int64_t *breaks)
-{
-    int64_t n = 0, nl = 0;
-    int sep_before = 1, other = 0;
-#if defined(__SSE2__)
-    const __m128i sp = _mm_set1_epi8(' '), tab = _mm_set1_epi8('\t'),
-                  lf = _mm_set1_epi8('\n'), cr = _mm_set1_epi8('\r'), pct = _mm_set1_epi8('%');
-    __m128i prev = _mm_set1_epi8(-1), walk = _mm_setzero_si128();
-    while (e - p >= 16) {
-        __m128i starts = _mm_setzero_si128(), lines = _mm_setzero_si128();
-        for (int steps = 0; steps < 255 && e - p >= 16; steps++, p += 16) {
-            __m128i w = _mm_loadu_si128((const __m128i *)(const void *)p);
-            __m128i is_lf = _mm_cmpeq_epi8(w, lf);
-            __m128i seps = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(w, sp),
-                                                     _mm_cmpeq_epi8(w, tab)), is_lf);
-            __m128i before = _mm_or_si128(_mm_slli_si128(seps, 1), _mm_srli_si128(prev, 15));
-            starts = _mm_sub_epi8(starts, _mm_andnot_si128(seps, before));
-            lines = _mm_sub_epi8(lines, is_lf);
-            walk = _mm_or_si128(walk, _mm_cmpeq_epi8(w, cr));
-            walk = _mm_or_si128(walk, _mm_cmpeq_epi8(w, pct));
-            prev = seps;
-        }
-        n += byte_sum(starts);
-        nl += byte_sum(lines);
-    }
-    sep_before = (_mm_movemask_epi8(prev) >> 15) & 1;
-    other = _mm_movemask_epi8(walk) != 0;
-#endif
-    for (; p < e; p++) {
-        int sep = *p == ' ' || *p == '\t' || *p == '\n';
-        other |= *p == '\r' || *p == '%';
-        nl += *p == '\n';
-        n += !sep && sep_before;
-        sep_before = sep;
-    }
-    *breaks = nl;
-    return other ? -1 : n;
-}
-
 sp_status_t sp__el_bad_field(const sp_el_read_t *r, int64_t line, const char *what,
                              const char *p, const char *e)
 {
     const char *q = p;
+    char quoted[4 * QUOTE_MAX + 8];
     while (q < e && *q != ' ' && *q != '\t' && q - p < QUOTE_MAX) q++;
-    return SP_ERROR(SP_STATUS_PARSE_ERROR, "%s:%lld: %s, found '%.*s'%s", r->path,
-                    (long long)line, what, (int)(q - p), p,
+    return SP_ERROR(SP_STATUS_PARSE_ERROR, "%s:%lld: %s, found '%s'%s", r->path,
+                    (long long)line, what,
+                    sp__text_quote(quoted, sizeof quoted, p, (size_t)(q - p)),
                     q < e && *q != ' ' && *q != '\t' ? "..." : "");
 }
 
@@ -136,9 +74,11 @@ sp_status_t sp__el_parse_id(const sp_el_read_t *r, int64_t line, const char **p,
     int rc = sp__parse_i64(&s, e, &v);
     if (rc == SP_NUM_SYNTAX || !field_ends(s, e))
         return sp__el_bad_field(r, line, "vertex id expected", *p, e);
+    char quoted[4 * QUOTE_MAX + 8];
     if (rc == SP_NUM_RANGE)
-        return SP_ERROR(SP_STATUS_PARSE_ERROR, "%s:%lld: vertex id '%.*s' exceeds 64 bits",
-                        r->path, (long long)line, (int)(s - *p), *p);
+        return SP_ERROR(SP_STATUS_PARSE_ERROR, "%s:%lld: vertex id '%s' exceeds 64 bits",
+                        r->path, (long long)line,
+                        sp__text_quote(quoted, sizeof quoted, *p, (size_t)(s - *p)));
     if (v < 0)
         return SP_ERROR(SP_STATUS_PARSE_ERROR, "%s:%lld: negative vertex id %lld", r->path,
                         (long long)line, (long long)v);
@@ -233,6 +173,8 @@ sp_status_t sp__el_find_header(sp_el_read_t *r, const sp_text_t *text,
         *body_line = it.line + 1;
         return SP_STATUS_SUCCESS;
     }
+    *body = NULL;
+    if (text->partial) return SP_STATUS_SUCCESS; /* read on */
     return SP_ERROR(SP_STATUS_PARSE_ERROR, "%s:%lld: end of file before %s", r->path,
                     (long long)it.line + 1, what);
 }
@@ -396,45 +338,9 @@ sp_status_t sp__el_parse_edge_lines(const sp_el_read_t *r, sp_el_chunk_t *c, int
     }
 done:
     c->max_id = max_id;
+    c->next = k;
+    c->last_line = it.line;
     return st;
-}
-
-/* ---- the parallel passes ---- */
-typedef struct passes {
-    const sp_el_format_t *fmt;
-    const sp_el_read_t *r;
-    sp_el_chunk_t *chunks;
-    sp__progress_t progress; /* the caller's callback, per chunk parsed */
-} passes_t;
-
-static sp_status_t count_task(int i, void *arg)
-{
-    passes_t *ps = arg;
-    ps->fmt->count(ps->r, &ps->chunks[i]);
-    return SP_STATUS_SUCCESS;
-}
-
-static sp_status_t parse_task(int i, void *arg)
-{
-    passes_t *ps = arg;
-    sp_status_t st = ps->fmt->parse(ps->r, &ps->chunks[i]);
-    sp__progress_add(&ps->progress, ps->chunks[i].text.end - ps->chunks[i].text.begin);
-    return st;
-}
-
-/* Exclusive scan of the chunk counts into offsets; the totals are returned. */
-static void scan_chunks(sp_el_chunk_t *c, int n, int64_t *edges, int64_t *lines)
-{
-    int64_t e = 0, l = 0;
-    for (int i = 0; i < n; i++) {
-        int64_t ce = c[i].edges, cl = c[i].lines;
-        c[i].edges = e;
-        c[i].lines = l;
-        e += ce;
-        l += cl;
-    }
-    *edges = e;
-    *lines = l;
 }
 
 static const sp_el_format_t *format_for(const char *path, sp_edgelist_format_t f)
@@ -638,8 +544,9 @@ done:
 
 /* A header's claims judged before anything is allocated: vertices beyond 32-bit ids
  * (unless compaction keeps only the used ones), and more edges than the bytes after the
- * header could hold (every edge takes at least one byte, whatever the format). */
-static sp_status_t check_header_claims(const sp_el_read_t *r, size_t body_bytes)
+ * header could hold (every edge takes at least one byte, whatever the format; UINT64_MAX
+ * for a stream, whose size is not known). */
+static sp_status_t check_header_claims(const sp_el_read_t *r, uint64_t body_bytes)
 {
     sp_status_t st = SP_STATUS_SUCCESS;
     if (r->declared_n > INT32_MAX && !r->compact)
@@ -649,8 +556,9 @@ static sp_status_t check_header_claims(const sp_el_read_t *r, size_t body_bytes)
                 r->path, (long long)r->header_line, (long long)r->declared_n, INT32_MAX);
     if (r->declared_m >= 0 && (uint64_t)r->declared_m > body_bytes)
         SP_FAIL(SP_STATUS_PARSE_ERROR,
-                "%s:%lld: %lld edges declared but the remaining %zu bytes cannot hold them",
-                r->path, (long long)r->header_line, (long long)r->declared_m, body_bytes);
+                "%s:%lld: %lld edges declared but the remaining %llu bytes cannot hold them",
+                r->path, (long long)r->header_line, (long long)r->declared_m,
+                (unsigned long long)body_bytes);
     if (r->declared_m > INT32_MAX)
         SP_FAIL(SP_STATUS_NOT_SUPPORTED,
                 "%s:%lld: %lld edges declared exceed 32-bit indices (limit %d)", r->path,
@@ -659,41 +567,182 @@ done:
     return st;
 }
 
-/* Point the parse pass at raw's arrays (weights there only when the file has them). */
-static void use_arrays(sp_el_read_t *r, const sp_coo_t *raw)
+/* ---- the reader of the streaming engine ---- */
+
+/* The read: the id rules and header facts (r, whose arrays each parse points at its
+ * own), and the final arrays: raw's, and with compact ids 64-bit src/dst beside them. */
+typedef struct el_job {
+    const sp_el_format_t *fmt;
+    const sp_el_read_t *r;
+    sp_coo_t *raw;
+    int64_t *src, *dst;
+} el_job_t;
+
+/* A piece's own arrays: row, col (or with compact ids src, dst) and weights. */
+enum { OUT_ROW, OUT_COL, OUT_SRC, OUT_DST, OUT_W };
+
+static int64_t el_bound(void *ctx, size_t n)
 {
-    r->row = raw->row;
-    r->col = raw->col;
-    r->w = r->wtype != SP_VALUE_NONE ? raw->val : NULL;
-    r->cap = raw->capacity;
+    const el_job_t *j = ctx;
+    int64_t b = (int64_t)(n / (size_t)j->fmt->min_edge_bytes) + 1;
+    return b < INT32_MAX ? b : INT32_MAX;
 }
 
-/* Grow full arrays by half. */
-static sp_status_t grow_arrays(sp_el_read_t *r, sp_coo_t *raw)
+static void el_out_free(void *ctx, void *out)
+{
+    (void)ctx;
+    sp__piece_arrays_free(out);
+}
+
+static sp_status_t el_out_create(void *ctx, int64_t cap, void **out)
+{
+    const el_job_t *j = ctx;
+    size_t ids = j->r->compact ? 0 : sizeof(int32_t), wide = j->r->compact ? sizeof(int64_t) : 0;
+    size_t size[SP_PIECE_ARRAYS] = {ids, ids, wide, wide, sp_value_size(j->r->wtype)};
+    return sp__piece_arrays_create(size, cap, (sp_piece_arrays_t **)out);
+}
+
+static sp_status_t el_parse(void *ctx, sp_piece_t *pc)
+{
+    const el_job_t *j = ctx;
+    sp_el_read_t r = *j->r;
+    sp_el_chunk_t c;
+    sp_piece_arrays_t *o = pc->out;
+    memset(&c, 0, sizeof c);
+    c.text = (sp_chunk_t){pc->begin, pc->end, pc->first_line, 0};
+    c.lines = pc->part_offset;
+    if (o) {
+        r.row = o->a[OUT_ROW];
+        r.col = o->a[OUT_COL];
+        r.src = o->a[OUT_SRC];
+        r.dst = o->a[OUT_DST];
+        r.w = o->a[OUT_W];
+        r.cap = o->cap;
+        o->vbase = c.lines;
+    } else { /* one thread: straight into the final arrays */
+        r.row = j->raw->row;
+        r.col = j->raw->col;
+        r.src = j->src;
+        r.dst = j->dst;
+        r.w = r.wtype != SP_VALUE_NONE ? j->raw->val : NULL;
+        r.cap = j->raw->capacity;
+        c.edges = pc->offset;
+    }
+    sp_status_t st = j->fmt->parse(&r, &c);
+    pc->count = c.next - c.edges;
+    pc->lines = c.last_line - pc->first_line + 1;
+    pc->part = c.vertex_end - c.lines;
+    pc->max = c.max_id;
+    return st;
+}
+
+/* A METIS piece parsed alone numbered its vertices from 0: where more vertex lines than
+ * declared come before its end it is parsed again at its place (blank lines there are
+ * trailing space, anything else an error with its line). */
+static int el_fits(void *ctx, const sp_piece_t *pc)
+{
+    const el_job_t *j = ctx;
+    return j->fmt != &sp__el_metis || pc->part_offset + pc->part <= j->r->declared_n;
+}
+
+/* Room for n edges, doubling (large blocks move by mremap on glibc, without a copy). */
+static sp_status_t el_reserve(void *ctx, int64_t n, int64_t *cap)
 {
     sp_status_t st = SP_STATUS_SUCCESS;
-    if (raw->capacity >= INT32_MAX)
+    el_job_t *j = ctx;
+    int64_t old = j->raw->capacity, want = 2 * old > n ? 2 * old : n;
+    if (n > INT32_MAX)
         SP_FAIL(SP_STATUS_NOT_SUPPORTED, "%s: more than %d edges exceed 32-bit indices",
-                r->path, INT32_MAX);
-    int64_t cap = raw->capacity + raw->capacity / 2 + 1024;
-    SP_TRY(sp__coo_grow(raw, cap < INT32_MAX ? cap : INT32_MAX));
-    use_arrays(r, raw);
+                j->r->path, INT32_MAX);
+    if (want > INT32_MAX) want = INT32_MAX;
+    if (j->r->compact) {
+        int64_t *s = sp__realloc(j->src, (size_t)want * sizeof *s);
+        if (s) j->src = s;
+        int64_t *d = s ? sp__realloc(j->dst, (size_t)want * sizeof *d) : NULL;
+        if (d) j->dst = d;
+        if (!s || !d)
+            SP_FAIL(SP_STATUS_ALLOC_FAILED, "out of host memory growing edges to %lld",
+                    (long long)want);
+    }
+    SP_TRY(sp__coo_grow(j->raw, want));
+    *cap = want;
 done:
     return st;
 }
 
-/* Edges [begin, end) likely holds, from the line length of its first MiB (a guess: the
- * arrays grow when it falls short). */
-static int64_t estimate_edges(const char *begin, const char *end)
+/* Copy a piece's edges to its offset (METIS: its vertices moved to its place). */
+static void el_place(void *ctx, const sp_piece_t *pc)
 {
-    size_t len = (size_t)(end - begin), sample = len < ((size_t)1 << 20) ? len : (size_t)1 << 20;
-    int64_t lines = 0;
-    for (const char *p = begin, *q; (q = memchr(p, '\n', (size_t)(begin + sample - p)));
-         p = q + 1)
-        lines++;
-    double est = lines ? (double)lines * ((double)len / (double)sample) * 1.02 + 1024 : 1024;
-    if (est > (double)len / 3 + 1) est = (double)len / 3 + 1;
-    return est < INT32_MAX ? (int64_t)est : INT32_MAX;
+    const el_job_t *j = ctx;
+    const sp_piece_arrays_t *o = pc->out;
+    size_t n = (size_t)pc->count, ws = sp_value_size(j->r->wtype);
+    int64_t shift = pc->part_offset - o->vbase, at = pc->offset;
+    if (n == 0) return;
+    if (j->r->compact) {
+        const int64_t *src = o->a[OUT_SRC];
+        for (size_t k = 0; k < n; k++) j->src[at + (int64_t)k] = src[k] + shift;
+        memcpy(j->dst + at, o->a[OUT_DST], n * sizeof *j->dst);
+    } else {
+        const int32_t *row = o->a[OUT_ROW];
+        for (size_t k = 0; k < n; k++) j->raw->row[at + (int64_t)k] = (int32_t)(row[k] + shift);
+        memcpy(j->raw->col + at, o->a[OUT_COL], n * sizeof *j->raw->col);
+    }
+    if (ws) memcpy((char *)j->raw->val + (size_t)at * ws, o->a[OUT_W], n * ws);
+}
+
+/* The largest 0-based id: per piece; a METIS piece's count mixes its vertices (numbered
+ * from its place only when parsed there) with neighbour ids, so it is moved by its place
+ * and held to the declared vertices: a bound, which is all compaction needs. */
+static int64_t largest_id(const el_job_t *j, const sp_stream_result_t *res)
+{
+    int64_t top = -1;
+    for (int64_t i = 0; i < res->npieces; i++) {
+        int64_t m = res->pieces[i].max;
+        if (j->fmt == &sp__el_metis && m >= 0) {
+            m += res->pieces[i].part_offset;
+            if (m >= j->r->declared_n) m = j->r->declared_n - 1;
+        }
+        if (m > top) top = m;
+    }
+    return top;
+}
+
+/* The header from the start of src: the prefix grown (to 64 MiB at most) until it holds
+ * it. *body, *body_line: where the edges start. */
+static sp_status_t read_header(const sp_el_format_t *fmt, sp_el_read_t *r, sp_source_t *src,
+                               size_t *body, int64_t *body_line)
+{
+    enum { HEADER_FIRST = 64 * 1024, HEADER_MAX = 64 << 20 };
+    sp_status_t st = SP_STATUS_SUCCESS;
+    sp_text_t text;
+    const char *b = NULL;
+    for (size_t want = HEADER_FIRST;; want *= 2) {
+        SP_TRY(sp__source_prefix(src, want, &text, NULL));
+        SP_TRY(fmt->header(r, &text, &b, body_line));
+        if (b) break;
+        if (want >= HEADER_MAX)
+            SP_FAIL(SP_STATUS_PARSE_ERROR, "%s: no %s header in the first %d MiB", r->path,
+                    fmt->name, HEADER_MAX >> 20);
+    }
+    *body = (size_t)(b - text.data);
+    uint64_t size = 0;
+    SP_TRY(check_header_claims(r, sp__source_sized(src, &size) ? size - *body : UINT64_MAX));
+done:
+    return st;
+}
+
+/* A stream longer than the declared edges can fill (a gzip bomb) is refused as it
+ * arrives: 256 bytes per edge and vertex line, 1 MiB of slack. SNAP declares nothing. */
+static void limit_stream(const sp_el_read_t *r, sp_source_t *src, size_t body)
+{
+    enum { LINE_MAX_BYTES = 256, SLACK = 1 << 20 };
+    char why[160];
+    if (sp__source_sized(src, NULL) || r->declared_m < 0) return;
+    int64_t lines = 2 * r->declared_m + (r->declared_n > 0 ? r->declared_n : 0);
+    uint64_t cap = (uint64_t)body + (uint64_t)lines * LINE_MAX_BYTES + SLACK;
+    snprintf(why, sizeof why, "the %lld edges declared can take (%d bytes a line, 1 MiB of "
+             "slack, a %zu-byte header)", (long long)r->declared_m, LINE_MAX_BYTES, body);
+    sp__source_limit(src, cap, why);
 }
 
 sp_status_t sp_edgelist_read(const char *path, sp_value_type_t value_type,
@@ -701,76 +750,49 @@ sp_status_t sp_edgelist_read(const char *path, sp_value_type_t value_type,
                              sp_edgelist_info_t *info)
 {
     sp_status_t st = SP_STATUS_SUCCESS;
-    sp_text_t text = {0};
-    int text_open = 0;
-    sp_chunk_t *pieces = NULL;
-    sp_el_chunk_t *chunks = NULL;
+    sp_source_t *src = NULL;
     sp_el_read_t r = {0};
     int64_t *id_map = NULL;
     sp_coo_t *a = NULL, *raw = NULL;
+    sp_stream_result_t res = {0};
+    el_job_t j = {0};
     sp_edgelist_options_t o = {0};
     SP_CHECK_ARG(path != NULL && coo != NULL, "sp_edgelist_read: NULL argument");
     if (options) o = *options;
     SP_TRY(check_options(value_type, &o));
 
     const sp_el_format_t *fmt = format_for(path, o.format);
-    r.path = path;
+    SP_TRY(sp__source_open(path, &src));
+    r.path = sp__source_name(src);
     r.declared_n = r.declared_m = -1;
     r.base = fmt == &sp__el_snap ? (o.one_based != 0) : 1;
     r.compact = o.compact_ids != 0;
-    SP_TRY(sp__text_open(path, &text));
-    text_open = 1;
-    const char *body = NULL;
+    size_t body = 0;
     int64_t body_line = 1;
-    SP_TRY(fmt->header(&r, &text, &body, &body_line));
-    SP_TRY(check_header_claims(&r, (size_t)(text.data + text.len - body)));
+    SP_TRY(read_header(fmt, &r, src, &body, &body_line));
     if (r.declared_n >= 0 && o.nvertices > 0 && o.nvertices < r.declared_n)
         SP_FAIL(SP_STATUS_INVALID_ARGUMENT,
                 "sp_edgelist_read: nvertices %lld is below the %lld vertices %s declares",
-                (long long)o.nvertices, (long long)r.declared_n, path);
+                (long long)o.nvertices, (long long)r.declared_n, r.path);
     r.id_limit = r.declared_n >= 0 ? r.declared_n : o.nvertices > 0 ? o.nvertices : -1;
     r.wtype = r.weighted ? value_type : SP_VALUE_NONE;
+    limit_stream(&r, src, body);
 
+    /* The arrays grow with the edges found, never to a declared count up front. */
     int nthreads = o.nthreads > 0 ? o.nthreads : sp__ncores();
-    int npieces = 0;
-    const char *end = text.data + text.len;
-    SP_TRY(sp__text_split_for_threads(body, end, body_line, nthreads, &pieces, &npieces));
-    SP_CALLOC(chunks, npieces);
-    for (int i = 0; i < npieces; i++) chunks[i].text = pieces[i];
-    passes_t ps = {.fmt = fmt, .r = &r, .chunks = chunks};
-    sp__progress_init(&ps.progress, o.progress, o.progress_user, end - body);
-    int64_t m = 0, lines = 0, max_id = -1;
-    if (nthreads == 1 && fmt == &sp__el_snap && !r.compact) {
-        /* One thread: the chunks in order into arrays sized from the first lines and
-         * grown when full, so no counting pass is needed. */
-        SP_TRY(sp_coo_create(0, 0, estimate_edges(body, end), value_type, &raw));
-        use_arrays(&r, raw);
-        for (int i = 0; i < npieces; i++) {
-            chunks[i].edges = m;
-            for (;;) {
-                SP_TRY(fmt->parse(&r, &chunks[i]));
-                if (chunks[i].max_id > max_id) max_id = chunks[i].max_id;
-                if (!chunks[i].full) break;
-                SP_TRY(grow_arrays(&r, raw));
-                chunks[i].edges = chunks[i].next;
-            }
-            m = chunks[i].next;
-            sp__progress_add(&ps.progress, chunks[i].text.end - chunks[i].text.begin);
-        }
-    } else {
-        SP_TRY(sp__parallel_for(nthreads, npieces, count_task, &ps));
-        scan_chunks(chunks, npieces, &m, &lines);
-        SP_TRY(sp_coo_create(0, 0, m, value_type, &raw));
-        use_arrays(&r, raw);
-        if (r.compact) {
-            SP_ALLOC(r.src, m);
-            SP_ALLOC(r.dst, m);
-        }
-        SP_TRY(sp__parallel_for(nthreads, npieces, parse_task, &ps));
-        for (int i = 0; i < npieces; i++)
-            if (chunks[i].max_id > max_id) max_id = chunks[i].max_id;
-    }
-    if (fmt->check_totals) SP_TRY(fmt->check_totals(&r, m, lines));
+    SP_TRY(sp_coo_create(0, 0, 0, value_type, &raw));
+    j = (el_job_t){fmt, &r, raw, NULL, NULL};
+    sp__progress_t progress;
+    sp__stream_progress_init(&progress, src, body, o.progress, o.progress_user);
+    sp_stream_reader_t rd = {&j,       el_bound, el_out_create, el_out_free,
+                             el_parse, el_fits,  el_reserve,    el_place, &progress};
+    SP_TRY(sp__stream_run(src, body, body_line, nthreads, &rd, &res));
+    r.src = j.src;
+    r.dst = j.dst;
+    r.row = raw->row;
+    r.col = raw->col;
+    int64_t m = res.entries, max_id = largest_id(&j, &res);
+    if (fmt->check_totals) SP_TRY(fmt->check_totals(&r, m, res.parts));
 
     int64_t n = 0, dropped = 0, merged = 0;
     if (r.compact) SP_TRY(compact_ids(&r, m, max_id, &id_map, &n));
@@ -794,10 +816,9 @@ done:
     sp_coo_free(a);
     sp__free(id_map);
     sp_coo_free(raw);
-    sp__free(r.dst);
-    sp__free(r.src);
-    sp__free(chunks);
-    sp__free(pieces);
-    if (text_open) sp__text_close(&text);
+    sp__free(j.dst);
+    sp__free(j.src);
+    sp__free(res.pieces);
+    sp__source_close(src);
     return st;
 }

@@ -34,14 +34,9 @@ static sp_status_t snap_header(sp_el_read_t *r, const sp_text_t *text, const cha
         *body_line = it.line;
         break;
     }
+    if (*body == it.end && text->partial) *body = NULL; /* no edge line yet: read on */
 done:
     return st;
-}
-
-static void snap_count(const sp_el_read_t *r, sp_el_chunk_t *c)
-{
-    (void)r;
-    c->edges = sp__text_count_content_lines(&c->text, "#%");
 }
 
 /* A plain id at *p: decimal digits only, at most 10 (a 0-based id beyond 32 bits needs
@@ -141,7 +136,8 @@ static sp_status_t snap_parse(const sp_el_read_t *r, sp_el_chunk_t *c)
 done:
     c->max_id = max_id;
     c->next = k;
+    c->last_line = it.line;
     return st;
 }
 
-const sp_el_format_t sp__el_snap = {"SNAP", snap_header, snap_count, snap_parse, NULL};
+const sp_el_format_t sp__el_snap = {"SNAP", snap_header, snap_parse, NULL, 4};

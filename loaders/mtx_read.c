@@ -1,8 +1,9 @@
-/* Matrix Market reader: the header parsed in order, then the body split into line-aligned
- * chunks that are counted (pass 1) and parsed straight into the COO at each chunk's
- * offset (pass 2) in parallel; symmetric files are mirrored afterwards (pass 3). With one
- * thread the chunks are parsed in order and pass 1 is skipped. */
+/* Matrix Market reader: the header read from the start of the input, then the body
+ * streamed in chunks (text_stream.c), each parsed once into its own arrays and copied to
+ * its place in the COO as soon as the entries before it are known (with one thread:
+ * parsed straight into the COO); symmetric files are mirrored afterwards. */
 #include <float.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "sp_base.h"
@@ -12,7 +13,9 @@
 typedef enum { FMT_COORDINATE, FMT_ARRAY } mtx_format_t;
 typedef enum { FIELD_REAL, FIELD_INTEGER, FIELD_PATTERN, FIELD_COMPLEX } mtx_field_t;
 
-/* Everything the parallel passes share; each chunk writes only its own slots. */
+/* The header's facts, and where one parse writes: the final COO at a piece's offset or the
+ * piece's own arrays (row, col, val), slot 0 being entry k0 of the file, limit slots free
+ * before the declared count is reached. */
 typedef struct job {
     const char *path;
     mtx_format_t format;
@@ -21,14 +24,14 @@ typedef struct job {
     sp_value_type_t vt;       /* of the output */
     int64_t nrows, ncols;
     int64_t expected;         /* entries the file declares (array: values) */
-    const sp_chunk_t *chunks;
-    int64_t *count;           /* pass 1: entry lines per chunk */
-    int64_t *offset;          /* exclusive scan of count */
-    int64_t *offdiag;         /* pass 2: entries off the diagonal per chunk */
-    int64_t *mirror_offset;   /* exclusive scan of offdiag, after the file's entries */
+    int direct;               /* one thread: pieces parsed straight into the COO */
+    sp_coo_t *a;              /* the output */
     int32_t *row, *col;
     void *val;
-    sp__progress_t progress; /* the caller's callback, per chunk parsed */
+    int64_t k0, limit;
+    /* the mirror pass */
+    const sp_piece_info_t *pieces;
+    int64_t *mirror_offset;
 } job_t;
 
 static int is_blank(char c) { return c == ' ' || c == '\t'; }
@@ -60,7 +63,7 @@ static int next_word(const char **p, const char *end, char *w, size_t cap)
 static sp_status_t parse_banner(job_t *j, const char *p, const char *end)
 {
     sp_status_t st = SP_STATUS_SUCCESS;
-    char w[32];
+    char w[32], q[4 * sizeof w]; /* a word, and the word as a message may quote it */
     const char *path = j->path;
     int percent = p < end && *p == '%';
     p += percent;
@@ -69,25 +72,29 @@ static sp_status_t parse_banner(job_t *j, const char *p, const char *end)
         SP_FAIL(SP_STATUS_PARSE_ERROR, "%s:1: missing %%%%MatrixMarket banner", path);
     if (!next_word(&p, end, w, sizeof w) || strcmp(w, "matrix") != 0)
         SP_FAIL(SP_STATUS_PARSE_ERROR, "%s:1: unknown object \"%s\" (expected matrix)", path,
-                w);
+                sp__text_quote(q, sizeof q, w, strlen(w)));
     next_word(&p, end, w, sizeof w);
     if (strcmp(w, "coordinate") == 0) j->format = FMT_COORDINATE;
     else if (strcmp(w, "array") == 0) j->format = FMT_ARRAY;
-    else SP_FAIL(SP_STATUS_PARSE_ERROR, "%s:1: unknown format \"%s\"", path, w);
+    else SP_FAIL(SP_STATUS_PARSE_ERROR, "%s:1: unknown format \"%s\"", path,
+                      sp__text_quote(q, sizeof q, w, strlen(w)));
     next_word(&p, end, w, sizeof w);
     if (strcmp(w, "real") == 0) j->field = FIELD_REAL;
     else if (strcmp(w, "integer") == 0) j->field = FIELD_INTEGER;
     else if (strcmp(w, "pattern") == 0) j->field = FIELD_PATTERN;
     else if (strcmp(w, "complex") == 0) j->field = FIELD_COMPLEX;
-    else SP_FAIL(SP_STATUS_PARSE_ERROR, "%s:1: unknown field \"%s\"", path, w);
+    else SP_FAIL(SP_STATUS_PARSE_ERROR, "%s:1: unknown field \"%s\"", path,
+                      sp__text_quote(q, sizeof q, w, strlen(w)));
     next_word(&p, end, w, sizeof w);
     if (strcmp(w, "general") == 0) j->symmetry = SP_SYMMETRY_GENERAL;
     else if (strcmp(w, "symmetric") == 0) j->symmetry = SP_SYMMETRY_SYMMETRIC;
     else if (strcmp(w, "skew-symmetric") == 0) j->symmetry = SP_SYMMETRY_SKEW;
     else if (strcmp(w, "hermitian") == 0) j->symmetry = SP_SYMMETRY_HERMITIAN;
-    else SP_FAIL(SP_STATUS_PARSE_ERROR, "%s:1: unknown symmetry \"%s\"", path, w);
+    else SP_FAIL(SP_STATUS_PARSE_ERROR, "%s:1: unknown symmetry \"%s\"", path,
+                      sp__text_quote(q, sizeof q, w, strlen(w)));
     if (next_word(&p, end, w, sizeof w))
-        SP_FAIL(SP_STATUS_PARSE_ERROR, "%s:1: unexpected \"%s\" after the symmetry", path, w);
+        SP_FAIL(SP_STATUS_PARSE_ERROR, "%s:1: unexpected \"%s\" after the symmetry",
+                path, sp__text_quote(q, sizeof q, w, strlen(w)));
     if (j->field == FIELD_PATTERN && j->format == FMT_ARRAY)
         SP_FAIL(SP_STATUS_PARSE_ERROR, "%s:1: pattern field with array format", path);
     if (j->field == FIELD_PATTERN && j->symmetry == SP_SYMMETRY_SKEW)
@@ -96,7 +103,8 @@ done:
     return st;
 }
 
-/* Parse the size line "M N [NNZ]" at p (line number line). */
+/* Parse the size line "M N [NNZ]" at p (line number line); body_bytes: what follows it,
+ * SIZE_MAX when not known (a stream). */
 static sp_status_t parse_sizes(job_t *j, const char *p, const char *end, int64_t line,
                                size_t body_bytes)
 {
@@ -143,7 +151,7 @@ static sp_status_t parse_sizes(job_t *j, const char *p, const char *end, int64_t
             n = v[0] * (v[0] + 1) / 2;
         if (j->symmetry == SP_SYMMETRY_SKEW) n = v[0] * (v[0] - (v[0] > 0)) / 2;
     }
-    if ((uint64_t)n > ((uint64_t)body_bytes + 1) / min_bytes)
+    if (body_bytes != SIZE_MAX && (uint64_t)n > ((uint64_t)body_bytes + 1) / min_bytes)
         SP_FAIL(SP_STATUS_PARSE_ERROR,
                 "%s:%lld: %lld entries declared but the remaining %zu bytes cannot hold them",
                 path, (long long)line, (long long)n, body_bytes);
@@ -156,13 +164,6 @@ done:
 }
 
 /* ---- body -------------------------------------------------------------------------- */
-
-static sp_status_t count_task(int c, void *arg)
-{
-    job_t *j = arg;
-    j->count[c] = sp__text_count_content_lines(&j->chunks[c], "%");
-    return SP_STATUS_SUCCESS;
-}
 
 /* Parse an index field at *p into 0-based *out, checking 1..limit. */
 static sp_status_t read_index(const job_t *j, const char **p, const char *end, int64_t line,
@@ -308,7 +309,7 @@ static inline void fast_lines_of(const job_t *j, sp_text_lines_t *it, mtx_field_
     const char *p = it->p;
     int64_t k = *kp, line = it->line, od = *offdiag;
     double *val = j->val;
-    while (it->end - p >= FAST_WINDOW && k < j->expected) {
+    while (it->end - p >= FAST_WINDOW && k < j->limit) {
         const char *s = p;
         uint32_t r, c;
         int64_t iv;
@@ -356,17 +357,18 @@ static int next_entry_line(const job_t *j, sp_text_lines_t *it, int fast, int64_
     return sp__text_line_begin(it, p);
 }
 
-static sp_status_t parse_task(int c, void *arg)
+/* Parse the lines of piece pc into j's arrays from slot 0 on. */
+static sp_status_t parse_lines(const job_t *j, sp_piece_t *pc)
 {
     sp_status_t st = SP_STATUS_SUCCESS;
-    job_t *j = arg;
     sp_text_lines_t it;
-    int64_t k = j->offset[c], offdiag = 0, ai = 0, aj = 0;
+    sp_chunk_t chunk = {pc->begin, pc->end, pc->first_line, 0};
+    int64_t k = 0, offdiag = 0, ai = 0, aj = 0;
     int keep = j->vt != SP_VALUE_NONE;
     int plain = j->format == FMT_COORDINATE && j->field == FIELD_REAL &&
                 (j->vt == SP_R_32F || j->vt == SP_R_64F) && j->symmetry != SP_SYMMETRY_SKEW;
-    if (j->format == FMT_ARRAY) array_start(j, k, &ai, &aj);
-    sp__text_lines_init_walk(&it, &j->chunks[c]);
+    if (j->format == FMT_ARRAY) array_start(j, j->k0, &ai, &aj);
+    sp__text_lines_init_walk(&it, &chunk);
     const char *end = it.end;
     /* fast_lines: double real, integer (either output) and pattern coordinate lines */
     int fast = j->format == FMT_COORDINATE && j->symmetry != SP_SYMMETRY_SKEW &&
@@ -376,7 +378,7 @@ static sp_status_t parse_task(int c, void *arg)
          sp__text_line_finish(&it, p)) {
         int64_t line = it.line;
         if (is_eol(p, end) || *p == '%') continue;
-        if (k >= j->expected)
+        if (k >= j->limit)
             SP_FAIL(SP_STATUS_PARSE_ERROR, "%s:%lld: more entries than the %lld declared",
                     j->path, (long long)line, (long long)j->expected);
         if (plain && plain_entry(j, p, end, k, &p)) {
@@ -412,9 +414,9 @@ static sp_status_t parse_task(int c, void *arg)
         offdiag += j->row[k] != j->col[k];
         k++;
     }
-    j->offdiag[c] = offdiag;
-    j->count[c] = k - j->offset[c];
-    sp__progress_add(&j->progress, j->chunks[c].end - j->chunks[c].begin);
+    pc->count = k;
+    pc->aux = offdiag;
+    pc->lines = it.line - pc->first_line + 1;
 done:
     return st;
 }
@@ -424,24 +426,129 @@ done:
 static sp_status_t mirror_task(int c, void *arg)
 {
     job_t *j = arg;
+    const sp_piece_info_t *pc = &j->pieces[c];
+    int32_t *row = j->a->row, *col = j->a->col;
     int64_t out = j->expected + j->mirror_offset[c];
-    for (int64_t k = j->offset[c]; k < j->offset[c] + j->count[c]; k++) {
-        if (j->row[k] == j->col[k]) continue;
-        j->row[out] = j->col[k];
-        j->col[out] = j->row[k];
+    for (int64_t k = pc->offset; k < pc->offset + pc->count; k++) {
+        if (row[k] == col[k]) continue;
+        row[out] = col[k];
+        col[out] = row[k];
         if (j->vt == SP_R_32F) {
-            float v = ((float *)j->val)[k];
-            ((float *)j->val)[out] = j->symmetry == SP_SYMMETRY_SKEW ? -v : v;
+            float v = ((float *)j->a->val)[k];
+            ((float *)j->a->val)[out] = j->symmetry == SP_SYMMETRY_SKEW ? -v : v;
         } else if (j->vt == SP_R_64F) {
-            double v = ((double *)j->val)[k];
-            ((double *)j->val)[out] = j->symmetry == SP_SYMMETRY_SKEW ? -v : v;
+            double v = ((double *)j->a->val)[k];
+            ((double *)j->a->val)[out] = j->symmetry == SP_SYMMETRY_SKEW ? -v : v;
         }
         out++;
     }
     return SP_STATUS_SUCCESS;
 }
 
-/* Number of the file's last line, for errors found at the end of the input. */
+/* ---- the reader of the streaming engine --------------------------------------------- */
+
+/* Entries a piece of n bytes can hold: a line of at least "i j" (coordinate) or "v"
+ * (array) and a break each, and never more than the file declares. */
+static int64_t piece_bound(void *ctx, size_t n)
+{
+    const job_t *j = ctx;
+    int64_t b = (int64_t)(n / (j->format == FMT_COORDINATE ? 4 : 2)) + 1;
+    return b < j->expected ? b : j->expected;
+}
+
+static void out_free(void *ctx, void *out)
+{
+    (void)ctx;
+    sp__piece_arrays_free(out);
+}
+
+/* row, col and (when kept) values. */
+static sp_status_t out_create(void *ctx, int64_t cap, void **out)
+{
+    const job_t *j = ctx;
+    size_t size[SP_PIECE_ARRAYS] = {sizeof(int32_t), sizeof(int32_t), sp_value_size(j->vt)};
+    return sp__piece_arrays_create(size, cap, (sp_piece_arrays_t **)out);
+}
+
+static sp_status_t parse_piece(void *ctx, sp_piece_t *pc)
+{
+    const job_t *j = ctx;
+    job_t w = *j;
+    size_t vs = sp_value_size(j->vt);
+    if (pc->out) {
+        const sp_piece_arrays_t *o = pc->out;
+        w.row = o->a[0];
+        w.col = o->a[1];
+        w.val = o->a[2];
+    } else {
+        w.row = j->a->row + pc->offset;
+        w.col = j->a->col + pc->offset;
+        w.val = j->a->val ? (char *)j->a->val + (size_t)pc->offset * vs : NULL;
+    }
+    w.k0 = pc->offset;
+    w.limit = j->expected - pc->offset;
+    return parse_lines(&w, pc);
+}
+
+/* A piece parsed alone must not run past the declared count where it lands. */
+static int piece_fits(void *ctx, const sp_piece_t *pc)
+{
+    const job_t *j = ctx;
+    return pc->offset + pc->count <= j->expected;
+}
+
+/* Room for n entries (never more than declared), doubling: large blocks move by mremap
+ * on glibc, without a copy. The new part is faulted in with one call, by the one thread
+ * that grows it (the engine excludes copies meanwhile): faults taken in parallel by the
+ * copying threads contend on the address-space lock. */
+static sp_status_t reserve_entries(void *ctx, int64_t n, int64_t *cap)
+{
+    sp_status_t st = SP_STATUS_SUCCESS;
+    const job_t *j = ctx;
+    sp_coo_t *a = j->a;
+    int64_t old = a->capacity, want = 2 * old > n ? 2 * old : n;
+    if (want > j->expected) want = j->expected;
+    if (want > old) {
+        SP_TRY(sp__coo_grow(a, want));
+        size_t vs = sp_value_size(a->value_type), add = (size_t)(want - old);
+        sp__prefault(a->row + old, add * sizeof(int32_t));
+        sp__prefault(a->col + old, add * sizeof(int32_t));
+        if (vs) sp__prefault((char *)a->val + (size_t)old * vs, add * vs);
+    }
+    /* At the declared count nothing can need more: parses stop there. */
+    *cap = a->capacity >= j->expected ? INT64_MAX : a->capacity;
+done:
+    return st;
+}
+
+/* Copy a piece to its offset; array files get their positions from it here. */
+static void place_piece(void *ctx, const sp_piece_t *pc)
+{
+    const job_t *j = ctx;
+    const sp_piece_arrays_t *o = pc->out;
+    sp_coo_t *a = j->a;
+    size_t n = (size_t)pc->count, vs = sp_value_size(j->vt);
+    if (n == 0) return;
+    memcpy(a->row + pc->offset, o->a[0], n * sizeof(int32_t));
+    memcpy(a->col + pc->offset, o->a[1], n * sizeof(int32_t));
+    if (vs) memcpy((char *)a->val + (size_t)pc->offset * vs, o->a[2], n * vs);
+    if (j->format != FMT_ARRAY) return;
+    int64_t i = 0, c = 0;
+    array_start(j, pc->offset, &i, &c);
+    for (int64_t k = pc->offset; k < pc->offset + pc->count; k++) {
+        a->row[k] = (int32_t)i;
+        a->col[k] = (int32_t)c;
+        array_advance(j, &i, &c);
+    }
+}
+
+/* ---- the reader ----------------------------------------------------------------------- */
+
+/* The header is read from a prefix of the input: the banner judged in the first 64 KiB,
+ * the prefix grown (to 64 MiB at most) until it holds the size line. */
+enum { HEADER_FIRST = 64 * 1024, HEADER_MAX = 64 << 20 };
+
+/* Number of the text's last line, for errors found at the end of the input. */
 static int64_t last_line(const sp_text_t *t)
 {
     int has_cr = memchr(t->data, '\r', t->len) != NULL;
@@ -449,17 +556,94 @@ static int64_t last_line(const sp_text_t *t)
     return n + (t->len > 0 && t->data[t->len - 1] != '\n' && t->data[t->len - 1] != '\r');
 }
 
+/* Banner, comments and size line from the start of src: *body and *body_line get where
+ * the entries start. */
+static sp_status_t read_header(job_t *j, sp_source_t *src, const sp_mtx_options_t *opt,
+                               size_t *body, int64_t *body_line)
+{
+    sp_status_t st = SP_STATUS_SUCCESS;
+    const char *path = j->path, *b = NULL, *e = NULL;
+    sp_text_t text;
+    sp_text_lines_t it;
+    size_t want = HEADER_FIRST, avail = 0;
+    SP_TRY(sp__source_prefix(src, want, &text, &avail));
+    SP_TRY(parse_banner(j, text.data, text.data + avail));
+    if (j->field == FIELD_COMPLEX && opt->complex_mode == SP_COMPLEX_REFUSE)
+        SP_FAIL(SP_STATUS_NOT_SUPPORTED,
+                "%s:1: complex field not supported (SP_COMPLEX_REAL_PART keeps the real part)",
+                path);
+    for (;;) { /* the size line: the first entry line after the banner */
+        sp__text_lines_whole(&it, &text);
+        sp__text_next_line(&it, &b, &e);
+        while (sp__text_next_line(&it, &b, &e) && !is_entry_line(b, e)) continue;
+        if (is_entry_line(b, e) || !text.partial) break;
+        if (want >= HEADER_MAX)
+            SP_FAIL(SP_STATUS_PARSE_ERROR, "%s: no size line in the first %d MiB", path,
+                    HEADER_MAX >> 20);
+        want *= 2;
+        SP_TRY(sp__source_prefix(src, want, &text, NULL));
+    }
+    if (!is_entry_line(b, e))
+        SP_FAIL(SP_STATUS_PARSE_ERROR, "%s:%lld: missing size line", path,
+                (long long)last_line(&text));
+    *body = (size_t)(it.p - text.data);
+    *body_line = it.line + 1;
+    uint64_t size = 0;
+    size_t body_bytes = sp__source_sized(src, &size) ? (size_t)(size - *body) : SIZE_MAX;
+    SP_TRY(parse_sizes(j, b, e, it.line, body_bytes));
+done:
+    return st;
+}
+
+/* A stream longer than the declared entries can fill (a gzip bomb: a valid header and
+ * gigabytes of blanks) is refused as it arrives: 256 bytes per entry, 1 MiB of slack. */
+static void limit_stream(const job_t *j, sp_source_t *src, size_t body)
+{
+    enum { LINE_MAX_BYTES = 256, SLACK = 1 << 20 };
+    char why[160];
+    if (sp__source_sized(src, NULL)) return;
+    uint64_t cap = (uint64_t)body + (uint64_t)j->expected * LINE_MAX_BYTES + SLACK;
+    snprintf(why, sizeof why, "the %lld entries declared can take (%d bytes each, 1 MiB of "
+             "slack, a %zu-byte header)", (long long)j->expected, LINE_MAX_BYTES, body);
+    sp__source_limit(src, cap, why);
+}
+
+/* Mirror the off-diagonal entries of symmetric files after the file's own. */
+static sp_status_t expand_symmetric(job_t *j, const sp_stream_result_t *res, int nthreads,
+                                    int64_t size_line)
+{
+    sp_status_t st = SP_STATUS_SUCCESS;
+    int64_t nmirror = 0;
+    SP_ALLOC(j->mirror_offset, res->npieces);
+    for (int64_t c = 0; c < res->npieces; c++) {
+        j->mirror_offset[c] = nmirror;
+        nmirror += res->pieces[c].aux;
+    }
+    if (j->expected + nmirror > INT32_MAX)
+        SP_FAIL(SP_STATUS_NOT_SUPPORTED,
+                "%s:%lld: %lld entries after symmetric expansion exceed 32-bit indices "
+                "(limit %d)", j->path, (long long)size_line, (long long)(j->expected + nmirror),
+                INT32_MAX);
+    SP_TRY(sp__coo_grow(j->a, j->expected + nmirror));
+    j->pieces = res->pieces;
+    SP_TRY(sp__parallel_for(nthreads, (int)res->npieces, mirror_task, j));
+    j->a->nnz += nmirror;
+    j->a->flags |= SP_COO_SYMMETRIC_EXPANDED;
+done:
+    sp__free(j->mirror_offset);
+    j->mirror_offset = NULL;
+    return st;
+}
+
 sp_status_t sp_mtx_read(const char *path, sp_value_type_t value_type,
                         const sp_mtx_options_t *options, sp_coo_t **coo)
 {
     sp_status_t st = SP_STATUS_SUCCESS;
-    sp_text_t text = {NULL, 0, NULL, 0};
-    sp_chunk_t *chunks = NULL;
-    int64_t *counts = NULL;
+    sp_source_t *src = NULL;
     sp_coo_t *a = NULL;
+    sp_stream_result_t res = {0};
     sp_mtx_options_t opt = {0, SP_PATTERN_ONES, SP_COMPLEX_REFUSE, 0, NULL, NULL};
     job_t j;
-    int nchunks = 0;
     memset(&j, 0, sizeof j);
     SP_CHECK_ARG(path != NULL && coo != NULL, "sp_mtx_read: NULL argument");
     SP_CHECK_ARG(value_type == SP_VALUE_NONE || value_type == SP_R_32F || value_type == SP_R_64F,
@@ -470,100 +654,42 @@ sp_status_t sp_mtx_read(const char *path, sp_value_type_t value_type,
                  "sp_mtx_read: unknown pattern mode %d", (int)opt.pattern);
     SP_CHECK_ARG(opt.complex_mode == SP_COMPLEX_REFUSE || opt.complex_mode == SP_COMPLEX_REAL_PART,
                  "sp_mtx_read: unknown complex mode %d", (int)opt.complex_mode);
-    j.path = path;
-    SP_TRY(sp__text_open(path, &text));
-    const char *p = text.data, *end = text.data + text.len;
-
-    SP_TRY(parse_banner(&j, p, end));
-    if (j.field == FIELD_COMPLEX && opt.complex_mode == SP_COMPLEX_REFUSE)
-        SP_FAIL(SP_STATUS_NOT_SUPPORTED,
-                "%s:1: complex field not supported (SP_COMPLEX_REAL_PART keeps the real part)",
-                path);
-    /* The size line: the first entry line after the banner. */
-    sp_text_lines_t it;
-    const char *b = NULL, *e = NULL;
-    sp__text_lines_whole(&it, &text);
-    sp__text_next_line(&it, &b, &e);
-    while (sp__text_next_line(&it, &b, &e) && !is_entry_line(b, e)) continue;
-    if (!is_entry_line(b, e))
-        SP_FAIL(SP_STATUS_PARSE_ERROR, "%s:%lld: missing size line", path,
-                (long long)last_line(&text));
-    int64_t line = it.line;
-    const char *body = it.p;
-    SP_TRY(parse_sizes(&j, b, e, line, (size_t)(end - body)));
+    SP_TRY(sp__source_open(path, &src));
+    j.path = sp__source_name(src);
+    size_t body = 0;
+    int64_t body_line = 0;
+    SP_TRY(read_header(&j, src, &opt, &body, &body_line));
     j.vt = (j.field == FIELD_PATTERN && opt.pattern == SP_PATTERN_NONE) ? SP_VALUE_NONE
                                                                         : value_type;
+    limit_stream(&j, src, body);
 
+    /* The output grows with the entries found, never to the declared count up front: a
+     * header cannot make the reader allocate what the file does not hold. */
     int nthreads = opt.nthreads > 0 ? opt.nthreads : sp__ncores();
-    SP_TRY(sp__text_split_for_threads(body, end, line + 1, nthreads, &chunks, &nchunks));
-    sp__progress_init(&j.progress, opt.progress, opt.progress_user, end - body);
-    SP_ALLOC(counts, 4 * (size_t)nchunks);
-    j.chunks = chunks;
-    j.count = counts;
-    j.offset = counts + nchunks;
-    j.offdiag = counts + 2 * nchunks;
-    j.mirror_offset = counts + 3 * nchunks;
-    SP_TRY(sp_coo_create(j.nrows, j.ncols, j.expected, j.vt, &a));
-    j.row = a->row;
-    j.col = a->col;
-    j.val = a->val;
-    int64_t total = 0;
-    if (nthreads == 1) {
-        /* One thread: the chunks in order, each starting where the last one ended, so no
-         * counting pass is needed; the output faulted in first, in one call. */
-        sp__prefault(a->row, (size_t)a->capacity * sizeof(int32_t));
-        sp__prefault(a->col, (size_t)a->capacity * sizeof(int32_t));
-        sp__prefault(a->val, (size_t)a->capacity * sp_value_size(a->value_type));
-        for (int c = 0; c < nchunks; c++) {
-            j.offset[c] = total;
-            SP_TRY(parse_task(c, &j));
-            total += j.count[c];
-        }
-    } else {
-        /* Pass 1: entry lines per chunk, scanned into each chunk's first output slot. */
-        SP_TRY(sp__parallel_for(nthreads, nchunks, count_task, &j));
-        for (int c = 0; c < nchunks; c++) {
-            j.offset[c] = total;
-            total += j.count[c];
-        }
-        /* Pass 2: parse in place; a chunk running past the declared count fails there. */
-        SP_TRY(sp__parallel_for(nthreads, nchunks, parse_task, &j));
-    }
-    if (total < j.expected)
+    SP_TRY(sp_coo_create(j.nrows, j.ncols, 0, j.vt, &a));
+    j.a = a;
+    j.direct = nthreads == 1;
+    sp__progress_t progress;
+    sp__stream_progress_init(&progress, src, body, opt.progress, opt.progress_user);
+    sp_stream_reader_t rd = {&j,          piece_bound, out_create,      out_free,
+                             parse_piece, piece_fits,  reserve_entries, place_piece,
+                             &progress};
+    SP_TRY(sp__stream_run(src, body, body_line, nthreads, &rd, &res));
+    if (res.entries < j.expected)
         SP_FAIL(SP_STATUS_PARSE_ERROR, "%s:%lld: expected %lld more entries (%lld declared)",
-                path, (long long)last_line(&text), (long long)(j.expected - total),
+                j.path, (long long)res.last_line, (long long)(j.expected - res.entries),
                 (long long)j.expected);
     a->nnz = j.expected;
     a->symmetry = j.symmetry;
-
-    /* Pass 3: mirror the off-diagonal entries of symmetric files after the file's own. */
-    if (j.symmetry != SP_SYMMETRY_GENERAL && opt.keep_symmetric) {
+    if (j.symmetry != SP_SYMMETRY_GENERAL && opt.keep_symmetric)
         a->flags |= SP_COO_SYMMETRIC_STORED;
-    } else if (j.symmetry != SP_SYMMETRY_GENERAL) {
-        int64_t nmirror = 0;
-        for (int c = 0; c < nchunks; c++) {
-            j.mirror_offset[c] = nmirror;
-            nmirror += j.offdiag[c];
-        }
-        if (j.expected + nmirror > INT32_MAX)
-            SP_FAIL(SP_STATUS_NOT_SUPPORTED,
-                    "%s:%lld: %lld entries after symmetric expansion exceed 32-bit indices "
-                    "(limit %d)", path, (long long)line, (long long)(j.expected + nmirror),
-                    INT32_MAX);
-        SP_TRY(sp__coo_grow(a, j.expected + nmirror));
-        j.row = a->row;
-        j.col = a->col;
-        j.val = a->val;
-        SP_TRY(sp__parallel_for(nthreads, nchunks, mirror_task, &j));
-        a->nnz += nmirror;
-        a->flags |= SP_COO_SYMMETRIC_EXPANDED;
-    }
+    else if (j.symmetry != SP_SYMMETRY_GENERAL)
+        SP_TRY(expand_symmetric(&j, &res, nthreads, body_line - 1));
     *coo = a;
     a = NULL;
 done:
     sp_coo_free(a);
-    sp__free(counts);
-    sp__free(chunks);
-    sp__text_close(&text);
+    sp__free(res.pieces);
+    sp__source_close(src);
     return st;
 }

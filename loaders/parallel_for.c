@@ -10,8 +10,6 @@
 #include "sp_base.h"
 #include "sp_text.h"
 
-enum { MESSAGE_MAX = 1024, ORIGIN_MAX = 256 };
-
 typedef struct pool {
     sp_status_t (*task)(int i, void *arg);
     void *arg;
@@ -19,10 +17,26 @@ typedef struct pool {
     atomic_int next;
     atomic_int first_failed; /* lowest failing task so far, ntasks if none */
     pthread_mutex_t lock;
-    sp_status_t status;      /* of first_failed */
-    char message[MESSAGE_MAX];
-    char origin[ORIGIN_MAX];
+    sp_error_copy_t error;   /* of first_failed */
 } pool_t;
+
+void sp__error_save(sp_error_copy_t *e, sp_status_t status)
+{
+    e->status = status;
+    snprintf(e->message, sizeof e->message, "%s", sp_last_error());
+    snprintf(e->origin, sizeof e->origin, "%s", sp__error_origin());
+}
+
+sp_status_t sp__error_restore(const sp_error_copy_t *e)
+{
+    /* Re-record the message here, keeping its library source location. */
+    char origin[sizeof e->origin];
+    snprintf(origin, sizeof origin, "%s", e->origin);
+    char *colon = strrchr(origin, ':');
+    int line = colon ? atoi(colon + 1) : 0;
+    if (colon) *colon = '\0';
+    return sp__error(e->status, origin, line, "%s", e->message);
+}
 
 static void *worker(void *opaque)
 {
@@ -37,9 +51,7 @@ static void *worker(void *opaque)
         pthread_mutex_lock(&pl->lock);
         if (i < atomic_load(&pl->first_failed)) {
             atomic_store(&pl->first_failed, i);
-            pl->status = st;
-            snprintf(pl->message, sizeof pl->message, "%s", sp_last_error());
-            snprintf(pl->origin, sizeof pl->origin, "%s", sp__error_origin());
+            sp__error_save(&pl->error, st);
         }
         pthread_mutex_unlock(&pl->lock);
     }
@@ -76,13 +88,7 @@ sp_status_t sp__parallel_for(int nthreads, int ntasks, sp_status_t (*task)(int i
         if (pthread_create(&threads[started], NULL, worker, &pl) != 0) break;
     worker(&pl);
     for (int t = 0; t < started; t++) pthread_join(threads[t], NULL);
-    if (atomic_load(&pl.first_failed) < ntasks) {
-        /* Re-record the task's message here, keeping its library source location. */
-        char *colon = strrchr(pl.origin, ':');
-        int line = colon ? atoi(colon + 1) : 0;
-        if (colon) *colon = '\0';
-        st = sp__error(pl.status, pl.origin, line, "%s", pl.message);
-    }
+    if (atomic_load(&pl.first_failed) < ntasks) st = sp__error_restore(&pl.error);
 done:
     sp__free(threads);
     if (lock_ok) pthread_mutex_destroy(&pl.lock);

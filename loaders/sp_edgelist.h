@@ -1,9 +1,8 @@
 /* Internal interface between the edge-list driver (edgelist_read.c) and its three
- * formats (edgelist_snap.c, edgelist_dimacs.c, edgelist_metis.c). The driver splits the
- * body of the file into line-aligned chunks, runs the format's count on each chunk in
- * parallel, scans the counts into offsets, and runs the format's parse on each chunk in
- * parallel (for SNAP with one thread: the parses in order, no counts, arrays grown when a
- * parse stops full); the format only knows lines. */
+ * formats (edgelist_snap.c, edgelist_dimacs.c, edgelist_metis.c). The driver reads the
+ * header from the start of the input, then streams the body (text_stream.c): the
+ * format's parse runs on each piece, into the piece's own arrays or (one thread) straight
+ * into the final ones; the format only knows lines. */
 #ifndef SP_EDGELIST_H
 #define SP_EDGELIST_H
 
@@ -48,45 +47,45 @@ static inline void sp__el_store(const sp_el_read_t *r, int64_t k, int64_t u, int
     }
 }
 
-/* Per-chunk counts and, after the scan, offsets. */
+/* One piece of the body for a format's parse: its text (first_line its first line), the
+ * slot of its first edge and (METIS) the vertex of its first line; the parse reports where
+ * it stopped. */
 typedef struct sp_el_chunk {
     sp_chunk_t text;
-    int64_t edges;  /* count pass: edges in the chunk; then: index of its first edge */
-    int64_t lines;  /* METIS: vertex lines in the chunk; then: vertex of its first line */
-    int64_t max_id; /* parse pass: largest 0-based id seen, -1 if none */
-    /* Parse pass without counts (SNAP, one thread): the parse stops at the first edge
-     * line with no slot left (full = 1, text.begin and text.first_line moved to that
-     * line) for the driver to grow the arrays and go on; next: index after its last edge. */
-    int full;
+    int64_t edges;     /* slot of its first edge */
+    int64_t lines;     /* METIS: vertex of its first vertex line */
+    int64_t max_id;    /* parse: largest 0-based id seen, -1 if none */
+    /* Set by the parse: the slot after its last edge, the number of its last line, and
+     * (METIS) the vertex after its last vertex line. full: it stopped at an edge line with
+     * no slot left (text.begin and text.first_line moved to that line). */
     int64_t next;
+    int64_t last_line;
+    int64_t vertex_end;
+    int full;
 } sp_el_chunk_t;
 
 typedef struct sp_el_format {
     const char *name;
-    /* Read what precedes the edges (may be nothing) sequentially; *body and *body_line
-     * get where the edges start. */
+    /* Read what precedes the edges (may be nothing) from the start of the text; *body and
+     * *body_line get where the edges start. *body NULL: text is a prefix (text->partial)
+     * that does not hold the whole header yet. */
     sp_status_t (*header)(sp_el_read_t *r, const sp_text_t *text, const char **body,
                           int64_t *body_line);
-    /* Count the chunk's edges (and vertex lines); never fails. */
-    void (*count)(const sp_el_read_t *r, sp_el_chunk_t *c);
-    /* Parse the chunk into the arrays from c->edges on; set c->max_id. */
+    /* Parse the chunk into the arrays from c->edges on; set c->max_id, next, last_line. */
     sp_status_t (*parse)(const sp_el_read_t *r, sp_el_chunk_t *c);
     /* Check the totals against the header (NULL: nothing to check). */
     sp_status_t (*check_totals)(const sp_el_read_t *r, int64_t edges, int64_t lines);
+    /* The fewest bytes one edge (METIS: one neighbour entry) takes, its break or blank
+     * included: bounds the edges a piece of text can hold. */
+    int min_edge_bytes;
 } sp_el_format_t;
 
 extern const sp_el_format_t sp__el_snap, sp__el_dimacs, sp__el_metis;
 
 /* ---- line helpers shared by the formats (edgelist_read.c) ---- */
 
-/* Lines of the chunk for which is_edge(b, e) holds (b, e as sp__text_next_line gives). */
-int64_t sp__el_count_lines(const sp_chunk_t *chunk, int (*is_edge)(const char *b, const char *e));
 /* Number of blank-separated fields in [p, e). */
 int64_t sp__el_count_fields(const char *p, const char *e);
-/* Number of fields in [p, e) separated by blanks and '\n', *breaks the number of '\n';
- * -1 when the range holds a '\r' or '%' (line ends and comments need the line walk). */
-int64_t sp__el_count_fields_breaks(const char *p, const char *e, int64_t *breaks);
-
 /* Parse a vertex id at *p (a whole field), check it against the id rules and store the
  * 0-based id; advance *p past the field. Errors name path:line. */
 sp_status_t sp__el_parse_id(const sp_el_read_t *r, int64_t line, const char **p,
@@ -107,7 +106,8 @@ sp_status_t sp__el_parse_weight(const sp_el_read_t *r, int64_t line, const char 
 /* Find a header line: the first line from line 1 that skip(b, e) does not pass over.
  * *b, *e get it (as sp__text_next_line gives), r->header_line its number, *body and
  * *body_line the line after it. PARSE_ERROR "path:N: end of file before <what>" (N one
- * past the last line) when every line is skipped. */
+ * past the last line) when every line is skipped; *body NULL when text is a prefix whose
+ * lines are all skipped (more input is needed). */
 sp_status_t sp__el_find_header(sp_el_read_t *r, const sp_text_t *text,
                                int (*skip)(const char *b, const char *e), const char *what,
                                const char **b, const char **e, const char **body,

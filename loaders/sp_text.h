@@ -9,20 +9,154 @@
 #include <string.h>
 
 #include "sp.h"
+#include "sp_progress.h"
 
-/* A whole input file in memory, gzip inflated when the file starts with the gzip magic
- * number. data is followed by one '\0' not counted in len. */
+/* Bytes readable (zero) after the end of every piece of text the loaders hand to a parser:
+ * a whole text, a header prefix, a streamed chunk. */
+enum { SP_TEXT_PAD = 64 };
+
+/* A text in memory: a whole input file (sp__text_open, gzip inflated when the file starts
+ * with the gzip magic number), or the first lines of a streamed one (sp__source_prefix).
+ * data is followed by SP_TEXT_PAD '\0' bytes not counted in len. */
 typedef struct sp_text {
     char *data;
     size_t len;
     const char *path; /* borrowed: the caller's path, for messages */
-    int mapped;       /* internal: data is an mmap */
+    int partial;      /* a prefix: more input follows data + len (which ends a line) */
 } sp_text_t;
 
-/* Errors: SP_STATUS_IO_ERROR naming the path and errno's text, PARSE_ERROR for a corrupt
- * gzip stream, NOT_COMPILED for any gzip stream when built without zlib, ALLOC_FAILED. */
+/* The whole file, read (never mapped). Errors: SP_STATUS_IO_ERROR naming the path and
+ * errno's text, PARSE_ERROR for a corrupt gzip stream, NOT_COMPILED for any gzip stream
+ * when built without zlib, ALLOC_FAILED. */
 sp_status_t sp__text_open(const char *path, sp_text_t *text);
 void sp__text_close(sp_text_t *text);
+
+/* ---- streaming input (text_source.c, text_stream.c) ----
+ * A source is an input read from its start in chunks, never mapped: a regular plain file
+ * by pread at known offsets (so threads read side by side), anything else (pipes,
+ * standard input as "-", devices, gzip streams inflated as they are read) in order. A
+ * UTF-8 byte-order mark at the start is skipped. */
+typedef struct sp_source sp_source_t;
+
+sp_status_t sp__source_open(const char *path, sp_source_t **src);
+void sp__source_close(sp_source_t *src);
+/* The display name: the path, or "<stdin>" for "-". */
+const char *sp__source_name(const sp_source_t *src);
+/* Whether the input is a regular plain file whose body size is known (*bytes: its size
+ * after the BOM). */
+int sp__source_sized(const sp_source_t *src, uint64_t *bytes);
+
+/* The first lines of the input: at least min_bytes read (or all of it), text->len ending
+ * after the last whole line unless it is all the input (text->partial 0); *avail (may be
+ * NULL): the bytes read, a part of a line after text->len included. Called again with a
+ * larger min_bytes it reads on (data may move). The text belongs to the source. */
+sp_status_t sp__source_prefix(sp_source_t *src, size_t min_bytes, sp_text_t *text,
+                              size_t *avail);
+
+/* Refuse inputs (gzip ones: a file size already bounds plain ones) that inflate to more
+ * than max_bytes; why says what the limit comes from, for the message. */
+void sp__source_limit(sp_source_t *src, uint64_t max_bytes, const char *why);
+
+/* A piece of the body handed to a reader: whole lines, SP_TEXT_PAD zero bytes after end.
+ * exact: everything before it has been placed, and first_line, offset and part_offset
+ * give its place in the input; otherwise they are 1, 0, 0 and the reader parses it
+ * alone, to be placed (or, where its place changes the verdict, parsed again exactly). */
+typedef struct sp_piece {
+    const char *begin, *end;
+    int64_t seq;          /* 0, 1, ... in input order */
+    int exact;
+    int64_t first_line;   /* number of its first line */
+    int64_t offset;       /* entries before it */
+    int64_t part_offset;  /* sum of part before it */
+    void *out;            /* the reader's arrays for it; NULL: the final arrays (exact) */
+    /* Set by the reader's parse: */
+    int64_t count;        /* entries */
+    int64_t lines;        /* lines, a last one without a break included */
+    int64_t part;         /* prefix-summed for the pieces after it (METIS vertex lines) */
+    int64_t aux;          /* kept per piece (off-diagonal entries) */
+    int64_t max;          /* kept per piece (largest id) */
+} sp_piece_t;
+
+/* A piece's own arrays, which readers' out_create / out_free make of this: up to
+ * SP_PIECE_ARRAYS arrays of cap elements, array i of size[i] bytes each (0: none). vbase:
+ * free for the reader (METIS: the vertex its parse gave the piece's first line). */
+enum { SP_PIECE_ARRAYS = 5 };
+typedef struct sp_piece_arrays {
+    void *a[SP_PIECE_ARRAYS];
+    int64_t cap, vbase;
+} sp_piece_arrays_t;
+sp_status_t sp__piece_arrays_create(const size_t size[SP_PIECE_ARRAYS], int64_t cap,
+                                    sp_piece_arrays_t **out);
+void sp__piece_arrays_free(sp_piece_arrays_t *o);
+
+/* What the engine keeps of each placed piece, in input order. */
+typedef struct sp_piece_info {
+    int64_t offset, count, first_line, lines, part_offset, part, aux, max;
+} sp_piece_info_t;
+
+/* A reader of a body: how many entries a piece of n bytes may hold at most; arrays per
+ * piece; parse (piece->out NULL: into the final arrays at piece->offset, which reserve
+ * made room for); fits (NULL: always): whether a piece parsed alone keeps its verdict at
+ * its place, else it is parsed again exactly; reserve: final arrays for at least n
+ * entries, *cap what they now hold (never called while place runs); place: copy a piece's
+ * arrays to its offset in the final ones. */
+typedef struct sp_stream_reader {
+    void *ctx;
+    int64_t (*bound)(void *ctx, size_t bytes);
+    sp_status_t (*out_create)(void *ctx, int64_t cap, void **out);
+    void (*out_free)(void *ctx, void *out);
+    sp_status_t (*parse)(void *ctx, sp_piece_t *piece);
+    int (*fits)(void *ctx, const sp_piece_t *piece);
+    sp_status_t (*reserve)(void *ctx, int64_t n, int64_t *cap);
+    void (*place)(void *ctx, const sp_piece_t *piece);
+    sp__progress_t *progress; /* NULL: none; else the bytes of each piece as it is placed */
+} sp_stream_reader_t;
+
+/* What a run read: the pieces in order, the totals. */
+typedef struct sp_stream_result {
+    sp_piece_info_t *pieces; /* release with sp__free */
+    int64_t npieces;
+    int64_t entries, parts;
+    int64_t last_line;       /* number of the input's last line */
+} sp_stream_result_t;
+
+/* Read the body of src from byte body (of the prefix last returned) at line body_line
+ * to the end, in chunks parsed on nthreads threads (>= 1; one thread parses straight
+ * into the final arrays) and placed in input order as soon as the entries before them
+ * are known. Memory: the final arrays plus about nthreads + 2 chunks and their arrays.
+ * Errors: the first piece's in input order, from its exact parse; IO_ERROR naming the
+ * file when it changes or shrinks while being read. */
+sp_status_t sp__stream_run(sp_source_t *src, size_t body, int64_t body_line, int nthreads,
+                           const sp_stream_reader_t *rd, sp_stream_result_t *res);
+
+/* The caller's progress callback for a body starting at byte body: its total is the body's
+ * size where the input is a regular plain file, else 0 (unknown: pipes and gzip report
+ * bytes without a total). */
+void sp__stream_progress_init(sp__progress_t *p, const sp_source_t *src, size_t body,
+                              void (*fn)(void *, int64_t, int64_t), void *user);
+
+/* The engine's side of a source. sp__source_start_body: the body starts at byte body of
+ * the last prefix and the chunks are chunk bytes. sp__source_chunk: the next chunk of the
+ * body (any thread: regular files by ticket, read side by side; others in order under the
+ * source's lock) into *buf (capacity *cap, grown as needed; SP_TEXT_PAD zero bytes after
+ * the chunk), its begin, end and seq set in piece; *got 0 at the end of the input.
+ * sp__source_stop: no chunk after seq is wanted. sp__source_finish: IO_ERROR if a
+ * regular file changed (size or time) while it was read. sp__source_buffer_free: a chunk
+ * buffer of capacity cap. */
+void sp__source_buffer_free(char *buf, size_t cap);
+sp_status_t sp__source_start_body(sp_source_t *src, size_t body, size_t chunk);
+sp_status_t sp__source_chunk(sp_source_t *src, char **buf, size_t *cap, sp_piece_t *piece,
+                             int *got);
+void sp__source_stop(sp_source_t *src, int64_t seq);
+sp_status_t sp__source_finish(sp_source_t *src);
+
+/* Bytes per chunk: 4 MiB, or SP_TEST_CHUNK_BYTES from the environment (tests: tiny
+ * chunks so that small files cross many boundaries). */
+size_t sp__stream_chunk_bytes(void);
+
+/* Copy n bytes of input into buf (size cap >= 5) for a message: printable ASCII as it is,
+ * anything else as \xHH, cut with "..." when it does not fit. Returns buf. */
+const char *sp__text_quote(char *buf, size_t cap, const char *p, size_t n);
 
 /* Number parsers: parse at *p (no leading blanks skipped), stop at the first byte that
  * cannot continue the number, advance *p past it. Return 0 on success, SP_NUM_SYNTAX if
@@ -259,6 +393,16 @@ int64_t sp__text_count_breaks(const char *begin, const char *end, int has_cr);
  * calling thread, or SP_STATUS_SUCCESS. */
 sp_status_t sp__parallel_for(int nthreads, int ntasks, sp_status_t (*task)(int i, void *arg),
                              void *arg);
+
+/* An error recorded on one thread, carried to another: save it where it happened,
+ * restore it (with its library source location) on the caller's thread. */
+typedef struct sp_error_copy {
+    sp_status_t status;
+    char message[1024];
+    char origin[256];
+} sp_error_copy_t;
+void sp__error_save(sp_error_copy_t *e, sp_status_t status);
+sp_status_t sp__error_restore(const sp_error_copy_t *e);
 
 /* Grow a's arrays (row, col, val if it has values) to hold n entries (capacity n); the
  * entries kept. ALLOC_FAILED leaves a as it was, with whatever arrays already moved
