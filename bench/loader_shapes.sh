@@ -12,7 +12,9 @@
 # fmm.write_coo of the same matrix (the real shape), interleaved, at each thread count.
 #
 # usage: bench/loader_bench.sh --shapes|--writer [--threads "1 2 16"] [--size-mb 300]
-#            [--repeats 3] [--dir DIR] [--build BUILD_DIR]
+#            [--repeats 3] [--dir DIR] [--build BUILD_DIR] [--no-fscanf]
+#   --no-fscanf: leave the fscanf baseline out (it reads ~30 MB/s: on a GPU host's short
+#   lease its rows are measured on the developer machine instead)
 #   fast_matrix_market is installed with pip when missing: from the wheels in
 #   $SP_FMM_WHEELS (pip install --no-index --find-links, for hosts without a network),
 #   else from PyPI.
@@ -25,6 +27,7 @@ threads="1 $(nproc)"
 size=300
 repeats=3
 dir=${TMPDIR:-/tmp}/sp_loader_shapes
+no_fscanf=0
 while [ $# -gt 0 ]; do
     case $1 in
         --threads) threads=$2; shift 2 ;;
@@ -32,7 +35,8 @@ while [ $# -gt 0 ]; do
         --repeats) repeats=$2; shift 2 ;;
         --dir) dir=$2; shift 2 ;;
         --build) build=$2; shift 2 ;;
-        *) sed -n '14,18p' "$0" | sed 's/^# \{0,1\}//'; exit 1 ;;
+        --no-fscanf) no_fscanf=1; shift ;;
+        *) sed -n '14,20p' "$0" | sed 's/^# \{0,1\}//'; exit 1 ;;
     esac
 done
 spbench=$build/bench/spbench
@@ -132,7 +136,7 @@ for ((k = 0; k < repeats; k++)); do
         f=$(file_of "$s")
         fm=$f
         [ "$s" = snap ] && fm=$(file_of pattern)
-        if [ "$s" != snap ] && [ -x "$baseline" ]; then
+        if [ "$s" != snap ] && [ -x "$baseline" ] && [ $no_fscanf = 0 ]; then
             if out=$(fscanf_read "$f"); then
                 mbs[$s,fscanf,1]+="$(echo "$out" | field MB/s) "
                 kb=$(echo "$out" | field peak_kb)
