@@ -63,7 +63,8 @@ typedef enum sp_status {
     SP_STATUS_IO_ERROR = 3,         /* open, read, write or rename failed */
     SP_STATUS_PARSE_ERROR = 4,      /* malformed input file; message names file:line */
     SP_STATUS_NOT_SUPPORTED = 5,    /* valid request libsp does not handle (sizes, fields) */
-    SP_STATUS_NOT_COMPILED = 6,     /* the library was built without CUDA */
+    SP_STATUS_NOT_COMPILED = 6,     /* a part the library was built without: CUDA (a CUDA
+                                       context), zlib (gzip input) */
     SP_STATUS_NO_DEVICE = 7,        /* CUDA compiled in, but no usable GPU present */
     SP_STATUS_DEVICE_ERROR = 8,     /* a CUDA call failed; message holds CUDA's text */
     SP_STATUS_INTERNAL_ERROR = 9    /* a bug in libsp: please report it */
