@@ -34,6 +34,7 @@
 #include "bfs/bfs_loop_common.cuh"
 #include "gpu_timing.cuh"
 #include "sp_kernels_bfs.h"
+#include "sp_ref.h"
 
 namespace {
 

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "policy.h"
+#include "sp_ref.h"
 #include "testutil.h"
 
 #ifdef SP_HAVE_CUDA
