@@ -14,6 +14,10 @@
 #include "sp.h"
 #include "sp_formats.h"
 
+#ifdef __cplusplus
+extern "C" { /* C linkage for the C++ benchmarks and tests that call the reference */
+#endif
+
 /* ---- primitives' references (src/ref/histogram_ref.c, scan_ref.c, radix_sort_ref.c) ---- */
 
 /* counts[b] = #{i : keys[i] == b}, b < nbins; every key must be in [0, nbins). */
@@ -97,5 +101,9 @@ int sp__ref_bfs_validate(const sp_csr_t *g, int32_t source, const int32_t *level
  * a->value_type, not overlapping. */
 sp_status_t sp__ref_sptrsv(const sp_csr_t *a, int upper, int unit_diag, const void *alpha,
                            const void *b, void *x);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* SP_REF_H */
