@@ -157,13 +157,16 @@ typedef struct bfs_buffers {
     int nsrc, ref_source;
 } bfs_buffers_t;
 
+/* One timed search of combination c; records (NULL: none) gives the per-level arrays. */
 static sp_status_t search(sp_context_t *ctx, sp_matrix_t *A, int c, int32_t source,
-                          const bfs_buffers_t *b, sp_bfs_stats_t *s)
+                          const bfs_buffers_t *b, const sp_bfs_options_t *records,
+                          sp_bfs_stats_t *s)
 {
-    sp_bfs_options_t o = {g_combos[c].variant, g_combos[c].loop, 0, 0};
-    s->measure_time = 1;
+    sp_bfs_options_t o = {0};
+    if (records) o = *records;
+    o.variant = g_combos[c].variant, o.loop = g_combos[c].loop, o.measure_time = 1;
     if (g_combos[c].coop)
-        return sp__bfs_persistent_coop(ctx, A, source, b->d_level, b->d_parent, s);
+        return sp__bfs_persistent_coop(ctx, A, source, &o, b->d_level, b->d_parent, s);
     return sp_bfs(ctx, A, source, &o, b->d_level, b->d_parent, s);
 }
 
@@ -197,8 +200,8 @@ static void run_combo(sp_context_t *ctx, sp_matrix_t *A, const sb_bfs_request_t 
     row->loop = g_combos[c].loop;
     row->coop = g_combos[c].coop;
     row->valid = 1;
-    for (int w = 0; w < SB_BFS_WARMUP && (row->status = search(ctx, A, c, b->sources[0], b, &s)) == 0; w++)
-        ;
+    for (int w = 0; w < SB_BFS_WARMUP; w++)
+        if ((row->status = search(ctx, A, c, b->sources[0], b, NULL, &s)) != 0) break;
     if (row->status) {
         snprintf(row->message, sizeof row->message, "%s", sp_last_error());
         return;
@@ -208,7 +211,7 @@ static void run_combo(sp_context_t *ctx, sp_matrix_t *A, const sb_bfs_request_t 
     for (int i = 0; i < b->nsrc; i++) {
         char why[512];
         double g500 = 0, ms;
-        if ((row->status = search(ctx, A, c, b->sources[i], b, &s)) != 0) {
+        if ((row->status = search(ctx, A, c, b->sources[i], b, NULL, &s)) != 0) {
             snprintf(row->message, sizeof row->message, "%s", sp_last_error());
             return;
         }
@@ -272,9 +275,10 @@ static void print_levels(sp_context_t *ctx, sp_matrix_t *A, int c, const bfs_buf
     static int32_t dirs[CAP];
     static double times[CAP];
     sp_bfs_stats_t s = {0};
-    s.frontier_sizes = sizes, s.directions = dirs, s.level_times_ms = times;
-    s.frontier_capacity = CAP;
-    if (search(ctx, A, c, b->sources[0], b, &s)) return;
+    sp_bfs_options_t rec = {0};
+    rec.frontier_sizes = sizes, rec.directions = dirs, rec.level_times_ms = times;
+    rec.frontier_capacity = CAP;
+    if (search(ctx, A, c, b->sources[0], b, &rec, &s)) return;
     int64_t shown = s.levels < CAP ? s.levels : CAP;
     for (int64_t l = 0; l < shown; l++) {
         if (l == SB_BFS_LEVEL_LINES && shown > SB_BFS_LEVEL_LINES + 1) {

@@ -19,6 +19,7 @@ int main(int argc, char **argv)
     sp_coo_t *coo = NULL;
     sp_context_t *ctx = NULL;
     sp_matrix_t *G = NULL;
+    sp_bfs_options_t opts = {0};
     sp_bfs_stats_t stats = {0};
     int32_t *level = NULL, *parent = NULL, *path_v = NULL;
     void *d_level = NULL, *d_parent = NULL;
@@ -59,9 +60,9 @@ int main(int argc, char **argv)
     level = malloc((size_t)(n + 1) * sizeof *level);
     parent = malloc((size_t)(n + 1) * sizeof *parent);
     path_v = malloc((size_t)(n + 1) * sizeof *path_v);
-    stats.frontier_capacity = n + 1;
-    stats.frontier_sizes = malloc((size_t)(n + 1) * sizeof *stats.frontier_sizes);
-    if (!level || !parent || !path_v || !stats.frontier_sizes) goto done;
+    opts.frontier_capacity = n + 1;
+    opts.frontier_sizes = malloc((size_t)(n + 1) * sizeof *opts.frontier_sizes);
+    if (!level || !parent || !path_v || !opts.frontier_sizes) goto done;
     /* level and parent live in the context's memory: on the GPU, in vectors' storage
      * (32-bit integers fit in SP_R_32F slots, which are only used as raw memory here) */
     if (kind == SP_DEVICE_CUDA) {
@@ -73,7 +74,7 @@ int main(int argc, char **argv)
         d_level = sp_vector_data(lv);
         d_parent = sp_vector_data(pv);
     }
-    if (sp_bfs(ctx, G, source, NULL, d_level ? d_level : level, d_parent ? d_parent : parent,
+    if (sp_bfs(ctx, G, source, &opts, d_level ? d_level : level, d_parent ? d_parent : parent,
                &stats) ||
         (lv && (sp_vector_copy_to_host(ctx, lv, level) || sp_vector_copy_to_host(ctx, pv, parent)))) {
         fprintf(stderr, "bfs_edgelist: %s\n", sp_last_error());
@@ -88,7 +89,7 @@ int main(int argc, char **argv)
     printf("levels: %lld\nreached: %lld of %lld\n", (long long)stats.levels,
            (long long)stats.vertices_visited, (long long)n);
     for (int64_t l = 0; l < stats.levels; l++)
-        printf("level %lld: %lld\n", (long long)l, (long long)stats.frontier_sizes[l]);
+        printf("level %lld: %lld\n", (long long)l, (long long)opts.frontier_sizes[l]);
     if (stats.vertices_visited * 100 < n)
         printf("hint: fewer than 1%% of the vertices were reached from %lld (out-degree %lld):"
                " %s\n", (long long)source, (long long)source_degree,
@@ -113,7 +114,7 @@ int main(int argc, char **argv)
 done:
     sp_vector_destroy(pv);
     sp_vector_destroy(lv);
-    free(stats.frontier_sizes);
+    free(opts.frontier_sizes);
     free(path_v);
     free(parent);
     free(level);

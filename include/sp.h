@@ -63,7 +63,8 @@ typedef enum sp_status {
     SP_STATUS_IO_ERROR = 3,         /* open, read, write or rename failed */
     SP_STATUS_PARSE_ERROR = 4,      /* malformed input file; message names file:line */
     SP_STATUS_NOT_SUPPORTED = 5,    /* valid request libsp does not handle (sizes, fields) */
-    SP_STATUS_NOT_COMPILED = 6,     /* the library was built without CUDA */
+    SP_STATUS_NOT_COMPILED = 6,     /* a part the library was built without: CUDA (a CUDA
+                                       context), zlib (gzip input) */
     SP_STATUS_NO_DEVICE = 7,        /* CUDA compiled in, but no usable GPU present */
     SP_STATUS_DEVICE_ERROR = 8,     /* a CUDA call failed; message holds CUDA's text */
     SP_STATUS_INTERNAL_ERROR = 9    /* a bug in libsp: please report it */
@@ -538,34 +539,43 @@ typedef enum sp_bfs_loop {
 SP_API const char *sp_bfs_variant_name(sp_bfs_variant_t variant);
 SP_API const char *sp_bfs_loop_name(sp_bfs_loop_t loop);
 
+/* What the caller asks of a search (in; sp_bfs never writes the struct). Zero-initialise
+ * it: all zeros is the defaults (AUTO, AUTO, Beamer's 15 and 18, no timing, no records).
+ * The per-level records are optional host arrays the caller owns; each given one holds
+ * frontier_capacity entries per search, and sp_bfs_multi's search i writes its records at
+ * entry i * frontier_capacity (so nsources * frontier_capacity entries in all). Entry l
+ * describes level l (the source's is 0); a capacity above the number of levels leaves the
+ * rest at 0 (sizes) or -1 (directions, times). frontier_capacity > 0 needs at least one
+ * array, and a given array needs frontier_capacity > 0. */
 typedef struct sp_bfs_options {
     sp_bfs_variant_t variant;
     sp_bfs_loop_t loop;
-    double alpha, beta; /* direction optimization; 0: 15 and 18 */
+    double alpha, beta;        /* direction optimization; 0: 15 and 18 */
+    int measure_time;          /* 1: time each search into stats->time_ms (and the levels
+                                  into level_times_ms) */
+    int64_t frontier_capacity; /* entries per search in each array below (0: no records) */
+    int64_t *frontier_sizes;   /* optional: the number of vertices of each level */
+    int32_t *directions;       /* optional: SP_BFS_DIR_PUSH or _PULL for the step that
+                                  expanded each level (the last level's step included) */
+    double *level_times_ms;    /* optional: GPU time of the step that expanded each level,
+                                  with measure_time, on loops HOST and GRAPH; -1 where not
+                                  measured (no measure_time, host context, other loops) */
 } sp_bfs_options_t;
 
+/* What a search found (out only: sp_bfs writes every field of each search's stats and
+ * reads none). On a GPU, edges_traversed counts the out-edges of the reached vertices
+ * (what a push BFS scans), whatever the variant examined, so it is the same on every
+ * executor. */
 typedef struct sp_bfs_stats {
-    int64_t levels;            /* number of non-empty levels, source's included */
-    int64_t vertices_visited;  /* reachable vertices, source included */
-    int64_t edges_traversed;   /* directed edges examined */
-    int64_t *frontier_sizes;   /* optional, caller's host array: size of each level */
-    int64_t frontier_capacity; /* entries frontier_sizes can hold */
-    /* GPU BFS (zero-initialise the struct; the fields above keep their meaning):
-     * edges_traversed counts the out-edges of the reached vertices (what a push BFS
-     * scans), whatever the variant examined, so it is the same on every executor. */
-    int32_t *directions;       /* optional host array of frontier_capacity entries:
-                                  SP_BFS_DIR_PUSH or _PULL for the step that expanded each
-                                  level (the last level's step included), -1 past it */
-    int measure_time;          /* in: 1 to time the search into time_ms */
-    double time_ms;            /* out: CUDA events on the context's stream around the
-                                  search (wall clock on a host context) */
-    int64_t direction_switches; /* out: push <-> pull changes */
-    sp_bfs_variant_t variant_used; /* out: the variant that ran (never SP_BFS_AUTO) */
-    sp_bfs_loop_t loop_used;       /* out: the level loop that ran (never _AUTO) */
-    double *level_times_ms;    /* optional host array of frontier_capacity entries: GPU time
-                                  of the step that expanded each level, with measure_time,
-                                  on loops HOST and GRAPH; -1 where not measured (host
-                                  context, the other loops) and past the last level */
+    int64_t levels;                /* number of non-empty levels, source's included */
+    int64_t vertices_visited;      /* reachable vertices, source included */
+    int64_t edges_traversed;       /* directed edges examined */
+    int64_t direction_switches;    /* push <-> pull changes */
+    double time_ms;                /* with options->measure_time: CUDA events on the
+                                      context's stream around the search (wall clock on a
+                                      host context); 0 without */
+    sp_bfs_variant_t variant_used; /* the variant that ran (never SP_BFS_AUTO) */
+    sp_bfs_loop_t loop_used;       /* the level loop that ran (never _AUTO) */
 } sp_bfs_stats_t;
 
 typedef enum sp_bfs_direction {
@@ -576,8 +586,9 @@ typedef enum sp_bfs_direction {
 /* Breadth-first search from source. level[v]: hops from source, -1 if unreachable
  * (nrows entries, required). parent[v]: a vertex u with edge (u, v) and level[u] =
  * level[v] - 1, parent[source] = source, -1 if unreachable (optional, may be NULL).
- * level and parent are in the context's memory. stats may be NULL.
- * options (NULL: all defaults) pick the variant and the level loop:
+ * level and parent are in the context's memory. stats (out, may be NULL) gets what the
+ * search found; options (in, NULL: all defaults) pick the variant, the level loop, timing
+ * and the per-level record arrays (sp_bfs_options_t says what each receives):
  *  - on a host context every variant runs the reference queue BFS (loop HOST);
  *  - on a CUDA context with loop HOST (a few launches and one 24-byte read-back per level)
  *    every variant runs; the formats it needs are built and cached in G (CSR always, CSC
@@ -596,15 +607,17 @@ typedef enum sp_bfs_direction {
  * The call synchronizes the context's stream once per level on the host loop, once per
  * search on the others (the graph loop also twice while its graph is built). Everything it
  * allocates (formats, scratch) is allocated before the first search writes an output, so a
- * call failing for memory leaves level, parent, stats and G's formats as they were. */
+ * call failing for memory leaves level, parent, stats, the record arrays and G's formats as
+ * they were. */
 SP_API sp_status_t sp_bfs(sp_context_t *ctx, sp_matrix_t *G, int64_t source,
                           const sp_bfs_options_t *options, int32_t *level, int32_t *parent,
                           sp_bfs_stats_t *stats);
 
 /* nsources independent searches, one after the other with the same scratch: search i
  * from sources[i] (host array) writes level + i * n and, when parent is not NULL,
- * parent + i * n (n = G's rows; context memory), and stats[i] when stats is not NULL.
- * Arguments are checked for every source before any search runs. */
+ * parent + i * n (n = G's rows; context memory), stats[i] when stats is not NULL, and
+ * entries i * frontier_capacity on of each record array options gives (one options for
+ * all searches). Arguments are checked for every source before any search runs. */
 SP_API sp_status_t sp_bfs_multi(sp_context_t *ctx, sp_matrix_t *G, int64_t nsources,
                                 const int64_t *sources, const sp_bfs_options_t *options,
                                 int32_t *level, int32_t *parent, sp_bfs_stats_t *stats);

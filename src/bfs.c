@@ -12,7 +12,32 @@ static double now_ms(void)
     return 1e3 * (double)ts.tv_sec + 1e-6 * (double)ts.tv_nsec;
 }
 
-static sp_status_t check_options(const char *what, const sp_bfs_options_t *o)
+/* The record arrays: a capacity needs an array, an array needs a capacity, and the
+ * nsources searches of sp_bfs_multi fit one index. */
+static sp_status_t check_records(const char *what, const sp_bfs_options_t *o, int64_t nsources)
+{
+    sp_status_t st = SP_STATUS_SUCCESS;
+    int given = o->frontier_sizes || o->directions || o->level_times_ms;
+    SP_CHECK_ARG(o->frontier_capacity >= 0, "%s: options->frontier_capacity %lld < 0", what,
+                 (long long)o->frontier_capacity);
+    SP_CHECK_ARG(o->frontier_capacity == 0 || given,
+                 "%s: options->frontier_capacity %lld with frontier_sizes, directions and "
+                 "level_times_ms NULL",
+                 what, (long long)o->frontier_capacity);
+    SP_CHECK_ARG(o->frontier_capacity > 0 || !o->frontier_sizes,
+                 "%s: options->frontier_sizes given with frontier_capacity 0", what);
+    SP_CHECK_ARG(o->frontier_capacity > 0 || !o->directions,
+                 "%s: options->directions given with frontier_capacity 0", what);
+    SP_CHECK_ARG(o->frontier_capacity > 0 || !o->level_times_ms,
+                 "%s: options->level_times_ms given with frontier_capacity 0", what);
+    SP_CHECK_ARG(nsources <= 1 || o->frontier_capacity <= INT64_MAX / nsources,
+                 "%s: options->frontier_capacity %lld times %lld sources overflows", what,
+                 (long long)o->frontier_capacity, (long long)nsources);
+done:
+    return st;
+}
+
+static sp_status_t check_options(const char *what, const sp_bfs_options_t *o, int64_t nsources)
 {
     sp_status_t st = SP_STATUS_SUCCESS;
     if (!o) goto done;
@@ -36,28 +61,28 @@ static sp_status_t check_options(const char *what, const sp_bfs_options_t *o)
                 "%s: variant %s with loop graph is not supported (the graph loop runs the "
                 "frontier, pull and direction_opt variants)",
                 what, sp_bfs_variant_name(o->variant));
+    SP_TRY(check_records(what, o, nsources));
 done:
     return st;
 }
 
-static sp_status_t check_stats(const char *what, const sp_bfs_stats_t *s, int64_t i)
+sp__bfs_record_t sp__bfs_record(const sp_bfs_options_t *options, int64_t i)
 {
-    sp_status_t st = SP_STATUS_SUCCESS;
-    SP_CHECK_ARG(s->frontier_capacity >= 0, "%s: stats[%lld].frontier_capacity %lld < 0", what,
-                 (long long)i, (long long)s->frontier_capacity);
-    SP_CHECK_ARG(s->frontier_capacity == 0 || s->frontier_sizes != NULL ||
-                     s->directions != NULL || s->level_times_ms != NULL,
-                 "%s: stats[%lld].frontier_sizes, directions and level_times_ms are NULL with "
-                 "capacity %lld",
-                 what, (long long)i, (long long)s->frontier_capacity);
-done:
-    return st;
+    sp__bfs_record_t r = {NULL, NULL, NULL, 0, 0};
+    if (!options) return r;
+    r.frontier_capacity = options->frontier_capacity;
+    r.measure_time = options->measure_time != 0;
+    if (options->frontier_sizes)
+        r.frontier_sizes = options->frontier_sizes + i * r.frontier_capacity;
+    if (options->directions) r.directions = options->directions + i * r.frontier_capacity;
+    if (options->level_times_ms)
+        r.level_times_ms = options->level_times_ms + i * r.frontier_capacity;
+    return r;
 }
 
 static sp_status_t check_bfs(const char *what, sp_context_t *ctx, sp_matrix_t *G,
                              int64_t nsources, const int64_t *sources,
-                             const sp_bfs_options_t *options, const int32_t *level,
-                             const sp_bfs_stats_t *stats)
+                             const sp_bfs_options_t *options, const int32_t *level)
 {
     sp_status_t st = SP_STATUS_SUCCESS;
     SP_CHECK_ARG(ctx != NULL && G != NULL, "%s: ctx or G is NULL", what);
@@ -71,40 +96,41 @@ static sp_status_t check_bfs(const char *what, sp_context_t *ctx, sp_matrix_t *G
                      "%s: source %lld outside 0..%lld", what, (long long)sources[i],
                      (long long)G->f.coo.nrows - 1);
     SP_CHECK_ARG(level != NULL, "%s: level is NULL", what);
-    SP_TRY(check_options(what, options));
-    for (int64_t i = 0; stats && i < nsources; i++) SP_TRY(check_stats(what, &stats[i], i));
+    SP_TRY(check_options(what, options, nsources));
 done:
     return st;
 }
 
+/* The reference queue BFS for every source; records and timing as options ask. */
 static sp_status_t host_bfs(sp_matrix_t *G, int64_t nsources, const int64_t *sources,
-                            sp_bfs_variant_t variant, int32_t *level, int32_t *parent,
-                            sp_bfs_stats_t *stats)
+                            sp_bfs_variant_t variant, const sp_bfs_options_t *options,
+                            int32_t *level, int32_t *parent, sp_bfs_stats_t *stats)
 {
     sp_status_t st = SP_STATUS_SUCCESS;
     int64_t n = G->f.csr.nrows;
     int32_t *queue = NULL;
     SP_ALLOC(queue, n); /* once, before any search writes an output */
     for (int64_t i = 0; i < nsources; i++) {
-        sp_bfs_stats_t *s = stats ? &stats[i] : NULL;
+        sp__bfs_record_t r = sp__bfs_record(options, i);
         int64_t levels = 0, vertices = 0, edges = 0;
         double t0 = now_ms();
         SP_TRY(sp__ref_bfs_with_queue(&G->f.csr, (int32_t)sources[i], queue, level + i * n,
                                       parent ? parent + i * n : NULL, &levels, &vertices,
-                                      &edges, s ? s->frontier_sizes : NULL,
-                                      s && s->frontier_sizes ? s->frontier_capacity : 0));
-        if (!s) continue;
-        s->levels = levels;
-        s->vertices_visited = vertices;
-        s->edges_traversed = edges;
-        for (int64_t l = 0; s->directions && l < s->frontier_capacity; l++)
-            s->directions[l] = l < levels ? SP_BFS_DIR_PUSH : -1;
-        s->time_ms = s->measure_time ? now_ms() - t0 : 0;
-        for (int64_t l = 0; s->level_times_ms && l < s->frontier_capacity; l++)
-            s->level_times_ms[l] = -1; /* the reference is not timed per level */
-        s->direction_switches = 0;
-        s->variant_used = variant;
-        s->loop_used = SP_BFS_LOOP_HOST;
+                                      &edges, r.frontier_sizes,
+                                      r.frontier_sizes ? r.frontier_capacity : 0));
+        double ms = r.measure_time ? now_ms() - t0 : 0;
+        for (int64_t l = 0; r.directions && l < r.frontier_capacity; l++)
+            r.directions[l] = l < levels ? SP_BFS_DIR_PUSH : -1;
+        for (int64_t l = 0; r.level_times_ms && l < r.frontier_capacity; l++)
+            r.level_times_ms[l] = -1; /* the reference is not timed per level */
+        if (!stats) continue;
+        stats[i].levels = levels;
+        stats[i].vertices_visited = vertices;
+        stats[i].edges_traversed = edges;
+        stats[i].direction_switches = 0;
+        stats[i].time_ms = ms;
+        stats[i].variant_used = variant;
+        stats[i].loop_used = SP_BFS_LOOP_HOST;
     }
 done:
     sp__free(queue);
@@ -124,16 +150,16 @@ static sp_status_t run_bfs(const char *what, sp_context_t *ctx, sp_matrix_t *G,
     double beta = options && options->beta > 0 ? options->beta : pol->beta;
     unsigned built_before = 0;
     int rollback = 0;
-    SP_TRY(check_bfs(what, ctx, G, nsources, sources, options, level, stats));
+    SP_TRY(check_bfs(what, ctx, G, nsources, sources, options, level));
     built_before = G->built;
     rollback = 1;
     sp__bfs_choose(ctx, G, &variant, &loop);
     SP_TRY(sp_matrix_build(ctx, G, SP_FORMAT_CSR));
     if (ctx->kind == SP_DEVICE_CUDA)
-        SP_TRY(sp__cuda_bfs(G, nsources, sources, variant, loop, 0, alpha, beta, level, parent,
-                            stats));
+        SP_TRY(sp__cuda_bfs(G, nsources, sources, variant, loop, 0, alpha, beta, options, level,
+                            parent, stats));
     else
-        SP_TRY(host_bfs(G, nsources, sources, variant, level, parent, stats));
+        SP_TRY(host_bfs(G, nsources, sources, variant, options, level, parent, stats));
 done:
     /* a failure after a build (the CSC of pull, the scratch) leaves G as it was */
     if (st != SP_STATUS_SUCCESS && rollback) sp__matrix_drop_formats_since(G, built_before);
@@ -157,20 +183,24 @@ sp_status_t sp_bfs_multi(sp_context_t *ctx, sp_matrix_t *G, int64_t nsources,
 }
 
 sp_status_t sp__bfs_persistent_coop(sp_context_t *ctx, sp_matrix_t *G, int64_t source,
-                                    int32_t *level, int32_t *parent, sp_bfs_stats_t *stats)
+                                    const sp_bfs_options_t *options, int32_t *level,
+                                    int32_t *parent, sp_bfs_stats_t *stats)
 {
     sp_status_t st = SP_STATUS_SUCCESS;
-    sp_bfs_options_t o = {SP_BFS_FRONTIER, SP_BFS_LOOP_PERSISTENT, 0, 0};
+    sp_bfs_options_t o = {0};
     unsigned built_before = 0;
     int rollback = 0;
-    SP_TRY(check_bfs("sp_bfs", ctx, G, 1, &source, &o, level, stats));
-    SP_CHECK_ARG(ctx->kind == SP_DEVICE_CUDA, "sp_bfs: the cooperative barrier needs a CUDA context");
+    if (options) o = *options;
+    o.variant = SP_BFS_FRONTIER, o.loop = SP_BFS_LOOP_PERSISTENT;
+    SP_TRY(check_bfs("sp_bfs", ctx, G, 1, &source, &o, level));
+    SP_CHECK_ARG(ctx->kind == SP_DEVICE_CUDA,
+                 "sp_bfs: the cooperative barrier needs a CUDA context");
     built_before = G->built;
     rollback = 1;
     SP_TRY(sp_matrix_build(ctx, G, SP_FORMAT_CSR));
     SP_TRY(sp__cuda_bfs(G, 1, &source, SP_BFS_FRONTIER, SP_BFS_LOOP_PERSISTENT, 1,
-                        sp__policy_for(ctx)->bfs->alpha, sp__policy_for(ctx)->bfs->beta, level,
-                        parent, stats));
+                        sp__policy_for(ctx)->bfs->alpha, sp__policy_for(ctx)->bfs->beta, &o,
+                        level, parent, stats));
 done:
     if (st != SP_STATUS_SUCCESS && rollback) sp__matrix_drop_formats_since(G, built_before);
     return sp__context_record(ctx, st);

@@ -15,7 +15,7 @@
 typedef sp_gpu_bfs_graph_log_t search_log_t;
 
 /* The per-level records of s from level `from` on: size 0, direction -1, time -1. */
-static void clear_records(sp_bfs_stats_t *s, int64_t from)
+static void clear_records(const sp__bfs_record_t *s, int64_t from)
 {
     for (int64_t l = from; s && l < s->frontier_capacity; l++) {
         if (s->frontier_sizes) s->frontier_sizes[l] = 0;
@@ -25,7 +25,7 @@ static void clear_records(sp_bfs_stats_t *s, int64_t from)
 }
 
 /* No per-level times in s (NULL: nothing): every entry -1. */
-static void clear_times(sp_bfs_stats_t *s)
+static void clear_times(const sp__bfs_record_t *s)
 {
     for (int64_t l = 0; s && s->level_times_ms && l < s->frontier_capacity; l++)
         s->level_times_ms[l] = -1;
@@ -77,13 +77,13 @@ static void swap_frontier(sp_gpu_bfs_work_t *w, sp_bfs_variant_t variant, sp_bfs
     }
 }
 
-/* The host level loop from source; stats s (may be NULL) gets sizes and directions, and
- * each level's GPU time from the event pair lev (NULL: not timed) recorded around its step
+/* The host level loop from source; the records s get sizes and directions, and each
+ * level's GPU time from the event pair lev (NULL: not timed) recorded around its step
  * (read after the round trip that follows every step anyway). */
 static sp_status_t host_loop(const sp_gpu_env_t *env, const sp_gpu_bfs_graph_t *g,
                              sp_gpu_bfs_work_t w, sp_bfs_variant_t variant, double alpha,
-                             double beta, int32_t source, sp_bfs_stats_t *s, cudaEvent_t *lev,
-                             search_log_t *log)
+                             double beta, int32_t source, const sp__bfs_record_t *s,
+                             cudaEvent_t *lev, search_log_t *log)
 {
     sp_status_t st = SP_STATUS_SUCCESS;
     sp_gpu_bfs_counters_t c;
@@ -138,7 +138,7 @@ done:
  * sources. */
 static sp_status_t gpu_loop(const sp_gpu_env_t *env, sp_gpu_bfs_loop_scratch_t *scratch,
                             const sp_csr_t *csr, sp_bfs_loop_t loop, int sync, int32_t source,
-                            int32_t *level, int32_t *parent, sp_bfs_stats_t *s,
+                            int32_t *level, int32_t *parent, const sp__bfs_record_t *s,
                             search_log_t *log)
 {
     sp_status_t st = SP_STATUS_SUCCESS;
@@ -167,7 +167,7 @@ done:
  * s, times only when s asks for them; end_event is recorded when the traversal ends. */
 static sp_status_t graph_search(const sp_gpu_env_t *env, const sp_gpu_bfs_graph_loop_t *gl,
                                 const sp_gpu_bfs_graph_t *g, const sp_gpu_bfs_work_t *w,
-                                int32_t source, sp_bfs_stats_t *s, int64_t records_cap,
+                                int32_t source, const sp__bfs_record_t *s, int64_t records_cap,
                                 cudaEvent_t end_event, search_log_t *log)
 {
     sp_status_t st = SP_STATUS_SUCCESS;
@@ -193,7 +193,8 @@ static sp_gpu_bfs_graph_mode_t graph_mode(sp_bfs_variant_t variant)
 
 sp_status_t sp__cuda_bfs(sp_matrix_t *G, int64_t nsources, const int64_t *sources,
                          sp_bfs_variant_t variant, sp_bfs_loop_t loop, int sync, double alpha,
-                         double beta, int32_t *level, int32_t *parent, sp_bfs_stats_t *stats)
+                         double beta, const sp_bfs_options_t *options, int32_t *level,
+                         int32_t *parent, sp_bfs_stats_t *stats)
 {
     sp_status_t st = SP_STATUS_SUCCESS;
     sp_gpu_env_t env;
@@ -204,16 +205,13 @@ sp_status_t sp__cuda_bfs(sp_matrix_t *G, int64_t nsources, const int64_t *source
     sp_gpu_bfs_graph_loop_t gl = {NULL, NULL, NULL, NULL, 0, 0};
     cudaEvent_t ev[2] = {NULL, NULL}, lev[2] = {NULL, NULL};
     int64_t n = G->f.csr.nrows, sizes_cap = 0, records_cap = 0;
-    int timed = 0, level_timed = 0;
+    sp__bfs_record_t r0 = sp__bfs_record(options, 0); /* every search's, but the offset */
+    int timed = r0.measure_time && stats; /* time_ms has somewhere to go */
+    int level_timed = r0.measure_time && r0.level_times_ms;
     int level_steps = loop == SP_BFS_LOOP_HOST || loop == SP_BFS_LOOP_GRAPH;
     sp__cuda_env(G->ctx, &env);
-    for (int64_t i = 0; stats && i < nsources; i++) {
-        timed |= stats[i].measure_time != 0;
-        level_timed |= stats[i].measure_time != 0 && stats[i].level_times_ms != NULL;
-        if (stats[i].frontier_sizes && stats[i].frontier_capacity > sizes_cap)
-            sizes_cap = stats[i].frontier_capacity;
-        if (stats[i].frontier_capacity > records_cap) records_cap = stats[i].frontier_capacity;
-    }
+    if (r0.frontier_sizes) sizes_cap = r0.frontier_capacity;
+    records_cap = r0.frontier_capacity;
     if (records_cap > n + 1) records_cap = n + 1; /* no search has more levels */
     if (nsources == 0) goto done;
     if (n > INT32_MAX || G->f.csr.nnz > INT32_MAX)
@@ -252,39 +250,39 @@ sp_status_t sp__cuda_bfs(sp_matrix_t *G, int64_t nsources, const int64_t *source
         SP_CUDA_TRY(cudaEventCreate(&lev[1]));
     }
     for (int64_t i = 0; i < nsources; i++) {
-        sp_bfs_stats_t *s = stats ? &stats[i] : NULL;
+        sp__bfs_record_t rec = sp__bfs_record(options, i);
+        const sp__bfs_record_t *s = &rec;
         int32_t *lv = level + i * n, *pa = parent ? parent + i * n : NULL;
         search_log_t lg = {0, 0, 0, 0};
         float ms = 0;
-        if (s && s->measure_time)
-            SP_CUDA_TRY(cudaEventRecord(ev[0], (cudaStream_t)env.stream));
+        if (timed) SP_CUDA_TRY(cudaEventRecord(ev[0], (cudaStream_t)env.stream));
         if (loop == SP_BFS_LOOP_HOST) {
             sp__gpu_bfs_work_carve(d_temp, n, g.nnz, lv, pa, &w);
             SP_TRY(host_loop(&env, &g, w, variant, alpha, beta, (int32_t)sources[i], s,
-                             s && s->measure_time && s->level_times_ms ? lev : NULL, &lg));
+                             s->measure_time && s->level_times_ms ? lev : NULL, &lg));
         } else if (loop == SP_BFS_LOOP_GRAPH) {
             sp__gpu_bfs_work_carve(d_temp, n, g.nnz, lv, pa, &w);
             SP_TRY(graph_search(&env, &gl, &g, &w, (int32_t)sources[i], s, records_cap,
-                                s && s->measure_time ? ev[1] : NULL, &lg));
+                                timed ? ev[1] : NULL, &lg));
         } else {
             SP_TRY(gpu_loop(&env, &loop_scratch, &G->f.csr, loop, sync, (int32_t)sources[i], lv,
                             pa, s, &lg));
         }
-        if (!s) continue;
-        if (s->measure_time) {
+        if (timed) {
             /* the graph loop recorded the end before reading its counts back */
             if (loop != SP_BFS_LOOP_GRAPH)
                 SP_CUDA_TRY(cudaEventRecord(ev[1], (cudaStream_t)env.stream));
             SP_CUDA_TRY(cudaEventSynchronize(ev[1]));
             SP_CUDA_TRY(cudaEventElapsedTime(&ms, ev[0], ev[1]));
         }
-        s->levels = lg.levels;
-        s->vertices_visited = lg.vertices;
-        s->edges_traversed = lg.edges;
-        s->direction_switches = lg.switches;
-        s->time_ms = ms;
-        s->variant_used = variant;
-        s->loop_used = loop;
+        if (!stats) continue;
+        stats[i].levels = lg.levels;
+        stats[i].vertices_visited = lg.vertices;
+        stats[i].edges_traversed = lg.edges;
+        stats[i].direction_switches = lg.switches;
+        stats[i].time_ms = ms;
+        stats[i].variant_used = variant;
+        stats[i].loop_used = loop;
     }
 done:
     if (lev[1]) (void)cudaEventDestroy(lev[1]);
@@ -301,10 +299,11 @@ done:
 
 sp_status_t sp__cuda_bfs(sp_matrix_t *G, int64_t nsources, const int64_t *sources,
                          sp_bfs_variant_t variant, sp_bfs_loop_t loop, int sync, double alpha,
-                         double beta, int32_t *level, int32_t *parent, sp_bfs_stats_t *stats)
+                         double beta, const sp_bfs_options_t *options, int32_t *level,
+                         int32_t *parent, sp_bfs_stats_t *stats)
 {
     (void)G, (void)nsources, (void)sources, (void)variant, (void)loop, (void)sync;
-    (void)alpha, (void)beta, (void)level, (void)parent, (void)stats;
+    (void)alpha, (void)beta, (void)options, (void)level, (void)parent, (void)stats;
     return SP_ERROR(SP_STATUS_NOT_COMPILED, "libsp was built without CUDA");
 }
 

@@ -78,16 +78,31 @@ void sp__cuda_spmv_free_plans(sp_matrix_t *A, sp_format_t format);
 
 /* ---- BFS (src/bfs.c, src/bfs_cuda.c; bfs-a) ---- */
 /* The AUTO choice and the direction rule: src/policy.h. */
+/* One search's per-level records: the record arrays of sp_bfs_options_t at that search's
+ * offset (NULL where not given, capacity 0 when none), and whether the search is timed. */
+typedef struct sp__bfs_record {
+    int64_t *frontier_sizes;
+    int32_t *directions;
+    double *level_times_ms;
+    int64_t frontier_capacity;
+    int measure_time;
+} sp__bfs_record_t;
+/* Search i's record in options (checked; NULL: no records, not timed). */
+sp__bfs_record_t sp__bfs_record(const sp_bfs_options_t *options, int64_t i);
 /* The searches of sp_bfs_multi on a CUDA context, arguments checked and variant and loop
- * resolved (never AUTO); sync picks the persistent loop's barrier (0 soft, 1 cooperative
- * groups, for the benchmark's comparison). */
+ * resolved (never AUTO); options (may be NULL) give the records and measure_time, their
+ * variant, loop, alpha and beta are not read; sync picks the persistent loop's barrier (0
+ * soft, 1 cooperative groups, for the benchmark's comparison). */
 sp_status_t sp__cuda_bfs(sp_matrix_t *G, int64_t nsources, const int64_t *sources,
                          sp_bfs_variant_t variant, sp_bfs_loop_t loop, int sync, double alpha,
-                         double beta, int32_t *level, int32_t *parent, sp_bfs_stats_t *stats);
+                         double beta, const sp_bfs_options_t *options, int32_t *level,
+                         int32_t *parent, sp_bfs_stats_t *stats);
 /* sp_bfs with the persistent loop and its cooperative-groups grid barrier (the baseline
- * spbench compares the soft-synchronized barrier with). */
+ * spbench compares the soft-synchronized barrier with); options (may be NULL) give the
+ * records and measure_time, their variant and loop are not read (FRONTIER, PERSISTENT). */
 sp_status_t sp__bfs_persistent_coop(sp_context_t *ctx, sp_matrix_t *G, int64_t source,
-                                    int32_t *level, int32_t *parent, sp_bfs_stats_t *stats);
+                                    const sp_bfs_options_t *options, int32_t *level,
+                                    int32_t *parent, sp_bfs_stats_t *stats);
 
 /* Triangular solve on a CUDA context (src/sptrsv_cuda.c): CSR is built; the analysis of
  * each (triangle, diagonal, algorithm) is made on first use and cached in the matrix until

@@ -366,9 +366,10 @@ START_TEST(test_bfs_properties)
     int32_t *level = malloc(n * sizeof *level), *parent = malloc(n * sizeof *parent);
     int32_t *expect = malloc(n * sizeof *expect), *queue = malloc(n * sizeof *queue);
     int64_t sizes[64] = {0};
-    sp_bfs_stats_t stats = {.frontier_sizes = sizes, .frontier_capacity = 64};
+    const sp_bfs_options_t rec = {.frontier_sizes = sizes, .frontier_capacity = 64};
+    sp_bfs_stats_t stats = {0};
     ck_assert_ok(sp_matrix_create(ctx, g, NULL, &G));
-    ck_assert_ok(sp_bfs(ctx, G, 5, NULL, level, parent, &stats));
+    ck_assert_ok(sp_bfs(ctx, G, 5, &rec, level, parent, &stats));
     /* independent BFS by repeated relaxation over the triplets */
     for (int64_t v = 0; v < n; v++) expect[v] = -1;
     expect[5] = 0;

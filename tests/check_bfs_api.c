@@ -1,8 +1,10 @@
 /* sp_bfs and sp_bfs_multi on a host context: the names, the AUTO choice and Beamer's
- * direction rule (host logic shared with the CUDA path), stats (sizes, directions,
- * variant and loop used, time), multi-source against single searches, every refusal with
- * its message; graph preparation (undirected, self-loops and duplicate edges removed) from
- * a Matrix Market file and from an edge list giving the same graph. */
+ * direction rule (host logic shared with the CUDA path), stats (variant and loop used,
+ * time, every field written) and the records of the options (sizes, directions, times, at
+ * i * frontier_capacity for search i; the options never written), multi-source against
+ * single searches, every refusal with its message; graph preparation (undirected,
+ * self-loops and duplicate edges removed) from a Matrix Market file and from an edge list
+ * giving the same graph. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -139,8 +141,10 @@ START_TEST(stats_on_host)
     int32_t level[6], parent[6], dirs[6];
     int64_t sizes[6];
     sp_bfs_stats_t s = {0};
-    s.frontier_sizes = sizes, s.directions = dirs, s.frontier_capacity = 6, s.measure_time = 1;
-    ck_assert_ok(sp_bfs(ctx, G, 0, NULL, level, parent, &s));
+    sp_bfs_options_t rec = {0};
+    rec.frontier_sizes = sizes, rec.directions = dirs, rec.frontier_capacity = 6;
+    rec.measure_time = 1;
+    ck_assert_ok(sp_bfs(ctx, G, 0, &rec, level, parent, &s));
     const int32_t elevel[] = {0, 1, 1, 2, 3, -1}, edirs[] = {0, 0, 0, 0, -1, -1};
     const int64_t esizes[] = {1, 2, 1, 1, 0, 0};
     ck_assert_mem_eq(level, elevel, sizeof elevel);
@@ -154,8 +158,8 @@ START_TEST(stats_on_host)
     ck_assert(s.time_ms >= 0);
     /* directions alone are enough for a capacity */
     sp_bfs_stats_t d = {0};
-    sp_bfs_options_t o = {SP_BFS_PULL, SP_BFS_LOOP_AUTO, 0, 0};
-    d.directions = dirs, d.frontier_capacity = 2;
+    sp_bfs_options_t o = {.variant = SP_BFS_PULL, .loop = SP_BFS_LOOP_AUTO};
+    o.directions = dirs, o.frontier_capacity = 2;
     ck_assert_ok(sp_bfs(ctx, G, 5, &o, level, NULL, &d));
     ck_assert_int_eq(d.levels, 1);
     ck_assert_int_eq(d.variant_used, SP_BFS_PULL);
@@ -202,7 +206,6 @@ START_TEST(refusals)
     int32_t level[12] = {0};
     int64_t sources[2] = {0, 6};
     sp_bfs_options_t o = {0};
-    sp_bfs_stats_t s = {0};
     ck_assert_status(sp_bfs(NULL, G, 0, NULL, level, NULL, NULL), SP_STATUS_INVALID_ARGUMENT);
     ck_assert_status(sp_bfs(other, G, 0, NULL, level, NULL, NULL), SP_STATUS_INVALID_ARGUMENT);
     ck_assert_error_has("another context");
@@ -226,12 +229,6 @@ START_TEST(refusals)
     o.variant = SP_BFS_PULL, o.loop = SP_BFS_LOOP_SINGLE_BLOCK;
     ck_assert_status(sp_bfs(ctx, G, 0, &o, level, NULL, NULL), SP_STATUS_NOT_SUPPORTED);
     ck_assert_error_has("variant pull with loop single_block");
-    s.frontier_capacity = 3;
-    ck_assert_status(sp_bfs(ctx, G, 0, NULL, level, NULL, &s), SP_STATUS_INVALID_ARGUMENT);
-    ck_assert_error_has("frontier_sizes, directions and level_times_ms are NULL with capacity 3");
-    s.frontier_capacity = -1;
-    ck_assert_status(sp_bfs(ctx, G, 0, NULL, level, NULL, &s), SP_STATUS_INVALID_ARGUMENT);
-    ck_assert_error_has("frontier_capacity -1");
     /* multi: every source is checked before any search writes */
     level[0] = 77;
     ck_assert_status(sp_bfs_multi(ctx, G, 2, sources, NULL, level, NULL, NULL),
@@ -252,7 +249,7 @@ START_TEST(refusals)
     ck_assert_status(sp_bfs(ctx, R, 0, NULL, level, NULL, NULL), SP_STATUS_INVALID_ARGUMENT);
     ck_assert_error_has("2 x 3, not square");
     /* the cooperative baseline needs a GPU */
-    ck_assert_status(sp__bfs_persistent_coop(ctx, G, 0, level, NULL, NULL),
+    ck_assert_status(sp__bfs_persistent_coop(ctx, G, 0, NULL, level, NULL, NULL),
                      SP_STATUS_INVALID_ARGUMENT);
     ck_assert_error_has("CUDA context");
     sp_matrix_destroy(R);
@@ -260,6 +257,171 @@ START_TEST(refusals)
     sp_matrix_destroy(G);
     sp_context_destroy(other);
     sp_context_destroy(ctx);
+}
+END_TEST
+
+/* The record tests share a host context and small_graph on it. */
+static sp_context_t *g_ctx;
+static sp_matrix_t *g_graph;
+
+static void records_setup(void)
+{
+    ck_assert_ok(sp_context_create(SP_DEVICE_HOST, NULL, &g_ctx));
+    g_graph = small_graph(g_ctx);
+}
+
+static void records_teardown(void)
+{
+    sp_matrix_destroy(g_graph);
+    sp_context_destroy(g_ctx);
+}
+
+/* The options are read only: in read-only storage (a write would fault) and equal to a
+ * byte copy after sp_bfs and sp_bfs_multi, on a success and on a refusal. */
+START_TEST(options_are_read_only)
+{
+    static int64_t sizes[18];
+    static int32_t dirs[18];
+    static double times[18];
+    static const sp_bfs_options_t ro = {.variant = SP_BFS_PUSH, .loop = SP_BFS_LOOP_HOST,
+                                        .measure_time = 1, .frontier_capacity = 6,
+                                        .frontier_sizes = sizes, .directions = dirs,
+                                        .level_times_ms = times};
+    static const sp_bfs_options_t bad = {.variant = SP_BFS_PUSH, .alpha = -1,
+                                         .frontier_capacity = 6, .frontier_sizes = sizes};
+    sp_bfs_options_t copy;
+    memcpy(&copy, &ro, sizeof ro);
+    sp_context_t *ctx = g_ctx;
+    sp_matrix_t *G = g_graph;
+    const int64_t sources[3] = {0, 3, 5};
+    int32_t level[18];
+    sp_bfs_stats_t s[3];
+    ck_assert_ok(sp_bfs(ctx, G, 0, &ro, level, NULL, s));
+    ck_assert_ok(sp_bfs_multi(ctx, G, 3, sources, &ro, level, NULL, s));
+    ck_assert_ok(sp_bfs_multi(ctx, G, 3, sources, &ro, level, NULL, NULL));
+    ck_assert_mem_eq(&ro, &copy, sizeof ro);
+    memcpy(&copy, &bad, sizeof bad);
+    ck_assert_status(sp_bfs_multi(ctx, G, 3, sources, &bad, level, NULL, s),
+                     SP_STATUS_INVALID_ARGUMENT);
+    ck_assert_mem_eq(&bad, &copy, sizeof bad);
+}
+END_TEST
+
+/* Every field of each search's stats is written: poisoned first, each differs after. */
+#define ck_assert_written(s, poison, field) \
+    ck_assert_msg(memcmp(&(s).field, &(poison).field, sizeof(s).field) != 0, \
+                  #field " not written")
+
+static void check_all_written(const sp_bfs_stats_t *s, const sp_bfs_stats_t *poison)
+{
+    ck_assert_written(*s, *poison, levels);
+    ck_assert_written(*s, *poison, vertices_visited);
+    ck_assert_written(*s, *poison, edges_traversed);
+    ck_assert_written(*s, *poison, direction_switches);
+    ck_assert_written(*s, *poison, time_ms);
+    ck_assert_written(*s, *poison, variant_used);
+    ck_assert_written(*s, *poison, loop_used);
+}
+
+START_TEST(stats_all_written)
+{
+    sp_context_t *ctx = g_ctx;
+    sp_matrix_t *G = g_graph;
+    const int64_t sources[3] = {0, 3, 5};
+    int32_t level[18];
+    sp_bfs_stats_t poison, s[3];
+    memset(&poison, 0xA5, sizeof poison);
+    for (int timed = 0; timed < 2; timed++) {
+        sp_bfs_options_t o = {0};
+        o.measure_time = timed;
+        for (int i = 0; i < 3; i++) s[i] = poison;
+        ck_assert_ok(sp_bfs(ctx, G, 0, timed ? &o : NULL, level, NULL, &s[0]));
+        check_all_written(&s[0], &poison);
+        ck_assert_int_eq(s[0].levels, 4);
+        for (int i = 0; i < 3; i++) s[i] = poison;
+        ck_assert_ok(sp_bfs_multi(ctx, G, 3, sources, &o, level, NULL, s));
+        for (int i = 0; i < 3; i++) check_all_written(&s[i], &poison);
+        ck_assert_int_eq(s[1].levels, 2);
+        ck_assert_int_eq(s[2].vertices_visited, 1);
+        ck_assert(timed ? s[2].time_ms >= 0 : s[2].time_ms == 0);
+    }
+}
+END_TEST
+
+/* sp_bfs_multi's search i writes its records at i * frontier_capacity, the values a single
+ * search writes (hand-checked here); a failed call leaves the arrays as they were. */
+START_TEST(multi_records)
+{
+    sp_context_t *ctx = g_ctx;
+    sp_matrix_t *G = g_graph;
+    const int64_t sources[3] = {0, 3, 5};
+    int32_t level[18], dirs[15], one_dirs[5];
+    int64_t sizes[15], one_sizes[5];
+    double times[15], one_times[5];
+    sp_bfs_options_t o = {0};
+    o.frontier_capacity = 5, o.frontier_sizes = sizes, o.directions = dirs;
+    o.level_times_ms = times, o.measure_time = 1;
+    ck_assert_ok(sp_bfs_multi(ctx, G, 3, sources, &o, level, NULL, NULL));
+    const int64_t esizes[15] = {1, 2, 1, 1, 0, 1, 1, 0, 0, 0, 1, 0, 0, 0, 0};
+    const int32_t edirs[15] = {0, 0, 0, 0, -1, 0, 0, -1, -1, -1, 0, -1, -1, -1, -1};
+    ck_assert_mem_eq(sizes, esizes, sizeof esizes);
+    ck_assert_mem_eq(dirs, edirs, sizeof edirs);
+    for (int l = 0; l < 15; l++) ck_assert(times[l] == -1);
+    for (int i = 0; i < 3; i++) {
+        sp_bfs_options_t one = o;
+        one.frontier_sizes = one_sizes, one.directions = one_dirs, one.level_times_ms = one_times;
+        ck_assert_ok(sp_bfs(ctx, G, sources[i], &one, level, NULL, NULL));
+        ck_assert_mem_eq(sizes + 5 * i, one_sizes, sizeof one_sizes);
+        ck_assert_mem_eq(dirs + 5 * i, one_dirs, sizeof one_dirs);
+    }
+    /* a refused call writes none of them */
+    memset(sizes, 0x5A, sizeof sizes);
+    o.alpha = -1;
+    ck_assert_status(sp_bfs_multi(ctx, G, 3, sources, &o, level, NULL, NULL),
+                     SP_STATUS_INVALID_ARGUMENT);
+    ck_assert_int_eq(sizes[0], 0x5A5A5A5A5A5A5A5A);
+}
+END_TEST
+
+/* Each bad combination of the record fields is refused naming the field. */
+START_TEST(record_refusals)
+{
+    sp_context_t *ctx = g_ctx;
+    sp_matrix_t *G = g_graph;
+    const int64_t sources[2] = {0, 3};
+    int32_t level[12], dirs[6];
+    int64_t sizes[6];
+    double times[6];
+    static const struct {
+        int64_t capacity;
+        int sizes, dirs, times; /* which arrays are given */
+        const char *message;
+    } bad[] = {
+        {-1, 1, 0, 0, "options->frontier_capacity -1 < 0"},
+        {3, 0, 0, 0, "options->frontier_capacity 3 with frontier_sizes, directions and "
+                     "level_times_ms NULL"},
+        {0, 1, 0, 0, "options->frontier_sizes given with frontier_capacity 0"},
+        {0, 0, 1, 0, "options->directions given with frontier_capacity 0"},
+        {0, 0, 0, 1, "options->level_times_ms given with frontier_capacity 0"},
+        {INT64_MAX / 2 + 1, 1, 0, 0,
+         "options->frontier_capacity 4611686018427387904 times 2 sources overflows"},
+    };
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+        sp_bfs_options_t o = {.frontier_capacity = bad[k].capacity};
+        o.frontier_sizes = bad[k].sizes ? sizes : NULL;
+        o.directions = bad[k].dirs ? dirs : NULL;
+        o.level_times_ms = bad[k].times ? times : NULL;
+        ck_assert_status(sp_bfs_multi(ctx, G, 2, sources, &o, level, NULL, NULL),
+                         SP_STATUS_INVALID_ARGUMENT);
+        ck_assert_error_has(bad[k].message);
+        ck_assert_error_has("sp_bfs_multi: ");
+    }
+    /* sp_bfs names itself; the arrays with their capacity are valid */
+    sp_bfs_options_t o = {.frontier_capacity = -1, .frontier_sizes = sizes};
+    ck_assert_status(sp_bfs(ctx, G, 0, &o, level, NULL, NULL), SP_STATUS_INVALID_ARGUMENT);
+    ck_assert_error_has("sp_bfs: options->frontier_capacity -1 < 0");
+    o.frontier_capacity = 6, o.directions = dirs, o.level_times_ms = times;
+    ck_assert_ok(sp_bfs(ctx, G, 0, &o, level, NULL, NULL));
 }
 END_TEST
 
@@ -359,6 +521,13 @@ static Suite *bfs_api_suite(void)
     tcase_add_test(t, drop_self_loops);
     tcase_add_test(t, graph_preparation);
     suite_add_tcase(s, t);
+    TCase *r = tcase_create("records");
+    tcase_add_checked_fixture(r, records_setup, records_teardown);
+    tcase_add_test(r, options_are_read_only);
+    tcase_add_test(r, stats_all_written);
+    tcase_add_test(r, multi_records);
+    tcase_add_test(r, record_refusals);
+    suite_add_tcase(s, r);
     return s;
 }
 

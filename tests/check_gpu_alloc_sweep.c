@@ -382,8 +382,8 @@ static sp_status_t bfs_op(void *arg)
 {
     bfs_run_t *r = arg;
     if (r->coop)
-        return sp__bfs_persistent_coop(g_ctx, r->G, r->sources[0], r->d_level, r->d_parent,
-                                       r->stats);
+        return sp__bfs_persistent_coop(g_ctx, r->G, r->sources[0], &r->opt, r->d_level,
+                                       r->d_parent, r->stats);
     if (r->nsources == 1)
         return sp_bfs(g_ctx, r->G, r->sources[0], &r->opt, r->d_level, r->d_parent, r->stats);
     return sp_bfs_multi(g_ctx, r->G, r->nsources, r->sources, &r->opt, r->d_level, r->d_parent,
@@ -397,7 +397,7 @@ static void bfs_read(bfs_run_t *r)
     sp_test_to_host(r->h_parent, r->d_parent, bytes, g_stream);
 }
 
-/* level, parent, the stats and their arrays to markers; the formats built noted. */
+/* level, parent, the stats and the record arrays to markers; the formats built noted. */
 static void bfs_prepare(void *arg)
 {
     bfs_run_t *r = arg;
@@ -408,11 +408,6 @@ static void bfs_prepare(void *arg)
     sp_test_to_device(r->d_parent, r->h_parent, bytes, g_stream);
     for (int i = 0; i < 3; i++) {
         memset(&r->stats[i], 0x5a, sizeof r->stats[i]);
-        r->stats[i].measure_time = 0;
-        r->stats[i].frontier_sizes = r->sizes[i];
-        r->stats[i].directions = r->dirs[i];
-        r->stats[i].level_times_ms = r->times[i];
-        r->stats[i].frontier_capacity = BFS_LEVELS;
         for (int l = 0; l < BFS_LEVELS; l++)
             r->sizes[i][l] = r->dirs[i][l] = -BFS_MARKER, r->times[i][l] = -BFS_MARKER;
     }
@@ -447,15 +442,11 @@ static void bfs_assert_result(const char *what, bfs_run_t *r, const sp_coo_t *g)
     int32_t *want = malloc((size_t)(ns * n) * sizeof *want);
     sp_bfs_stats_t ws[3];
     int64_t wsizes[3][BFS_LEVELS];
+    const sp_bfs_options_t wo = {.frontier_capacity = BFS_LEVELS, .frontier_sizes = wsizes[0]};
     ck_assert_ptr_nonnull(want);
-    memset(ws, 0, sizeof ws);
-    for (int i = 0; i < 3; i++) {
-        ws[i].frontier_sizes = wsizes[i];
-        ws[i].frontier_capacity = BFS_LEVELS;
-    }
     ck_assert_ok(sp_context_create(SP_DEVICE_HOST, NULL, &host));
     ck_assert_ok(sp_matrix_create(host, g, NULL, &H));
-    ck_assert_ok(sp_bfs_multi(host, H, ns, r->sources, NULL, want, NULL, ws));
+    ck_assert_ok(sp_bfs_multi(host, H, ns, r->sources, &wo, want, NULL, ws));
     bfs_read(r);
     for (int64_t s = 0; s < ns; s++) {
         const int32_t *lv = r->h_level + s * n, *pa = r->h_parent + s * n, *w = want + s * n;
@@ -493,6 +484,11 @@ static int64_t bfs_case(const sp_coo_t *g, sp_bfs_variant_t v, sp_bfs_loop_t l, 
     memset(&r, 0, sizeof r);
     r.opt.variant = v;
     r.opt.loop = l;
+    /* search i's records at i * BFS_LEVELS: the rows of sizes, dirs and times */
+    r.opt.frontier_capacity = BFS_LEVELS;
+    r.opt.frontier_sizes = r.sizes[0];
+    r.opt.directions = r.dirs[0];
+    r.opt.level_times_ms = r.times[0];
     r.coop = coop;
     r.nsources = nsources;
     r.sources[0] = 0;

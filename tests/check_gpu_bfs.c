@@ -93,13 +93,13 @@ static void check_case(const char *name, const sp_csr_t *h, sp_matrix_t *G, int3
     static int32_t dirs[MAX_LEVELS];
     static double times[MAX_LEVELS];
     int64_t n = h->nrows, cap = ex->levels + 2 < MAX_LEVELS ? ex->levels + 2 : MAX_LEVELS;
-    sp_bfs_options_t o = {c.variant, c.loop, 0, 0};
+    sp_bfs_options_t o = {.variant = c.variant, .loop = c.loop, .measure_time = 1};
     sp_bfs_stats_t s = {0};
     char why[256];
     if (skip_graph_loop(G, c)) return;
     const char *vn = sp_bfs_variant_name(c.variant), *ln = sp_bfs_loop_name(c.loop);
-    s.frontier_sizes = sizes, s.directions = dirs, s.frontier_capacity = cap, s.measure_time = 1;
-    s.level_times_ms = times;
+    o.frontier_sizes = sizes, o.directions = dirs, o.frontier_capacity = cap;
+    o.level_times_ms = times;
     sp_status_t st = sp_bfs(g_gpu, G, source, &o, d_level, d_parent, &s);
     if (c.loop != SP_BFS_LOOP_HOST && c.loop != SP_BFS_LOOP_AUTO && loop_missing(st)) return;
     ck_assert_msg(st == SP_STATUS_SUCCESS, "%s %s/%s from %d: %s", name, vn, ln, source,
@@ -156,10 +156,10 @@ static void check_same_directions(const char *name, sp_matrix_t *G, int32_t sour
     int64_t cap = levels < MAX_LEVELS ? levels : MAX_LEVELS, switches[2];
     if (sp_test_skip_graph_loop()) return;
     for (int k = 0; k < 2; k++) {
-        sp_bfs_options_t o = {SP_BFS_DIRECTION_OPT, k ? SP_BFS_LOOP_GRAPH : SP_BFS_LOOP_HOST,
-                              0, 0};
+        sp_bfs_options_t o = {.variant = SP_BFS_DIRECTION_OPT,
+                              .loop = k ? SP_BFS_LOOP_GRAPH : SP_BFS_LOOP_HOST};
         sp_bfs_stats_t s = {0};
-        s.directions = dirs[k], s.frontier_capacity = cap;
+        o.directions = dirs[k], o.frontier_capacity = cap;
         ck_assert_ok(sp_bfs(g_gpu, G, source, &o, d_level, NULL, &s));
         switches[k] = s.direction_switches;
     }
@@ -202,7 +202,7 @@ static void check_graph(const char *name, const sp_coo_t *coo, const int32_t *gi
         if (i > 0 || ex.levels > 1000 || sanitizing) continue;
         /* parents are optional: the levels alone, with no stats */
         for (int c = 0; c < NCASES; c++) {
-            sp_bfs_options_t o = {g_cases[c].variant, g_cases[c].loop, 0, 0};
+            sp_bfs_options_t o = {.variant = g_cases[c].variant, .loop = g_cases[c].loop};
             if (skip_graph_loop(G, g_cases[c])) continue;
             sp_status_t st = sp_bfs(g_gpu, G, given[i], &o, d_level, NULL, NULL);
             if (g_cases[c].loop != SP_BFS_LOOP_HOST && g_cases[c].loop != SP_BFS_LOOP_AUTO &&
@@ -390,15 +390,26 @@ START_TEST(multi_source)
     ck_cuda(cudaMalloc((void **)&d_parent, (size_t)(4 * n) * sizeof(int32_t)));
     ck_cuda(cudaMalloc((void **)&one, (size_t)n * sizeof(int32_t)));
     int32_t *h_all = malloc((size_t)(4 * n) * sizeof(int32_t)), *h_one = malloc((size_t)n * sizeof(int32_t));
+    /* search i's records at i * CAP, the values one search writes */
+    enum { CAP = 32 };
+    int64_t sizes[4 * CAP], one_sizes[CAP];
+    int32_t dirs[4 * CAP], one_dirs[CAP];
     for (int v = SP_BFS_PUSH; v <= SP_BFS_DIRECTION_OPT; v++) {
-        sp_bfs_options_t o = {(sp_bfs_variant_t)v, SP_BFS_LOOP_HOST, 0, 0};
+        sp_bfs_options_t o = {.variant = (sp_bfs_variant_t)v, .loop = SP_BFS_LOOP_HOST};
+        sp_bfs_options_t o1 = o;
         sp_bfs_stats_t s[4] = {{0}}, t = {0};
+        o.frontier_capacity = o1.frontier_capacity = CAP;
+        o.frontier_sizes = sizes, o.directions = dirs;
+        o1.frontier_sizes = one_sizes, o1.directions = one_dirs;
         ck_assert_ok(sp_bfs_multi(g_gpu, G, 4, sources, &o, d_level, d_parent, s));
-        ck_cuda(cudaMemcpy(h_all, d_level, (size_t)(4 * n) * sizeof(int32_t), cudaMemcpyDeviceToHost));
+        ck_cuda(cudaMemcpy(h_all, d_level, (size_t)(4 * n) * sizeof(int32_t),
+                           cudaMemcpyDeviceToHost));
         for (int i = 0; i < 4; i++) {
-            ck_assert_ok(sp_bfs(g_gpu, G, sources[i], &o, one, NULL, &t));
+            ck_assert_ok(sp_bfs(g_gpu, G, sources[i], &o1, one, NULL, &t));
             ck_cuda(cudaMemcpy(h_one, one, (size_t)n * sizeof(int32_t), cudaMemcpyDeviceToHost));
             ck_assert_mem_eq(h_all + i * n, h_one, (size_t)n * sizeof(int32_t));
+            ck_assert_mem_eq(sizes + i * CAP, one_sizes, sizeof one_sizes);
+            ck_assert_mem_eq(dirs + i * CAP, one_dirs, sizeof one_dirs);
             ck_assert_int_eq(s[i].levels, t.levels);
             ck_assert_int_eq(s[i].edges_traversed, t.edges_traversed);
             ck_assert_int_eq(s[i].vertices_visited, t.vertices_visited);
@@ -423,7 +434,7 @@ START_TEST(refusals)
     ck_assert_ok(sp_matrix_create(g_gpu, a, NULL, &G));
     ck_assert_ok(sp_matrix_create(g_host, a, NULL, &H));
     ck_cuda(cudaMalloc((void **)&d_level, 3 * sizeof(int32_t)));
-    sp_bfs_options_t o = {SP_BFS_EDGE, SP_BFS_LOOP_PERSISTENT, 0, 0};
+    sp_bfs_options_t o = {.variant = SP_BFS_EDGE, .loop = SP_BFS_LOOP_PERSISTENT};
     ck_assert_status(sp_bfs(g_gpu, G, 0, &o, d_level, NULL, NULL), SP_STATUS_NOT_SUPPORTED);
     ck_assert_error_has("variant edge with loop persistent");
     ck_assert_str_eq(sp_context_last_error(g_gpu), sp_last_error());

@@ -165,7 +165,7 @@ START_TEST(test_gpu_bfs_runs)
     sp_coo_t *a = NULL;
     sp_matrix_t *A = NULL;
     int32_t *d_level = NULL, h_level[64];
-    sp_bfs_options_t o = {SP_BFS_PUSH, SP_BFS_LOOP_PERSISTENT, 0, 0};
+    sp_bfs_options_t o = {.variant = SP_BFS_PUSH, .loop = SP_BFS_LOOP_PERSISTENT};
     ck_assert_ok(sp_context_create(SP_DEVICE_CUDA, NULL, &ctx));
     ck_assert_ok(sp_gen_grid2d(8, SP_VALUE_NONE, &a));
     ck_assert_ok(sp_matrix_create(ctx, a, NULL, &A));
