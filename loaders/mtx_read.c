@@ -319,7 +319,8 @@ static inline void fast_lines_of(const job_t *j, sp_text_lines_t *it, mtx_field_
         } else if (field == FIELD_INTEGER) {
             if (!is_blank(*s++) || !sp__parse_short_int(&s, it->end, &iv)) break;
             if (j->vt == SP_R_64F) val[k] = (double)iv;
-            else ((float *)j->val)[k] = (float)iv;
+            else if (j->vt == SP_R_32F) ((float *)j->val)[k] = (float)iv;
+            /* SP_VALUE_NONE (the pattern asked of an integer file): checked, not kept */
         } else if (j->vt == SP_R_64F) {
             val[k] = 1.0;
         } else if (j->vt == SP_R_32F) {

@@ -11,7 +11,6 @@ L=${OUT:-build-gpu/logs}; mkdir -p "$L"
 suite_limit=${1:-420}; ctest_limit=${2:-150}
 . scripts/device-env.sh
 nvidia-smi --query-gpu=index,name,driver_version --format=csv,noheader | tee "$L/gpu.txt"
-git log -1 --format='commit %h %s' 2>/dev/null | tee -a "$L/gpu.txt"
 t0=$(date +%s)
 cmake -S . -B build-gpu -DSP_WITH_CUDA=ON -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
   "${SP_ZLIB_ARGS[@]}" >"$L/configure.log" 2>&1 || { tail -20 "$L/configure.log"; exit 1; }

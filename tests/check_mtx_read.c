@@ -194,6 +194,20 @@ START_TEST(test_integer_big)
     a = read_ok(FIX("good_integer_big.mtx"), SP_R_32F, NULL);
     expect_entries(a, 4, row, col, fval);
     sp_coo_free(a);
+    /* a long integer file (its lines reach the fast path) read as a pattern, on one and
+     * several threads: the same entries, no values stored (a NULL value array was written
+     * through once) */
+    sp_coo_t *d = read_ok(SP_SOURCE_DIR "/datasets/mtx/arrow.mtx", SP_R_64F, NULL);
+    for (int t = 1; t <= 4; t += 3) {
+        sp_mtx_options_t o = {0};
+        o.nthreads = t;
+        a = read_ok(SP_SOURCE_DIR "/datasets/mtx/arrow.mtx", SP_VALUE_NONE, &o);
+        ck_assert(a->value_type == SP_VALUE_NONE && a->val == NULL && a->nnz == d->nnz);
+        ck_assert_mem_eq(a->row, d->row, (size_t)d->nnz * sizeof(int32_t));
+        ck_assert_mem_eq(a->col, d->col, (size_t)d->nnz * sizeof(int32_t));
+        sp_coo_free(a);
+    }
+    sp_coo_free(d);
 }
 END_TEST
 
