@@ -24,6 +24,18 @@ def suite_rows(path):
     return rows
 
 
+def auto_ms(path):
+    """libsp's own median time of the AUTO row of each input (ms), from the suite log."""
+    out, name = {}, None
+    for line in open(path, errors="replace"):
+        if line.startswith("input: "):
+            name = line.split()[1].split("/")[-1]
+        m = re.match(r"^format: auto->\S+.*?spmv_ms: ([0-9.]+)", line)
+        if m and name:
+            out[name] = float(m.group(1))
+    return out
+
+
 def bfs_rows(path):
     rows = {}
     for line in open(path, errors="replace"):
@@ -39,8 +51,11 @@ def geomean(xs):
 
 def main(before, after):
     sb, sa = suite_rows(before + "/suite.log"), suite_rows(after + "/suite.log")
-    print("| matrix | nnz | auto before | auto_x before | auto after | auto_x after | after/before |")
-    print("|---|---:|---|---:|---|---:|---:|")
+    mb, ma = auto_ms(before + "/suite.log"), auto_ms(after + "/suite.log")
+    print("| matrix | nnz | auto before | auto_x before | auto after | auto_x after | after/before "
+          "| libsp AUTO ms before | after | libsp speed after/before |")
+    print("|---|---:|---|---:|---|---:|---:|---:|---:|---:|")
+    speeds = []
     ratios = []
     for m in sb:
         if m not in sa:
@@ -48,11 +63,18 @@ def main(before, after):
             continue
         r = sa[m][2] / sb[m][2]
         ratios.append(r)
+        tb, ta = mb.get(m), ma.get(m)
+        sp = tb / ta if tb and ta else None
+        if sp:
+            speeds.append(sp)
+        extra = f"| {tb:.4f} | {ta:.4f} | {sp:.3f} |" if sp else "| | | |"
         print(f"| {m} | {sb[m][0]} | {sb[m][1]} | {sb[m][2]:.3f} | {sa[m][1]} | {sa[m][2]:.3f} "
-              f"| {r:.3f} |")
+              f"| {r:.3f} " + extra)
     print(f"\nSpMV auto_x after/before: geomean {geomean(ratios):.3f}, "
           f"min {min(ratios, default=float('nan')):.3f}, max {max(ratios, default=float('nan')):.3f} "
-          f"over {len(ratios)} matrices\n")
+          f"over {len(ratios)} matrices; libsp's own AUTO time, speed after/before: geomean "
+          f"{geomean(speeds):.3f}, min {min(speeds, default=float('nan')):.3f}, "
+          f"max {max(speeds, default=float('nan')):.3f}\n")
     bb, ba = bfs_rows(before + "/bfs-suite.log"), bfs_rows(after + "/bfs-suite.log")
     print("| graph | variant | loop | GTEPS before | GTEPS after | ms (hmean) before | after "
           "| speed after/before |")
