@@ -499,9 +499,11 @@ static int piece_fits(void *ctx, const sp_piece_t *pc)
 }
 
 /* Room for n entries (never more than declared), doubling: large blocks move by mremap
- * on glibc, without a copy. The new part is faulted in with one call, by the one thread
- * that grows it (the engine excludes copies meanwhile): faults taken in parallel by the
- * copying threads contend on the address-space lock. */
+ * on glibc, without a copy. With one thread the new part is faulted in with one call
+ * (cheaper than a fault a page while parsing); with several it is left to the copies,
+ * which fault their own pages in parallel: faulting it here, on the one thread that
+ * grows it while the copies wait, took a third of a 16-thread load (measured on a
+ * 16-core Xeon, bench/results/c-kernels-loader-shapes.md). */
 static sp_status_t reserve_entries(void *ctx, int64_t n, int64_t *cap)
 {
     sp_status_t st = SP_STATUS_SUCCESS;
@@ -512,9 +514,11 @@ static sp_status_t reserve_entries(void *ctx, int64_t n, int64_t *cap)
     if (want > old) {
         SP_TRY(sp__coo_grow(a, want));
         size_t vs = sp_value_size(a->value_type), add = (size_t)(want - old);
-        sp__prefault(a->row + old, add * sizeof(int32_t));
-        sp__prefault(a->col + old, add * sizeof(int32_t));
-        if (vs) sp__prefault((char *)a->val + (size_t)old * vs, add * vs);
+        if (j->direct) {
+            sp__prefault(a->row + old, add * sizeof(int32_t));
+            sp__prefault(a->col + old, add * sizeof(int32_t));
+            if (vs) sp__prefault((char *)a->val + (size_t)old * vs, add * vs);
+        }
     }
     /* At the declared count nothing can need more: parses stop there. */
     *cap = a->capacity >= j->expected ? INT64_MAX : a->capacity;
@@ -665,11 +669,19 @@ sp_status_t sp_mtx_read(const char *path, sp_value_type_t value_type,
     limit_stream(&j, src, body);
 
     /* The output grows with the entries found, never to the declared count up front: a
-     * header cannot make the reader allocate what the file does not hold. */
+     * header cannot make the reader allocate what the file does not hold. Where the
+     * file's size bounds the entries it can hold, several threads reserve that at once
+     * (address space only: pages are touched by the copies), so that the arrays do not
+     * grow while copies wait. */
     int nthreads = opt.nthreads > 0 ? opt.nthreads : sp__ncores();
     SP_TRY(sp_coo_create(j.nrows, j.ncols, 0, j.vt, &a));
     j.a = a;
     j.direct = nthreads == 1;
+    uint64_t bytes = 0;
+    if (!j.direct && sp__source_sized(src, &bytes) && bytes > body) {
+        int64_t cap = 0;
+        SP_TRY(reserve_entries(&j, piece_bound(&j, (size_t)(bytes - body)), &cap));
+    }
     sp__progress_t progress;
     sp__stream_progress_init(&progress, src, body, opt.progress, opt.progress_user);
     sp_stream_reader_t rd = {&j,          piece_bound, out_create,      out_free,

@@ -4,7 +4,8 @@
 # threads, and the two-core question (does a second core add 1.8x on this host: one
 # process with two threads against two one-thread processes side by side, pinned to two
 # distinct physical cores). Logs under $OUT (default /tmp/sp_loaders_out).
-# usage: scripts/device-loaders.sh [SIZE_MB]   (needs .whl with the fast_matrix_market and
+# usage: scripts/device-loaders.sh [SIZE_MB [shapes]]   ("shapes": the shape sweep alone)
+#        (needs .whl with the fast_matrix_market and
 #        numpy wheels for hosts without a network, see bench/loader_shapes.sh)
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -15,7 +16,8 @@ dir=/tmp/sp_shapes
 mkdir -p "$out" "$dir"
 cd "$root" || exit 1
 t0=$(date +%s)
-{ lscpu; python3 --version; } > "$out/host.txt" 2>&1
+{ lscpu; python3 --version; uname -r; cat /sys/kernel/mm/transparent_hugepage/enabled; } \
+    > "$out/host.txt" 2>&1
 cmake -S . -B "$b" -DCMAKE_BUILD_TYPE=Release -DSP_WITH_CUDA=OFF -DSP_BUILD_TESTS=OFF \
     -DSP_BUILD_EXAMPLES=OFF > "$out/build.log" 2>&1 &&
     cmake --build "$b" -j"$(nproc)" --target spbench gen_loader_inputs mtx_write_bench \
@@ -26,6 +28,7 @@ export SP_FMM_WHEELS=$root/.whl
 bash bench/loader_bench.sh --shapes --threads "1 2 $all" --size-mb "$size" --no-fscanf \
     --build "$b" --dir "$dir" --repeats 3 2>&1 | tee "$out/shapes.md"
 echo "== shapes done ($(($(date +%s) - t0)) s)"
+[ "${2:-}" = shapes ] && exit 0
 
 mbs() { awk '$1 == "MB/s:" { print $2 }'; }
 sp=$b/bench/spbench

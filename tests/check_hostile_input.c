@@ -31,11 +31,11 @@ static const char *write_file(const char *name, const char *text, size_t len)
     return p;
 }
 
-/* ASan reserves terabytes of address space: RLIMIT_AS cannot be used under it. */
-#if defined(__SANITIZE_ADDRESS__)
+/* ASan and TSan reserve terabytes of address space: RLIMIT_AS cannot be used under them. */
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
 #define ASAN_BUILD 1
 #elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
 #define ASAN_BUILD 1
 #endif
 #endif

@@ -83,3 +83,16 @@ int sp__ncores(void)
     long n = sysconf(_SC_NPROCESSORS_ONLN);
     return n > 0 ? (int)n : 1;
 }
+
+void sp__advise_huge(void *ptr, size_t bytes)
+{
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+    enum { MIN_BYTES = 8 << 20, HUGE = 2 << 20 }; /* x86-64's transparent huge page */
+    if (!ptr || bytes < MIN_BYTES || g_alloc.alloc != default_alloc) return;
+    uintptr_t b = ((uintptr_t)ptr + HUGE - 1) & ~(uintptr_t)(HUGE - 1);
+    uintptr_t e = ((uintptr_t)ptr + bytes) & ~(uintptr_t)(HUGE - 1);
+    if (e > b) (void)madvise((void *)b, e - b, MADV_HUGEPAGE);
+#else
+    (void)ptr, (void)bytes;
+#endif
+}

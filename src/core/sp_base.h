@@ -73,6 +73,11 @@ void sp__free(void *ptr);
  * kernels or other systems. Not for arrays that several threads fill: their faults would
  * run in parallel. */
 void sp__prefault(void *ptr, size_t bytes);
+/* Ask for transparent huge pages on a large array that will be filled (madvise
+ * MADV_HUGEPAGE on its 2 MiB-aligned inside): one fault where there would be 512, which
+ * matters where several threads fault the pages of one output in parallel. A hint, with
+ * the same limits as sp__prefault; the kernel's setting may ignore it. */
+void sp__advise_huge(void *ptr, size_t bytes);
 
 /* Number of online cores (>= 1). */
 int sp__ncores(void);
