@@ -22,9 +22,6 @@ sp_status_t sp__coo_grow(sp_coo_t *a, int64_t n)
         a->val = val;
     }
     a->capacity = n;
-    sp__advise_huge(a->row, (size_t)n * sizeof(int32_t));
-    sp__advise_huge(a->col, (size_t)n * sizeof(int32_t));
-    if (vs) sp__advise_huge(a->val, (size_t)n * vs);
 done:
     return st;
 }

@@ -681,6 +681,12 @@ sp_status_t sp_mtx_read(const char *path, sp_value_type_t value_type,
     if (!j.direct && sp__source_sized(src, &bytes) && bytes > body) {
         int64_t cap = 0;
         SP_TRY(reserve_entries(&j, piece_bound(&j, (size_t)(bytes - body)), &cap));
+        /* reserved once: huge pages cut the copies' faults (a block that grows later
+         * would have them split when it moves) */
+        size_t n = (size_t)a->capacity, vs = sp_value_size(a->value_type);
+        sp__advise_huge(a->row, n * sizeof(int32_t));
+        sp__advise_huge(a->col, n * sizeof(int32_t));
+        if (vs) sp__advise_huge(a->val, n * vs);
     }
     sp__progress_t progress;
     sp__stream_progress_init(&progress, src, body, opt.progress, opt.progress_user);

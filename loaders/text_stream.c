@@ -88,6 +88,7 @@ typedef struct engine {
     slot_t *copy_head, **copy_tail; /* placed pieces waiting for their copy, in order */
     int64_t next;              /* seq of the next piece to place */
     int64_t entries, parts, line, cap;
+    uint64_t body_bytes, placed_bytes; /* the body's size (0: not known), placed so far */
     sp_piece_info_t *info;
     int64_t ninfo, info_cap;
     int failed;
@@ -197,6 +198,21 @@ done:
     return st;
 }
 
+/* Entries to make room for when piece p is placed: its end, or where the final arrays
+ * must grow, the entries the whole body would hold at the density of the pieces placed
+ * so far (plus 1/16), when the body's size is known. Readers with no declared count
+ * (edge lists) then grow once or twice instead of doubling a dozen times while the
+ * copies wait; the reader caps what it reserves. */
+static int64_t room_for(const engine_t *en, const sp_piece_t *p)
+{
+    int64_t need = p->offset + p->count;
+    uint64_t through = en->placed_bytes + (uint64_t)(p->end - p->begin);
+    if (need <= en->cap || en->direct || en->body_bytes <= through || need < 4096) return need;
+    double est = (double)need * ((double)en->body_bytes / (double)through) * 1.0625;
+    if (est > (double)INT32_MAX) est = (double)INT32_MAX; /* a hint: never past the limit */
+    return est > (double)need ? (int64_t)est : need;
+}
+
 /* Place every parsed piece from en->next on, in order (the caller holds mu): its place
  * fixed, parsed again exactly where its verdict may depend on it, room made in the final
  * arrays, queued for its copy. */
@@ -220,7 +236,7 @@ static void place_ready(engine_t *en)
                 st = parse_piece(en, sl, 1);
         }
         if (st == SP_STATUS_SUCCESS) st = keep_info(en, p);
-        if (st == SP_STATUS_SUCCESS) st = reserve(en, p->offset + p->count);
+        if (st == SP_STATUS_SUCCESS) st = reserve(en, room_for(en, p));
         if (st != SP_STATUS_SUCCESS) {
             if (!en->failed) fail(en, st, NULL);
             sl->state = SLOT_FREE;
@@ -230,6 +246,7 @@ static void place_ready(engine_t *en)
         en->line += p->lines;
         en->parts += p->part;
         en->next++;
+        en->placed_bytes += (uint64_t)(p->end - p->begin);
         if (rd->progress) sp__progress_add(rd->progress, (int64_t)(p->end - p->begin));
         sl->next_copy = NULL;
         if (p->out) {
@@ -314,6 +331,8 @@ sp_status_t sp__stream_run(sp_source_t *src, size_t body, int64_t body_line, int
     en.direct = nthreads == 1;
     en.nslots = en.direct ? 1 : SLOTS_PER_THREAD * nthreads + EXTRA_SLOTS;
     en.copy_tail = &en.copy_head;
+    uint64_t bytes = 0;
+    if (sp__source_sized(src, &bytes) && bytes > body) en.body_bytes = bytes - body;
     en.line = body_line;
     SP_TRY(sp__source_start_body(src, body, sp__stream_chunk_bytes()));
     SP_CALLOC(en.slots, en.nslots);
