@@ -457,8 +457,27 @@ done:
  * the file has weights): raw itself when every edge is one entry as it stands, else a new
  * COO with self loops dropped and reverses added (the reverse of an edge follows it, a
  * self loop is never doubled). raw is consumed either way. */
+/* Ones for the values of an unweighted graph, a slice a task: one thread writing them
+ * all took a third of a 16-thread load (measured on a 16-core Xeon). */
+typedef struct ones_job {
+    sp_coo_t *a;
+    int64_t m;
+    int ntasks;
+} ones_job_t;
+
+static sp_status_t ones_task(int t, void *arg)
+{
+    const ones_job_t *o = arg;
+    int64_t b = o->m * t / o->ntasks, e = o->m * (t + 1) / o->ntasks;
+    if (o->a->value_type == SP_R_32F)
+        for (int64_t i = b; i < e; i++) ((float *)o->a->val)[i] = 1.0f;
+    else if (o->a->value_type == SP_R_64F)
+        for (int64_t i = b; i < e; i++) ((double *)o->a->val)[i] = 1.0;
+    return SP_STATUS_SUCCESS;
+}
+
 static sp_status_t build_coo(sp_coo_t **raw_p, int weighted, int64_t m, int64_t n,
-                             const sp_edgelist_options_t *o, sp_coo_t **out,
+                             const sp_edgelist_options_t *o, int nthreads, sp_coo_t **out,
                              int64_t *dropped)
 {
     sp_status_t st = SP_STATUS_SUCCESS;
@@ -468,9 +487,9 @@ static sp_status_t build_coo(sp_coo_t **raw_p, int weighted, int64_t m, int64_t 
     *raw_p = NULL;
     raw->nrows = raw->ncols = n;
     raw->nnz = m;
-    if (!weighted) {
-        for (int64_t i = 0; vt == SP_R_32F && i < m; i++) ((float *)raw->val)[i] = 1.0f;
-        for (int64_t i = 0; vt == SP_R_64F && i < m; i++) ((double *)raw->val)[i] = 1.0;
+    if (!weighted && vt != SP_VALUE_NONE) {
+        ones_job_t oj = {raw, m, m < (1 << 20) ? 1 : 4 * nthreads};
+        SP_TRY(sp__parallel_for(nthreads, oj.ntasks, ones_task, &oj));
     }
     if (!o->undirected && !o->drop_self_loops) {
         *dropped = 0;
@@ -797,7 +816,7 @@ sp_status_t sp_edgelist_read(const char *path, sp_value_type_t value_type,
     int64_t n = 0, dropped = 0, merged = 0;
     if (r.compact) SP_TRY(compact_ids(&r, m, max_id, &id_map, &n));
     else SP_TRY(vertex_count(&r, &o, max_id, &n));
-    SP_TRY(build_coo(&raw, r.weighted, m, n, &o, &a, &dropped));
+    SP_TRY(build_coo(&raw, r.weighted, m, n, &o, nthreads, &a, &dropped));
     if (o.merge_duplicates) SP_TRY(sp_coo_sort_merge(a, SP_DUP_KEEP, &merged));
 
     if (info) {
