@@ -59,7 +59,7 @@ python3 -c "import fast_matrix_market" 2> /dev/null && have_fmm=1
 
 mkdir -p "$dir"
 file_of() { [ "$1" = snap ] && echo "$dir/snap-$size.txt" || echo "$dir/$1-$size.mtx"; }
-shapes="real integer pattern snap"
+shapes=${SP_SHAPES:-real integer pattern snap} # e.g. SP_SHAPES="pattern snap" (snap needs pattern)
 for s in $shapes; do
     f=$(file_of "$s")
     [ -s "$f" ] || "$gen" "$s" "$f" "$size" > /dev/null || exit 1

@@ -18,7 +18,7 @@
 
 /* 256 KiB: a chunk's hand-over (a lock, a pread) still costs nothing next to its parse,
  * its text is still in the cache when it is parsed, and 2 nthreads + 2 of them are little
- * next to the output. Measured on a 16-core Xeon (bench/results/c-kernels-loader-shapes.md):
+ * next to the output. Measured on a 16-core Xeon (bench/results/h100host-loader-shapes.md):
  * 16 threads read 1 GB 5-12% faster than with 1 and 4 MiB chunks; one thread alike.
  * Two slots a thread, so that a piece slow to finish does not hold every thread up
  * waiting for a free slot while the pieces after it wait for their place. */
