@@ -400,10 +400,15 @@ static Suite *gpu_solver_suite(void)
     tcase_set_timeout(tc, 300);
     tcase_add_test(tc, reductions_vs_host);
     tcase_add_test(tc, solvers_poisson);
-    tcase_add_test(tc, fused_vs_host);
     tcase_add_test(tc, bicgstab_convection_diffusion);
     tcase_add_test(tc, sptrsv_vs_host);
     tcase_add_test(tc, gpu_refusals);
+    suite_add_tcase(s, tc);
+    /* its own case, so that scripts/device-solve26.sh can run it alone under memcheck */
+    tc = tcase_create("fused");
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_set_timeout(tc, 300);
+    tcase_add_test(tc, fused_vs_host);
     suite_add_tcase(s, tc);
     return s;
 }
