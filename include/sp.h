@@ -736,16 +736,19 @@ typedef enum sp_solver_type {
     SP_SOLVER_BICGSTAB = 3     /* BiCGSTAB (van der Vorst) for non-symmetric A */
 } sp_solver_type_t;
 
-/* How the iteration loop of CG and PCG-Jacobi runs (PCG-SGS and BiCGSTAB: STEPS always).
- * Every form gives the same iterations within one and runs on host contexts too (there
- * the fused steps run as their host twins, src/ref/cg_fused_ref.c). */
+/* How the iteration loop of CG, PCG-Jacobi and BiCGSTAB runs (PCG-SGS: STEPS always).
+ * Every form gives the step loop's iterations (CG within one; BiCGSTAB, whose residuals
+ * are not monotone, within a few percent) and runs on host contexts too (there the fused
+ * steps run as their host twins, src/ref/cg_fused_ref.c). */
 typedef enum sp_solver_loop {
     SP_SOLVER_LOOP_AUTO = 0,   /* STEPS for now (the default may move to DEVICE) */
     SP_SOLVER_LOOP_STEPS = 1,  /* the host loop over the library's vector steps: five
                                   kernels an iteration, one synchronization */
-    SP_SOLVER_LOOP_FUSED = 2,  /* two fused kernels an iteration (the direction update and
-                                  p.Ap in the product, every other vector recurrence and
-                                  dot in one pass), one synchronization an iteration */
+    SP_SOLVER_LOOP_FUSED = 2,  /* fused kernels, one synchronization an iteration. CG: two
+                                  kernels (the direction update and p.Ap in the product,
+                                  every other recurrence and dot in one pass); BiCGSTAB:
+                                  three (each product with its operand's update and dots,
+                                  then the x and r updates with r.r and r^.r) */
     SP_SOLVER_LOOP_DEVICE = 3  /* the fused iteration looped on the device (a CUDA graph
                                   with a while node, CUDA 12.4+): the host synchronizes
                                   every check_every iterations, or once at the end */
@@ -756,7 +759,8 @@ typedef struct sp_solver_options {
     int64_t max_iterations; /* 0: 10000 */
     double rtol;            /* stop when ||r|| <= rtol * ||b||; 0: 1e-8 */
     int use_initial_guess;  /* 1: start from x as given; 0: from x = 0 */
-    sp_solver_loop_t loop;  /* CG, PCG-Jacobi: how the loop runs (set before setup) */
+    sp_solver_loop_t loop;  /* CG, PCG-Jacobi, BiCGSTAB: how the loop runs (set before
+                               setup) */
     int64_t check_every;    /* LOOP_DEVICE: the host sees the state every this many
                                iterations (0: only at the end; negative: refused) */
     int pipelined;          /* CG, PCG-Jacobi: 1 runs pipelined CG (Ghysels & Vanroose

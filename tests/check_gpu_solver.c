@@ -3,7 +3,8 @@
  * lengths around the block and grid sizes; every solver on 3D Poisson (double and float)
  * and BiCGSTAB on convection-diffusion with the same status, iteration counts within 1
  * and x within the tolerance; whole solves repeated bit for bit; the fused, device-loop
- * and pipelined forms of CG and PCG-Jacobi against their host twins and the step loop. sptrsv and PCG-SGS need
+ * and pipelined forms of CG and PCG-Jacobi, and BiCGSTAB's fused forms, against their host
+ * twins and the step loop. sptrsv and PCG-SGS need
  * kernels/solve/: while it refuses (NOT_SUPPORTED) those cases print a note and are
  * skipped. SP_TEST_SMALL=1 shrinks the inputs. Exits 77 without a GPU. */
 #include <math.h>
@@ -325,6 +326,26 @@ START_TEST(fused_vs_host)
     sp_coo_free(coo);
     coo = irregular_spd(small ? 3000 : 40000, 7);
     fused_on("irregular csr double", coo, 1e-9, 1e-6);
+    sp_coo_free(coo);
+    /* BiCGSTAB: its three-kernel iteration in the non-pipelined forms */
+    coo = sp_test_convection_diffusion(small ? 20 : 96, 0.6, SP_R_64F);
+    sp_solver_options_t steps = {.rtol = 1e-9, .loop = SP_SOLVER_LOOP_STEPS};
+    run_t base = run_solver(gpu, coo, SP_SOLVER_BICGSTAB, &steps);
+    for (size_t f = 0; f < 3; f++) {
+        sp_solver_options_t opt = {.rtol = 1e-9};
+        char name[128];
+        if (fused_forms[f].loop == SP_SOLVER_LOOP_DEVICE && sp_test_skip_graph_loop()) continue;
+        opt.loop = fused_forms[f].loop;
+        opt.check_every = fused_forms[f].every;
+        snprintf(name, sizeof name, "bicgstab %s convection-diffusion", fused_forms[f].name);
+        int64_t its = compare_with(name, coo, SP_SOLVER_BICGSTAB, &opt, 1e-6);
+        ck_assert_msg(llabs(its - base.res.iterations) <= 2 + base.res.iterations / 10,
+                      "%s: %lld iterations, the GPU step loop %lld", name, (long long)its,
+                      (long long)base.res.iterations);
+        printf("%s: %lld iterations (step loop %lld)\n", name, (long long)its,
+               (long long)base.res.iterations);
+    }
+    free(base.x);
     sp_coo_free(coo);
 }
 END_TEST

@@ -1,8 +1,9 @@
 /* The fused CG iteration on a host context (the host twins of kernels/solve/cg_fused.cu):
  * LOOP_FUSED, LOOP_DEVICE (check_every 0 and 7) and pipelined CG against the step loop
  * on a hand-checked 2x2 system and 3D Poisson (iterations within one, the same x within
- * rounding), the statuses, the refusals, and pipelined CG on an ill-conditioned system
- * (its recurrence residual against the true one, iterations against classic CG). */
+ * rounding), the statuses, the refusals, pipelined CG on an ill-conditioned system (its
+ * recurrence residual against the true one, iterations against classic CG), and BiCGSTAB's
+ * fused forms against its step loop. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -288,6 +289,68 @@ START_TEST(pipelined_ill_conditioned)
 }
 END_TEST
 
+/* BiCGSTAB in the fused forms against the step loop: the 2x2 system, convection-diffusion
+ * (iterations within the step loop's slack for BiCGSTAB, x within rounding), and the
+ * statuses of the step loop's test (max_iterations, a breakdown on a rotation, NaN). */
+START_TEST(bicgstab_fused)
+{
+    const double a[4] = {4, 1, 1, 3}, b2[2] = {1, 2}, rot[4] = {0, 1, -1, 0};
+    const double e0[2] = {1, 0}, nan1[1] = {NAN}, one[1] = {1};
+    sp_matrix_t *A = matrix_of(sp_test_dense_coo(2, a, SP_R_64F));
+    sp_matrix_t *C = matrix_of(sp_test_convection_diffusion(24, 0.6, SP_R_64F));
+    sp_matrix_t *R = matrix_of(sp_test_dense_coo(2, rot, SP_R_64F));
+    sp_matrix_t *N = matrix_of(sp_test_dense_coo(1, nan1, SP_R_64F));
+    int64_t n = 24 * 24;
+    double *x0 = calloc((size_t)n, sizeof *x0), *x1 = calloc((size_t)n, sizeof *x1);
+    ck_assert(x0 && x1);
+    sp_solver_options_t steps = {.rtol = 1e-10, .loop = SP_SOLVER_LOOP_STEPS};
+    sp_solver_result_t ref = solve(C, SP_SOLVER_BICGSTAB, &steps, NULL, x0);
+    ck_assert(ref.status == SP_SOLVER_CONVERGED);
+    for (int i = 1; i <= 3; i++) {
+        sp_solver_options_t opt = form(i, 1e-10);
+        double x[2] = {0};
+        sp_solver_result_t r = solve(A, SP_SOLVER_BICGSTAB, &opt, b2, x);
+        ck_assert_msg(r.status == SP_SOLVER_CONVERGED && r.iterations <= 2, "form %d: %s %lld",
+                      i, sp_solver_status_string(r.status), (long long)r.iterations);
+        ck_assert(fabs(x[0] - 1.0 / 11) < 1e-12 && fabs(x[1] - 7.0 / 11) < 1e-12);
+        r = solve(C, SP_SOLVER_BICGSTAB, &opt, NULL, x1);
+        ck_assert_msg(r.status == SP_SOLVER_CONVERGED, "form %d: %s", i,
+                      sp_solver_status_string(r.status));
+        ck_assert_msg(llabs(r.iterations - ref.iterations) <= 2 + ref.iterations / 10,
+                      "form %d: %lld iterations, the step loop %lld", i, (long long)r.iterations,
+                      (long long)ref.iterations);
+        ck_assert_msg(r.relative_residual < 1e-9, "form %d: %g", i, r.relative_residual);
+        double dmax = 0, xmax = 0;
+        for (int64_t k = 0; k < n; k++) {
+            dmax = fmax(dmax, fabs(x1[k] - x0[k]));
+            xmax = fmax(xmax, fabs(x0[k]));
+        }
+        ck_assert_msg(dmax <= 1e-7 * xmax, "form %d: x differs by %g", i, dmax);
+        sp_solver_options_t three = form(i, 1e-14);
+        three.max_iterations = 3;
+        r = solve(C, SP_SOLVER_BICGSTAB, &three, NULL, NULL);
+        ck_assert_int_eq(r.status, SP_SOLVER_MAX_ITERATIONS);
+        ck_assert_int_eq(r.iterations, 3);
+        sp_solver_options_t plain = form(i, 0);
+        sp_solver_result_t rs = solve(R, SP_SOLVER_BICGSTAB, &steps, e0, NULL);
+        r = solve(R, SP_SOLVER_BICGSTAB, &plain, e0, NULL);
+        ck_assert_msg(r.status == SP_SOLVER_BREAKDOWN && r.iterations == rs.iterations,
+                      "form %d: %s after %lld (step loop %lld)", i,
+                      sp_solver_status_string(r.status), (long long)r.iterations,
+                      (long long)rs.iterations);
+        r = solve(N, SP_SOLVER_BICGSTAB, &plain, one, NULL);
+        ck_assert_msg(r.status == SP_SOLVER_DIVERGED, "form %d: %s", i,
+                      sp_solver_status_string(r.status));
+    }
+    free(x1);
+    free(x0);
+    sp_matrix_destroy(N);
+    sp_matrix_destroy(R);
+    sp_matrix_destroy(C);
+    sp_matrix_destroy(A);
+}
+END_TEST
+
 static Suite *solver_fused_suite(void)
 {
     Suite *s = suite_create("solver_fused");
@@ -301,6 +364,7 @@ static Suite *solver_fused_suite(void)
     tcase_add_test(tc, statuses);
     tcase_add_test(tc, refusals);
     tcase_add_test(tc, pipelined_ill_conditioned);
+    tcase_add_test(tc, bicgstab_fused);
     suite_add_tcase(s, tc);
     return s;
 }

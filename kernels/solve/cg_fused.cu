@@ -1,9 +1,10 @@
-/* The fused CG iteration (src/core/sp_cg_fused.h): two kernels an iteration, classic or
- * pipelined (Ghysels & Vanroose 2014), plain or Jacobi. The spmv step gathers its operand
- * on the fly (classic: the new direction p' = z + beta p, so the direction update costs no
- * pass of its own and p.Ap comes out of the product's epilogue; pipelined: m = dinv .* w);
- * the update step does every vector recurrence of the iteration in one pass with its dot
- * products. Reductions are deterministic: each block sums a fixed grid-stride share, the
+/* The fused Krylov iterations (src/core/sp_cg_fused.h): CG in two kernels an iteration,
+ * classic or pipelined (Ghysels & Vanroose 2014), plain or Jacobi, and BiCGSTAB in three.
+ * A spmv step gathers its operand on the fly (classic: the new direction p' = z + beta p,
+ * so the direction update costs no pass of its own and p.Ap comes out of the product's
+ * epilogue; pipelined: m = dinv .* w; BiCGSTAB: p' = r + beta (p - omega v), then
+ * s = r - alpha v'); the update step does every other vector recurrence of the iteration
+ * in one pass with its dot products. Reductions are deterministic: each block sums a fixed grid-stride share, the
  * last block to finish (a ticket after a fence) adds the block partials in a fixed tree,
  * so the same inputs give the same bits on every run. The last block also judges the
  * iteration and, inside a CUDA graph, sets the while node's condition: the whole solve
@@ -44,14 +45,42 @@ __device__ __forceinline__ double st(void *v, int64_t i, double value)
     return (double)t;
 }
 
-/* The spmv step's operand at column j (cg_fused_ref.c's operand()). */
-template <typename T, bool PIPE, bool PREC>
-__device__ __forceinline__ double operand(const sp_cg_args_t &a, const void *p_old,
-                                          double beta, int64_t j)
+/* What a spmv step multiplies and writes (the OP of the kernels below). */
+enum { OP_CG = 0, OP_PIPE = 1, OP_BICG_V = 2, OP_BICG_T = 3 };
+
+/* The step's scalars and operand vectors, read once from the state per thread. */
+struct operand_src {
+    double beta, c2; /* classic: beta; BiCGSTAB v: beta, -beta omega; t: -alpha */
+    const void *pa, *pb;
+};
+
+template <int OP>
+__device__ __forceinline__ operand_src operand_of(const sp_cg_args_t &a, const sp_cg_state_t *s)
 {
-    if (PIPE) return PREC ? (double)(T)(ld<T>(a.dinv, j) * ld<T>(a.w, j)) : ld<T>(a.w, j);
-    if (beta == 0.0) return ld<T>(a.z, j);
-    return (double)(T)fma(beta, ld<T>(p_old, j), ld<T>(a.z, j));
+    operand_src o;
+    if (OP == OP_CG) o = {sp__cg_beta(s), 0.0, a.p[s->k & 1], a.z};
+    if (OP == OP_PIPE) o = {0.0, 0.0, a.w, a.dinv};
+    if (OP == OP_BICG_V) {
+        double beta = sp__bicg_beta(s);
+        o = {beta, -beta * s->omega, a.p[s->k & 1], a.v[s->k & 1]};
+    }
+    if (OP == OP_BICG_T) o = {0.0, -s->alpha, a.v[(s->k + 1) & 1], NULL};
+    return o;
+}
+
+/* The operand at column j (cg_fused_ref.c's operand()). */
+template <typename T, int OP, bool PREC>
+__device__ __forceinline__ double operand(const sp_cg_args_t &a, const operand_src &o, int64_t j)
+{
+    if (OP == OP_PIPE) return PREC ? (double)(T)(ld<T>(o.pb, j) * ld<T>(o.pa, j)) : ld<T>(o.pa, j);
+    if (OP == OP_BICG_V) {
+        double r = ld<T>(a.r, j);
+        if (o.beta == 0.0) return r;
+        return (double)(T)fma(o.beta, ld<T>(o.pa, j), fma(o.c2, ld<T>(o.pb, j), r));
+    }
+    if (OP == OP_BICG_T) return (double)(T)fma(o.c2, ld<T>(o.pa, j), ld<T>(a.r, j));
+    if (o.beta == 0.0) return ld<T>(o.pb, j);
+    return (double)(T)fma(o.beta, ld<T>(o.pa, j), ld<T>(o.pb, j));
 }
 
 /* Sum of NV values over the grid, in thread 0 of the last block to finish (returns true
@@ -88,9 +117,9 @@ __device__ bool grid_sum(const sp_cg_args_t &a, sp_cg_state_t *s, double (&v)[NV
 /* y = row i of A times the operand, by SUB lanes (lane `sub_lane` of them); the sum is in
  * every lane of the sub-warp. CSR: entries strided over the lanes, then a butterfly; ELL
  * (SUB 1): slots in order, ell_batch loads in flight. */
-template <typename T, int KIND, int SUB, bool PIPE, bool PREC>
-__device__ __forceinline__ double row_product(const sp_cg_args_t &a, const void *p_old,
-                                              double beta, int64_t i, bool valid, int sub_lane)
+template <typename T, int KIND, int SUB, int OP, bool PREC>
+__device__ __forceinline__ double row_product(const sp_cg_args_t &a, const operand_src &o,
+                                              int64_t i, bool valid, int sub_lane)
 {
     double sum = 0.0;
     if (KIND == KIND_ELL) {
@@ -106,51 +135,64 @@ __device__ __forceinline__ double row_product(const sp_cg_args_t &a, const void 
             }
 #pragma unroll
             for (int u = 0; u < CP::ell_batch; u++)
-                if (c[u] >= 0) sum += v[u] * operand<T, PIPE, PREC>(a, p_old, beta, c[u]);
+                if (c[u] >= 0) sum += v[u] * operand<T, OP, PREC>(a, o, c[u]);
         }
         return sum;
     }
     if (valid)
         for (int64_t e = a.ptr[i] + sub_lane; e < a.ptr[i + 1]; e += SUB)
-            sum += ld<T>(a.val, e) * operand<T, PIPE, PREC>(a, p_old, beta, a.idx[e]);
+            sum += ld<T>(a.val, e) * operand<T, OP, PREC>(a, o, a.idx[e]);
 #pragma unroll
     for (int d = SUB / 2; d > 0; d >>= 1) sum += __shfl_xor_sync(sp_prim::full_mask, sum, d);
     return sum;
 }
 
-/* The spmv step: rows in warp-uniform passes (every lane of a warp runs the same number of
- * passes, so the sub-warp butterflies always see the whole warp). */
-template <typename T, int KIND, int SUB, bool PIPE, bool PREC>
+/* A spmv step: rows in warp-uniform passes (every lane of a warp runs the same number of
+ * passes, so the sub-warp butterflies always see the whole warp), then the step's sums. */
+template <typename T, int KIND, int SUB, int OP, bool PREC>
 __global__ void __launch_bounds__(CP::block_threads)
 spmv_step_kernel(sp_cg_block_t *blk)
 {
     const sp_cg_args_t &a = blk->args;
     sp_cg_state_t *s = &blk->state;
     if (s->verdict >= 0) return;
-    const int64_t k = s->k;
-    const double beta = PIPE ? 0.0 : sp__cg_beta(s);
-    const void *p_old = a.p[k & 1];
-    void *p_new = a.p[(k + 1) & 1];
+    const operand_src o = operand_of<OP>(a, s);
+    void *p_new = a.p[(s->k + 1) & 1], *v_new = a.v[(s->k + 1) & 1];
     const int lane = threadIdx.x & 31, rows_per_warp = 32 / SUB;
     const int64_t warp = ((int64_t)blockIdx.x * CP::block_threads + threadIdx.x) >> 5;
     const int64_t warps = (int64_t)gridDim.x * (CP::block_threads / 32);
-    double pq = 0.0;
+    double acc[3] = {0.0, 0.0, 0.0};
     for (int64_t base = warp * rows_per_warp; base < a.n; base += warps * rows_per_warp) {
         int64_t i = base + lane / SUB;
         bool valid = i < a.n;
-        double y = row_product<T, KIND, SUB, PIPE, PREC>(a, p_old, beta, i, valid, lane % SUB);
+        double y = row_product<T, KIND, SUB, OP, PREC>(a, o, i, valid, lane % SUB);
         if (!valid || lane % SUB != 0) continue;
-        if (PIPE) {
+        double own = operand<T, OP, PREC>(a, o, i);
+        if (OP == OP_PIPE) {
             st<T>(a.an, i, y);
-            if (PREC) st<T>(a.m, i, operand<T, PIPE, PREC>(a, p_old, beta, i));
-        } else {
+            if (PREC) st<T>(a.m, i, own);
+        } else if (OP == OP_CG) {
             double q = st<T>(a.q, i, y);
-            pq += st<T>(p_new, i, operand<T, PIPE, PREC>(a, p_old, beta, i)) * q;
+            acc[0] += st<T>(p_new, i, own) * q;
+        } else if (OP == OP_BICG_V) {
+            st<T>(p_new, i, own);
+            acc[0] += ld<T>(a.rh, i) * st<T>(v_new, i, y);
+        } else {
+            double sv = st<T>(a.s, i, own), tv = st<T>(a.t, i, y);
+            acc[0] += sv * sv;
+            acc[1] += tv * sv;
+            acc[2] += tv * tv;
         }
     }
-    if (PIPE) return;
-    double v[1] = {pq};
-    if (grid_sum<1>(a, s, v)) s->pq = v[0];
+    if constexpr (OP == OP_CG) {
+        double v[1] = {acc[0]};
+        if (grid_sum<1>(a, s, v)) s->pq = v[0];
+    } else if constexpr (OP == OP_BICG_V) {
+        double v[1] = {acc[0]};
+        if (grid_sum<1>(a, s, v)) sp__bicg_close_v(s, v[0]);
+    } else if constexpr (OP == OP_BICG_T) {
+        if (grid_sum<3>(a, s, acc)) sp__bicg_close_s(&a, s, acc[0], acc[1], acc[2]);
+    }
 }
 
 /* After the last block's closing: go on in the graph while the solve goes on and the
@@ -253,45 +295,104 @@ __device__ __forceinline__ void pipelined_update(const sp_cg_args_t &a, sp_cg_st
     }
 }
 
-template <typename T, bool PIPE, bool PREC>
+/* BiCGSTAB update: x += alpha p' + omega s (alpha p' alone once ||s|| met the tolerance);
+ * r = s - omega t; r.r and r^.r. */
+template <typename T>
+__device__ __forceinline__ void bicgstab_update(const sp_cg_args_t &a, sp_cg_state_t *s,
+                                                cudaGraphConditionalHandle handle, int in_graph)
+{
+    using vec::P;
+    const void *p = a.p[(s->k + 1) & 1];
+    const double alpha = s->alpha, omega = s->omega;
+    const bool s_conv = s->s_conv != 0;
+    double pr[P::unroll], xr[P::unroll], sr[P::unroll], tr[P::unroll], hr[P::unroll];
+    double rr = 0.0, rho = 0.0;
+    vec::for_chunks(
+        a.n,
+        [&](int64_t i, int k) {
+            pr[k] = ld<T>(p, i);
+            xr[k] = ld<T>(a.x, i);
+            if (!s_conv) {
+                sr[k] = ld<T>(a.s, i);
+                tr[k] = ld<T>(a.t, i);
+                hr[k] = ld<T>(a.rh, i);
+            }
+        },
+        [&](int64_t i, int k) {
+            double x = fma(alpha, pr[k], xr[k]);
+            if (s_conv) {
+                st<T>(a.x, i, x);
+                return;
+            }
+            st<T>(a.x, i, fma(omega, sr[k], x));
+            double r = st<T>(a.r, i, fma(-omega, tr[k], sr[k]));
+            rr += r * r;
+            rho += hr[k] * r;
+        });
+    double v[2] = {rr, rho};
+    if (grid_sum<2>(a, s, v)) {
+        sp__bicg_close_r(&a, s, v[0], v[1]);
+        set_condition(a, s, handle, in_graph);
+    }
+}
+
+template <typename T, int METHOD, bool PREC>
 __global__ void __launch_bounds__(CP::block_threads)
 update_step_kernel(sp_cg_block_t *blk, cudaGraphConditionalHandle handle, int in_graph)
 {
     const sp_cg_args_t &a = blk->args;
     sp_cg_state_t *s = &blk->state;
     if (s->verdict >= 0) {
-        /* a launch of the graph after the end: stop its loop at once */
+        /* the verdict came in an earlier step, or a launch of the graph after the end:
+           stop its loop at once */
         if (in_graph && blockIdx.x == 0 && threadIdx.x == 0) cudaGraphSetConditional(handle, 0u);
         return;
     }
-    if (PIPE)
+    if (METHOD == SP_CG_PIPELINED)
         pipelined_update<T, PREC>(a, s, handle, in_graph);
+    else if (METHOD == SP_CG_BICGSTAB)
+        bicgstab_update<T>(a, s, handle, in_graph);
     else
         classic_update<T, PREC>(a, s, handle, in_graph);
 }
 
-/* The two kernels of a block's method and their grid. */
+/* The kernels of a block's method (the spmv steps, then the update step) and their grid. */
 struct step_kernels {
-    void *spmv, *update;
+    void *step[3];
+    int count;
     unsigned blocks;
 };
 
-template <typename T, bool PIPE, bool PREC>
+/* The spmv step for OP over the block's matrix: ELL a thread per row, CSR a sub-warp of
+ * 4, 8 or 32 lanes per row by the mean row length. */
+template <typename T, int OP, bool PREC>
+void *spmv_kernel_of(const sp_cg_args_t *a)
+{
+    if (a->mat_kind == SP_CG_MAT_ELL) return (void *)spmv_step_kernel<T, KIND_ELL, 1, OP, PREC>;
+    double mean = a->n > 0 ? (double)a->nnz / (double)a->n : 0.0;
+    if (mean <= CP::sub4_max_mean) return (void *)spmv_step_kernel<T, KIND_CSR, 4, OP, PREC>;
+    if (mean <= CP::sub8_max_mean) return (void *)spmv_step_kernel<T, KIND_CSR, 8, OP, PREC>;
+    return (void *)spmv_step_kernel<T, KIND_CSR, 32, OP, PREC>;
+}
+
+template <typename T, bool PREC>
 step_kernels kernels_of(const sp_cg_args_t *a)
 {
-    step_kernels k;
-    k.update = (void *)update_step_kernel<T, PIPE, PREC>;
+    step_kernels k = {};
     k.blocks = vec::grid_for(a->n);
-    if (a->mat_kind == SP_CG_MAT_ELL) {
-        k.spmv = (void *)spmv_step_kernel<T, KIND_ELL, 1, PIPE, PREC>;
+    if (a->method == SP_CG_BICGSTAB) {
+        k.step[0] = spmv_kernel_of<T, OP_BICG_V, false>(a);
+        k.step[1] = spmv_kernel_of<T, OP_BICG_T, false>(a);
+        k.step[2] = (void *)update_step_kernel<T, SP_CG_BICGSTAB, false>;
+        k.count = 3;
+    } else if (a->method == SP_CG_PIPELINED) {
+        k.step[0] = spmv_kernel_of<T, OP_PIPE, PREC>(a);
+        k.step[1] = (void *)update_step_kernel<T, SP_CG_PIPELINED, PREC>;
+        k.count = 2;
     } else {
-        double mean = a->n > 0 ? (double)a->nnz / (double)a->n : 0.0;
-        if (mean <= CP::sub4_max_mean)
-            k.spmv = (void *)spmv_step_kernel<T, KIND_CSR, 4, PIPE, PREC>;
-        else if (mean <= CP::sub8_max_mean)
-            k.spmv = (void *)spmv_step_kernel<T, KIND_CSR, 8, PIPE, PREC>;
-        else
-            k.spmv = (void *)spmv_step_kernel<T, KIND_CSR, 32, PIPE, PREC>;
+        k.step[0] = spmv_kernel_of<T, OP_CG, PREC>(a);
+        k.step[1] = (void *)update_step_kernel<T, SP_CG_CLASSIC, PREC>;
+        k.count = 2;
     }
     return k;
 }
@@ -299,9 +400,7 @@ step_kernels kernels_of(const sp_cg_args_t *a)
 template <typename T>
 step_kernels kernels_for_type(const sp_cg_args_t *a)
 {
-    if (a->pipelined)
-        return a->precond ? kernels_of<T, true, true>(a) : kernels_of<T, true, false>(a);
-    return a->precond ? kernels_of<T, false, true>(a) : kernels_of<T, false, false>(a);
+    return a->precond ? kernels_of<T, true>(a) : kernels_of<T, false>(a);
 }
 
 step_kernels kernels_for(const sp_cg_args_t *a)
@@ -320,6 +419,8 @@ sp_status_t check_args(const char *what, const sp_gpu_env_t *env, const sp_cg_bl
     SP_CHECK_ARG(a->n > 0, "%s: %lld rows (at least one needed)", what, (long long)a->n);
     SP_CHECK_ARG(a->mat_kind == SP_CG_MAT_CSR || a->mat_kind == SP_CG_MAT_ELL,
                  "%s: unknown matrix kind %d", what, (int)a->mat_kind);
+    SP_CHECK_ARG(a->method >= SP_CG_CLASSIC && a->method <= SP_CG_BICGSTAB,
+                 "%s: unknown method %d", what, (int)a->method);
 done:
     return st;
 }
@@ -344,7 +445,7 @@ done:
 } /* namespace */
 
 extern "C" sp_status_t sp__gpu_cg_step(const sp_gpu_env_t *env, sp_cg_block_t *d_blk,
-                                       const sp_cg_args_t *h_args, int update)
+                                       const sp_cg_args_t *h_args, int step)
 {
     sp_status_t st = SP_STATUS_SUCCESS;
     step_kernels k;
@@ -354,10 +455,12 @@ extern "C" sp_status_t sp__gpu_cg_step(const sp_gpu_env_t *env, sp_cg_block_t *d
     void *update_params[] = {&d_blk, &none, &in_graph};
     SP_TRY(check_args("cg step", env, d_blk, h_args));
     k = kernels_for(h_args);
-    SP_CUDA_LAUNCH("cg step", cudaLaunchKernel(update ? k.update : k.spmv, dim3(k.blocks),
+    SP_CHECK_ARG(step >= 0 && step < k.count, "cg step: step %d outside 0..%d", step,
+                 k.count - 1);
+    SP_CUDA_LAUNCH("cg step", cudaLaunchKernel(k.step[step], dim3(k.blocks),
                                                dim3(CP::block_threads),
-                                               update ? update_params : spmv_params, 0,
-                                               (cudaStream_t)env->stream));
+                                               step == k.count - 1 ? update_params : spmv_params,
+                                               0, (cudaStream_t)env->stream));
 done:
     return st;
 }
@@ -398,8 +501,9 @@ extern "C" sp_status_t sp__gpu_cg_loop_create(const sp_gpu_env_t *env, sp_cg_blo
                     "later needed)", cudaGetErrorString(e));
         }
     }
-    SP_TRY(add_step(cp.conditional.phGraph_out[0], &last, k.spmv, k.blocks, spmv_params));
-    SP_TRY(add_step(cp.conditional.phGraph_out[0], &last, k.update, k.blocks, update_params));
+    for (int i = 0; i < k.count; i++)
+        SP_TRY(add_step(cp.conditional.phGraph_out[0], &last, k.step[i], k.blocks,
+                        i == k.count - 1 ? update_params : spmv_params));
     SP_CUDA_TRY(cudaGraphInstantiate(&exec, graph, 0));
     loop->graph = graph;
     loop->exec = exec;

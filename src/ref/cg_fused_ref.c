@@ -1,7 +1,7 @@
-/* The fused CG steps on the host (twins of kernels/solve/cg_fused.cu): classic CG with the
- * direction update gathered inside the product, and Ghysels-Vanroose pipelined CG, plain
- * or Jacobi. Values are computed in double with the same fma forms as the kernels and
- * rounded once to the vectors' type; sums in double, in index order. */
+/* The fused Krylov steps on the host (twins of kernels/solve/cg_fused.cu): classic CG with
+ * the direction update gathered inside the product, Ghysels-Vanroose pipelined CG (plain or
+ * Jacobi) and BiCGSTAB. Values are computed in double with the same fma forms as the
+ * kernels and rounded once to the vectors' type; sums in double, in index order. */
 #include <math.h>
 
 #include "cg_fused_ref.h"
@@ -23,53 +23,75 @@ static double rounded(int32_t t, double value)
     return t == SP_R_32F ? (double)(float)value : value;
 }
 
-/* The operand the spmv step multiplies, at column j: classic p' = z + beta p_old (z when
- * beta is 0, so a stale p never leaks), pipelined m = dinv .* w (w when plain). */
-static double operand(const sp_cg_args_t *a, const void *p_old, double beta, int64_t j)
+/* The operand a spmv step multiplies, at column j: classic p' = z + beta p_old (z when
+ * beta is 0, so a stale p never leaks), pipelined m = dinv .* w (w when plain), BiCGSTAB
+ * step 0 p' = r + beta (p - omega v) (r at the first iteration), step 1 s = r - alpha v'. */
+static double operand(const sp_cg_args_t *a, const sp_cg_state_t *s, int step, double beta,
+                      int64_t j)
 {
     int32_t t = a->value_type;
-    if (a->pipelined)
+    const void *p_old = a->p[s->k & 1];
+    if (a->method == SP_CG_PIPELINED)
         return a->precond ? rounded(t, ld(t, a->dinv, j) * ld(t, a->w, j)) : ld(t, a->w, j);
+    if (a->method == SP_CG_BICGSTAB) {
+        double r = ld(t, a->r, j);
+        if (step == 1) return rounded(t, fma(-s->alpha, ld(t, a->v[(s->k + 1) & 1], j), r));
+        if (beta == 0.0) return r;
+        return rounded(t, fma(beta, ld(t, p_old, j),
+                              fma(-beta * s->omega, ld(t, a->v[s->k & 1], j), r)));
+    }
     if (beta == 0.0) return ld(t, a->z, j);
     return rounded(t, fma(beta, ld(t, p_old, j), ld(t, a->z, j)));
 }
 
-static double row_product(const sp_cg_args_t *a, const void *p_old, double beta, int64_t i)
+static double row_product(const sp_cg_args_t *a, const sp_cg_state_t *s, int step, double beta,
+                          int64_t i)
 {
     int32_t t = a->value_type;
     double sum = 0.0;
     if (a->mat_kind == SP_CG_MAT_ELL) {
         for (int64_t k = 0; k < a->width; k++) {
             int32_t c = a->idx[k * a->n + i];
-            if (c >= 0) sum += ld(t, a->val, k * a->n + i) * operand(a, p_old, beta, c);
+            if (c >= 0) sum += ld(t, a->val, k * a->n + i) * operand(a, s, step, beta, c);
         }
     } else {
         for (int64_t e = a->ptr[i]; e < a->ptr[i + 1]; e++)
-            sum += ld(t, a->val, e) * operand(a, p_old, beta, a->idx[e]);
+            sum += ld(t, a->val, e) * operand(a, s, step, beta, a->idx[e]);
     }
     return sum;
 }
 
-void sp__ref_cg_spmv_step(sp_cg_block_t *b)
+/* A spmv step: the product, what its rows write beside it and its sums. */
+static void spmv_step(sp_cg_block_t *b, int step)
 {
     const sp_cg_args_t *a = &b->args;
     sp_cg_state_t *s = &b->state;
     int32_t t = a->value_type;
-    double beta = a->pipelined ? 0.0 : sp__cg_beta(s), pq = 0.0;
-    const void *p_old = a->p[s->k & 1];
-    void *p_new = a->p[(s->k + 1) & 1];
-    if (s->verdict >= 0) return;
+    int bicg = a->method == SP_CG_BICGSTAB;
+    double beta = bicg ? sp__bicg_beta(s) : a->method == SP_CG_PIPELINED ? 0.0 : sp__cg_beta(s);
+    double acc[3] = {0, 0, 0};
+    void *p_new = a->p[(s->k + 1) & 1], *v_new = a->v[(s->k + 1) & 1];
     for (int64_t i = 0; i < a->n; i++) {
-        double y = row_product(a, p_old, beta, i);
-        if (a->pipelined) {
+        double y = row_product(a, s, step, beta, i), o = operand(a, s, step, beta, i);
+        if (a->method == SP_CG_PIPELINED) {
             st(t, a->an, i, y);
-            if (a->precond) st(t, a->m, i, operand(a, p_old, beta, i));
-        } else {
+            if (a->precond) st(t, a->m, i, o);
+        } else if (!bicg) {
             double q = st(t, a->q, i, y);
-            pq += st(t, p_new, i, operand(a, p_old, beta, i)) * q;
+            acc[0] += st(t, p_new, i, o) * q;
+        } else if (step == 0) {
+            st(t, p_new, i, o);
+            acc[0] += ld(t, a->rh, i) * st(t, v_new, i, y);
+        } else {
+            double sv = st(t, a->s, i, o), tv = st(t, a->t, i, y);
+            acc[0] += sv * sv;
+            acc[1] += tv * sv;
+            acc[2] += tv * tv;
         }
     }
-    if (!a->pipelined) s->pq = pq;
+    if (a->method == SP_CG_CLASSIC) s->pq = acc[0];
+    else if (bicg && step == 0) sp__bicg_close_v(s, acc[0]);
+    else if (bicg) sp__bicg_close_s(a, s, acc[0], acc[1], acc[2]);
 }
 
 /* x += alpha p'; r -= alpha q; z = dinv .* r; r.r and r.z. */
@@ -126,11 +148,39 @@ static void pipelined_update(sp_cg_block_t *b)
     sp__cg_close(a, s, den, alpha, rr, gamma, delta);
 }
 
-void sp__ref_cg_update_step(sp_cg_block_t *b)
+/* BiCGSTAB update: x += alpha p' + omega s (only alpha p' once ||s|| met the tolerance);
+ * r = s - omega t; r.r and r^.r. */
+static void bicgstab_update(sp_cg_block_t *b)
+{
+    const sp_cg_args_t *a = &b->args;
+    sp_cg_state_t *s = &b->state;
+    int32_t t = a->value_type;
+    const void *p = a->p[(s->k + 1) & 1];
+    double rr = 0.0, rho = 0.0;
+    for (int64_t i = 0; i < a->n; i++) {
+        double x = fma(s->alpha, ld(t, p, i), ld(t, a->x, i));
+        if (s->s_conv) {
+            st(t, a->x, i, x);
+            continue;
+        }
+        double sv = ld(t, a->s, i);
+        st(t, a->x, i, fma(s->omega, sv, x));
+        double r = st(t, a->r, i, fma(-s->omega, ld(t, a->t, i), sv));
+        rr += r * r;
+        rho += ld(t, a->rh, i) * r;
+    }
+    sp__bicg_close_r(a, s, rr, rho);
+}
+
+void sp__ref_cg_step(sp_cg_block_t *b, int step)
 {
     if (b->state.verdict >= 0) return;
-    if (b->args.pipelined)
+    if (step < sp__cg_steps(&b->args) - 1)
+        spmv_step(b, step);
+    else if (b->args.method == SP_CG_PIPELINED)
         pipelined_update(b);
+    else if (b->args.method == SP_CG_BICGSTAB)
+        bicgstab_update(b);
     else
         classic_update(b);
 }

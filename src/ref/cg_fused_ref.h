@@ -1,5 +1,5 @@
-/* Host twins of the fused CG steps (kernels/solve/cg_fused.cu): the same arithmetic on the
- * block of src/core/sp_cg_fused.h, sequentially in index order. */
+/* Host twins of the fused Krylov steps (kernels/solve/cg_fused.cu): the same arithmetic on
+ * the block of src/core/sp_cg_fused.h, sequentially in index order. */
 #ifndef SP_CG_FUSED_REF_H
 #define SP_CG_FUSED_REF_H
 
@@ -9,11 +9,9 @@
 extern "C" {
 #endif
 
-/* The spmv step of the block's method (classic or pipelined); nothing when the state's
- * verdict is already set. */
-void sp__ref_cg_spmv_step(sp_cg_block_t *b);
-/* The update step, its reductions and the verdict (sp__cg_close). */
-void sp__ref_cg_update_step(sp_cg_block_t *b);
+/* Step `step` (0 .. sp__cg_steps - 1, the last the update step with the verdict) of the
+ * block's method; nothing when the state's verdict is already set. */
+void sp__ref_cg_step(sp_cg_block_t *b, int step);
 
 #ifdef __cplusplus
 }

@@ -1,9 +1,10 @@
-/* CG and PCG-Jacobi on the fused steps (src/core/sp_cg_fused.h), classic or pipelined
- * (Ghysels & Vanroose 2014). Setup fills the block's arguments and, for the device loop
- * on CUDA, makes the graph; a solve starts the residual with the library's vector steps,
- * then runs iterations two kernels each: one at a time with a read of the state after
- * each (LOOP_FUSED), or as one graph launch per check_every iterations (LOOP_DEVICE). On a
- * host context the same steps run as their twins (src/ref/cg_fused_ref.c). */
+/* CG and PCG-Jacobi (classic or pipelined, Ghysels & Vanroose 2014) and BiCGSTAB on the
+ * fused steps (src/core/sp_cg_fused.h). Setup fills the block's arguments and, for the
+ * device loop on CUDA, makes the graph; a solve starts the residual with the library's
+ * vector steps, then runs iterations of two (CG) or three (BiCGSTAB) kernels: one at a
+ * time with a read of the state after each (LOOP_FUSED), or as one graph launch per
+ * check_every iterations (LOOP_DEVICE). On a host context the same steps run as their
+ * twins (src/ref/cg_fused_ref.c). */
 #include <math.h>
 #include <string.h>
 
@@ -19,15 +20,16 @@ enum { QUEUED_BATCH = 32 };
 
 int sp__cg_fused_mode(const sp_solver_options_t *o, sp_solver_type_t type)
 {
-    if (type != SP_SOLVER_CG && type != SP_SOLVER_PCG_JACOBI) return 0;
+    int cg = type == SP_SOLVER_CG || type == SP_SOLVER_PCG_JACOBI;
+    if (!cg && type != SP_SOLVER_BICGSTAB) return 0;
     if (o->loop == SP_SOLVER_LOOP_DEVICE) return SP_SOLVER_LOOP_DEVICE;
-    if (o->loop == SP_SOLVER_LOOP_FUSED || o->pipelined) return SP_SOLVER_LOOP_FUSED;
+    if (o->loop == SP_SOLVER_LOOP_FUSED || (cg && o->pipelined)) return SP_SOLVER_LOOP_FUSED;
     return 0;
 }
 
 void sp__cg_fused_free(sp_solver_t *s)
 {
-    sp_vector_t **v[] = {&s->p1, &s->w, &s->m, &s->an, &s->az, &s->ms, &s->cgv};
+    sp_vector_t **v[] = {&s->p1, &s->v1, &s->w, &s->m, &s->an, &s->az, &s->ms, &s->cgv};
 #ifdef SP_HAVE_CUDA
     sp_gpu_cg_loop_t loop = {s->loop_graph, s->loop_exec};
     sp__gpu_cg_loop_free(&loop);
@@ -83,16 +85,14 @@ static sp_status_t make_graph(sp_solver_t *s)
 #endif
 }
 
-sp_status_t sp__cg_fused_setup(sp_solver_t *s)
+/* The vectors beside the step loop's workspace, and their places in the arguments. */
+static sp_status_t fused_vectors(sp_solver_t *s, sp_cg_args_t *a)
 {
     sp_status_t st = SP_STATUS_SUCCESS;
-    sp_cg_args_t *a = &s->cg;
-    int prec = s->type == SP_SOLVER_PCG_JACOBI, pipe = s->options.pipelined != 0;
-    s->fused_loop = sp__cg_fused_mode(&s->options, s->type);
-    s->pipelined = pipe;
-    if (!s->fused_loop) goto done;
+    int prec = a->precond;
     SP_TRY(sp__vector_new(s->ctx, s->t, s->n, &s->p1));
-    if (pipe) {
+    if (a->method == SP_CG_BICGSTAB) SP_TRY(sp__vector_new(s->ctx, s->t, s->n, &s->v1));
+    if (a->method == SP_CG_PIPELINED) {
         SP_TRY(sp__vector_new(s->ctx, s->t, s->n, &s->w));
         SP_TRY(sp__vector_new(s->ctx, s->t, s->n, &s->an));
         SP_TRY(sp__vector_new(s->ctx, s->t, s->n, &s->az));
@@ -101,13 +101,6 @@ sp_status_t sp__cg_fused_setup(sp_solver_t *s)
             SP_TRY(sp__vector_new(s->ctx, s->t, s->n, &s->ms));
         }
     }
-    SP_TRY(sp__vector_new(s->ctx, SP_R_64F, SP_CG_BLOCK_DOUBLES, &s->cgv));
-    memset(a, 0, sizeof *a);
-    a->n = s->n;
-    a->value_type = (int32_t)s->t;
-    a->precond = prec;
-    a->pipelined = pipe;
-    SP_TRY(matrix_args(s, a));
     a->dinv = prec ? s->diag->data : NULL;
     a->r = s->r->data;
     a->z = prec ? s->z->data : s->r->data;
@@ -119,6 +112,32 @@ sp_status_t sp__cg_fused_setup(sp_solver_t *s)
     a->an = data_of(s->an);
     a->az = data_of(s->az);
     a->ms = prec ? data_of(s->ms) : s->q->data;
+    /* BiCGSTAB: v is the step loop's q (as in solve_bicgstab.c) and v1 */
+    a->rh = data_of(s->rhat);
+    a->v[0] = s->q->data;
+    a->v[1] = data_of(s->v1);
+    a->s = data_of(s->s);
+    a->t = data_of(s->tv);
+done:
+    return st;
+}
+
+sp_status_t sp__cg_fused_setup(sp_solver_t *s)
+{
+    sp_status_t st = SP_STATUS_SUCCESS;
+    sp_cg_args_t *a = &s->cg;
+    int bicg = s->type == SP_SOLVER_BICGSTAB;
+    s->fused_loop = sp__cg_fused_mode(&s->options, s->type);
+    s->pipelined = !bicg && s->options.pipelined != 0;
+    if (!s->fused_loop) goto done;
+    memset(a, 0, sizeof *a);
+    a->n = s->n;
+    a->value_type = (int32_t)s->t;
+    a->precond = s->type == SP_SOLVER_PCG_JACOBI;
+    a->method = bicg ? SP_CG_BICGSTAB : s->pipelined ? SP_CG_PIPELINED : SP_CG_CLASSIC;
+    SP_TRY(matrix_args(s, a));
+    SP_TRY(fused_vectors(s, a));
+    SP_TRY(sp__vector_new(s->ctx, SP_R_64F, SP_CG_BLOCK_DOUBLES, &s->cgv));
     a->parts = (double *)s->cgv->data + (sizeof(sp_cg_block_t) + 7) / 8;
     if (s->fused_loop == SP_SOLVER_LOOP_DEVICE && s->ctx->kind == SP_DEVICE_CUDA && s->n > 0)
         SP_TRY(make_graph(s));
@@ -143,8 +162,7 @@ static void host_iterations(sp_solver_t *s, sp_cg_block_t *blk)
 {
     int64_t every = s->options.check_every;
     do {
-        sp__ref_cg_spmv_step(blk);
-        sp__ref_cg_update_step(blk);
+        for (int i = 0; i < sp__cg_steps(&blk->args); i++) sp__ref_cg_step(blk, i);
     } while (s->fused_loop == SP_SOLVER_LOOP_DEVICE && blk->state.verdict < 0 &&
              (every <= 0 || blk->state.k % every != 0));
 }
@@ -169,10 +187,9 @@ static sp_status_t run_iterations(sp_solver_t *s, sp_cg_block_t *blk)
         }
         if (s->fused_loop == SP_SOLVER_LOOP_DEVICE)
             count = s->options.check_every > 0 ? s->options.check_every : QUEUED_BATCH;
-        for (int64_t i = 0; i < count; i++) {
-            SP_TRY(sp__gpu_cg_step(&env, blk, &s->cg, 0));
-            SP_TRY(sp__gpu_cg_step(&env, blk, &s->cg, 1));
-        }
+        for (int64_t i = 0; i < count; i++)
+            for (int step = 0; step < sp__cg_steps(&s->cg); step++)
+                SP_TRY(sp__gpu_cg_step(&env, blk, &s->cg, step));
     }
 #else
     SP_FAIL(SP_STATUS_NOT_COMPILED, "libsp was built without CUDA");
@@ -181,7 +198,8 @@ done:
     return st;
 }
 
-/* The residual, rho (r.z, or gamma = r.u) and r.r; pipelined: w = A u and delta = w.u. */
+/* The residual, rho (r.z, gamma = r.u, or BiCGSTAB's r^.r with r^ = r) and r.r;
+ * pipelined: w = A u and delta = w.u. */
 static sp_status_t start(sp_solver_t *s, const sp_vector_t *b, sp_vector_t *x,
                          sp_cg_block_t *blk)
 {
@@ -190,6 +208,7 @@ static sp_status_t start(sp_solver_t *s, const sp_vector_t *b, sp_vector_t *x,
     int prec = s->type == SP_SOLVER_PCG_JACOBI;
     sp_vector_t *u = prec ? s->z : s->r;
     SP_TRY(sp__solver_residual(s, b, s->options.use_initial_guess ? x : NULL, s->r));
+    if (s->type == SP_SOLVER_BICGSTAB) SP_TRY(sp_vector_copy(ctx, s->r, s->rhat));
     if (prec) SP_TRY(sp__vec_pointwise(ctx, s->diag, s->r, s->z, &blk->state.rho));
     else SP_TRY(sp__vec_dot(ctx, s->r, s->r, &blk->state.rho, 0));
     SP_TRY(sp__vec_dot(ctx, s->r, s->r, &blk->state.rr, 0));
@@ -219,6 +238,12 @@ sp_status_t sp__solve_cg_fused(sp_solver_t *s, const sp_vector_t *b, sp_vector_t
     s->result.recurrence_residual = sqrt(h.state.rr) / bnorm;
     if (sqrt(h.state.rr) <= h.args.tol) {
         s->result.status = SP_SOLVER_CONVERGED;
+        goto done;
+    }
+    if (s->type == SP_SOLVER_BICGSTAB && !isfinite(h.state.rho)) {
+        /* the step loop's first iteration stops on it */
+        s->result.iterations = 1;
+        s->result.status = SP_SOLVER_DIVERGED;
         goto done;
     }
     while (h.state.verdict < 0) {

@@ -36,7 +36,7 @@ struct sp_solver {
     /* the fused CG iteration (solve_cg_fused.c), when the options ask for it at setup */
     int fused_loop;              /* 0: the step loop; SP_SOLVER_LOOP_FUSED or _DEVICE */
     int pipelined;               /* as prepared by the setup */
-    sp_vector_t *p1;             /* the second direction buffer */
+    sp_vector_t *p1, *v1;        /* the second direction buffer; BiCGSTAB: the second v */
     sp_vector_t *w, *m, *an, *az, *ms; /* pipelined (m, ms: Jacobi only) */
     sp_vector_t *cgv;            /* the block of sp_cg_fused.h, SP_CG_BLOCK_DOUBLES doubles */
     sp_cg_args_t cg;             /* host copy of the block's arguments (x set per solve) */
@@ -68,7 +68,7 @@ sp_status_t sp__solve_cg(sp_solver_t *s, const sp_vector_t *b, sp_vector_t *x, d
 sp_status_t sp__solve_bicgstab(sp_solver_t *s, const sp_vector_t *b, sp_vector_t *x,
                                double bnorm);
 
-/* The fused CG iteration (solve_cg_fused.c). sp__cg_fused_mode: the loop the options ask
+/* The fused iterations of CG, PCG-Jacobi and BiCGSTAB (solve_cg_fused.c). sp__cg_fused_mode: the loop the options ask
  * of a solver type (0: the step loop; SP_SOLVER_LOOP_FUSED or _DEVICE). Setup makes the
  * extra workspace, the block and (CUDA, LOOP_DEVICE) the graph; free releases them. */
 int sp__cg_fused_mode(const sp_solver_options_t *o, sp_solver_type_t type);

@@ -179,7 +179,8 @@ sp_status_t sp_solver_solve(sp_solver_t *s, const sp_vector_t *b, sp_vector_t *x
     SP_TRY(check_vector(s, x, "x"));
     SP_CHECK_ARG(b != x, "sp_solver_solve: b and x are the same vector");
     SP_CHECK_ARG(sp__cg_fused_mode(&s->options, s->type) == s->fused_loop &&
-                     (!s->fused_loop || (s->options.pipelined != 0) == s->pipelined),
+                     (!s->fused_loop || (s->type != SP_SOLVER_BICGSTAB &&
+                                         s->options.pipelined != 0) == s->pipelined),
                  "sp_solver_solve: the loop or pipelined option changed since "
                  "sp_solver_setup (set options, then setup again)");
     s->result = res;
@@ -191,10 +192,10 @@ sp_status_t sp_solver_solve(sp_solver_t *s, const sp_vector_t *b, sp_vector_t *x
         s->result.status = SP_SOLVER_CONVERGED;
     } else if (!isfinite(bnorm)) {
         s->result.status = SP_SOLVER_DIVERGED;
-    } else if (s->type == SP_SOLVER_BICGSTAB) {
-        SP_TRY(sp__solve_bicgstab(s, b, x, bnorm));
     } else if (s->fused_loop) {
         SP_TRY(sp__solve_cg_fused(s, b, x, bnorm));
+    } else if (s->type == SP_SOLVER_BICGSTAB) {
+        SP_TRY(sp__solve_bicgstab(s, b, x, bnorm));
     } else {
         SP_TRY(sp__solve_cg(s, b, x, bnorm));
     }
