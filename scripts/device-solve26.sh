@@ -7,7 +7,9 @@
 # pipelined / pipelined-device forms with the cuSPARSE + cuBLAS baselines (the CUDA
 # sample's form and the device-scalar form). Prints ms per iteration, iterations and
 # residuals; checks every form converged with a true residual under 10 rtol and (classic
-# forms) iterations within one of the sample baseline's.
+# forms) iterations within one of the sample baseline's. The allocation sweep's solver case
+# (every device allocation of the fused setups failing in turn) runs too; with
+# SOLVE26_SPTRSV=1 also sptrsv_bench (the public sp_sptrsv against cuSPARSE SpSV).
 #
 #   bash scripts/device-solve26.sh [LOGDIR]     (LOGDIR default: $OUT, else build-gpu/logs)
 set -uo pipefail
@@ -39,8 +41,9 @@ step() { # step NAME SECONDS COMMAND...: run with a time limit, log, remember fa
 step configure 120 cmake -S . -B build-gpu -DSP_WITH_CUDA=ON -DCMAKE_BUILD_TYPE=Release \
   -DCMAKE_CUDA_ARCHITECTURES=90 "${SP_ZLIB_ARGS[@]}"
 step build 240 cmake --build build-gpu -j"$(nproc)" --target check_solver check_solver_fused \
-  check_gpu_solver cg_bench
-step tests 150 ctest --test-dir build-gpu --output-on-failure -R '^check_(gpu_)?solver'
+  check_alloc_sweep check_gpu_solver check_gpu_alloc_sweep cg_bench sptrsv_bench
+step tests 150 ctest --test-dir build-gpu --output-on-failure -R '^check_(gpu_)?solver|^check_alloc_sweep$'
+step alloc-sweep 90 ctest --test-dir build-gpu --output-on-failure -R '^check_gpu_alloc_sweep\.solvers$'
 grep -E "iterations \(step loop" "$logs/tests.log" | head -n 40 || true
 # memcheck on the fused case, small inputs; a timeout is reported, not counted as a failure
 echo "== memcheck"
@@ -81,6 +84,12 @@ bench cg-poisson100 --n 100 --rtol 1e-8 --rhs ones --reps 5
 bench cg-poisson160 --n 160 --rtol 1e-8 --rhs ones --reps 3
 bench pcg-poisson100 --n 100 --rtol 1e-8 --rhs ones --reps 5 --pcg
 bench pcg-poisson160 --n 160 --rtol 1e-8 --rhs ones --reps 3 --pcg
+# the triangular solve through the public API against cuSPARSE (off by default: about two
+# minutes; SOLVE26_SPTRSV=1 to run it)
+if [ "${SOLVE26_SPTRSV:-0}" = 1 ]; then
+  step sptrsv 200 ./build-gpu/bench/sptrsv_bench
+  sed -n '/^| matrix/,$p' "$logs/sptrsv.log"
+fi
 
 echo
 echo "== summary"
