@@ -40,7 +40,7 @@ step() { # step NAME SECONDS COMMAND...: run with a time limit, log, remember fa
 
 step configure 120 cmake -S . -B build-gpu -DSP_WITH_CUDA=ON -DCMAKE_BUILD_TYPE=Release \
   -DCMAKE_CUDA_ARCHITECTURES=90 "${SP_ZLIB_ARGS[@]}"
-step build 240 cmake --build build-gpu -j"$(nproc)" --target check_solver check_solver_fused \
+step build 240 cmake --build build-gpu -j"$(nproc)" --target check_solver \
   check_alloc_sweep check_gpu_solver check_gpu_alloc_sweep cg_bench sptrsv_bench
 step tests 150 ctest --test-dir build-gpu --output-on-failure -R '^check_(gpu_)?solver|^check_alloc_sweep$'
 step alloc-sweep 90 ctest --test-dir build-gpu --output-on-failure -R '^check_gpu_alloc_sweep\.solvers$'
