@@ -6,9 +6,10 @@
  * CUDA graph's while node, one synchronization a solve), `pipelined` (Ghysels-Vanroose,
  * fused kernels) and `pipelined-device`; CG and, with --pcg, PCG-Jacobi.
  * Baselines on cuSPARSE SpMV + cuBLAS: `sample` (the CUDA samples' conjugateGradient:
- * CSR_ALG1, host scalars, two synchronizations an iteration) and `devscalar` (the faster of
- * CSR_ALG1 / CSR_ALG2 for this matrix, cuBLAS in device pointer mode, the scalars computed
- * on the device, one 8-byte read-back an iteration for the stopping test).
+ * CSR_ALG1, host scalars, two synchronizations an iteration) and `devscalar` (the fastest
+ * of CSR_ALG1, CSR_ALG2 and sliced ELL (slice 32, SELL_ALG1) for this matrix, timed here,
+ * cuBLAS in device pointer mode, the scalars computed on the device, one 8-byte read-back
+ * an iteration for the stopping test).
  * Whole solves timed with CUDA events on one stream, every form and baseline interleaved
  * in each round; the median per iteration, the iteration counts and the true residuals.
  * Also the SpMV alone (libsp's format, cuSPARSE's chosen algorithm) for the ratio
@@ -52,6 +53,23 @@ __global__ void alpha_kernel(double *s)
     s[S_R0] = s[S_R1];
 }
 
+/* Sliced ELL (slice SELL_C, rows in order) from the device CSR: a thread per row writes
+ * its slots of its slice (column-major inside the slice); the padding was set to column -1
+ * and value 0 before. */
+enum { SELL_C = 32 };
+__global__ void csr_to_sell_kernel(int n, const int *ptr, const int *idx, const double *val,
+                                   const int *offsets, int *sell_col, double *sell_val)
+{
+    int r = blockIdx.x * blockDim.x + threadIdx.x;
+    if (r >= n) return;
+    int base = offsets[r / SELL_C], lane = r % SELL_C;
+    for (int k = ptr[r]; k < ptr[r + 1]; k++) {
+        int slot = base + (k - ptr[r]) * SELL_C + lane;
+        sell_col[slot] = idx[k];
+        sell_val[slot] = val[k];
+    }
+}
+
 /* The baselines: CSR on the device, cuSPARSE descriptors, cuBLAS on the same stream. */
 struct baseline {
     int n = 0;
@@ -62,7 +80,9 @@ struct baseline {
     cusparseHandle_t sp = nullptr;
     cublasHandle_t bl = nullptr;
     cudaStream_t stream = nullptr;
-    cusparseSpMatDescr_t A = nullptr;
+    cusparseSpMatDescr_t A = nullptr, S = nullptr; /* CSR; sliced ELL */
+    int *d_sell_off = nullptr, *d_sell_col = nullptr;
+    double *d_sell_val = nullptr;
     cusparseDnVecDescr_t vp = nullptr, vq = nullptr, vx = nullptr, vr = nullptr;
     cusparseSpMVAlg_t alg = CUSPARSE_SPMV_CSR_ALG1;
     int iterations = 0;
@@ -70,7 +90,8 @@ struct baseline {
     void spmv(cusparseDnVecDescr_t in, cusparseDnVecDescr_t out, double alpha, double beta,
               cusparseSpMVAlg_t a)
     {
-        CUSPARSE_OK(cusparseSpMV(sp, CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha, A, in, &beta, out,
+        CUSPARSE_OK(cusparseSpMV(sp, CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha,
+                                 a == CUSPARSE_SPMV_SELL_ALG1 ? S : A, in, &beta, out,
                                  CUDA_R_64F, a, d_buf));
     }
 
@@ -162,7 +183,7 @@ static void baseline_open(baseline *B, cudaStream_t stream, const sp_format_view
 {
     int n = (int)csr.nrows;
     int64_t nnz = csr.nnz;
-    size_t bytes = 0, bytes2 = 0;
+    size_t bytes = 0;
     double one = 1, zero = 0;
     B->n = n;
     B->stream = stream;
@@ -190,13 +211,37 @@ static void baseline_open(baseline *B, cudaStream_t stream, const sp_format_view
     CUSPARSE_OK(cusparseCreateDnVec(&B->vq, n, B->d_q, CUDA_R_64F));
     CUSPARSE_OK(cusparseCreateDnVec(&B->vx, n, B->d_x, CUDA_R_64F));
     CUSPARSE_OK(cusparseCreateDnVec(&B->vr, n, B->d_r, CUDA_R_64F));
-    CUSPARSE_OK(cusparseSpMV_bufferSize(B->sp, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, B->A,
-                                        B->vp, &zero, B->vq, CUDA_R_64F,
-                                        CUSPARSE_SPMV_CSR_ALG1, &bytes));
-    CUSPARSE_OK(cusparseSpMV_bufferSize(B->sp, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, B->A,
-                                        B->vp, &zero, B->vq, CUDA_R_64F,
-                                        CUSPARSE_SPMV_CSR_ALG2, &bytes2));
-    bytes = bytes2 > bytes ? bytes2 : bytes;
+    /* sliced ELL: slice widths and offsets on the host, the slots by csr_to_sell_kernel */
+    int64_t nslices = (n + SELL_C - 1) / SELL_C;
+    std::vector<int> off((size_t)nslices + 1, 0);
+    for (int64_t sl = 0; sl < nslices; sl++) {
+        int w = 0;
+        for (int64_t r = sl * SELL_C; r < std::min<int64_t>(n, (sl + 1) * SELL_C); r++)
+            w = std::max(w, csr.csr.row_ptr[r + 1] - csr.csr.row_ptr[r]);
+        off[(size_t)sl + 1] = off[(size_t)sl] + w * SELL_C;
+    }
+    int64_t slots = off[(size_t)nslices];
+    CUDA_OK(cudaMalloc(&B->d_sell_off, (size_t)(nslices + 1) * 4));
+    CUDA_OK(cudaMalloc(&B->d_sell_col, (size_t)slots * 4 + 4));
+    CUDA_OK(cudaMalloc(&B->d_sell_val, (size_t)slots * 8 + 8));
+    CUDA_OK(cudaMemcpy(B->d_sell_off, off.data(), (size_t)(nslices + 1) * 4, cudaMemcpyHostToDevice));
+    CUDA_OK(cudaMemset(B->d_sell_col, 0xff, (size_t)slots * 4));
+    CUDA_OK(cudaMemset(B->d_sell_val, 0, (size_t)slots * 8));
+    csr_to_sell_kernel<<<(n + 255) / 256, 256>>>(n, B->d_ptr, B->d_idx, B->d_val, B->d_sell_off,
+                                                B->d_sell_col, B->d_sell_val);
+    CUDA_OK(cudaGetLastError());
+    CUDA_OK(cudaDeviceSynchronize());
+    CUSPARSE_OK(cusparseCreateSlicedEll(&B->S, n, n, nnz, slots, SELL_C, B->d_sell_off,
+                                        B->d_sell_col, B->d_sell_val, CUSPARSE_INDEX_32I,
+                                        CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, CUDA_R_64F));
+    for (cusparseSpMVAlg_t a : {CUSPARSE_SPMV_CSR_ALG1, CUSPARSE_SPMV_CSR_ALG2,
+                                CUSPARSE_SPMV_SELL_ALG1}) {
+        size_t b = 0;
+        CUSPARSE_OK(cusparseSpMV_bufferSize(B->sp, CUSPARSE_OPERATION_NON_TRANSPOSE, &one,
+                                            a == CUSPARSE_SPMV_SELL_ALG1 ? B->S : B->A, B->vp,
+                                            &zero, B->vq, CUDA_R_64F, a, &b));
+        bytes = std::max(bytes, b);
+    }
     CUDA_OK(cudaMalloc(&B->d_buf, bytes > 0 ? bytes : 8));
     CUSPARSE_OK(cusparseSpMV_preprocess(B->sp, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, B->A,
                                         B->vp, &zero, B->vq, CUDA_R_64F,
@@ -210,12 +255,14 @@ static void baseline_close(baseline *B)
     cusparseDestroyDnVec(B->vq);
     cusparseDestroyDnVec(B->vp);
     cusparseDestroySpMat(B->A);
+    cusparseDestroySpMat(B->S);
     cublasDestroy(B->bl);
     cusparseDestroy(B->sp);
     cudaFreeHost(B->h_r1);
     for (void *p : {(void *)B->d_buf, (void *)B->d_ptr, (void *)B->d_idx, (void *)B->d_val,
                     (void *)B->d_x, (void *)B->d_r, (void *)B->d_p, (void *)B->d_q,
-                    (void *)B->d_b, (void *)B->d_s})
+                    (void *)B->d_b, (void *)B->d_s, (void *)B->d_sell_off,
+                    (void *)B->d_sell_col, (void *)B->d_sell_val})
         cudaFree(p);
 }
 
@@ -321,7 +368,9 @@ int main(int argc, char **argv)
     });
     stats alg1 = time_calls(stream, 50, [&] { B.spmv(B.vp, B.vq, 1.0, 0.0, CUSPARSE_SPMV_CSR_ALG1); });
     stats alg2 = time_calls(stream, 50, [&] { B.spmv(B.vp, B.vq, 1.0, 0.0, CUSPARSE_SPMV_CSR_ALG2); });
+    stats sell = time_calls(stream, 50, [&] { B.spmv(B.vp, B.vq, 1.0, 0.0, CUSPARSE_SPMV_SELL_ALG1); });
     B.alg = alg2.median < alg1.median ? CUSPARSE_SPMV_CSR_ALG2 : CUSPARSE_SPMV_CSR_ALG1;
+    if (sell.median < std::min(alg1.median, alg2.median)) B.alg = CUSPARSE_SPMV_SELL_ALG1;
 
     /* rounds: every form once per round, in order; the first round is a warm-up */
     cudaEvent_t e0, e1;
@@ -365,9 +414,11 @@ int main(int argc, char **argv)
     std::printf("rtol: %g\nmax_iterations: %d\nreps: %d\n", rtol, maxit, reps);
     std::printf("libsp_spmv_format: %s\n", sp_format_name(fmt));
     std::printf("libsp_spmv_ms: %.4f\n", lib_spmv.median);
-    std::printf("cusparse_spmv_alg1_ms: %.4f\ncusparse_spmv_alg2_ms: %.4f\n", alg1.median,
-                alg2.median);
-    std::printf("devscalar_spmv_alg: %s\n", B.alg == CUSPARSE_SPMV_CSR_ALG2 ? "CSR_ALG2" : "CSR_ALG1");
+    std::printf("cusparse_spmv_alg1_ms: %.4f\ncusparse_spmv_alg2_ms: %.4f\n"
+                "cusparse_spmv_sell_ms: %.4f\n", alg1.median, alg2.median, sell.median);
+    std::printf("devscalar_spmv_alg: %s\n", B.alg == CUSPARSE_SPMV_SELL_ALG1 ? "SELL_ALG1"
+                                             : B.alg == CUSPARSE_SPMV_CSR_ALG2 ? "CSR_ALG2"
+                                                                               : "CSR_ALG1");
     double best_base = 0;
     for (size_t i = forms.size() - nbase; i < forms.size(); i++) {
         double per = summarize(forms[i].ms).median / (double)(forms[i].iterations > 0 ? forms[i].iterations : 1);

@@ -61,7 +61,7 @@ fi
 bench() { # bench NAME ARGS...
   step "$1" 120 ./build-gpu/bench/cg_bench "${@:2}"
   echo "-- $1"
-  grep -E "^(device|matrix|solver|rhs|libsp_spmv_format|libsp_spmv_ms|cusparse_spmv_alg[12]_ms|devscalar_spmv_alg):" \
+  grep -E "^(device|matrix|solver|rhs|libsp_spmv_format|libsp_spmv_ms|cusparse_spmv_(alg[12]|sell)_ms|devscalar_spmv_alg):" \
     "$logs/$1.log"
   grep -E "^(steps|fused|device|pipelined|pipelined-device|sample|devscalar):" "$logs/$1.log"
   # every form converged with a true residual <= 10 rtol; classic forms within one
