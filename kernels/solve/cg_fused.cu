@@ -174,6 +174,8 @@ spmv_step_kernel(sp_cg_block_t *blk)
         } else if (OP == OP_CG) {
             double q = st<T>(a.q, i, y);
             acc[0] += st<T>(p_new, i, own) * q;
+            /* the last iteration's x += alpha p, one step late (sp_cg_fused.h) */
+            if (s->k > 0) st<T>(a.x, i, fma(s->alpha, ld<T>(o.pa, i), ld<T>(a.x, i)));
         } else if (OP == OP_BICG_V) {
             st<T>(p_new, i, own);
             acc[0] += ld<T>(a.rh, i) * st<T>(v_new, i, y);
@@ -205,29 +207,25 @@ __device__ __forceinline__ void set_condition(const sp_cg_args_t &a, const sp_cg
     cudaGraphSetConditional(handle, more ? 1u : 0u);
 }
 
-/* Classic update: x += alpha p'; r -= alpha q; z = dinv .* r; r.r, r.z. */
+/* Classic update: r -= alpha q; z = dinv .* r; r.r, r.z (x: in the next spmv step). */
 template <typename T, bool PREC>
 __device__ __forceinline__ void classic_update(const sp_cg_args_t &a, sp_cg_state_t *s,
                                                cudaGraphConditionalHandle handle, int in_graph)
 {
     using vec::P;
-    const void *p = a.p[(s->k + 1) & 1];
     const double alpha = s->pq != 0.0 ? s->rho / s->pq : 0.0;
-    double pr[P::unroll], qr[P::unroll], xr[P::unroll], rr_[P::unroll], dr[P::unroll];
+    double qr[P::unroll], rr_[P::unroll], dr[P::unroll];
     double rr = 0.0, rz = 0.0;
     vec::for_chunks(
         a.n,
         [&](int64_t i, int k) {
-            pr[k] = ld<T>(p, i);
             qr[k] = ld<T>(a.q, i);
-            xr[k] = ld<T>(a.x, i);
             rr_[k] = ld<T>(a.r, i);
             dr[k] = PREC ? ld<T>(a.dinv, i) : 0.0;
         },
         [&](int64_t i, int k) {
             double r = st<T>(a.r, i, fma(-alpha, qr[k], rr_[k]));
             double z = PREC ? st<T>(a.z, i, dr[k] * r) : r;
-            st<T>(a.x, i, fma(alpha, pr[k], xr[k]));
             rr += r * r;
             rz += r * z;
         });

@@ -5,9 +5,12 @@
  * over the vectors:
  *
  *   classic   spmv step:   p' = z + beta p (beta = rho / rho_prev, 0 at the first),
- *                          q = A p' with p' gathered on the fly, and p'.q
- *             update step: alpha = rho / p'.q; x += alpha p'; r -= alpha q; z = M^-1 r;
- *                          r.r and r.z; the verdict
+ *                          q = A p' with p' gathered on the fly, and p'.q; the last
+ *                          iteration's x += alpha p (its p is read here anyway, so the
+ *                          update step need not read p'); after the loop the driver adds
+ *                          the last alpha p'
+ *             update step: alpha = rho / p'.q; r -= alpha q; z = M^-1 r; r.r and r.z; the
+ *                          verdict
  *   pipelined spmv step:   m = M^-1 w (on the fly), n = A m; no reduction
  *             update step: beta, alpha from gamma, delta of the last step; the eight
  *                          recurrences; gamma = r.u, delta = w.u and r.r together (the

@@ -79,6 +79,8 @@ static void spmv_step(sp_cg_block_t *b, int step)
         } else if (!bicg) {
             double q = st(t, a->q, i, y);
             acc[0] += st(t, p_new, i, o) * q;
+            /* the last iteration's x += alpha p, one step late (sp_cg_fused.h) */
+            if (s->k > 0) st(t, a->x, i, fma(s->alpha, ld(t, a->p[s->k & 1], i), ld(t, a->x, i)));
         } else if (step == 0) {
             st(t, p_new, i, o);
             acc[0] += ld(t, a->rh, i) * st(t, v_new, i, y);
@@ -94,19 +96,16 @@ static void spmv_step(sp_cg_block_t *b, int step)
     else if (bicg) sp__bicg_close_s(a, s, acc[0], acc[1], acc[2]);
 }
 
-/* x += alpha p'; r -= alpha q; z = dinv .* r; r.r and r.z. */
+/* r -= alpha q; z = dinv .* r; r.r and r.z (x: in the next spmv step). */
 static void classic_update(sp_cg_block_t *b)
 {
     const sp_cg_args_t *a = &b->args;
     sp_cg_state_t *s = &b->state;
     int32_t t = a->value_type;
-    const void *p = a->p[(s->k + 1) & 1];
     double alpha = s->pq != 0.0 ? s->rho / s->pq : 0.0, rr = 0.0, rz = 0.0;
     for (int64_t i = 0; i < a->n; i++) {
-        double pi = ld(t, p, i), qi = ld(t, a->q, i);
-        double r = st(t, a->r, i, fma(-alpha, qi, ld(t, a->r, i)));
+        double r = st(t, a->r, i, fma(-alpha, ld(t, a->q, i), ld(t, a->r, i)));
         double z = a->precond ? st(t, a->z, i, ld(t, a->dinv, i) * r) : r;
-        st(t, a->x, i, fma(alpha, pi, ld(t, a->x, i)));
         rr += r * r;
         rz += r * z;
     }

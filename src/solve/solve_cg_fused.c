@@ -250,6 +250,13 @@ sp_status_t sp__solve_cg_fused(sp_solver_t *s, const sp_vector_t *b, sp_vector_t
         SP_TRY(run_iterations(s, blk));
         SP_TRY(block_copy(s, &h.state, &blk->state, sizeof h.state, 0));
     }
+    if (s->cg.method == SP_CG_CLASSIC && h.state.k > 0) {
+        /* the last iteration's x += alpha p' (the spmv step adds each one a step late) */
+        sp_vec_coef_t alpha = {1.0, &blk->state.alpha, NULL};
+        sp_vector_t *p_last = (h.state.k & 1) ? s->p1 : s->p;
+        SP_TRY(sp__vec_update(s->ctx, alpha, p_last, sp__coef(0), NULL, sp__coef(1), x, NULL,
+                              NULL, 0));
+    }
     s->result.iterations = h.state.k;
     s->result.recurrence_residual = sqrt(h.state.rr) / bnorm;
     s->result.status = (sp_solver_status_t)h.state.verdict;
