@@ -736,10 +736,11 @@ typedef enum sp_solver_type {
     SP_SOLVER_BICGSTAB = 3     /* BiCGSTAB (van der Vorst) for non-symmetric A */
 } sp_solver_type_t;
 
-/* How the iteration loop of CG, PCG-Jacobi and BiCGSTAB runs (PCG-SGS: STEPS always).
- * Every form gives the step loop's iterations (CG within one; BiCGSTAB, whose residuals
- * are not monotone, within a few percent) and runs on host contexts too (there the fused
- * steps run as their host twins, src/ref/cg_fused_ref.c). */
+/* How the iteration loop runs. Every form gives the step loop's iterations (CG family
+ * within one; BiCGSTAB, whose residuals are not monotone, within a few percent) and runs
+ * on host contexts too (there the fused steps run as their host twins,
+ * src/ref/cg_fused_ref.c). PCG-SGS takes LOOP_DEVICE as LOOP_FUSED: its two triangular
+ * solves are queued from the host between the fused kernels. */
 typedef enum sp_solver_loop {
     SP_SOLVER_LOOP_AUTO = 0,   /* STEPS for now (the default may move to DEVICE) */
     SP_SOLVER_LOOP_STEPS = 1,  /* the host loop over the library's vector steps: five
@@ -759,8 +760,7 @@ typedef struct sp_solver_options {
     int64_t max_iterations; /* 0: 10000 */
     double rtol;            /* stop when ||r|| <= rtol * ||b||; 0: 1e-8 */
     int use_initial_guess;  /* 1: start from x as given; 0: from x = 0 */
-    sp_solver_loop_t loop;  /* CG, PCG-Jacobi, BiCGSTAB: how the loop runs (set before
-                               setup) */
+    sp_solver_loop_t loop;  /* how the loop runs (set before setup) */
     int64_t check_every;    /* LOOP_DEVICE: the host sees the state every this many
                                iterations (0: only at the end; negative: refused) */
     int pipelined;          /* CG, PCG-Jacobi: 1 runs pipelined CG (Ghysels & Vanroose

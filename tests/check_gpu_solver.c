@@ -271,8 +271,8 @@ static sp_coo_t *irregular_spd(int64_t n, uint64_t seed)
     return coo;
 }
 
-/* The fused iteration (LOOP_FUSED, LOOP_DEVICE with and without check_every, pipelined)
- * on the GPU against its host twin (compare_with: status, iterations within one, x, the
+/* The fused iteration (LOOP_FUSED, LOOP_DEVICE with and without check_every, pipelined;
+ * PCG-SGS runs all of them as LOOP_FUSED, classic) on the GPU against its host twin (compare_with: status, iterations within one, x, the
  * repeat bit for bit) and against the GPU's step loop (iterations within one), on ELL
  * (Poisson, double and float) and CSR (irregular rows). */
 static const struct {
@@ -288,8 +288,11 @@ static const struct {
 
 static void fused_on(const char *matrix, const sp_coo_t *coo, double rtol, double xtol)
 {
-    for (int t = 0; t < 2; t++) {
-        sp_solver_type_t type = t ? SP_SOLVER_PCG_JACOBI : SP_SOLVER_CG;
+    static const sp_solver_type_t types[3] = {SP_SOLVER_CG, SP_SOLVER_PCG_JACOBI,
+                                              SP_SOLVER_PCG_SGS};
+    static const char *const names[3] = {"cg", "pcg-jacobi", "pcg-sgs"};
+    for (int t = 0; t < 3; t++) {
+        sp_solver_type_t type = types[t];
         sp_solver_options_t steps = {.rtol = rtol, .loop = SP_SOLVER_LOOP_STEPS};
         run_t base = run_solver(gpu, coo, type, &steps);
         ck_assert_int_eq(base.setup, SP_STATUS_SUCCESS);
@@ -301,8 +304,7 @@ static void fused_on(const char *matrix, const sp_coo_t *coo, double rtol, doubl
             opt.loop = fused_forms[f].loop;
             opt.check_every = fused_forms[f].every;
             opt.pipelined = fused_forms[f].pipelined;
-            snprintf(name, sizeof name, "%s %s %s", t ? "pcg-jacobi" : "cg",
-                     fused_forms[f].name, matrix);
+            snprintf(name, sizeof name, "%s %s %s", names[t], fused_forms[f].name, matrix);
             int64_t its = compare_with(name, coo, type, &opt, xtol);
             ck_assert_msg(its >= 0, "%s: refused", name);
             ck_assert_msg(llabs(its - base.res.iterations) <= 1,

@@ -301,12 +301,12 @@ START_TEST(fused_two_by_two)
 {
     const double a[4] = {4, 1, 1, 3}, b[2] = {1, 2};
     sp_matrix_t *A = matrix_of(sp_test_dense_coo(2, a, SP_R_64F));
-    for (int t = 0; t < 2; t++)
+    for (int t = 0; t < 3; t++)
         for (int i = 1; i < NFORMS; i++) {
             sp_solver_options_t opt = form(i, 1e-12);
             double x[2] = {0};
             sp_solver_result_t r =
-                solve(A, t ? SP_SOLVER_PCG_JACOBI : SP_SOLVER_CG, &opt, b, x);
+                solve(A, all_types[t], &opt, b, x);
             ck_assert_msg(r.status == SP_SOLVER_CONVERGED, "type %d form %d: %s", t, i,
                           sp_solver_status_string(r.status));
             ck_assert_int_le(r.iterations, 2);
@@ -340,8 +340,8 @@ static void against_steps(sp_value_type_t vt, int64_t grid, double rtol, double 
     double *x0 = calloc((size_t)n, sizeof *x0), *x1 = calloc((size_t)n, sizeof *x1);
     float *f = calloc((size_t)n, sizeof *f);
     ck_assert(x0 && x1 && f);
-    for (int t = 0; t < 2; t++) {
-        sp_solver_type_t type = t ? SP_SOLVER_PCG_JACOBI : SP_SOLVER_CG;
+    for (int t = 0; t < 3; t++) {
+        sp_solver_type_t type = all_types[t];
         sp_solver_result_t ref;
         for (int i = 0; i < NFORMS; i++) {
             sp_solver_options_t opt = form(i, rtol);
@@ -361,7 +361,7 @@ static void against_steps(sp_value_type_t vt, int64_t grid, double rtol, double 
             ck_assert_msg(r.relative_residual <= 10 * rtol, "type %d form %d: true residual %g",
                           t, i, r.relative_residual);
             ck_assert(r.recurrence_residual <= rtol);
-            assert_same_x(x0, x1, n, xtol, t ? "pcg-jacobi" : "cg", i);
+            assert_same_x(x0, x1, n, xtol, t == 2 ? "pcg-sgs" : t ? "pcg-jacobi" : "cg", i);
         }
     }
     free(f);

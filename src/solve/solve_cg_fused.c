@@ -1,5 +1,6 @@
-/* CG and PCG-Jacobi (classic or pipelined, Ghysels & Vanroose 2014) and BiCGSTAB on the
- * fused steps (src/core/sp_cg_fused.h). Setup fills the block's arguments and, for the
+/* CG and PCG-Jacobi (classic or pipelined, Ghysels & Vanroose 2014), PCG-SGS (classic,
+ * its triangular solves between the iterations) and BiCGSTAB on the fused steps
+ * (src/core/sp_cg_fused.h). Setup fills the block's arguments and, for the
  * device loop on CUDA, makes the graph; a solve starts the residual with the library's
  * vector steps, then runs iterations of two (CG) or three (BiCGSTAB) kernels: one at a
  * time with a read of the state after each (LOOP_FUSED), or as one graph launch per
@@ -18,13 +19,20 @@
 /* Iterations queued between reads of the state when the device loop has no graph. */
 enum { QUEUED_BATCH = 32 };
 
+/* PCG-SGS runs the fused loop from the host whatever the loop asked: its preconditioner
+ * (two triangular solves) is applied between iterations by sp__precond_apply. */
 int sp__cg_fused_mode(const sp_solver_options_t *o, sp_solver_type_t type)
 {
-    int cg = type == SP_SOLVER_CG || type == SP_SOLVER_PCG_JACOBI;
-    if (!cg && type != SP_SOLVER_BICGSTAB) return 0;
-    if (o->loop == SP_SOLVER_LOOP_DEVICE) return SP_SOLVER_LOOP_DEVICE;
-    if (o->loop == SP_SOLVER_LOOP_FUSED || (cg && o->pipelined)) return SP_SOLVER_LOOP_FUSED;
+    int sgs = type == SP_SOLVER_PCG_SGS;
+    if (o->loop == SP_SOLVER_LOOP_DEVICE) return sgs ? SP_SOLVER_LOOP_FUSED : SP_SOLVER_LOOP_DEVICE;
+    if (o->loop == SP_SOLVER_LOOP_FUSED || sp__cg_fused_pipelined(o, type))
+        return SP_SOLVER_LOOP_FUSED;
     return 0;
+}
+
+int sp__cg_fused_pipelined(const sp_solver_options_t *o, sp_solver_type_t type)
+{
+    return (type == SP_SOLVER_CG || type == SP_SOLVER_PCG_JACOBI) && o->pipelined;
 }
 
 void sp__cg_fused_free(sp_solver_t *s)
@@ -103,7 +111,7 @@ static sp_status_t fused_vectors(sp_solver_t *s, sp_cg_args_t *a)
     }
     a->dinv = prec ? s->diag->data : NULL;
     a->r = s->r->data;
-    a->z = prec ? s->z->data : s->r->data;
+    a->z = s->z ? s->z->data : s->r->data; /* PCG: M^-1 r (SGS: by the driver) */
     a->p[0] = s->p->data;
     a->p[1] = s->p1->data;
     a->q = s->q->data;
@@ -128,7 +136,7 @@ sp_status_t sp__cg_fused_setup(sp_solver_t *s)
     sp_cg_args_t *a = &s->cg;
     int bicg = s->type == SP_SOLVER_BICGSTAB;
     s->fused_loop = sp__cg_fused_mode(&s->options, s->type);
-    s->pipelined = !bicg && s->options.pipelined != 0;
+    s->pipelined = sp__cg_fused_pipelined(&s->options, s->type);
     if (!s->fused_loop) goto done;
     memset(a, 0, sizeof *a);
     a->n = s->n;
@@ -198,18 +206,18 @@ done:
     return st;
 }
 
-/* The residual, rho (r.z, gamma = r.u, or BiCGSTAB's r^.r with r^ = r) and r.r;
+/* The residual, rho (r.z with z = M^-1 r, gamma = r.u, or BiCGSTAB's r^.r with r^ = r)
+ * and r.r;
  * pipelined: w = A u and delta = w.u. */
 static sp_status_t start(sp_solver_t *s, const sp_vector_t *b, sp_vector_t *x,
                          sp_cg_block_t *blk)
 {
     sp_status_t st = SP_STATUS_SUCCESS;
     sp_context_t *ctx = s->ctx;
-    int prec = s->type == SP_SOLVER_PCG_JACOBI;
-    sp_vector_t *u = prec ? s->z : s->r;
+    sp_vector_t *u = s->z ? s->z : s->r;
     SP_TRY(sp__solver_residual(s, b, s->options.use_initial_guess ? x : NULL, s->r));
     if (s->type == SP_SOLVER_BICGSTAB) SP_TRY(sp_vector_copy(ctx, s->r, s->rhat));
-    if (prec) SP_TRY(sp__vec_pointwise(ctx, s->diag, s->r, s->z, &blk->state.rho));
+    if (s->z) SP_TRY(sp__precond_apply(s, s->r, s->z, &blk->state.rho));
     else SP_TRY(sp__vec_dot(ctx, s->r, s->r, &blk->state.rho, 0));
     SP_TRY(sp__vec_dot(ctx, s->r, s->r, &blk->state.rr, 0));
     if (s->pipelined) {
@@ -249,6 +257,10 @@ sp_status_t sp__solve_cg_fused(sp_solver_t *s, const sp_vector_t *b, sp_vector_t
     while (h.state.verdict < 0) {
         SP_TRY(run_iterations(s, blk));
         SP_TRY(block_copy(s, &h.state, &blk->state, sizeof h.state, 0));
+        /* SGS: z = M^-1 r and rho = r.z for the next iteration (the update step's r.z is
+           r.r there, overwritten) */
+        if (h.state.verdict < 0 && s->type == SP_SOLVER_PCG_SGS)
+            SP_TRY(sp__precond_apply(s, s->r, s->z, &blk->state.rho));
     }
     if (s->cg.method == SP_CG_CLASSIC && h.state.k > 0) {
         /* the last iteration's x += alpha p' (the spmv step adds each one a step late) */

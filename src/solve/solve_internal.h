@@ -68,10 +68,12 @@ sp_status_t sp__solve_cg(sp_solver_t *s, const sp_vector_t *b, sp_vector_t *x, d
 sp_status_t sp__solve_bicgstab(sp_solver_t *s, const sp_vector_t *b, sp_vector_t *x,
                                double bnorm);
 
-/* The fused iterations of CG, PCG-Jacobi and BiCGSTAB (solve_cg_fused.c). sp__cg_fused_mode: the loop the options ask
+/* The fused iterations of CG, PCG-Jacobi, PCG-SGS and BiCGSTAB (solve_cg_fused.c). sp__cg_fused_mode: the loop the options ask
  * of a solver type (0: the step loop; SP_SOLVER_LOOP_FUSED or _DEVICE). Setup makes the
  * extra workspace, the block and (CUDA, LOOP_DEVICE) the graph; free releases them. */
 int sp__cg_fused_mode(const sp_solver_options_t *o, sp_solver_type_t type);
+/* 1 when the options run pipelined CG for this type (CG and PCG-Jacobi only). */
+int sp__cg_fused_pipelined(const sp_solver_options_t *o, sp_solver_type_t type);
 sp_status_t sp__cg_fused_setup(sp_solver_t *s);
 void sp__cg_fused_free(sp_solver_t *s);
 sp_status_t sp__solve_cg_fused(sp_solver_t *s, const sp_vector_t *b, sp_vector_t *x,
