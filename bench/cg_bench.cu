@@ -15,8 +15,10 @@
  * Also the SpMV alone (libsp's format, cuSPARSE's chosen algorithm) for the ratio
  * iteration / SpMV.
  *
- *   cg_bench [--n 160] [--rtol 1e-8] [--max-iterations 5000] [--reps 3] [--rhs ones|aones]
- *            [--pcg]
+ *   cg_bench [--n 160 | --mtx FILE] [--rtol 1e-8] [--max-iterations 5000] [--reps 3]
+ *            [--rhs ones|aones] [--pcg]
+ *
+ * (--mtx: a symmetric positive definite Matrix Market file instead of Poisson.)
  *
  * Prints `Label: value` lines. */
 #include <cublas_v2.h>
@@ -288,19 +290,21 @@ struct form {
 int main(int argc, char **argv)
 {
     int64_t n = 160;
+    const char *mtx = nullptr;
     double rtol = 1e-8;
     int maxit = 5000, reps = 3, pcg = 0, aones = 0;
     for (int i = 1; i < argc; i++) {
         const char *v = i + 1 < argc ? argv[i + 1] : nullptr;
         if (!std::strcmp(argv[i], "--pcg")) { pcg = 1; continue; }
         if (v && !std::strcmp(argv[i], "--n")) n = std::atoll(v);
+        else if (v && !std::strcmp(argv[i], "--mtx")) mtx = v;
         else if (v && !std::strcmp(argv[i], "--rtol")) rtol = std::atof(v);
         else if (v && !std::strcmp(argv[i], "--max-iterations")) maxit = std::atoi(v);
         else if (v && !std::strcmp(argv[i], "--reps")) reps = std::atoi(v);
         else if (v && !std::strcmp(argv[i], "--rhs") && (!std::strcmp(v, "ones") || !std::strcmp(v, "aones")))
             aones = !std::strcmp(v, "aones");
         else {
-            std::fprintf(stderr, "usage: %s [--n N] [--rtol R] [--max-iterations K] [--reps R] "
+            std::fprintf(stderr, "usage: %s [--n N | --mtx FILE] [--rtol R] [--max-iterations K] [--reps R] "
                                  "[--rhs ones|aones] [--pcg]\n", argv[0]);
             return 2;
         }
@@ -317,7 +321,8 @@ int main(int argc, char **argv)
     sp_format_t fmt = SP_FORMAT_AUTO;
     sp_device_info_t dev;
     copt.stream = stream;
-    SP_OK(sp_gen_poisson3d(n, SP_R_64F, &coo));
+    if (mtx) SP_OK(sp_mtx_read(mtx, SP_R_64F, nullptr, &coo));
+    else SP_OK(sp_gen_poisson3d(n, SP_R_64F, &coo));
     SP_OK(sp_context_create(SP_DEVICE_CUDA, &copt, &gpu));
     SP_OK(sp_context_create(SP_DEVICE_HOST, nullptr, &host));
     SP_OK(sp_context_device_info(gpu, &dev));
@@ -405,7 +410,8 @@ int main(int argc, char **argv)
         }
     double ws = (double)csr.nnz * 12 + (double)coo->nrows * (4 + 5 * 8);
     std::printf("device: %s\n", dev.name);
-    std::printf("matrix: poisson3d %lld^3 double\n", (long long)n);
+    if (mtx) std::printf("matrix: %s double\n", mtx);
+    else std::printf("matrix: poisson3d %lld^3 double\n", (long long)n);
     std::printf("solver: %s\n", pcg ? "pcg-jacobi" : "cg");
     std::printf("rhs: %s\n", aones ? "b = A * ones" : "b = ones");
     std::printf("x0: 0\n");

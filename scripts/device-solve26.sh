@@ -7,7 +7,8 @@
 # pipelined / pipelined-device forms with the cuSPARSE + cuBLAS baselines (the CUDA
 # sample's form and the device-scalar form). Prints ms per iteration, iterations and
 # residuals; checks every form converged with a true residual under 10 rtol and (classic
-# forms) iterations within one of the sample baseline's. The allocation sweep's solver case
+# forms) iterations within one of the sample baseline's; then the same on datasets/mtx/
+# 1138_bus.mtx, printed only. The allocation sweep's solver case
 # (every device allocation of the fused setups failing in turn) runs too; with
 # SOLVE26_SPTRSV=1 also sptrsv_bench (the public sp_sptrsv against cuSPARSE SpSV).
 #
@@ -58,7 +59,14 @@ else
   echo "   compute-sanitizer not found (skipped)"
 fi
 
-bench() { # bench NAME ARGS...
+bench_info() { # bench_info NAME ARGS...: run and print, no checks
+  step "$1" 120 ./build-gpu/bench/cg_bench "${@:2}"
+  echo "-- $1"
+  grep -E "^(device|matrix|solver|rhs|libsp_spmv_format|libsp_spmv_ms|cusparse_spmv_(alg[12]|sell)_ms|devscalar_spmv_alg):" \
+    "$logs/$1.log"
+  grep -E "^(steps|fused|device|pipelined|pipelined-device|sample|devscalar):" "$logs/$1.log"
+}
+bench() { # bench NAME ARGS...: run, print, check
   step "$1" 120 ./build-gpu/bench/cg_bench "${@:2}"
   echo "-- $1"
   grep -E "^(device|matrix|solver|rhs|libsp_spmv_format|libsp_spmv_ms|cusparse_spmv_(alg[12]|sell)_ms|devscalar_spmv_alg):" \
@@ -84,6 +92,9 @@ bench cg-poisson100 --n 100 --rtol 1e-8 --rhs ones --reps 5
 bench cg-poisson160 --n 160 --rtol 1e-8 --rhs ones --reps 3
 bench pcg-poisson100 --n 100 --rtol 1e-8 --rhs ones --reps 5 --pcg
 bench pcg-poisson160 --n 160 --rtol 1e-8 --rhs ones --reps 3 --pcg
+# a small SPD matrix of datasets/ (launch-bound: where the device loop matters most)
+bench_info cg-1138_bus --mtx datasets/mtx/1138_bus.mtx --rtol 1e-8 --max-iterations 20000 --reps 5
+bench_info pcg-1138_bus --mtx datasets/mtx/1138_bus.mtx --rtol 1e-8 --max-iterations 20000 --reps 5 --pcg
 # the triangular solve through the public API against cuSPARSE (off by default: about two
 # minutes; SOLVE26_SPTRSV=1 to run it)
 if [ "${SOLVE26_SPTRSV:-0}" = 1 ]; then
