@@ -4,7 +4,8 @@
  * libsp, public API, in every loop form: `steps` (the vector steps, one synchronization an
  * iteration), `fused` (two fused kernels an iteration), `device` (the fused iteration in a
  * CUDA graph's while node, one synchronization a solve), `pipelined` (Ghysels-Vanroose,
- * fused kernels) and `pipelined-device`; CG and, with --pcg, PCG-Jacobi.
+ * fused kernels) and `pipelined-device`; CG and, with --pcg, PCG-Jacobi; with --bicgstab,
+ * BiCGSTAB's steps / fused / device forms (no baseline: the baselines are CG).
  * Baselines on cuSPARSE SpMV + cuBLAS: `sample` (the CUDA samples' conjugateGradient:
  * CSR_ALG1, host scalars, two synchronizations an iteration) and `devscalar` (the fastest
  * of CSR_ALG1, CSR_ALG2 and sliced ELL (slice 32, SELL_ALG1) for this matrix, timed here,
@@ -16,7 +17,7 @@
  * iteration / SpMV.
  *
  *   cg_bench [--n 160 | --mtx FILE] [--rtol 1e-8] [--max-iterations 5000] [--reps 3]
- *            [--rhs ones|aones] [--pcg]
+ *            [--rhs ones|aones] [--pcg | --bicgstab]
  *
  * (--mtx: a symmetric positive definite Matrix Market file instead of Poisson.)
  *
@@ -292,10 +293,11 @@ int main(int argc, char **argv)
     int64_t n = 160;
     const char *mtx = nullptr;
     double rtol = 1e-8;
-    int maxit = 5000, reps = 3, pcg = 0, aones = 0;
+    int maxit = 5000, reps = 3, pcg = 0, bicg = 0, aones = 0;
     for (int i = 1; i < argc; i++) {
         const char *v = i + 1 < argc ? argv[i + 1] : nullptr;
         if (!std::strcmp(argv[i], "--pcg")) { pcg = 1; continue; }
+        if (!std::strcmp(argv[i], "--bicgstab")) { bicg = 1; continue; }
         if (v && !std::strcmp(argv[i], "--n")) n = std::atoll(v);
         else if (v && !std::strcmp(argv[i], "--mtx")) mtx = v;
         else if (v && !std::strcmp(argv[i], "--rtol")) rtol = std::atof(v);
@@ -305,7 +307,7 @@ int main(int argc, char **argv)
             aones = !std::strcmp(v, "aones");
         else {
             std::fprintf(stderr, "usage: %s [--n N | --mtx FILE] [--rtol R] [--max-iterations K] [--reps R] "
-                                 "[--rhs ones|aones] [--pcg]\n", argv[0]);
+                                 "[--rhs ones|aones] [--pcg | --bicgstab]\n", argv[0]);
             return 2;
         }
         i++;
@@ -346,14 +348,18 @@ int main(int argc, char **argv)
         {"device", SP_SOLVER_LOOP_DEVICE, 0}, {"pipelined", SP_SOLVER_LOOP_FUSED, 1},
         {"pipelined-device", SP_SOLVER_LOOP_DEVICE, 1}};
     std::vector<form> forms;
+    const sp_solver_type_t type = bicg  ? SP_SOLVER_BICGSTAB
+                                  : pcg ? SP_SOLVER_PCG_JACOBI
+                                        : SP_SOLVER_CG;
     for (auto &f : lf) {
+        if (bicg && f.pipelined) continue;
         sp_solver_options_t o = {};
         o.rtol = rtol;
         o.max_iterations = maxit;
         o.loop = f.loop;
         o.pipelined = f.pipelined;
         form fm{f.name, nullptr, 0, {}};
-        SP_OK(sp_solver_create(gpu, pcg ? SP_SOLVER_PCG_JACOBI : SP_SOLVER_CG, &fm.solver));
+        SP_OK(sp_solver_create(gpu, type, &fm.solver));
         SP_OK(sp_solver_set_options(fm.solver, &o));
         SP_OK(sp_solver_setup(fm.solver, A));
         forms.push_back(fm);
@@ -361,7 +367,7 @@ int main(int argc, char **argv)
     baseline B;
     baseline_open(&B, stream, csr, h_b.data());
     size_t nbase = 0;
-    if (!pcg) {
+    if (!pcg && !bicg) {
         forms.push_back(form{"sample", nullptr, 0, {}});
         forms.push_back(form{"devscalar", nullptr, 1, {}});
         nbase = 2;
@@ -412,7 +418,7 @@ int main(int argc, char **argv)
     std::printf("device: %s\n", dev.name);
     if (mtx) std::printf("matrix: %s double\n", mtx);
     else std::printf("matrix: poisson3d %lld^3 double\n", (long long)n);
-    std::printf("solver: %s\n", pcg ? "pcg-jacobi" : "cg");
+    std::printf("solver: %s\n", bicg ? "bicgstab" : pcg ? "pcg-jacobi" : "cg");
     std::printf("rhs: %s\n", aones ? "b = A * ones" : "b = ones");
     std::printf("x0: 0\n");
     std::printf("nrows: %lld\nnnz: %lld\n", (long long)csr.nrows, (long long)csr.nnz);

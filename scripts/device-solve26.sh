@@ -6,8 +6,8 @@
 # pipelined / pipelined-device forms with the cuSPARSE + cuBLAS baselines (the CUDA
 # sample's form and the device-scalar form). Prints ms per iteration, iterations and
 # residuals; checks every form converged with a true residual under 10 rtol and (classic
-# forms) iterations within one of the sample baseline's; then the same on datasets/mtx/
-# 1138_bus.mtx, printed only. Then, as the time budget allows (SOLVE26_BUDGET seconds,
+# forms) iterations within one of the sample baseline's; then BiCGSTAB's forms on Poisson
+# 100^3 and CG / PCG on datasets/mtx/1138_bus.mtx, printed only. Then, as the time budget allows (SOLVE26_BUDGET seconds,
 # default 350): the allocation sweep's solver case (every device allocation of the fused
 # setups failing in turn) and memcheck; with SOLVE26_SPTRSV=1 also sptrsv_bench (the
 # public sp_sptrsv against cuSPARSE SpSV).
@@ -79,7 +79,9 @@ bench cg-poisson100 --n 100 --rtol 1e-8 --rhs ones --reps 5
 bench cg-poisson160 --n 160 --rtol 1e-8 --rhs ones --reps 3
 bench pcg-poisson100 --n 100 --rtol 1e-8 --rhs ones --reps 5 --pcg
 bench pcg-poisson160 --n 160 --rtol 1e-8 --rhs ones --reps 3 --pcg
-# a small SPD matrix of datasets/ (launch-bound: where the device loop matters most)
+# BiCGSTAB's forms (no baseline), and a small SPD matrix of datasets/ (launch-bound:
+# where the device loop matters most), printed only
+bench_info bicgstab-poisson100 --n 100 --rtol 1e-8 --rhs ones --reps 3 --bicgstab
 bench_info cg-1138_bus --mtx datasets/mtx/1138_bus.mtx --rtol 1e-8 --max-iterations 20000 --reps 5
 bench_info pcg-1138_bus --mtx datasets/mtx/1138_bus.mtx --rtol 1e-8 --max-iterations 20000 --reps 5 --pcg
 
