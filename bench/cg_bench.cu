@@ -47,7 +47,10 @@
 /* The device-scalar baseline's scalar steps: beta = r1 / r0; alpha = r1 / dot (0 when dot
  * is 0), -alpha, and r0 = r1 for the next iteration. s: [r1, r0, dot, alpha, nalpha, beta]. */
 enum { S_R1 = 0, S_R0, S_DOT, S_ALPHA, S_NALPHA, S_BETA, S_COUNT };
-__global__ void beta_kernel(double *s) { s[S_BETA] = s[S_R0] != 0 ? s[S_R1] / s[S_R0] : 0; }
+__global__ void beta_kernel(double *s)
+{
+    s[S_BETA] = s[S_R0] != 0 ? s[S_R1] / s[S_R0] : 0;
+}
 __global__ void alpha_kernel(double *s)
 {
     double a = s[S_DOT] != 0 ? s[S_R1] / s[S_DOT] : 0;
@@ -227,18 +230,19 @@ static void baseline_open(baseline *B, cudaStream_t stream, const sp_format_view
     CUDA_OK(cudaMalloc(&B->d_sell_off, (size_t)(nslices + 1) * 4));
     CUDA_OK(cudaMalloc(&B->d_sell_col, (size_t)slots * 4 + 4));
     CUDA_OK(cudaMalloc(&B->d_sell_val, (size_t)slots * 8 + 8));
-    CUDA_OK(cudaMemcpy(B->d_sell_off, off.data(), (size_t)(nslices + 1) * 4, cudaMemcpyHostToDevice));
+    CUDA_OK(cudaMemcpy(B->d_sell_off, off.data(), (size_t)(nslices + 1) * 4,
+                       cudaMemcpyHostToDevice));
     CUDA_OK(cudaMemset(B->d_sell_col, 0xff, (size_t)slots * 4));
     CUDA_OK(cudaMemset(B->d_sell_val, 0, (size_t)slots * 8));
     csr_to_sell_kernel<<<(n + 255) / 256, 256>>>(n, B->d_ptr, B->d_idx, B->d_val, B->d_sell_off,
-                                                B->d_sell_col, B->d_sell_val);
+                                                 B->d_sell_col, B->d_sell_val);
     CUDA_OK(cudaGetLastError());
     CUDA_OK(cudaDeviceSynchronize());
-    CUSPARSE_OK(cusparseCreateSlicedEll(&B->S, n, n, nnz, slots, SELL_C, B->d_sell_off,
-                                        B->d_sell_col, B->d_sell_val, CUSPARSE_INDEX_32I,
-                                        CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, CUDA_R_64F));
-    for (cusparseSpMVAlg_t a : {CUSPARSE_SPMV_CSR_ALG1, CUSPARSE_SPMV_CSR_ALG2,
-                                CUSPARSE_SPMV_SELL_ALG1}) {
+    CUSPARSE_OK(cusparseCreateSlicedEll(
+        &B->S, n, n, nnz, slots, SELL_C, B->d_sell_off, B->d_sell_col, B->d_sell_val,
+        CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, CUDA_R_64F));
+    for (cusparseSpMVAlg_t a :
+         {CUSPARSE_SPMV_CSR_ALG1, CUSPARSE_SPMV_CSR_ALG2, CUSPARSE_SPMV_SELL_ALG1}) {
         size_t b = 0;
         CUSPARSE_OK(cusparseSpMV_bufferSize(B->sp, CUSPARSE_OPERATION_NON_TRANSPOSE, &one,
                                             a == CUSPARSE_SPMV_SELL_ALG1 ? B->S : B->A, B->vp,
@@ -247,8 +251,8 @@ static void baseline_open(baseline *B, cudaStream_t stream, const sp_format_view
     }
     CUDA_OK(cudaMalloc(&B->d_buf, bytes > 0 ? bytes : 8));
     CUSPARSE_OK(cusparseSpMV_preprocess(B->sp, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, B->A,
-                                        B->vp, &zero, B->vq, CUDA_R_64F,
-                                        CUSPARSE_SPMV_CSR_ALG2, B->d_buf));
+                                        B->vp, &zero, B->vq, CUDA_R_64F, CUSPARSE_SPMV_CSR_ALG2,
+                                        B->d_buf));
 }
 
 static void baseline_close(baseline *B)
@@ -262,10 +266,10 @@ static void baseline_close(baseline *B)
     cublasDestroy(B->bl);
     cusparseDestroy(B->sp);
     cudaFreeHost(B->h_r1);
-    for (void *p : {(void *)B->d_buf, (void *)B->d_ptr, (void *)B->d_idx, (void *)B->d_val,
-                    (void *)B->d_x, (void *)B->d_r, (void *)B->d_p, (void *)B->d_q,
-                    (void *)B->d_b, (void *)B->d_s, (void *)B->d_sell_off,
-                    (void *)B->d_sell_col, (void *)B->d_sell_val})
+    for (void *p :
+         {(void *)B->d_buf, (void *)B->d_ptr, (void *)B->d_idx, (void *)B->d_val,
+          (void *)B->d_x, (void *)B->d_r, (void *)B->d_p, (void *)B->d_q, (void *)B->d_b,
+          (void *)B->d_s, (void *)B->d_sell_off, (void *)B->d_sell_col, (void *)B->d_sell_val})
         cudaFree(p);
 }
 
@@ -296,18 +300,33 @@ int main(int argc, char **argv)
     int maxit = 5000, reps = 3, pcg = 0, bicg = 0, aones = 0;
     for (int i = 1; i < argc; i++) {
         const char *v = i + 1 < argc ? argv[i + 1] : nullptr;
-        if (!std::strcmp(argv[i], "--pcg")) { pcg = 1; continue; }
-        if (!std::strcmp(argv[i], "--bicgstab")) { bicg = 1; continue; }
-        if (v && !std::strcmp(argv[i], "--n")) n = std::atoll(v);
-        else if (v && !std::strcmp(argv[i], "--mtx")) mtx = v;
-        else if (v && !std::strcmp(argv[i], "--rtol")) rtol = std::atof(v);
-        else if (v && !std::strcmp(argv[i], "--max-iterations")) maxit = std::atoi(v);
-        else if (v && !std::strcmp(argv[i], "--reps")) reps = std::atoi(v);
-        else if (v && !std::strcmp(argv[i], "--rhs") && (!std::strcmp(v, "ones") || !std::strcmp(v, "aones")))
+        if (!std::strcmp(argv[i], "--pcg")) {
+            pcg = 1;
+            continue;
+        }
+        if (!std::strcmp(argv[i], "--bicgstab")) {
+            bicg = 1;
+            continue;
+        }
+        if (v && !std::strcmp(argv[i], "--n"))
+            n = std::atoll(v);
+        else if (v && !std::strcmp(argv[i], "--mtx"))
+            mtx = v;
+        else if (v && !std::strcmp(argv[i], "--rtol"))
+            rtol = std::atof(v);
+        else if (v && !std::strcmp(argv[i], "--max-iterations"))
+            maxit = std::atoi(v);
+        else if (v && !std::strcmp(argv[i], "--reps"))
+            reps = std::atoi(v);
+        else if (v && !std::strcmp(argv[i], "--rhs") &&
+                 (!std::strcmp(v, "ones") || !std::strcmp(v, "aones")))
             aones = !std::strcmp(v, "aones");
         else {
-            std::fprintf(stderr, "usage: %s [--n N | --mtx FILE] [--rtol R] [--max-iterations K] [--reps R] "
-                                 "[--rhs ones|aones] [--pcg | --bicgstab]\n", argv[0]);
+            std::fprintf(
+                stderr,
+                "usage: %s [--n N | --mtx FILE] [--rtol R] [--max-iterations K] [--reps R] "
+                "[--rhs ones|aones] [--pcg | --bicgstab]\n",
+                argv[0]);
             return 2;
         }
         i++;
@@ -323,8 +342,10 @@ int main(int argc, char **argv)
     sp_format_t fmt = SP_FORMAT_AUTO;
     sp_device_info_t dev;
     copt.stream = stream;
-    if (mtx) SP_OK(sp_mtx_read(mtx, SP_R_64F, nullptr, &coo));
-    else SP_OK(sp_gen_poisson3d(n, SP_R_64F, &coo));
+    if (mtx)
+        SP_OK(sp_mtx_read(mtx, SP_R_64F, nullptr, &coo));
+    else
+        SP_OK(sp_gen_poisson3d(n, SP_R_64F, &coo));
     SP_OK(sp_context_create(SP_DEVICE_CUDA, &copt, &gpu));
     SP_OK(sp_context_create(SP_DEVICE_HOST, nullptr, &host));
     SP_OK(sp_context_device_info(gpu, &dev));
@@ -337,16 +358,23 @@ int main(int argc, char **argv)
     SP_OK(sp_vector_create(gpu, SP_R_64F, coo->nrows, nullptr, &ones));
     SP_OK(sp_vector_fill(gpu, ones, 1.0));
     SP_OK(sp_spmv_choose_format(gpu, A, &fmt));
-    if (aones) SP_OK(sp_spmv_vec(gpu, fmt, SP_SPMV_ALG_DEFAULT, 1.0, A, ones, 0.0, b));
-    else SP_OK(sp_vector_fill(gpu, b, 1.0));
+    if (aones)
+        SP_OK(sp_spmv_vec(gpu, fmt, SP_SPMV_ALG_DEFAULT, 1.0, A, ones, 0.0, b));
+    else
+        SP_OK(sp_vector_fill(gpu, b, 1.0));
     std::vector<double> h_b((size_t)coo->nrows);
     SP_OK(sp_vector_copy_to_host(gpu, b, h_b.data()));
 
     /* the libsp forms */
-    struct { const char *name; sp_solver_loop_t loop; int pipelined; } lf[] = {
-        {"steps", SP_SOLVER_LOOP_STEPS, 0}, {"fused", SP_SOLVER_LOOP_FUSED, 0},
-        {"device", SP_SOLVER_LOOP_DEVICE, 0}, {"pipelined", SP_SOLVER_LOOP_FUSED, 1},
-        {"pipelined-device", SP_SOLVER_LOOP_DEVICE, 1}};
+    struct {
+        const char *name;
+        sp_solver_loop_t loop;
+        int pipelined;
+    } lf[] = {{"steps", SP_SOLVER_LOOP_STEPS, 0},
+              {"fused", SP_SOLVER_LOOP_FUSED, 0},
+              {"device", SP_SOLVER_LOOP_DEVICE, 0},
+              {"pipelined", SP_SOLVER_LOOP_FUSED, 1},
+              {"pipelined-device", SP_SOLVER_LOOP_DEVICE, 1}};
     std::vector<form> forms;
     const sp_solver_type_t type = bicg  ? SP_SOLVER_BICGSTAB
                                   : pcg ? SP_SOLVER_PCG_JACOBI
@@ -377,9 +405,12 @@ int main(int argc, char **argv)
     stats lib_spmv = time_calls(stream, 50, [&] {
         SP_OK(sp_spmv_vec(gpu, fmt, SP_SPMV_ALG_DEFAULT, 1.0, A, ones, 0.0, x));
     });
-    stats alg1 = time_calls(stream, 50, [&] { B.spmv(B.vp, B.vq, 1.0, 0.0, CUSPARSE_SPMV_CSR_ALG1); });
-    stats alg2 = time_calls(stream, 50, [&] { B.spmv(B.vp, B.vq, 1.0, 0.0, CUSPARSE_SPMV_CSR_ALG2); });
-    stats sell = time_calls(stream, 50, [&] { B.spmv(B.vp, B.vq, 1.0, 0.0, CUSPARSE_SPMV_SELL_ALG1); });
+    stats alg1 =
+        time_calls(stream, 50, [&] { B.spmv(B.vp, B.vq, 1.0, 0.0, CUSPARSE_SPMV_CSR_ALG1); });
+    stats alg2 =
+        time_calls(stream, 50, [&] { B.spmv(B.vp, B.vq, 1.0, 0.0, CUSPARSE_SPMV_CSR_ALG2); });
+    stats sell =
+        time_calls(stream, 50, [&] { B.spmv(B.vp, B.vq, 1.0, 0.0, CUSPARSE_SPMV_SELL_ALG1); });
     B.alg = alg2.median < alg1.median ? CUSPARSE_SPMV_CSR_ALG2 : CUSPARSE_SPMV_CSR_ALG1;
     if (sell.median < std::min(alg1.median, alg2.median)) B.alg = CUSPARSE_SPMV_SELL_ALG1;
 
@@ -391,9 +422,12 @@ int main(int argc, char **argv)
         for (form &f : forms) {
             CUDA_OK(cudaStreamSynchronize(stream));
             CUDA_OK(cudaEventRecord(e0, stream));
-            if (f.solver) SP_OK(sp_solver_solve(f.solver, b, x));
-            else if (f.devscalar) B.solve_devscalar(rtol, maxit);
-            else B.solve_sample(rtol, maxit);
+            if (f.solver)
+                SP_OK(sp_solver_solve(f.solver, b, x));
+            else if (f.devscalar)
+                B.solve_devscalar(rtol, maxit);
+            else
+                B.solve_sample(rtol, maxit);
             CUDA_OK(cudaEventRecord(e1, stream));
             CUDA_OK(cudaEventSynchronize(e1));
             float ms = 0;
@@ -416,8 +450,10 @@ int main(int argc, char **argv)
         }
     double ws = (double)csr.nnz * 12 + (double)coo->nrows * (4 + 5 * 8);
     std::printf("device: %s\n", dev.name);
-    if (mtx) std::printf("matrix: %s double\n", mtx);
-    else std::printf("matrix: poisson3d %lld^3 double\n", (long long)n);
+    if (mtx)
+        std::printf("matrix: %s double\n", mtx);
+    else
+        std::printf("matrix: poisson3d %lld^3 double\n", (long long)n);
     std::printf("solver: %s\n", bicg ? "bicgstab" : pcg ? "pcg-jacobi" : "cg");
     std::printf("rhs: %s\n", aones ? "b = A * ones" : "b = ones");
     std::printf("x0: 0\n");
@@ -427,13 +463,15 @@ int main(int argc, char **argv)
     std::printf("libsp_spmv_format: %s\n", sp_format_name(fmt));
     std::printf("libsp_spmv_ms: %.4f\n", lib_spmv.median);
     std::printf("cusparse_spmv_alg1_ms: %.4f\ncusparse_spmv_alg2_ms: %.4f\n"
-                "cusparse_spmv_sell_ms: %.4f\n", alg1.median, alg2.median, sell.median);
-    std::printf("devscalar_spmv_alg: %s\n", B.alg == CUSPARSE_SPMV_SELL_ALG1 ? "SELL_ALG1"
-                                             : B.alg == CUSPARSE_SPMV_CSR_ALG2 ? "CSR_ALG2"
-                                                                               : "CSR_ALG1");
+                "cusparse_spmv_sell_ms: %.4f\n",
+                alg1.median, alg2.median, sell.median);
+    std::printf("devscalar_spmv_alg: %s\n", B.alg == CUSPARSE_SPMV_SELL_ALG1  ? "SELL_ALG1"
+                                            : B.alg == CUSPARSE_SPMV_CSR_ALG2 ? "CSR_ALG2"
+                                                                              : "CSR_ALG1");
     double best_base = 0;
     for (size_t i = forms.size() - nbase; i < forms.size(); i++) {
-        double per = summarize(forms[i].ms).median / (double)(forms[i].iterations > 0 ? forms[i].iterations : 1);
+        double per = summarize(forms[i].ms).median /
+                     (double)(forms[i].iterations > 0 ? forms[i].iterations : 1);
         if (best_base == 0 || per < best_base) best_base = per;
     }
     for (form &f : forms) {
@@ -443,15 +481,16 @@ int main(int argc, char **argv)
                     (long long)f.iterations, f.residual);
         if (f.solver) std::printf(" recurrence %.3e", f.recurrence);
         std::printf(" solve_ms %.3f (min %.3f max %.3f) ms_per_iteration %.4f"
-                    " iteration_over_libsp_spmv %.2f", t.median, t.min, t.max, per,
-                    per / lib_spmv.median);
+                    " iteration_over_libsp_spmv %.2f",
+                    t.median, t.min, t.max, per, per / lib_spmv.median);
         if (best_base > 0) std::printf(" speedup_vs_best_baseline %.3f", best_base / per);
         std::printf("\n");
     }
     CUDA_OK(cudaEventDestroy(e0));
     CUDA_OK(cudaEventDestroy(e1));
     baseline_close(&B);
-    for (form &f : forms) sp_solver_destroy(f.solver);
+    for (form &f : forms)
+        sp_solver_destroy(f.solver);
     sp_vector_destroy(ones);
     sp_vector_destroy(x);
     sp_vector_destroy(b);

@@ -125,7 +125,8 @@ static bool load(const std::string &name, sp_coo_t **coo)
     opt.complex_mode = SP_COMPLEX_REAL_PART;
     *coo = nullptr;
     if (name == "poisson3d128") SP_OK(sp_gen_poisson3d(128, SP_R_64F, coo));
-    else if (name == "poisson3d100") SP_OK(sp_gen_poisson3d(100, SP_R_64F, coo));
+    else if (name == "poisson3d100")
+        SP_OK(sp_gen_poisson3d(100, SP_R_64F, coo));
     else if (name == "poisson2d1000") SP_OK(sp_gen_poisson2d(1000, SP_R_64F, coo));
     else if (name == "chain1M") *coo = chain(1000000);
     else if (sp_mtx_read(name.c_str(), SP_R_64F, &opt, coo) != SP_STATUS_SUCCESS) {
@@ -171,13 +172,16 @@ enum {
     M_SOFT_BLOCK,
     M_COUNT
 };
-static const char *const method_names[M_COUNT] = {
-    "cusparse", "api_levels",   "api_soft",   "api_auto",  "levels",
-    "soft",     "soft_natural", "soft_value", "soft_block"};
+static const char *const method_names[M_COUNT] = {"cusparse",     "api_levels", "api_soft",
+                                                  "api_auto",     "levels",     "soft",
+                                                  "soft_natural", "soft_value", "soft_block"};
 /* timed interleaved with cuSPARSE */
-static const int paired[6] = {M_API_LEVELS, M_API_SOFT, M_API_AUTO,
+static const int paired[6] = {M_API_LEVELS, M_API_SOFT,   M_API_AUTO,
                               M_SOFT,       M_SOFT_VALUE, M_SOFT_BLOCK};
-static bool used(int m) { return m < M_LEVELS || internal; }
+static bool used(int m)
+{
+    return m < M_LEVELS || internal;
+}
 
 static double seconds_since(std::chrono::steady_clock::time_point t0)
 {
@@ -303,16 +307,15 @@ static bool run_matrix(const std::string &name, sp_coo_t *coo, result *res)
 
     /* the kernel layer's plans (--internal) */
     sp_gpu_sptrsv_plan_t *plan[M_COUNT] = {};
-    const sp_gpu_sptrsv_alg_t alg[M_COUNT] = {SP_GPU_SPTRSV_LEVELS, SP_GPU_SPTRSV_LEVELS,
-                                              SP_GPU_SPTRSV_LEVELS, SP_GPU_SPTRSV_LEVELS,
-                                              SP_GPU_SPTRSV_LEVELS, SP_GPU_SPTRSV_SOFT,
-                                              SP_GPU_SPTRSV_SOFT_NATURAL,
-                                              SP_GPU_SPTRSV_SOFT_VALUE, SP_GPU_SPTRSV_SOFT_BLOCK};
+    const sp_gpu_sptrsv_alg_t alg[M_COUNT] = {
+        SP_GPU_SPTRSV_LEVELS,       SP_GPU_SPTRSV_LEVELS,     SP_GPU_SPTRSV_LEVELS,
+        SP_GPU_SPTRSV_LEVELS,       SP_GPU_SPTRSV_LEVELS,     SP_GPU_SPTRSV_SOFT,
+        SP_GPU_SPTRSV_SOFT_NATURAL, SP_GPU_SPTRSV_SOFT_VALUE, SP_GPU_SPTRSV_SOFT_BLOCK};
     if (internal)
         for (int m = M_LEVELS; m < M_COUNT; m++)
-            res->ana_ms[m] = 1e3 * probe([&] {
-                SP_OK(sp__gpu_sptrsv_analyse(&env, &d, 0, 0, alg[m], &plan[m]));
-            });
+            res->ana_ms[m] =
+                1e3 *
+                probe([&] { SP_OK(sp__gpu_sptrsv_analyse(&env, &d, 0, 0, alg[m], &plan[m])); });
 
     std::function<void()> call[M_COUNT];
     call[M_CUSPARSE] = [&] {
@@ -321,8 +324,9 @@ static bool run_matrix(const std::string &name, sp_coo_t *coo, result *res)
     };
     for (int m = M_API_LEVELS; m <= M_API_AUTO; m++)
         call[m] = [&, m] {
-            SP_OK(sp_sptrsv(ctx, A[m], SP_UPLO_LOWER, SP_DIAG_NON_UNIT, api_alg[m - M_API_LEVELS],
-                            alpha, sp_vector_data(bv), sp_vector_data(xv[m])));
+            SP_OK(sp_sptrsv(ctx, A[m], SP_UPLO_LOWER, SP_DIAG_NON_UNIT,
+                            api_alg[m - M_API_LEVELS], alpha, sp_vector_data(bv),
+                            sp_vector_data(xv[m])));
         };
     for (int m = M_LEVELS; m < M_COUNT; m++)
         call[m] = [&, m] { SP_OK(sp__gpu_sptrsv_solve(&env, plan[m], &d, alpha, d_b, d_x[m])); };
@@ -350,7 +354,8 @@ static bool run_matrix(const std::string &name, sp_coo_t *coo, result *res)
             res->solve_us[M_CUSPARSE] = res->cus_us[M_CUSPARSE] = res->cus_us[m];
             res->reps[M_CUSPARSE] = r;
         }
-        if (m <= M_API_AUTO) res->ana_ms[m] = std::fmax(0.0, 1e3 * first[m] - 1e-3 * res->solve_us[m]);
+        if (m <= M_API_AUTO)
+            res->ana_ms[m] = std::fmax(0.0, 1e3 * first[m] - 1e-3 * res->solve_us[m]);
     }
     for (int m : {M_LEVELS, M_SOFT_NAT}) {
         if (!used(m)) continue;
@@ -412,12 +417,14 @@ static void print_result(const result &r)
     for (int m = 0; m < M_COUNT; m++)
         if (used(m))
             std::printf("%s_analysis_ms: %.3f\n%s_solve_us: %.1f\n%s_reps: %d\n"
-                        "%s_max_rel_err: %.3g\n", method_names[m], r.ana_ms[m], method_names[m],
-                        r.solve_us[m], method_names[m], r.reps[m], method_names[m], r.err[m]);
+                        "%s_max_rel_err: %.3g\n",
+                        method_names[m], r.ana_ms[m], method_names[m], r.solve_us[m],
+                        method_names[m], r.reps[m], method_names[m], r.err[m]);
     for (int p = 0; p < 6; p++) {
         int m = paired[p];
         if (!used(m)) continue;
-        std::printf("%s_speedup_vs_cusparse: %.2f\n", method_names[m], r.cus_us[m] / r.solve_us[m]);
+        std::printf("%s_speedup_vs_cusparse: %.2f\n", method_names[m],
+                    r.cus_us[m] / r.solve_us[m]);
         std::printf("%s_analysis_vs_cusparse: %.2f\n", method_names[m],
                     r.ana_ms[M_CUSPARSE] / std::fmax(r.ana_ms[m], 1e-6));
     }
@@ -432,9 +439,13 @@ int main(int argc, char **argv)
         if (!std::strcmp(argv[i], "--reps") && i + 1 < argc) reps = std::max(20, std::atoi(argv[++i]));
         else if (!std::strcmp(argv[i], "--input") && i + 1 < argc) names.push_back(argv[++i]);
         else if (!std::strcmp(argv[i], "--float")) vtype = SP_R_32F;
-        else if (!std::strcmp(argv[i], "--internal")) internal = true;
+        else if (!std::strcmp(argv[i], "--internal"))
+            internal = true;
         else {
-            std::fprintf(stderr, "usage: %s [--reps N (>= 20)] [--float] [--internal] [--input NAME]...\n", argv[0]);
+            std::fprintf(
+                stderr,
+                "usage: %s [--reps N (>= 20)] [--float] [--internal] [--input NAME]...\n",
+                argv[0]);
             return 2;
         }
     }
@@ -471,20 +482,23 @@ int main(int argc, char **argv)
         }
         sp_coo_free(coo);
     }
-    std::printf("| matrix | rows | levels | cuSPARSE µs | api levels µs | api soft µs | api auto µs "
-                "| vs cuSPARSE (levels/soft/auto) | analysis ms (cus/levels/soft/auto) | "
-                "max rel err (cus/levels/soft/auto) |\n"
-                "|---|---:|---:|---:|---:|---:|---:|---|---|---|\n");
+    std::printf(
+        "| matrix | rows | levels | cuSPARSE µs | api levels µs | api soft µs | api auto µs "
+        "| vs cuSPARSE (levels/soft/auto) | analysis ms (cus/levels/soft/auto) | "
+        "max rel err (cus/levels/soft/auto) |\n"
+        "|---|---:|---:|---:|---:|---:|---:|---|---|---|\n");
     for (const result &r : results) {
         std::printf("| %s | %lld | %lld |", r.name.c_str(), (long long)r.n, (long long)r.levels);
-        for (int m = M_CUSPARSE; m <= M_API_AUTO; m++) std::printf(" %.1f |", r.solve_us[m]);
+        for (int m = M_CUSPARSE; m <= M_API_AUTO; m++)
+            std::printf(" %.1f |", r.solve_us[m]);
         for (int m = M_API_LEVELS; m <= M_API_AUTO; m++)
             std::printf("%s%.2fx", m > M_API_LEVELS ? " / " : " ", r.cus_us[m] / r.solve_us[m]);
         std::printf(" |");
         for (int m = M_CUSPARSE; m <= M_API_AUTO; m++)
             std::printf("%s%.2f", m ? " / " : " ", r.ana_ms[m]);
         std::printf(" |");
-        for (int m = M_CUSPARSE; m <= M_API_AUTO; m++) std::printf("%s%.1e", m ? " / " : " ", r.err[m]);
+        for (int m = M_CUSPARSE; m <= M_API_AUTO; m++)
+            std::printf("%s%.1e", m ? " / " : " ", r.err[m]);
         std::printf(" |\n");
     }
     sp_context_destroy(ctx);

@@ -724,8 +724,9 @@ SP_API sp_status_t sp_sptrsv(sp_context_t *ctx, sp_matrix_t *A, sp_uplo_t uplo, 
  * Iterative solvers: create -> (options) -> setup(A) -> solve(b, x) ... -> result ->
  * destroy. The iteration runs the library's steps on the solver's context (driven from
  * the host, or looped on the device: sp_solver_options_t.loop), so a solver gives the
- * same answer (within rounding) on a host and a CUDA context. Not converging is not an error: sp_solver_solve returns
- * SP_STATUS_SUCCESS and sp_solver_result says what happened.
+ * same answer (within rounding) on a host and a CUDA context. Not converging is not an
+ * error: sp_solver_solve returns SP_STATUS_SUCCESS and sp_solver_result says what
+ * happened.
  * ---------------------------------------------------------------------------------- */
 typedef enum sp_solver_type {
     SP_SOLVER_CG = 0,          /* conjugate gradient (A symmetric positive definite) */

@@ -162,7 +162,7 @@ static run_t run_solver(sp_context_t *ctx, const sp_coo_t *coo, sp_solver_type_t
  * solve repeated bit for bit. Returns the GPU's iterations, or -1 when the GPU refused
  * (NOT_SUPPORTED) the setup. */
 static int64_t compare_with(const char *name, const sp_coo_t *coo, sp_solver_type_t type,
-                        const sp_solver_options_t *opt, double xtol)
+                            const sp_solver_options_t *opt, double xtol)
 {
     double rtol = opt->rtol;
     run_t g = run_solver(gpu, coo, type, opt), h = run_solver(host, coo, type, opt), g2;
@@ -247,7 +247,8 @@ static sp_coo_t *irregular_spd(int64_t n, uint64_t seed)
 {
     sp_coo_t *coo = NULL;
     int64_t cap = 0;
-    for (int64_t i = 0; i < n; i++) cap += 2 * (i % 97 == 0 ? 300 : 6) + 1;
+    for (int64_t i = 0; i < n; i++)
+        cap += 2 * (i % 97 == 0 ? 300 : 6) + 1;
     ck_assert_ok(sp_coo_create(n, n, cap, SP_R_64F, &coo));
     double *val = coo->val, *diag = calloc((size_t)n, sizeof *diag);
     ck_assert_ptr_nonnull(diag);
@@ -272,9 +273,10 @@ static sp_coo_t *irregular_spd(int64_t n, uint64_t seed)
 }
 
 /* The fused iteration (LOOP_FUSED, LOOP_DEVICE with and without check_every, pipelined;
- * PCG-SGS runs all of them as LOOP_FUSED, classic) on the GPU against its host twin (compare_with: status, iterations within one, x, the
- * repeat bit for bit) and against the GPU's step loop (iterations within one), on ELL
- * (Poisson, double and float) and CSR (irregular rows). */
+ * PCG-SGS runs all of them as LOOP_FUSED, classic) on the GPU against its host twin
+ * (compare_with: status, iterations within one, x, the repeat bit for bit) and against
+ * the GPU's step loop (iterations within one), on ELL (Poisson, double and float) and
+ * CSR (irregular rows). */
 static const struct {
     const char *name;
     sp_solver_loop_t loop;

@@ -266,12 +266,24 @@ static sp_solver_options_t form(int i, double rtol)
 {
     sp_solver_options_t o = {.rtol = rtol};
     switch (i) {
-    case 1: o.loop = SP_SOLVER_LOOP_FUSED; break;
-    case 2: o.loop = SP_SOLVER_LOOP_DEVICE; break;
-    case 3: o.loop = SP_SOLVER_LOOP_DEVICE, o.check_every = 7; break;
-    case 4: o.pipelined = 1; break;
-    case 5: o.loop = SP_SOLVER_LOOP_DEVICE, o.pipelined = 1, o.check_every = 5; break;
-    default: o.loop = SP_SOLVER_LOOP_STEPS; break;
+    case 1:
+        o.loop = SP_SOLVER_LOOP_FUSED;
+        break;
+    case 2:
+        o.loop = SP_SOLVER_LOOP_DEVICE;
+        break;
+    case 3:
+        o.loop = SP_SOLVER_LOOP_DEVICE, o.check_every = 7;
+        break;
+    case 4:
+        o.pipelined = 1;
+        break;
+    case 5:
+        o.loop = SP_SOLVER_LOOP_DEVICE, o.pipelined = 1, o.check_every = 5;
+        break;
+    default:
+        o.loop = SP_SOLVER_LOOP_STEPS;
+        break;
     }
     return o;
 }
@@ -305,8 +317,7 @@ START_TEST(fused_two_by_two)
         for (int i = 1; i < NFORMS; i++) {
             sp_solver_options_t opt = form(i, 1e-12);
             double x[2] = {0};
-            sp_solver_result_t r =
-                solve(A, all_types[t], &opt, b, x);
+            sp_solver_result_t r = solve(A, all_types[t], &opt, b, x);
             ck_assert_msg(r.status == SP_SOLVER_CONVERGED, "type %d form %d: %s", t, i,
                           sp_solver_status_string(r.status));
             ck_assert_int_le(r.iterations, 2);
@@ -348,7 +359,8 @@ static void against_steps(sp_value_type_t vt, int64_t grid, double rtol, double 
             double *x = i ? x1 : x0;
             sp_solver_result_t r = solve(A, type, &opt, NULL, vt == SP_R_64F ? x : (double *)f);
             if (vt == SP_R_32F)
-                for (int64_t k = 0; k < n; k++) x[k] = f[k];
+                for (int64_t k = 0; k < n; k++)
+                    x[k] = f[k];
             ck_assert_msg(r.status == SP_SOLVER_CONVERGED, "type %d form %d: %s", t, i,
                           sp_solver_status_string(r.status));
             if (i == 0) {
@@ -370,10 +382,16 @@ static void against_steps(sp_value_type_t vt, int64_t grid, double rtol, double 
     sp_matrix_destroy(A);
 }
 
-START_TEST(fused_poisson_double) { against_steps(SP_R_64F, 12, 1e-8, 1e-6); }
+START_TEST(fused_poisson_double)
+{
+    against_steps(SP_R_64F, 12, 1e-8, 1e-6);
+}
 END_TEST
 
-START_TEST(fused_poisson_float) { against_steps(SP_R_32F, 10, 1e-5, 1e-3); }
+START_TEST(fused_poisson_float)
+{
+    against_steps(SP_R_32F, 10, 1e-5, 1e-3);
+}
 END_TEST
 
 /* The initial guess: starting from the answer converges at once, in every form. */
@@ -438,7 +456,8 @@ START_TEST(fused_refusals)
     sp_matrix_t *A = matrix_of(sp_test_dense_coo(2, a, SP_R_64F));
     sp_solver_t *s = NULL;
     sp_vector_t *b = NULL, *x = NULL;
-    sp_solver_options_t bad_loop = {.loop = (sp_solver_loop_t)7}, bad_every = {.check_every = -2};
+    sp_solver_options_t bad_loop = {.loop = (sp_solver_loop_t)7},
+                        bad_every = {.check_every = -2};
     sp_solver_options_t bad_pipe = {.pipelined = 2}, device = form(2, 0);
     ck_assert_ok(sp_solver_create(ctx, SP_SOLVER_CG, &s));
     ck_assert_status(sp_solver_set_options(s, &bad_loop), SP_STATUS_INVALID_ARGUMENT);
@@ -531,8 +550,8 @@ START_TEST(bicgstab_fused)
         ck_assert_msg(r.status == SP_SOLVER_CONVERGED, "form %d: %s", i,
                       sp_solver_status_string(r.status));
         ck_assert_msg(llabs(r.iterations - ref.iterations) <= 2 + ref.iterations / 10,
-                      "form %d: %lld iterations, the step loop %lld", i, (long long)r.iterations,
-                      (long long)ref.iterations);
+                      "form %d: %lld iterations, the step loop %lld", i,
+                      (long long)r.iterations, (long long)ref.iterations);
         ck_assert_msg(r.relative_residual < 1e-9, "form %d: %g", i, r.relative_residual);
         assert_same_x(x0, x1, n, 1e-7, "bicgstab", i);
         sp_solver_options_t three = form(i, 1e-14);

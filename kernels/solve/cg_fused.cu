@@ -4,25 +4,27 @@
  * so the direction update costs no pass of its own and p.Ap comes out of the product's
  * epilogue; pipelined: m = dinv .* w; BiCGSTAB: p' = r + beta (p - omega v), then
  * s = r - alpha v'); the update step does every other vector recurrence of the iteration
- * in one pass with its dot products. Reductions are deterministic: each block sums a fixed grid-stride share, the
- * last block to finish (a ticket after a fence) adds the block partials in a fixed tree,
- * so the same inputs give the same bits on every run. The last block also judges the
- * iteration and, inside a CUDA graph, sets the while node's condition: the whole solve
- * runs on the device without a host round trip (CUDA 12.4+ conditional nodes). */
+ * in one pass with its dot products. Reductions are deterministic: each block sums a
+ * fixed grid-stride share, the last block to finish (a ticket after a fence) adds the
+ * block partials in a fixed tree, so the same inputs give the same bits on every run. The
+ * last block also judges the iteration and, inside a CUDA graph, sets the while node's
+ * condition: the whole solve runs on the device without a host round trip (CUDA 12.4+
+ * conditional nodes). */
 #include <cuda_runtime.h>
 
 #include "sp_cg_fused.h"
 #include "sp_kernels_solve.h"
 #include "vec/vec_common.cuh"
 
-namespace {
+namespace
+{
 
 /* Launch shape: the vector kernels' (256 threads, at most SP_GPU_VEC_MAX_BLOCKS blocks, a
  * count that depends on n only, so partial sums fall the same way on every GPU). CSR rows
  * go to sub-warps of `sub` lanes chosen from the mean row length. */
 struct cg_policy {
     static constexpr int block_threads = vec::P::block_threads;
-    static constexpr int ell_batch = 4;     /* ELL slots whose loads are in flight together */
+    static constexpr int ell_batch = 4; /* ELL slots whose loads are in flight together */
     static constexpr double sub4_max_mean = 6.0;  /* mean row length up to: 4 lanes a row */
     static constexpr double sub8_max_mean = 24.0; /* up to: 8 lanes; above: a warp */
 };
@@ -31,14 +33,12 @@ static_assert((int)SP_CG_MAX_PARTS == (int)SP_GPU_VEC_MAX_BLOCKS, "one partial s
 
 enum { KIND_ELL = 0, KIND_CSR = 1 };
 
-template <typename T>
-__device__ __forceinline__ double ld(const void *v, int64_t i)
+template <typename T> __device__ __forceinline__ double ld(const void *v, int64_t i)
 {
     return (double)static_cast<const T *>(v)[i];
 }
 
-template <typename T>
-__device__ __forceinline__ double st(void *v, int64_t i, double value)
+template <typename T> __device__ __forceinline__ double st(void *v, int64_t i, double value)
 {
     T t = (T)value;
     static_cast<T *>(v)[i] = t;
@@ -70,9 +70,11 @@ __device__ __forceinline__ operand_src operand_of(const sp_cg_args_t &a, const s
 
 /* The operand at column j (cg_fused_ref.c's operand()). */
 template <typename T, int OP, bool PREC>
-__device__ __forceinline__ double operand(const sp_cg_args_t &a, const operand_src &o, int64_t j)
+__device__ __forceinline__ double operand(const sp_cg_args_t &a, const operand_src &o,
+                                          int64_t j)
 {
-    if (OP == OP_PIPE) return PREC ? (double)(T)(ld<T>(o.pb, j) * ld<T>(o.pa, j)) : ld<T>(o.pa, j);
+    if (OP == OP_PIPE)
+        return PREC ? (double)(T)(ld<T>(o.pb, j) * ld<T>(o.pa, j)) : ld<T>(o.pa, j);
     if (OP == OP_BICG_V) {
         double r = ld<T>(a.r, j);
         if (o.beta == 0.0) return r;
@@ -143,15 +145,15 @@ __device__ __forceinline__ double row_product(const sp_cg_args_t &a, const opera
         for (int64_t e = a.ptr[i] + sub_lane; e < a.ptr[i + 1]; e += SUB)
             sum += ld<T>(a.val, e) * operand<T, OP, PREC>(a, o, a.idx[e]);
 #pragma unroll
-    for (int d = SUB / 2; d > 0; d >>= 1) sum += __shfl_xor_sync(sp_prim::full_mask, sum, d);
+    for (int d = SUB / 2; d > 0; d >>= 1)
+        sum += __shfl_xor_sync(sp_prim::full_mask, sum, d);
     return sum;
 }
 
 /* A spmv step: rows in warp-uniform passes (every lane of a warp runs the same number of
  * passes, so the sub-warp butterflies always see the whole warp), then the step's sums. */
 template <typename T, int KIND, int SUB, int OP, bool PREC>
-__global__ void __launch_bounds__(CP::block_threads)
-spmv_step_kernel(sp_cg_block_t *blk)
+__global__ void __launch_bounds__(CP::block_threads) spmv_step_kernel(sp_cg_block_t *blk)
 {
     const sp_cg_args_t &a = blk->args;
     sp_cg_state_t *s = &blk->state;
@@ -238,7 +240,8 @@ __device__ __forceinline__ void classic_update(const sp_cg_args_t &a, sp_cg_stat
 
 /* new = base + beta * old (base when beta is 0), stored; old is v[i]. */
 template <typename T>
-__device__ __forceinline__ double recur(void *v, int64_t i, double old, double base, double beta)
+__device__ __forceinline__ double recur(void *v, int64_t i, double old, double base,
+                                        double beta)
 {
     return st<T>(v, i, beta == 0.0 ? base : fma(beta, old, base));
 }
@@ -336,14 +339,15 @@ __device__ __forceinline__ void bicgstab_update(const sp_cg_args_t &a, sp_cg_sta
 
 template <typename T, int METHOD, bool PREC>
 __global__ void __launch_bounds__(CP::block_threads)
-update_step_kernel(sp_cg_block_t *blk, cudaGraphConditionalHandle handle, int in_graph)
+    update_step_kernel(sp_cg_block_t *blk, cudaGraphConditionalHandle handle, int in_graph)
 {
     const sp_cg_args_t &a = blk->args;
     sp_cg_state_t *s = &blk->state;
     if (s->verdict >= 0) {
         /* the verdict came in an earlier step, or a launch of the graph after the end:
            stop its loop at once */
-        if (in_graph && blockIdx.x == 0 && threadIdx.x == 0) cudaGraphSetConditional(handle, 0u);
+        if (in_graph && blockIdx.x == 0 && threadIdx.x == 0)
+            cudaGraphSetConditional(handle, 0u);
         return;
     }
     if (METHOD == SP_CG_PIPELINED)
@@ -363,8 +367,7 @@ struct step_kernels {
 
 /* The spmv step for OP over the block's matrix: ELL a thread per row, CSR a sub-warp of
  * 4, 8 or 32 lanes per row by the mean row length. */
-template <typename T, int OP, bool PREC>
-void *spmv_kernel_of(const sp_cg_args_t *a)
+template <typename T, int OP, bool PREC> void *spmv_kernel_of(const sp_cg_args_t *a)
 {
     if (a->mat_kind == SP_CG_MAT_ELL) return (void *)spmv_step_kernel<T, KIND_ELL, 1, OP, PREC>;
     double mean = a->n > 0 ? (double)a->nnz / (double)a->n : 0.0;
@@ -373,8 +376,7 @@ void *spmv_kernel_of(const sp_cg_args_t *a)
     return (void *)spmv_step_kernel<T, KIND_CSR, 32, OP, PREC>;
 }
 
-template <typename T, bool PREC>
-step_kernels kernels_of(const sp_cg_args_t *a)
+template <typename T, bool PREC> step_kernels kernels_of(const sp_cg_args_t *a)
 {
     step_kernels k = {};
     k.blocks = vec::grid_for(a->n);
@@ -395,8 +397,7 @@ step_kernels kernels_of(const sp_cg_args_t *a)
     return k;
 }
 
-template <typename T>
-step_kernels kernels_for_type(const sp_cg_args_t *a)
+template <typename T> step_kernels kernels_for_type(const sp_cg_args_t *a)
 {
     return a->precond ? kernels_of<T, true>(a) : kernels_of<T, false>(a);
 }
@@ -455,10 +456,10 @@ extern "C" sp_status_t sp__gpu_cg_step(const sp_gpu_env_t *env, sp_cg_block_t *d
     k = kernels_for(h_args);
     SP_CHECK_ARG(step >= 0 && step < k.count, "cg step: step %d outside 0..%d", step,
                  k.count - 1);
-    SP_CUDA_LAUNCH("cg step", cudaLaunchKernel(k.step[step], dim3(k.blocks),
-                                               dim3(CP::block_threads),
-                                               step == k.count - 1 ? update_params : spmv_params,
-                                               0, (cudaStream_t)env->stream));
+    SP_CUDA_LAUNCH("cg step",
+                   cudaLaunchKernel(k.step[step], dim3(k.blocks), dim3(CP::block_threads),
+                                    step == k.count - 1 ? update_params : spmv_params, 0,
+                                    (cudaStream_t)env->stream));
 done:
     return st;
 }
@@ -483,8 +484,8 @@ extern "C" sp_status_t sp__gpu_cg_loop_create(const sp_gpu_env_t *env, sp_cg_blo
     k = kernels_for(h_args);
     SP_CUDA_TRY(cudaGraphCreate(&graph, 0));
     {
-        cudaError_t e = cudaGraphConditionalHandleCreate(&handle, graph, 1,
-                                                         cudaGraphCondAssignDefault);
+        cudaError_t e =
+            cudaGraphConditionalHandleCreate(&handle, graph, 1, cudaGraphCondAssignDefault);
         if (e == cudaSuccess) {
             cp.type = cudaGraphNodeTypeConditional;
             cp.conditional.handle = handle;
@@ -496,7 +497,8 @@ extern "C" sp_status_t sp__gpu_cg_loop_create(const sp_gpu_env_t *env, sp_cg_blo
             (void)cudaGetLastError();
             SP_FAIL(SP_STATUS_NOT_SUPPORTED,
                     "cg loop: this driver has no conditional graph nodes (%s; CUDA 12.4 or "
-                    "later needed)", cudaGetErrorString(e));
+                    "later needed)",
+                    cudaGetErrorString(e));
         }
     }
     for (int i = 0; i < k.count; i++)
@@ -512,7 +514,8 @@ done:
     return st;
 }
 
-extern "C" sp_status_t sp__gpu_cg_loop_run(const sp_gpu_env_t *env, const sp_gpu_cg_loop_t *loop)
+extern "C" sp_status_t sp__gpu_cg_loop_run(const sp_gpu_env_t *env,
+                                           const sp_gpu_cg_loop_t *loop)
 {
     sp_status_t st = SP_STATUS_SUCCESS;
     SP_CHECK_ARG(env != NULL && loop != NULL && loop->exec != NULL, "cg loop: no graph");

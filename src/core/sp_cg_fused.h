@@ -66,38 +66,38 @@ typedef enum sp_cg_method {
  *   s, t        BiCGSTAB: r - alpha v, A s */
 typedef struct sp_cg_args {
     int64_t n, nnz;
-    int32_t value_type;   /* SP_R_32F or SP_R_64F */
-    int32_t mat_kind;     /* sp_cg_mat_kind_t */
-    int32_t precond;      /* 1: Jacobi, z = dinv .* r (CG methods) */
-    int32_t method;       /* sp_cg_method_t */
-    int64_t width;        /* ELL width */
-    const int32_t *ptr;   /* CSR row pointers (n + 1) */
-    const int32_t *idx;   /* CSR columns, or ELL columns (column-major, -1 padding) */
+    int32_t value_type; /* SP_R_32F or SP_R_64F */
+    int32_t mat_kind;   /* sp_cg_mat_kind_t */
+    int32_t precond;    /* 1: Jacobi, z = dinv .* r (CG methods) */
+    int32_t method;     /* sp_cg_method_t */
+    int64_t width;      /* ELL width */
+    const int32_t *ptr; /* CSR row pointers (n + 1) */
+    const int32_t *idx; /* CSR columns, or ELL columns (column-major, -1 padding) */
     const void *val;
-    const void *dinv;     /* Jacobi: 1 / a_ii */
+    const void *dinv; /* Jacobi: 1 / a_ii */
     void *x, *r, *z, *p[2], *q;
     void *w, *m, *an, *az, *ms;
     void *rh, *v[2], *s, *t;
-    double tol;           /* stop when sqrt(r.r) <= tol (rtol * ||b||) */
+    double tol; /* stop when sqrt(r.r) <= tol (rtol * ||b||) */
     int64_t maxit;
-    int64_t check_every;  /* device loop: hand back to the host after k % check_every == 0
-                             iterations (0: only at the end) */
-    double *parts;        /* SP_CG_NVALUES * SP_CG_MAX_PARTS partials */
+    int64_t check_every; /* device loop: hand back to the host after k % check_every == 0
+                            iterations (0: only at the end) */
+    double *parts;       /* SP_CG_NVALUES * SP_CG_MAX_PARTS partials */
 } sp_cg_args_t;
 
 /* Changes every iteration; the host reads it whole. */
 typedef struct sp_cg_state {
-    double rho;       /* classic: r.z for the next iteration; pipelined: gamma = r.u */
-    double rho_prev;  /* the one the last iteration used (beta's denominator) */
-    double pq;        /* classic: p.Ap of the last spmv step; pipelined: delta = w.u */
-    double rr;        /* r.r after the last update */
-    double alpha;     /* alpha of the last iteration */
-    double den;       /* the last iteration's p.Ap (pipelined: delta - beta gamma / alpha) */
-    double omega;     /* BiCGSTAB: t.s / t.t of the last iteration */
-    int64_t k;        /* iterations done */
-    int32_t verdict;  /* -1 while going on, else an sp_solver_status_t */
-    uint32_t ticket;  /* blocks done with the current reduction (GPU; the last resets it) */
-    int32_t s_conv;   /* BiCGSTAB: ||s|| met the tolerance; the update step ends there */
+    double rho;      /* classic: r.z for the next iteration; pipelined: gamma = r.u */
+    double rho_prev; /* the one the last iteration used (beta's denominator) */
+    double pq;       /* classic: p.Ap of the last spmv step; pipelined: delta = w.u */
+    double rr;       /* r.r after the last update */
+    double alpha;    /* alpha of the last iteration */
+    double den;      /* the last iteration's p.Ap (pipelined: delta - beta gamma / alpha) */
+    double omega;    /* BiCGSTAB: t.s / t.t of the last iteration */
+    int64_t k;       /* iterations done */
+    int32_t verdict; /* -1 while going on, else an sp_solver_status_t */
+    uint32_t ticket; /* blocks done with the current reduction (GPU; the last resets it) */
+    int32_t s_conv;  /* BiCGSTAB: ||s|| met the tolerance; the update step ends there */
     int32_t unused;
 } sp_cg_state_t;
 
@@ -108,7 +108,7 @@ typedef struct sp_cg_block {
 } sp_cg_block_t;
 
 /* Doubles of context memory a block and its partials take. */
-#define SP_CG_BLOCK_DOUBLES \
+#define SP_CG_BLOCK_DOUBLES                                                                    \
     ((int64_t)((sizeof(sp_cg_block_t) + 7) / 8) + (int64_t)SP_CG_NVALUES * SP_CG_MAX_PARTS)
 
 /* How an iteration ends the loop (-1: go on), the rule of the step-by-step CG
@@ -178,22 +178,30 @@ SP_CG_HD static inline void sp__bicg_stop(sp_cg_state_t *s, int32_t verdict, int
 SP_CG_HD static inline void sp__bicg_close_v(sp_cg_state_t *s, double rv)
 {
     s->pq = rv;
-    if (!isfinite(rv)) sp__bicg_stop(s, SP_SOLVER_DIVERGED, 1);
-    else if (rv == 0.0) sp__bicg_stop(s, SP_SOLVER_BREAKDOWN, 1);
-    else s->alpha = s->rho / rv;
+    if (!isfinite(rv))
+        sp__bicg_stop(s, SP_SOLVER_DIVERGED, 1);
+    else if (rv == 0.0)
+        sp__bicg_stop(s, SP_SOLVER_BREAKDOWN, 1);
+    else
+        s->alpha = s->rho / rv;
 }
 
 /* After step 2: ss = s.s, ts = t.s, tt = t.t. */
-SP_CG_HD static inline void sp__bicg_close_s(const sp_cg_args_t *a, sp_cg_state_t *s,
-                                             double ss, double ts, double tt)
+SP_CG_HD static inline void sp__bicg_close_s(const sp_cg_args_t *a, sp_cg_state_t *s, double ss,
+                                             double ts, double tt)
 {
     double sn = sqrt(ss);
     s->rr = ss;
-    if (!isfinite(sn)) sp__bicg_stop(s, SP_SOLVER_DIVERGED, 1);
-    else if (sn <= a->tol) s->s_conv = 1;
-    else if (!isfinite(ts) || !isfinite(tt)) sp__bicg_stop(s, SP_SOLVER_DIVERGED, 1);
-    else if (tt == 0.0) sp__bicg_stop(s, SP_SOLVER_BREAKDOWN, 1);
-    else s->omega = ts / tt;
+    if (!isfinite(sn))
+        sp__bicg_stop(s, SP_SOLVER_DIVERGED, 1);
+    else if (sn <= a->tol)
+        s->s_conv = 1;
+    else if (!isfinite(ts) || !isfinite(tt))
+        sp__bicg_stop(s, SP_SOLVER_DIVERGED, 1);
+    else if (tt == 0.0)
+        sp__bicg_stop(s, SP_SOLVER_BREAKDOWN, 1);
+    else
+        s->omega = ts / tt;
 }
 
 /* After the update step: rr = r.r, rho_n = r^.r for the next iteration. */
@@ -207,12 +215,18 @@ SP_CG_HD static inline void sp__bicg_close_r(const sp_cg_args_t *a, sp_cg_state_
     }
     s->k += 1;
     s->rr = rr;
-    if (!isfinite(sqrt(rr))) s->verdict = SP_SOLVER_DIVERGED;
-    else if (sqrt(rr) <= a->tol) s->verdict = SP_SOLVER_CONVERGED;
-    else if (s->omega == 0.0) s->verdict = SP_SOLVER_BREAKDOWN;
-    else if (s->k >= a->maxit) s->verdict = SP_SOLVER_MAX_ITERATIONS;
-    else if (!isfinite(rho_n)) sp__bicg_stop(s, SP_SOLVER_DIVERGED, 1);
-    else if (rho_n == 0.0) sp__bicg_stop(s, SP_SOLVER_BREAKDOWN, 1);
+    if (!isfinite(sqrt(rr)))
+        s->verdict = SP_SOLVER_DIVERGED;
+    else if (sqrt(rr) <= a->tol)
+        s->verdict = SP_SOLVER_CONVERGED;
+    else if (s->omega == 0.0)
+        s->verdict = SP_SOLVER_BREAKDOWN;
+    else if (s->k >= a->maxit)
+        s->verdict = SP_SOLVER_MAX_ITERATIONS;
+    else if (!isfinite(rho_n))
+        sp__bicg_stop(s, SP_SOLVER_DIVERGED, 1);
+    else if (rho_n == 0.0)
+        sp__bicg_stop(s, SP_SOLVER_BREAKDOWN, 1);
     s->rho_prev = s->rho;
     s->rho = rho_n;
 }

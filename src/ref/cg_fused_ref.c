@@ -37,8 +37,8 @@ static double operand(const sp_cg_args_t *a, const sp_cg_state_t *s, int step, d
         double r = ld(t, a->r, j);
         if (step == 1) return rounded(t, fma(-s->alpha, ld(t, a->v[(s->k + 1) & 1], j), r));
         if (beta == 0.0) return r;
-        return rounded(t, fma(beta, ld(t, p_old, j),
-                              fma(-beta * s->omega, ld(t, a->v[s->k & 1], j), r)));
+        return rounded(
+            t, fma(beta, ld(t, p_old, j), fma(-beta * s->omega, ld(t, a->v[s->k & 1], j), r)));
     }
     if (beta == 0.0) return ld(t, a->z, j);
     return rounded(t, fma(beta, ld(t, p_old, j), ld(t, a->z, j)));
@@ -80,7 +80,8 @@ static void spmv_step(sp_cg_block_t *b, int step)
             double q = st(t, a->q, i, y);
             acc[0] += st(t, p_new, i, o) * q;
             /* the last iteration's x += alpha p, one step late (sp_cg_fused.h) */
-            if (s->k > 0) st(t, a->x, i, fma(s->alpha, ld(t, a->p[s->k & 1], i), ld(t, a->x, i)));
+            if (s->k > 0)
+                st(t, a->x, i, fma(s->alpha, ld(t, a->p[s->k & 1], i), ld(t, a->x, i)));
         } else if (step == 0) {
             st(t, p_new, i, o);
             acc[0] += ld(t, a->rh, i) * st(t, v_new, i, y);
@@ -91,9 +92,12 @@ static void spmv_step(sp_cg_block_t *b, int step)
             acc[2] += tv * tv;
         }
     }
-    if (a->method == SP_CG_CLASSIC) s->pq = acc[0];
-    else if (bicg && step == 0) sp__bicg_close_v(s, acc[0]);
-    else if (bicg) sp__bicg_close_s(a, s, acc[0], acc[1], acc[2]);
+    if (a->method == SP_CG_CLASSIC)
+        s->pq = acc[0];
+    else if (bicg && step == 0)
+        sp__bicg_close_v(s, acc[0]);
+    else if (bicg)
+        sp__bicg_close_s(a, s, acc[0], acc[1], acc[2]);
 }
 
 /* r -= alpha q; z = dinv .* r; r.r and r.z (x: in the next spmv step). */

@@ -24,7 +24,8 @@ enum { QUEUED_BATCH = 32 };
 int sp__cg_fused_mode(const sp_solver_options_t *o, sp_solver_type_t type)
 {
     int sgs = type == SP_SOLVER_PCG_SGS;
-    if (o->loop == SP_SOLVER_LOOP_DEVICE) return sgs ? SP_SOLVER_LOOP_FUSED : SP_SOLVER_LOOP_DEVICE;
+    if (o->loop == SP_SOLVER_LOOP_DEVICE)
+        return sgs ? SP_SOLVER_LOOP_FUSED : SP_SOLVER_LOOP_DEVICE;
     if (o->loop == SP_SOLVER_LOOP_FUSED || sp__cg_fused_pipelined(o, type))
         return SP_SOLVER_LOOP_FUSED;
     return 0;
@@ -72,7 +73,10 @@ done:
     return st;
 }
 
-static void *data_of(sp_vector_t *v) { return v ? v->data : NULL; }
+static void *data_of(sp_vector_t *v)
+{
+    return v ? v->data : NULL;
+}
 
 /* The device loop's graph; without conditional nodes (old driver) the loop queues batches. */
 static sp_status_t make_graph(sp_solver_t *s)
@@ -170,7 +174,8 @@ static void host_iterations(sp_solver_t *s, sp_cg_block_t *blk)
 {
     int64_t every = s->options.check_every;
     do {
-        for (int i = 0; i < sp__cg_steps(&blk->args); i++) sp__ref_cg_step(blk, i);
+        for (int i = 0; i < sp__cg_steps(&blk->args); i++)
+            sp__ref_cg_step(blk, i);
     } while (s->fused_loop == SP_SOLVER_LOOP_DEVICE && blk->state.verdict < 0 &&
              (every <= 0 || blk->state.k % every != 0));
 }
@@ -217,8 +222,10 @@ static sp_status_t start(sp_solver_t *s, const sp_vector_t *b, sp_vector_t *x,
     sp_vector_t *u = s->z ? s->z : s->r;
     SP_TRY(sp__solver_residual(s, b, s->options.use_initial_guess ? x : NULL, s->r));
     if (s->type == SP_SOLVER_BICGSTAB) SP_TRY(sp_vector_copy(ctx, s->r, s->rhat));
-    if (s->z) SP_TRY(sp__precond_apply(s, s->r, s->z, &blk->state.rho));
-    else SP_TRY(sp__vec_dot(ctx, s->r, s->r, &blk->state.rho, 0));
+    if (s->z)
+        SP_TRY(sp__precond_apply(s, s->r, s->z, &blk->state.rho));
+    else
+        SP_TRY(sp__vec_dot(ctx, s->r, s->r, &blk->state.rho, 0));
     SP_TRY(sp__vec_dot(ctx, s->r, s->r, &blk->state.rr, 0));
     if (s->pipelined) {
         SP_TRY(sp__solver_spmv(s, 1.0, u, 0.0, s->w));
