@@ -276,7 +276,7 @@ static sp_coo_t *irregular_spd(int64_t n, uint64_t seed)
  * PCG-SGS runs all of them as LOOP_FUSED, classic) on the GPU against its host twin
  * (compare_with: status, iterations within one, x, the repeat bit for bit) and against
  * the GPU's step loop (iterations within one), on ELL (Poisson, double and float) and
- * CSR (irregular rows). */
+ * CSR (irregular rows); BiCGSTAB's forms; pipelined CG on an ill-conditioned system. */
 static const struct {
     const char *name;
     sp_solver_loop_t loop;
@@ -350,6 +350,37 @@ START_TEST(fused_vs_host)
                (long long)base.res.iterations);
     }
     free(base.x);
+    sp_coo_free(coo);
+    /* pipelined CG on the ill-conditioned scaled Laplacian (check_solver's case fused):
+     * the GPU's iterations near the host twin's, its residual gap as bounded there */
+    coo = sp_test_scaled_laplacian(200, 2.0);
+    sp_solver_options_t classic = {.rtol = 1e-6, .max_iterations = 20000,
+                                   .loop = SP_SOLVER_LOOP_FUSED};
+    sp_solver_options_t pipe = classic;
+    pipe.pipelined = 1;
+    run_t gc = run_solver(gpu, coo, SP_SOLVER_CG, &classic);
+    run_t gp = run_solver(gpu, coo, SP_SOLVER_CG, &pipe);
+    run_t hp = run_solver(host, coo, SP_SOLVER_CG, &pipe);
+    printf("ill-conditioned: GPU classic %lld iterations (true %.3e), GPU pipelined %lld (true "
+           "%.3e, recurrence %.3e), host pipelined %lld (true %.3e)\n",
+           (long long)gc.res.iterations, gc.res.relative_residual,
+           (long long)gp.res.iterations, gp.res.relative_residual,
+           gp.res.recurrence_residual, (long long)hp.res.iterations,
+           hp.res.relative_residual);
+    ck_assert(gc.res.status == SP_SOLVER_CONVERGED && gp.res.status == SP_SOLVER_CONVERGED);
+    ck_assert_msg(llabs(gp.res.iterations - hp.res.iterations) <= 2 + hp.res.iterations / 10,
+                  "pipelined: GPU %lld, host %lld iterations", (long long)gp.res.iterations,
+                  (long long)hp.res.iterations);
+    ck_assert_msg(4 * gp.res.iterations <= 6 * gc.res.iterations,
+                  "pipelined %lld, classic %lld iterations", (long long)gp.res.iterations,
+                  (long long)gc.res.iterations);
+    ck_assert_msg(gc.res.relative_residual <= 1e-5, "classic true residual %g",
+                  gc.res.relative_residual);
+    ck_assert_msg(gp.res.relative_residual <= 1e-3, "pipelined true residual %g",
+                  gp.res.relative_residual);
+    free(hp.x);
+    free(gp.x);
+    free(gc.x);
     sp_coo_free(coo);
 }
 END_TEST

@@ -288,26 +288,6 @@ static sp_solver_options_t form(int i, double rtol)
     return o;
 }
 
-/* S L S with L = tridiag(-1, 2, -1) of order n and S = diag(10^(decades * i / (n - 1))):
- * SPD, condition number about cond(L) * 10^(2 decades). */
-static sp_coo_t *scaled_laplacian(int64_t n, double decades)
-{
-    sp_coo_t *coo = NULL;
-    ck_assert_ok(sp_coo_create(n, n, 3 * n, SP_R_64F, &coo));
-    double *val = coo->val;
-    for (int64_t i = 0; i < n; i++) {
-        double si = pow(10.0, decades * (double)i / (double)(n - 1));
-        for (int64_t j = i - 1; j <= i + 1; j++) {
-            if (j < 0 || j >= n) continue;
-            double sj = pow(10.0, decades * (double)j / (double)(n - 1));
-            coo->row[coo->nnz] = (int32_t)i;
-            coo->col[coo->nnz] = (int32_t)j;
-            val[coo->nnz++] = si * sj * (i == j ? 2.0 : -1.0);
-        }
-    }
-    return coo;
-}
-
 /* The fused forms: A = [4 1; 1 3], b = (1, 2): x = (1/11, 7/11) in at most 2 iterations. */
 START_TEST(fused_two_by_two)
 {
@@ -490,7 +470,7 @@ END_TEST
  * forms agree and the gap closes. The result's relative_residual (recomputed) shows it. */
 START_TEST(pipelined_ill_conditioned)
 {
-    sp_matrix_t *A = matrix_of(scaled_laplacian(200, 2.0));
+    sp_matrix_t *A = matrix_of(sp_test_scaled_laplacian(200, 2.0));
     const double rtol = 1e-6;
     sp_solver_options_t classic = form(1, rtol), pipe = form(4, rtol);
     classic.max_iterations = pipe.max_iterations = 20000;
