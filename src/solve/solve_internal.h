@@ -33,7 +33,7 @@ struct sp_solver {
     sp_vector_t *diag;           /* Jacobi: 1 / a_ii; SGS: a_ii */
     sp_vector_t *tmp;            /* SGS: between the two triangular solves */
     sp_vector_t *scal;           /* SLOT_COUNT doubles */
-    /* the fused CG iteration (solve_cg_fused.c), when the options ask for it at setup */
+    /* the fused iterations (solve_cg_fused.c), when the options ask for them at setup */
     int fused_loop;              /* 0: the step loop; SP_SOLVER_LOOP_FUSED or _DEVICE */
     int pipelined;               /* as prepared by the setup */
     sp_vector_t *p1, *v1;        /* the second direction buffer; BiCGSTAB: the second v */
@@ -68,9 +68,10 @@ sp_status_t sp__solve_cg(sp_solver_t *s, const sp_vector_t *b, sp_vector_t *x, d
 sp_status_t sp__solve_bicgstab(sp_solver_t *s, const sp_vector_t *b, sp_vector_t *x,
                                double bnorm);
 
-/* The fused iterations of CG, PCG-Jacobi, PCG-SGS and BiCGSTAB (solve_cg_fused.c). sp__cg_fused_mode: the loop the options ask
- * of a solver type (0: the step loop; SP_SOLVER_LOOP_FUSED or _DEVICE). Setup makes the
- * extra workspace, the block and (CUDA, LOOP_DEVICE) the graph; free releases them. */
+/* The fused iterations of CG, PCG-Jacobi, PCG-SGS and BiCGSTAB (solve_cg_fused.c).
+ * sp__cg_fused_mode: the loop the options ask of a solver type (0: the step loop;
+ * SP_SOLVER_LOOP_FUSED or _DEVICE). Setup makes the extra workspace, the block and (CUDA,
+ * LOOP_DEVICE) the graph; free releases them. */
 int sp__cg_fused_mode(const sp_solver_options_t *o, sp_solver_type_t type);
 /* 1 when the options run pipelined CG for this type (CG and PCG-Jacobi only). */
 int sp__cg_fused_pipelined(const sp_solver_options_t *o, sp_solver_type_t type);
