@@ -1,12 +1,25 @@
-/* cg_bench: conjugate gradient on the 3D 7-point Poisson system (generated, double), libsp's
- * solver (SpMV in the format SP_FORMAT_AUTO picks, fused vector steps, scalars kept on the
- * device, one synchronization per iteration) against the plain CG of the CUDA samples
- * written on cuSPARSE SpMV (CSR_ALG1) and cuBLAS (ddot, daxpy, dscal; host scalars, two
- * synchronizations per iteration). Same b (ones), x0 = 0, relative tolerance on ||r|| and
- * iteration limit; whole solves timed with CUDA events on one stream, interleaved, the
- * median per iteration reported with the iteration counts and the true residuals.
+/* cg_bench: conjugate gradient on the 3D 7-point Poisson system (generated, double), x0 = 0,
+ * b = ones by default (--rhs aones: b = A * ones), relative tolerance on ||r||.
  *
- *   cg_bench [--n 160] [--rtol 1e-8] [--max-iterations 5000] [--reps 3]
+ * libsp, public API, in every loop form: `steps` (the vector steps, one synchronization an
+ * iteration), `fused` (two fused kernels an iteration), `device` (the fused iteration in a
+ * CUDA graph's while node, one synchronization a solve), `pipelined` (Ghysels-Vanroose,
+ * fused kernels) and `pipelined-device`; CG and, with --pcg, PCG-Jacobi; with --bicgstab,
+ * BiCGSTAB's steps / fused / device forms (no baseline: the baselines are CG).
+ * Baselines on cuSPARSE SpMV + cuBLAS: `sample` (the CUDA samples' conjugateGradient:
+ * CSR_ALG1, host scalars, two synchronizations an iteration) and `devscalar` (the fastest
+ * of CSR_ALG1, CSR_ALG2 and sliced ELL (slice 32, SELL_ALG1) for this matrix, timed here,
+ * cuBLAS in device pointer mode, the scalars computed on the device, one 8-byte read-back
+ * an iteration for the stopping test).
+ * Whole solves timed with CUDA events on one stream, every form and baseline interleaved
+ * in each round; the median per iteration, the iteration counts and the true residuals.
+ * Also the SpMV alone (libsp's format, cuSPARSE's chosen algorithm) for the ratio
+ * iteration / SpMV.
+ *
+ *   cg_bench [--n 160 | --mtx FILE] [--rtol 1e-8] [--max-iterations 5000] [--reps 3]
+ *            [--rhs ones|aones] [--pcg | --bicgstab]
+ *
+ * (--mtx: a symmetric positive definite Matrix Market file instead of Poisson.)
  *
  * Prints `Label: value` lines. */
 #include <cublas_v2.h>
@@ -31,30 +44,69 @@
         }                                                                                 \
     } while (0)
 
-/* The baseline: CSR on the device, cuSPARSE descriptors, cuBLAS on the same stream. */
+/* The device-scalar baseline's scalar steps: beta = r1 / r0; alpha = r1 / dot (0 when dot
+ * is 0), -alpha, and r0 = r1 for the next iteration. s: [r1, r0, dot, alpha, nalpha, beta]. */
+enum { S_R1 = 0, S_R0, S_DOT, S_ALPHA, S_NALPHA, S_BETA, S_COUNT };
+__global__ void beta_kernel(double *s)
+{
+    s[S_BETA] = s[S_R0] != 0 ? s[S_R1] / s[S_R0] : 0;
+}
+__global__ void alpha_kernel(double *s)
+{
+    double a = s[S_DOT] != 0 ? s[S_R1] / s[S_DOT] : 0;
+    s[S_ALPHA] = a;
+    s[S_NALPHA] = -a;
+    s[S_R0] = s[S_R1];
+}
+
+/* Sliced ELL (slice SELL_C, rows in order) from the device CSR: a thread per row writes
+ * its slots of its slice (column-major inside the slice); the padding was set to column -1
+ * and value 0 before. */
+enum { SELL_C = 32 };
+__global__ void csr_to_sell_kernel(int n, const int *ptr, const int *idx, const double *val,
+                                   const int *offsets, int *sell_col, double *sell_val)
+{
+    int r = blockIdx.x * blockDim.x + threadIdx.x;
+    if (r >= n) return;
+    int base = offsets[r / SELL_C], lane = r % SELL_C;
+    for (int k = ptr[r]; k < ptr[r + 1]; k++) {
+        int slot = base + (k - ptr[r]) * SELL_C + lane;
+        sell_col[slot] = idx[k];
+        sell_val[slot] = val[k];
+    }
+}
+
+/* The baselines: CSR on the device, cuSPARSE descriptors, cuBLAS on the same stream. */
 struct baseline {
     int n = 0;
     int *d_ptr = nullptr, *d_idx = nullptr;
     double *d_val = nullptr, *d_x = nullptr, *d_r = nullptr, *d_p = nullptr, *d_q = nullptr;
-    double *d_b = nullptr;
+    double *d_b = nullptr, *d_s = nullptr, *h_r1 = nullptr;
     void *d_buf = nullptr;
     cusparseHandle_t sp = nullptr;
     cublasHandle_t bl = nullptr;
-    cusparseSpMatDescr_t A = nullptr;
+    cudaStream_t stream = nullptr;
+    cusparseSpMatDescr_t A = nullptr, S = nullptr; /* CSR; sliced ELL */
+    int *d_sell_off = nullptr, *d_sell_col = nullptr;
+    double *d_sell_val = nullptr;
     cusparseDnVecDescr_t vp = nullptr, vq = nullptr, vx = nullptr, vr = nullptr;
+    cusparseSpMVAlg_t alg = CUSPARSE_SPMV_CSR_ALG1;
     int iterations = 0;
 
-    void spmv(cusparseDnVecDescr_t in, cusparseDnVecDescr_t out, double alpha, double beta)
+    void spmv(cusparseDnVecDescr_t in, cusparseDnVecDescr_t out, double alpha, double beta,
+              cusparseSpMVAlg_t a)
     {
-        CUSPARSE_OK(cusparseSpMV(sp, CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha, A, in, &beta, out,
-                                 CUDA_R_64F, CUSPARSE_SPMV_CSR_ALG1, d_buf));
+        CUSPARSE_OK(cusparseSpMV(sp, CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha,
+                                 a == CUSPARSE_SPMV_SELL_ALG1 ? S : A, in, &beta, out,
+                                 CUDA_R_64F, a, d_buf));
     }
 
-    /* CG as in the CUDA samples (conjugateGradient): x = 0, r = b. */
-    void solve(double rtol, int maxit)
+    /* CG as in the CUDA samples (conjugateGradient): x = 0, r = b; host scalars. */
+    void solve_sample(double rtol, int maxit)
     {
         double one = 1, r0 = 0, r1 = 0, dot = 0, a, na, beta, bnorm2;
-        CUDA_OK(cudaMemsetAsync(d_x, 0, (size_t)n * 8, 0));
+        CUBLAS_OK(cublasSetPointerMode(bl, CUBLAS_POINTER_MODE_HOST));
+        CUDA_OK(cudaMemsetAsync(d_x, 0, (size_t)n * 8, stream));
         CUBLAS_OK(cublasDcopy(bl, n, d_b, 1, d_r, 1));
         CUBLAS_OK(cublasDdot(bl, n, d_r, 1, d_r, 1, &r1));
         bnorm2 = r1;
@@ -67,7 +119,7 @@ struct baseline {
             } else {
                 CUBLAS_OK(cublasDcopy(bl, n, d_r, 1, d_p, 1));
             }
-            spmv(vp, vq, 1.0, 0.0);
+            spmv(vp, vq, 1.0, 0.0, CUSPARSE_SPMV_CSR_ALG1);
             CUBLAS_OK(cublasDdot(bl, n, d_p, 1, d_q, 1, &dot));
             a = r1 / dot;
             CUBLAS_OK(cublasDaxpy(bl, n, &a, d_p, 1, d_x, 1));
@@ -80,35 +132,79 @@ struct baseline {
         iterations = k;
     }
 
+    /* The same CG with the scalars on the device (cuBLAS device pointer mode) and the
+     * faster SpMV algorithm; one read-back of r.r per iteration for the stopping test. */
+    void solve_devscalar(double rtol, int maxit)
+    {
+        const double one = 1;
+        double bnorm2 = 0, r1 = 0;
+        CUDA_OK(cudaMemsetAsync(d_x, 0, (size_t)n * 8, stream));
+        CUBLAS_OK(cublasSetPointerMode(bl, CUBLAS_POINTER_MODE_DEVICE));
+        CUBLAS_OK(cublasDcopy(bl, n, d_b, 1, d_r, 1));
+        CUBLAS_OK(cublasDdot(bl, n, d_r, 1, d_r, 1, d_s + S_R1));
+        CUDA_OK(cudaMemcpyAsync(h_r1, d_s + S_R1, 8, cudaMemcpyDeviceToHost, stream));
+        CUDA_OK(cudaStreamSynchronize(stream));
+        bnorm2 = r1 = *h_r1;
+        int k = 0;
+        while (r1 > rtol * rtol * bnorm2 && k < maxit) {
+            if (k > 0) {
+                beta_kernel<<<1, 1, 0, stream>>>(d_s);
+                CUBLAS_OK(cublasDscal(bl, n, d_s + S_BETA, d_p, 1));
+                CUBLAS_OK(cublasSetPointerMode(bl, CUBLAS_POINTER_MODE_HOST));
+                CUBLAS_OK(cublasDaxpy(bl, n, &one, d_r, 1, d_p, 1));
+                CUBLAS_OK(cublasSetPointerMode(bl, CUBLAS_POINTER_MODE_DEVICE));
+            } else {
+                CUBLAS_OK(cublasDcopy(bl, n, d_r, 1, d_p, 1));
+            }
+            spmv(vp, vq, 1.0, 0.0, alg);
+            CUBLAS_OK(cublasDdot(bl, n, d_p, 1, d_q, 1, d_s + S_DOT));
+            alpha_kernel<<<1, 1, 0, stream>>>(d_s);
+            CUBLAS_OK(cublasDaxpy(bl, n, d_s + S_ALPHA, d_p, 1, d_x, 1));
+            CUBLAS_OK(cublasDaxpy(bl, n, d_s + S_NALPHA, d_q, 1, d_r, 1));
+            CUBLAS_OK(cublasDdot(bl, n, d_r, 1, d_r, 1, d_s + S_R1));
+            CUDA_OK(cudaMemcpyAsync(h_r1, d_s + S_R1, 8, cudaMemcpyDeviceToHost, stream));
+            CUDA_OK(cudaStreamSynchronize(stream));
+            r1 = *h_r1;
+            k++;
+        }
+        CUBLAS_OK(cublasSetPointerMode(bl, CUBLAS_POINTER_MODE_HOST));
+        iterations = k;
+    }
+
     /* ||b - A x|| / ||b|| from the last solve. */
     double true_residual()
     {
         double rn = 0, bn = 0;
+        CUBLAS_OK(cublasSetPointerMode(bl, CUBLAS_POINTER_MODE_HOST));
         CUBLAS_OK(cublasDcopy(bl, n, d_b, 1, d_r, 1));
-        spmv(vx, vr, -1.0, 1.0);
+        spmv(vx, vr, -1.0, 1.0, CUSPARSE_SPMV_CSR_ALG1);
         CUBLAS_OK(cublasDnrm2(bl, n, d_r, 1, &rn));
         CUBLAS_OK(cublasDnrm2(bl, n, d_b, 1, &bn));
         return rn / bn;
     }
 };
 
-static void baseline_open(baseline *B, cudaStream_t stream, const sp_format_view_t &csr)
+static void baseline_open(baseline *B, cudaStream_t stream, const sp_format_view_t &csr,
+                          const double *h_b)
 {
     int n = (int)csr.nrows;
     int64_t nnz = csr.nnz;
     size_t bytes = 0;
     double one = 1, zero = 0;
-    std::vector<double> ones((size_t)n, 1.0);
     B->n = n;
+    B->stream = stream;
     CUDA_OK(cudaMalloc(&B->d_ptr, (size_t)(n + 1) * 4));
     CUDA_OK(cudaMalloc(&B->d_idx, (size_t)nnz * 4));
     CUDA_OK(cudaMalloc(&B->d_val, (size_t)nnz * 8));
     for (double **v : {&B->d_x, &B->d_r, &B->d_p, &B->d_q, &B->d_b})
         CUDA_OK(cudaMalloc(v, (size_t)n * 8));
+    CUDA_OK(cudaMalloc(&B->d_s, S_COUNT * 8));
+    CUDA_OK(cudaMemset(B->d_s, 0, S_COUNT * 8));
+    CUDA_OK(cudaMallocHost(&B->h_r1, 8));
     CUDA_OK(cudaMemcpy(B->d_ptr, csr.csr.row_ptr, (size_t)(n + 1) * 4, cudaMemcpyHostToDevice));
     CUDA_OK(cudaMemcpy(B->d_idx, csr.csr.col, (size_t)nnz * 4, cudaMemcpyHostToDevice));
     CUDA_OK(cudaMemcpy(B->d_val, csr.csr.val, (size_t)nnz * 8, cudaMemcpyHostToDevice));
-    CUDA_OK(cudaMemcpy(B->d_b, ones.data(), (size_t)n * 8, cudaMemcpyHostToDevice));
+    CUDA_OK(cudaMemcpy(B->d_b, h_b, (size_t)n * 8, cudaMemcpyHostToDevice));
     CUSPARSE_OK(cusparseCreate(&B->sp));
     CUSPARSE_OK(cusparseSetStream(B->sp, stream));
     CUBLAS_OK(cublasCreate(&B->bl));
@@ -121,10 +217,42 @@ static void baseline_open(baseline *B, cudaStream_t stream, const sp_format_view
     CUSPARSE_OK(cusparseCreateDnVec(&B->vq, n, B->d_q, CUDA_R_64F));
     CUSPARSE_OK(cusparseCreateDnVec(&B->vx, n, B->d_x, CUDA_R_64F));
     CUSPARSE_OK(cusparseCreateDnVec(&B->vr, n, B->d_r, CUDA_R_64F));
-    CUSPARSE_OK(cusparseSpMV_bufferSize(B->sp, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, B->A,
-                                        B->vp, &zero, B->vq, CUDA_R_64F,
-                                        CUSPARSE_SPMV_CSR_ALG1, &bytes));
+    /* sliced ELL: slice widths and offsets on the host, the slots by csr_to_sell_kernel */
+    int64_t nslices = (n + SELL_C - 1) / SELL_C;
+    std::vector<int> off((size_t)nslices + 1, 0);
+    for (int64_t sl = 0; sl < nslices; sl++) {
+        int w = 0;
+        for (int64_t r = sl * SELL_C; r < std::min<int64_t>(n, (sl + 1) * SELL_C); r++)
+            w = std::max(w, csr.csr.row_ptr[r + 1] - csr.csr.row_ptr[r]);
+        off[(size_t)sl + 1] = off[(size_t)sl] + w * SELL_C;
+    }
+    int64_t slots = off[(size_t)nslices];
+    CUDA_OK(cudaMalloc(&B->d_sell_off, (size_t)(nslices + 1) * 4));
+    CUDA_OK(cudaMalloc(&B->d_sell_col, (size_t)slots * 4 + 4));
+    CUDA_OK(cudaMalloc(&B->d_sell_val, (size_t)slots * 8 + 8));
+    CUDA_OK(cudaMemcpy(B->d_sell_off, off.data(), (size_t)(nslices + 1) * 4,
+                       cudaMemcpyHostToDevice));
+    CUDA_OK(cudaMemset(B->d_sell_col, 0xff, (size_t)slots * 4));
+    CUDA_OK(cudaMemset(B->d_sell_val, 0, (size_t)slots * 8));
+    csr_to_sell_kernel<<<(n + 255) / 256, 256>>>(n, B->d_ptr, B->d_idx, B->d_val, B->d_sell_off,
+                                                 B->d_sell_col, B->d_sell_val);
+    CUDA_OK(cudaGetLastError());
+    CUDA_OK(cudaDeviceSynchronize());
+    CUSPARSE_OK(cusparseCreateSlicedEll(
+        &B->S, n, n, nnz, slots, SELL_C, B->d_sell_off, B->d_sell_col, B->d_sell_val,
+        CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, CUDA_R_64F));
+    for (cusparseSpMVAlg_t a :
+         {CUSPARSE_SPMV_CSR_ALG1, CUSPARSE_SPMV_CSR_ALG2, CUSPARSE_SPMV_SELL_ALG1}) {
+        size_t b = 0;
+        CUSPARSE_OK(cusparseSpMV_bufferSize(B->sp, CUSPARSE_OPERATION_NON_TRANSPOSE, &one,
+                                            a == CUSPARSE_SPMV_SELL_ALG1 ? B->S : B->A, B->vp,
+                                            &zero, B->vq, CUDA_R_64F, a, &b));
+        bytes = std::max(bytes, b);
+    }
     CUDA_OK(cudaMalloc(&B->d_buf, bytes > 0 ? bytes : 8));
+    CUSPARSE_OK(cusparseSpMV_preprocess(B->sp, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, B->A,
+                                        B->vp, &zero, B->vq, CUDA_R_64F, CUSPARSE_SPMV_CSR_ALG2,
+                                        B->d_buf));
 }
 
 static void baseline_close(baseline *B)
@@ -134,47 +262,90 @@ static void baseline_close(baseline *B)
     cusparseDestroyDnVec(B->vq);
     cusparseDestroyDnVec(B->vp);
     cusparseDestroySpMat(B->A);
+    cusparseDestroySpMat(B->S);
     cublasDestroy(B->bl);
     cusparseDestroy(B->sp);
-    for (void *p : {(void *)B->d_buf, (void *)B->d_ptr, (void *)B->d_idx, (void *)B->d_val,
-                    (void *)B->d_x, (void *)B->d_r, (void *)B->d_p, (void *)B->d_q,
-                    (void *)B->d_b})
+    cudaFreeHost(B->h_r1);
+    for (void *p :
+         {(void *)B->d_buf, (void *)B->d_ptr, (void *)B->d_idx, (void *)B->d_val,
+          (void *)B->d_x, (void *)B->d_r, (void *)B->d_p, (void *)B->d_q, (void *)B->d_b,
+          (void *)B->d_s, (void *)B->d_sell_off, (void *)B->d_sell_col, (void *)B->d_sell_val})
         cudaFree(p);
 }
+
+/* Median milliseconds of f over reps calls after a warm-up, CUDA events on stream. */
+static stats time_calls(cudaStream_t stream, int reps, const std::function<void()> &f)
+{
+    stats s;
+    time_pair(stream, 10, reps, nullptr, f, nullptr, &s, nullptr);
+    return s;
+}
+
+/* One timed form: a libsp solver with its options, or a baseline. */
+struct form {
+    const char *name;
+    sp_solver_t *solver; /* NULL: a baseline */
+    int devscalar;
+    std::vector<double> ms;
+    int64_t iterations = 0;
+    double residual = 0, recurrence = 0;
+    const char *status = "";
+};
 
 int main(int argc, char **argv)
 {
     int64_t n = 160;
+    const char *mtx = nullptr;
     double rtol = 1e-8;
-    int maxit = 5000, reps = 3;
-    for (int i = 1; i + 1 < argc; i += 2) {
-        if (!std::strcmp(argv[i], "--n")) n = std::atoll(argv[i + 1]);
-        else if (!std::strcmp(argv[i], "--rtol")) rtol = std::atof(argv[i + 1]);
-        else if (!std::strcmp(argv[i], "--max-iterations")) maxit = std::atoi(argv[i + 1]);
-        else if (!std::strcmp(argv[i], "--reps")) reps = std::atoi(argv[i + 1]);
+    int maxit = 5000, reps = 3, pcg = 0, bicg = 0, aones = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *v = i + 1 < argc ? argv[i + 1] : nullptr;
+        if (!std::strcmp(argv[i], "--pcg")) {
+            pcg = 1;
+            continue;
+        }
+        if (!std::strcmp(argv[i], "--bicgstab")) {
+            bicg = 1;
+            continue;
+        }
+        if (v && !std::strcmp(argv[i], "--n"))
+            n = std::atoll(v);
+        else if (v && !std::strcmp(argv[i], "--mtx"))
+            mtx = v;
+        else if (v && !std::strcmp(argv[i], "--rtol"))
+            rtol = std::atof(v);
+        else if (v && !std::strcmp(argv[i], "--max-iterations"))
+            maxit = std::atoi(v);
+        else if (v && !std::strcmp(argv[i], "--reps"))
+            reps = std::atoi(v);
+        else if (v && !std::strcmp(argv[i], "--rhs") &&
+                 (!std::strcmp(v, "ones") || !std::strcmp(v, "aones")))
+            aones = !std::strcmp(v, "aones");
         else {
-            std::fprintf(stderr, "usage: %s [--n N] [--rtol R] [--max-iterations K] [--reps R]\n",
-                         argv[0]);
+            std::fprintf(
+                stderr,
+                "usage: %s [--n N | --mtx FILE] [--rtol R] [--max-iterations K] [--reps R] "
+                "[--rhs ones|aones] [--pcg | --bicgstab]\n",
+                argv[0]);
             return 2;
         }
+        i++;
     }
     cudaStream_t stream;
     CUDA_OK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
     sp_coo_t *coo = nullptr;
     sp_context_t *gpu = nullptr, *host = nullptr;
     sp_matrix_t *A = nullptr, *H = nullptr;
-    sp_vector_t *b = nullptr, *x = nullptr;
-    sp_solver_t *solver = nullptr;
-    sp_solver_result_t res;
+    sp_vector_t *b = nullptr, *x = nullptr, *ones = nullptr;
     sp_format_view_t csr;
     sp_context_options_t copt = {};
-    sp_solver_options_t sopt = {};
     sp_format_t fmt = SP_FORMAT_AUTO;
     sp_device_info_t dev;
     copt.stream = stream;
-    sopt.rtol = rtol;
-    sopt.max_iterations = maxit;
-    SP_OK(sp_gen_poisson3d(n, SP_R_64F, &coo));
+    if (mtx)
+        SP_OK(sp_mtx_read(mtx, SP_R_64F, nullptr, &coo));
+    else
+        SP_OK(sp_gen_poisson3d(n, SP_R_64F, &coo));
     SP_OK(sp_context_create(SP_DEVICE_CUDA, &copt, &gpu));
     SP_OK(sp_context_create(SP_DEVICE_HOST, nullptr, &host));
     SP_OK(sp_context_device_info(gpu, &dev));
@@ -184,46 +355,143 @@ int main(int argc, char **argv)
     SP_OK(sp_matrix_view(H, SP_FORMAT_CSR, &csr));
     SP_OK(sp_vector_create(gpu, SP_R_64F, coo->nrows, nullptr, &b));
     SP_OK(sp_vector_create(gpu, SP_R_64F, coo->nrows, nullptr, &x));
-    SP_OK(sp_vector_fill(gpu, b, 1.0));
-    SP_OK(sp_solver_create(gpu, SP_SOLVER_CG, &solver));
-    SP_OK(sp_solver_set_options(solver, &sopt));
-    SP_OK(sp_solver_setup(solver, A));
+    SP_OK(sp_vector_create(gpu, SP_R_64F, coo->nrows, nullptr, &ones));
+    SP_OK(sp_vector_fill(gpu, ones, 1.0));
     SP_OK(sp_spmv_choose_format(gpu, A, &fmt));
+    if (aones)
+        SP_OK(sp_spmv_vec(gpu, fmt, SP_SPMV_ALG_DEFAULT, 1.0, A, ones, 0.0, b));
+    else
+        SP_OK(sp_vector_fill(gpu, b, 1.0));
+    std::vector<double> h_b((size_t)coo->nrows);
+    SP_OK(sp_vector_copy_to_host(gpu, b, h_b.data()));
+
+    /* the libsp forms */
+    struct {
+        const char *name;
+        sp_solver_loop_t loop;
+        int pipelined;
+    } lf[] = {{"steps", SP_SOLVER_LOOP_STEPS, 0},
+              {"fused", SP_SOLVER_LOOP_FUSED, 0},
+              {"device", SP_SOLVER_LOOP_DEVICE, 0},
+              {"pipelined", SP_SOLVER_LOOP_FUSED, 1},
+              {"pipelined-device", SP_SOLVER_LOOP_DEVICE, 1}};
+    std::vector<form> forms;
+    const sp_solver_type_t type = bicg  ? SP_SOLVER_BICGSTAB
+                                  : pcg ? SP_SOLVER_PCG_JACOBI
+                                        : SP_SOLVER_CG;
+    for (auto &f : lf) {
+        if (bicg && f.pipelined) continue;
+        sp_solver_options_t o = {};
+        o.rtol = rtol;
+        o.max_iterations = maxit;
+        o.loop = f.loop;
+        o.pipelined = f.pipelined;
+        form fm{f.name, nullptr, 0, {}};
+        SP_OK(sp_solver_create(gpu, type, &fm.solver));
+        SP_OK(sp_solver_set_options(fm.solver, &o));
+        SP_OK(sp_solver_setup(fm.solver, A));
+        forms.push_back(fm);
+    }
     baseline B;
-    baseline_open(&B, stream, csr);
+    baseline_open(&B, stream, csr, h_b.data());
+    size_t nbase = 0;
+    if (!pcg && !bicg) {
+        forms.push_back(form{"sample", nullptr, 0, {}});
+        forms.push_back(form{"devscalar", nullptr, 1, {}});
+        nbase = 2;
+    }
 
-    stats ts, tb;
-    time_pair(
-        stream, 1, reps, nullptr, [&] { SP_OK(sp_solver_solve(solver, b, x)); },
-        [&] { B.solve(rtol, maxit); }, &ts, &tb);
-    SP_OK(sp_solver_result(solver, &res));
-    double base_res = B.true_residual();
-    double lib_per = ts.median / (double)(res.iterations > 0 ? res.iterations : 1);
-    double base_per = tb.median / (double)(B.iterations > 0 ? B.iterations : 1);
+    /* the SpMV alone: libsp's format; cuSPARSE ALG1 and ALG2 (the faster one is devscalar's) */
+    stats lib_spmv = time_calls(stream, 50, [&] {
+        SP_OK(sp_spmv_vec(gpu, fmt, SP_SPMV_ALG_DEFAULT, 1.0, A, ones, 0.0, x));
+    });
+    stats alg1 =
+        time_calls(stream, 50, [&] { B.spmv(B.vp, B.vq, 1.0, 0.0, CUSPARSE_SPMV_CSR_ALG1); });
+    stats alg2 =
+        time_calls(stream, 50, [&] { B.spmv(B.vp, B.vq, 1.0, 0.0, CUSPARSE_SPMV_CSR_ALG2); });
+    stats sell =
+        time_calls(stream, 50, [&] { B.spmv(B.vp, B.vq, 1.0, 0.0, CUSPARSE_SPMV_SELL_ALG1); });
+    B.alg = alg2.median < alg1.median ? CUSPARSE_SPMV_CSR_ALG2 : CUSPARSE_SPMV_CSR_ALG1;
+    if (sell.median < std::min(alg1.median, alg2.median)) B.alg = CUSPARSE_SPMV_SELL_ALG1;
+
+    /* rounds: every form once per round, in order; the first round is a warm-up */
+    cudaEvent_t e0, e1;
+    CUDA_OK(cudaEventCreate(&e0));
+    CUDA_OK(cudaEventCreate(&e1));
+    for (int r = 0; r <= reps; r++)
+        for (form &f : forms) {
+            CUDA_OK(cudaStreamSynchronize(stream));
+            CUDA_OK(cudaEventRecord(e0, stream));
+            if (f.solver)
+                SP_OK(sp_solver_solve(f.solver, b, x));
+            else if (f.devscalar)
+                B.solve_devscalar(rtol, maxit);
+            else
+                B.solve_sample(rtol, maxit);
+            CUDA_OK(cudaEventRecord(e1, stream));
+            CUDA_OK(cudaEventSynchronize(e1));
+            float ms = 0;
+            CUDA_OK(cudaEventElapsedTime(&ms, e0, e1));
+            if (r > 0) f.ms.push_back(ms);
+            if (r == reps) {
+                if (f.solver) {
+                    sp_solver_result_t res;
+                    SP_OK(sp_solver_result(f.solver, &res));
+                    f.iterations = res.iterations;
+                    f.residual = res.relative_residual;
+                    f.recurrence = res.recurrence_residual;
+                    f.status = sp_solver_status_string(res.status);
+                } else {
+                    f.iterations = B.iterations;
+                    f.residual = B.true_residual();
+                    f.status = B.iterations < maxit ? "converged" : "max_iterations";
+                }
+            }
+        }
     double ws = (double)csr.nnz * 12 + (double)coo->nrows * (4 + 5 * 8);
-
     std::printf("device: %s\n", dev.name);
-    std::printf("matrix: poisson3d %lld^3 double\n", (long long)n);
+    if (mtx)
+        std::printf("matrix: %s double\n", mtx);
+    else
+        std::printf("matrix: poisson3d %lld^3 double\n", (long long)n);
+    std::printf("solver: %s\n", bicg ? "bicgstab" : pcg ? "pcg-jacobi" : "cg");
+    std::printf("rhs: %s\n", aones ? "b = A * ones" : "b = ones");
+    std::printf("x0: 0\n");
     std::printf("nrows: %lld\nnnz: %lld\n", (long long)csr.nrows, (long long)csr.nnz);
     std::printf("working_set_mb: %.1f (L2 %.1f MB)\n", ws / 1e6, (double)dev.l2_bytes / 1e6);
     std::printf("rtol: %g\nmax_iterations: %d\nreps: %d\n", rtol, maxit, reps);
     std::printf("libsp_spmv_format: %s\n", sp_format_name(fmt));
-    std::printf("libsp_status: %s\n", sp_solver_status_string(res.status));
-    std::printf("libsp_iterations: %lld\n", (long long)res.iterations);
-    std::printf("baseline_iterations: %d\n", B.iterations);
-    std::printf("iteration_difference_pct: %.2f\n",
-                100.0 * std::fabs((double)res.iterations - B.iterations) /
-                    (double)(B.iterations > 0 ? B.iterations : 1));
-    std::printf("libsp_relative_residual: %.3e\n", res.relative_residual);
-    std::printf("baseline_relative_residual: %.3e\n", base_res);
-    std::printf("libsp_solve_ms: %.3f (min %.3f max %.3f)\n", ts.median, ts.min, ts.max);
-    std::printf("baseline_solve_ms: %.3f (min %.3f max %.3f)\n", tb.median, tb.min, tb.max);
-    std::printf("libsp_ms_per_iteration: %.4f\n", lib_per);
-    std::printf("baseline_ms_per_iteration: %.4f\n", base_per);
-    std::printf("speedup_per_iteration: %.3f\n", base_per / lib_per);
-
+    std::printf("libsp_spmv_ms: %.4f\n", lib_spmv.median);
+    std::printf("cusparse_spmv_alg1_ms: %.4f\ncusparse_spmv_alg2_ms: %.4f\n"
+                "cusparse_spmv_sell_ms: %.4f\n",
+                alg1.median, alg2.median, sell.median);
+    std::printf("devscalar_spmv_alg: %s\n", B.alg == CUSPARSE_SPMV_SELL_ALG1  ? "SELL_ALG1"
+                                            : B.alg == CUSPARSE_SPMV_CSR_ALG2 ? "CSR_ALG2"
+                                                                              : "CSR_ALG1");
+    double best_base = 0;
+    for (size_t i = forms.size() - nbase; i < forms.size(); i++) {
+        double per = summarize(forms[i].ms).median /
+                     (double)(forms[i].iterations > 0 ? forms[i].iterations : 1);
+        if (best_base == 0 || per < best_base) best_base = per;
+    }
+    for (form &f : forms) {
+        stats t = summarize(f.ms);
+        double per = t.median / (double)(f.iterations > 0 ? f.iterations : 1);
+        std::printf("%s: status %s iterations %lld true_residual %.3e", f.name, f.status,
+                    (long long)f.iterations, f.residual);
+        if (f.solver) std::printf(" recurrence %.3e", f.recurrence);
+        std::printf(" solve_ms %.3f (min %.3f max %.3f) ms_per_iteration %.4f"
+                    " iteration_over_libsp_spmv %.2f",
+                    t.median, t.min, t.max, per, per / lib_spmv.median);
+        if (best_base > 0) std::printf(" speedup_vs_best_baseline %.3f", best_base / per);
+        std::printf("\n");
+    }
+    CUDA_OK(cudaEventDestroy(e0));
+    CUDA_OK(cudaEventDestroy(e1));
     baseline_close(&B);
-    sp_solver_destroy(solver);
+    for (form &f : forms)
+        sp_solver_destroy(f.solver);
+    sp_vector_destroy(ones);
     sp_vector_destroy(x);
     sp_vector_destroy(b);
     sp_matrix_destroy(H);

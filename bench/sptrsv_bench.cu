@@ -1,18 +1,25 @@
 /* sptrsv_bench: the sparse triangular solve x = T^-1 b, T the lower triangle (D+L) of a
- * full square matrix, with libsp's level scheduling and soft-synchronized kernels against
- * cuSPARSE SpSV (CUSPARSE_FILL_MODE_LOWER on the full matrix, non-unit diagonal), all in
- * this process on one stream. Methods: cusparse; levels; soft (ready flags, level order on
- * wide levels); soft_natural (soft kept in the natural row order); soft_value (x as its own
- * ready flag, 32 rows per warp); soft_block (soft_value with 256 rows per block).
+ * full square matrix, libsp against cuSPARSE SpSV (CUSPARSE_FILL_MODE_LOWER on the full
+ * matrix, non-unit diagonal), all in this process on one stream.
+ *
+ * libsp through its public API, `sp_sptrsv` on a CUDA context on the same stream, one
+ * matrix handle per algorithm (so each pays its own analysis): api_levels
+ * (SP_SPTRSV_ALG_LEVELS), api_soft (SP_SPTRSV_ALG_SOFT_SYNC), api_auto (SP_SPTRSV_ALG_AUTO).
+ * Their analysis is the first call's wall time less the median solve (the analysis is made
+ * and cached by the first call); the CSR build is a per-matrix cost outside it. With
+ * --internal also the kernel layer's variants through sp__gpu_sptrsv_* (for kernel work):
+ * levels, soft (ready flags), soft_natural (row order), soft_value (x as its own flag, 32
+ * rows a warp), soft_block (256 rows a block: what SOFT_SYNC runs).
  * Analysis: wall clock once (stream synchronized). Solve: CUDA events, warm-up, then timed
- * calls, median: each soft kernel but soft_natural interleaved with cuSPARSE (its ratio to
- * cuSPARSE is to the cuSPARSE median of its own pair), levels and soft_natural alone.
- * Accuracy: max |x - x_ref| / max |x_ref| against the CPU reference.
+ * calls, median: each public method (and soft, soft_value, soft_block) interleaved with
+ * cuSPARSE (its ratio to cuSPARSE is to the cuSPARSE median of its own pair), levels and
+ * soft_natural alone. Accuracy: max |x - x_ref| / max |x_ref| against the CPU reference.
  * Prints `Label: value` lines per matrix and a markdown table.
  *
- *   sptrsv_bench [--reps N] [--float] [--input NAME]...   NAME: poisson3d128,
- *       poisson2d1000, chain1M, or a .mtx path (default: those three and every square
- *       matrix of datasets/mtx with a full non-zero diagonal)
+ *   sptrsv_bench [--reps N] [--float] [--internal] [--input NAME]...   NAME: poisson3d128,
+ *       poisson3d100, poisson2d1000, chain1M, or a .mtx path (default: poisson3d100,
+ *       poisson3d128, poisson2d1000, chain1M and every square matrix of datasets/mtx with
+ *       a full non-zero diagonal)
  *
  * A method whose single solve takes longer than slow_call_s (level scheduling on the chain:
  * one launch per row) is timed with slow_reps calls, said in its reps line. */
@@ -40,10 +47,12 @@ static const int warmup = 5;
 static const double slow_call_s = 0.25;
 static const int slow_reps = 3;
 static int reps = 20;
+static bool internal = false;
 static sp_value_type_t vtype = SP_R_64F;
 static cudaStream_t stream;
 static cusparseHandle_t handle;
 static sp_gpu_env_t env;
+static sp_context_t *ctx; /* the public API's context, on the same stream */
 
 /* ---- device memory for libsp: the default pool, stream-ordered ------------------------- */
 
@@ -80,6 +89,9 @@ static void setup()
     env.sm_count = sms;
     CUSPARSE_OK(cusparseCreate(&handle));
     CUSPARSE_OK(cusparseSetStream(handle, stream));
+    sp_context_options_t copt = {};
+    copt.stream = stream;
+    SP_OK(sp_context_create(SP_DEVICE_CUDA, &copt, &ctx));
 }
 
 /* ---- inputs ----------------------------------------------------------------------------- */
@@ -113,6 +125,8 @@ static bool load(const std::string &name, sp_coo_t **coo)
     opt.complex_mode = SP_COMPLEX_REAL_PART;
     *coo = nullptr;
     if (name == "poisson3d128") SP_OK(sp_gen_poisson3d(128, SP_R_64F, coo));
+    else if (name == "poisson3d100")
+        SP_OK(sp_gen_poisson3d(100, SP_R_64F, coo));
     else if (name == "poisson2d1000") SP_OK(sp_gen_poisson2d(1000, SP_R_64F, coo));
     else if (name == "chain1M") *coo = chain(1000000);
     else if (sp_mtx_read(name.c_str(), SP_R_64F, &opt, coo) != SP_STATUS_SUCCESS) {
@@ -143,14 +157,31 @@ static bool full_diagonal(const sp_csr_t *h)
 struct result {
     std::string name;
     int64_t n, tri_nnz, levels;
-    double ana_ms[6], solve_us[6], cus_us[6], err[6];
-    int reps[6];
+    double ana_ms[9], solve_us[9], cus_us[9], err[9];
+    int reps[9];
 };
-enum { M_CUSPARSE, M_LEVELS, M_SOFT, M_SOFT_NAT, M_SOFT_VALUE, M_SOFT_BLOCK, M_COUNT };
-static const char *const method_names[M_COUNT] = {"cusparse",     "levels",     "soft",
+enum {
+    M_CUSPARSE,
+    M_API_LEVELS,
+    M_API_SOFT,
+    M_API_AUTO,
+    M_LEVELS, /* the kernel layer's, with --internal */
+    M_SOFT,
+    M_SOFT_NAT,
+    M_SOFT_VALUE,
+    M_SOFT_BLOCK,
+    M_COUNT
+};
+static const char *const method_names[M_COUNT] = {"cusparse",     "api_levels", "api_soft",
+                                                  "api_auto",     "levels",     "soft",
                                                   "soft_natural", "soft_value", "soft_block"};
 /* timed interleaved with cuSPARSE */
-static const int paired[3] = {M_SOFT, M_SOFT_VALUE, M_SOFT_BLOCK};
+static const int paired[6] = {M_API_LEVELS, M_API_SOFT,   M_API_AUTO,
+                              M_SOFT,       M_SOFT_VALUE, M_SOFT_BLOCK};
+static bool used(int m)
+{
+    return m < M_LEVELS || internal;
+}
 
 static double seconds_since(std::chrono::steady_clock::time_point t0)
 {
@@ -257,31 +288,63 @@ static bool run_matrix(const std::string &name, sp_coo_t *coo, result *res)
                                           vx, ct, CUSPARSE_SPSV_ALG_DEFAULT, sv, d_buf));
     });
 
-    /* libsp plans */
+    /* libsp through the public API: one matrix handle per algorithm, b and x on ctx */
+    const sp_sptrsv_alg_t api_alg[3] = {SP_SPTRSV_ALG_LEVELS, SP_SPTRSV_ALG_SOFT_SYNC,
+                                        SP_SPTRSV_ALG_AUTO};
+    sp_coo_t *cv = nullptr;
+    sp_matrix_t *A[M_COUNT] = {};
+    sp_vector_t *bv = nullptr, *xv[M_COUNT] = {};
+    SP_OK(sp_coo_copy(coo, vtype, &cv));
+    SP_OK(sp_vector_create(ctx, vtype, n, hb.data(), &bv));
+    for (int m = M_API_LEVELS; m <= M_API_AUTO; m++) {
+        SP_OK(sp_matrix_create(ctx, cv, nullptr, &A[m]));
+        SP_OK(sp_matrix_build(ctx, A[m], SP_FORMAT_CSR));
+        SP_OK(sp_vector_create(ctx, vtype, n, nullptr, &xv[m]));
+        CUDA_OK(cudaFree(d_x[m]));
+        d_x[m] = (unsigned char *)sp_vector_data(xv[m]);
+    }
+    sp_coo_free(cv);
+
+    /* the kernel layer's plans (--internal) */
     sp_gpu_sptrsv_plan_t *plan[M_COUNT] = {};
-    const sp_gpu_sptrsv_alg_t alg[M_COUNT] = {SP_GPU_SPTRSV_LEVELS,       SP_GPU_SPTRSV_LEVELS,
-                                              SP_GPU_SPTRSV_SOFT,         SP_GPU_SPTRSV_SOFT_NATURAL,
-                                              SP_GPU_SPTRSV_SOFT_VALUE,   SP_GPU_SPTRSV_SOFT_BLOCK};
-    for (int m = M_LEVELS; m < M_COUNT; m++)
-        res->ana_ms[m] = 1e3 * probe([&] { SP_OK(sp__gpu_sptrsv_analyse(&env, &d, 0, 0, alg[m], &plan[m])); });
+    const sp_gpu_sptrsv_alg_t alg[M_COUNT] = {
+        SP_GPU_SPTRSV_LEVELS,       SP_GPU_SPTRSV_LEVELS,     SP_GPU_SPTRSV_LEVELS,
+        SP_GPU_SPTRSV_LEVELS,       SP_GPU_SPTRSV_LEVELS,     SP_GPU_SPTRSV_SOFT,
+        SP_GPU_SPTRSV_SOFT_NATURAL, SP_GPU_SPTRSV_SOFT_VALUE, SP_GPU_SPTRSV_SOFT_BLOCK};
+    if (internal)
+        for (int m = M_LEVELS; m < M_COUNT; m++)
+            res->ana_ms[m] =
+                1e3 *
+                probe([&] { SP_OK(sp__gpu_sptrsv_analyse(&env, &d, 0, 0, alg[m], &plan[m])); });
 
     std::function<void()> call[M_COUNT];
     call[M_CUSPARSE] = [&] {
         CUSPARSE_OK(cusparseSpSV_solve(handle, CUSPARSE_OPERATION_NON_TRANSPOSE, alpha, mat, vb,
                                        vx, ct, CUSPARSE_SPSV_ALG_DEFAULT, sv));
     };
+    for (int m = M_API_LEVELS; m <= M_API_AUTO; m++)
+        call[m] = [&, m] {
+            SP_OK(sp_sptrsv(ctx, A[m], SP_UPLO_LOWER, SP_DIAG_NON_UNIT,
+                            api_alg[m - M_API_LEVELS], alpha, sp_vector_data(bv),
+                            sp_vector_data(xv[m])));
+        };
     for (int m = M_LEVELS; m < M_COUNT; m++)
         call[m] = [&, m] { SP_OK(sp__gpu_sptrsv_solve(&env, plan[m], &d, alpha, d_b, d_x[m])); };
-    double first[M_COUNT];
+    double first[M_COUNT] = {};
     for (int m = 0; m < M_COUNT; m++) {
+        if (!used(m)) continue;
         CUDA_OK(cudaMemset(d_x[m], 0xff, n * vs));
-        first[m] = probe(call[m]);
+        first[m] = probe(call[m]); /* public methods: the analysis and a solve */
         res->err[m] = max_rel_err(d_x[m], ref, vs);
     }
     auto reps_for = [&](double t) { return t > slow_call_s ? slow_reps : reps; };
     stats st, st_cus, none;
-    for (int p = 0; p < 3; p++) {
-        int m = paired[p], r = std::min(reps_for(first[m]), reps_for(first[M_CUSPARSE]));
+    for (int p = 0; p < 6; p++) {
+        int m = paired[p];
+        if (!used(m)) continue;
+        /* the public methods' first call held the analysis: time by a second probe */
+        double t = m <= M_API_AUTO ? probe(call[m]) : first[m];
+        int r = std::min(reps_for(t), reps_for(first[M_CUSPARSE]));
         time_pair(stream, r == reps ? warmup : 1, r, nullptr, call[m], call[M_CUSPARSE], &st,
                   &st_cus);
         res->solve_us[m] = 1e3 * st.median;
@@ -291,8 +354,11 @@ static bool run_matrix(const std::string &name, sp_coo_t *coo, result *res)
             res->solve_us[M_CUSPARSE] = res->cus_us[M_CUSPARSE] = res->cus_us[m];
             res->reps[M_CUSPARSE] = r;
         }
+        if (m <= M_API_AUTO)
+            res->ana_ms[m] = std::fmax(0.0, 1e3 * first[m] - 1e-3 * res->solve_us[m]);
     }
     for (int m : {M_LEVELS, M_SOFT_NAT}) {
+        if (!used(m)) continue;
         int r = reps_for(first[m]);
         time_pair(stream, r == reps ? warmup : 1, r, nullptr, call[m], nullptr, &st, &none);
         res->solve_us[m] = 1e3 * st.median;
@@ -300,24 +366,42 @@ static bool run_matrix(const std::string &name, sp_coo_t *coo, result *res)
         res->reps[m] = r;
     }
     /* the timed calls left their x: check once more that repeated solves stay right */
-    for (int m = M_LEVELS; m < M_COUNT; m++)
-        res->err[m] = std::fmax(res->err[m], max_rel_err(d_x[m], ref, vs));
+    for (int m = M_API_LEVELS; m < M_COUNT; m++)
+        if (used(m)) res->err[m] = std::fmax(res->err[m], max_rel_err(d_x[m], ref, vs));
 
     res->name = name;
     res->n = n;
-    res->levels = sp__gpu_sptrsv_plan_levels(plan[M_SOFT]);
     res->tri_nnz = 0;
-    for (int64_t r = 0; r < n; r++)
-        for (int64_t k = h.ptr[r]; k < h.ptr[r + 1]; k++) res->tri_nnz += h.idx[k] <= r;
+    res->levels = 0;
+    {
+        /* dependency levels of the lower triangle, on the host */
+        std::vector<int64_t> level((size_t)n, 0);
+        for (int64_t r = 0; r < n; r++) {
+            int64_t l = 0;
+            for (int64_t k = h.ptr[r]; k < h.ptr[r + 1]; k++) {
+                res->tri_nnz += h.idx[k] <= r;
+                if (h.idx[k] < r) l = std::max(l, level[h.idx[k]]);
+            }
+            level[r] = l + 1;
+            res->levels = std::max(res->levels, level[r]);
+        }
+    }
 
     for (int m = M_LEVELS; m < M_COUNT; m++) sp__gpu_sptrsv_plan_free(&env, plan[m]);
     CUDA_OK(cudaStreamSynchronize(stream));
+    for (int m = M_API_LEVELS; m <= M_API_AUTO; m++) {
+        sp_vector_destroy(xv[m]);
+        sp_matrix_destroy(A[m]);
+        d_x[m] = nullptr;
+    }
+    sp_vector_destroy(bv);
     CUSPARSE_OK(cusparseSpSV_destroyDescr(sv));
     CUSPARSE_OK(cusparseDestroyDnVec(vx));
     CUSPARSE_OK(cusparseDestroyDnVec(vb));
     CUSPARSE_OK(cusparseDestroySpMat(mat));
     CUDA_OK(cudaFree(d_buf));
-    for (int m = 0; m < M_COUNT; m++) CUDA_OK(cudaFree(d_x[m]));
+    for (int m = 0; m < M_COUNT; m++)
+        if (d_x[m]) CUDA_OK(cudaFree(d_x[m]));
     CUDA_OK(cudaFree(d_b));
     CUDA_OK(cudaFree(d.val));
     CUDA_OK(cudaFree(d.idx));
@@ -331,13 +415,18 @@ static void print_result(const result &r)
     std::printf("matrix: %s\nrows: %lld\ntriangle_nnz: %lld\nlevels: %lld\n", r.name.c_str(),
                 (long long)r.n, (long long)r.tri_nnz, (long long)r.levels);
     for (int m = 0; m < M_COUNT; m++)
-        std::printf("%s_analysis_ms: %.3f\n%s_solve_us: %.1f\n%s_reps: %d\n%s_max_rel_err: %.3g\n",
-                    method_names[m], r.ana_ms[m], method_names[m], r.solve_us[m], method_names[m],
-                    r.reps[m], method_names[m], r.err[m]);
-    for (int p = 0; p < 3; p++) {
+        if (used(m))
+            std::printf("%s_analysis_ms: %.3f\n%s_solve_us: %.1f\n%s_reps: %d\n"
+                        "%s_max_rel_err: %.3g\n",
+                        method_names[m], r.ana_ms[m], method_names[m], r.solve_us[m],
+                        method_names[m], r.reps[m], method_names[m], r.err[m]);
+    for (int p = 0; p < 6; p++) {
         int m = paired[p];
-        std::printf("%s_speedup_vs_cusparse: %.2f\n%s_speedup_vs_levels: %.2f\n", method_names[m],
-                    r.cus_us[m] / r.solve_us[m], method_names[m], r.solve_us[M_LEVELS] / r.solve_us[m]);
+        if (!used(m)) continue;
+        std::printf("%s_speedup_vs_cusparse: %.2f\n", method_names[m],
+                    r.cus_us[m] / r.solve_us[m]);
+        std::printf("%s_analysis_vs_cusparse: %.2f\n", method_names[m],
+                    r.ana_ms[M_CUSPARSE] / std::fmax(r.ana_ms[m], 1e-6));
     }
     std::printf("\n");
     std::fflush(stdout);
@@ -350,13 +439,18 @@ int main(int argc, char **argv)
         if (!std::strcmp(argv[i], "--reps") && i + 1 < argc) reps = std::max(20, std::atoi(argv[++i]));
         else if (!std::strcmp(argv[i], "--input") && i + 1 < argc) names.push_back(argv[++i]);
         else if (!std::strcmp(argv[i], "--float")) vtype = SP_R_32F;
+        else if (!std::strcmp(argv[i], "--internal"))
+            internal = true;
         else {
-            std::fprintf(stderr, "usage: %s [--reps N (>= 20)] [--float] [--input NAME]...\n", argv[0]);
+            std::fprintf(
+                stderr,
+                "usage: %s [--reps N (>= 20)] [--float] [--internal] [--input NAME]...\n",
+                argv[0]);
             return 2;
         }
     }
     if (names.empty()) {
-        names = {"poisson3d128", "poisson2d1000", "chain1M"};
+        names = {"poisson3d100", "poisson3d128", "poisson2d1000", "chain1M"};
         std::vector<std::string> files;
         if (DIR *dir = opendir(SP_DATASETS_DIR "/mtx")) {
             while (struct dirent *e = readdir(dir)) {
@@ -388,24 +482,26 @@ int main(int argc, char **argv)
         }
         sp_coo_free(coo);
     }
-    std::printf("| matrix | rows | levels | cuSPARSE µs | levels µs | soft µs | soft natural µs | "
-                "soft value µs | soft block µs | vs cuSPARSE (soft/value/block) | "
-                "vs levels (soft/value/block) | analysis ms (cus/lev/soft/value/block) | "
-                "max rel err (cus/lev/soft/natural/value/block) |\n"
-                "|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---|---|---|\n");
+    std::printf(
+        "| matrix | rows | levels | cuSPARSE µs | api levels µs | api soft µs | api auto µs "
+        "| vs cuSPARSE (levels/soft/auto) | analysis ms (cus/levels/soft/auto) | "
+        "max rel err (cus/levels/soft/auto) |\n"
+        "|---|---:|---:|---:|---:|---:|---:|---|---|---|\n");
     for (const result &r : results) {
         std::printf("| %s | %lld | %lld |", r.name.c_str(), (long long)r.n, (long long)r.levels);
-        for (int m = 0; m < M_COUNT; m++) std::printf(" %.1f |", r.solve_us[m]);
-        for (int p = 0; p < 3; p++)
-            std::printf("%s%.2fx", p ? " / " : " ", r.cus_us[paired[p]] / r.solve_us[paired[p]]);
+        for (int m = M_CUSPARSE; m <= M_API_AUTO; m++)
+            std::printf(" %.1f |", r.solve_us[m]);
+        for (int m = M_API_LEVELS; m <= M_API_AUTO; m++)
+            std::printf("%s%.2fx", m > M_API_LEVELS ? " / " : " ", r.cus_us[m] / r.solve_us[m]);
         std::printf(" |");
-        for (int p = 0; p < 3; p++)
-            std::printf("%s%.2fx", p ? " / " : " ", r.solve_us[M_LEVELS] / r.solve_us[paired[p]]);
-        std::printf(" | %.2f / %.2f / %.2f / %.2f / %.2f |", r.ana_ms[M_CUSPARSE], r.ana_ms[M_LEVELS],
-                    r.ana_ms[M_SOFT], r.ana_ms[M_SOFT_VALUE], r.ana_ms[M_SOFT_BLOCK]);
-        for (int m = 0; m < M_COUNT; m++) std::printf("%s%.1e", m ? " / " : " ", r.err[m]);
+        for (int m = M_CUSPARSE; m <= M_API_AUTO; m++)
+            std::printf("%s%.2f", m ? " / " : " ", r.ana_ms[m]);
+        std::printf(" |");
+        for (int m = M_CUSPARSE; m <= M_API_AUTO; m++)
+            std::printf("%s%.1e", m ? " / " : " ", r.err[m]);
         std::printf(" |\n");
     }
+    sp_context_destroy(ctx);
     CUSPARSE_OK(cusparseDestroy(handle));
     CUDA_OK(cudaStreamDestroy(stream));
     return 0;

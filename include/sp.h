@@ -722,10 +722,11 @@ SP_API sp_status_t sp_sptrsv(sp_context_t *ctx, sp_matrix_t *A, sp_uplo_t uplo, 
 
 /* ------------------------------------------------------------------------------------
  * Iterative solvers: create -> (options) -> setup(A) -> solve(b, x) ... -> result ->
- * destroy. The iteration loop runs on the host and calls the library's steps on the
- * solver's context, so a solver gives the same answer (within rounding) on a host and a
- * CUDA context. Not converging is not an error: sp_solver_solve returns
- * SP_STATUS_SUCCESS and sp_solver_result says what happened.
+ * destroy. The iteration runs the library's steps on the solver's context (driven from
+ * the host, or looped on the device: sp_solver_options_t.loop), so a solver gives the
+ * same answer (within rounding) on a host and a CUDA context. Not converging is not an
+ * error: sp_solver_solve returns SP_STATUS_SUCCESS and sp_solver_result says what
+ * happened.
  * ---------------------------------------------------------------------------------- */
 typedef enum sp_solver_type {
     SP_SOLVER_CG = 0,          /* conjugate gradient (A symmetric positive definite) */
@@ -736,11 +737,39 @@ typedef enum sp_solver_type {
     SP_SOLVER_BICGSTAB = 3     /* BiCGSTAB (van der Vorst) for non-symmetric A */
 } sp_solver_type_t;
 
+/* How the iteration loop runs. Every form gives the step loop's iterations (CG family
+ * within one; BiCGSTAB, whose residuals are not monotone, within a few percent) and runs
+ * on host contexts too (there the fused steps run as their host twins,
+ * src/ref/cg_fused_ref.c). PCG-SGS takes LOOP_DEVICE as LOOP_FUSED: its two triangular
+ * solves are queued from the host between the fused kernels. */
+typedef enum sp_solver_loop {
+    SP_SOLVER_LOOP_AUTO = 0,   /* STEPS for now (the default may move to DEVICE) */
+    SP_SOLVER_LOOP_STEPS = 1,  /* the host loop over the library's vector steps: five
+                                  kernels an iteration, one synchronization */
+    SP_SOLVER_LOOP_FUSED = 2,  /* fused kernels, one synchronization an iteration. CG: two
+                                  kernels (the direction update and p.Ap in the product,
+                                  every other recurrence and dot in one pass); BiCGSTAB:
+                                  three (each product with its operand's update and dots,
+                                  then the x and r updates with r.r and r^.r) */
+    SP_SOLVER_LOOP_DEVICE = 3  /* the fused iteration looped on the device (a CUDA graph
+                                  with a while node, CUDA 12.4+): the host synchronizes
+                                  every check_every iterations, or once at the end */
+} sp_solver_loop_t;
+
 /* Zero-initialised (or never set) means the defaults. */
 typedef struct sp_solver_options {
     int64_t max_iterations; /* 0: 10000 */
     double rtol;            /* stop when ||r|| <= rtol * ||b||; 0: 1e-8 */
     int use_initial_guess;  /* 1: start from x as given; 0: from x = 0 */
+    sp_solver_loop_t loop;  /* how the loop runs (set before setup) */
+    int64_t check_every;    /* LOOP_DEVICE: the host sees the state every this many
+                               iterations (0: only at the end; negative: refused) */
+    int pipelined;          /* CG, PCG-Jacobi: 1 runs pipelined CG (Ghysels & Vanroose
+                               2014: one global reduction an iteration, in the fused
+                               kernels; LOOP_AUTO/STEPS then mean FUSED). Same iterations
+                               as CG in exact arithmetic; in rounding its recurrence
+                               residual drifts further from the true one on
+                               ill-conditioned systems (docs/ARCHITECTURE.md, Solvers) */
 } sp_solver_options_t;
 
 typedef enum sp_solver_status {
@@ -785,9 +814,12 @@ SP_API sp_status_t sp_solver_setup(sp_solver_t *solver, sp_matrix_t *A);
 /* Solve A x = b (b and x: vectors on the context of A's type and length, distinct). x is
  * the initial guess with use_initial_guess, else overwritten from zero. Returns
  * SP_STATUS_SUCCESS whether or not the method converged (see sp_solver_result); an error
- * status only for bad arguments or a failed step. On CUDA the loop synchronizes the
+ * status only for bad arguments or a failed step. On CUDA the step loop synchronizes the
  * stream once per iteration (CG family: the scalars of an iteration read together;
- * BiCGSTAB: at each of its dot products) and once at the end; x is complete on return. */
+ * BiCGSTAB: at each of its dot products) and once at the end, the fused loop once per
+ * iteration, the device loop once per check_every iterations; x is complete on return.
+ * A solve whose options ask for a loop or method that the setup did not prepare (the
+ * options changed after sp_solver_setup) is refused with SP_STATUS_INVALID_ARGUMENT. */
 SP_API sp_status_t sp_solver_solve(sp_solver_t *solver, const sp_vector_t *b, sp_vector_t *x);
 /* The outcome of the last solve (status SP_SOLVER_NOT_RUN before the first). */
 SP_API sp_status_t sp_solver_result(const sp_solver_t *solver, sp_solver_result_t *result);

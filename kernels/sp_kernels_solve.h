@@ -3,6 +3,7 @@
 #ifndef SP_KERNELS_SOLVE_H
 #define SP_KERNELS_SOLVE_H
 
+#include "sp_cg_fused.h"
 #include "sp_kernels.h"
 
 #ifdef __cplusplus
@@ -47,6 +48,28 @@ int64_t sp__gpu_sptrsv_plan_levels(const sp_gpu_sptrsv_plan_t *plan);
 
 /* Frees a plan (NULL accepted). */
 void sp__gpu_sptrsv_plan_free(const sp_gpu_env_t *env, sp_gpu_sptrsv_plan_t *plan);
+
+/* ---- the fused Krylov iterations (kernels/solve/cg_fused.cu; src/core/sp_cg_fused.h) -- */
+
+/* Queues step `step` (0 .. sp__cg_steps - 1; the last is the update step) of the method
+ * that h_args describes, on the block d_blk (context memory; h_args: a host copy of its
+ * args, read for the launch shape only). A step whose state's verdict is set does nothing. */
+sp_status_t sp__gpu_cg_step(const sp_gpu_env_t *env, sp_cg_block_t *d_blk,
+                            const sp_cg_args_t *h_args, int step);
+
+/* The iteration loop on the device: a CUDA graph whose while node repeats the steps
+ * until the verdict is set or check_every iterations more are done (CUDA 12.4+: else
+ * SP_STATUS_NOT_SUPPORTED). Made once per block; every launch runs the block's state on. */
+typedef struct sp_gpu_cg_loop {
+    void *graph, *exec;
+} sp_gpu_cg_loop_t;
+
+sp_status_t sp__gpu_cg_loop_create(const sp_gpu_env_t *env, sp_cg_block_t *d_blk,
+                                   const sp_cg_args_t *h_args, sp_gpu_cg_loop_t *loop);
+/* Queues one launch of the loop on env's stream. */
+sp_status_t sp__gpu_cg_loop_run(const sp_gpu_env_t *env, const sp_gpu_cg_loop_t *loop);
+/* Accepts NULL and an empty loop. */
+void sp__gpu_cg_loop_free(sp_gpu_cg_loop_t *loop);
 
 #ifdef __cplusplus
 }

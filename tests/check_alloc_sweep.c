@@ -503,6 +503,7 @@ typedef struct solve_run {
     sp_vector_t *b, *x;
     double *h_x;
     int64_t n;
+    const sp_solver_options_t *opt; /* NULL: the defaults */
 } solve_run_t;
 
 /* create -> setup -> solve -> destroy; the initial guess x is the output. */
@@ -511,6 +512,7 @@ static sp_status_t solve_op(void *arg)
     solve_run_t *r = arg;
     sp_solver_t *s = NULL;
     sp_status_t st = sp_solver_create(r->ctx, r->type, &s);
+    if (st == SP_STATUS_SUCCESS) st = sp_solver_set_options(s, r->opt);
     if (st == SP_STATUS_SUCCESS) st = sp_solver_setup(s, r->A);
     if (st == SP_STATUS_SUCCESS) st = sp_solver_solve(s, r->b, r->x);
     if (st == SP_STATUS_SUCCESS) {
@@ -548,7 +550,7 @@ START_TEST(bfs_and_solvers)
     free(br.level);
 
     ck_assert_ok(sp_gen_poisson3d(5, SP_R_64F, &p));
-    solve_run_t sr = {ctx, NULL, SP_SOLVER_CG, NULL, NULL, NULL, p->nrows};
+    solve_run_t sr = {ctx, NULL, SP_SOLVER_CG, NULL, NULL, NULL, p->nrows, NULL};
     ck_assert_ok(sp_matrix_create(ctx, p, NULL, &sr.A));
     ck_assert_ok(sp_vector_create(ctx, SP_R_64F, sr.n, NULL, &sr.b));
     ck_assert_ok(sp_vector_fill(ctx, sr.b, 1.0));
@@ -564,6 +566,24 @@ START_TEST(bfs_and_solvers)
         sweep(what, solve_op, solve_untouched, &sr);
         sp_vector_destroy(sr.x);
     }
+    /* the fused forms: device loop (CG, PCG-Jacobi, BiCGSTAB) and pipelined CG */
+    const sp_solver_options_t device = {.loop = SP_SOLVER_LOOP_DEVICE, .check_every = 3};
+    const sp_solver_options_t pipelined = {.pipelined = 1};
+    for (size_t i = 0; i < sizeof types / sizeof types[0]; i++) {
+        if (types[i] == SP_SOLVER_PCG_SGS) continue;
+        for (int o = 0; o < 2; o++) {
+            if (o == 1 && types[i] == SP_SOLVER_BICGSTAB) continue;
+            sr.type = types[i];
+            sr.opt = o ? &pipelined : &device;
+            ck_assert_ok(sp_vector_create(ctx, SP_R_64F, sr.n, NULL, &sr.x));
+            char what[48];
+            snprintf(what, sizeof what, "solver type %d, %s", (int)types[i],
+                     o ? "pipelined" : "device loop");
+            sweep(what, solve_op, solve_untouched, &sr);
+            sp_vector_destroy(sr.x);
+        }
+    }
+    sr.opt = NULL;
     free(sr.h_x);
     sp_vector_destroy(sr.b);
     sp_matrix_destroy(sr.A);

@@ -3,7 +3,8 @@
  * the upload, each format's build, each SpMV plan (every format and algorithm) and sp_spmv
  * itself; BFS (sp_bfs and sp_bfs_multi, every variant on the host loop, the single-block
  * and persistent SOFT loops, the cooperative persistent loop), with the CSR and CSC builds
- * it triggers; the solvers (create, setup, solve: CG, PCG-Jacobi, PCG-SGS, BiCGSTAB) and a
+ * it triggers; the solvers (create, setup, solve: CG, PCG-Jacobi, PCG-SGS, BiCGSTAB, and
+ * the fused device-loop and pipelined forms) and a
  * setup replacing an earlier one; sp_sptrsv (levels, soft, AUTO; the analysis and its
  * CSR); vector creation. Each failing run returns SP_STATUS_ALLOC_FAILED with its message
  * on the context, leaves its outputs untouched (the matrix handle and its formats, y,
@@ -572,6 +573,7 @@ typedef struct solve_run {
     double *h_x;
     int64_t n;
     unsigned built;
+    const sp_solver_options_t *opt; /* NULL: the defaults */
 } solve_run_t;
 
 static void assert_converged(sp_solver_t *s, const char *what)
@@ -591,6 +593,7 @@ static sp_status_t solve_op(void *arg)
     solve_run_t *r = arg;
     sp_solver_t *s = NULL;
     sp_status_t st = sp_solver_create(g_ctx, r->type, &s);
+    if (st == SP_STATUS_SUCCESS) st = sp_solver_set_options(s, r->opt);
     if (st == SP_STATUS_SUCCESS) st = sp_solver_setup(s, r->A);
     if (st == SP_STATUS_SUCCESS) st = sp_solver_solve(s, r->b, r->x);
     if (st == SP_STATUS_SUCCESS) assert_converged(s, "solve");
@@ -640,15 +643,18 @@ static void resetup_untouched(void *arg)
 /* One solver type on the SPD matrix p: its whole life on fresh uploads (COO only), every
  * device allocation failing in turn, then (host_too) every host allocation; a setup
  * replacing one on another matrix the same ways; the solves allocate nothing. */
-static void solver_case(const sp_coo_t *p, sp_solver_type_t type, int host_too)
+static void solver_case(const sp_coo_t *p, sp_solver_type_t type, int host_too,
+                        const sp_solver_options_t *opt)
 {
     sp_matrix_t *A0 = NULL;
     solve_run_t r;
-    char what[48];
+    char what[64];
     memset(&r, 0, sizeof r);
     r.type = type;
     r.n = p->nrows;
-    snprintf(what, sizeof what, "solver type %d", (int)type);
+    r.opt = opt;
+    snprintf(what, sizeof what, "solver type %d%s", (int)type,
+             opt ? (opt->pipelined ? ", pipelined" : ", device loop") : "");
     r.h_x = malloc((size_t)r.n * sizeof *r.h_x);
     ck_assert_ptr_nonnull(r.h_x);
     ck_assert_ok(sp_vector_create(g_ctx, SP_R_64F, r.n, NULL, &r.b));
@@ -668,6 +674,7 @@ static void solver_case(const sp_coo_t *p, sp_solver_type_t type, int host_too)
     sweep_t again = {what, resetup_op, solve_prepare, resetup_untouched, &r};
     ck_assert_ok(sp_matrix_create(g_ctx, p, NULL, &A0));
     ck_assert_ok(sp_solver_create(g_ctx, r.type, &r.solver));
+    ck_assert_ok(sp_solver_set_options(r.solver, opt));
     ck_assert_ok(sp_solver_setup(r.solver, A0));
     ck_assert_ok(sp_matrix_create(g_ctx, p, NULL, &r.A));
     ck_assert_int_ge(device_sweep(again), 4);
@@ -695,7 +702,13 @@ START_TEST(solvers_device_and_host)
     sp_coo_t *p = NULL;
     ck_assert_ok(sp_gen_poisson3d(sp_test_small() ? 4 : 7, SP_R_64F, &p));
     for (size_t i = 0; i < sizeof types / sizeof types[0]; i++)
-        solver_case(p, types[i], 1);
+        solver_case(p, types[i], 1, NULL);
+    /* the fused forms (device memory only: their host allocations are the step loop's) */
+    const sp_solver_options_t device = {.loop = SP_SOLVER_LOOP_DEVICE, .check_every = 3};
+    const sp_solver_options_t pipelined = {.loop = SP_SOLVER_LOOP_DEVICE, .pipelined = 1};
+    solver_case(p, SP_SOLVER_CG, 0, &device);
+    solver_case(p, SP_SOLVER_BICGSTAB, 0, &device);
+    solver_case(p, SP_SOLVER_PCG_JACOBI, 0, &pipelined);
     sp_coo_free(p);
 }
 END_TEST
@@ -913,7 +926,7 @@ START_TEST(failures_through_cuda)
     ck_assert_int_ge(bfs_case(g, SP_BFS_DIRECTION_OPT, SP_BFS_LOOP_HOST, 0, 3, 0), 2);
     ck_assert_int_ge(bfs_case(g, SP_BFS_FRONTIER, SP_BFS_LOOP_PERSISTENT, 0, 3, 0), 2);
     ck_assert_ok(sp_gen_poisson3d(4, SP_R_64F, &p));
-    solver_case(p, SP_SOLVER_PCG_SGS, 0);
+    solver_case(p, SP_SOLVER_PCG_SGS, 0, NULL);
     double *h_b = malloc((size_t)p->nrows * sizeof *h_b);
     ck_assert_ptr_nonnull(h_b);
     for (int64_t i = 0; i < p->nrows; i++)

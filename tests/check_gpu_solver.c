@@ -2,7 +2,9 @@
  * within rounding of the host's sequential sums and bit-identical across two runs, at
  * lengths around the block and grid sizes; every solver on 3D Poisson (double and float)
  * and BiCGSTAB on convection-diffusion with the same status, iteration counts within 1
- * and x within the tolerance; whole solves repeated bit for bit. sptrsv and PCG-SGS need
+ * and x within the tolerance; whole solves repeated bit for bit; the fused, device-loop
+ * and pipelined forms of CG and PCG-Jacobi, and BiCGSTAB's fused forms, against their host
+ * twins and the step loop. sptrsv and PCG-SGS need
  * kernels/solve/: while it refuses (NOT_SUPPORTED) those cases print a note and are
  * skipped. SP_TEST_SMALL=1 shrinks the inputs. Exits 77 without a GPU. */
 #include <math.h>
@@ -129,13 +131,12 @@ typedef struct run {
 } run_t;
 
 static run_t run_solver(sp_context_t *ctx, const sp_coo_t *coo, sp_solver_type_t type,
-                        double rtol)
+                        const sp_solver_options_t *opt)
 {
     run_t r;
     sp_matrix_t *A = NULL;
     sp_solver_t *s = NULL;
     sp_vector_t *b = NULL, *x = NULL;
-    sp_solver_options_t opt = {.rtol = rtol};
     memset(&r, 0, sizeof r);
     r.x = malloc((size_t)coo->nrows * sp_value_size(coo->value_type));
     ck_assert_ok(sp_matrix_create(ctx, coo, NULL, &A));
@@ -143,7 +144,7 @@ static run_t run_solver(sp_context_t *ctx, const sp_coo_t *coo, sp_solver_type_t
     ck_assert_ok(sp_vector_create(ctx, coo->value_type, coo->nrows, NULL, &x));
     ck_assert_ok(sp_vector_fill(ctx, b, 1.0));
     ck_assert_ok(sp_solver_create(ctx, type, &s));
-    ck_assert_ok(sp_solver_set_options(s, &opt));
+    ck_assert_ok(sp_solver_set_options(s, opt));
     r.setup = sp_solver_setup(s, A);
     if (r.setup == SP_STATUS_SUCCESS) {
         ck_assert_ok(sp_solver_solve(s, b, x));
@@ -158,11 +159,13 @@ static run_t run_solver(sp_context_t *ctx, const sp_coo_t *coo, sp_solver_type_t
 }
 
 /* GPU and host: same status, iterations within 1, x within tol relative to max |x|; the GPU
- * solve repeated bit for bit. Returns 0 when the GPU refused (NOT_SUPPORTED) the setup. */
-static int compare_solver(const char *name, const sp_coo_t *coo, sp_solver_type_t type,
-                          double rtol, double xtol)
+ * solve repeated bit for bit. Returns the GPU's iterations, or -1 when the GPU refused
+ * (NOT_SUPPORTED) the setup. */
+static int64_t compare_with(const char *name, const sp_coo_t *coo, sp_solver_type_t type,
+                            const sp_solver_options_t *opt, double xtol)
 {
-    run_t g = run_solver(gpu, coo, type, rtol), h = run_solver(host, coo, type, rtol), g2;
+    double rtol = opt->rtol;
+    run_t g = run_solver(gpu, coo, type, opt), h = run_solver(host, coo, type, opt), g2;
     int64_t n = coo->nrows;
     double xmax = 0, dmax = 0;
     int f = coo->value_type == SP_R_32F;
@@ -171,7 +174,7 @@ static int compare_solver(const char *name, const sp_coo_t *coo, sp_solver_type_
         printf("note: %s skipped on the GPU: %s\n", name, sp_last_error());
         free(g.x);
         free(h.x);
-        return 0;
+        return -1;
     }
     ck_assert_msg(g.setup == SP_STATUS_SUCCESS, "%s: GPU setup: %s", name, sp_last_error());
     ck_assert_msg(g.res.status == SP_SOLVER_CONVERGED && h.res.status == SP_SOLVER_CONVERGED,
@@ -194,14 +197,21 @@ static int compare_solver(const char *name, const sp_coo_t *coo, sp_solver_type_
                   xmax);
     ck_assert_msg(g.res.relative_residual <= 10 * rtol, "%s: GPU true residual %g", name,
                   g.res.relative_residual);
-    g2 = run_solver(gpu, coo, type, rtol);
+    g2 = run_solver(gpu, coo, type, opt);
     ck_assert_msg(g2.res.iterations == g.res.iterations &&
                       memcmp(g2.x, g.x, (size_t)n * sp_value_size(coo->value_type)) == 0,
                   "%s: two GPU solves differ", name);
     free(g2.x);
     free(g.x);
     free(h.x);
-    return 1;
+    return g.res.iterations;
+}
+
+static int64_t compare_solver(const char *name, const sp_coo_t *coo, sp_solver_type_t type,
+                              double rtol, double xtol)
+{
+    sp_solver_options_t opt = {.rtol = rtol};
+    return compare_with(name, coo, type, &opt, xtol);
 }
 
 START_TEST(solvers_poisson)
@@ -226,6 +236,153 @@ START_TEST(bicgstab_convection_diffusion)
 {
     sp_coo_t *coo = sp_test_convection_diffusion(small ? 20 : 96, 0.6, SP_R_64F);
     compare_solver("bicgstab convection-diffusion", coo, SP_SOLVER_BICGSTAB, 1e-9, 1e-6);
+    sp_coo_free(coo);
+}
+END_TEST
+
+/* An SPD matrix with irregular rows: every 97th row holds 300 neighbours, the others 2 to
+ * 6, off-diagonals -1 (symmetric), the diagonal 1 + the row's off-diagonal count. ELL's
+ * padding bound refuses it, so the fused product runs its CSR path. */
+static sp_coo_t *irregular_spd(int64_t n, uint64_t seed)
+{
+    sp_coo_t *coo = NULL;
+    int64_t cap = 0;
+    for (int64_t i = 0; i < n; i++)
+        cap += 2 * (i % 97 == 0 ? 300 : 6) + 1;
+    ck_assert_ok(sp_coo_create(n, n, cap, SP_R_64F, &coo));
+    double *val = coo->val, *diag = calloc((size_t)n, sizeof *diag);
+    ck_assert_ptr_nonnull(diag);
+    for (int64_t i = 0; i < n; i++) {
+        int64_t deg = i % 97 == 0 ? 300 : 2 + (int64_t)(sp_test_rand(&seed) % 5);
+        for (int64_t k = 0; k < deg; k++) {
+            int64_t j = (int64_t)(sp_test_rand(&seed) % (uint64_t)n);
+            if (j == i) continue;
+            coo->row[coo->nnz] = (int32_t)i, coo->col[coo->nnz] = (int32_t)j;
+            val[coo->nnz++] = -1.0;
+            coo->row[coo->nnz] = (int32_t)j, coo->col[coo->nnz] = (int32_t)i;
+            val[coo->nnz++] = -1.0;
+            diag[i] += 1.0, diag[j] += 1.0;
+        }
+    }
+    for (int64_t i = 0; i < n; i++) {
+        coo->row[coo->nnz] = (int32_t)i, coo->col[coo->nnz] = (int32_t)i;
+        val[coo->nnz++] = 1.0 + diag[i];
+    }
+    free(diag);
+    return coo;
+}
+
+/* The fused iteration (LOOP_FUSED, LOOP_DEVICE with and without check_every, pipelined;
+ * PCG-SGS runs all of them as LOOP_FUSED, classic) on the GPU against its host twin
+ * (compare_with: status, iterations within one, x, the repeat bit for bit) and against
+ * the GPU's step loop (iterations within one), on ELL (Poisson, double and float) and
+ * CSR (irregular rows); BiCGSTAB's forms; pipelined CG on an ill-conditioned system. */
+static const struct {
+    const char *name;
+    sp_solver_loop_t loop;
+    int64_t every;
+    int pipelined;
+} fused_forms[] = {{"fused", SP_SOLVER_LOOP_FUSED, 0, 0},
+                   {"device", SP_SOLVER_LOOP_DEVICE, 0, 0},
+                   {"device/16", SP_SOLVER_LOOP_DEVICE, 16, 0},
+                   {"pipelined", SP_SOLVER_LOOP_FUSED, 0, 1},
+                   {"pipelined device/8", SP_SOLVER_LOOP_DEVICE, 8, 1}};
+
+static void fused_on(const char *matrix, const sp_coo_t *coo, double rtol, double xtol)
+{
+    static const sp_solver_type_t types[3] = {SP_SOLVER_CG, SP_SOLVER_PCG_JACOBI,
+                                              SP_SOLVER_PCG_SGS};
+    static const char *const names[3] = {"cg", "pcg-jacobi", "pcg-sgs"};
+    for (int t = 0; t < 3; t++) {
+        sp_solver_type_t type = types[t];
+        sp_solver_options_t steps = {.rtol = rtol, .loop = SP_SOLVER_LOOP_STEPS};
+        run_t base = run_solver(gpu, coo, type, &steps);
+        ck_assert_int_eq(base.setup, SP_STATUS_SUCCESS);
+        for (size_t f = 0; f < sizeof fused_forms / sizeof fused_forms[0]; f++) {
+            sp_solver_options_t opt = {.rtol = rtol};
+            char name[128];
+            if (fused_forms[f].loop == SP_SOLVER_LOOP_DEVICE && sp_test_skip_graph_loop())
+                continue;
+            opt.loop = fused_forms[f].loop;
+            opt.check_every = fused_forms[f].every;
+            opt.pipelined = fused_forms[f].pipelined;
+            snprintf(name, sizeof name, "%s %s %s", names[t], fused_forms[f].name, matrix);
+            int64_t its = compare_with(name, coo, type, &opt, xtol);
+            ck_assert_msg(its >= 0, "%s: refused", name);
+            ck_assert_msg(llabs(its - base.res.iterations) <= 1,
+                          "%s: %lld iterations, the GPU step loop %lld", name, (long long)its,
+                          (long long)base.res.iterations);
+            printf("%s: %lld iterations (step loop %lld)\n", name, (long long)its,
+                   (long long)base.res.iterations);
+        }
+        free(base.x);
+    }
+}
+
+START_TEST(fused_vs_host)
+{
+    sp_coo_t *coo = NULL;
+    ck_assert_ok(sp_gen_poisson3d(small ? 10 : 40, SP_R_64F, &coo));
+    fused_on("poisson3d double", coo, 1e-9, 1e-6);
+    sp_coo_free(coo);
+    ck_assert_ok(sp_gen_poisson3d(small ? 8 : 24, SP_R_32F, &coo));
+    fused_on("poisson3d float", coo, 1e-5, 1e-3);
+    sp_coo_free(coo);
+    coo = irregular_spd(small ? 3000 : 40000, 7);
+    fused_on("irregular csr double", coo, 1e-9, 1e-6);
+    sp_coo_free(coo);
+    /* BiCGSTAB: its three-kernel iteration in the non-pipelined forms */
+    coo = sp_test_convection_diffusion(small ? 20 : 96, 0.6, SP_R_64F);
+    sp_solver_options_t steps = {.rtol = 1e-9, .loop = SP_SOLVER_LOOP_STEPS};
+    run_t base = run_solver(gpu, coo, SP_SOLVER_BICGSTAB, &steps);
+    for (size_t f = 0; f < 3; f++) {
+        sp_solver_options_t opt = {.rtol = 1e-9};
+        char name[128];
+        if (fused_forms[f].loop == SP_SOLVER_LOOP_DEVICE && sp_test_skip_graph_loop()) continue;
+        opt.loop = fused_forms[f].loop;
+        opt.check_every = fused_forms[f].every;
+        snprintf(name, sizeof name, "bicgstab %s convection-diffusion", fused_forms[f].name);
+        int64_t its = compare_with(name, coo, SP_SOLVER_BICGSTAB, &opt, 1e-6);
+        ck_assert_msg(llabs(its - base.res.iterations) <= 2 + base.res.iterations / 10,
+                      "%s: %lld iterations, the GPU step loop %lld", name, (long long)its,
+                      (long long)base.res.iterations);
+        printf("%s: %lld iterations (step loop %lld)\n", name, (long long)its,
+               (long long)base.res.iterations);
+    }
+    free(base.x);
+    sp_coo_free(coo);
+    /* pipelined CG on the ill-conditioned scaled Laplacian (check_solver's case fused):
+     * the GPU's iterations near the host twin's, its residual gap as bounded there. Left
+     * out of small runs (thousands of iterations: slow under compute-sanitizer). */
+    if (small) return;
+    coo = sp_test_scaled_laplacian(200, 2.0);
+    sp_solver_options_t classic = {.rtol = 1e-6, .max_iterations = 20000,
+                                   .loop = SP_SOLVER_LOOP_FUSED};
+    sp_solver_options_t pipe = classic;
+    pipe.pipelined = 1;
+    run_t gc = run_solver(gpu, coo, SP_SOLVER_CG, &classic);
+    run_t gp = run_solver(gpu, coo, SP_SOLVER_CG, &pipe);
+    run_t hp = run_solver(host, coo, SP_SOLVER_CG, &pipe);
+    printf("ill-conditioned: GPU classic %lld iterations (true %.3e), GPU pipelined %lld (true "
+           "%.3e, recurrence %.3e), host pipelined %lld (true %.3e)\n",
+           (long long)gc.res.iterations, gc.res.relative_residual,
+           (long long)gp.res.iterations, gp.res.relative_residual,
+           gp.res.recurrence_residual, (long long)hp.res.iterations,
+           hp.res.relative_residual);
+    ck_assert(gc.res.status == SP_SOLVER_CONVERGED && gp.res.status == SP_SOLVER_CONVERGED);
+    ck_assert_msg(llabs(gp.res.iterations - hp.res.iterations) <= 2 + hp.res.iterations / 10,
+                  "pipelined: GPU %lld, host %lld iterations", (long long)gp.res.iterations,
+                  (long long)hp.res.iterations);
+    ck_assert_msg(4 * gp.res.iterations <= 6 * gc.res.iterations,
+                  "pipelined %lld, classic %lld iterations", (long long)gp.res.iterations,
+                  (long long)gc.res.iterations);
+    ck_assert_msg(gc.res.relative_residual <= 1e-5, "classic true residual %g",
+                  gc.res.relative_residual);
+    ck_assert_msg(gp.res.relative_residual <= 1e-3, "pipelined true residual %g",
+                  gp.res.relative_residual);
+    free(hp.x);
+    free(gp.x);
+    free(gc.x);
     sp_coo_free(coo);
 }
 END_TEST
@@ -304,6 +461,12 @@ static Suite *gpu_solver_suite(void)
     tcase_add_test(tc, bicgstab_convection_diffusion);
     tcase_add_test(tc, sptrsv_vs_host);
     tcase_add_test(tc, gpu_refusals);
+    suite_add_tcase(s, tc);
+    /* its own case, so that scripts/device-solve26.sh can run it alone under memcheck */
+    tc = tcase_create("fused");
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_set_timeout(tc, 300);
+    tcase_add_test(tc, fused_vs_host);
     suite_add_tcase(s, tc);
     return s;
 }

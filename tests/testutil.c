@@ -4,6 +4,7 @@
 #include "testutil.h"
 
 #include <dirent.h>
+#include <math.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -308,6 +309,21 @@ sp_coo_t *sp_test_convection_diffusion(int64_t n, double c, sp_value_type_t t)
             if (x < n - 1) coo_push(coo, r, r + 1, -1.0 + c);
             if (y < n - 1) coo_push(coo, r, r + n, -1.0);
         }
+    return coo;
+}
+
+sp_coo_t *sp_test_scaled_laplacian(int64_t n, double decades)
+{
+    sp_coo_t *coo = NULL;
+    ck_assert_ok(sp_coo_create(n, n, 3 * n, SP_R_64F, &coo));
+    for (int64_t i = 0; i < n; i++) {
+        double si = pow(10.0, decades * (double)i / (double)(n - 1));
+        for (int64_t j = i - 1; j <= i + 1; j++) {
+            if (j < 0 || j >= n) continue;
+            double sj = pow(10.0, decades * (double)j / (double)(n - 1));
+            coo_push(coo, i, j, si * sj * (i == j ? 2.0 : -1.0));
+        }
+    }
     return coo;
 }
 

@@ -127,6 +127,11 @@ sp_coo_t *sp_test_dense_coo(int64_t n, const double *a, sp_value_type_t t);
  * north and south, -1 - c west and -1 + c east (non-symmetric for c != 0). */
 sp_coo_t *sp_test_convection_diffusion(int64_t n, double c, sp_value_type_t t);
 
+/* S L S with L = tridiag(-1, 2, -1) of order n and S = diag(10^(decades * i / (n - 1))),
+ * double: symmetric positive definite, condition number about cond(L) * 10^(2 decades)
+ * (the solvers' ill-conditioned case). */
+sp_coo_t *sp_test_scaled_laplacian(int64_t n, double decades);
+
 /* Assert that call returns the expected status; on mismatch the message shows both and
  * sp_last_error(). */
 #define ck_assert_status(call, expected)                                                  \

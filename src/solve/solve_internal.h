@@ -3,6 +3,7 @@
 #ifndef SP_SOLVE_INTERNAL_H
 #define SP_SOLVE_INTERNAL_H
 
+#include "sp_cg_fused.h"
 #include "sp_vector.h"
 
 /* Scalars kept in the context's memory (a double vector), so a step can use a reduction's
@@ -32,6 +33,14 @@ struct sp_solver {
     sp_vector_t *diag;           /* Jacobi: 1 / a_ii; SGS: a_ii */
     sp_vector_t *tmp;            /* SGS: between the two triangular solves */
     sp_vector_t *scal;           /* SLOT_COUNT doubles */
+    /* the fused iterations (solve_cg_fused.c), when the options ask for them at setup */
+    int fused_loop;              /* 0: the step loop; SP_SOLVER_LOOP_FUSED or _DEVICE */
+    int pipelined;               /* as prepared by the setup */
+    sp_vector_t *p1, *v1;        /* the second direction buffer; BiCGSTAB: the second v */
+    sp_vector_t *w, *m, *an, *az, *ms; /* pipelined (m, ms: Jacobi only) */
+    sp_vector_t *cgv;            /* the block of sp_cg_fused.h, SP_CG_BLOCK_DOUBLES doubles */
+    sp_cg_args_t cg;             /* host copy of the block's arguments (x set per solve) */
+    void *loop_graph, *loop_exec; /* CUDA LOOP_DEVICE: the graph (NULL: queued batches) */
     sp_solver_result_t result;
 };
 
@@ -57,6 +66,18 @@ sp_status_t sp__precond_apply(sp_solver_t *s, const sp_vector_t *r, sp_vector_t 
  * status, iterations and recurrence_residual only (the caller recomputes the residual). */
 sp_status_t sp__solve_cg(sp_solver_t *s, const sp_vector_t *b, sp_vector_t *x, double bnorm);
 sp_status_t sp__solve_bicgstab(sp_solver_t *s, const sp_vector_t *b, sp_vector_t *x,
+                               double bnorm);
+
+/* The fused iterations of CG, PCG-Jacobi, PCG-SGS and BiCGSTAB (solve_cg_fused.c).
+ * sp__cg_fused_mode: the loop the options ask of a solver type (0: the step loop;
+ * SP_SOLVER_LOOP_FUSED or _DEVICE). Setup makes the extra workspace, the block and (CUDA,
+ * LOOP_DEVICE) the graph; free releases them. */
+int sp__cg_fused_mode(const sp_solver_options_t *o, sp_solver_type_t type);
+/* 1 when the options run pipelined CG for this type (CG and PCG-Jacobi only). */
+int sp__cg_fused_pipelined(const sp_solver_options_t *o, sp_solver_type_t type);
+sp_status_t sp__cg_fused_setup(sp_solver_t *s);
+void sp__cg_fused_free(sp_solver_t *s);
+sp_status_t sp__solve_cg_fused(sp_solver_t *s, const sp_vector_t *b, sp_vector_t *x,
                                double bnorm);
 
 /* The options with defaults filled in. */

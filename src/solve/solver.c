@@ -26,6 +26,7 @@ static void free_workspace(sp_solver_t *s)
         sp_vector_destroy(*v[i]);
         *v[i] = NULL;
     }
+    sp__cg_fused_free(s);
     s->A = NULL;
 }
 
@@ -62,6 +63,14 @@ sp_status_t sp_solver_set_options(sp_solver_t *s, const sp_solver_options_t *opt
                      (long long)options->max_iterations);
         SP_CHECK_ARG(options->rtol >= 0, "sp_solver_set_options: rtol %g is negative or NaN",
                      options->rtol);
+        SP_CHECK_ARG((int)options->loop >= SP_SOLVER_LOOP_AUTO &&
+                         options->loop <= SP_SOLVER_LOOP_DEVICE,
+                     "sp_solver_set_options: unknown loop %d", (int)options->loop);
+        SP_CHECK_ARG(options->check_every >= 0,
+                     "sp_solver_set_options: negative check_every %lld",
+                     (long long)options->check_every);
+        SP_CHECK_ARG(options->pipelined == 0 || options->pipelined == 1,
+                     "sp_solver_set_options: pipelined is %d (0 or 1)", options->pipelined);
         s->options = *options;
     } else {
         memset(&s->options, 0, sizeof s->options);
@@ -127,6 +136,7 @@ sp_status_t sp_solver_setup(sp_solver_t *s, sp_matrix_t *A)
     SP_TRY(sp_spmv_prepare(next.ctx, A, next.format, SP_SPMV_ALG_DEFAULT));
     SP_TRY(alloc_workspace(&next));
     SP_TRY(sp__precond_setup(&next));
+    SP_TRY(sp__cg_fused_setup(&next));
     next.result = (sp_solver_result_t){.status = SP_SOLVER_NOT_RUN};
     free_workspace(s);
     *s = next;
@@ -168,6 +178,11 @@ sp_status_t sp_solver_solve(sp_solver_t *s, const sp_vector_t *b, sp_vector_t *x
     SP_TRY(check_vector(s, b, "b"));
     SP_TRY(check_vector(s, x, "x"));
     SP_CHECK_ARG(b != x, "sp_solver_solve: b and x are the same vector");
+    SP_CHECK_ARG(
+        sp__cg_fused_mode(&s->options, s->type) == s->fused_loop &&
+            (!s->fused_loop || sp__cg_fused_pipelined(&s->options, s->type) == s->pipelined),
+        "sp_solver_solve: the loop or pipelined option changed since "
+        "sp_solver_setup (set options, then setup again)");
     s->result = res;
     SP_TRY(sp__solver_dot(s, b, NULL, 1, &bnorm));
     if (!s->options.use_initial_guess) SP_TRY(sp__vec_fill(s->ctx, x, 0.0));
@@ -177,6 +192,8 @@ sp_status_t sp_solver_solve(sp_solver_t *s, const sp_vector_t *b, sp_vector_t *x
         s->result.status = SP_SOLVER_CONVERGED;
     } else if (!isfinite(bnorm)) {
         s->result.status = SP_SOLVER_DIVERGED;
+    } else if (s->fused_loop) {
+        SP_TRY(sp__solve_cg_fused(s, b, x, bnorm));
     } else if (s->type == SP_SOLVER_BICGSTAB) {
         SP_TRY(sp__solve_bicgstab(s, b, x, bnorm));
     } else {
