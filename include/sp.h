@@ -610,7 +610,7 @@ typedef enum sp_bfs_direction {
  *  - loop GRAPH runs FRONTIER, PULL or DIRECTION_OPT (the same kernels and rule as the
  *    host loop, the direction decided on the GPU) as one CUDA graph launch per search,
  *    whose while node repeats the level step until the frontier is empty (needs a driver
- *    of CUDA 12.4 or later); the graph is built once per call, before the first search;
+ *    of CUDA 12.4 or later); the graph is built once per matrix and options (cached);
  *  - AUTO picks from the graph's size and degrees (stats->variant_used and loop_used say
  *    what ran).
  * The call synchronizes the context's stream once per level on the host loop, once per

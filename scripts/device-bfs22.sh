@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# Issue 22 on a 1-GPU H100, in one device call of at most 8 minutes: build (Release, sm_90,
+# build-gpu), the BFS, conversion and primitive test suites, then spbench --bfs on
+# Kronecker 22 (64 sources, every variant x loop), Kronecker 24 (64 sources, the
+# direction-optimized rows and AUTO) and the 4096 x 4096 grid (8 sources, the frontier and
+# direction-optimized rows and AUTO), each row with per-call GTEPS (wall clock of each
+# sp_bfs call), the amortized sp_bfs_multi figure and the kernel-only one; then the sort
+# against CUB (prim_bench) and CSR -> CSC against cuSPARSE (convert_bench).
+# Logs under $OUT (else build-gpu/logs-bfs22); a summary at the end; exits 1 when a step
+# fails (a test, an invalid search, a benchmark's check) or was cut by its time limit.
+#   bash scripts/device-bfs22.sh
+set -uo pipefail
+cd "$(dirname "$0")/.."
+L=${OUT:-build-gpu/logs-bfs22}
+mkdir -p "$L"
+. scripts/device-env.sh # .deps unpacked (Check), SP_ZLIB_ARGS
+t0=$(date +%s)
+status=0
+failed=()
+step() { # step NAME LIMIT_S COMMAND...: run under a time limit, log, remember failure
+  local name=$1 limit=$2 s rc
+  shift 2
+  s=$(date +%s)
+  timeout "$limit" "$@" >"$L/$name.log" 2>&1
+  rc=$?
+  echo "== $name: rc $rc, $(( $(date +%s) - s )) s (total $(( $(date +%s) - t0 )) s)"
+  if [ "$rc" -ne 0 ]; then
+    [ "$rc" -eq 124 ] && echo "   cut at its limit of $limit s"
+    tail -n 25 "$L/$name.log"
+    status=1
+    failed+=("$name")
+  fi
+  return "$rc"
+}
+
+{ nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
+  nvcc --version | tail -n 1; git log --oneline -1; } | tee "$L/gpu.txt"
+step configure 120 cmake -S . -B build-gpu -DSP_WITH_CUDA=ON -DCMAKE_BUILD_TYPE=Release \
+  -DCMAKE_CUDA_ARCHITECTURES=90 "${SP_ZLIB_ARGS[@]}" || exit 1
+step build 240 cmake --build build-gpu -j"$(nproc)" || exit 1
+# the BFS, conversion and primitive suites (host and GPU), the spbench BFS smoke tests
+step ctest 150 ctest --test-dir build-gpu -R "bfs|convert|prim" -j4 --timeout 140 \
+  --output-on-failure
+SB=./build-gpu/bench/spbench
+step bfs-kron22 120 $SB --gen kron:22 --bfs --sources 64 --bfs-validate 2
+step bfs-grid4096 90 $SB --gen grid2d:4096 --bfs --sources 8 --bfs-validate 1 \
+  --bfs-variant frontier,direction_opt,auto
+step bfs-kron24 150 $SB --gen kron:24 --bfs --sources 64 --bfs-validate 1 \
+  --bfs-variant direction_opt,auto
+step sort-vs-cub 60 ./build-gpu/bench/prim_bench --only sort
+step convert-vs-cusparse 90 ./build-gpu/bench/convert_bench --input kron22 --input poisson160
+
+echo
+echo "== summary ($(( $(date +%s) - t0 )) s)"
+cat "$L/gpu.txt"
+grep -hE "tests passed|tests failed|\(Failed\)|\(Timeout\)|Not Run" "$L/ctest.log" | head -n 20
+for g in kron22 kron24 grid4096; do
+  f=$L/bfs-$g.log
+  [ -f "$f" ] || continue
+  echo "-- $g (per call | amortized sp_bfs_multi | kernels alone; GTEPS, Graph500 edges)"
+  grep -E "^(kron|grid)" "$f" | awk '{printf "   %-14s %-16s call %9s  multi %9s  kern %9s  us/level %9s  %s\n", $2, $3, $7, $8, $9, $12, $14}'
+  grep -E "^bfs_(GTEPS_graph500|valid)" "$f" | sed 's/^/   /'
+  if grep -qE " NO( |$)|bfs_valid: NO" "$f"; then echo "   INVALID searches in $f"; status=1; fi
+done
+echo "-- sort / transpose (ratios to CUB and cuSPARSE)"
+grep -iE "sort|x cub|ratio" "$L/sort-vs-cub.log" | head -n 12 | sed 's/^/   /'
+grep -iE "csc|csr2csc|transpose" "$L/convert-vs-cusparse.log" | head -n 12 | sed 's/^/   /'
+if [ "$status" -ne 0 ]; then echo "== FAILED: ${failed[*]:-invalid BFS rows}"; else echo "== all ok"; fi
+exit "$status"
