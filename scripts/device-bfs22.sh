@@ -5,7 +5,8 @@
 # direction-optimized rows and AUTO) and the 4096 x 4096 grid (8 sources, the frontier and
 # direction-optimized rows and AUTO), each row with per-call GTEPS (wall clock of each
 # sp_bfs call), the amortized sp_bfs_multi figure and the kernel-only one; then the sort
-# against CUB (prim_bench) and CSR -> CSC against cuSPARSE (convert_bench).
+# against CUB (prim_bench) and CSR -> CSC against cuSPARSE (convert_bench: the default
+# sort path and the count-scan-scatter transpose, each compared with cuSPARSE's arrays).
 # Logs under $OUT (else build-gpu/logs-bfs22); a summary at the end; exits 1 when a step
 # fails (a test, an invalid search, a benchmark's check) or was cut by its time limit.
 #   bash scripts/device-bfs22.sh
@@ -62,8 +63,11 @@ for g in kron22 kron24 grid4096; do
   grep -E "^bfs_(GTEPS_graph500|valid)" "$f" | sed 's/^/   /'
   if grep -qE " NO( |$)|bfs_valid: NO" "$f"; then echo "   INVALID searches in $f"; status=1; fi
 done
-echo "-- sort / transpose (ratios to CUB and cuSPARSE)"
-grep -iE "sort|x cub|ratio" "$L/sort-vs-cub.log" | head -n 12 | sed 's/^/   /'
-grep -iE "csc|csr2csc|transpose" "$L/convert-vs-cusparse.log" | head -n 12 | sed 's/^/   /'
+echo "-- sort against CUB, CSR -> CSC against cuSPARSE (the scatter transpose beside the default)"
+grep -E "^\| (primitive|sort|radix)" "$L/sort-vs-cub.log" | head -n 12 | sed 's/^/   /'
+grep -E "^\| matrix|CSR->CSC" "$L/convert-vs-cusparse.log" | head -n 12 | sed 's/^/   /'
+for f in sort-vs-cub convert-vs-cusparse; do
+  if grep -q MISMATCH "$L/$f.log" 2>/dev/null; then echo "   MISMATCH in $L/$f.log"; status=1; fi
+done
 if [ "$status" -ne 0 ]; then echo "== FAILED: ${failed[*]:-invalid BFS rows}"; else echo "== all ok"; fi
 exit "$status"
