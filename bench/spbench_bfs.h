@@ -5,6 +5,8 @@
 #include "spbench_util.h"
 
 #define SB_BFS_WARMUP 10 /* untimed calls per combination before the timed ones */
+#define SB_BFS_WARMUP_MIN 2 /* ... but only this many once they have taken: */
+#define SB_BFS_WARMUP_SECONDS 1.0
 #define SB_BFS_LEVEL_LINES 24 /* --bfs-levels: levels listed before the last */
 
 typedef struct sb_bfs_request {
