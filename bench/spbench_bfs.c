@@ -480,6 +480,9 @@ int sb_run_bfs(sp_context_t *ctx, sp_matrix_t *A, const sb_bfs_request_t *q, sb_
     r->bfs_sources = pick->sources;
     r->bfs_ms_median = pick->ms_mean;
     r->bfs_teps_hmean = pick->gteps_directed * 1e9;
+    r->bfs_gteps_g500 = pick->gteps_g500;
+    r->bfs_gteps_g500_multi = pick->gteps_g500_multi;
+    r->bfs_gteps_g500_kernel = pick->gteps_g500_kernel;
     r->bfs_valid = rc == 0;
     printf("bfs_ms_mean: %.4f (%s/%s)\n", pick->ms_mean, sp_bfs_variant_name(pick->variant),
            sb_bfs_loop_label(pick->loop, pick->coop));
