@@ -2,8 +2,8 @@
 # Issue 22 on a 1-GPU H100, in one device call of at most 8 minutes: build (Release, sm_90,
 # build-gpu; the targets used), the BFS and conversion test suites, then spbench --bfs on
 # Kronecker 22 (64 sources, every variant x loop), Kronecker 24 (32 sources, the
-# direction-optimized rows and AUTO) and the 4096 x 4096 grid (8 sources, the frontier and
-# direction-optimized rows and AUTO), each row with per-call GTEPS (wall clock of each
+# direction-optimized rows and AUTO), the 4096 x 4096 grid (8 sources, the frontier and
+# direction-optimized rows and AUTO) and Kronecker 14 (per-call overheads), each row with per-call GTEPS (wall clock of each
 # sp_bfs call), the amortized sp_bfs_multi figure and the kernel-only one; then the sort
 # against CUB (prim_bench) and CSR -> CSC against cuSPARSE (convert_bench: the default
 # sort path and the count-scan-scatter transpose, each compared with cuSPARSE's arrays).
@@ -58,6 +58,8 @@ step ctest 150 ctest --test-dir build-gpu -R "check_.*(bfs|convert)|spbench_bfs|
   -j4 --timeout 140 --output-on-failure
 SB=./build-gpu/bench/spbench
 step bfs-kron22 120 $SB --gen kron:22 --bfs --sources 64 --bfs-validate 2
+# a small graph, where what a call costs beyond its kernels decides between the loops
+step bfs-kron14 40 $SB --gen kron:14 --bfs --sources 64 --bfs-validate 2
 step bfs-grid4096 90 $SB --gen grid2d:4096 --bfs --sources 8 --bfs-validate 1 \
   --bfs-variant frontier,direction_opt,auto
 step bfs-kron24 150 $SB --gen kron:24 --bfs --sources 32 --bfs-validate 1 \
@@ -69,7 +71,7 @@ echo
 echo "== summary ($(( $(date +%s) - t0 )) s)"
 cat "$L/gpu.txt"
 grep -hE "tests passed|tests failed|\(Failed\)|\(Timeout\)|Not Run" "$L/ctest.log" 2>/dev/null | head -n 20
-for g in kron22 kron24 grid4096; do
+for g in kron22 kron24 grid4096 kron14; do
   f=$L/bfs-$g.log
   [ -f "$f" ] || continue
   echo "-- $g (per call | amortized sp_bfs_multi | kernels alone; GTEPS, Graph500 edges)"
