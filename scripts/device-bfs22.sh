@@ -58,14 +58,14 @@ step ctest 150 ctest --test-dir build-gpu -R "check_.*(bfs|convert)|spbench_bfs|
   -j4 --timeout 140 --output-on-failure
 SB=./build-gpu/bench/spbench
 step bfs-kron22 120 $SB --gen kron:22 --bfs --sources 64 --bfs-validate 2
-# a small graph, where what a call costs beyond its kernels decides between the loops
-step bfs-kron14 40 $SB --gen kron:14 --bfs --sources 64 --bfs-validate 2
 step bfs-grid4096 90 $SB --gen grid2d:4096 --bfs --sources 8 --bfs-validate 1 \
   --bfs-variant frontier,direction_opt,auto
 step bfs-kron24 150 $SB --gen kron:24 --bfs --sources 32 --bfs-validate 1 \
   --bfs-variant direction_opt,auto
-step sort-vs-cub 60 ./build-gpu/bench/prim_bench --only sort
+# a small graph, where what a call costs beyond its kernels decides between the loops
+step bfs-kron14 40 $SB --gen kron:14 --bfs --sources 64 --bfs-validate 2
 step convert-vs-cusparse 90 ./build-gpu/bench/convert_bench --input kron22 --input poisson160
+step sort-vs-cub 60 ./build-gpu/bench/prim_bench --only sort
 
 echo
 echo "== summary ($(( $(date +%s) - t0 )) s)"
