@@ -306,7 +306,9 @@ static void bench_csr_to_csc(const input &in, const sp_csr_t *csr, int reps, boo
     bool ok = csc.nnz == nnz && same_bytes(csc.ptr, c_ptr, (size_t)(n + 1) * 4) &&
               same_bytes(csc.idx, c_idx, ib) && same_bytes(csc.val, c_val, vb);
     print_row(in.name.c_str(), (long long)nnz,
-              !scatter ? "CSR->CSC" : scattered ? "CSR->CSC by scatter" : "CSR->CSC by scatter (fell back to sort)",
+              !scatter    ? "CSR->CSC"
+              : scattered ? "CSR->CSC by scatter"
+                          : "CSR->CSC by scatter (fell back to sort)",
               sa, sb, ok ? "ok" : "MISMATCH");
     sp__gpu_csr_free(&env, &csc);
     CUDA_OK(cudaFree(buf));

@@ -355,12 +355,13 @@ void sb_print_bfs_header(void)
     printf("%-22s %-14s %-16s %4s %10s %10s %9s %9s %9s %9s %8s %9s %6s %s\n", "graph", "variant",
            "loop", "src", "ms_mean", "ms_hmean", "GTEPS_g5", "g5_multi", "g5_kern", "GTEPS_dir",
            "levels", "us/level", "switch", "valid");
-    printf("(per call, after %d warm-up calls (at least %d, fewer once they took %.0f s): ms_*, GTEPS_g5, GTEPS_dir and us/level are the "
-           "host wall clock of each sp_bfs call, everything it does included (stats.time_ms); "
-           "g5_multi: amortized, each search's share of sp_bfs_multi calls over the same "
-           "sources; g5_kern: the traversal's kernels alone, CUDA events (stats.search_ms). "
-           "GTEPS_g5*: harmonic mean, Graph500-counted: input undirected edges of the traversed "
-           "component; GTEPS_dir: directed edges traversed (out-edges of reached vertices))\n",
+    printf("(per call, after %d warm-up calls (at least %d, fewer once they took %.0f s): "
+           "ms_*, GTEPS_g5, GTEPS_dir and us/level are the host wall clock of each sp_bfs "
+           "call, everything it does included (stats.time_ms); g5_multi: amortized, each "
+           "search's share of sp_bfs_multi calls over the same sources; g5_kern: the "
+           "traversal's kernels alone, CUDA events (stats.search_ms). GTEPS_g5*: harmonic "
+           "mean, Graph500-counted: input undirected edges of the traversed component; "
+           "GTEPS_dir: directed edges traversed (out-edges of reached vertices))\n",
            SB_BFS_WARMUP, SB_BFS_WARMUP_MIN, SB_BFS_WARMUP_SECONDS);
 }
 

@@ -215,8 +215,9 @@ typedef struct sp_gpu_bfs_graph_log {
 } sp_gpu_bfs_graph_log_t;
 
 /* Build the graph for g and w (alpha, beta > 0: Beamer's parameters; capacity levels of
- * records, 0..n + 1); w's outputs may be NULL (each run sets them). SP_STATUS_NOT_SUPPORTED where the driver has no conditional nodes.
- * On failure nothing is left allocated and *loop is zeroed. */
+ * records, 0..n + 1); w's outputs may be NULL (each run sets them). SP_STATUS_NOT_SUPPORTED
+ * where the driver has no conditional nodes. On failure nothing is left allocated and *loop
+ * is zeroed. */
 sp_status_t sp__gpu_bfs_graph_loop_create(const sp_gpu_env_t *env, const sp_gpu_bfs_graph_t *g,
                                           const sp_gpu_bfs_work_t *w,
                                           sp_gpu_bfs_graph_mode_t mode, double alpha,

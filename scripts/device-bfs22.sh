@@ -3,10 +3,11 @@
 # build-gpu; the targets used), the BFS and conversion test suites, then spbench --bfs on
 # Kronecker 22 (64 sources, every variant x loop), Kronecker 24 (32 sources, the
 # direction-optimized rows and AUTO), the 4096 x 4096 grid (8 sources, the frontier and
-# direction-optimized rows and AUTO) and Kronecker 14 (per-call overheads), each row with per-call GTEPS (wall clock of each
-# sp_bfs call), the amortized sp_bfs_multi figure and the kernel-only one; then the sort
-# against CUB (prim_bench) and CSR -> CSC against cuSPARSE (convert_bench: the default
-# sort path and the count-scan-scatter transpose, each compared with cuSPARSE's arrays).
+# direction-optimized rows and AUTO) and Kronecker 14 (per-call overheads), each row with
+# per-call GTEPS (wall clock of each sp_bfs call), the amortized sp_bfs_multi figure and
+# the kernel-only one; then CSR -> CSC against cuSPARSE (convert_bench: the default sort
+# path and the count-scan-scatter transpose, each compared with cuSPARSE's arrays) and the
+# sort against CUB (prim_bench).
 # Logs under $OUT (else build-gpu/logs-bfs22); a summary at the end; exits 1 when a step
 # fails (a test, an invalid search, a benchmark's check) or was cut by its time limit, 3
 # when nothing failed but a step was skipped because the time box (BUDGET, 470 s) was spent.

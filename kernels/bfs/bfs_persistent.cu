@@ -225,7 +225,7 @@ template <bool COOP>
 sp_status_t grid_size(const sp_gpu_env_t *env, sp_gpu_bfs_loop_scratch_t *scratch, int *blocks)
 {
     sp_status_t st = SP_STATUS_SUCCESS;
-    int per_sm = 0, sms = env->sm_count;
+    int per_sm = 0, sms = env->sm_count, k = 0;
     if (scratch && scratch->grid_blocks[COOP] > 0) { /* found by an earlier traversal */
         *blocks = scratch->grid_blocks[COOP];
         goto knob;
@@ -244,10 +244,8 @@ sp_status_t grid_size(const sp_gpu_env_t *env, sp_gpu_bfs_loop_scratch_t *scratc
     *blocks = per_sm * sms;
     if (scratch) scratch->grid_blocks[COOP] = *blocks;
 knob:
-    {
-        int k = forced_blocks.load();
-        if (k > 0 && k < *blocks) *blocks = k;
-    }
+    k = forced_blocks.load();
+    if (k > 0 && k < *blocks) *blocks = k;
 done:
     return st;
 }
