@@ -68,6 +68,10 @@ sp_status_t sp__gpu_radix_sort_pairs_u32(uint32_t *d_keys, int32_t *d_vals, int6
 sp_status_t sp__gpu_radix_sort_pairs_u64(uint64_t *d_keys, int32_t *d_vals, int64_t n,
                                          int key_bits, void *d_temp, size_t *temp_bytes,
                                          void *stream);
+/* Test and benchmark knob (process-wide; not for library callers): 1 makes the sorts above
+ * take the onesweep passes (radix_sort.cu's header), 0 (the default) the reduce-then-scan
+ * ones. Read when the scratch size is asked for and again by the sort; set it before both. */
+void sp__gpu_radix_sort_set_onesweep(int on);
 
 /* ---- conversions (kernels/convert/) ----
  * Each is the GPU twin of sp__ref_<op> (src/ref/), identical bit for bit: count -> scan

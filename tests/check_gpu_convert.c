@@ -1,5 +1,5 @@
 /* GPU conversions (kernels/convert/) against their CPU twins in src/ref/, bit for bit:
- * sort-merge, CSR, CSC (by sort and by scatter), ELL, HYB (forced widths and the rule), JDS
+ * sort-merge, CSR, CSC (by sort; by scatter in the transpose_scatter case), ELL, HYB (forced widths and the rule), JDS
  * and SELL (several C and sigma) on tiny hand-checked inputs, columns of every length class
  * of the scatter transpose, random COOs, the bundled datasets and a catalogue
  * of edge cases; refused arguments; every allocation failing in turn without a leak.
@@ -22,9 +22,11 @@
 /* cudaMalloc/cudaFree through T.env, counting live blocks, failing on demand */
 static sp_test_env_t T;
 static int small; /* SP_TEST_SMALL */
+static int g_scatter; /* also the scatter transpose (the transpose_scatter case) */
 
 static void setup(void)
 {
+    g_scatter = 0;
     small = sp_test_small();
     sp_test_env_setup(&T);
 }
@@ -199,11 +201,13 @@ static void check_chain(const sp_coo_t *a, sp_dup_policy_t policy)
     ck_assert_ok(sp__gpu_csr_to_csc(&T.env, &d_csr, &d_csc));
     compare_csr(&d_csc, &h_csc, h_csc.ncols, "csc");
     sp__gpu_csr_free(&T.env, &d_csc);
-    int scattered = -1;
-    ck_assert_ok(sp__gpu_csr_to_csc_scatter(&T.env, &d_csr, &d_csc, &scattered));
-    ck_assert_int_eq(scattered, 1);
-    compare_csr(&d_csc, &h_csc, h_csc.ncols, "csc by scatter");
-    sp__gpu_csr_free(&T.env, &d_csc);
+    if (g_scatter) {
+        int scattered = -1;
+        ck_assert_ok(sp__gpu_csr_to_csc_scatter(&T.env, &d_csr, &d_csc, &scattered));
+        ck_assert_int_eq(scattered, 1);
+        compare_csr(&d_csc, &h_csc, h_csc.ncols, "csc by scatter");
+        sp__gpu_csr_free(&T.env, &d_csc);
+    }
     sp__csr_free(&h_csc);
 
     check_ell_hyb(&d_csr, &h_csr);
@@ -434,8 +438,8 @@ END_TEST
 /* The transpose's column classes: short (2..32 entries, a warp puts them in order), medium
  * (33..8192, a block's bitonic sort; 8192 exactly too), long (8193 and more, placed in
  * order from per-chunk counts; one, beside the small runs, spans every chunk), empty and
- * single ones, and repeated entries (merged by both policies): the scatter path bit for
- * bit against the reference, through check_chain. */
+ * single ones, and repeated entries (merged by both policies): both paths bit for bit
+ * against the reference, through check_chain (the scatter one in its own case). */
 START_TEST(test_transpose_columns)
 {
     static const int64_t lengths[] = {0, 1, 2, 7, 32, 33, 40, 100, 1000, 4097, 8192, 8193, 20000};
@@ -614,6 +618,7 @@ START_TEST(test_alloc_failure)
     int64_t base = T.live;
     for (int o = 0; o < OP_COUNT; o++) {
         int64_t failing = 0;
+        if (o == OP_CSC_SCATTER && !g_scatter) continue;
         for (int64_t k = 0;; k++) {
             sp_test_env_arm(&T, k);
             sp_status_t st = run_op((enum op)o, a, &d_csr);
@@ -641,6 +646,14 @@ START_TEST(test_alloc_failure)
 END_TEST
 #endif /* SP_HAVE_CUDA */
 
+#ifdef SP_HAVE_CUDA
+static void scatter_setup(void)
+{
+    setup();
+    g_scatter = 1;
+}
+#endif
+
 static Suite *gpu_convert_suite(void)
 {
     Suite *s = suite_create("gpu_convert");
@@ -659,6 +672,19 @@ static Suite *gpu_convert_suite(void)
     tcase_add_test(t, test_errors);
     tcase_add_test(t, test_alloc_failure);
     suite_add_tcase(s, t);
+    /* the same with the scatter transpose beside the default one (off by default) */
+    TCase *x = tcase_create("transpose_scatter");
+    tcase_add_checked_fixture(x, scatter_setup, teardown);
+    tcase_set_timeout(x, 600);
+    tcase_add_test(x, test_random);
+    tcase_add_test(x, test_datasets);
+    tcase_add_test(x, test_empty);
+    tcase_add_test(x, test_long_rows);
+    tcase_add_test(x, test_all_duplicates);
+    tcase_add_test(x, test_large);
+    tcase_add_test(x, test_transpose_columns);
+    tcase_add_test(x, test_alloc_failure);
+    suite_add_tcase(s, x);
 #endif
     return s;
 }
