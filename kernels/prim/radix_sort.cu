@@ -87,13 +87,54 @@ upsweep_kernel(const K *keys, int64_t n, int shift, unsigned mask, int *counts, 
     }
 }
 
-/* Ranks the tile's keys stably by digit and writes each to offsets[digit, tile] + its
- * rank within the tile's keys of that digit. Values are loaded only once their keys'
- * slots are known, so they hold no registers during the ranking. */
-template <typename K, bool PAIRS>
+/* A tile's published count of one digit in the onesweep passes: (flag << 32) | count, flag
+ * 2 * pass + 1 for the tile's own count, 2 * pass + 2 for the sum over it and every earlier
+ * tile; older passes' flags (smaller) read as "not yet", so the words are zeroed once per
+ * sort. */
+using status_ref = cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>;
+
+/* Where the onesweep passes find the counts before a tile (unused by the classic ones). */
+struct lookback_t {
+    const int *off;              /* the pass's digit offsets over all keys */
+    unsigned long long *status;  /* nblocks * RADIX words */
+    unsigned *ticket;            /* the pass's tile counter */
+    unsigned pass;
+};
+
+/* Digit d's count in the tiles before `tile` (thread d, d <= mask), by decoupled look-back:
+ * publish the tile's own count, walk back adding the earlier tiles' counts until one that
+ * has published its inclusive sum, publish this tile's. */
+__device__ __forceinline__ int look_back(const lookback_t &lb, int tile, int d, int run)
+{
+    const unsigned long long agg = 2ull * lb.pass + 1, prefix = agg + 1;
+    status_ref mine(lb.status[(int64_t)tile * RADIX + d]);
+    int before = 0;
+    if (tile > 0) {
+        mine.store((agg << 32) | (unsigned)run, cuda::memory_order_relaxed);
+        for (int j = tile - 1;;) {
+            unsigned long long w =
+                status_ref(lb.status[(int64_t)j * RADIX + d]).load(cuda::memory_order_relaxed);
+            unsigned long long flag = w >> 32;
+            if (flag < agg) continue; /* tile j has not published yet */
+            before += (int)(unsigned)w;
+            if (flag == prefix) break;
+            j--;
+        }
+    }
+    mine.store((prefix << 32) | (unsigned)(before + run), cuda::memory_order_relaxed);
+    return before;
+}
+
+/* Ranks the tile's keys stably by digit and writes each to the digit's position of the tile
+ * + its rank within the tile's keys of that digit. Values are loaded only once their keys'
+ * slots are known, so they hold no registers during the ranking. The digit's position of
+ * the tile: classic passes read it from offsets[digit, tile] (the scanned count matrix;
+ * tile = the block's index), onesweep passes (ONESWEEP) take the tile by ticket and add
+ * lb.off[digit] and the look-back's count of the tiles before. */
+template <typename K, bool PAIRS, bool ONESWEEP>
 __global__ void __launch_bounds__(BLOCK, sp_radix_policy<K>::min_blocks)
 downsweep_kernel(const K *keys_in, const int *vals_in, K *keys_out, int *vals_out, int64_t n,
-                 int shift, unsigned mask, const int *offsets, int nblocks)
+                 int shift, unsigned mask, const int *offsets, int nblocks, lookback_t lb)
 {
     constexpr int ITEMS = sp_radix_policy<K>::items_per_thread;
     constexpr int TILE = tile_of<K>();
@@ -103,11 +144,14 @@ downsweep_kernel(const K *keys_in, const int *vals_in, K *keys_out, int *vals_ou
     __shared__ int warp_totals[BLOCK / 32 + 1];
     __shared__ K sorted_keys[TILE];
     __shared__ int sorted_vals[PAIRS ? TILE : 1];
+    __shared__ int s_tile;
 
     int t = threadIdx.x, lane = t & 31, warp = t >> 5;
+    if (ONESWEEP && t == 0) s_tile = (int)atomicAdd(lb.ticket, 1u); /* in start order */
     for (int w = 0; w < NWARPS; w++) hist[w][t] = 0;
     __syncthreads();
-    int64_t base = (int64_t)blockIdx.x * TILE;
+    const int tile = ONESWEEP ? s_tile : (int)blockIdx.x;
+    int64_t base = (int64_t)tile * TILE;
     int count = n - base < TILE ? (int)(n - base) : TILE;
     unsigned below = lanemask_lt();
 
@@ -134,7 +178,12 @@ downsweep_kernel(const K *keys_in, const int *vals_in, K *keys_out, int *vals_ou
     }
     int tile_keys;
     digit_start[t] = block_exclusive_scan<BLOCK>(run, warp_totals, &tile_keys);
-    digit_global[t] = t <= (int)mask ? offsets[(int64_t)t * nblocks + blockIdx.x] : 0;
+    if (t > (int)mask)
+        digit_global[t] = 0;
+    else if (ONESWEEP)
+        digit_global[t] = lb.off[t] + look_back(lb, tile, t, run);
+    else
+        digit_global[t] = offsets[(int64_t)t * nblocks + blockIdx.x];
     __syncthreads();
 
 #pragma unroll
@@ -209,109 +258,6 @@ __global__ void __launch_bounds__(BLOCK) digit_offsets_kernel(const int *hist, i
     }
 }
 
-/* A tile's published count of one digit: (flag << 32) | count, flag 2 * pass + 1 for the
- * tile's own count, 2 * pass + 2 for the sum over it and every earlier tile; older passes'
- * flags (smaller) read as "not yet", so the words are zeroed once per sort. */
-using status_ref = cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>;
-
-/* One pass: the downsweep's ranking and scatter, the tile's digit offsets from the digit
- * totals (off) and the look-back over the tiles before it instead of a count matrix. */
-template <typename K, bool PAIRS>
-__global__ void __launch_bounds__(BLOCK, sp_radix_policy<K>::min_blocks)
-onesweep_kernel(const K *keys_in, const int *vals_in, K *keys_out, int *vals_out, int64_t n,
-                int shift, unsigned mask, const int *off, unsigned long long *status,
-                unsigned *ticket, unsigned pass)
-{
-    constexpr int ITEMS = sp_radix_policy<K>::items_per_thread;
-    constexpr int TILE = tile_of<K>();
-    __shared__ int hist[NWARPS][RADIX];
-    __shared__ int digit_start[RADIX];
-    __shared__ int digit_global[RADIX];
-    __shared__ int warp_totals[BLOCK / 32 + 1];
-    __shared__ K sorted_keys[TILE];
-    __shared__ int sorted_vals[PAIRS ? TILE : 1];
-    __shared__ int s_tile;
-
-    int t = threadIdx.x, lane = t & 31, warp = t >> 5;
-    if (t == 0) s_tile = (int)atomicAdd(ticket, 1u); /* tiles in the order blocks start */
-    for (int w = 0; w < NWARPS; w++) hist[w][t] = 0;
-    __syncthreads();
-    const int tile = s_tile;
-    int64_t base = (int64_t)tile * TILE;
-    int count = n - base < TILE ? (int)(n - base) : TILE;
-    unsigned below = lanemask_lt();
-
-    K k[ITEMS];
-    int slot[ITEMS];
-#pragma unroll
-    for (int i = 0; i < ITEMS; i++) {
-        int e = striped<ITEMS>(warp, i, lane);
-        k[i] = e < count ? __ldcs(keys_in + base + e) : K(0);
-    }
-#pragma unroll
-    for (int i = 0; i < ITEMS; i++) {
-        bool valid = striped<ITEMS>(warp, i, lane) < count;
-        slot[i] = warp_count(digit_of(k[i], shift, mask), valid, hist[warp], below);
-    }
-    __syncthreads();
-
-    int run = 0;
-    for (int w = 0; w < NWARPS; w++) {
-        int c = hist[w][t];
-        hist[w][t] = run;
-        run += c;
-    }
-    int tile_keys;
-    digit_start[t] = block_exclusive_scan<BLOCK>(run, warp_totals, &tile_keys);
-    if (t <= (int)mask) { /* thread t: digit t's count before this tile */
-        const unsigned long long agg = 2ull * pass + 1, prefix = agg + 1;
-        status_ref mine(status[(int64_t)tile * RADIX + t]);
-        int before = 0;
-        if (tile > 0) {
-            mine.store((agg << 32) | (unsigned)run, cuda::memory_order_relaxed);
-            for (int j = tile - 1;;) {
-                unsigned long long w =
-                    status_ref(status[(int64_t)j * RADIX + t]).load(cuda::memory_order_relaxed);
-                unsigned long long flag = w >> 32;
-                if (flag < agg) continue; /* tile j has not published yet */
-                before += (int)(unsigned)w;
-                if (flag == prefix) break;
-                j--;
-            }
-        }
-        mine.store((prefix << 32) | (unsigned)(before + run), cuda::memory_order_relaxed);
-        digit_global[t] = off[t] + before;
-    } else {
-        digit_global[t] = 0;
-    }
-    __syncthreads();
-
-#pragma unroll
-    for (int i = 0; i < ITEMS; i++) {
-        if (striped<ITEMS>(warp, i, lane) < count) {
-            unsigned d = digit_of(k[i], shift, mask);
-            slot[i] += digit_start[d] + hist[warp][d];
-            sorted_keys[slot[i]] = k[i];
-        }
-    }
-    if (PAIRS) {
-#pragma unroll
-        for (int i = 0; i < ITEMS; i++) {
-            int e = striped<ITEMS>(warp, i, lane);
-            if (e < count) sorted_vals[slot[i]] = __ldcs(vals_in + base + e);
-        }
-    }
-    __syncthreads();
-
-    for (int s = t; s < count; s += BLOCK) {
-        K key = sorted_keys[s];
-        unsigned d = digit_of(key, shift, mask);
-        int64_t dst = (int64_t)digit_global[d] + (s - digit_start[d]);
-        keys_out[dst] = key;
-        if (PAIRS) vals_out[dst] = sorted_vals[s];
-    }
-}
-
 /* Scratch: the other key (and value) buffer, the count matrix and the scan's scratch; with
  * onesweep, instead of the last two, the look-back words, the digit totals and offsets and
  * the tickets (status .. the tickets zeroed by one memset). */
@@ -370,15 +316,14 @@ sp_status_t onesweep_passes(const layout &L, K **kin, K **kout, int **vin, int *
         int shift = p * DIGIT_BITS;
         int bits = key_bits - shift < DIGIT_BITS ? key_bits - shift : DIGIT_BITS;
         unsigned mask = (1u << bits) - 1u;
+        lookback_t lb = {off + p * RADIX, status, tickets + p, (unsigned)p};
         if (pairs)
-            onesweep_kernel<K, true><<<nblocks, BLOCK, 0, s>>>(
-                *kin, *vin, *kout, *vout, n, shift, mask, off + p * RADIX, status, tickets + p,
-                (unsigned)p);
+            downsweep_kernel<K, true, true><<<nblocks, BLOCK, 0, s>>>(
+                *kin, *vin, *kout, *vout, n, shift, mask, NULL, nblocks, lb);
         else
-            onesweep_kernel<K, false><<<nblocks, BLOCK, 0, s>>>(
-                *kin, NULL, *kout, NULL, n, shift, mask, off + p * RADIX, status, tickets + p,
-                (unsigned)p);
-        SP_CUDA_LAUNCHED("radix onesweep_kernel");
+            downsweep_kernel<K, false, true><<<nblocks, BLOCK, 0, s>>>(
+                *kin, NULL, *kout, NULL, n, shift, mask, NULL, nblocks, lb);
+        SP_CUDA_LAUNCHED("radix onesweep downsweep_kernel");
         K *ks = *kin;
         *kin = *kout;
         *kout = ks;
@@ -435,12 +380,13 @@ sp_status_t radix_sort(K *d_keys, int *d_vals, int64_t n, int key_bits, void *d_
         SP_CUDA_LAUNCHED("radix upsweep_kernel");
         SP_TRY(sp__gpu_exclusive_scan_i32(counts, counts, (int64_t)(mask + 1) * nblocks, NULL,
                                           tmp + L.scan_temp, &scan_bytes, s));
+        const lookback_t none = {NULL, NULL, NULL, 0};
         if (pairs)
-            downsweep_kernel<K, true><<<nblocks, BLOCK, 0, s>>>(kin, vin, kout, vout, n, shift,
-                                                                mask, counts, nblocks);
+            downsweep_kernel<K, true, false><<<nblocks, BLOCK, 0, s>>>(
+                kin, vin, kout, vout, n, shift, mask, counts, nblocks, none);
         else
-            downsweep_kernel<K, false><<<nblocks, BLOCK, 0, s>>>(kin, NULL, kout, NULL, n, shift,
-                                                                 mask, counts, nblocks);
+            downsweep_kernel<K, false, false><<<nblocks, BLOCK, 0, s>>>(
+                kin, NULL, kout, NULL, n, shift, mask, counts, nblocks, none);
         SP_CUDA_LAUNCHED("radix downsweep_kernel");
         K *ks = kin;
         kin = kout;
