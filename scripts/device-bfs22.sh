@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Issue 22 on a 1-GPU H100, in one device call of at most 8 minutes: build (Release, sm_90,
 # build-gpu; the targets used), the BFS and conversion test suites, then spbench --bfs on
-# Kronecker 22 (64 sources, every variant x loop), Kronecker 24 (32 sources, the
+# Kronecker 22 (64 sources, every variant x loop), Kronecker 24 (16 sources, the
 # direction-optimized rows and AUTO), the 4096 x 4096 grid (8 sources, the frontier and
 # direction-optimized rows and AUTO) and Kronecker 14 (per-call overheads), each row with
 # per-call GTEPS (wall clock of each sp_bfs call), the amortized sp_bfs_multi figure and
@@ -69,7 +69,7 @@ SB=./build-gpu/bench/spbench
 step bfs-kron22 120 $SB --gen kron:22 --bfs --sources 64 --bfs-validate 2
 step bfs-grid4096 90 $SB --gen grid2d:4096 --bfs --sources 8 --bfs-validate 1 \
   --bfs-variant frontier,direction_opt,auto
-step bfs-kron24 150 $SB --gen kron:24 --bfs --sources 32 --bfs-validate 1 \
+step bfs-kron24 150 $SB --gen kron:24 --bfs --sources 16 --bfs-validate 1 \
   --bfs-variant direction_opt,auto
 # a small graph, where what a call costs beyond its kernels decides between the loops
 step bfs-kron14 40 $SB --gen kron:14 --bfs --sources 64 --bfs-validate 2
