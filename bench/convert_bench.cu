@@ -1,7 +1,8 @@
 /* convert_bench: libsp's GPU conversions against cuSPARSE in the same process, calls
  * interleaved, timed with CUDA events: (a) COO -> CSR from shuffled entries (libsp
  * sort-merge + coo_to_csr against cusparseXcoosortByRow + a value gather +
- * cusparseXcoo2csr), (b) CSR -> CSC (against cusparseCsr2cscEx2), (c) the build time of
+ * cusparseXcoo2csr), (b) CSR -> CSC by the default path and by the count-scan-scatter
+ * transpose (each against cusparseCsr2cscEx2), (c) the build time of
  * ELL, HYB, JDS and SELL in units of one cuSPARSE CSR SpMV of the same matrix (float and
  * double). libsp's CSR and CSC are compared with cuSPARSE's array by array. Prints a
  * markdown table.
@@ -268,8 +269,8 @@ static void bench_coo_to_csr(const input &in, const sp_coo_t *h, int reps, sp_cs
     CUDA_OK(cudaFree(src.row));
 }
 
-/* (b) CSR -> CSC. */
-static void bench_csr_to_csc(const input &in, const sp_csr_t *csr, int reps)
+/* (b) CSR -> CSC: the default path, or (scatter) the count-scan-scatter transpose. */
+static void bench_csr_to_csc(const input &in, const sp_csr_t *csr, int reps, bool scatter)
 {
     const int64_t m = csr->nrows, n = csr->ncols, nnz = csr->nnz;
     const size_t ib = (size_t)nnz * 4, vb = (size_t)nnz * 8;
@@ -283,10 +284,16 @@ static void bench_csr_to_csc(const input &in, const sp_csr_t *csr, int reps)
     void *buf = dmalloc(buf_bytes);
     sp_csr_t csc;
     std::memset(&csc, 0, sizeof csc);
-    int round = 0;
+    int round = 0, scattered = 1;
     stats sa, sb;
     time_pair(
-        stream, warmup, reps, nullptr, [&] { SP_OK(sp__gpu_csr_to_csc(&env, csr, &csc)); },
+        stream, warmup, reps, nullptr,
+        [&] {
+            if (scatter)
+                SP_OK(sp__gpu_csr_to_csc_scatter(&env, csr, &csc, &scattered));
+            else
+                SP_OK(sp__gpu_csr_to_csc(&env, csr, &csc));
+        },
         [&] {
             CUSPARSE_OK(cusparseCsr2cscEx2(handle, (int)m, (int)n, (int)nnz, csr->val, csr->ptr,
                                            csr->idx, c_val, c_ptr, c_idx, CUDA_R_64F,
@@ -298,7 +305,11 @@ static void bench_csr_to_csc(const input &in, const sp_csr_t *csr, int reps)
         });
     bool ok = csc.nnz == nnz && same_bytes(csc.ptr, c_ptr, (size_t)(n + 1) * 4) &&
               same_bytes(csc.idx, c_idx, ib) && same_bytes(csc.val, c_val, vb);
-    print_row(in.name.c_str(), (long long)nnz, "CSR->CSC", sa, sb, ok ? "ok" : "MISMATCH");
+    print_row(in.name.c_str(), (long long)nnz,
+              !scatter    ? "CSR->CSC"
+              : scattered ? "CSR->CSC by scatter"
+                          : "CSR->CSC by scatter (fell back to sort)",
+              sa, sb, ok ? "ok" : "MISMATCH");
     sp__gpu_csr_free(&env, &csc);
     CUDA_OK(cudaFree(buf));
     CUDA_OK(cudaFree(c_val));
@@ -405,7 +416,8 @@ static void bench_input(const input &in)
     }
     sp_csr_t csr;
     bench_coo_to_csr(in, h, reps, &csr);
-    bench_csr_to_csc(in, &csr, reps);
+    bench_csr_to_csc(in, &csr, reps, false);
+    bench_csr_to_csc(in, &csr, reps, true);
     bench_builds(in, &csr, "double", max_row, reps);
     /* the same matrix with float values */
     sp_csr_t csr32 = csr;

@@ -2,6 +2,8 @@
  * in the same process, calls interleaved, timed with CUDA events; prints a markdown
  * table with median/min/max times, GB/s under the byte model stated in the header, and
  * the ratio of libsp's median time to CUB's. Each libsp result is checked against CUB's.
+ * The sort rows end with the onesweep passes (sp__gpu_radix_sort_set_onesweep) beside the
+ * default ones on 2^26 pairs.
  *
  *   prim_bench [--reps N] [--quick] [--only hist|scan|sort]
  *
@@ -27,6 +29,7 @@
 static const int warmup = 10;
 static int reps = 50;
 static double copy_gbs = 0; /* measured device-to-device copy bandwidth, GB/s */
+static bool onesweep = false; /* the sort rows run libsp's onesweep passes */
 static cudaStream_t stream;
 
 static void time_pair(const std::function<void()> &prep, const std::function<void()> &a,
@@ -265,7 +268,7 @@ static void bench_sort(long long n, int key_bits, bool pairs)
     char param[64];
     std::snprintf(param, sizeof param, "u%d keys, %d bits, %s", (int)(8 * kb), key_bits,
                   pairs ? "pairs" : "keys only");
-    row("radix sort", n, param, bytes, sa, sb, ok);
+    row(onesweep ? "radix sort onesweep" : "radix sort", n, param, bytes, sa, sb, ok);
     CUDA_OK(cudaFree(d_tb));
     CUDA_OK(cudaFree(d_ta));
     if (pairs) {
@@ -358,6 +361,18 @@ int main(int argc, char **argv)
         bench_sort<unsigned long long>(mid, 64, true);
         bench_sort<unsigned long long>(quick ? 1 << 20 : 1 << 26, 64, true);
         bench_sort<unsigned long long>(quick ? 1 << 20 : 1 << 26, 40, true);
+        /* the onesweep passes (off by default) beside the default ones, at the targets'
+         * sizes: 2^26 pairs of 32- and 64-bit keys */
+        long long big = quick ? 1 << 20 : 1 << 26;
+        bench_sort<unsigned>(big, 32, true);
+        onesweep = true;
+        sp__gpu_radix_sort_set_onesweep(1);
+        bench_sort<unsigned>(big, 32, true);
+        bench_sort<unsigned>(mid, 20, true);
+        bench_sort<unsigned>(mid, 32, false);
+        bench_sort<unsigned long long>(big, 64, true);
+        sp__gpu_radix_sort_set_onesweep(0);
+        onesweep = false;
     }
     /* last, since a failure inside CUB ends the process: row counts with CUB */
     if (hist) {

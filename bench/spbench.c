@@ -496,7 +496,10 @@ static sb_bfs_request_t bfs_request(const options_t *o, const sb_exec_t *ex)
     q.variant = o->bfs_variant;
     q.loop = o->bfs_loop;
     q.levels = o->bfs_levels;
-    q.undirected = -1;
+    q.undirected = -1; /* found out from the matrix, except where the generator says so: */
+    if (o->gen && (!strncmp(o->gen, "kron:", 5) || !strncmp(o->gen, "uniform:", 8) ||
+                   !strncmp(o->gen, "grid2d:", 7)))
+        q.undirected = 1; /* symmetrized (kron, uniform) or undirected (grid2d) by construction */
     q.validate_all = o->bfs_validate < 0;
     q.validate_first = o->bfs_validate;
     q.gpu = ex->gpu;

@@ -4,7 +4,9 @@
 
 #include "spbench_util.h"
 
-#define SB_BFS_WARMUP 2 /* untimed searches per combination before the timed ones */
+#define SB_BFS_WARMUP 10 /* untimed calls per combination before the timed ones */
+#define SB_BFS_WARMUP_MIN 2 /* ... but only this many once they have taken: */
+#define SB_BFS_WARMUP_SECONDS 1.0
 #define SB_BFS_LEVEL_LINES 24 /* --bfs-levels: levels listed before the last */
 
 typedef struct sb_bfs_request {
@@ -29,7 +31,9 @@ typedef struct sb_bfs_row {
     sp_status_t status; /* not SUCCESS: n/a, message says why */
     char message[600];
     int sources, validated, valid;
-    double ms_mean, ms_hmean, gteps_g500, gteps_directed, levels_mean, us_per_level;
+    double ms_mean, ms_hmean, gteps_g500, gteps_directed, levels_mean, us_per_level; /* per call */
+    double gteps_g500_kernel;               /* the traversal alone (stats.search_ms) */
+    double ms_multi_mean, gteps_g500_multi; /* amortized over sp_bfs_multi (0: not run) */
     int64_t switches;
 } sb_bfs_row_t;
 

@@ -666,9 +666,11 @@ void sb_json_report(FILE *f, const sb_report_t *r)
     fprintf(f, "\n  ]");
     if (r->bfs_sources)
         fprintf(f, ",\n  \"bfs\": {\"sources\": %d, \"ms_median\": %.6g, \"teps_hmean\": %.6g, "
-                   "\"edges_mean\": %lld, \"valid\": %s}",
+                   "\"edges_mean\": %lld, \"valid\": %s, \"gteps_g500_per_call\": %.6g, "
+                   "\"gteps_g500_multi\": %.6g, \"gteps_g500_kernel\": %.6g}",
                 r->bfs_sources, r->bfs_ms_median, r->bfs_teps_hmean,
-                (long long)r->bfs_edges_mean, r->bfs_valid ? "true" : "false");
+                (long long)r->bfs_edges_mean, r->bfs_valid ? "true" : "false", r->bfs_gteps_g500,
+                r->bfs_gteps_g500_multi, r->bfs_gteps_g500_kernel);
     fprintf(f, "\n}");
 }
 

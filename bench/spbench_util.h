@@ -66,7 +66,9 @@ typedef struct sb_report {
     double gpu_upload_ms; /* GPU: host COO to device, sort and merge */
     /* BFS */
     int bfs_sources;
-    double bfs_ms_median, bfs_teps_hmean;
+    double bfs_ms_median, bfs_teps_hmean; /* per sp_bfs call (wall clock), directed edges */
+    double bfs_gteps_g500, bfs_gteps_g500_multi, bfs_gteps_g500_kernel; /* per call, amortized
+                                             over sp_bfs_multi, kernels alone (0: not run) */
     int64_t bfs_edges_mean;
     int bfs_valid;
 } sb_report_t;

@@ -551,8 +551,8 @@ typedef struct sp_bfs_options {
     sp_bfs_variant_t variant;
     sp_bfs_loop_t loop;
     double alpha, beta;        /* direction optimization; 0: 15 and 18 */
-    int measure_time;          /* 1: time each search into stats->time_ms (and the levels
-                                  into level_times_ms) */
+    int measure_time;          /* 1: time each search into stats->time_ms and search_ms
+                                  (and the levels into level_times_ms) */
     int64_t frontier_capacity; /* entries per search in each array below (0: no records) */
     int64_t *frontier_sizes;   /* optional: the number of vertices of each level */
     int32_t *directions;       /* optional: SP_BFS_DIR_PUSH or _PULL for the step that
@@ -571,11 +571,20 @@ typedef struct sp_bfs_stats {
     int64_t vertices_visited;      /* reachable vertices, source included */
     int64_t edges_traversed;       /* directed edges examined */
     int64_t direction_switches;    /* push <-> pull changes */
-    double time_ms;                /* with options->measure_time: CUDA events on the
-                                      context's stream around the search (wall clock on a
-                                      host context); 0 without */
+    double time_ms;                /* with options->measure_time: host wall clock of the
+                                      search as the caller pays it, results on the host: in
+                                      sp_bfs the whole call (checks, AUTO, any build not
+                                      cached yet, the search, every read-back); in
+                                      sp_bfs_multi search i from the end of search i - 1
+                                      (search 0 from the call's start), so the times add up
+                                      to the call; 0 without */
     sp_bfs_variant_t variant_used; /* the variant that ran (never SP_BFS_AUTO) */
     sp_bfs_loop_t loop_used;       /* the level loop that ran (never _AUTO) */
+    double search_ms;              /* with options->measure_time: the traversal alone, CUDA
+                                      events on the context's stream from its first kernel
+                                      to its last (the host loop's per-level round trips
+                                      inside; setup and the final read-back outside); the
+                                      reference's wall clock on a host context; 0 without */
 } sp_bfs_stats_t;
 
 typedef enum sp_bfs_direction {
@@ -601,17 +610,33 @@ typedef enum sp_bfs_direction {
  *  - loop GRAPH runs FRONTIER, PULL or DIRECTION_OPT (the same kernels and rule as the
  *    host loop, the direction decided on the GPU) as one CUDA graph launch per search,
  *    whose while node repeats the level step until the frontier is empty (needs a driver
- *    of CUDA 12.4 or later); the graph is built once per call, before the first search;
+ *    of CUDA 12.4 or later); the graph is built once per matrix and options (cached);
  *  - AUTO picks from the graph's size and degrees (stats->variant_used and loop_used say
  *    what ran).
  * The call synchronizes the context's stream once per level on the host loop, once per
- * search on the others (the graph loop also twice while its graph is built). Everything it
+ * search on the others (the graph loop also twice while its graph is built). What a search
+ * needs beyond its outputs is made once and cached in G (sp_bfs_prepare says what and for
+ * how long), so repeated calls with the same options pay only the search. Everything it
  * allocates (formats, scratch) is allocated before the first search writes an output, so a
  * call failing for memory leaves level, parent, stats, the record arrays and G's formats as
  * they were. */
 SP_API sp_status_t sp_bfs(sp_context_t *ctx, sp_matrix_t *G, int64_t source,
                           const sp_bfs_options_t *options, int32_t *level, int32_t *parent,
                           sp_bfs_stats_t *stats);
+
+/* Make now what sp_bfs and sp_bfs_multi with these options (NULL: defaults) need beyond
+ * their outputs, so that those calls pay only the search (cf. cusparseSpMV_preprocess):
+ * AUTO resolved, the formats built (CSR; CSC for PULL and DIRECTION_OPT on a GPU), and a
+ * cache kept in G: the level loops' scratch, the graph loop's instantiated CUDA graph and
+ * the timing events on a CUDA context, the reference's queue on a host context. G keeps
+ * one such cache, for the last options it was used with (variant, loop, alpha, beta, and
+ * room for frontier_capacity records); a search with other options makes it anew, and
+ * releasing G's CSR or CSC, or destroying G, frees it. sp_bfs makes it on its first call
+ * too, so prepare only moves that cost out of the first search. After a successful
+ * prepare, a search with the same options allocates nothing. Arguments are checked as
+ * sp_bfs checks them; on failure G's formats are as they were and no cache is left. */
+SP_API sp_status_t sp_bfs_prepare(sp_context_t *ctx, sp_matrix_t *G,
+                                  const sp_bfs_options_t *options);
 
 /* nsources independent searches, one after the other with the same scratch: search i
  * from sources[i] (host array) writes level + i * n and, when parent is not NULL,

@@ -68,6 +68,10 @@ sp_status_t sp__gpu_radix_sort_pairs_u32(uint32_t *d_keys, int32_t *d_vals, int6
 sp_status_t sp__gpu_radix_sort_pairs_u64(uint64_t *d_keys, int32_t *d_vals, int64_t n,
                                          int key_bits, void *d_temp, size_t *temp_bytes,
                                          void *stream);
+/* Test and benchmark knob (process-wide; not for library callers): 1 makes the sorts above
+ * take the onesweep passes (radix_sort.cu's header), 0 (the default) the reduce-then-scan
+ * ones. Read when the scratch size is asked for and again by the sort; set it before both. */
+void sp__gpu_radix_sort_set_onesweep(int on);
 
 /* ---- conversions (kernels/convert/) ----
  * Each is the GPU twin of sp__ref_<op> (src/ref/), identical bit for bit: count -> scan
@@ -88,6 +92,12 @@ sp_status_t sp__gpu_coo_to_csr(const sp_gpu_env_t *env, const sp_triplets_t *coo
                                sp_csr_t *csr);
 /* csc = the transpose's CSR (rows increasing within each column). */
 sp_status_t sp__gpu_csr_to_csc(const sp_gpu_env_t *env, const sp_csr_t *csr, sp_csr_t *csc);
+/* The same by count, scan and stable scatter, no general sort (csr_to_csc.cu's header);
+ * sp__gpu_csr_to_csc takes it when the convert policy says so. *scattered (may be NULL) =
+ * 0 when the matrix had more long columns than that path keeps counters for and the
+ * sort path ran instead, else 1. */
+sp_status_t sp__gpu_csr_to_csc_scatter(const sp_gpu_env_t *env, const sp_csr_t *csr,
+                                       sp_csr_t *csc, int *scattered);
 /* ell = csr padded to its longest row, column-major. */
 sp_status_t sp__gpu_csr_to_ell(const sp_gpu_env_t *env, const sp_csr_t *csr, sp_ell_t *ell);
 /* ell = the first min(length, width) entries of each row, padded to width (HYB's ELL). */

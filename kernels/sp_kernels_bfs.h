@@ -48,6 +48,11 @@ typedef struct sp_gpu_bfs_loop_scratch {
     void *d_base;
     unsigned long long *h_sizes; /* the device's size words (bfs_common.cuh) */
     int64_t n, h_capacity;
+    /* launch shapes found on the first traversal (0: not yet), so later ones query no
+     * occupancy or attributes: the persistent grid (soft, cooperative), the single
+     * block's queue capacity (before the test knobs, which apply at every call) */
+    int grid_blocks[2];
+    int sb_capacity;
 } sp_gpu_bfs_loop_scratch_t;
 
 /* *scratch zeroed first; on failure nothing is left allocated. */
@@ -210,8 +215,9 @@ typedef struct sp_gpu_bfs_graph_log {
 } sp_gpu_bfs_graph_log_t;
 
 /* Build the graph for g and w (alpha, beta > 0: Beamer's parameters; capacity levels of
- * records, 0..n + 1). SP_STATUS_NOT_SUPPORTED where the driver has no conditional nodes.
- * On failure nothing is left allocated and *loop is zeroed. */
+ * records, 0..n + 1); w's outputs may be NULL (each run sets them). SP_STATUS_NOT_SUPPORTED
+ * where the driver has no conditional nodes. On failure nothing is left allocated and *loop
+ * is zeroed. */
 sp_status_t sp__gpu_bfs_graph_loop_create(const sp_gpu_env_t *env, const sp_gpu_bfs_graph_t *g,
                                           const sp_gpu_bfs_work_t *w,
                                           sp_gpu_bfs_graph_mode_t mode, double alpha,

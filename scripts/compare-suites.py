@@ -40,7 +40,9 @@ def bfs_rows(path):
     rows = {}
     for line in open(path, errors="replace"):
         f = line.split()
-        if len(f) == 12 and f[11] in ("yes", "no") and re.match(r"^[0-9.]+$", f[6]):
+        # graph variant loop src ms_mean ms_hmean GTEPS_g5 g5_multi g5_kern GTEPS_dir
+        # levels us/level switch valid (12 fields before the multi and kernel columns)
+        if len(f) in (12, 14) and f[-1] in ("yes", "no") and re.match(r"^[0-9.]+$", f[6]):
             rows[(f[0], f[1], f[2])] = (float(f[6]), float(f[5]))
     return rows
 

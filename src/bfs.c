@@ -5,7 +5,7 @@
 
 #include "policy.h"
 
-static double now_ms(void)
+double sp__bfs_now_ms(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -101,39 +101,122 @@ done:
     return st;
 }
 
-/* The reference queue BFS for every source; records and timing as options ask. */
-static sp_status_t host_bfs(sp_matrix_t *G, int64_t nsources, const int64_t *sources,
-                            sp_bfs_variant_t variant, const sp_bfs_options_t *options,
-                            int32_t *level, int32_t *parent, sp_bfs_stats_t *stats)
+/* The reference queue BFS for every source with the cache's queue; records and timing as
+ * options ask (times as sp__cuda_bfs gives them, from *t_ms on). */
+static sp_status_t host_bfs(sp_matrix_t *G, const sp__bfs_cache_t *c, int64_t nsources,
+                            const int64_t *sources, const sp_bfs_options_t *options,
+                            int32_t *level, int32_t *parent, sp_bfs_stats_t *stats, double *t_ms)
 {
     sp_status_t st = SP_STATUS_SUCCESS;
     int64_t n = G->f.csr.nrows;
-    int32_t *queue = NULL;
-    SP_ALLOC(queue, n); /* once, before any search writes an output */
     for (int64_t i = 0; i < nsources; i++) {
         sp__bfs_record_t r = sp__bfs_record(options, i);
         int64_t levels = 0, vertices = 0, edges = 0;
-        double t0 = now_ms();
-        SP_TRY(sp__ref_bfs_with_queue(&G->f.csr, (int32_t)sources[i], queue, level + i * n,
-                                      parent ? parent + i * n : NULL, &levels, &vertices,
-                                      &edges, r.frontier_sizes,
+        double t0 = r.measure_time ? sp__bfs_now_ms() : 0, t1;
+        SP_TRY(sp__ref_bfs_with_queue(&G->f.csr, (int32_t)sources[i], c->h_queue,
+                                      level + i * n, parent ? parent + i * n : NULL, &levels,
+                                      &vertices, &edges, r.frontier_sizes,
                                       r.frontier_sizes ? r.frontier_capacity : 0));
-        double ms = r.measure_time ? now_ms() - t0 : 0;
         for (int64_t l = 0; r.directions && l < r.frontier_capacity; l++)
             r.directions[l] = l < levels ? SP_BFS_DIR_PUSH : -1;
         for (int64_t l = 0; r.level_times_ms && l < r.frontier_capacity; l++)
             r.level_times_ms[l] = -1; /* the reference is not timed per level */
-        if (!stats) continue;
-        stats[i].levels = levels;
-        stats[i].vertices_visited = vertices;
-        stats[i].edges_traversed = edges;
-        stats[i].direction_switches = 0;
-        stats[i].time_ms = ms;
-        stats[i].variant_used = variant;
-        stats[i].loop_used = SP_BFS_LOOP_HOST;
+        t1 = r.measure_time ? sp__bfs_now_ms() : 0;
+        if (stats) {
+            stats[i].levels = levels;
+            stats[i].vertices_visited = vertices;
+            stats[i].edges_traversed = edges;
+            stats[i].direction_switches = 0;
+            stats[i].time_ms = r.measure_time ? t1 - *t_ms : 0;
+            stats[i].search_ms = r.measure_time ? t1 - t0 : 0;
+            stats[i].variant_used = c->key.variant;
+            stats[i].loop_used = SP_BFS_LOOP_HOST;
+        }
+        *t_ms = t1;
     }
 done:
-    sp__free(queue);
+    return st;
+}
+
+static int same_key(const sp__bfs_key_t *a, const sp__bfs_key_t *want)
+{
+    return a->variant == want->variant && a->loop == want->loop && a->alpha == want->alpha &&
+           a->beta == want->beta && a->capacity >= want->capacity;
+}
+
+void sp__bfs_cache_free(sp_matrix_t *G)
+{
+    sp__bfs_cache_t *c = G ? G->bfs_cache : NULL;
+    if (!c) return;
+    if (c->cuda) sp__cuda_bfs_cache_free(G, c->cuda);
+    sp__free(c->h_queue);
+    sp__free(c);
+    G->bfs_cache = NULL;
+}
+
+sp_status_t sp__bfs_cache_get(sp_matrix_t *G, const sp__bfs_key_t *key, sp__bfs_cache_t **cache)
+{
+    sp_status_t st = SP_STATUS_SUCCESS;
+    sp__bfs_cache_t *c = G->bfs_cache;
+    int64_t builds = c ? c->builds : 0;
+    *cache = NULL;
+    if (c && same_key(&c->key, key)) {
+        *cache = c;
+        goto done;
+    }
+    sp__bfs_cache_free(G); /* its memory back before the new one is made */
+    SP_CALLOC(c, 1);
+    c->key = *key;
+    c->builds = builds + 1;
+    if (G->ctx->kind == SP_DEVICE_CUDA)
+        SP_TRY(sp__cuda_bfs_cache_make(G, key, &c->cuda));
+    else
+        SP_ALLOC(c->h_queue, G->f.csr.nrows);
+    G->bfs_cache = c;
+    *cache = c;
+    c = NULL;
+done:
+    if (c && c != G->bfs_cache) {
+        sp__free(c->h_queue);
+        sp__free(c);
+    }
+    return st;
+}
+
+/* The resolved key of options (may be NULL) for G on ctx. */
+static sp__bfs_key_t key_for(sp_context_t *ctx, sp_matrix_t *G, const sp_bfs_options_t *options)
+{
+    const sp__bfs_policy_t *pol = sp__policy_for(ctx)->bfs;
+    sp__bfs_key_t k;
+    k.variant = options ? options->variant : SP_BFS_AUTO;
+    k.loop = options ? options->loop : SP_BFS_LOOP_AUTO;
+    k.alpha = options && options->alpha > 0 ? options->alpha : pol->alpha;
+    k.beta = options && options->beta > 0 ? options->beta : pol->beta;
+    k.capacity = options ? options->frontier_capacity : 0;
+    if (k.capacity > G->f.coo.nrows + 1) k.capacity = G->f.coo.nrows + 1; /* no more levels */
+    sp__bfs_choose(ctx, G, &k.variant, &k.loop);
+    return k;
+}
+
+/* Checks, AUTO, formats and cache for nsources searches (sources may be NULL when
+ * nsources is 0); rollback set once G may have changed. */
+static sp_status_t prepare(const char *what, sp_context_t *ctx, sp_matrix_t *G,
+                           int64_t nsources, const int64_t *sources,
+                           const sp_bfs_options_t *options, const int32_t *level,
+                           sp__bfs_key_t *key, sp__bfs_cache_t **cache, unsigned *built_before,
+                           int *rollback)
+{
+    sp_status_t st = SP_STATUS_SUCCESS;
+    SP_TRY(check_bfs(what, ctx, G, nsources, sources, options, level));
+    *built_before = G->built;
+    *rollback = 1;
+    *key = key_for(ctx, G, options);
+    SP_TRY(sp_matrix_build(ctx, G, SP_FORMAT_CSR));
+    if (ctx->kind == SP_DEVICE_CUDA &&
+        (key->variant == SP_BFS_PULL || key->variant == SP_BFS_DIRECTION_OPT))
+        SP_TRY(sp_matrix_build(ctx, G, SP_FORMAT_CSC));
+    SP_TRY(sp__bfs_cache_get(G, key, cache));
+done:
     return st;
 }
 
@@ -143,27 +226,42 @@ static sp_status_t run_bfs(const char *what, sp_context_t *ctx, sp_matrix_t *G,
                            sp_bfs_stats_t *stats)
 {
     sp_status_t st = SP_STATUS_SUCCESS;
-    sp_bfs_variant_t variant = options ? options->variant : SP_BFS_AUTO;
-    sp_bfs_loop_t loop = options ? options->loop : SP_BFS_LOOP_AUTO;
-    const sp__bfs_policy_t *pol = sp__policy_for(ctx)->bfs;
-    double alpha = options && options->alpha > 0 ? options->alpha : pol->alpha;
-    double beta = options && options->beta > 0 ? options->beta : pol->beta;
+    double t_ms = sp__bfs_now_ms(); /* the call's start: its whole cost is in the times */
+    sp__bfs_key_t key;
+    sp__bfs_cache_t *c = NULL;
     unsigned built_before = 0;
     int rollback = 0;
-    SP_TRY(check_bfs(what, ctx, G, nsources, sources, options, level));
-    built_before = G->built;
-    rollback = 1;
-    sp__bfs_choose(ctx, G, &variant, &loop);
-    SP_TRY(sp_matrix_build(ctx, G, SP_FORMAT_CSR));
+    SP_TRY(prepare(what, ctx, G, nsources, sources, options, level, &key, &c, &built_before,
+                   &rollback));
     if (ctx->kind == SP_DEVICE_CUDA)
-        SP_TRY(sp__cuda_bfs(G, nsources, sources, variant, loop, 0, alpha, beta, options, level,
-                            parent, stats));
+        SP_TRY(sp__cuda_bfs(G, c, nsources, sources, 0, options, level, parent, stats, &t_ms));
     else
-        SP_TRY(host_bfs(G, nsources, sources, variant, options, level, parent, stats));
+        SP_TRY(host_bfs(G, c, nsources, sources, options, level, parent, stats, &t_ms));
 done:
     /* a failure after a build (the CSC of pull, the scratch) leaves G as it was */
-    if (st != SP_STATUS_SUCCESS && rollback) sp__matrix_drop_formats_since(G, built_before);
+    if (st != SP_STATUS_SUCCESS && rollback) {
+        sp__bfs_cache_free(G);
+        sp__matrix_drop_formats_since(G, built_before);
+    }
     return st;
+}
+
+sp_status_t sp_bfs_prepare(sp_context_t *ctx, sp_matrix_t *G, const sp_bfs_options_t *options)
+{
+    sp_status_t st = SP_STATUS_SUCCESS;
+    sp__bfs_key_t key;
+    sp__bfs_cache_t *c = NULL;
+    unsigned built_before = 0;
+    int32_t none = 0; /* check_bfs wants a level array; prepare has no output */
+    int rollback = 0;
+    SP_TRY(prepare("sp_bfs_prepare", ctx, G, 0, NULL, options, &none, &key, &c, &built_before,
+                   &rollback));
+done:
+    if (st != SP_STATUS_SUCCESS && rollback) {
+        sp__bfs_cache_free(G);
+        sp__matrix_drop_formats_since(G, built_before);
+    }
+    return sp__context_record(ctx, st);
 }
 
 sp_status_t sp_bfs(sp_context_t *ctx, sp_matrix_t *G, int64_t source,
@@ -187,21 +285,22 @@ sp_status_t sp__bfs_persistent_coop(sp_context_t *ctx, sp_matrix_t *G, int64_t s
                                     int32_t *parent, sp_bfs_stats_t *stats)
 {
     sp_status_t st = SP_STATUS_SUCCESS;
+    double t_ms = sp__bfs_now_ms();
     sp_bfs_options_t o = {0};
+    sp__bfs_key_t key;
+    sp__bfs_cache_t *c = NULL;
     unsigned built_before = 0;
     int rollback = 0;
     if (options) o = *options;
     o.variant = SP_BFS_FRONTIER, o.loop = SP_BFS_LOOP_PERSISTENT;
-    SP_TRY(check_bfs("sp_bfs", ctx, G, 1, &source, &o, level));
-    SP_CHECK_ARG(ctx->kind == SP_DEVICE_CUDA,
+    SP_CHECK_ARG(ctx != NULL && ctx->kind == SP_DEVICE_CUDA,
                  "sp_bfs: the cooperative barrier needs a CUDA context");
-    built_before = G->built;
-    rollback = 1;
-    SP_TRY(sp_matrix_build(ctx, G, SP_FORMAT_CSR));
-    SP_TRY(sp__cuda_bfs(G, 1, &source, SP_BFS_FRONTIER, SP_BFS_LOOP_PERSISTENT, 1,
-                        sp__policy_for(ctx)->bfs->alpha, sp__policy_for(ctx)->bfs->beta, &o,
-                        level, parent, stats));
+    SP_TRY(prepare("sp_bfs", ctx, G, 1, &source, &o, level, &key, &c, &built_before, &rollback));
+    SP_TRY(sp__cuda_bfs(G, c, 1, &source, 1, &o, level, parent, stats, &t_ms));
 done:
-    if (st != SP_STATUS_SUCCESS && rollback) sp__matrix_drop_formats_since(G, built_before);
+    if (st != SP_STATUS_SUCCESS && rollback) {
+        sp__bfs_cache_free(G);
+        sp__matrix_drop_formats_since(G, built_before);
+    }
     return sp__context_record(ctx, st);
 }

@@ -2,8 +2,9 @@
  * variant, one 24-byte read-back of the counters per level, the direction-optimized
  * switching decided here from those counters), the graph loop (the same level steps and
  * rule inside one CUDA graph launch per search), or a hand-off to the single-block and
- * persistent kernels that keep the loop on the GPU; scratch from the context's allocator,
- * reused across the sources of sp_bfs_multi; stats and timing. */
+ * persistent kernels that keep the loop on the GPU; their scratch, the instantiated graph
+ * and the timing events are the CUDA part of the matrix's BFS cache (made once per matrix
+ * and options, src/bfs.c), so a search allocates and builds nothing; stats and timing. */
 #include "policy.h"
 
 #ifdef SP_HAVE_CUDA
@@ -191,119 +192,154 @@ static sp_gpu_bfs_graph_mode_t graph_mode(sp_bfs_variant_t variant)
     return SP_GPU_BFS_GRAPH_PUSH;
 }
 
-sp_status_t sp__cuda_bfs(sp_matrix_t *G, int64_t nsources, const int64_t *sources,
-                         sp_bfs_variant_t variant, sp_bfs_loop_t loop, int sync, double alpha,
-                         double beta, const sp_bfs_options_t *options, int32_t *level,
-                         int32_t *parent, sp_bfs_stats_t *stats)
+/* The CUDA part of a BFS cache: what the searches of one key need beyond their outputs. */
+typedef struct cuda_cache {
+    sp_gpu_bfs_graph_t g; /* the graph's arrays (G's CSR, CSC where needed, COO) */
+    void *d_temp;         /* the level kernels' scratch (loops HOST and GRAPH) */
+    sp_gpu_bfs_loop_scratch_t loop_scratch; /* loops SINGLE_BLOCK and PERSISTENT */
+    sp_gpu_bfs_graph_loop_t gl;             /* loop GRAPH: the instantiated graph */
+    cudaEvent_t ev[2], lev[2]; /* around a search; around a host-loop level */
+} cuda_cache_t;
+
+void sp__cuda_bfs_cache_free(sp_matrix_t *G, void *cuda)
+{
+    cuda_cache_t *c = cuda;
+    sp_gpu_env_t env;
+    if (!c) return;
+    sp__cuda_env(G->ctx, &env);
+    for (int i = 0; i < 2; i++) {
+        if (c->lev[i]) (void)cudaEventDestroy(c->lev[i]);
+        if (c->ev[i]) (void)cudaEventDestroy(c->ev[i]);
+    }
+    sp__gpu_bfs_graph_loop_destroy(&env, &c->gl);
+    sp__gpu_bfs_loop_scratch_free(&env, &c->loop_scratch);
+    if (c->d_temp) env.free(env.self, c->d_temp);
+    sp__free(c);
+}
+
+sp_status_t sp__cuda_bfs_cache_make(sp_matrix_t *G, const sp__bfs_key_t *key, void **cuda)
 {
     sp_status_t st = SP_STATUS_SUCCESS;
     sp_gpu_env_t env;
-    sp_gpu_bfs_graph_t g;
+    cuda_cache_t *c = NULL;
     sp_gpu_bfs_work_t w;
-    void *d_temp = NULL;
-    sp_gpu_bfs_loop_scratch_t loop_scratch = {NULL, NULL, 0, 0};
-    sp_gpu_bfs_graph_loop_t gl = {NULL, NULL, NULL, NULL, 0, 0};
-    cudaEvent_t ev[2] = {NULL, NULL}, lev[2] = {NULL, NULL};
-    int64_t n = G->f.csr.nrows, sizes_cap = 0, records_cap = 0;
-    sp__bfs_record_t r0 = sp__bfs_record(options, 0); /* every search's, but the offset */
-    int timed = r0.measure_time && stats; /* time_ms has somewhere to go */
-    int level_timed = r0.measure_time && r0.level_times_ms;
-    int level_steps = loop == SP_BFS_LOOP_HOST || loop == SP_BFS_LOOP_GRAPH;
+    int64_t n = G->f.csr.nrows;
+    *cuda = NULL;
     sp__cuda_env(G->ctx, &env);
-    if (r0.frontier_sizes) sizes_cap = r0.frontier_capacity;
-    records_cap = r0.frontier_capacity;
-    if (records_cap > n + 1) records_cap = n + 1; /* no search has more levels */
-    if (nsources == 0) goto done;
     if (n > INT32_MAX || G->f.csr.nnz > INT32_MAX)
         SP_FAIL(SP_STATUS_NOT_SUPPORTED, "sp_bfs: %lld vertices and %lld edges exceed 32-bit indices",
                 (long long)n, (long long)G->f.csr.nnz);
-    g.n = n;
-    g.nnz = G->f.csr.nnz;
-    g.d_out_ptr = G->f.csr.ptr;
-    g.d_out_idx = G->f.csr.idx;
-    g.d_in_ptr = g.d_in_idx = NULL;
-    g.d_coo_row = G->f.coo.row;
-    g.d_coo_col = G->f.coo.col;
-    /* every allocation before the first search writes an output */
-    if (level_steps) { /* the per-level kernels' scratch (and CSC for the pull) */
-        if (variant == SP_BFS_PULL || variant == SP_BFS_DIRECTION_OPT) {
-            SP_TRY(sp_matrix_build(G->ctx, G, SP_FORMAT_CSC));
-            g.d_in_ptr = G->f.csc.ptr;
-            g.d_in_idx = G->f.csc.idx;
-        }
-        SP_TRY(env.alloc(env.self, &d_temp, sp__gpu_bfs_work_bytes(n, g.nnz)));
-        if (loop == SP_BFS_LOOP_GRAPH) {
+    SP_CALLOC(c, 1);
+    c->g.n = n;
+    c->g.nnz = G->f.csr.nnz;
+    c->g.d_out_ptr = G->f.csr.ptr;
+    c->g.d_out_idx = G->f.csr.idx;
+    c->g.d_in_ptr = c->g.d_in_idx = NULL;
+    c->g.d_coo_row = G->f.coo.row;
+    c->g.d_coo_col = G->f.coo.col;
+    if (key->variant == SP_BFS_PULL || key->variant == SP_BFS_DIRECTION_OPT) {
+        c->g.d_in_ptr = G->f.csc.ptr; /* built by the caller */
+        c->g.d_in_idx = G->f.csc.idx;
+    }
+    if (key->loop == SP_BFS_LOOP_HOST || key->loop == SP_BFS_LOOP_GRAPH) {
+        SP_TRY(env.alloc(env.self, &c->d_temp, sp__gpu_bfs_work_bytes(n, c->g.nnz)));
+        if (key->loop == SP_BFS_LOOP_GRAPH) {
             /* the graph bakes every scratch pointer; the outputs are set per search */
-            sp__gpu_bfs_work_carve(d_temp, n, g.nnz, level, parent, &w);
-            SP_TRY(sp__gpu_bfs_graph_loop_create(&env, &g, &w, graph_mode(variant), alpha, beta,
-                                                 records_cap, &gl));
+            sp__gpu_bfs_work_carve(c->d_temp, n, c->g.nnz, NULL, NULL, &w);
+            SP_TRY(sp__gpu_bfs_graph_loop_create(&env, &c->g, &w, graph_mode(key->variant),
+                                                 key->alpha, key->beta, key->capacity, &c->gl));
         }
     } else {
-        SP_TRY(sp__gpu_bfs_loop_scratch_alloc(&env, n, sizes_cap, &loop_scratch));
+        SP_TRY(sp__gpu_bfs_loop_scratch_alloc(&env, n, key->capacity, &c->loop_scratch));
     }
-    if (timed) {
-        SP_CUDA_TRY(cudaEventCreate(&ev[0]));
-        SP_CUDA_TRY(cudaEventCreate(&ev[1]));
+    for (int i = 0; i < 2; i++) {
+        SP_CUDA_TRY(cudaEventCreate(&c->ev[i]));
+        SP_CUDA_TRY(cudaEventCreate(&c->lev[i]));
     }
-    if (level_timed && loop == SP_BFS_LOOP_HOST) {
-        SP_CUDA_TRY(cudaEventCreate(&lev[0]));
-        SP_CUDA_TRY(cudaEventCreate(&lev[1]));
-    }
+    *cuda = c;
+    c = NULL;
+done:
+    if (c) sp__cuda_bfs_cache_free(G, c);
+    return st;
+}
+
+sp_status_t sp__cuda_bfs(sp_matrix_t *G, const sp__bfs_cache_t *cache, int64_t nsources,
+                         const int64_t *sources, int sync, const sp_bfs_options_t *options,
+                         int32_t *level, int32_t *parent, sp_bfs_stats_t *stats, double *t_ms)
+{
+    sp_status_t st = SP_STATUS_SUCCESS;
+    sp_gpu_env_t env;
+    cuda_cache_t *c = cache->cuda;
+    const sp_gpu_bfs_graph_t *g = &c->g;
+    sp_gpu_bfs_work_t w;
+    sp_bfs_variant_t variant = cache->key.variant;
+    sp_bfs_loop_t loop = cache->key.loop;
+    int64_t n = g->n;
+    cudaStream_t strm;
+    sp__cuda_env(G->ctx, &env);
+    strm = (cudaStream_t)env.stream;
     for (int64_t i = 0; i < nsources; i++) {
         sp__bfs_record_t rec = sp__bfs_record(options, i);
         const sp__bfs_record_t *s = &rec;
         int32_t *lv = level + i * n, *pa = parent ? parent + i * n : NULL;
         search_log_t lg = {0, 0, 0, 0};
         float ms = 0;
-        if (timed) SP_CUDA_TRY(cudaEventRecord(ev[0], (cudaStream_t)env.stream));
+        int timed = s->measure_time;
+        double end_ms;
+        if (timed) SP_CUDA_TRY(cudaEventRecord(c->ev[0], strm));
         if (loop == SP_BFS_LOOP_HOST) {
-            sp__gpu_bfs_work_carve(d_temp, n, g.nnz, lv, pa, &w);
-            SP_TRY(host_loop(&env, &g, w, variant, alpha, beta, (int32_t)sources[i], s,
-                             s->measure_time && s->level_times_ms ? lev : NULL, &lg));
+            sp__gpu_bfs_work_carve(c->d_temp, n, g->nnz, lv, pa, &w);
+            SP_TRY(host_loop(&env, g, w, variant, cache->key.alpha, cache->key.beta,
+                             (int32_t)sources[i], s,
+                             timed && s->level_times_ms ? c->lev : NULL, &lg));
         } else if (loop == SP_BFS_LOOP_GRAPH) {
-            sp__gpu_bfs_work_carve(d_temp, n, g.nnz, lv, pa, &w);
-            SP_TRY(graph_search(&env, &gl, &g, &w, (int32_t)sources[i], s, records_cap,
-                                timed ? ev[1] : NULL, &lg));
+            sp__gpu_bfs_work_carve(c->d_temp, n, g->nnz, lv, pa, &w);
+            SP_TRY(graph_search(&env, &c->gl, g, &w, (int32_t)sources[i], s, cache->key.capacity,
+                                timed ? c->ev[1] : NULL, &lg));
         } else {
-            SP_TRY(gpu_loop(&env, &loop_scratch, &G->f.csr, loop, sync, (int32_t)sources[i], lv,
-                            pa, s, &lg));
+            SP_TRY(gpu_loop(&env, &c->loop_scratch, &G->f.csr, loop, sync, (int32_t)sources[i],
+                            lv, pa, s, &lg));
         }
         if (timed) {
             /* the graph loop recorded the end before reading its counts back */
-            if (loop != SP_BFS_LOOP_GRAPH)
-                SP_CUDA_TRY(cudaEventRecord(ev[1], (cudaStream_t)env.stream));
-            SP_CUDA_TRY(cudaEventSynchronize(ev[1]));
-            SP_CUDA_TRY(cudaEventElapsedTime(&ms, ev[0], ev[1]));
+            if (loop != SP_BFS_LOOP_GRAPH) SP_CUDA_TRY(cudaEventRecord(c->ev[1], strm));
+            SP_CUDA_TRY(cudaEventSynchronize(c->ev[1]));
+            SP_CUDA_TRY(cudaEventElapsedTime(&ms, c->ev[0], c->ev[1]));
         }
-        if (!stats) continue;
-        stats[i].levels = lg.levels;
-        stats[i].vertices_visited = lg.vertices;
-        stats[i].edges_traversed = lg.edges;
-        stats[i].direction_switches = lg.switches;
-        stats[i].time_ms = ms;
-        stats[i].variant_used = variant;
-        stats[i].loop_used = loop;
+        end_ms = timed ? sp__bfs_now_ms() : 0;
+        if (stats) {
+            stats[i].levels = lg.levels;
+            stats[i].vertices_visited = lg.vertices;
+            stats[i].edges_traversed = lg.edges;
+            stats[i].direction_switches = lg.switches;
+            stats[i].time_ms = timed ? end_ms - *t_ms : 0;
+            stats[i].search_ms = ms;
+            stats[i].variant_used = variant;
+            stats[i].loop_used = loop;
+        }
+        *t_ms = end_ms;
     }
 done:
-    if (lev[1]) (void)cudaEventDestroy(lev[1]);
-    if (lev[0]) (void)cudaEventDestroy(lev[0]);
-    if (ev[1]) (void)cudaEventDestroy(ev[1]);
-    if (ev[0]) (void)cudaEventDestroy(ev[0]);
-    sp__gpu_bfs_graph_loop_destroy(&env, &gl);
-    sp__gpu_bfs_loop_scratch_free(&env, &loop_scratch);
-    if (d_temp) env.free(env.self, d_temp);
     return st;
 }
 
 #else /* !SP_HAVE_CUDA */
 
-sp_status_t sp__cuda_bfs(sp_matrix_t *G, int64_t nsources, const int64_t *sources,
-                         sp_bfs_variant_t variant, sp_bfs_loop_t loop, int sync, double alpha,
-                         double beta, const sp_bfs_options_t *options, int32_t *level,
-                         int32_t *parent, sp_bfs_stats_t *stats)
+sp_status_t sp__cuda_bfs_cache_make(sp_matrix_t *G, const sp__bfs_key_t *key, void **cuda)
 {
-    (void)G, (void)nsources, (void)sources, (void)variant, (void)loop, (void)sync;
-    (void)alpha, (void)beta, (void)options, (void)level, (void)parent, (void)stats;
+    (void)G, (void)key;
+    *cuda = NULL;
+    return SP_ERROR(SP_STATUS_NOT_COMPILED, "libsp was built without CUDA");
+}
+
+void sp__cuda_bfs_cache_free(sp_matrix_t *G, void *cuda) { (void)G, (void)cuda; }
+
+sp_status_t sp__cuda_bfs(sp_matrix_t *G, const sp__bfs_cache_t *c, int64_t nsources,
+                         const int64_t *sources, int sync, const sp_bfs_options_t *options,
+                         int32_t *level, int32_t *parent, sp_bfs_stats_t *stats, double *t_ms)
+{
+    (void)G, (void)c, (void)nsources, (void)sources, (void)sync, (void)options;
+    (void)level, (void)parent, (void)stats, (void)t_ms;
     return SP_ERROR(SP_STATUS_NOT_COMPILED, "libsp was built without CUDA");
 }
 

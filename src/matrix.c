@@ -106,6 +106,7 @@ void sp__format_set_free(sp_format_set_t *set, sp_format_t format)
 /* Free format f of A (device or host) and its host mirror. */
 static void free_format(sp_matrix_t *A, sp_format_t f)
 {
+    if (f == SP_FORMAT_CSR || f == SP_FORMAT_CSC) sp__bfs_cache_free(A); /* it indexes them */
     if (A->ctx->kind == SP_DEVICE_CUDA) {
         sp__cuda_spmv_free_plans(A, f);
         if (f == SP_FORMAT_CSR) sp__cuda_sptrsv_free_plans(A); /* they index the CSR */

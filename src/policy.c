@@ -55,7 +55,14 @@ static const sp__spmv_csr_policy_t spmv_csr_sm90 = {
  *   thousand run faster on the persistent grid);
  * - everything else (small skewed graphs, large sparse ones such as grids): the
  *   soft-synchronized persistent frontier loop, no launch or round trip per level.
- * alpha 15 and beta 18 are Beamer's values (Beamer, Asanovic & Patterson, SC'12). */
+ * alpha 15 and beta 18 are Beamer's values (Beamer, Asanovic & Patterson, SC'12).
+ * Per call (issue 22): these were chosen on CUDA-event times of the searches alone, which
+ * left out each call's scratch and, for the graph loop, its graph build (0.25-0.41 ms on an
+ * H100, which made direction-optimized/graph slower per call than /host on Kronecker 22).
+ * The matrix now caches both (sp_bfs_prepare), so what a repeated call pays beyond the
+ * search is the same few launches and one read-back on every loop, the host loop adding a
+ * round trip per level: the ordering above holds per call. scripts/device-bfs22.sh
+ * prints the per-call table to confirm it (AUTO within 10% of the best row). */
 static const sp__bfs_policy_t bfs_sm90 = {
     .dense_min_nnz = (int64_t)1 << 22,
     .dense_min_mean = 8.0,

@@ -34,6 +34,7 @@ struct sp_matrix {
     sp_format_set_t *mirror; /* CUDA: host copies made for sp_matrix_view, else NULL */
     void *gpu_plans;         /* CUDA: SpMV plans per format and algorithm (spmv_cuda.c) */
     void *sptrsv_plans;      /* CUDA: triangular-solve plans of the CSR (sptrsv_cuda.c) */
+    struct sp__bfs_cache *bfs_cache; /* what a BFS needs beyond its outputs (bfs.c), or NULL */
     unsigned mirrored;       /* bit f set when mirror holds format f */
     int64_t duplicates_merged;
     int64_t row_min, row_max, empty_rows;
@@ -89,14 +90,46 @@ typedef struct sp__bfs_record {
 } sp__bfs_record_t;
 /* Search i's record in options (checked; NULL: no records, not timed). */
 sp__bfs_record_t sp__bfs_record(const sp_bfs_options_t *options, int64_t i);
-/* The searches of sp_bfs_multi on a CUDA context, arguments checked and variant and loop
- * resolved (never AUTO); options (may be NULL) give the records and measure_time, their
- * variant, loop, alpha and beta are not read; sync picks the persistent loop's barrier (0
- * soft, 1 cooperative groups, for the benchmark's comparison). */
-sp_status_t sp__cuda_bfs(sp_matrix_t *G, int64_t nsources, const int64_t *sources,
-                         sp_bfs_variant_t variant, sp_bfs_loop_t loop, int sync, double alpha,
-                         double beta, const sp_bfs_options_t *options, int32_t *level,
-                         int32_t *parent, sp_bfs_stats_t *stats);
+/* The options a BFS cache was made for, resolved (never AUTO; alpha and beta > 0) and the
+ * level records it keeps room for (min(frontier_capacity, n + 1)). */
+typedef struct sp__bfs_key {
+    sp_bfs_variant_t variant;
+    sp_bfs_loop_t loop;
+    double alpha, beta;
+    int64_t capacity;
+} sp__bfs_key_t;
+/* Everything a search needs beyond its outputs, made once per matrix and key and kept in
+ * G->bfs_cache until the key changes or G's CSR or CSC is released (sp_bfs_prepare, or the
+ * first sp_bfs / sp_bfs_multi): on a host context the reference's queue, on a CUDA context
+ * the level loops' scratch, the graph loop's instantiated graph and the timing events
+ * (src/bfs_cuda.c). builds counts how often it was made for this matrix (the tests read
+ * it). */
+typedef struct sp__bfs_cache {
+    sp__bfs_key_t key;
+    int64_t builds;
+    int32_t *h_queue; /* host context: n entries */
+    void *cuda;       /* CUDA context: src/bfs_cuda.c's part */
+} sp__bfs_cache_t;
+/* G's cache made for key, made now (the old one freed first) when there is none or it was
+ * made for other options; the formats the key needs are built. NULL *cache on failure. */
+sp_status_t sp__bfs_cache_get(sp_matrix_t *G, const sp__bfs_key_t *key, sp__bfs_cache_t **cache);
+/* Frees G's cache (none: no-op). Called when G's CSR or CSC is released and by
+ * sp_matrix_destroy. */
+void sp__bfs_cache_free(sp_matrix_t *G);
+/* The CUDA part of a cache for key on G (CSR, and CSC where the key needs it, built). */
+sp_status_t sp__cuda_bfs_cache_make(sp_matrix_t *G, const sp__bfs_key_t *key, void **cuda);
+void sp__cuda_bfs_cache_free(sp_matrix_t *G, void *cuda);
+/* The searches of sp_bfs_multi on a CUDA context with cache c (made for the resolved
+ * variant and loop), arguments checked; options (may be NULL) give the records and
+ * measure_time, their variant, loop, alpha and beta are not read; sync picks the persistent
+ * loop's barrier (0 soft, 1 cooperative groups, for the benchmark's comparison). With
+ * measure_time, stats[i].time_ms is the host wall clock from *t_ms (then from the end of
+ * the search before) to the end of search i, and *t_ms moves to that end. */
+sp_status_t sp__cuda_bfs(sp_matrix_t *G, const sp__bfs_cache_t *c, int64_t nsources,
+                         const int64_t *sources, int sync, const sp_bfs_options_t *options,
+                         int32_t *level, int32_t *parent, sp_bfs_stats_t *stats, double *t_ms);
+/* Host wall clock in ms (CLOCK_MONOTONIC). */
+double sp__bfs_now_ms(void);
 /* sp_bfs with the persistent loop and its cooperative-groups grid barrier (the baseline
  * spbench compares the soft-synchronized barrier with); options (may be NULL) give the
  * records and measure_time, their variant and loop are not read (FRONTIER, PERSISTENT). */

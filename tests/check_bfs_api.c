@@ -2,7 +2,10 @@
  * direction rule (host logic shared with the CUDA path), stats (variant and loop used,
  * time, every field written) and the records of the options (sizes, directions, times, at
  * i * frontier_capacity for search i; the options never written), multi-source against
- * single searches, every refusal with its message; graph preparation (undirected,
+ * single searches, every refusal with its message; the cache a search keeps in the matrix
+ * (made once per options, reused by repeated calls with identical results, made anew when
+ * the options change, freed with the matrix's CSR and with the matrix; sp_bfs_prepare
+ * leaves a search nothing to allocate; the timers cover the call); graph preparation (undirected,
  * self-loops and duplicate edges removed) from a Matrix Market file and from an edge list
  * giving the same graph. */
 #include <stdio.h>
@@ -319,6 +322,7 @@ static void check_all_written(const sp_bfs_stats_t *s, const sp_bfs_stats_t *poi
     ck_assert_written(*s, *poison, edges_traversed);
     ck_assert_written(*s, *poison, direction_switches);
     ck_assert_written(*s, *poison, time_ms);
+    ck_assert_written(*s, *poison, search_ms);
     ck_assert_written(*s, *poison, variant_used);
     ck_assert_written(*s, *poison, loop_used);
 }
@@ -509,6 +513,186 @@ START_TEST(graph_preparation)
 }
 END_TEST
 
+/* ---- the cache a search keeps in the matrix ---- */
+
+static int64_t cache_builds(const sp_matrix_t *G)
+{
+    return G->bfs_cache ? G->bfs_cache->builds : 0;
+}
+
+/* Repeated calls reuse one cache and give identical outputs and stats. */
+START_TEST(cache_reused)
+{
+    sp_context_t *ctx = NULL;
+    sp_coo_t *g = NULL;
+    sp_matrix_t *G = NULL;
+    ck_assert_ok(sp_context_create(SP_DEVICE_HOST, NULL, &ctx));
+    ck_assert_ok(sp_gen_grid2d(30, SP_VALUE_NONE, &g));
+    ck_assert_ok(sp_matrix_create(ctx, g, NULL, &G));
+    int64_t n = g->nrows;
+    int32_t *l1 = malloc((size_t)n * sizeof *l1), *p1 = malloc((size_t)n * sizeof *p1);
+    int32_t *l2 = malloc((size_t)n * sizeof *l2), *p2 = malloc((size_t)n * sizeof *p2);
+    int32_t *lm = malloc((size_t)(2 * n) * sizeof *lm);
+    ck_assert(l1 && p1 && l2 && p2 && lm);
+    ck_assert_ptr_null(G->bfs_cache);
+    sp_bfs_stats_t a = {0}, b = {0}, m[2];
+    ck_assert_ok(sp_bfs(ctx, G, 17, NULL, l1, p1, &a));
+    ck_assert_ptr_nonnull(G->bfs_cache);
+    const sp__bfs_cache_t *first = G->bfs_cache;
+    ck_assert_int_eq(cache_builds(G), 1);
+    ck_assert_int_eq(first->key.variant, SP_BFS_DIRECTION_OPT); /* AUTO resolved */
+    ck_assert_int_eq(first->key.loop, SP_BFS_LOOP_HOST);
+    for (int rep = 0; rep < 3; rep++) {
+        memset(l2, 0x7f, (size_t)n * sizeof *l2);
+        ck_assert_ok(sp_bfs(ctx, G, 17, NULL, l2, p2, &b));
+        ck_assert_mem_eq(l1, l2, (size_t)n * sizeof *l1);
+        ck_assert_mem_eq(p1, p2, (size_t)n * sizeof *p1);
+        ck_assert_int_eq(a.levels, b.levels);
+        ck_assert_int_eq(a.vertices_visited, b.vertices_visited);
+        ck_assert_int_eq(a.edges_traversed, b.edges_traversed);
+    }
+    /* AUTO given explicitly, and sp_bfs_multi, use the same cache */
+    sp_bfs_options_t o = {.variant = SP_BFS_DIRECTION_OPT, .loop = SP_BFS_LOOP_HOST};
+    const int64_t src[2] = {17, 17};
+    ck_assert_ok(sp_bfs_multi(ctx, G, 2, src, &o, lm, NULL, m));
+    ck_assert_mem_eq(lm, l1, (size_t)n * sizeof *l1);
+    ck_assert_mem_eq(lm + n, l1, (size_t)n * sizeof *l1);
+    ck_assert_ptr_eq(G->bfs_cache, first);
+    ck_assert_int_eq(cache_builds(G), 1);
+    free(lm), free(p2), free(l2), free(p1), free(l1);
+    sp_matrix_destroy(G);
+    sp_coo_free(g);
+    sp_context_destroy(ctx);
+}
+END_TEST
+
+/* Other options make the cache anew (variant, loop, alpha, beta, more records); fewer
+ * records than it has room for do not. */
+START_TEST(cache_follows_options)
+{
+    sp_context_t *ctx = NULL;
+    ck_assert_ok(sp_context_create(SP_DEVICE_HOST, NULL, &ctx));
+    sp_matrix_t *G = small_graph(ctx);
+    int32_t level[6], want[6], dirs[6];
+    int64_t builds = 0;
+    ck_assert_ok(sp_bfs(ctx, G, 0, NULL, want, NULL, NULL));
+    static const struct {
+        sp_bfs_variant_t v;
+        sp_bfs_loop_t l;
+        double alpha, beta;
+        int64_t cap;
+        int rebuilt;
+    } steps[] = {
+        {SP_BFS_AUTO, SP_BFS_LOOP_AUTO, 0, 0, 0, 0},     /* the same as the first call */
+        {SP_BFS_PULL, SP_BFS_LOOP_HOST, 0, 0, 0, 1},     /* variant */
+        {SP_BFS_PULL, SP_BFS_LOOP_HOST, 0, 0, 0, 0},
+        {SP_BFS_PULL, SP_BFS_LOOP_HOST, 3, 0, 0, 1},     /* alpha */
+        {SP_BFS_PULL, SP_BFS_LOOP_HOST, 3, 4, 0, 1},     /* beta */
+        {SP_BFS_PULL, SP_BFS_LOOP_HOST, 3, 4, 5, 1},     /* room for records */
+        {SP_BFS_PULL, SP_BFS_LOOP_HOST, 3, 4, 2, 0},     /* fewer fit the room */
+        {SP_BFS_PULL, SP_BFS_LOOP_HOST, 3, 4, 6, 1},
+        {SP_BFS_PULL, SP_BFS_LOOP_HOST, 3, 4, 6000, 1},  /* capped at n + 1 levels */
+        {SP_BFS_PULL, SP_BFS_LOOP_HOST, 3, 4, 7000, 0},
+        {SP_BFS_FRONTIER, SP_BFS_LOOP_PERSISTENT, 0, 0, 0, 1}, /* loop */
+    };
+    builds = cache_builds(G);
+    ck_assert_int_eq(builds, 1);
+    for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++) {
+        sp_bfs_options_t o = {.variant = steps[i].v, .loop = steps[i].l,
+                              .alpha = steps[i].alpha, .beta = steps[i].beta};
+        int32_t *big = NULL;
+        if (steps[i].cap > 6) big = malloc((size_t)steps[i].cap * sizeof *big);
+        o.frontier_capacity = steps[i].cap;
+        o.directions = steps[i].cap ? (big ? big : dirs) : NULL;
+        ck_assert_ok(sp_bfs(ctx, G, 0, &o, level, NULL, NULL));
+        ck_assert_mem_eq(level, want, sizeof want);
+        builds += steps[i].rebuilt;
+        ck_assert_msg(cache_builds(G) == builds, "step %zu: %lld builds, expected %lld", i,
+                      (long long)cache_builds(G), (long long)builds);
+        if (steps[i].cap >= 6000) ck_assert_int_eq(G->bfs_cache->key.capacity, 7); /* n + 1 */
+        free(big);
+    }
+    sp_matrix_destroy(G);
+    sp_context_destroy(ctx);
+}
+END_TEST
+
+/* Releasing the CSR frees the cache; destroying the matrix frees it (no block left). */
+START_TEST(cache_freed_with_matrix)
+{
+    sp_context_t *ctx = NULL;
+    sp_test_fail_allocations_after(-1); /* count, never fail */
+    ck_assert_ok(sp_context_create(SP_DEVICE_HOST, NULL, &ctx));
+    sp_matrix_t *G = small_graph(ctx);
+    int32_t level[6];
+    int64_t live = sp_test_live_allocations();
+    ck_assert_ok(sp_bfs(ctx, G, 0, NULL, level, NULL, NULL));
+    ck_assert_ptr_nonnull(G->bfs_cache);
+    ck_assert_ok(sp_matrix_release(ctx, G, SP_FORMAT_CSC)); /* not built: nothing to free */
+    ck_assert_ok(sp_matrix_release(ctx, G, SP_FORMAT_CSR));
+    ck_assert_ptr_null(G->bfs_cache);
+    ck_assert_int_eq(sp_test_live_allocations(), live);
+    ck_assert_ok(sp_bfs(ctx, G, 0, NULL, level, NULL, NULL)); /* made again */
+    ck_assert_int_eq(cache_builds(G), 1);
+    ck_assert_int_eq(level[4], 3);
+    sp_matrix_destroy(G);
+    sp_context_destroy(ctx);
+    ck_assert_int_eq(sp_test_live_allocations(), 0);
+    sp_test_restore_allocator();
+}
+END_TEST
+
+/* After sp_bfs_prepare a search with the same options allocates nothing; other options
+ * need a new cache (refused for memory here, leaving no cache and the outputs alone). */
+START_TEST(prepare_then_search)
+{
+    sp_context_t *ctx = NULL;
+    ck_assert_ok(sp_context_create(SP_DEVICE_HOST, NULL, &ctx));
+    sp_matrix_t *G = small_graph(ctx);
+    int32_t level[6], parent[6], want[6] = {0, 1, 1, 2, 3, -1};
+    int64_t sizes[12];
+    sp_bfs_stats_t s[2];
+    const int64_t src[2] = {0, 5};
+    sp_bfs_options_t o = {.variant = SP_BFS_FRONTIER, .loop = SP_BFS_LOOP_HOST,
+                          .frontier_capacity = 6, .frontier_sizes = sizes, .measure_time = 1};
+    ck_assert_ok(sp_bfs_prepare(ctx, G, &o));
+    ck_assert_int_eq(cache_builds(G), 1);
+    ck_assert_ok(sp_bfs_prepare(ctx, G, &o)); /* already made */
+    ck_assert_int_eq(cache_builds(G), 1);
+    sp_test_fail_allocations_after(0);
+    ck_assert_ok(sp_bfs(ctx, G, 0, &o, level, parent, &s[0]));
+    int32_t lm[12];
+    ck_assert_ok(sp_bfs_multi(ctx, G, 2, src, &o, lm, NULL, s));
+    int64_t made = sp_test_allocations();
+    sp_bfs_options_t other = o;
+    other.variant = SP_BFS_PUSH;
+    memset(level, 0x5a, sizeof level);
+    ck_assert_status(sp_bfs(ctx, G, 0, &other, level, NULL, NULL), SP_STATUS_ALLOC_FAILED);
+    sp_test_restore_allocator();
+    ck_assert_int_eq(made, 0);
+    ck_assert_mem_eq(lm, want, sizeof want);
+    ck_assert_int_eq(lm[6 + 5], 0);
+    ck_assert_int_eq(level[0], 0x5a5a5a5a);
+    ck_assert_ptr_null(G->bfs_cache);
+    /* the timers: the call's wall clock holds the search's; multi's add up */
+    ck_assert(s[0].time_ms >= s[0].search_ms && s[0].search_ms >= 0);
+    ck_assert(s[1].time_ms >= s[1].search_ms && s[1].search_ms >= 0);
+    /* prepare checks what sp_bfs checks */
+    ck_assert_status(sp_bfs_prepare(NULL, G, NULL), SP_STATUS_INVALID_ARGUMENT);
+    ck_assert_error_has("sp_bfs_prepare");
+    sp_bfs_options_t bad = {.variant = SP_BFS_PULL, .loop = SP_BFS_LOOP_PERSISTENT};
+    ck_assert_status(sp_bfs_prepare(ctx, G, &bad), SP_STATUS_NOT_SUPPORTED);
+    ck_assert_error_has("sp_bfs_prepare: variant pull with loop persistent");
+    bad = (sp_bfs_options_t){.frontier_capacity = 3};
+    ck_assert_status(sp_bfs_prepare(ctx, G, &bad), SP_STATUS_INVALID_ARGUMENT);
+    ck_assert_error_has("frontier_capacity 3");
+    ck_assert_ok(sp_bfs_prepare(ctx, G, NULL));
+    ck_assert_int_eq(G->bfs_cache->key.variant, SP_BFS_DIRECTION_OPT);
+    sp_matrix_destroy(G);
+    sp_context_destroy(ctx);
+}
+END_TEST
+
 static Suite *bfs_api_suite(void)
 {
     Suite *s = suite_create("bfs_api");
@@ -528,6 +712,12 @@ static Suite *bfs_api_suite(void)
     tcase_add_test(r, multi_records);
     tcase_add_test(r, record_refusals);
     suite_add_tcase(s, r);
+    TCase *c = tcase_create("cache");
+    tcase_add_test(c, cache_reused);
+    tcase_add_test(c, cache_follows_options);
+    tcase_add_test(c, cache_freed_with_matrix);
+    tcase_add_test(c, prepare_then_search);
+    suite_add_tcase(s, c);
     return s;
 }
 

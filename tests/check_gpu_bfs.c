@@ -4,7 +4,9 @@
  * directed random with self-loops and duplicates, Kronecker, disconnected, the bundled
  * datasets): levels equal to the reference, parents pass the Graph500 validator, stats
  * (levels, vertices, edges, frontier sizes) equal to the reference's, directions and the
- * variant and loop used reported; multi-source; refusals. SP_TEST_SMALL=1 shrinks the
+ * variant and loop used reported; multi-source; refusals; the cache a search keeps in the
+ * matrix (no allocation after sp_bfs_prepare, the same levels on every call, freed with
+ * the formats). SP_TEST_SMALL=1 shrinks the
  * largest inputs; under scripts/device-sanitize.sh (SP_TEST_UNDER_SANITIZER) one source a
  * graph, the datasets of up to 20000 entries and a 300-vertex path. Exits 77 without a GPU. */
 #include <dirent.h>
@@ -467,6 +469,89 @@ START_TEST(refusals)
     sp_coo_free(a);
 }
 END_TEST
+
+/* The cache a search keeps in G, for every case: made once per options (sp_bfs_prepare),
+ * after which the searches ask the device and host allocators for nothing, keep the same
+ * cache and give the same levels on every repetition (and the same levels in every case:
+ * BFS levels are unique); the call's wall clock holds the traversal's GPU time; releasing
+ * the CSR and CSC frees it, every device block back. */
+START_TEST(cache)
+{
+    sp_context_options_t co = {0};
+    sp_context_t *ctx = NULL;
+    sp_coo_t *a = NULL;
+    sp_matrix_t *G = NULL;
+    sp_test_gpu_fail_allocations_after(-1);
+    co.allocator = sp_test_gpu_allocator();
+    int64_t live0 = sp_test_gpu_live_allocations();
+    ck_assert_ok(sp_context_create(SP_DEVICE_CUDA, &co, &ctx));
+    ck_assert_ok(sp_gen_kronecker(small ? 9 : 12, 8, 5, SP_VALUE_NONE, &a));
+    ck_assert_ok(sp_coo_symmetrize(a, 1));
+    ck_assert_ok(sp_matrix_create(ctx, a, NULL, &G));
+    ck_assert_ok(sp_context_synchronize(ctx));
+    int64_t n = a->nrows, sources[2] = {0, n / 2}, live = sp_test_gpu_live_allocations();
+    int32_t *d_level = NULL, *d_parent = NULL;
+    int32_t *want = malloc((size_t)(2 * n) * sizeof *want);
+    int32_t *got = malloc((size_t)(2 * n) * sizeof *got);
+    int have_want = 0;
+    ck_assert(want && got);
+    ck_cuda(cudaMalloc((void **)&d_level, (size_t)(2 * n) * sizeof(int32_t)));
+    ck_cuda(cudaMalloc((void **)&d_parent, (size_t)(2 * n) * sizeof(int32_t)));
+    for (int c = 0; c < NCASES; c++) {
+        const char *vn = sp_bfs_variant_name(g_cases[c].variant);
+        const char *ln = sp_bfs_loop_name(g_cases[c].loop);
+        sp_bfs_options_t o = {.variant = g_cases[c].variant, .loop = g_cases[c].loop,
+                              .measure_time = 1};
+        if (g_cases[c].loop == SP_BFS_LOOP_GRAPH && sp_test_skip_graph_loop()) continue;
+        sp_status_t st = sp_bfs_prepare(ctx, G, &o);
+        if (g_cases[c].loop != SP_BFS_LOOP_HOST && loop_missing(st)) continue;
+        ck_assert_msg(st == SP_STATUS_SUCCESS, "prepare %s/%s: %s", vn, ln, sp_last_error());
+        const sp__bfs_cache_t *made = G->bfs_cache;
+        ck_assert_ptr_nonnull(made);
+        int64_t builds = made->builds;
+        for (int rep = 0; rep < 3; rep++) {
+            sp_bfs_stats_t s[2];
+            sp_test_gpu_fail_allocations_after(0);
+            sp_test_fail_allocations_after(0);
+            st = sp_bfs_multi(ctx, G, 2, sources, &o, d_level, d_parent, s);
+            int64_t host_calls = sp_test_allocations();
+            sp_test_restore_allocator();
+            int64_t device_calls = sp_test_gpu_allocations();
+            sp_test_gpu_fail_allocations_after(-1);
+            ck_assert_msg(st == SP_STATUS_SUCCESS, "%s/%s rep %d: %s", vn, ln, rep,
+                          sp_last_error());
+            ck_assert_msg(device_calls == 0 && host_calls == 0,
+                          "%s/%s: %lld device and %lld host allocations after prepare", vn, ln,
+                          (long long)device_calls, (long long)host_calls);
+            ck_assert_ptr_eq(G->bfs_cache, made);
+            ck_assert_int_eq(made->builds, builds);
+            for (int i = 0; i < 2; i++)
+                ck_assert_msg(s[i].search_ms >= 0 && s[i].time_ms > 0 &&
+                                  s[i].time_ms >= s[i].search_ms - 0.01,
+                              "%s/%s: the call took %g ms, its traversal %g", vn, ln,
+                              s[i].time_ms, s[i].search_ms);
+            ck_cuda(cudaMemcpy(got, d_level, (size_t)(2 * n) * sizeof(int32_t),
+                               cudaMemcpyDeviceToHost));
+            if (!have_want) memcpy(want, got, (size_t)(2 * n) * sizeof *got), have_want = 1;
+            ck_assert_msg(memcmp(want, got, (size_t)(2 * n) * sizeof *got) == 0,
+                          "%s/%s rep %d: other levels", vn, ln, rep);
+        }
+    }
+    ck_assert_ok(sp_matrix_release(ctx, G, SP_FORMAT_CSC));
+    ck_assert_ptr_null(G->bfs_cache);
+    ck_assert_ok(sp_matrix_release(ctx, G, SP_FORMAT_CSR));
+    ck_assert_ok(sp_context_synchronize(ctx));
+    ck_assert_int_eq(sp_test_gpu_live_allocations(), live);
+    cudaFree(d_parent);
+    cudaFree(d_level);
+    free(got);
+    free(want);
+    sp_matrix_destroy(G);
+    sp_coo_free(a);
+    sp_context_destroy(ctx);
+    ck_assert_int_eq(sp_test_gpu_live_allocations(), live0);
+}
+END_TEST
 #endif /* SP_HAVE_CUDA */
 
 static Suite *gpu_bfs_suite(void)
@@ -484,6 +569,7 @@ static Suite *gpu_bfs_suite(void)
     tcase_add_test(t, datasets);
     tcase_add_test(t, multi_source);
     tcase_add_test(t, refusals);
+    tcase_add_test(t, cache);
     suite_add_tcase(s, t);
 #endif
     return s;

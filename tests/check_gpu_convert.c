@@ -1,6 +1,7 @@
 /* GPU conversions (kernels/convert/) against their CPU twins in src/ref/, bit for bit:
- * sort-merge, CSR, CSC, ELL, HYB (forced widths and the rule), JDS and SELL (several C and
- * sigma) on tiny hand-checked inputs, random COOs, the bundled datasets and a catalogue
+ * sort-merge, CSR, CSC (by sort; by scatter in the transpose_scatter case), ELL, HYB (forced widths and the rule), JDS
+ * and SELL (several C and sigma) on tiny hand-checked inputs, columns of every length class
+ * of the scatter transpose, random COOs, the bundled datasets and a catalogue
  * of edge cases; refused arguments; every allocation failing in turn without a leak.
  * SP_TEST_SMALL=1 shrinks the sizes (for compute-sanitizer). Exits 77 without a GPU. */
 #include <stdio.h>
@@ -21,9 +22,11 @@
 /* cudaMalloc/cudaFree through T.env, counting live blocks, failing on demand */
 static sp_test_env_t T;
 static int small; /* SP_TEST_SMALL */
+static int g_scatter; /* also the scatter transpose (the transpose_scatter case) */
 
 static void setup(void)
 {
+    g_scatter = 0;
     small = sp_test_small();
     sp_test_env_setup(&T);
 }
@@ -198,6 +201,13 @@ static void check_chain(const sp_coo_t *a, sp_dup_policy_t policy)
     ck_assert_ok(sp__gpu_csr_to_csc(&T.env, &d_csr, &d_csc));
     compare_csr(&d_csc, &h_csc, h_csc.ncols, "csc");
     sp__gpu_csr_free(&T.env, &d_csc);
+    if (g_scatter) {
+        int scattered = -1;
+        ck_assert_ok(sp__gpu_csr_to_csc_scatter(&T.env, &d_csr, &d_csc, &scattered));
+        ck_assert_int_eq(scattered, 1);
+        compare_csr(&d_csc, &h_csc, h_csc.ncols, "csc by scatter");
+        sp__gpu_csr_free(&T.env, &d_csc);
+    }
     sp__csr_free(&h_csc);
 
     check_ell_hyb(&d_csr, &h_csr);
@@ -425,6 +435,45 @@ END_TEST
 
 /* ---- refused arguments ------------------------------------------------------------------ */
 
+/* The transpose's column classes: short (2..32 entries, a warp puts them in order), medium
+ * (33..8192, a block's bitonic sort; 8192 exactly too), long (8193 and more, placed in
+ * order from per-chunk counts; one, beside the small runs, spans every chunk), empty and
+ * single ones, and repeated entries (merged by both policies): both paths bit for bit
+ * against the reference, through check_chain (the scatter one in its own case). */
+START_TEST(test_transpose_columns)
+{
+    static const int64_t lengths[] = {0, 1, 2, 7, 32, 33, 40, 100, 1000, 4097, 8192, 8193, 20000};
+    enum { NCLASS = sizeof lengths / sizeof lengths[0] };
+    int64_t nrows = 30011, nnz = 0, big = small ? 0 : 200000;
+    uint64_t seed = 9;
+    for (int c = 0; c < NCLASS; c++) nnz += lengths[c];
+    nnz += big + 500; /* the longest column, and 500 duplicates */
+    sp_coo_t *a = NULL;
+    ck_assert_ok(sp_coo_create(nrows > big ? nrows : big + 7, NCLASS + 3, nnz, SP_R_64F, &a));
+    int64_t k = 0;
+    for (int c = 0; c < NCLASS; c++)
+        for (int64_t i = 0; i < lengths[c]; i++, k++) {
+            a->row[k] = (int32_t)(sp_test_rand(&seed) % (uint64_t)a->nrows);
+            a->col[k] = c;
+            ((double *)a->val)[k] = sp_test_uniform(&seed);
+        }
+    for (int64_t i = 0; i < big; i++, k++) { /* every row once, in a shuffled order */
+        a->row[k] = (int32_t)((i * 7919) % a->nrows);
+        a->col[k] = NCLASS + 1;
+        ((double *)a->val)[k] = (double)i;
+    }
+    for (int64_t i = 0; i < 500; i++, k++) { /* repeats of earlier entries */
+        int64_t j = (int64_t)(sp_test_rand(&seed) % (uint64_t)k);
+        a->row[k] = a->row[j];
+        a->col[k] = a->col[j];
+        ((double *)a->val)[k] = -(double)i;
+    }
+    a->nnz = k;
+    check_all_types(a);
+    sp_coo_free(a);
+}
+END_TEST
+
 START_TEST(test_errors)
 {
     const int32_t row[] = {0, 3, 1}, col[] = {0, 1, 1};
@@ -481,8 +530,8 @@ END_TEST
 
 /* ---- allocation failure --------------------------------------------------------------- */
 
-enum op { OP_SORT, OP_CSR, OP_CSC, OP_ELL, OP_HYB, OP_JDS, OP_SELL, OP_COUNT };
-static const char *op_names[] = {"sort", "csr", "csc", "ell", "hyb", "jds", "sell"};
+enum op { OP_SORT, OP_CSR, OP_CSC, OP_CSC_SCATTER, OP_ELL, OP_HYB, OP_JDS, OP_SELL, OP_COUNT };
+static const char *op_names[] = {"sort", "csr", "csc", "csc scatter", "ell", "hyb", "jds", "sell"};
 
 /* Run one conversion with outputs pre-filled by a marker; returns its status and, on
  * failure, asserts the output untouched. */
@@ -528,6 +577,7 @@ static sp_status_t run_op(enum op o, const sp_coo_t *a, const sp_csr_t *d_csr)
         break;
     }
     case OP_CSC: st = sp__gpu_csr_to_csc(&T.env, d_csr, &out.csr); break;
+    case OP_CSC_SCATTER: st = sp__gpu_csr_to_csc_scatter(&T.env, d_csr, &out.csr, NULL); break;
     case OP_ELL: st = sp__gpu_csr_to_ell(&T.env, d_csr, &out.ell); break;
     case OP_HYB: st = sp__gpu_csr_to_hyb(&T.env, d_csr, -1, &out.hyb); break;
     case OP_JDS: st = sp__gpu_csr_to_jds(&T.env, d_csr, &out.jds); break;
@@ -541,7 +591,8 @@ static sp_status_t run_op(enum op o, const sp_coo_t *a, const sp_csr_t *d_csr)
     }
     switch (o) {
     case OP_CSR:
-    case OP_CSC: sp__gpu_csr_free(&T.env, &out.csr); break;
+    case OP_CSC:
+    case OP_CSC_SCATTER: sp__gpu_csr_free(&T.env, &out.csr); break;
     case OP_ELL: sp__gpu_ell_free(&T.env, &out.ell); break;
     case OP_HYB: sp__gpu_hyb_free(&T.env, &out.hyb); break;
     case OP_JDS: sp__gpu_jds_free(&T.env, &out.jds); break;
@@ -567,6 +618,7 @@ START_TEST(test_alloc_failure)
     int64_t base = T.live;
     for (int o = 0; o < OP_COUNT; o++) {
         int64_t failing = 0;
+        if (o == OP_CSC_SCATTER && !g_scatter) continue;
         for (int64_t k = 0;; k++) {
             sp_test_env_arm(&T, k);
             sp_status_t st = run_op((enum op)o, a, &d_csr);
@@ -594,6 +646,14 @@ START_TEST(test_alloc_failure)
 END_TEST
 #endif /* SP_HAVE_CUDA */
 
+#ifdef SP_HAVE_CUDA
+static void scatter_setup(void)
+{
+    setup();
+    g_scatter = 1;
+}
+#endif
+
 static Suite *gpu_convert_suite(void)
 {
     Suite *s = suite_create("gpu_convert");
@@ -608,9 +668,23 @@ static Suite *gpu_convert_suite(void)
     tcase_add_test(t, test_long_rows);
     tcase_add_test(t, test_all_duplicates);
     tcase_add_test(t, test_large);
+    tcase_add_test(t, test_transpose_columns);
     tcase_add_test(t, test_errors);
     tcase_add_test(t, test_alloc_failure);
     suite_add_tcase(s, t);
+    /* the same with the scatter transpose beside the default one (off by default) */
+    TCase *x = tcase_create("transpose_scatter");
+    tcase_add_checked_fixture(x, scatter_setup, teardown);
+    tcase_set_timeout(x, 600);
+    tcase_add_test(x, test_random);
+    tcase_add_test(x, test_datasets);
+    tcase_add_test(x, test_empty);
+    tcase_add_test(x, test_long_rows);
+    tcase_add_test(x, test_all_duplicates);
+    tcase_add_test(x, test_large);
+    tcase_add_test(x, test_transpose_columns);
+    tcase_add_test(x, test_alloc_failure);
+    suite_add_tcase(s, x);
 #endif
     return s;
 }

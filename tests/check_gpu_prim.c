@@ -1,7 +1,8 @@
 /* GPU primitives (kernels/prim/) against their host references in src/ref/: histogram,
  * exclusive scan (32- and 64-bit) and radix sort, element by element, across the sizes
  * where tiles, warps and grid waves change, plus every refused argument; the 64-bit-key
- * sort against a stable host sort written here. Exits 77
+ * sort against a stable host sort written here; the sorts again with the onesweep passes
+ * (off by default: sp__gpu_radix_sort_set_onesweep). Exits 77
  * (ctest: skipped) where no GPU is usable. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -685,6 +686,21 @@ START_TEST(test_sort64_errors) { check_sort_errors(64); }
 END_TEST
 #endif /* SP_HAVE_CUDA */
 
+#ifdef SP_HAVE_CUDA
+/* The sorts again with the onesweep passes (kernels/prim/radix_sort.cu's header). */
+static void onesweep_setup(void)
+{
+    setup();
+    sp__gpu_radix_sort_set_onesweep(1);
+}
+
+static void onesweep_teardown(void)
+{
+    sp__gpu_radix_sort_set_onesweep(0);
+    teardown();
+}
+#endif
+
 static Suite *gpu_prim_suite(void)
 {
     Suite *s = suite_create("gpu_prim");
@@ -720,7 +736,18 @@ static Suite *gpu_prim_suite(void)
     tcase_add_test(r, test_sort64_bits_and_sizes);
     tcase_add_test(r, test_sort64_stability);
     tcase_add_test(r, test_sort64_errors);
+    TCase *o = tcase_create("radix_sort_onesweep");
+    tcase_add_checked_fixture(o, onesweep_setup, onesweep_teardown);
+    tcase_set_timeout(o, 120);
+    tcase_add_test(o, test_sort_tiny);
+    tcase_add_test(o, test_sort_bits_and_sizes);
+    tcase_add_test(o, test_sort_stability);
+    tcase_add_test(o, test_sort_errors);
+    tcase_add_test(o, test_sort64_tiny);
+    tcase_add_test(o, test_sort64_bits_and_sizes);
+    tcase_add_test(o, test_sort64_stability);
     suite_add_tcase(s, r);
+    suite_add_tcase(s, o);
 #endif
     return s;
 }

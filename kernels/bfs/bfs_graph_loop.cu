@@ -290,7 +290,7 @@ extern "C" sp_status_t sp__gpu_bfs_graph_loop_create(const sp_gpu_env_t *env,
     int64_t words;
     SP_CHECK_ARG(loop != NULL, "bfs graph loop: NULL loop");
     *loop = sp_gpu_bfs_graph_loop_t{NULL, NULL, NULL, NULL, 0, 0};
-    SP_TRY(check_level("bfs graph loop", env, g, w));
+    SP_TRY(check_level("bfs graph loop", env, g, w, false)); /* outputs come per run */
     SP_CHECK_ARG(mode == SP_GPU_BFS_GRAPH_PUSH || mode == SP_GPU_BFS_GRAPH_PULL ||
                      mode == SP_GPU_BFS_GRAPH_DIROPT,
                  "bfs graph loop: unknown mode %d", (int)mode);

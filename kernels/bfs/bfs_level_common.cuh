@@ -104,14 +104,15 @@ static inline unsigned hub_grid(const sp_gpu_env_t *env)
 
 /* The checks every level entry point makes. */
 static inline sp_status_t check_level(const char *what, const sp_gpu_env_t *env,
-                                      const sp_gpu_bfs_graph_t *g, const sp_gpu_bfs_work_t *w)
+                                      const sp_gpu_bfs_graph_t *g, const sp_gpu_bfs_work_t *w,
+                                      bool outputs = true)
 {
     sp_status_t st = SP_STATUS_SUCCESS;
     SP_CHECK_ARG(env != NULL && g != NULL && w != NULL, "%s: NULL argument", what);
     SP_CHECK_ARG(g->n >= 1 && g->n <= INT32_MAX && g->nnz >= 0 && g->nnz <= INT32_MAX,
                  "%s: graph of %lld vertices and %lld edges (need 1..2^31-1 and < 2^31)", what,
                  (long long)g->n, (long long)g->nnz);
-    SP_CHECK_ARG(g->d_out_ptr != NULL && w->d_level != NULL && w->d_visited != NULL &&
+    SP_CHECK_ARG(g->d_out_ptr != NULL && (w->d_level != NULL || !outputs) && w->d_visited != NULL &&
                      w->d_counters != NULL,
                  "%s: NULL CSR, level, visited or counters", what);
 done:

@@ -222,10 +222,14 @@ __global__ void __launch_bounds__(BLOCK) persistent_kernel(bfsk::state_t s,
 /* Blocks of the persistent grid: the co-resident count, at most persistent_blocks_per_sm
  * an SM (or the test knob, if smaller). */
 template <bool COOP>
-sp_status_t grid_size(const sp_gpu_env_t *env, int *blocks)
+sp_status_t grid_size(const sp_gpu_env_t *env, sp_gpu_bfs_loop_scratch_t *scratch, int *blocks)
 {
     sp_status_t st = SP_STATUS_SUCCESS;
-    int per_sm = 0, sms = env->sm_count;
+    int per_sm = 0, sms = env->sm_count, k = 0;
+    if (scratch && scratch->grid_blocks[COOP] > 0) { /* found by an earlier traversal */
+        *blocks = scratch->grid_blocks[COOP];
+        goto knob;
+    }
     if (sms <= 0) {
         sp_prim::device_limits lim;
         SP_CUDA_TRY(sp_prim::get_device_limits(&lim));
@@ -238,10 +242,10 @@ sp_status_t grid_size(const sp_gpu_env_t *env, int *blocks)
                 grid_block);
     if (per_sm > bfsk::P::persistent_blocks_per_sm) per_sm = bfsk::P::persistent_blocks_per_sm;
     *blocks = per_sm * sms;
-    {
-        int k = forced_blocks.load();
-        if (k > 0 && k < *blocks) *blocks = k;
-    }
+    if (scratch) scratch->grid_blocks[COOP] = *blocks;
+knob:
+    k = forced_blocks.load();
+    if (k > 0 && k < *blocks) *blocks = k;
 done:
     return st;
 }
@@ -293,9 +297,9 @@ sp__gpu_bfs_persistent(const sp_gpu_env_t *env, sp_gpu_bfs_loop_scratch_t *scrat
         SP_CUDA_TRY(cudaDeviceGetAttribute(&coop, cudaDevAttrCooperativeLaunch, dev));
         if (!coop)
             SP_FAIL(SP_STATUS_NOT_SUPPORTED, "%s: the device has no cooperative launch", what);
-        SP_TRY(grid_size<true>(env, &blocks));
+        SP_TRY(grid_size<true>(env, scratch, &blocks));
     } else {
-        SP_TRY(grid_size<false>(env, &blocks));
+        SP_TRY(grid_size<false>(env, scratch, &blocks));
     }
     SP_TRY(bfsk::use_scratch(what, env, g, frontier_capacity, scratch, &own, &sc));
     s = bfsk::carve(sc, g, d_level, d_parent);

@@ -97,22 +97,30 @@ __global__ void __launch_bounds__(BLOCK) single_block_kernel(bfsk::state_t s, in
 
 /* Vertices per shared buffer: what the device's opt-in shared memory leaves beside the
  * kernel's static shared memory, at most sb_max_capacity, or the test knob if smaller. */
-sp_status_t capacity(int *cap)
+sp_status_t capacity(sp_gpu_bfs_loop_scratch_t *scratch, int *cap)
 {
     sp_status_t st = SP_STATUS_SUCCESS;
     sp_prim::device_limits lim;
     cudaFuncAttributes attr;
-    int64_t c = 0;
+    int64_t c = 0, found = 0;
+    if (scratch && scratch->sb_capacity > 0) { /* found (and the attribute set) before */
+        c = scratch->sb_capacity;
+        if (forced_capacity.load() > 0 && forced_capacity.load() < c) c = forced_capacity.load();
+        *cap = (int)c;
+        goto done;
+    }
     SP_CUDA_TRY(sp_prim::get_device_limits(&lim));
     SP_CUDA_TRY(cudaFuncGetAttributes(&attr, single_block_kernel<sb_block>));
     c = ((int64_t)lim.smem_optin - (int64_t)attr.sharedSizeBytes) / (2 * (int64_t)sizeof(int32_t));
     if (c > sb_max_capacity) c = sb_max_capacity;
+    found = c;
     if (forced_capacity.load() > 0 && forced_capacity.load() < c) c = forced_capacity.load();
     if (c < 1)
         SP_FAIL(SP_STATUS_DEVICE_ERROR, "sp__gpu_bfs_single_block: no room for a shared queue (%d bytes of shared memory)",
                 lim.smem_optin);
     *cap = (int)c;
     SP_CUDA_TRY(sp_prim::allow_max_dynamic_smem(single_block_kernel<sb_block>, lim));
+    if (scratch && found >= 1) scratch->sb_capacity = (int)found;
 done:
     return st;
 }
@@ -138,7 +146,7 @@ sp__gpu_bfs_single_block(const sp_gpu_env_t *env, sp_gpu_bfs_loop_scratch_t *scr
     int cap = 0;
     int32_t lvl = 0, size = 1; /* level 0: the source */
     SP_TRY(bfsk::check_args(what, env, g, source, d_level, frontier_sizes, frontier_capacity));
-    SP_TRY(capacity(&cap));
+    SP_TRY(capacity(scratch, &cap));
     SP_TRY(bfsk::use_scratch(what, env, g, frontier_capacity, scratch, &own, &sc));
     s = bfsk::carve(sc, g, d_level, d_parent);
     SP_TRY(bfsk::start(env, s, source));

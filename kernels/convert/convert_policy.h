@@ -10,6 +10,23 @@ struct sp_convert_policy {
     /* grid cap: blocks per SM (the loops stride over the rest); enough resident warps
      * to hide the latency of the gathers and scatters */
     static constexpr int blocks_per_sm = 8;
+
+    /* CSR -> CSC by count, scan and stable scatter (csr_to_csc.cu, issue 22). Off by
+     * default until a device run shows it bit-equal and faster than the sort path
+     * (scripts/device-bfs22.sh runs both; sp__gpu_csr_to_csc_scatter always takes it). */
+    static constexpr bool transpose_scatter = false;
+    /* columns of up to warp_max entries are put in order by a warp (a rank count), up to
+     * block_max by a block (bitonic in shared memory: block_max ints of it) */
+    static constexpr int transpose_warp_max = 32;
+    static constexpr int transpose_block_max = 8192;
+    /* longer columns ("hubs") are placed in order from per-chunk counts kept in shared
+     * memory (4 bytes a hub, beside 1 KiB of the kernel's own, under the 48 KiB a block
+     * gets without opting in); more hubs than this: the sort path */
+    static constexpr int transpose_max_hubs = 11264;
+    /* the scatter's ordered chunks: at most this many blocks an SM, at least this many
+     * entries a chunk */
+    static constexpr int transpose_chunks_per_sm = 8;
+    static constexpr int transpose_min_chunk = 4096;
 };
 
 #endif /* SP_CONVERT_POLICY_H */

@@ -1,6 +1,17 @@
 /* CSC (the transpose's CSR) on the GPU (PMPP, sparse-format chapter): a histogram of the
- * columns scanned into column pointers; a stable radix sort of the entry indices by column
- * keeps rows increasing within each column, as sp__ref_csr_to_csc's scatter in row order.
+ * columns scanned into column pointers, then the entries put in column order with rows
+ * increasing within each column, as sp__ref_csr_to_csc's scatter in row order does, by
+ * one of two paths:
+ *  - sort: a stable radix sort of the entry indices by column;
+ *  - scatter (no general sort; Wang et al., "Parallel Transposition of Sparse Data
+ *    Structures", ICS'16, for the count-scan-scatter shape): the entries of columns of at
+ *    most P::transpose_block_max go to their column's slots by an atomic cursor, and each
+ *    such column is then put in entry order by a warp (rank count) or a block (bitonic
+ *    sort in shared memory); the few longer columns are placed in order directly: the
+ *    entries are cut into chunks, a block counts each long column's entries in its chunk,
+ *    a scan turns the counts into each chunk's start in the column, and the block walks
+ *    its chunk in order placing them (its warps take turns, lanes in order). Entries of a
+ *    column end up in entry order, i.e. row order, whatever the atomics' order.
  * Each output entry then finds its row by binary search in ptr, balanced for any row. */
 #include "convert_common.cuh"
 
@@ -22,10 +33,161 @@ gather_kernel(const int32_t *ptr, int64_t nrows, const W *val, const int32_t *pe
     }
 }
 
+/* ---- the scatter path ---- */
+
+/* Device counters of the scatter path. */
+struct scatter_ctl {
+    int32_t nhubs, nmedium;
+};
+
+/* Per column: cursor 0; hubs (longer than block_max) numbered in hub_of (any order: only
+ * counts decide positions; past max_hubs they are counted only, and the caller takes the
+ * sort path), medium ones (warp_max < length <= block_max) listed. */
+__global__ void __launch_bounds__(P::block_threads)
+classify_kernel(const int32_t *cptr, int64_t ncols, int32_t *cursor, int32_t *hub_of,
+                int max_hubs, int32_t *medium, scatter_ctl *ctl)
+{
+    for (int64_t c = (int64_t)blockIdx.x * P::block_threads + threadIdx.x; c < ncols;
+         c += (int64_t)gridDim.x * P::block_threads) {
+        int32_t len = cptr[c + 1] - cptr[c], h = -1;
+        cursor[c] = 0;
+        if (len > P::transpose_block_max) {
+            h = atomicAdd(&ctl->nhubs, 1);
+            if (h >= max_hubs) h = -1;
+        } else if (len > P::transpose_warp_max) {
+            medium[atomicAdd(&ctl->nmedium, 1)] = (int32_t)c;
+        }
+        hub_of[c] = h;
+    }
+}
+
+/* counts[h * nchunks + b] = entries of hub h among entries [b * chunk, (b + 1) * chunk). */
+__global__ void __launch_bounds__(P::block_threads)
+hub_count_kernel(const int32_t *idx, int64_t nnz, int64_t chunk, const int32_t *hub_of,
+                 int nhubs, int32_t *counts)
+{
+    extern __shared__ int32_t s_count[];
+    for (int h = threadIdx.x; h < nhubs; h += P::block_threads) s_count[h] = 0;
+    __syncthreads();
+    int64_t b0 = (int64_t)blockIdx.x * chunk, b1 = b0 + chunk < nnz ? b0 + chunk : nnz;
+    for (int64_t e = b0 + threadIdx.x; e < b1; e += P::block_threads) {
+        int32_t h = hub_of[__ldg(idx + e)];
+        if (h >= 0) atomicAdd(&s_count[h], 1);
+    }
+    __syncthreads();
+    for (int h = threadIdx.x; h < nhubs; h += P::block_threads)
+        counts[(int64_t)h * gridDim.x + blockIdx.x] = s_count[h];
+}
+
+/* Each entry e of the block's chunk to its column's slots in perm (perm[slot] = e): short
+ * and medium columns by the column's atomic cursor; hubs in order, at the column's start
+ * + the hub's entries in earlier chunks (scanned: the exclusive scan of hub_count_kernel's
+ * counts, hub-major) + those of this chunk placed before (s_run, the warps of a step
+ * taking turns) + the lanes before it in its warp. */
+template <int BLOCK>
+__global__ void __launch_bounds__(BLOCK)
+scatter_kernel(const int32_t *idx, int64_t nnz, int64_t chunk, const int32_t *cptr,
+               int32_t *cursor, const int32_t *hub_of, int nhubs, const int32_t *scanned,
+               int32_t *perm)
+{
+    constexpr int NWARPS = BLOCK / 32;
+    extern __shared__ int32_t s_run[];   /* per hub: its entries of this chunk placed */
+    __shared__ int32_t s_base[NWARPS][32]; /* a hub's s_run for its lanes of a warp step */
+    const int t = threadIdx.x, lane = t & 31, warp = t >> 5;
+    const unsigned below = sp_prim::lanemask_lt();
+    for (int h = t; h < nhubs; h += BLOCK) s_run[h] = 0;
+    __syncthreads();
+    int64_t b0 = (int64_t)blockIdx.x * chunk, b1 = b0 + chunk < nnz ? b0 + chunk : nnz;
+    for (int64_t s0 = b0; s0 < b1; s0 += BLOCK) {
+        int64_t e = s0 + t;
+        bool valid = e < b1;
+        int32_t c = valid ? __ldg(idx + e) : 0;
+        int32_t h = valid ? hub_of[c] : -1;
+        bool hub = h >= 0;
+        if (valid && !hub) perm[cptr[c] + atomicAdd(&cursor[c], 1)] = (int32_t)e;
+        if (!__syncthreads_or(hub)) continue; /* the same answer in every thread */
+        unsigned peers = __match_any_sync(sp_prim::full_mask, hub ? h : -1);
+        int leader = __ffs(peers) - 1;
+        for (int w = 0; w < NWARPS; w++) { /* warps in entry order */
+            if (warp == w && hub && lane == leader) {
+                int32_t r = s_run[h];
+                s_base[w][lane] = r;
+                s_run[h] = r + __popc(peers);
+            }
+            __syncthreads();
+        }
+        if (hub) {
+            const int32_t *row = scanned + (int64_t)h * gridDim.x;
+            int64_t slot = (int64_t)cptr[c] + (row[blockIdx.x] - row[0]) + s_base[warp][leader] +
+                           __popc(peers & below);
+            perm[slot] = (int32_t)e;
+        }
+    }
+}
+
+/* Columns of 2..warp_max entries in entry order: lanes test 32 columns at once, then the
+ * warp ranks each chosen column's entries (distinct) by counting the smaller ones. */
+__global__ void __launch_bounds__(P::block_threads)
+warp_sort_kernel(const int32_t *cptr, int64_t ncols, int32_t *perm)
+{
+    const int lane = threadIdx.x & 31;
+    const int64_t warps = (int64_t)gridDim.x * (P::block_threads / 32);
+    const int64_t gw = ((int64_t)blockIdx.x * P::block_threads + threadIdx.x) >> 5;
+    for (int64_t c0 = gw * 32; c0 < ncols; c0 += warps * 32) {
+        int64_t c = c0 + lane;
+        int32_t start = c < ncols ? cptr[c] : 0, len = c < ncols ? cptr[c + 1] - start : 0;
+        unsigned todo =
+            __ballot_sync(sp_prim::full_mask, len >= 2 && len <= P::transpose_warp_max);
+        while (todo) {
+            int src = __ffs(todo) - 1;
+            todo &= todo - 1;
+            int32_t first = __shfl_sync(sp_prim::full_mask, start, src);
+            int32_t n = __shfl_sync(sp_prim::full_mask, len, src);
+            int32_t v = lane < n ? perm[first + lane] : INT32_MAX;
+            int rank = 0;
+            for (int j = 0; j < 32; j++) rank += __shfl_sync(sp_prim::full_mask, v, j) < v;
+            __syncwarp();
+            if (lane < n) perm[first + rank] = v;
+            __syncwarp();
+        }
+    }
+}
+
+/* The listed medium columns in entry order, a block each: bitonic sort in shared memory of
+ * the column's entries padded with INT32_MAX to a power of two. */
+__global__ void __launch_bounds__(P::block_threads)
+block_sort_kernel(const int32_t *cptr, const int32_t *medium, const scatter_ctl *ctl,
+                  int32_t *perm)
+{
+    __shared__ int32_t s[P::transpose_block_max];
+    const int nmedium = ctl->nmedium;
+    for (int m = blockIdx.x; m < nmedium; m += gridDim.x) {
+        int32_t c = medium[m], first = cptr[c], n = cptr[c + 1] - first;
+        int p = 1;
+        while (p < n) p <<= 1;
+        for (int i = threadIdx.x; i < p; i += P::block_threads)
+            s[i] = i < n ? perm[first + i] : INT32_MAX;
+        __syncthreads();
+        for (int k = 2; k <= p; k <<= 1)
+            for (int j = k >> 1; j > 0; j >>= 1) {
+                for (int i = threadIdx.x; i < p; i += P::block_threads) {
+                    int x = i ^ j;
+                    if (x > i) {
+                        int32_t a = s[i], b = s[x];
+                        if ((a > b) == ((i & k) == 0)) s[i] = b, s[x] = a;
+                    }
+                }
+                __syncthreads();
+            }
+        for (int i = threadIdx.x; i < n; i += P::block_threads) perm[first + i] = s[i];
+        __syncthreads(); /* s is refilled for the next column */
+    }
+}
+
 } /* namespace */
 
-extern "C" sp_status_t sp__gpu_csr_to_csc(const sp_gpu_env_t *env, const sp_csr_t *csr,
-                                          sp_csr_t *csc)
+/* The sort path (env and csr checked). */
+static sp_status_t csc_by_sort(const sp_gpu_env_t *env, const sp_csr_t *csr, sp_csr_t *csc)
 {
     sp_status_t st = SP_STATUS_SUCCESS;
     sp_csr_t c = {0, 0, 0, SP_VALUE_NONE, NULL, NULL, NULL};
@@ -36,7 +198,6 @@ extern "C" sp_status_t sp__gpu_csr_to_csc(const sp_gpu_env_t *env, const sp_csr_
     int32_t *perm = NULL;
     cudaStream_t s = NULL;
     int64_t nnz = 0;
-    SP_TRY(check_csr("csr to csc", env, csr, csc));
     s = (cudaStream_t)env->stream;
     vs = sp_value_size(csr->value_type);
     nnz = csr->nnz;
@@ -79,5 +240,139 @@ extern "C" sp_status_t sp__gpu_csr_to_csc(const sp_gpu_env_t *env, const sp_csr_
 done:
     env_free(env, scratch);
     if (env) sp__gpu_csr_free(env, &c);
+    return st;
+}
+
+/* The rows and values of perm's entries into c (gather_kernel). */
+static sp_status_t gather(const sp_gpu_env_t *env, const sp_csr_t *csr, const int32_t *perm,
+                          sp_csr_t *c)
+{
+    sp_status_t st = SP_STATUS_SUCCESS;
+    cudaStream_t s = (cudaStream_t)env->stream;
+    by_word(sp_value_size(csr->value_type), [&](auto tag) {
+        using W = decltype(tag);
+        gather_kernel<W><<<grid_for(env, csr->nnz), P::block_threads, 0, s>>>(
+            csr->ptr, csr->nrows, static_cast<const W *>(csr->val), perm, csr->nnz, c->idx,
+            static_cast<W *>(c->val));
+    });
+    SP_CUDA_LAUNCHED("gather_kernel");
+done:
+    return st;
+}
+
+/* The scatter path (env and csr checked); *scattered = 0 when the matrix has more long
+ * columns than P::transpose_max_hubs, and the sort path ran instead. */
+static sp_status_t csc_by_scatter(const sp_gpu_env_t *env, const sp_csr_t *csr, sp_csr_t *csc,
+                                  int *scattered)
+{
+    sp_status_t st = SP_STATUS_SUCCESS;
+    sp_csr_t c = {0, 0, 0, SP_VALUE_NONE, NULL, NULL, NULL};
+    void *scratch = NULL, *hub_scratch = NULL;
+    scratch_plan plan, hub_plan;
+    size_t seg_bytes = 0, scan_bytes = 0, o_perm, o_cursor, o_hub_of, o_medium, o_ctl, o_seg,
+           o_counts = 0, o_scan = 0;
+    int32_t *perm, *cursor, *hub_of, *medium, *counts = NULL;
+    scatter_ctl *ctl, h_ctl = {0, 0};
+    cudaStream_t s = (cudaStream_t)env->stream;
+    int64_t nnz = csr->nnz, ncols = csr->ncols, nchunks = 0, chunk = 0;
+    int sms = env->sm_count > 0 ? env->sm_count : 1;
+    *scattered = 1;
+    c.nrows = csr->nrows;
+    c.ncols = ncols;
+    c.nnz = nnz;
+    c.value_type = csr->value_type;
+    SP_TRY(segment_starts(env, csr->idx, nnz, NULL, ncols, NULL, &seg_bytes));
+    o_perm = plan.add_n<int32_t>(nnz);
+    o_cursor = plan.add_n<int32_t>(ncols);
+    o_hub_of = plan.add_n<int32_t>(ncols);
+    o_medium = plan.add_n<int32_t>(ncols);
+    o_ctl = plan.add(sizeof(scatter_ctl));
+    o_seg = plan.add(seg_bytes);
+    SP_TRY(env_alloc(env, &scratch, plan.total));
+    perm = at<int32_t>(scratch, o_perm);
+    cursor = at<int32_t>(scratch, o_cursor);
+    hub_of = at<int32_t>(scratch, o_hub_of);
+    medium = at<int32_t>(scratch, o_medium);
+    ctl = at<scatter_ctl>(scratch, o_ctl);
+    SP_TRY(env_alloc_n(env, &c.ptr, ncols + 1));
+    SP_TRY(env_alloc_n(env, &c.idx, nnz));
+    SP_TRY(env_alloc(env, &c.val, (size_t)nnz * sp_value_size(csr->value_type)));
+    SP_TRY(segment_starts(env, csr->idx, nnz, c.ptr, ncols, at<void>(scratch, o_seg), &seg_bytes));
+    if (nnz == 0) goto out;
+    SP_CUDA_TRY(cudaMemsetAsync(ctl, 0, sizeof *ctl, s));
+    classify_kernel<<<grid_for(env, ncols), P::block_threads, 0, s>>>(
+        c.ptr, ncols, cursor, hub_of, P::transpose_max_hubs, medium, ctl);
+    SP_CUDA_LAUNCHED("classify_kernel");
+    SP_TRY(to_host(env, &h_ctl, ctl, sizeof h_ctl));
+    if (h_ctl.nhubs > P::transpose_max_hubs) { /* too many long columns for the counters */
+        *scattered = 0;
+        env_free(env, scratch);
+        scratch = NULL;
+        sp__gpu_csr_free(env, &c);
+        SP_TRY(csc_by_sort(env, csr, csc));
+        goto done;
+    }
+    nchunks = (nnz + P::transpose_min_chunk - 1) / P::transpose_min_chunk;
+    if (nchunks > (int64_t)P::transpose_chunks_per_sm * sms)
+        nchunks = (int64_t)P::transpose_chunks_per_sm * sms;
+    chunk = (nnz + nchunks - 1) / nchunks;
+    if (h_ctl.nhubs > 0) {
+        int64_t ncounts = (int64_t)h_ctl.nhubs * nchunks;
+        SP_TRY(sp__gpu_exclusive_scan_i32(NULL, NULL, ncounts, NULL, NULL, &scan_bytes, s));
+        o_counts = hub_plan.add_n<int32_t>(ncounts);
+        o_scan = hub_plan.add(scan_bytes);
+        SP_TRY(env_alloc(env, &hub_scratch, hub_plan.total));
+        counts = at<int32_t>(hub_scratch, o_counts);
+        hub_count_kernel<<<(unsigned)nchunks, P::block_threads,
+                           (size_t)h_ctl.nhubs * sizeof(int32_t), s>>>(csr->idx, nnz, chunk,
+                                                                      hub_of, h_ctl.nhubs, counts);
+        SP_CUDA_LAUNCHED("hub_count_kernel");
+        SP_TRY(sp__gpu_exclusive_scan_i32(counts, counts, ncounts, NULL,
+                                          at<void>(hub_scratch, o_scan), &scan_bytes, s));
+    }
+    scatter_kernel<P::block_threads><<<(unsigned)nchunks, P::block_threads,
+                                       (size_t)h_ctl.nhubs * sizeof(int32_t), s>>>(
+        csr->idx, nnz, chunk, c.ptr, cursor, hub_of, h_ctl.nhubs, counts, perm);
+    SP_CUDA_LAUNCHED("scatter_kernel");
+    warp_sort_kernel<<<grid_for(env, ncols), P::block_threads, 0, s>>>(c.ptr, ncols, perm);
+    SP_CUDA_LAUNCHED("warp_sort_kernel");
+    if (h_ctl.nmedium > 0) {
+        unsigned blocks = (unsigned)(h_ctl.nmedium < 4 * sms ? h_ctl.nmedium : 4 * sms);
+        block_sort_kernel<<<blocks, P::block_threads, 0, s>>>(c.ptr, medium, ctl, perm);
+        SP_CUDA_LAUNCHED("block_sort_kernel");
+    }
+    SP_TRY(gather(env, csr, perm, &c));
+out:
+    *csc = c;
+    c = (sp_csr_t){0, 0, 0, SP_VALUE_NONE, NULL, NULL, NULL};
+done:
+    env_free(env, hub_scratch);
+    env_free(env, scratch);
+    if (env) sp__gpu_csr_free(env, &c);
+    return st;
+}
+
+extern "C" sp_status_t sp__gpu_csr_to_csc(const sp_gpu_env_t *env, const sp_csr_t *csr,
+                                          sp_csr_t *csc)
+{
+    sp_status_t st = SP_STATUS_SUCCESS;
+    int scattered = 0;
+    SP_TRY(check_csr("csr to csc", env, csr, csc));
+    if (P::transpose_scatter)
+        SP_TRY(csc_by_scatter(env, csr, csc, &scattered));
+    else
+        SP_TRY(csc_by_sort(env, csr, csc));
+done:
+    return st;
+}
+
+extern "C" sp_status_t sp__gpu_csr_to_csc_scatter(const sp_gpu_env_t *env, const sp_csr_t *csr,
+                                                  sp_csr_t *csc, int *scattered)
+{
+    sp_status_t st = SP_STATUS_SUCCESS;
+    int dummy = 0;
+    SP_TRY(check_csr("csr to csc", env, csr, csc));
+    SP_TRY(csc_by_scatter(env, csr, csc, scattered ? scattered : &dummy));
+done:
     return st;
 }

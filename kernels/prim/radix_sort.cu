@@ -6,7 +6,21 @@
  * and scatters them. 8-bit digits: 4 passes for 32-bit keys, 8 for 64-bit, and 256
  * buckets, one per thread of a block for the digit scans; wider digits would cut passes
  * but make the count matrix and the per-warp counters outgrow shared memory and cache.
- * Both key widths share the kernels through templates on the key type. */
+ * Both key widths share the kernels through templates on the key type.
+ *
+ * Onesweep (Adinets & Merrill, "Onesweep: A Faster Least Significant Digit Radix Sort for
+ * GPUs", 2022; issue 22; off by default, sp__gpu_radix_sort_set_onesweep turns it on until
+ * a device run shows it equal and faster): the digit counts of every pass come from one
+ * read of the keys up front; then each pass is one kernel, whose blocks take their tiles by
+ * ticket, rank them as the downsweep does, publish their per-digit counts and find the
+ * counts of all earlier tiles by decoupled look-back (each digit's thread walks back until
+ * a tile that has published its inclusive prefix), so a pass reads the keys once and needs
+ * no count matrix or scan. No block waits on a tile whose ticket came after its own, and
+ * every earlier ticket is held by a running block that publishes its counts before it
+ * looks back, so the look-back cannot deadlock. */
+#include <atomic>
+#include <cuda/atomic>
+
 #include "prim_common.cuh"
 #include "prim_policy.h"
 #include "sp_kernels.h"
@@ -73,13 +87,54 @@ upsweep_kernel(const K *keys, int64_t n, int shift, unsigned mask, int *counts, 
     }
 }
 
-/* Ranks the tile's keys stably by digit and writes each to offsets[digit, tile] + its
- * rank within the tile's keys of that digit. Values are loaded only once their keys'
- * slots are known, so they hold no registers during the ranking. */
-template <typename K, bool PAIRS>
+/* A tile's published count of one digit in the onesweep passes: (flag << 32) | count, flag
+ * 2 * pass + 1 for the tile's own count, 2 * pass + 2 for the sum over it and every earlier
+ * tile; older passes' flags (smaller) read as "not yet", so the words are zeroed once per
+ * sort. */
+using status_ref = cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>;
+
+/* Where the onesweep passes find the counts before a tile (unused by the classic ones). */
+struct lookback_t {
+    const int *off;              /* the pass's digit offsets over all keys */
+    unsigned long long *status;  /* nblocks * RADIX words */
+    unsigned *ticket;            /* the pass's tile counter */
+    unsigned pass;
+};
+
+/* Digit d's count in the tiles before `tile` (thread d, d <= mask), by decoupled look-back:
+ * publish the tile's own count, walk back adding the earlier tiles' counts until one that
+ * has published its inclusive sum, publish this tile's. */
+__device__ __forceinline__ int look_back(const lookback_t &lb, int tile, int d, int run)
+{
+    const unsigned long long agg = 2ull * lb.pass + 1, prefix = agg + 1;
+    status_ref mine(lb.status[(int64_t)tile * RADIX + d]);
+    int before = 0;
+    if (tile > 0) {
+        mine.store((agg << 32) | (unsigned)run, cuda::memory_order_relaxed);
+        for (int j = tile - 1;;) {
+            unsigned long long w =
+                status_ref(lb.status[(int64_t)j * RADIX + d]).load(cuda::memory_order_relaxed);
+            unsigned long long flag = w >> 32;
+            if (flag < agg) continue; /* tile j has not published yet */
+            before += (int)(unsigned)w;
+            if (flag == prefix) break;
+            j--;
+        }
+    }
+    mine.store((prefix << 32) | (unsigned)(before + run), cuda::memory_order_relaxed);
+    return before;
+}
+
+/* Ranks the tile's keys stably by digit and writes each to the digit's position of the tile
+ * + its rank within the tile's keys of that digit. Values are loaded only once their keys'
+ * slots are known, so they hold no registers during the ranking. The digit's position of
+ * the tile: classic passes read it from offsets[digit, tile] (the scanned count matrix;
+ * tile = the block's index), onesweep passes (ONESWEEP) take the tile by ticket and add
+ * lb.off[digit] and the look-back's count of the tiles before. */
+template <typename K, bool PAIRS, bool ONESWEEP>
 __global__ void __launch_bounds__(BLOCK, sp_radix_policy<K>::min_blocks)
 downsweep_kernel(const K *keys_in, const int *vals_in, K *keys_out, int *vals_out, int64_t n,
-                 int shift, unsigned mask, const int *offsets, int nblocks)
+                 int shift, unsigned mask, const int *offsets, int nblocks, lookback_t lb)
 {
     constexpr int ITEMS = sp_radix_policy<K>::items_per_thread;
     constexpr int TILE = tile_of<K>();
@@ -89,11 +144,14 @@ downsweep_kernel(const K *keys_in, const int *vals_in, K *keys_out, int *vals_ou
     __shared__ int warp_totals[BLOCK / 32 + 1];
     __shared__ K sorted_keys[TILE];
     __shared__ int sorted_vals[PAIRS ? TILE : 1];
+    __shared__ int s_tile;
 
     int t = threadIdx.x, lane = t & 31, warp = t >> 5;
+    if (ONESWEEP && t == 0) s_tile = (int)atomicAdd(lb.ticket, 1u); /* in start order */
     for (int w = 0; w < NWARPS; w++) hist[w][t] = 0;
     __syncthreads();
-    int64_t base = (int64_t)blockIdx.x * TILE;
+    const int tile = ONESWEEP ? s_tile : (int)blockIdx.x;
+    int64_t base = (int64_t)tile * TILE;
     int count = n - base < TILE ? (int)(n - base) : TILE;
     unsigned below = lanemask_lt();
 
@@ -120,7 +178,12 @@ downsweep_kernel(const K *keys_in, const int *vals_in, K *keys_out, int *vals_ou
     }
     int tile_keys;
     digit_start[t] = block_exclusive_scan<BLOCK>(run, warp_totals, &tile_keys);
-    digit_global[t] = t <= (int)mask ? offsets[(int64_t)t * nblocks + blockIdx.x] : 0;
+    if (t > (int)mask)
+        digit_global[t] = 0;
+    else if (ONESWEEP)
+        digit_global[t] = lb.off[t] + look_back(lb, tile, t, run);
+    else
+        digit_global[t] = offsets[(int64_t)t * nblocks + blockIdx.x];
     __syncthreads();
 
 #pragma unroll
@@ -150,9 +213,58 @@ downsweep_kernel(const K *keys_in, const int *vals_in, K *keys_out, int *vals_ou
     }
 }
 
-/* Scratch: the other key (and value) buffer, the count matrix and the scan's scratch. */
+/* ---- onesweep ---- */
+
+std::atomic<int> onesweep_on{0};
+
+constexpr int MAX_PASSES = 8; /* 64-bit keys */
+
+/* hist[p * RADIX + d] += keys whose digit of pass p is d, for the passes of key_bits. */
+template <typename K>
+__global__ void __launch_bounds__(BLOCK)
+digit_hist_kernel(const K *keys, int64_t n, int key_bits, int *hist)
+{
+    __shared__ int h[MAX_PASSES][RADIX];
+    const int t = threadIdx.x, passes = (key_bits + DIGIT_BITS - 1) / DIGIT_BITS;
+    const unsigned below = lanemask_lt();
+    for (int p = 0; p < passes; p++) h[p][t] = 0;
+    __syncthreads();
+    /* the block steps together, so every lane of a warp joins warp_count */
+    for (int64_t b = (int64_t)blockIdx.x * BLOCK; b < n; b += (int64_t)gridDim.x * BLOCK) {
+        int64_t e = b + t;
+        bool valid = e < n;
+        K k = valid ? __ldg(keys + e) : K(0);
+        for (int p = 0; p < passes; p++) {
+            int shift = p * DIGIT_BITS;
+            int bits = key_bits - shift < DIGIT_BITS ? key_bits - shift : DIGIT_BITS;
+            unsigned d = valid ? digit_of(k, shift, (1u << bits) - 1u) : 0u;
+            (void)warp_count(d, valid, h[p], below);
+        }
+    }
+    __syncthreads();
+    for (int p = 0; p < passes; p++)
+        if (h[p][t] != 0) atomicAdd(&hist[p * RADIX + t], h[p][t]);
+}
+
+/* off[p * RADIX + d] = keys whose digit of pass p is below d (a block of RADIX threads). */
+__global__ void __launch_bounds__(BLOCK) digit_offsets_kernel(const int *hist, int passes, int *off)
+{
+    __shared__ int warp_totals[BLOCK / 32 + 1];
+    for (int p = 0; p < passes; p++) {
+        int total;
+        off[p * RADIX + threadIdx.x] =
+            block_exclusive_scan<BLOCK>(hist[p * RADIX + threadIdx.x], warp_totals, &total);
+        __syncthreads(); /* warp_totals is reused by the next pass */
+    }
+}
+
+/* Scratch: the other key (and value) buffer, the count matrix and the scan's scratch; with
+ * onesweep, instead of the last two, the look-back words, the digit totals and offsets and
+ * the tickets (status .. the tickets zeroed by one memset). */
 struct layout {
     size_t keys_alt, vals_alt, counts, scan_temp, scan_bytes, total;
+    size_t status, hist, off, tickets, zeroed;
+    bool onesweep;
 };
 
 template <typename K>
@@ -164,9 +276,61 @@ sp_status_t plan(int64_t n, bool pairs, layout *L)
     L->keys_alt = 0;
     L->vals_alt = align_up((size_t)n * sizeof(K));
     L->counts = L->vals_alt + (pairs ? align_up((size_t)n * 4) : 0);
+    L->onesweep = onesweep_on.load() != 0;
+    if (L->onesweep) {
+        L->status = L->counts;
+        L->hist = L->status + align_up((size_t)ncounts * sizeof(unsigned long long));
+        L->tickets = L->hist + align_up((size_t)MAX_PASSES * RADIX * 4);
+        L->zeroed = L->tickets + MAX_PASSES * sizeof(unsigned) - L->status;
+        L->off = L->hist + align_up((size_t)MAX_PASSES * RADIX * 4) +
+                 align_up(MAX_PASSES * sizeof(unsigned));
+        L->total = L->off + align_up((size_t)MAX_PASSES * RADIX * 4);
+        L->scan_temp = L->scan_bytes = 0;
+        goto done;
+    }
     L->scan_temp = L->counts + align_up((size_t)ncounts * 4);
     SP_TRY(sp__gpu_exclusive_scan_i32(NULL, NULL, ncounts, NULL, NULL, &L->scan_bytes, NULL));
     L->total = L->scan_temp + L->scan_bytes;
+done:
+    return st;
+}
+
+/* The passes of the onesweep sort (L planned for it, n > 0); the result ends where the
+ * classic loop's would. */
+template <typename K>
+sp_status_t onesweep_passes(const layout &L, K **kin, K **kout, int **vin, int **vout, bool pairs,
+                            int64_t n, int key_bits, char *tmp, cudaStream_t s)
+{
+    sp_status_t st = SP_STATUS_SUCCESS;
+    const int nblocks = (int)((n + tile_of<K>() - 1) / tile_of<K>());
+    const int passes = (key_bits + DIGIT_BITS - 1) / DIGIT_BITS;
+    int *hist = reinterpret_cast<int *>(tmp + L.hist), *off = reinterpret_cast<int *>(tmp + L.off);
+    unsigned long long *status = reinterpret_cast<unsigned long long *>(tmp + L.status);
+    unsigned *tickets = reinterpret_cast<unsigned *>(tmp + L.tickets);
+    SP_CUDA_TRY(cudaMemsetAsync(tmp + L.status, 0, L.zeroed, s));
+    digit_hist_kernel<K><<<nblocks < 1024 ? nblocks : 1024, BLOCK, 0, s>>>(*kin, n, key_bits, hist);
+    SP_CUDA_LAUNCHED("radix digit_hist_kernel");
+    digit_offsets_kernel<<<1, BLOCK, 0, s>>>(hist, passes, off);
+    SP_CUDA_LAUNCHED("radix digit_offsets_kernel");
+    for (int p = 0; p < passes; p++) {
+        int shift = p * DIGIT_BITS;
+        int bits = key_bits - shift < DIGIT_BITS ? key_bits - shift : DIGIT_BITS;
+        unsigned mask = (1u << bits) - 1u;
+        lookback_t lb = {off + p * RADIX, status, tickets + p, (unsigned)p};
+        if (pairs)
+            downsweep_kernel<K, true, true><<<nblocks, BLOCK, 0, s>>>(
+                *kin, *vin, *kout, *vout, n, shift, mask, NULL, nblocks, lb);
+        else
+            downsweep_kernel<K, false, true><<<nblocks, BLOCK, 0, s>>>(
+                *kin, NULL, *kout, NULL, n, shift, mask, NULL, nblocks, lb);
+        SP_CUDA_LAUNCHED("radix onesweep downsweep_kernel");
+        K *ks = *kin;
+        *kin = *kout;
+        *kout = ks;
+        int *vs = *vin;
+        *vin = *vout;
+        *vout = vs;
+    }
 done:
     return st;
 }
@@ -178,7 +342,7 @@ sp_status_t radix_sort(K *d_keys, int *d_vals, int64_t n, int key_bits, void *d_
     constexpr int TILE = tile_of<K>();
     constexpr int max_bits = 8 * (int)sizeof(K);
     sp_status_t st = SP_STATUS_SUCCESS;
-    layout L = {0, 0, 0, 0, 0, 0};
+    layout L = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, false};
     bool pairs = d_vals != NULL;
     int nblocks = 0;
     char *tmp = static_cast<char *>(d_temp);
@@ -204,6 +368,10 @@ sp_status_t radix_sort(K *d_keys, int *d_vals, int64_t n, int key_bits, void *d_
     kout = reinterpret_cast<K *>(tmp + L.keys_alt);
     vout = pairs ? reinterpret_cast<int *>(tmp + L.vals_alt) : NULL;
     counts = reinterpret_cast<int *>(tmp + L.counts);
+    if (L.onesweep) {
+        SP_TRY(onesweep_passes<K>(L, &kin, &kout, &vin, &vout, pairs, n, key_bits, tmp, s));
+        goto copy_back;
+    }
     for (int shift = 0; shift < key_bits; shift += DIGIT_BITS) {
         int bits = key_bits - shift < DIGIT_BITS ? key_bits - shift : DIGIT_BITS;
         unsigned mask = (1u << bits) - 1u;
@@ -212,12 +380,13 @@ sp_status_t radix_sort(K *d_keys, int *d_vals, int64_t n, int key_bits, void *d_
         SP_CUDA_LAUNCHED("radix upsweep_kernel");
         SP_TRY(sp__gpu_exclusive_scan_i32(counts, counts, (int64_t)(mask + 1) * nblocks, NULL,
                                           tmp + L.scan_temp, &scan_bytes, s));
+        const lookback_t none = {NULL, NULL, NULL, 0};
         if (pairs)
-            downsweep_kernel<K, true><<<nblocks, BLOCK, 0, s>>>(kin, vin, kout, vout, n, shift,
-                                                                mask, counts, nblocks);
+            downsweep_kernel<K, true, false><<<nblocks, BLOCK, 0, s>>>(
+                kin, vin, kout, vout, n, shift, mask, counts, nblocks, none);
         else
-            downsweep_kernel<K, false><<<nblocks, BLOCK, 0, s>>>(kin, NULL, kout, NULL, n, shift,
-                                                                 mask, counts, nblocks);
+            downsweep_kernel<K, false, false><<<nblocks, BLOCK, 0, s>>>(
+                kin, NULL, kout, NULL, n, shift, mask, counts, nblocks, none);
         SP_CUDA_LAUNCHED("radix downsweep_kernel");
         K *ks = kin;
         kin = kout;
@@ -226,6 +395,7 @@ sp_status_t radix_sort(K *d_keys, int *d_vals, int64_t n, int key_bits, void *d_
         vin = vout;
         vout = vs;
     }
+copy_back:
     /* after an odd number of passes the result sits in the scratch buffers */
     if (kin != d_keys) {
         SP_CUDA_TRY(cudaMemcpyAsync(d_keys, kin, (size_t)n * sizeof(K), cudaMemcpyDeviceToDevice, s));
@@ -254,3 +424,5 @@ extern "C" sp_status_t sp__gpu_radix_sort_pairs_u64(uint64_t *d_keys, int32_t *d
                                           reinterpret_cast<int *>(d_vals), n, key_bits, d_temp,
                                           temp_bytes, (cudaStream_t)stream);
 }
+
+extern "C" void sp__gpu_radix_sort_set_onesweep(int on) { onesweep_on.store(on ? 1 : 0); }
