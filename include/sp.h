@@ -288,6 +288,38 @@ SP_API sp_status_t sp_gen_poisson3d27(int64_t n, sp_value_type_t value_type, sp_
 /* 2D n x n grid graph (road-like, 4 neighbours, undirected, diameter 2n-2). */
 SP_API sp_status_t sp_gen_grid2d(int64_t n, sp_value_type_t value_type, sp_coo_t **coo);
 
+/* Shapes real matrices have (sp_gen_shape; entries in row order, values uniform in [0,1),
+ * duplicates of random columns possible: sp_matrix_create merges them). */
+typedef enum sp_gen_kind {
+    SP_GEN_POWERLAW = 0, /* row lengths Pareto with the given exponent (1.5-3 typical),
+                            scaled to mean when it is finite; uniform columns */
+    SP_GEN_DENSE_LINES,  /* `dense` full rows and `dense` full columns over rows of
+                            about `mean` uniform columns */
+    SP_GEN_RECT,         /* nrows x ncols (tall or wide), `mean` uniform columns a row */
+    SP_GEN_BANDED,       /* bands centred on the diagonal, in 8 sections of rows with
+                            half-bandwidths band, band/2, ..., 1 */
+    SP_GEN_BLOCKS,       /* FEM-like: dense block x block blocks, `mean` blocks a block row
+                            (its own and neighbours within 64 blocks) */
+    SP_GEN_CIRCUIT       /* the diagonal, 2 random entries a row, and `dense` evenly spaced
+                            rows of ncols / 8 random entries */
+} sp_gen_kind_t;
+
+typedef struct sp_gen_shape {
+    sp_gen_kind_t kind;
+    int64_t nrows, ncols;
+    double mean;     /* entries a row (POWERLAW, DENSE_LINES, RECT), blocks a row (BLOCKS) */
+    double exponent; /* POWERLAW */
+    int64_t dense;   /* DENSE_LINES: dense rows and columns; CIRCUIT: long rows */
+    int64_t block;   /* BLOCKS: 3, 6, ... (1..64) */
+    int64_t band;    /* BANDED: the widest half-bandwidth */
+    uint64_t seed;
+} sp_gen_shape_t;
+
+/* A matrix of shape g (deterministic in g). Sizes beyond 32-bit indices or offsets are
+ * refused with SP_STATUS_NOT_SUPPORTED naming the count. */
+SP_API sp_status_t sp_gen_shape(const sp_gen_shape_t *g, sp_value_type_t value_type,
+                                sp_coo_t **coo);
+
 /* ------------------------------------------------------------------------------------
  * Contexts: the executor (host reference or one CUDA device).
  * ---------------------------------------------------------------------------------- */
@@ -361,6 +393,10 @@ typedef struct sp_matrix_options {
     int sell_c;                 /* SELL slice height; 0: src/policy.c's (32) */
     int sell_sigma;             /* SELL sorting window (multiple of C); 0: src/policy.c's
                                    multiple of C (32 * C) */
+    int64_t long_row_bound;     /* ELL, JDS, SELL: rows longer than this are kept whole in
+                                   the format's tail (COO, added by a kernel balanced over
+                                   entries), so no slice, diagonal or ELL width is padded
+                                   to them; 0: src/policy.c's (4 x mean + 32); < 0: none */
 } sp_matrix_options_t;
 
 typedef struct sp_matrix sp_matrix_t;
@@ -393,6 +429,9 @@ typedef struct sp_matrix_info {
     int sell_c, sell_sigma;
     int64_t sell_padded_nnz;        /* stored slots of SELL including padding */
     int64_t duplicates_merged;
+    int64_t long_row_bound;         /* rows longer go to the tail of ELL/JDS/SELL (INT64_MAX:
+                                       none) */
+    int64_t ell_tail_nnz, jds_tail_nnz, sell_tail_nnz; /* entries in each built tail */
 } sp_matrix_info_t;
 
 SP_API sp_status_t sp_matrix_info(const sp_matrix_t *A, sp_matrix_info_t *info);

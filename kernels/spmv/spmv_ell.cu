@@ -56,6 +56,8 @@ extern "C" sp_status_t sp__gpu_spmv_ell(const sp_gpu_env_t *env, const sp_ell_t 
                             host_value<T>(beta), static_cast<T *>(d_y));
     });
     SP_CUDA_LAUNCH("ell_kernel", e);
+    /* the long rows: empty above (y = beta * y there), added on top balanced over entries */
+    if (a->tail.nnz > 0) SP_TRY(sp__gpu_spmv_coo_accumulate(env, &a->tail, alpha, d_x, d_y));
 done:
     return st;
 }

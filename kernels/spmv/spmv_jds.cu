@@ -91,6 +91,8 @@ extern "C" sp_status_t sp__gpu_spmv_jds(const sp_gpu_env_t *env, const sp_jds_t 
                             host_value<T>(beta), static_cast<T *>(d_y));
     });
     SP_CUDA_LAUNCH("jds_kernel", e);
+    /* the long rows: empty above (y = beta * y there), added on top balanced over entries */
+    if (a->tail.nnz > 0) SP_TRY(sp__gpu_spmv_coo_accumulate(env, &a->tail, alpha, d_x, d_y));
 done:
     return st;
 }
