@@ -24,7 +24,7 @@ typedef struct options {
     sp_value_type_t type;
     int threads, load_only, cache, check, bfs, nsources, reps, reps_given, undirected,
         complex_real;
-    int suite; /* 0: one input; 1: --suite; 2: --suite-quick */
+    int suite; /* 0: one input; 1: --suite; 2: --suite-quick; 3: --suite-wide */
     int64_t source;
     uint64_t seed;
     const char *bfs_variant, *bfs_loop; /* --bfs-variant, --bfs-loop (NULL: all) */
@@ -46,6 +46,11 @@ static void usage(FILE *f)
             "  --gen SPEC           kron:SCALE[:EF] uniform:SCALE[:EF] poisson2d:N\n"
             "                       poisson3d:N poisson3d27:N grid2d:N\n"
             "                       randcol:ROWS:COLS (16 entries a row, random columns)\n"
+            "                       sp_gen_shape: powerlaw:N:EXPONENT[:MEAN]\n"
+            "                       denselines:N:DENSE[:MEAN] rect:ROWS:COLS[:MEAN]\n"
+            "                       banded:N:BAND blocks:N:B[:BLOCKS_A_ROW]\n"
+            "                       circuit:N:LONG_ROWS; any spec may end in ,f32 or\n"
+            "                       ,f64 to fix its value type over --type\n"
             "  --seed S             generator seed (default 1)\n"
             "  --type float|double  value type (default double)\n"
             "  --undirected         edge lists: add the reverse of every edge\n"
@@ -78,6 +83,8 @@ static void usage(FILE *f)
             "  --json FILE          write every figure as JSON\n"
             "  --suite              the benchmark set (BENCHMARKING.md), then a summary\n"
             "  --suite-quick        a small subset of it (seconds on the host)\n"
+            "  --suite-wide         the wider set nobody tuned on: the shapes below in\n"
+            "                       double and float, and every file of datasets/\n"
             "  --plot FILE.svg      bars of each format's speedup over the baseline\n"
             "With a GPU, SpMV runs on it (CUDA events) beside cuSPARSE in the same run;\n"
             "without one, on the host reference, against its own CSR.\n",
@@ -161,6 +168,8 @@ static int parse_args(int argc, char **argv, options_t *o)
             o->suite = 1;
         } else if (!strcmp(a, "--suite-quick")) {
             o->suite = 2;
+        } else if (!strcmp(a, "--suite-wide")) {
+            o->suite = 3;
         } else if (!strcmp(a, "--load-only")) {
             o->load_only = 1;
         } else if (!strcmp(a, "--cache")) {
@@ -269,30 +278,48 @@ static sp_status_t load_input(const options_t *o, const char *path, sb_report_t 
 static sp_status_t generate_input(const options_t *o, const char *gen, sb_report_t *r,
                                   sp_coo_t **coo)
 {
-    char kind[32] = "";
+    char kind[32] = "", spec[128];
     long long a = 0, b = 0;
-    int n = sscanf(gen, "%31[a-z0-9]:%lld:%lld", kind, &a, &b);
     sp_status_t st = SP_STATUS_INVALID_ARGUMENT;
+    sp_value_type_t type = o->type;
     double t0 = sb_now();
+    char *comma = NULL;
+    int n = 0;
+    snprintf(spec, sizeof spec, "%s", gen);
+    if ((comma = strrchr(spec, ',')) != NULL) { /* a value type fixed by the spec */
+        if (!strcmp(comma, ",f32")) type = SP_R_32F;
+        else if (!strcmp(comma, ",f64")) type = SP_R_64F;
+        else {
+            fprintf(stderr, "spbench: --gen %s: unknown suffix %s (,f32 or ,f64)\n", gen, comma);
+            return st;
+        }
+        *comma = '\0';
+    }
+    if (!sb_gen_shape_spec(spec, o->seed, type, coo, &st)) {
+        r->load_seconds = sb_now() - t0;
+        r->reader = "generator";
+        return st;
+    }
+    n = sscanf(spec, "%31[a-z0-9]:%lld:%lld", kind, &a, &b);
     if (n < 2) {
         fprintf(stderr, "spbench: --gen %s: expected KIND:SIZE[:EF]\n", gen);
         return st;
     }
     if (n < 3) b = 16;
     if (!strcmp(kind, "kron") || !strcmp(kind, "uniform")) {
-        st = !strcmp(kind, "kron") ? sp_gen_kronecker((int)a, (int)b, o->seed, o->type, coo)
-                                   : sp_gen_uniform((int)a, (int)b, o->seed, o->type, coo);
+        st = !strcmp(kind, "kron") ? sp_gen_kronecker((int)a, (int)b, o->seed, type, coo)
+                                   : sp_gen_uniform((int)a, (int)b, o->seed, type, coo);
         if (st == SP_STATUS_SUCCESS) st = sp_coo_symmetrize(*coo, 1);
     } else if (!strcmp(kind, "poisson2d")) {
-        st = sp_gen_poisson2d(a, o->type, coo);
+        st = sp_gen_poisson2d(a, type, coo);
     } else if (!strcmp(kind, "poisson3d")) {
-        st = sp_gen_poisson3d(a, o->type, coo);
+        st = sp_gen_poisson3d(a, type, coo);
     } else if (!strcmp(kind, "poisson3d27")) {
-        st = sp_gen_poisson3d27(a, o->type, coo);
+        st = sp_gen_poisson3d27(a, type, coo);
     } else if (!strcmp(kind, "grid2d")) {
-        st = sp_gen_grid2d(a, o->type, coo);
+        st = sp_gen_grid2d(a, type, coo);
     } else if (!strcmp(kind, "randcol") && n == 3) {
-        st = sb_gen_random_columns(a, b, 16, o->seed, o->type, coo);
+        st = sb_gen_random_columns(a, b, 16, o->seed, type, coo);
     } else {
         fprintf(stderr, "spbench: --gen %s: unknown generator \"%s\"\n", gen, kind);
         return st;
@@ -589,7 +616,10 @@ static int run_suite(const options_t *o, sb_exec_t *ex)
     sb_suite_input_t *list = NULL;
     sb_report_t *reports = NULL;
     int n = 0, rc = 1;
-    if (sb_suite_inputs(o->suite == 2, &list, &n) ||
+    if (sb_suite_inputs(o->suite == 2   ? SB_SUITE_QUICK
+                        : o->suite == 3 ? SB_SUITE_WIDE
+                                        : SB_SUITE_FULL,
+                        &list, &n) ||
         !(reports = calloc((size_t)n, sizeof *reports))) {
         fprintf(stderr, "spbench: cannot list the suite's inputs\n");
         goto done;

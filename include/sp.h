@@ -396,7 +396,8 @@ typedef struct sp_matrix_options {
     int64_t long_row_bound;     /* ELL, JDS, SELL: rows longer than this are kept whole in
                                    the format's tail (COO, added by a kernel balanced over
                                    entries), so no slice, diagonal or ELL width is padded
-                                   to them; 0: src/policy.c's (4 x mean + 32); < 0: none */
+                                   to them; 0: src/policy.c's (4 x mean + 32; ELL: also
+                                   at most 2 x mean); < 0: none */
 } sp_matrix_options_t;
 
 typedef struct sp_matrix sp_matrix_t;
@@ -424,13 +425,14 @@ typedef struct sp_matrix_info {
     int64_t row_min, row_max, empty_rows;
     double row_mean, row_stddev;
     int64_t bytes[SP_FORMAT_COUNT]; /* bytes of each built format, 0 if not built */
-    int64_t ell_width;              /* ELL: longest row */
+    int64_t ell_width;              /* ELL: its width (longest row outside its tail) */
     int64_t hyb_ell_width, hyb_coo_nnz;
     int sell_c, sell_sigma;
     int64_t sell_padded_nnz;        /* stored slots of SELL including padding */
     int64_t duplicates_merged;
-    int64_t long_row_bound;         /* rows longer go to the tail of ELL/JDS/SELL (INT64_MAX:
+    int64_t long_row_bound;         /* rows longer go to the tail of JDS/SELL (INT64_MAX:
                                        none) */
+    int64_t ell_long_row_bound;     /* and of ELL */
     int64_t ell_tail_nnz, jds_tail_nnz, sell_tail_nnz; /* entries in each built tail */
 } sp_matrix_info_t;
 

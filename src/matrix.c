@@ -40,6 +40,9 @@ static void row_statistics(sp_matrix_t *A, const int32_t *counts)
     A->row_min = n ? INT64_MAX : 0;
     A->row_max = 0;
     A->empty_rows = 0;
+    int64_t bound = sp__matrix_long_row_bound(A, SP_FORMAT_SELL);
+    int64_t ell_bound = sp__matrix_long_row_bound(A, SP_FORMAT_ELL);
+    A->row_max_kept = A->ell_row_max_kept = 0;
     memset(A->row_hist, 0, sizeof A->row_hist);
     memset(A->row_hist_nnz, 0, sizeof A->row_hist_nnz);
     for (int64_t i = 0; i < n; i++) {
@@ -48,6 +51,8 @@ static void row_statistics(sp_matrix_t *A, const int32_t *counts)
         if (c > A->row_max) A->row_max = c;
         if (c == 0) A->empty_rows++;
         var += ((double)c - mean) * ((double)c - mean);
+        if (c <= bound && c > A->row_max_kept) A->row_max_kept = c;
+        if (c <= ell_bound && c > A->ell_row_max_kept) A->ell_row_max_kept = c;
         A->row_hist[sp__row_hist_bin(c)]++;
         A->row_hist_nnz[sp__row_hist_bin(c)] += c;
     }
@@ -132,18 +137,17 @@ void sp_matrix_destroy(sp_matrix_t *A)
     sp__free(A);
 }
 
-int64_t sp__matrix_long_row_bound(const sp_matrix_t *A)
+int64_t sp__matrix_long_row_bound(const sp_matrix_t *A, sp_format_t f)
 {
     if (A->options.long_row_bound < 0) return INT64_MAX;
     if (A->options.long_row_bound > 0) return A->options.long_row_bound;
-    return sp__policy_long_row_bound(sp__policy_for(A->ctx), A->f.coo.nrows, A->f.coo.nnz);
+    return sp__policy_long_row_bound(sp__policy_for(A->ctx), f, A->f.coo.nrows, A->f.coo.nnz);
 }
 
 /* Bytes ELL would take; the bound it must stay under (sp__matrix_policy_t). */
 static int64_t ell_bytes(const sp_matrix_t *A)
 {
-    int64_t bound = sp__matrix_long_row_bound(A);
-    return A->f.coo.nrows * (A->row_max < bound ? A->row_max : bound) * (4 + value_bytes(A));
+    return A->f.coo.nrows * A->ell_row_max_kept * (4 + value_bytes(A));
 }
 static int64_t ell_bound(const sp_matrix_t *A)
 {
@@ -168,7 +172,7 @@ static sp_status_t build_padded_host(sp_matrix_t *A, sp_format_t f, int c, int s
     sp_status_t st = SP_STATUS_SUCCESS;
     sp_csr_t kept = {0};
     sp_triplets_t tail = {0};
-    int64_t bound = sp__matrix_long_row_bound(A);
+    int64_t bound = sp__matrix_long_row_bound(A, f);
     if (A->row_max <= bound) return convert_padded_host(&A->f.csr, f, c, sigma, &A->f);
     SP_TRY(sp__ref_csr_split_long(&A->f.csr, bound, &kept, &tail));
     SP_TRY(convert_padded_host(&kept, f, c, sigma, &A->f));
@@ -200,7 +204,7 @@ static sp_status_t build(sp_matrix_t *A, sp_format_t f)
     SP_CHECK_ARG(c > 0 && sigma > 0 && sigma % c == 0,
                  "SELL: sigma %d must be a positive multiple of C %d", sigma, c);
     if (A->ctx->kind == SP_DEVICE_CUDA) {
-        SP_TRY(sp__cuda_matrix_build(A, f, c, sigma, sp__matrix_long_row_bound(A)));
+        SP_TRY(sp__cuda_matrix_build(A, f, c, sigma, sp__matrix_long_row_bound(A, f)));
     } else {
         switch (f) {
         case SP_FORMAT_CSR: SP_TRY(sp__ref_coo_to_csr(&A->f.coo, &A->f.csr)); break;
@@ -293,7 +297,8 @@ sp_status_t sp_matrix_info(const sp_matrix_t *A, sp_matrix_info_t *info)
     info->sell_sigma = A->f.sell.sigma;
     info->sell_padded_nnz = A->f.sell.padded;
     info->duplicates_merged = A->duplicates_merged;
-    info->long_row_bound = sp__matrix_long_row_bound(A);
+    info->long_row_bound = sp__matrix_long_row_bound(A, SP_FORMAT_SELL);
+    info->ell_long_row_bound = sp__matrix_long_row_bound(A, SP_FORMAT_ELL);
     info->ell_tail_nnz = A->f.ell.tail.nnz;
     info->jds_tail_nnz = A->f.jds.tail.nnz;
     info->sell_tail_nnz = A->f.sell.tail.nnz;

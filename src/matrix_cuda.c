@@ -42,10 +42,7 @@ static int64_t build_bytes(const sp_matrix_t *A, sp_format_t f)
     case SP_FORMAT_CSR: return bytes_of(nnz, entry, 4 * (m + 1));
     case SP_FORMAT_CSC: return bytes_of(nnz, entry, 4 * (n + 1));
     case SP_FORMAT_ELL:
-        return bytes_of(m, bytes_of(A->row_max < sp__matrix_long_row_bound(A)
-                                        ? A->row_max
-                                        : sp__matrix_long_row_bound(A),
-                                    entry, 0), 0);
+        return bytes_of(m, bytes_of(A->ell_row_max_kept, entry, 0), 0);
     case SP_FORMAT_HYB: return bytes_of(nnz, entry, 0);
     case SP_FORMAT_JDS:
     case SP_FORMAT_SELL: return bytes_of(nnz, entry, 4 * m);

@@ -39,6 +39,7 @@ typedef struct sp__spmv_format_policy {
     double eff_far[SP__KIND_COUNT];  /* the same, gathers spread over x */
     double padded_margin;      /* ELL/SELL/JDS must model this fraction faster than CSR */
     double long_row_factor, long_row_slack; /* the tail: rows > factor * mean + slack */
+    double ell_long_row_factor;             /* ELL's tail also takes rows > this * mean */
 } sp__spmv_format_policy_t;
 
 /* The matrix statistics the model reads (sp__spmv_stats_of fills them from a matrix). */
@@ -49,7 +50,9 @@ typedef struct sp__spmv_stats {
     const int64_t *hist, *hist_nnz; /* SP_ROW_HIST_BINS each (sp_matrix_t.row_hist) or NULL */
     int value_bytes;
     int sm_count;                /* 0: the policy's default_sms */
-    int64_t long_row_bound;      /* INT64_MAX: no tail */
+    int64_t long_row_bound;      /* JDS, SELL (INT64_MAX: no tail) */
+    int64_t row_max_kept;        /* the longest row within it (0: min(row_max, bound)) */
+    int64_t ell_long_row_bound, ell_row_max_kept; /* the same for ELL (0: as JDS, SELL) */
 } sp__spmv_stats_t;
 
 /* What AUTO picks, and the model's time of each candidate (microseconds; < 0 when not a
@@ -117,7 +120,8 @@ const sp__policy_t *sp__policy_for(const sp_context_t *ctx);
  * algorithm); CSR unless a padded format models padded_margin faster. */
 sp__spmv_choice_t sp__policy_spmv_choose(const sp__policy_t *p, const sp__spmv_stats_t *s);
 /* The long-row bound of ELL, JDS and SELL (rows longer go to the tail). */
-int64_t sp__policy_long_row_bound(const sp__policy_t *p, int64_t nrows, int64_t nnz);
+int64_t sp__policy_long_row_bound(const sp__policy_t *p, sp_format_t f, int64_t nrows,
+                                  int64_t nnz);
 /* The statistics of A as the model takes them (src/spmv_model.c). */
 void sp__spmv_stats_of(const sp_context_t *ctx, const sp_matrix_t *A, sp__spmv_stats_t *s);
 /* AUTO's format and algorithm for A (sp_spmv_tune's choice when A has one; src/spmv.c). */

@@ -42,6 +42,8 @@ struct sp_matrix {
      * 2^(b-1) .. 2^b - 1 entries (the SpMV cost model's input, src/policy.c) */
     int64_t row_hist[SP_ROW_HIST_BINS], row_hist_nnz[SP_ROW_HIST_BINS];
     double col_near; /* fraction of entries near the diagonal (sp__coo_col_near) */
+    /* the longest rows of at most sp__matrix_long_row_bound entries (JDS, SELL; ELL) */
+    int64_t row_max_kept, ell_row_max_kept;
     /* sp_spmv_tune's choice, used by SP_FORMAT_AUTO once set (src/spmv_tune.c) */
     int tuned;
     sp_format_t tuned_format;
@@ -159,9 +161,9 @@ static inline sp_triplets_t *sp__format_tail(sp_format_set_t *set, sp_format_t f
  * 1 for an empty matrix. src/spmv_model.c. */
 double sp__coo_col_near(const sp_coo_t *coo);
 
-/* Rows of A longer than this go to the tail of ELL, JDS and SELL: the matrix option
+/* Rows of A longer than this go to the tail of format f (ELL, JDS, SELL): the matrix option
  * long_row_bound, else the policy's (src/policy.c); INT64_MAX when there is no tail. */
-int64_t sp__matrix_long_row_bound(const sp_matrix_t *A);
+int64_t sp__matrix_long_row_bound(const sp_matrix_t *A, sp_format_t f);
 /* Frees every format of A (never COO) that is built now and was not in built_before (a
  * mask of A->built): a call that failed after building formats leaves A as it was. */
 void sp__matrix_drop_formats_since(sp_matrix_t *A, unsigned built_before);

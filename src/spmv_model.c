@@ -29,5 +29,8 @@ void sp__spmv_stats_of(const sp_context_t *ctx, const sp_matrix_t *A, sp__spmv_s
     s->hist_nnz = A->row_hist_nnz;
     s->value_bytes = (int)sp_value_size(A->f.coo.value_type);
     s->sm_count = ctx != NULL && ctx->kind == SP_DEVICE_CUDA ? ctx->info.sm_count : 0;
-    s->long_row_bound = sp__matrix_long_row_bound(A);
+    s->long_row_bound = sp__matrix_long_row_bound(A, SP_FORMAT_SELL);
+    s->row_max_kept = A->row_max_kept;
+    s->ell_long_row_bound = sp__matrix_long_row_bound(A, SP_FORMAT_ELL);
+    s->ell_row_max_kept = A->ell_row_max_kept;
 }

@@ -350,7 +350,7 @@ START_TEST(test_ell_refused_when_padding_explodes)
     ck_assert_ok(sp_matrix_build(ctx, B, SP_FORMAT_ELL));
     ck_assert_ok(sp_matrix_info(B, &info));
     ck_assert_int_eq(info.ell_tail_nnz, n);
-    ck_assert_int_le(info.ell_width, info.long_row_bound);
+    ck_assert_int_le(info.ell_width, info.ell_long_row_bound);
     sp_matrix_destroy(B);
     ck_assert_ok(sp_matrix_create(ctx, a, &no_tail, &A));
     ck_assert_status(sp_matrix_build(ctx, A, SP_FORMAT_ELL), SP_STATUS_NOT_SUPPORTED);

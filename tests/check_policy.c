@@ -42,7 +42,8 @@ static sp__spmv_stats_t stats(int64_t nrows, int64_t nnz, int64_t row_max, doubl
     s.col_near = near;
     s.value_bytes = 8;
     s.sm_count = 132;
-    s.long_row_bound = sp__policy_long_row_bound(p, nrows, nnz);
+    s.long_row_bound = sp__policy_long_row_bound(p, SP_FORMAT_SELL, nrows, nnz);
+    s.ell_long_row_bound = sp__policy_long_row_bound(p, SP_FORMAT_ELL, nrows, nnz);
     return s;
 }
 
@@ -56,7 +57,9 @@ START_TEST(spmv_format_pins)
     const sp__policy_t *p = sp__policy_for_sm(90);
     sp__spmv_choice_t c;
     /* the long-row bound: 4 x mean + 32 */
-    ck_assert_int_eq(sp__policy_long_row_bound(p, 100, 1000), 72);
+    ck_assert_int_eq(sp__policy_long_row_bound(p, SP_FORMAT_SELL, 100, 1000), 72);
+    ck_assert_int_eq(sp__policy_long_row_bound(p, SP_FORMAT_JDS, 100, 1000), 72);
+    ck_assert_int_eq(sp__policy_long_row_bound(p, SP_FORMAT_ELL, 100, 1000), 20);
     ck_assert_int_eq(choose(stats(0, 0, 0, 1.0)).format, SP_FORMAT_ELL);
     /* 7-point Poisson 160^3: ELL (99.7% of the read bandwidth on the H100) */
     ck_assert_int_eq(choose(stats(4096000, 28518400, 7, 1.0)).format, SP_FORMAT_ELL);

@@ -10,32 +10,65 @@
 
 enum { RNG_LENGTH = 11, RNG_ENTRY = 12 };
 
-/* Entries of row r (the first pass; the second must give the same count). */
-static int64_t row_length(const sp_gen_shape_t *g, uint64_t key, int64_t r)
+/* BANDED: eight sections of rows with half-bandwidths band, band/2, ..., at least 1; the
+ * first column of row r's band. */
+static int64_t band_half(const sp_gen_shape_t *g, int64_t r)
+{
+    int64_t h = g->band >> (r * 8 / (g->nrows > 0 ? g->nrows : 1));
+    return h < 1 ? 1 : h;
+}
+static int64_t band_first(const sp_gen_shape_t *g, int64_t r)
+{
+    return r - band_half(g, r) < 0 ? 0 : r - band_half(g, r);
+}
+
+/* A power-law row length: ceil(xmin * u^(-1/a)) capped at n, for u in (0, 1]. */
+static double pareto_length(double xmin, double a, double u, int64_t n)
+{
+    double l = ceil(xmin * pow(u, -1.0 / a));
+    return l > (double)n ? (double)n : l;
+}
+
+/* The scale xmin whose capped power-law lengths have the mean g->mean: bisection on the
+ * mean over 4096 evenly spaced quantiles (the cap keeps it finite for exponents <= 2). */
+static double pareto_scale(const sp_gen_shape_t *g)
+{
+    double a = g->exponent - 1.0, lo = 1e-6, hi = g->mean > 1.0 ? g->mean : 1.0;
+    for (int it = 0; it < 60; it++) {
+        double mid = 0.5 * (lo + hi), sum = 0.0;
+        for (int q = 0; q < 4096; q++) sum += pareto_length(mid, a, (q + 0.5) / 4096.0, g->ncols);
+        if (sum / 4096.0 > g->mean) hi = mid;
+        else lo = mid;
+    }
+    return 0.5 * (lo + hi);
+}
+
+/* Entries of row r (the first pass; the second must give the same count). xmin: the
+ * power law's scale (pareto_scale). */
+static int64_t row_length(const sp_gen_shape_t *g, uint64_t key, int64_t r, double xmin)
 {
     sp__rng_t rng = sp__rng_at(key, (uint64_t)r);
     int64_t n = g->ncols, len = 0;
     switch (g->kind) {
     case SP_GEN_POWERLAW: {
-        /* Pareto lengths of shape a = exponent - 1, scaled to the mean when it is finite */
-        double a = g->exponent - 1.0, u = ((double)(sp__rng_next(&rng) >> 11) + 1.0) / 9007199254740993.0;
-        double xmin = a > 1.0 ? g->mean * (a - 1.0) / a : 1.0;
-        double l = ceil(xmin * pow(u, -1.0 / a));
-        len = l > (double)n ? n : (int64_t)l;
+        double u = ((double)(sp__rng_next(&rng) >> 11) + 1.0) * 0x1.0p-53;
+        len = (int64_t)pareto_length(xmin, g->exponent - 1.0, u, n);
         break;
     }
     case SP_GEN_DENSE_LINES: len = r < g->dense ? n : (int64_t)g->mean + g->dense; break;
     case SP_GEN_RECT: len = (int64_t)g->mean; break;
     case SP_GEN_BANDED: {
-        /* eight sections of rows, half-bandwidths band, band/2, ..., at least 1 */
-        int64_t h = g->band >> (r * 8 / (g->nrows > 0 ? g->nrows : 1));
-        h = h < 1 ? 1 : h;
-        int64_t lo = r - h < 0 ? 0 : r - h, hi = r + h >= n ? n - 1 : r + h;
+        int64_t lo = band_first(g, r), hi = r + band_half(g, r) >= n ? n - 1 : r + band_half(g, r);
         len = hi >= lo ? hi - lo + 1 : 0;
         break;
     }
     case SP_GEN_BLOCKS: len = g->block * (int64_t)g->mean; break;
-    case SP_GEN_CIRCUIT: len = (r < n ? 1 : 0) + 2 + (r % (g->nrows / (g->dense + 1) + 1) == 0 ? n / 8 : 0); break;
+    case SP_GEN_CIRCUIT: {
+        int64_t step = g->dense > 0 ? g->nrows / g->dense : 0;
+        int is_long = step > 0 && r % step == 0 && r / step < g->dense;
+        len = (r < n ? 1 : 0) + 2 + (is_long ? n / 8 : 0);
+        break;
+    }
     }
     return len < n ? len : n;
 }
@@ -50,11 +83,7 @@ static int32_t entry_col(const sp_gen_shape_t *g, sp__rng_t *rng, int64_t r, int
         if (r < g->dense) return (int32_t)k;          /* a dense row */
         if (k < g->dense) return (int32_t)(n - 1 - k); /* the dense columns, at the end */
         return (int32_t)sp__rng_below(rng, (uint64_t)n);
-    case SP_GEN_BANDED: {
-        int64_t h = (len - 1) / 2, lo = r - h < 0 ? 0 : r - h;
-        if (lo + len > n) lo = n - len;
-        return (int32_t)(lo + k);
-    }
+    case SP_GEN_BANDED: (void)len; return (int32_t)(band_first(g, r) + k);
     case SP_GEN_BLOCKS: {
         /* block row r / b touches `mean` block columns near it: itself, then neighbours
          * within a window of 64 blocks (a mesh's neighbourhood) */
@@ -102,20 +131,22 @@ sp_status_t sp_gen_shape(const sp_gen_shape_t *g, sp_value_type_t value_type, sp
     sp_coo_t *a = NULL;
     int64_t nnz = 0, e = 0;
     uint64_t klen = 0, kent = 0;
+    double xmin = 1.0;
     SP_CHECK_ARG(g != NULL && coo != NULL, "sp_gen_shape: NULL argument");
     SP_TRY(check_shape(g));
     SP_CHECK_ARG(value_type == SP_VALUE_NONE || value_type == SP_R_32F || value_type == SP_R_64F,
                  "sp_gen_shape: unknown value type %d", (int)value_type);
     klen = sp__rng_key(g->seed, RNG_LENGTH);
     kent = sp__rng_key(g->seed, RNG_ENTRY);
-    for (int64_t r = 0; r < g->nrows; r++) nnz += row_length(g, klen, r);
+    if (g->kind == SP_GEN_POWERLAW) xmin = pareto_scale(g);
+    for (int64_t r = 0; r < g->nrows; r++) nnz += row_length(g, klen, r, xmin);
     if (nnz > INT32_MAX)
         SP_FAIL(SP_STATUS_NOT_SUPPORTED,
                 "sp_gen_shape: %lld entries, beyond 32-bit offsets (limit %d)", (long long)nnz,
                 INT32_MAX);
     SP_TRY(sp_coo_create(g->nrows, g->ncols, nnz, value_type, &a));
     for (int64_t r = 0; r < g->nrows; r++) {
-        int64_t len = row_length(g, klen, r);
+        int64_t len = row_length(g, klen, r, xmin);
         sp__rng_t rng = sp__rng_at(kent, (uint64_t)r);
         for (int64_t k = 0; k < len; k++, e++) {
             a->row[e] = (int32_t)r;
