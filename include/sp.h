@@ -547,9 +547,22 @@ SP_API sp_status_t sp_spmv_vec(sp_context_t *ctx, sp_format_t format, sp_spmv_al
 SP_API sp_status_t sp_spmv_prepare(sp_context_t *ctx, sp_matrix_t *A, sp_format_t format,
                                    sp_spmv_alg_t alg);
 
-/* The format SP_FORMAT_AUTO would choose for A, from its row statistics (ELL when padding
- * is small, SELL when no row dwarfs the mean, CSR otherwise): the rule and its thresholds
- * are sp__policy_spmv_format in src/policy.c. */
+/* Pick A's SpMV format and algorithm once, for repeated products (a solver's): on a CUDA
+ * context each candidate (CSR scalar, vector, merge, binned, adaptive; ELL, HYB, JDS, SELL)
+ * is built, prepared and timed on A (3 warm-up and 10 timed calls between CUDA events, x
+ * and y in scratch of the context's allocator), the fastest is kept and the formats built
+ * only for the timing are released; on a host context the cost model's pick
+ * (sp_spmv_choose_format's, deterministic). The choice is cached in A: from then on
+ * SP_FORMAT_AUTO (sp_spmv*, sp_spmv_prepare, sp_spmv_choose_format) means it, with its
+ * algorithm where alg is SP_SPMV_ALG_DEFAULT. It costs the builds of every format plus
+ * about 13 products each, once. format and alg may be NULL. */
+SP_API sp_status_t sp_spmv_tune(sp_context_t *ctx, sp_matrix_t *A, sp_format_t *format,
+                                sp_spmv_alg_t *alg);
+/* The format SP_FORMAT_AUTO would choose for A: sp_spmv_tune's choice once A has one, else
+ * a cost model over A's statistics (row lengths and their histogram, the bytes each format
+ * would move with its padding and long-row tail, one thread's longest walk, how local the
+ * gathers of x are), with per-architecture constants: sp__policy_spmv_choose in
+ * src/policy.c, which also picks CSR's algorithm for SP_SPMV_ALG_DEFAULT under AUTO. */
 SP_API sp_status_t sp_spmv_choose_format(const sp_context_t *ctx, const sp_matrix_t *A,
                                          sp_format_t *format);
 

@@ -85,6 +85,11 @@ sp_status_t sp__cuda_spmv(sp_matrix_t *A, sp_format_t format, sp_spmv_alg_t alg,
                           const void *alpha, const void *x, const void *beta, void *y);
 /* The plan of (format, alg) made now if it is not cached (sp_spmv_prepare; format built). */
 sp_status_t sp__cuda_spmv_prepare(sp_matrix_t *A, sp_format_t format, sp_spmv_alg_t alg);
+/* *ms = the median of `timed` calls of (format, alg) on A (built and prepared) after `warm`
+ * calls, each between CUDA events on the context's stream, x zeros and y in scratch of
+ * the context's allocator (sp_spmv_tune). */
+sp_status_t sp__cuda_spmv_time(sp_matrix_t *A, sp_format_t format, sp_spmv_alg_t alg, int warm,
+                               int timed, double *ms);
 /* Free the plans of one format (SP_FORMAT_COUNT: all of them, and the plan table). */
 void sp__cuda_spmv_free_plans(sp_matrix_t *A, sp_format_t format);
 
