@@ -473,12 +473,14 @@ static void set_baselines(const sb_exec_t *ex, sb_report_t *r, int spmv)
     if (!ex->gpu) {
         r->baseline_name[SB_CUSPARSE_CSR] = "libsp_host_csr";
         r->baseline_name[SB_CUSPARSE_SELL] = "";
+        r->baseline_name[SB_CUSPARSE_CSC] = "";
         snprintf(r->baseline_note[0], sizeof r->baseline_note[0],
                  "(no GPU: speedups are over libsp's own host CSR, not cuSPARSE)");
         return;
     }
     r->baseline_name[SB_CUSPARSE_CSR] = "cusparse_csr";
     r->baseline_name[SB_CUSPARSE_SELL] = "cusparse_sell";
+    r->baseline_name[SB_CUSPARSE_CSC] = "cusparse_csc";
     for (int b = 0; b < SB_BASELINE_COUNT; b++)
         snprintf(r->baseline_note[b], sizeof r->baseline_note[b], "%s",
                  ex->cus    ? sb_cusparse_note(ex->cus, (sb_baseline_t)b)

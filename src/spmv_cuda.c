@@ -4,7 +4,8 @@
  * format and plan exist, a call makes these CUDA runtime calls and no others: one
  * cudaGetDevice (cudaSetDevice too when another device is current), then one
  * cudaLaunchKernelEx per kernel, each checked by its return value: one kernel for ELL,
- * SELL, JDS and CSR scalar, vector, binned and adaptive; two for CSR merge and split (tile pass,
+ * SELL, JDS (a second for the long-row tail when they have one) and CSR scalar, vector,
+ * binned and adaptive; two for CSR merge and split (tile pass,
  * carry fix-up) and HYB (ELL, overflow); CSC and COO atomic a y = beta * y pass and one
  * kernel, COO segmented that pass and two (the beta pass is left out when beta is 1).
  * No allocation, memset, event, synchronization or attribute query. */

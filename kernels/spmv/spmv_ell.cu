@@ -1,6 +1,8 @@
 /* y = alpha * A * x + beta * y over column-major ELL (PMPP ch. 14; Bell & Garland 2009):
  * one thread per row walks its width slots at [k * nrows + r], so a warp reads 32
- * consecutive columns and values per slot (coalesced); padding (column -1) is skipped. */
+ * consecutive columns and values per slot (coalesced); padding (column -1) is skipped.
+ * Rows past the long-row bound are empty here (the width stays within the bound) and live
+ * in the tail, added after by the COO accumulate. */
 #include "spmv_strided.cuh"
 
 using namespace spmv;

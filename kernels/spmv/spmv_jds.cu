@@ -1,6 +1,7 @@
 /* y = alpha * A * x + beta * y over JDS (PMPP ch. 14): one thread per sorted row i takes
  * entry d from jagged diagonal d at jd_ptr[d] + i (consecutive rows, coalesced) while the
- * diagonal is longer than i, and writes y[perm[i]], its original row. */
+ * diagonal is longer than i, and writes y[perm[i]], its original row. Rows past the long-
+ * row bound are empty here and live in the tail, added after by the COO accumulate. */
 #include "spmv_common.cuh"
 
 using namespace spmv;

@@ -1,7 +1,8 @@
 /* y = alpha * A * x + beta * y over SELL-C-sigma (Kreutzer et al. 2014; PMPP ch. 14): one
  * thread per sorted row p, lane p % C of slice p / C, walks the slice's width slots at
  * slice_ptr[s] + k * C + lane (coalesced across the lanes of a slice), skips padding
- * (column -1) and writes y[perm[p]]. */
+ * (column -1) and writes y[perm[p]]. Rows past the long-row bound are empty here (so no
+ * slice is padded to them) and live in the tail, added after by the COO accumulate. */
 #include "spmv_strided.cuh"
 
 using namespace spmv;
