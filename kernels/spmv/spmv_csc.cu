@@ -34,14 +34,35 @@ csc_kernel(const int32_t *ptr, const int32_t *idx, const T *val, int64_t ncols, 
     int lane = threadIdx.x & 31;
     int64_t warp = ((int64_t)blockIdx.x * P::block_threads + threadIdx.x) >> 5;
     int64_t nwarps = ((int64_t)gridDim.x * P::block_threads) >> 5;
+    /* the loops are uniform across the warp (base per warp, s to chunk_steps) so that
+     * every lane takes part in the row matching */
     for (int64_t base = warp * chunk; base < nnz; base += nwarps * chunk) {
-        int64_t e = base + lane;
-        if (e >= nnz) continue;
-        int64_t j = sp_prim::row_of(ptr, ncols, e);
-        int32_t next = __ldg(ptr + j + 1);
-        for (int s = 0; s < P::chunk_steps && e < nnz; s++, e += 32) {
-            j = column_from(ptr, ncols, e, j, &next);
-            atomicAdd(y + __ldg(idx + e), alpha * (__ldg(val + e) * spmv::load_x(x, j)));
+        int64_t e = base + lane, j = 0;
+        int32_t next = 0;
+        if (e < nnz) {
+            j = sp_prim::row_of(ptr, ncols, e);
+            next = __ldg(ptr + j + 1);
+        }
+        for (int s = 0; s < P::chunk_steps; s++, e += 32) {
+            bool ok = e < nnz;
+            if (!__any_sync(sp_prim::full_mask, ok)) break;
+            int32_t r = -1;
+            T v = T(0);
+            if (ok) {
+                j = column_from(ptr, ncols, e, j, &next);
+                r = __ldg(idx + e);
+                v = alpha * (__ldg(val + e) * spmv::load_x(x, j));
+            }
+            /* lanes of one row add theirs first, so a row found in every column (a dense
+             * row) costs an atomic per step's group, not per entry */
+            unsigned peers = __match_any_sync(sp_prim::full_mask, r);
+            if (peers != (1u << lane)) {
+                T sum = T(0);
+                for (unsigned m = peers; m; m &= m - 1)
+                    sum += __shfl_sync(peers, v, __ffs(m) - 1);
+                v = sum;
+            }
+            if (ok && lane == __ffs(peers) - 1) atomicAdd(y + r, v);
         }
     }
 }
