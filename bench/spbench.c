@@ -27,6 +27,7 @@ typedef struct options {
     int suite; /* 0: one input; 1: --suite; 2: --suite-quick; 3: --suite-wide */
     int64_t source;
     uint64_t seed;
+    long long long_row_bound; /* --long-row-bound (0: the policy's) */
     const char *bfs_variant, *bfs_loop; /* --bfs-variant, --bfs-loop (NULL: all) */
     int bfs_suite;
     int bfs_levels; /* --bfs-levels: each row's per-level table of its first source */
@@ -52,6 +53,8 @@ static void usage(FILE *f)
             "                       circuit:N:LONG_ROWS; any spec may end in ,f32 or\n"
             "                       ,f64 to fix its value type over --type\n"
             "  --seed S             generator seed (default 1)\n"
+            "  --long-row-bound N   rows longer go to the tail of ELL/JDS/SELL (0: the\n"
+            "                       policy's; -1: no tail, the layout before issue 23)\n"
             "  --type float|double  value type (default double)\n"
             "  --undirected         edge lists: add the reverse of every edge\n"
             "  --complex-real       complex Matrix Market files: keep the real part\n"
@@ -130,6 +133,11 @@ static int parse_args(int argc, char **argv, options_t *o)
         } else if (!strcmp(a, "--gen")) {
             NEED_VALUE();
             o->gen = next;
+        } else if (!strcmp(a, "--long-row-bound")) {
+            NEED_VALUE();
+            char *end = NULL;
+            o->long_row_bound = strtoll(next, &end, 10);
+            if (!end || *end) return sb_bad_value(a, next);
         } else if (!strcmp(a, "--seed")) {
             NEED_VALUE();
             if (sb_parse_u64(next, &o->seed)) return sb_bad_value(a, next);
@@ -508,7 +516,9 @@ static sp_status_t create_matrix(sb_exec_t *ex, const sp_coo_t *coo, sb_report_t
                                  sp_matrix_t **A)
 {
     double t0 = sb_now();
-    sp_status_t st = sp_matrix_create(ex->ctx, coo, NULL, A);
+    sp_matrix_options_t opt = {0};
+    opt.long_row_bound = ex->long_row_bound;
+    sp_status_t st = sp_matrix_create(ex->ctx, coo, &opt, A);
     if (st == SP_STATUS_SUCCESS) st = sp_context_synchronize(ex->ctx);
     r->gpu_upload_ms = 1e3 * (sb_now() - t0);
     return st;
@@ -687,6 +697,7 @@ int main(int argc, char **argv)
         return 1;
     }
     if (o.load_only) memset(&ex, 0, sizeof ex);
+    ex.long_row_bound = o.long_row_bound;
     if (o.load_only && o.nsweep > 1 && o.path) {
         rc = run_load_sweep(&o);
         goto done;

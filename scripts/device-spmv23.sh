@@ -45,6 +45,15 @@ bench() { # name limit args...
 bench suite "$suite_limit" --suite
 bench wide "$wide_limit" --suite-wide
 
+# the model's constants from this run (src/policy.c says where they go): eff from the two
+# sets, step_us from SELL/JDS without tails on a circuit matrix (one long walk per row)
+timeout 60 ./build-gpu/bench/spbench --gen circuit:1000000:4 --formats sell,jds --long-row-bound -1 \
+  --reps 5 --json "$L/walk.json" >"$L/walk.log" 2>&1 || echo "== walk run failed ($L/walk.log)"
+if command -v python3 >/dev/null; then
+  python3 scripts/spmv-model-constants.py "$L/suite.json" "$L/wide.json" --walk "$L/walk.json" \
+    2>&1 | tee "$L/constants.txt"
+fi
+
 # the targets of issue 23, from the two summaries (same run, same GPU)
 targets() { # name
   local f="$L/$1.log"

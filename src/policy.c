@@ -15,10 +15,13 @@
  *   near the diagonal): CSR scalar 0.70 (7-point only; its chain prices the 27-point),
  *   vector 0.67, binned 0.83, adaptive 0.75, ELL 0.98, SELL 0.93, JDS 0.91, COO atomic
  *   (the tail's kernel) 0.67.
- * - eff_far: from uniform:22, randcol and kron:22 (gathers spread over x, L2-bound),
- *   scaled so that CSR adaptive is 0.30 and each other kernel keeps its mean ratio to
- *   adaptive over those inputs: binned 0.89, vector 0.78, scalar 0.50 (uniform, randcol),
- *   ELL 1.0 (randcol: no padding), SELL 0.95, JDS 0.87, COO atomic 0.83.
+ * - eff_far: gathers spread over x (L2-bound): CSR adaptive 0.30 (0.33, 0.19 and 0.42 of
+ *   the read bandwidth on uniform:22, randcol and kron:22), each other kernel at its mean
+ *   ratio to adaptive: binned 0.889 and COO atomic 0.824 over the three; the thread-per-
+ *   row kernels over uniform:22 and randcol only, since on kron:22 they measured their
+ *   walks of long rows, which the chain term prices (and the tails now remove): scalar
+ *   0.51, vector 0.78, SELL 0.97, JDS 0.90, ELL 1.0 (randcol, no padding; uniform's ELL
+ *   padding is in its bytes).
  * - step_us 0.45: one thread's dependent walk of a long row: SELL on arrow (one row of
  *   46500 entries, 11625 batches of 4) took 7.5 ms, 0.65 us a batch; hangGlider_2
  *   (longest row 1463) 164 us, 0.45 us a batch; JDS on arrow 0.40.
@@ -31,11 +34,12 @@
  *   mean 1-8, tail-free up to 36-64 entries a row); ELL's tail also takes the rows
  *   longer than 2 x mean, so its padded slots stay within 2 x nnz (never refused by the
  *   4 x CSR bound; stencils, whose rows are within 2 x mean, keep no tail).
- * To re-measure (a new GPU, or new kernels): run `spbench --suite` and the wider set
- * (scripts/device-spmv23.sh), read each format's GB/s on the near (stencil) and far
- * (uniform, randcol, kron) inputs, divide by the run's read bandwidth, and put the row
- * for that SM version in the table below; step_us from a long-row input (arrow, or
- * gen `circuit`) as the SELL time over its longest row / 4. */
+ * To re-measure (a new GPU, or new kernels): scripts/device-spmv23.sh runs both sets and
+ * scripts/spmv-model-constants.py, which prints eff_near and eff_far from their JSON (the
+ * mean of each kernel's GB/s over the read bandwidth on the near and far inputs of >= 1M
+ * entries) and step_us from a SELL/JDS run without tails (--long-row-bound -1) on a
+ * circuit matrix (its time over the longest row / 4); put them in a row for that SM
+ * version in the table below (bench/results/h100-spmv23.md keeps the derivation). */
 static const sp__spmv_format_policy_t spmv_format_sm90 = {
     .read_gbs = 3071.0,
     .launch_us = 2.5,
@@ -43,7 +47,7 @@ static const sp__spmv_format_policy_t spmv_format_sm90 = {
     .threads_per_sm = 2048,
     .default_sms = 132,
     .eff_near = {0.70, 0.67, 0.83, 0.75, 0.98, 0.93, 0.91, 0.67},
-    .eff_far = {0.15, 0.235, 0.27, 0.30, 0.30, 0.285, 0.26, 0.25},
+    .eff_far = {0.153, 0.233, 0.267, 0.30, 0.30, 0.291, 0.271, 0.247},
     .padded_margin = 0.05,
     .long_row_factor = 4.0,
     .long_row_slack = 32.0,
