@@ -474,7 +474,7 @@ typedef struct sp_format_view {
         const void *coo_val;
     } hyb;
     struct { /* rows sorted by length (perm[i]: the original row of sorted row i), stored by
-                jagged diagonal: jd_ptr (njd + 1), col and val (nnz) */
+                jagged diagonal: jd_ptr (njd + 1), col and val (jd_ptr[njd] = nnz - tail.nnz) */
         int64_t njd;
         const int32_t *jd_ptr, *perm, *col;
         const void *val;
@@ -486,6 +486,12 @@ typedef struct sp_format_view {
         const int32_t *slice_ptr, *slice_width, *perm, *col;
         const void *val;
     } sell;
+    struct { /* ELL, JDS, SELL: the rows longer than the long-row bound (sp_matrix_info_t),
+                whole, as row-sorted COO (tail.nnz entries); they are empty rows above */
+        int64_t nnz;
+        const int32_t *row, *col;
+        const void *val;
+    } tail;
 } sp_format_view_t;
 
 SP_API sp_status_t sp_matrix_view(sp_matrix_t *A, sp_format_t format, sp_format_view_t *view);

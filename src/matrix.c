@@ -306,6 +306,12 @@ done:
     return st;
 }
 
+/* The long-row tail t of a padded format into the view. */
+static void view_tail(const sp_triplets_t *t, sp_format_view_t *v)
+{
+    v->tail.nnz = t->nnz, v->tail.row = t->row, v->tail.col = t->col, v->tail.val = t->val;
+}
+
 sp_status_t sp_matrix_view(sp_matrix_t *A, sp_format_t f, sp_format_view_t *v)
 {
     sp_status_t st = SP_STATUS_SUCCESS;
@@ -336,6 +342,7 @@ sp_status_t sp_matrix_view(sp_matrix_t *A, sp_format_t f, sp_format_view_t *v)
         break;
     case SP_FORMAT_ELL:
         v->ell.width = h->ell.width, v->ell.col = h->ell.col, v->ell.val = h->ell.val;
+        view_tail(&h->ell.tail, v);
         break;
     case SP_FORMAT_HYB:
         v->hyb.ell_width = h->hyb.ell.width, v->hyb.ell_col = h->hyb.ell.col;
@@ -346,12 +353,14 @@ sp_status_t sp_matrix_view(sp_matrix_t *A, sp_format_t f, sp_format_view_t *v)
     case SP_FORMAT_JDS:
         v->jds.njd = h->jds.njd, v->jds.jd_ptr = h->jds.jd_ptr, v->jds.perm = h->jds.perm;
         v->jds.col = h->jds.col, v->jds.val = h->jds.val;
+        view_tail(&h->jds.tail, v);
         break;
     case SP_FORMAT_SELL:
         v->sell.c = h->sell.c, v->sell.sigma = h->sell.sigma;
         v->sell.nslices = h->sell.nslices, v->sell.padded = h->sell.padded;
         v->sell.slice_ptr = h->sell.slice_ptr, v->sell.slice_width = h->sell.slice_width;
         v->sell.perm = h->sell.perm, v->sell.col = h->sell.col, v->sell.val = h->sell.val;
+        view_tail(&h->sell.tail, v);
         break;
     default: break;
     }

@@ -45,6 +45,16 @@ START_TEST(tail_hand_checked)
     ck_assert_int_eq(info.jds_tail_nnz, 3);
     ck_assert_int_eq(info.sell_tail_nnz, 3);
     ck_assert_int_eq(info.ell_width, 2);
+    for (int i = 0; i < 3; i++) { /* the views show the tail: row 2 whole, in column order */
+        static const int32_t tail_row[] = {2, 2, 2}, tail_col[] = {0, 2, 3};
+        static const double tail_val[] = {4, 5, 6};
+        sp_format_view_t v;
+        ck_assert_ok(sp_matrix_view(A, fmts[i], &v));
+        ck_assert_int_eq(v.tail.nnz, 3);
+        ck_assert_mem_eq(v.tail.row, tail_row, sizeof tail_row);
+        ck_assert_mem_eq(v.tail.col, tail_col, sizeof tail_col);
+        ck_assert_mem_eq(v.tail.val, tail_val, sizeof tail_val);
+    }
     sp_matrix_destroy(A);
     sp_coo_free(a);
     sp_context_destroy(ctx);
