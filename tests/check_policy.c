@@ -4,6 +4,7 @@
  * in src/spmv.c, CSR DEFAULT in kernels/spmv/spmv_plan.cu, SpTRSV AUTO in
  * src/sptrsv_cuda.c); the BFS pins are in check_bfs_api.c. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "policy.h"
 #include "testutil.h"
@@ -52,6 +53,23 @@ static sp__spmv_choice_t choose(sp__spmv_stats_t s)
     return sp__policy_spmv_choose(sp__policy_for_sm(90), &s);
 }
 
+/* The choice for `many` rows of length a and `few` of length b, with their histogram. */
+static sp__spmv_choice_t two_lengths(int64_t many, int64_t a, int64_t few, int64_t b, double near)
+{
+    static int64_t hist[SP_ROW_HIST_BINS], hist_nnz[SP_ROW_HIST_BINS];
+    int bin_a = 0, bin_b = 0;
+    while (bin_a < SP_ROW_HIST_BINS - 1 && (a >> bin_a)) bin_a++;
+    while (bin_b < SP_ROW_HIST_BINS - 1 && (b >> bin_b)) bin_b++;
+    memset(hist, 0, sizeof hist);
+    memset(hist_nnz, 0, sizeof hist_nnz);
+    hist[bin_a] += many, hist_nnz[bin_a] += many * a;
+    hist[bin_b] += few, hist_nnz[bin_b] += few * b;
+    sp__spmv_stats_t s = stats(many + few, many * a + few * b, b, near);
+    s.hist = hist;
+    s.hist_nnz = hist_nnz;
+    return choose(s);
+}
+
 START_TEST(spmv_format_pins)
 {
     const sp__policy_t *p = sp__policy_for_sm(90);
@@ -85,6 +103,12 @@ START_TEST(spmv_format_pins)
     c = choose(stats(1000000, 100000, 5, 1.0));
     ck_assert_int_eq(c.format, SP_FORMAT_SELL);
     ck_assert(c.us[SP_FORMAT_CSR] > c.us[SP_FORMAT_SELL]);
+    /* the wider set's shapes (statistics of spbench --suite-wide's inputs): circuit (mean
+     * 4.9, rows of 470k) and dense rows (mean 16, rows of 2M) CSR; FEM blocks of 6x6 (mean
+     * 52, longest 54, near the diagonal) ELL */
+    ck_assert_int_eq(two_lengths(3999984, 3, 16, 500000, 0.9).format, SP_FORMAT_CSR);
+    ck_assert_int_eq(two_lengths(1999996, 12, 4, 2000000, 0.1).format, SP_FORMAT_CSR);
+    ck_assert_int_eq(choose(stats(600000, 31404000, 54, 1.0)).format, SP_FORMAT_ELL);
     /* a padded format is never picked where the model prices it slower than CSR */
     for (int64_t rmax = 8; rmax <= 65536; rmax *= 2) {
         c = choose(stats(200000, 2000000, rmax, 0.5));
