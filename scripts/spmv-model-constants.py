@@ -21,8 +21,9 @@ FAR = ("kron", "uniform", "randcol", "powerlaw", "rect:250000")
 def inputs(paths):
     for p in paths:
         with open(p) as f:
-            for m in json.load(f).get("suite", []):
-                yield m
+            d = json.load(f)
+        for m in d["suite"] if "suite" in d else [d]:  # a suite, or one input's report
+            yield m
 
 
 def main(argv):
