@@ -228,6 +228,15 @@ static void sell_free(host_sell_t *s)
     free(s->val);
 }
 
+/* cuSPARSE's algorithm for baseline b: CSR_ALG1 on CSR, SELL_ALG1 on sliced ELL, its
+ * default on the CSC descriptor. */
+static cusparseSpMVAlg_t spmv_alg(sb_baseline_t b)
+{
+    return b == SB_CUSPARSE_SELL  ? CUSPARSE_SPMV_SELL_ALG1
+           : b == SB_CUSPARSE_CSC ? CUSPARSE_SPMV_ALG_DEFAULT
+                                  : CUSPARSE_SPMV_CSR_ALG1;
+}
+
 /* Descriptor and work buffer for baseline b; 0 on success. */
 static int prepare_spmv(sb_gpu_t *g, sb_cusparse_t *c, sb_baseline_t b)
 {
@@ -235,7 +244,7 @@ static int prepare_spmv(sb_gpu_t *g, sb_cusparse_t *c, sb_baseline_t b)
     float one_f = 1, zero_f = 0;
     int is_f = c->vtype == CUDA_R_32F;
     size_t bytes = 0;
-    cusparseSpMVAlg_t alg = b == SB_CUSPARSE_SELL ? CUSPARSE_SPMV_SELL_ALG1 : CUSPARSE_SPMV_CSR_ALG1;
+    cusparseSpMVAlg_t alg = spmv_alg(b);
     if (cusparseSpMV_bufferSize(g->handle, CUSPARSE_OPERATION_NON_TRANSPOSE,
                                 is_f ? (void *)&one_f : (void *)&one_d, c->mat[b], c->vx,
                                 is_f ? (void *)&zero_f : (void *)&zero_d, c->vy, c->vtype, alg,
@@ -372,7 +381,7 @@ extern "C" double sb_cusparse_spmv(sb_gpu_t *g, sb_cusparse_t *c, sb_baseline_t 
     double one_d = 1, zero_d = 0;
     float one_f = 1, zero_f = 0;
     int is_f = c->vtype == CUDA_R_32F;
-    cusparseSpMVAlg_t alg = b == SB_CUSPARSE_SELL ? CUSPARSE_SPMV_SELL_ALG1 : CUSPARSE_SPMV_CSR_ALG1;
+    cusparseSpMVAlg_t alg = spmv_alg(b);
     if (!sb_cusparse_has(c, b)) return -1.0;
     cusparseStatus_t s = CUSPARSE_STATUS_SUCCESS;
     sb_gpu_timer_begin(g);
