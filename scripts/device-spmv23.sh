@@ -12,7 +12,7 @@
 set -u
 cd "$(dirname "$0")/.."
 L=${OUT:-build-gpu/logs}; mkdir -p "$L"
-tests_limit=${1:-150}; suite_limit=${2:-130}; wide_limit=${3:-150}
+tests_limit=${1:-150}; suite_limit=${2:-120}; wide_limit=${3:-140}
 . scripts/device-env.sh
 fail=0
 t0=$(date +%s)
@@ -47,7 +47,7 @@ bench wide "$wide_limit" --suite-wide
 
 # the model's constants from this run (src/policy.c says where they go): eff from the two
 # sets, step_us from SELL/JDS without tails on a circuit matrix (one long walk per row)
-timeout 60 ./build-gpu/bench/spbench --gen circuit:1000000:4 --formats sell,jds --long-row-bound -1 \
+timeout 30 ./build-gpu/bench/spbench --gen circuit:1000000:4 --formats sell,jds --long-row-bound -1 \
   --reps 5 --json "$L/walk.json" >"$L/walk.log" 2>&1 || echo "== walk run failed ($L/walk.log)"
 if command -v python3 >/dev/null; then
   python3 scripts/spmv-model-constants.py "$L/suite.json" "$L/wide.json" --walk "$L/walk.json" \

@@ -945,7 +945,7 @@ static void check_shape(const char *name, sp_gen_shape_t g, int tails)
 
 START_TEST(test_shapes_long_rows)
 {
-    int64_t n = small ? 20000 : 200000;
+    int64_t n = small ? 20000 : 100000;
     sp_gen_shape_t g = {.kind = SP_GEN_POWERLAW, .nrows = n, .ncols = n, .seed = 3};
     static const double exponents[] = {1.5, 2.1, 3.0};
     for (int i = 0; i < 3; i++) {
@@ -965,7 +965,7 @@ END_TEST
 
 START_TEST(test_shapes_regular)
 {
-    int64_t n = small ? 20000 : 200000;
+    int64_t n = small ? 20000 : 100000;
     sp_gen_shape_t g = {.kind = SP_GEN_RECT, .nrows = 4 * n, .ncols = n / 4, .mean = 8,
                         .seed = 6};
     check_shape("tall", g, 0);
