@@ -560,8 +560,9 @@ SP_API sp_status_t sp_spmv_prepare(sp_context_t *ctx, sp_matrix_t *A, sp_format_
  * only for the timing are released; on a host context the cost model's pick
  * (sp_spmv_choose_format's, deterministic). The choice is cached in A: from then on
  * SP_FORMAT_AUTO (sp_spmv*, sp_spmv_prepare, sp_spmv_choose_format) means it, with its
- * algorithm where alg is SP_SPMV_ALG_DEFAULT. It costs the builds of every format plus
- * about 13 products each, once. format and alg may be NULL. */
+ * algorithm where alg is SP_SPMV_ALG_DEFAULT, prepared (sp_spmv_prepare). It costs the
+ * builds of every format plus about 13 products each, once; CSR plans made before it are
+ * made again on their next use. format and alg may be NULL. */
 SP_API sp_status_t sp_spmv_tune(sp_context_t *ctx, sp_matrix_t *A, sp_format_t *format,
                                 sp_spmv_alg_t *alg);
 /* The format SP_FORMAT_AUTO would choose for A: sp_spmv_tune's choice once A has one, else

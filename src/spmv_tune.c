@@ -17,7 +17,7 @@ enum { TUNE_WARM = 3, TUNE_TIMED = 10 };
 
 /* The fastest candidate on A's GPU in *format, *alg. A candidate whose format cannot be
  * built (ELL over its bound, or out of memory) is passed over; the formats built here and
- * not chosen are released again. */
+ * not chosen are released again, and so are CSR's plans but the chosen one's. */
 static sp_status_t tune_cuda(sp_context_t *ctx, sp_matrix_t *A, sp_format_t *format,
                              sp_spmv_alg_t *alg)
 {
@@ -39,6 +39,10 @@ static sp_status_t tune_cuda(sp_context_t *ctx, sp_matrix_t *A, sp_format_t *for
         SP_FAIL(SP_STATUS_NOT_SUPPORTED, "sp_spmv_tune: no candidate format could be built");
 done:
     sp__matrix_drop_formats_since(A, built_before | (st == SP_STATUS_SUCCESS ? 1u << *format : 0u));
+    /* the plans of the CSR algorithms timed and not chosen go too; the winner's is made
+     * again, so that the next product neither allocates nor analyses */
+    sp__cuda_spmv_free_plans(A, SP_FORMAT_CSR);
+    if (st == SP_STATUS_SUCCESS) st = sp_spmv_prepare(ctx, A, *format, *alg);
     return st;
 }
 
