@@ -257,11 +257,17 @@ sp__spmv_choice_t sp__policy_spmv_choose(const sp__policy_t *p, const sp__spmv_s
     } else {
         double vw = 2;
         while (vw < c->vector_max_width && vw < s->row_mean) vw *= 2;
+        /* binned: rows of up to 128 entries in one sub-warp pass, longer ones in warp
+         * pieces of 1024 (32 loads a lane); adaptive: rows of up to 256 in its blocks,
+         * longer ones in pieces of 512 (2048 from 2^22 entries) with 8 gathers in flight a
+         * lane. Binned first: a tie (small inputs, launch-bound) goes to it, measured
+         * ahead of adaptive on 1138_bus, ani4 and BentPipe2D100. */
+        double piece = nnz < 4194304.0 ? 512.0 : 2048.0;
         struct { sp_spmv_alg_t alg; sp__spmv_kind_t k; double chain; } cand[] = {
-            {SP_SPMV_ALG_CSR_ADAPTIVE, SP__KIND_CSR_ADAPTIVE,
-             2.0 + steps(longest < 2048 ? longest : 2048, 256)},
             {SP_SPMV_ALG_CSR_BINNED, SP__KIND_CSR_BINNED,
-             2.0 + steps(longest < 128 ? longest : 128, 32)},
+             longest <= 128 ? 3.0 : 2.0 + steps(longest < 1024 ? longest : 1024, 128)},
+            {SP_SPMV_ALG_CSR_ADAPTIVE, SP__KIND_CSR_ADAPTIVE,
+             longest <= 256 ? 3.0 : 2.0 + steps(longest < piece ? longest : piece, 256)},
             {SP_SPMV_ALG_CSR_SCALAR, SP__KIND_CSR_SCALAR, steps(longest, 8) * waves},
             {SP_SPMV_ALG_CSR_VECTOR, SP__KIND_CSR_VECTOR,
              steps(longest, 4 * vw) * steps(m * vw, resident)},
