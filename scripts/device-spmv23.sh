@@ -69,6 +69,10 @@ targets() { # name
       if ($1 == "uniform:22") uni = $4
     }
     END {
+      if (gl == "" || ab == "" || wf == "") {
+        printf "TARGET %s n/a: no summary in %s (the run failed or was cut)\n", set, FILENAME
+        exit
+      }
       printf "TARGET %s AUTO geomean over >= 1M entries >= 1.35: %s (%s)\n", set, (gl + 0 >= 1.35 ? "MET" : "SHORT"), gl
       printf "TARGET %s no input >= 1M below 0.95x cuSPARSE: %s%s\n", set, (low == "" ? "MET" : "SHORT:"), low
       printf "TARGET %s AUTO within 10%% of the best row everywhere: %s (max AUTO/best %s)\n", set, (ab + 0 <= 1.10 ? "MET" : "SHORT"), ab

@@ -20,8 +20,12 @@ FAR = ("kron", "uniform", "randcol", "powerlaw", "rect:250000")
 
 def inputs(paths):
     for p in paths:
-        with open(p) as f:
-            d = json.load(f)
+        try:
+            with open(p) as f:
+                d = json.load(f)
+        except (OSError, ValueError) as e:
+            print(f"skipped {p}: {e}")
+            continue
         for m in d["suite"] if "suite" in d else [d]:  # a suite, or one input's report
             yield m
 
