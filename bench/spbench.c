@@ -24,9 +24,10 @@ typedef struct options {
     sp_value_type_t type;
     int threads, load_only, cache, check, bfs, nsources, reps, reps_given, undirected,
         complex_real;
-    int suite; /* 0: one input; 1: --suite; 2: --suite-quick */
+    int suite; /* 0: one input; 1: --suite; 2: --suite-quick; 3: --suite-wide */
     int64_t source;
     uint64_t seed;
+    long long long_row_bound; /* --long-row-bound (0: the policy's) */
     const char *bfs_variant, *bfs_loop; /* --bfs-variant, --bfs-loop (NULL: all) */
     int bfs_suite;
     int bfs_levels; /* --bfs-levels: each row's per-level table of its first source */
@@ -46,7 +47,14 @@ static void usage(FILE *f)
             "  --gen SPEC           kron:SCALE[:EF] uniform:SCALE[:EF] poisson2d:N\n"
             "                       poisson3d:N poisson3d27:N grid2d:N\n"
             "                       randcol:ROWS:COLS (16 entries a row, random columns)\n"
+            "                       sp_gen_shape: powerlaw:N:EXPONENT[:MEAN]\n"
+            "                       denselines:N:DENSE[:MEAN] rect:ROWS:COLS[:MEAN]\n"
+            "                       banded:N:BAND blocks:N:B[:BLOCKS_A_ROW]\n"
+            "                       circuit:N:LONG_ROWS; any spec may end in ,f32 or\n"
+            "                       ,f64 to fix its value type over --type\n"
             "  --seed S             generator seed (default 1)\n"
+            "  --long-row-bound N   rows longer go to the tail of ELL/JDS/SELL (0: the\n"
+            "                       policy's; -1: no tail, the layout before issue 23)\n"
             "  --type float|double  value type (default double)\n"
             "  --undirected         edge lists: add the reverse of every edge\n"
             "  --complex-real       complex Matrix Market files: keep the real part\n"
@@ -78,6 +86,8 @@ static void usage(FILE *f)
             "  --json FILE          write every figure as JSON\n"
             "  --suite              the benchmark set (BENCHMARKING.md), then a summary\n"
             "  --suite-quick        a small subset of it (seconds on the host)\n"
+            "  --suite-wide         the wider set nobody tuned on: the shapes below in\n"
+            "                       double and float, and every file of datasets/\n"
             "  --plot FILE.svg      bars of each format's speedup over the baseline\n"
             "With a GPU, SpMV runs on it (CUDA events) beside cuSPARSE in the same run;\n"
             "without one, on the host reference, against its own CSR.\n",
@@ -123,6 +133,11 @@ static int parse_args(int argc, char **argv, options_t *o)
         } else if (!strcmp(a, "--gen")) {
             NEED_VALUE();
             o->gen = next;
+        } else if (!strcmp(a, "--long-row-bound")) {
+            NEED_VALUE();
+            char *end = NULL;
+            o->long_row_bound = strtoll(next, &end, 10);
+            if (!end || *end) return sb_bad_value(a, next);
         } else if (!strcmp(a, "--seed")) {
             NEED_VALUE();
             if (sb_parse_u64(next, &o->seed)) return sb_bad_value(a, next);
@@ -161,6 +176,8 @@ static int parse_args(int argc, char **argv, options_t *o)
             o->suite = 1;
         } else if (!strcmp(a, "--suite-quick")) {
             o->suite = 2;
+        } else if (!strcmp(a, "--suite-wide")) {
+            o->suite = 3;
         } else if (!strcmp(a, "--load-only")) {
             o->load_only = 1;
         } else if (!strcmp(a, "--cache")) {
@@ -269,30 +286,48 @@ static sp_status_t load_input(const options_t *o, const char *path, sb_report_t 
 static sp_status_t generate_input(const options_t *o, const char *gen, sb_report_t *r,
                                   sp_coo_t **coo)
 {
-    char kind[32] = "";
+    char kind[32] = "", spec[128];
     long long a = 0, b = 0;
-    int n = sscanf(gen, "%31[a-z0-9]:%lld:%lld", kind, &a, &b);
     sp_status_t st = SP_STATUS_INVALID_ARGUMENT;
+    sp_value_type_t type = o->type;
     double t0 = sb_now();
+    char *comma = NULL;
+    int n = 0;
+    snprintf(spec, sizeof spec, "%s", gen);
+    if ((comma = strrchr(spec, ',')) != NULL) { /* a value type fixed by the spec */
+        if (!strcmp(comma, ",f32")) type = SP_R_32F;
+        else if (!strcmp(comma, ",f64")) type = SP_R_64F;
+        else {
+            fprintf(stderr, "spbench: --gen %s: unknown suffix %s (,f32 or ,f64)\n", gen, comma);
+            return st;
+        }
+        *comma = '\0';
+    }
+    if (!sb_gen_shape_spec(spec, o->seed, type, coo, &st)) {
+        r->load_seconds = sb_now() - t0;
+        r->reader = "generator";
+        return st;
+    }
+    n = sscanf(spec, "%31[a-z0-9]:%lld:%lld", kind, &a, &b);
     if (n < 2) {
         fprintf(stderr, "spbench: --gen %s: expected KIND:SIZE[:EF]\n", gen);
         return st;
     }
     if (n < 3) b = 16;
     if (!strcmp(kind, "kron") || !strcmp(kind, "uniform")) {
-        st = !strcmp(kind, "kron") ? sp_gen_kronecker((int)a, (int)b, o->seed, o->type, coo)
-                                   : sp_gen_uniform((int)a, (int)b, o->seed, o->type, coo);
+        st = !strcmp(kind, "kron") ? sp_gen_kronecker((int)a, (int)b, o->seed, type, coo)
+                                   : sp_gen_uniform((int)a, (int)b, o->seed, type, coo);
         if (st == SP_STATUS_SUCCESS) st = sp_coo_symmetrize(*coo, 1);
     } else if (!strcmp(kind, "poisson2d")) {
-        st = sp_gen_poisson2d(a, o->type, coo);
+        st = sp_gen_poisson2d(a, type, coo);
     } else if (!strcmp(kind, "poisson3d")) {
-        st = sp_gen_poisson3d(a, o->type, coo);
+        st = sp_gen_poisson3d(a, type, coo);
     } else if (!strcmp(kind, "poisson3d27")) {
-        st = sp_gen_poisson3d27(a, o->type, coo);
+        st = sp_gen_poisson3d27(a, type, coo);
     } else if (!strcmp(kind, "grid2d")) {
-        st = sp_gen_grid2d(a, o->type, coo);
+        st = sp_gen_grid2d(a, type, coo);
     } else if (!strcmp(kind, "randcol") && n == 3) {
-        st = sb_gen_random_columns(a, b, 16, o->seed, o->type, coo);
+        st = sb_gen_random_columns(a, b, 16, o->seed, type, coo);
     } else {
         fprintf(stderr, "spbench: --gen %s: unknown generator \"%s\"\n", gen, kind);
         return st;
@@ -446,12 +481,14 @@ static void set_baselines(const sb_exec_t *ex, sb_report_t *r, int spmv)
     if (!ex->gpu) {
         r->baseline_name[SB_CUSPARSE_CSR] = "libsp_host_csr";
         r->baseline_name[SB_CUSPARSE_SELL] = "";
+        r->baseline_name[SB_CUSPARSE_CSC] = "";
         snprintf(r->baseline_note[0], sizeof r->baseline_note[0],
                  "(no GPU: speedups are over libsp's own host CSR, not cuSPARSE)");
         return;
     }
     r->baseline_name[SB_CUSPARSE_CSR] = "cusparse_csr";
     r->baseline_name[SB_CUSPARSE_SELL] = "cusparse_sell";
+    r->baseline_name[SB_CUSPARSE_CSC] = "cusparse_csc";
     for (int b = 0; b < SB_BASELINE_COUNT; b++)
         snprintf(r->baseline_note[b], sizeof r->baseline_note[b], "%s",
                  ex->cus    ? sb_cusparse_note(ex->cus, (sb_baseline_t)b)
@@ -479,7 +516,9 @@ static sp_status_t create_matrix(sb_exec_t *ex, const sp_coo_t *coo, sb_report_t
                                  sp_matrix_t **A)
 {
     double t0 = sb_now();
-    sp_status_t st = sp_matrix_create(ex->ctx, coo, NULL, A);
+    sp_matrix_options_t opt = {0};
+    opt.long_row_bound = ex->long_row_bound;
+    sp_status_t st = sp_matrix_create(ex->ctx, coo, &opt, A);
     if (st == SP_STATUS_SUCCESS) st = sp_context_synchronize(ex->ctx);
     r->gpu_upload_ms = 1e3 * (sb_now() - t0);
     return st;
@@ -592,7 +631,10 @@ static int run_suite(const options_t *o, sb_exec_t *ex)
     sb_suite_input_t *list = NULL;
     sb_report_t *reports = NULL;
     int n = 0, rc = 1;
-    if (sb_suite_inputs(o->suite == 2, &list, &n) ||
+    if (sb_suite_inputs(o->suite == 2   ? SB_SUITE_QUICK
+                        : o->suite == 3 ? SB_SUITE_WIDE
+                                        : SB_SUITE_FULL,
+                        &list, &n) ||
         !(reports = calloc((size_t)n, sizeof *reports))) {
         fprintf(stderr, "spbench: cannot list the suite's inputs\n");
         goto done;
@@ -658,6 +700,7 @@ int main(int argc, char **argv)
         return 1;
     }
     if (o.load_only) memset(&ex, 0, sizeof ex);
+    ex.long_row_bound = o.long_row_bound;
     if (o.load_only && o.nsweep > 1 && o.path) {
         rc = run_load_sweep(&o);
         goto done;

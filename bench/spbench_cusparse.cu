@@ -32,7 +32,7 @@ struct sb_cusparse {
     cusparseDnVecDescr_t vy;
     cudaDataType vtype;
     void *d_buffer[SB_BASELINE_COUNT];
-    void *d_arrays[6]; /* CSR ptr, col, val; SELL offsets, col, val */
+    void *d_arrays[9]; /* CSR ptr, col, val; SELL offsets, col, val; CSC ptr, row, val */
     char note[SB_BASELINE_COUNT][160];
 };
 
@@ -228,6 +228,15 @@ static void sell_free(host_sell_t *s)
     free(s->val);
 }
 
+/* cuSPARSE's algorithm for baseline b: CSR_ALG1 on CSR, SELL_ALG1 on sliced ELL, its
+ * default on the CSC descriptor. */
+static cusparseSpMVAlg_t spmv_alg(sb_baseline_t b)
+{
+    return b == SB_CUSPARSE_SELL  ? CUSPARSE_SPMV_SELL_ALG1
+           : b == SB_CUSPARSE_CSC ? CUSPARSE_SPMV_ALG_DEFAULT
+                                  : CUSPARSE_SPMV_CSR_ALG1;
+}
+
 /* Descriptor and work buffer for baseline b; 0 on success. */
 static int prepare_spmv(sb_gpu_t *g, sb_cusparse_t *c, sb_baseline_t b)
 {
@@ -235,7 +244,7 @@ static int prepare_spmv(sb_gpu_t *g, sb_cusparse_t *c, sb_baseline_t b)
     float one_f = 1, zero_f = 0;
     int is_f = c->vtype == CUDA_R_32F;
     size_t bytes = 0;
-    cusparseSpMVAlg_t alg = b == SB_CUSPARSE_CSR ? CUSPARSE_SPMV_CSR_ALG1 : CUSPARSE_SPMV_SELL_ALG1;
+    cusparseSpMVAlg_t alg = spmv_alg(b);
     if (cusparseSpMV_bufferSize(g->handle, CUSPARSE_OPERATION_NON_TRANSPOSE,
                                 is_f ? (void *)&one_f : (void *)&one_d, c->mat[b], c->vx,
                                 is_f ? (void *)&zero_f : (void *)&zero_d, c->vy, c->vtype, alg,
@@ -284,6 +293,40 @@ static void create_sell(sb_gpu_t *g, sb_cusparse_t *c, const sp_format_view_t *a
     sell_free(&s);
 }
 
+/* The CSC of the CSR view (a counting transpose on the host) as a cuSPARSE CSC descriptor. */
+static void create_csc(sb_gpu_t *g, sb_cusparse_t *c, const sp_format_view_t *a)
+{
+    size_t vs = value_bytes(a->value_type);
+    int64_t n = a->ncols, nnz = a->nnz;
+    int32_t *ptr = (int32_t *)calloc((size_t)n + 1, sizeof *ptr);
+    int32_t *row = (int32_t *)malloc((size_t)(nnz > 0 ? nnz : 1) * sizeof *row);
+    char *val = (char *)malloc((size_t)(nnz > 0 ? nnz : 1) * vs);
+    if (ptr && row && val) {
+        for (int64_t k = 0; k < nnz; k++) ptr[a->csr.col[k] + 1]++;
+        for (int64_t j = 0; j < n; j++) ptr[j + 1] += ptr[j];
+        for (int64_t r = 0; r < a->nrows; r++) /* rows in order: each column's rows sorted */
+            for (int64_t k = a->csr.row_ptr[r]; k < a->csr.row_ptr[r + 1]; k++) {
+                int32_t at = ptr[a->csr.col[k]]++;
+                row[at] = (int32_t)r;
+                memcpy(val + (size_t)at * vs, (const char *)a->csr.val + (size_t)k * vs, vs);
+            }
+        for (int64_t j = n; j > 0; j--) ptr[j] = ptr[j - 1];
+        ptr[0] = 0;
+        c->d_arrays[6] = sb_gpu_upload(g, ptr, (size_t)(n + 1) * sizeof(int32_t));
+        c->d_arrays[7] = sb_gpu_upload(g, row, (size_t)nnz * sizeof(int32_t));
+        c->d_arrays[8] = sb_gpu_upload(g, val, (size_t)nnz * vs);
+    }
+    if (!c->d_arrays[6] || (nnz > 0 && (!c->d_arrays[7] || !c->d_arrays[8])) ||
+        cusparseCreateCsc(&c->mat[SB_CUSPARSE_CSC], a->nrows, a->ncols, a->nnz, c->d_arrays[6],
+                          c->d_arrays[7], c->d_arrays[8], CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I,
+                          CUSPARSE_INDEX_BASE_ZERO, c->vtype) != CUSPARSE_STATUS_SUCCESS ||
+        prepare_spmv(g, c, SB_CUSPARSE_CSC) != 0)
+        snprintf(c->note[SB_CUSPARSE_CSC], sizeof c->note[0], "n/a (cuSPARSE CSC set-up failed)");
+    free(val);
+    free(row);
+    free(ptr);
+}
+
 extern "C" int sb_cusparse_create(sb_gpu_t *g, const sp_format_view_t *a, const void *d_x,
                                   void *d_y, sb_cusparse_t **out, char *msg, size_t msg_len)
 {
@@ -303,6 +346,7 @@ extern "C" int sb_cusparse_create(sb_gpu_t *g, const sp_format_view_t *a, const 
         return -1;
     }
     create_sell(g, c, a);
+    create_csc(g, c, a);
     *out = c;
     return 0;
 }
@@ -316,7 +360,7 @@ extern "C" void sb_cusparse_destroy(sb_cusparse_t *c)
     }
     if (c->vy) cusparseDestroyDnVec(c->vy);
     if (c->vx) cusparseDestroyDnVec(c->vx);
-    for (int i = 0; i < 6; i++)
+    for (int i = 0; i < 9; i++)
         if (c->d_arrays[i]) cudaFree(c->d_arrays[i]);
     free(c);
 }
@@ -337,7 +381,7 @@ extern "C" double sb_cusparse_spmv(sb_gpu_t *g, sb_cusparse_t *c, sb_baseline_t 
     double one_d = 1, zero_d = 0;
     float one_f = 1, zero_f = 0;
     int is_f = c->vtype == CUDA_R_32F;
-    cusparseSpMVAlg_t alg = b == SB_CUSPARSE_CSR ? CUSPARSE_SPMV_CSR_ALG1 : CUSPARSE_SPMV_SELL_ALG1;
+    cusparseSpMVAlg_t alg = spmv_alg(b);
     if (!sb_cusparse_has(c, b)) return -1.0;
     cusparseStatus_t s = CUSPARSE_STATUS_SUCCESS;
     sb_gpu_timer_begin(g);

@@ -15,7 +15,9 @@ typedef struct sb_cusparse sb_cusparse_t; /* one matrix as cuSPARSE CSR and SELL
 typedef enum sb_baseline {
     SB_CUSPARSE_CSR = 0,  /* cusparseSpMV, CUSPARSE_SPMV_CSR_ALG1 */
     SB_CUSPARSE_SELL = 1, /* cusparseSpMV on cusparseCreateSlicedEll, slice 32 */
-    SB_BASELINE_COUNT = 2
+    SB_CUSPARSE_CSC = 2,  /* cusparseSpMV (CUSPARSE_SPMV_ALG_DEFAULT) on cusparseCreateCsc:
+                             the bar for libsp's CSC row */
+    SB_BASELINE_COUNT = 3
 } sb_baseline_t;
 
 #ifdef SP_HAVE_CUDA

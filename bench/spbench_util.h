@@ -82,6 +82,7 @@ typedef struct sb_exec {
     double read_bw_gbs;
     sp_device_info_t device;
     char executor[512];
+    int64_t long_row_bound; /* --long-row-bound: sp_matrix_options_t.long_row_bound */
 } sb_exec_t;
 
 /* Vectors for SpMV: x (random in [-1, 1), fixed seed), y, and the check's reference in
@@ -145,8 +146,15 @@ typedef struct sb_suite_input {
     char gen[64];    /* --gen spec, or "" for a file */
     char path[1024]; /* Matrix Market file, or "" */
 } sb_suite_input_t;
-/* The full set or the quick subset; *list is malloc'ed. 0 on success. */
-int sb_suite_inputs(int quick, sb_suite_input_t **list, int *n);
+/* The sets of --suite: the full set, its quick subset, and the wider set of --suite-wide
+ * (shapes nobody tuned on, float and double, and every file of the datasets). */
+typedef enum sb_suite_set { SB_SUITE_FULL, SB_SUITE_QUICK, SB_SUITE_WIDE } sb_suite_set_t;
+/* The inputs of a set; *list is malloc'ed. 0 on success. */
+int sb_suite_inputs(sb_suite_set_t set, sb_suite_input_t **list, int *n);
+/* A --gen spec of sp_gen_shape (powerlaw, denselines, rect, banded, blocks, circuit; see
+ * spbench --help): 1 if spec names none of them, else 0 with *st the generator's status. */
+int sb_gen_shape_spec(const char *spec, uint64_t seed, sp_value_type_t type, sp_coo_t **coo,
+                      sp_status_t *st);
 /* nrows x ncols, per_row entries per row in uniformly random columns (fixed seed),
  * values in [-1, 1): x far larger than any cache when ncols is large. */
 sp_status_t sb_gen_random_columns(int64_t nrows, int64_t ncols, int per_row, uint64_t seed,

@@ -288,6 +288,38 @@ SP_API sp_status_t sp_gen_poisson3d27(int64_t n, sp_value_type_t value_type, sp_
 /* 2D n x n grid graph (road-like, 4 neighbours, undirected, diameter 2n-2). */
 SP_API sp_status_t sp_gen_grid2d(int64_t n, sp_value_type_t value_type, sp_coo_t **coo);
 
+/* Shapes real matrices have (sp_gen_shape; entries in row order, values uniform in [0,1),
+ * duplicates of random columns possible: sp_matrix_create merges them). */
+typedef enum sp_gen_kind {
+    SP_GEN_POWERLAW = 0, /* row lengths Pareto with the given exponent (1.5-3 typical),
+                            scaled to mean when it is finite; uniform columns */
+    SP_GEN_DENSE_LINES,  /* `dense` full rows and `dense` full columns over rows of
+                            about `mean` uniform columns */
+    SP_GEN_RECT,         /* nrows x ncols (tall or wide), `mean` uniform columns a row */
+    SP_GEN_BANDED,       /* bands centred on the diagonal, in 8 sections of rows with
+                            half-bandwidths band, band/2, ..., 1 */
+    SP_GEN_BLOCKS,       /* FEM-like: dense block x block blocks, `mean` blocks a block row
+                            (its own and neighbours within 64 blocks) */
+    SP_GEN_CIRCUIT       /* the diagonal, 2 random entries a row, and `dense` evenly spaced
+                            rows of ncols / 8 random entries */
+} sp_gen_kind_t;
+
+typedef struct sp_gen_shape {
+    sp_gen_kind_t kind;
+    int64_t nrows, ncols;
+    double mean;     /* entries a row (POWERLAW, DENSE_LINES, RECT), blocks a row (BLOCKS) */
+    double exponent; /* POWERLAW */
+    int64_t dense;   /* DENSE_LINES: dense rows and columns; CIRCUIT: long rows */
+    int64_t block;   /* BLOCKS: 3, 6, ... (1..64) */
+    int64_t band;    /* BANDED: the widest half-bandwidth */
+    uint64_t seed;
+} sp_gen_shape_t;
+
+/* A matrix of shape g (deterministic in g). Sizes beyond 32-bit indices or offsets are
+ * refused with SP_STATUS_NOT_SUPPORTED naming the count. */
+SP_API sp_status_t sp_gen_shape(const sp_gen_shape_t *g, sp_value_type_t value_type,
+                                sp_coo_t **coo);
+
 /* ------------------------------------------------------------------------------------
  * Contexts: the executor (host reference or one CUDA device).
  * ---------------------------------------------------------------------------------- */
@@ -361,6 +393,11 @@ typedef struct sp_matrix_options {
     int sell_c;                 /* SELL slice height; 0: src/policy.c's (32) */
     int sell_sigma;             /* SELL sorting window (multiple of C); 0: src/policy.c's
                                    multiple of C (32 * C) */
+    int64_t long_row_bound;     /* ELL, JDS, SELL: rows longer than this are kept whole in
+                                   the format's tail (COO, added by a kernel balanced over
+                                   entries), so no slice, diagonal or ELL width is padded
+                                   to them; 0: src/policy.c's (4 x mean + 32; ELL: also
+                                   at most 2 x mean); < 0: none */
 } sp_matrix_options_t;
 
 typedef struct sp_matrix sp_matrix_t;
@@ -388,11 +425,15 @@ typedef struct sp_matrix_info {
     int64_t row_min, row_max, empty_rows;
     double row_mean, row_stddev;
     int64_t bytes[SP_FORMAT_COUNT]; /* bytes of each built format, 0 if not built */
-    int64_t ell_width;              /* ELL: longest row */
+    int64_t ell_width;              /* ELL: its width (longest row outside its tail) */
     int64_t hyb_ell_width, hyb_coo_nnz;
     int sell_c, sell_sigma;
     int64_t sell_padded_nnz;        /* stored slots of SELL including padding */
     int64_t duplicates_merged;
+    int64_t long_row_bound;         /* rows longer go to the tail of JDS/SELL (INT64_MAX:
+                                       none) */
+    int64_t ell_long_row_bound;     /* and of ELL */
+    int64_t ell_tail_nnz, jds_tail_nnz, sell_tail_nnz; /* entries in each built tail */
 } sp_matrix_info_t;
 
 SP_API sp_status_t sp_matrix_info(const sp_matrix_t *A, sp_matrix_info_t *info);
@@ -433,7 +474,7 @@ typedef struct sp_format_view {
         const void *coo_val;
     } hyb;
     struct { /* rows sorted by length (perm[i]: the original row of sorted row i), stored by
-                jagged diagonal: jd_ptr (njd + 1), col and val (nnz) */
+                jagged diagonal: jd_ptr (njd + 1), col and val (jd_ptr[njd] = nnz - tail.nnz) */
         int64_t njd;
         const int32_t *jd_ptr, *perm, *col;
         const void *val;
@@ -445,6 +486,12 @@ typedef struct sp_format_view {
         const int32_t *slice_ptr, *slice_width, *perm, *col;
         const void *val;
     } sell;
+    struct { /* ELL, JDS, SELL: the rows longer than the long-row bound (sp_matrix_info_t),
+                whole, as row-sorted COO (tail.nnz entries); they are empty rows above */
+        int64_t nnz;
+        const int32_t *row, *col;
+        const void *val;
+    } tail;
 } sp_format_view_t;
 
 SP_API sp_status_t sp_matrix_view(sp_matrix_t *A, sp_format_t format, sp_format_view_t *view);
@@ -506,9 +553,23 @@ SP_API sp_status_t sp_spmv_vec(sp_context_t *ctx, sp_format_t format, sp_spmv_al
 SP_API sp_status_t sp_spmv_prepare(sp_context_t *ctx, sp_matrix_t *A, sp_format_t format,
                                    sp_spmv_alg_t alg);
 
-/* The format SP_FORMAT_AUTO would choose for A, from its row statistics (ELL when padding
- * is small, SELL when no row dwarfs the mean, CSR otherwise): the rule and its thresholds
- * are sp__policy_spmv_format in src/policy.c. */
+/* Pick A's SpMV format and algorithm once, for repeated products (a solver's): on a CUDA
+ * context each candidate (CSR scalar, vector, merge, binned, adaptive; ELL, HYB, JDS, SELL)
+ * is built, prepared and timed on A (3 warm-up and 10 timed calls between CUDA events, x
+ * and y in scratch of the context's allocator), the fastest is kept and the formats built
+ * only for the timing are released; on a host context the cost model's pick
+ * (sp_spmv_choose_format's, deterministic). The choice is cached in A: from then on
+ * SP_FORMAT_AUTO (sp_spmv*, sp_spmv_prepare, sp_spmv_choose_format) means it, with its
+ * algorithm where alg is SP_SPMV_ALG_DEFAULT, prepared (sp_spmv_prepare). It costs the
+ * builds of every format plus about 13 products each, once; CSR plans made before it are
+ * made again on their next use. format and alg may be NULL. */
+SP_API sp_status_t sp_spmv_tune(sp_context_t *ctx, sp_matrix_t *A, sp_format_t *format,
+                                sp_spmv_alg_t *alg);
+/* The format SP_FORMAT_AUTO would choose for A: sp_spmv_tune's choice once A has one, else
+ * a cost model over A's statistics (row lengths and their histogram, the bytes each format
+ * would move with its padding and long-row tail, one thread's longest walk, how local the
+ * gathers of x are), with per-architecture constants: sp__policy_spmv_choose in
+ * src/policy.c, which also picks CSR's algorithm for SP_SPMV_ALG_DEFAULT under AUTO. */
 SP_API sp_status_t sp_spmv_choose_format(const sp_context_t *ctx, const sp_matrix_t *A,
                                          sp_format_t *format);
 

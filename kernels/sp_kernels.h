@@ -113,6 +113,11 @@ sp_status_t sp__gpu_csr_to_jds(const sp_gpu_env_t *env, const sp_csr_t *csr, sp_
 sp_status_t sp__gpu_csr_to_sell(const sp_gpu_env_t *env, const sp_csr_t *csr, int c, int sigma,
                                 sp_sell_t *sell);
 
+/* The long-row split (sp_formats.h): *short_rows = csr with the rows longer than bound
+ * emptied, *tail = those rows whole, row-sorted (as sp__ref_csr_split_long). */
+sp_status_t sp__gpu_csr_split_long(const sp_gpu_env_t *env, const sp_csr_t *csr, int64_t bound,
+                                   sp_csr_t *short_rows, sp_triplets_t *tail);
+
 /* Release of device formats through env: free every array, zero the struct (a zeroed
  * struct or NULL is accepted). */
 void sp__gpu_csr_free(const sp_gpu_env_t *env, sp_csr_t *a);

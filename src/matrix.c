@@ -40,12 +40,21 @@ static void row_statistics(sp_matrix_t *A, const int32_t *counts)
     A->row_min = n ? INT64_MAX : 0;
     A->row_max = 0;
     A->empty_rows = 0;
+    int64_t bound = sp__matrix_long_row_bound(A, SP_FORMAT_SELL);
+    int64_t ell_bound = sp__matrix_long_row_bound(A, SP_FORMAT_ELL);
+    A->row_max_kept = A->ell_row_max_kept = 0;
+    memset(A->row_hist, 0, sizeof A->row_hist);
+    memset(A->row_hist_nnz, 0, sizeof A->row_hist_nnz);
     for (int64_t i = 0; i < n; i++) {
         int64_t c = counts[i];
         if (c < A->row_min) A->row_min = c;
         if (c > A->row_max) A->row_max = c;
         if (c == 0) A->empty_rows++;
         var += ((double)c - mean) * ((double)c - mean);
+        if (c <= bound && c > A->row_max_kept) A->row_max_kept = c;
+        if (c <= ell_bound && c > A->ell_row_max_kept) A->ell_row_max_kept = c;
+        A->row_hist[sp__row_hist_bin(c)]++;
+        A->row_hist_nnz[sp__row_hist_bin(c)] += c;
     }
     A->row_mean = mean;
     A->row_stddev = n ? sqrt(var / (double)n) : 0.0;
@@ -80,6 +89,7 @@ sp_status_t sp_matrix_create(sp_context_t *ctx, const sp_coo_t *coo,
     }
     A->built = 1u << SP_FORMAT_COO;
     row_statistics(A, counts);
+    A->col_near = sp__coo_col_near(coo);
     *out = A;
     A = NULL;
 done:
@@ -128,10 +138,17 @@ void sp_matrix_destroy(sp_matrix_t *A)
     sp__free(A);
 }
 
+int64_t sp__matrix_long_row_bound(const sp_matrix_t *A, sp_format_t f)
+{
+    if (A->options.long_row_bound < 0) return INT64_MAX;
+    if (A->options.long_row_bound > 0) return A->options.long_row_bound;
+    return sp__policy_long_row_bound(sp__policy_for(A->ctx), f, A->f.coo.nrows, A->f.coo.nnz);
+}
+
 /* Bytes ELL would take; the bound it must stay under (sp__matrix_policy_t). */
 static int64_t ell_bytes(const sp_matrix_t *A)
 {
-    return A->f.coo.nrows * A->row_max * (4 + value_bytes(A));
+    return A->f.coo.nrows * A->ell_row_max_kept * (4 + value_bytes(A));
 }
 static int64_t ell_bound(const sp_matrix_t *A)
 {
@@ -139,6 +156,33 @@ static int64_t ell_bound(const sp_matrix_t *A)
     if (A->options.ell_max_bytes > 0) return A->options.ell_max_bytes;
     return p->ell_bound_factor * ((A->f.coo.nrows + 1) * 4 + A->f.coo.nnz * (4 + value_bytes(A))) +
            p->ell_bound_slack;
+}
+
+/* ELL, JDS or SELL of csr into set (host). */
+static sp_status_t convert_padded_host(const sp_csr_t *csr, sp_format_t f, int c, int sigma,
+                                       sp_format_set_t *set)
+{
+    if (f == SP_FORMAT_ELL) return sp__ref_csr_to_ell(csr, &set->ell);
+    if (f == SP_FORMAT_JDS) return sp__ref_csr_to_jds(csr, &set->jds);
+    return sp__ref_csr_to_sell(csr, c, sigma, &set->sell);
+}
+
+/* ELL, JDS or SELL on the host, the rows longer than the bound kept in the format's tail. */
+static sp_status_t build_padded_host(sp_matrix_t *A, sp_format_t f, int c, int sigma)
+{
+    sp_status_t st = SP_STATUS_SUCCESS;
+    sp_csr_t kept = {0};
+    sp_triplets_t tail = {0};
+    int64_t bound = sp__matrix_long_row_bound(A, f);
+    if (A->row_max <= bound) return convert_padded_host(&A->f.csr, f, c, sigma, &A->f);
+    SP_TRY(sp__ref_csr_split_long(&A->f.csr, bound, &kept, &tail));
+    SP_TRY(convert_padded_host(&kept, f, c, sigma, &A->f));
+    *sp__format_tail(&A->f, f) = tail;
+    tail = (sp_triplets_t){0};
+done:
+    sp__csr_free(&kept);
+    sp__triplets_free(&tail);
+    return st;
 }
 
 /* Build format f (and CSR first, which every other format is converted from). */
@@ -161,18 +205,18 @@ static sp_status_t build(sp_matrix_t *A, sp_format_t f)
     SP_CHECK_ARG(c > 0 && sigma > 0 && sigma % c == 0,
                  "SELL: sigma %d must be a positive multiple of C %d", sigma, c);
     if (A->ctx->kind == SP_DEVICE_CUDA) {
-        SP_TRY(sp__cuda_matrix_build(A, f, c, sigma));
+        SP_TRY(sp__cuda_matrix_build(A, f, c, sigma, sp__matrix_long_row_bound(A, f)));
     } else {
         switch (f) {
         case SP_FORMAT_CSR: SP_TRY(sp__ref_coo_to_csr(&A->f.coo, &A->f.csr)); break;
         case SP_FORMAT_CSC: SP_TRY(sp__ref_csr_to_csc(&A->f.csr, &A->f.csc)); break;
-        case SP_FORMAT_ELL: SP_TRY(sp__ref_csr_to_ell(&A->f.csr, &A->f.ell)); break;
         case SP_FORMAT_HYB:
             SP_TRY(sp__ref_csr_to_hyb(&A->f.csr, o->hyb_ell_width > 0 ? o->hyb_ell_width : -1,
                                       &A->f.hyb));
             break;
-        case SP_FORMAT_JDS: SP_TRY(sp__ref_csr_to_jds(&A->f.csr, &A->f.jds)); break;
-        case SP_FORMAT_SELL: SP_TRY(sp__ref_csr_to_sell(&A->f.csr, c, sigma, &A->f.sell)); break;
+        case SP_FORMAT_ELL:
+        case SP_FORMAT_JDS:
+        case SP_FORMAT_SELL: SP_TRY(build_padded_host(A, f, c, sigma)); break;
         default: break;
         }
     }
@@ -219,12 +263,15 @@ static int64_t format_bytes(const sp_matrix_t *A, int f)
     case SP_FORMAT_COO: return A->f.coo.nnz * (4 + v);
     case SP_FORMAT_CSR: return (A->f.csr.nrows + 1) * 4 + A->f.csr.nnz * v;
     case SP_FORMAT_CSC: return (A->f.csc.ncols + 1) * 4 + A->f.csc.nnz * v;
-    case SP_FORMAT_ELL: return A->f.ell.nrows * A->f.ell.width * v;
+    case SP_FORMAT_ELL: return A->f.ell.nrows * A->f.ell.width * v + A->f.ell.tail.nnz * (4 + v);
     case SP_FORMAT_HYB:
         return A->f.hyb.ell.nrows * A->f.hyb.ell.width * v + A->f.hyb.coo.nnz * (4 + v);
-    case SP_FORMAT_JDS: return A->f.jds.nrows * 4 + (A->f.jds.njd + 1) * 4 + A->f.jds.nnz * v;
+    case SP_FORMAT_JDS:
+        return A->f.jds.nrows * 4 + (A->f.jds.njd + 1) * 4 + A->f.jds.nnz * v +
+               A->f.jds.tail.nnz * (4 + v);
     case SP_FORMAT_SELL:
-        return A->f.sell.padded * v + (2 * A->f.sell.nslices + 1) * 4 + A->f.sell.nrows * 4;
+        return A->f.sell.padded * v + (2 * A->f.sell.nslices + 1) * 4 + A->f.sell.nrows * 4 +
+               A->f.sell.tail.nnz * (4 + v);
     }
     return 0;
 }
@@ -244,15 +291,26 @@ sp_status_t sp_matrix_info(const sp_matrix_t *A, sp_matrix_info_t *info)
     info->row_mean = A->row_mean;
     info->row_stddev = A->row_stddev;
     for (int f = 0; f < SP_FORMAT_COUNT; f++) info->bytes[f] = format_bytes(A, f);
-    info->ell_width = A->row_max;
+    info->ell_width = (A->built & (1u << SP_FORMAT_ELL)) ? A->f.ell.width : A->row_max;
     info->hyb_ell_width = A->f.hyb.ell.width;
     info->hyb_coo_nnz = A->f.hyb.coo.nnz;
     info->sell_c = A->f.sell.c;
     info->sell_sigma = A->f.sell.sigma;
     info->sell_padded_nnz = A->f.sell.padded;
     info->duplicates_merged = A->duplicates_merged;
+    info->long_row_bound = sp__matrix_long_row_bound(A, SP_FORMAT_SELL);
+    info->ell_long_row_bound = sp__matrix_long_row_bound(A, SP_FORMAT_ELL);
+    info->ell_tail_nnz = A->f.ell.tail.nnz;
+    info->jds_tail_nnz = A->f.jds.tail.nnz;
+    info->sell_tail_nnz = A->f.sell.tail.nnz;
 done:
     return st;
+}
+
+/* The long-row tail t of a padded format into the view. */
+static void view_tail(const sp_triplets_t *t, sp_format_view_t *v)
+{
+    v->tail.nnz = t->nnz, v->tail.row = t->row, v->tail.col = t->col, v->tail.val = t->val;
 }
 
 sp_status_t sp_matrix_view(sp_matrix_t *A, sp_format_t f, sp_format_view_t *v)
@@ -285,6 +343,7 @@ sp_status_t sp_matrix_view(sp_matrix_t *A, sp_format_t f, sp_format_view_t *v)
         break;
     case SP_FORMAT_ELL:
         v->ell.width = h->ell.width, v->ell.col = h->ell.col, v->ell.val = h->ell.val;
+        view_tail(&h->ell.tail, v);
         break;
     case SP_FORMAT_HYB:
         v->hyb.ell_width = h->hyb.ell.width, v->hyb.ell_col = h->hyb.ell.col;
@@ -295,12 +354,14 @@ sp_status_t sp_matrix_view(sp_matrix_t *A, sp_format_t f, sp_format_view_t *v)
     case SP_FORMAT_JDS:
         v->jds.njd = h->jds.njd, v->jds.jd_ptr = h->jds.jd_ptr, v->jds.perm = h->jds.perm;
         v->jds.col = h->jds.col, v->jds.val = h->jds.val;
+        view_tail(&h->jds.tail, v);
         break;
     case SP_FORMAT_SELL:
         v->sell.c = h->sell.c, v->sell.sigma = h->sell.sigma;
         v->sell.nslices = h->sell.nslices, v->sell.padded = h->sell.padded;
         v->sell.slice_ptr = h->sell.slice_ptr, v->sell.slice_width = h->sell.slice_width;
         v->sell.perm = h->sell.perm, v->sell.col = h->sell.col, v->sell.val = h->sell.val;
+        view_tail(&h->sell.tail, v);
         break;
     default: break;
     }

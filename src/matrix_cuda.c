@@ -41,7 +41,8 @@ static int64_t build_bytes(const sp_matrix_t *A, sp_format_t f)
     switch (f) {
     case SP_FORMAT_CSR: return bytes_of(nnz, entry, 4 * (m + 1));
     case SP_FORMAT_CSC: return bytes_of(nnz, entry, 4 * (n + 1));
-    case SP_FORMAT_ELL: return bytes_of(m, bytes_of(A->row_max, entry, 0), 0);
+    case SP_FORMAT_ELL:
+        return bytes_of(m, bytes_of(A->ell_row_max_kept, entry, 0), 0);
     case SP_FORMAT_HYB: return bytes_of(nnz, entry, 0);
     case SP_FORMAT_JDS:
     case SP_FORMAT_SELL: return bytes_of(nnz, entry, 4 * m);
@@ -84,7 +85,37 @@ done:
     return st;
 }
 
-sp_status_t sp__cuda_matrix_build(sp_matrix_t *A, sp_format_t f, int sell_c, int sell_sigma)
+/* ELL, JDS or SELL of csr into set (device). */
+static sp_status_t convert_padded(const sp_gpu_env_t *env, const sp_csr_t *csr, sp_format_t f,
+                                  int sell_c, int sell_sigma, sp_format_set_t *set)
+{
+    if (f == SP_FORMAT_ELL) return sp__gpu_csr_to_ell(env, csr, &set->ell);
+    if (f == SP_FORMAT_JDS) return sp__gpu_csr_to_jds(env, csr, &set->jds);
+    return sp__gpu_csr_to_sell(env, csr, sell_c, sell_sigma, &set->sell);
+}
+
+/* ELL, JDS or SELL on the GPU, the rows longer than bound kept in the format's tail. */
+static sp_status_t build_padded(const sp_gpu_env_t *env, sp_matrix_t *A, sp_format_t f,
+                                int sell_c, int sell_sigma, int64_t bound)
+{
+    sp_status_t st = SP_STATUS_SUCCESS;
+    sp_csr_t kept;
+    sp_triplets_t tail;
+    memset(&kept, 0, sizeof kept);
+    memset(&tail, 0, sizeof tail);
+    if (A->row_max <= bound) return convert_padded(env, &A->f.csr, f, sell_c, sell_sigma, &A->f);
+    SP_TRY(sp__gpu_csr_split_long(env, &A->f.csr, bound, &kept, &tail));
+    SP_TRY(convert_padded(env, &kept, f, sell_c, sell_sigma, &A->f));
+    *sp__format_tail(&A->f, f) = tail;
+    memset(&tail, 0, sizeof tail);
+done:
+    sp__gpu_csr_free(env, &kept);
+    sp__gpu_triplets_free(env, &tail);
+    return st;
+}
+
+sp_status_t sp__cuda_matrix_build(sp_matrix_t *A, sp_format_t f, int sell_c, int sell_sigma,
+                                  int64_t long_bound)
 {
     sp_status_t st = SP_STATUS_SUCCESS;
     sp_gpu_env_t env;
@@ -96,12 +127,10 @@ sp_status_t sp__cuda_matrix_build(sp_matrix_t *A, sp_format_t f, int sell_c, int
     switch (f) {
     case SP_FORMAT_CSR: SP_TRY(sp__gpu_coo_to_csr(&env, &A->f.coo, &A->f.csr)); break;
     case SP_FORMAT_CSC: SP_TRY(sp__gpu_csr_to_csc(&env, &A->f.csr, &A->f.csc)); break;
-    case SP_FORMAT_ELL: SP_TRY(sp__gpu_csr_to_ell(&env, &A->f.csr, &A->f.ell)); break;
     case SP_FORMAT_HYB: SP_TRY(sp__gpu_csr_to_hyb(&env, &A->f.csr, hyb_width, &A->f.hyb)); break;
-    case SP_FORMAT_JDS: SP_TRY(sp__gpu_csr_to_jds(&env, &A->f.csr, &A->f.jds)); break;
-    case SP_FORMAT_SELL:
-        SP_TRY(sp__gpu_csr_to_sell(&env, &A->f.csr, sell_c, sell_sigma, &A->f.sell));
-        break;
+    case SP_FORMAT_ELL:
+    case SP_FORMAT_JDS:
+    case SP_FORMAT_SELL: SP_TRY(build_padded(&env, A, f, sell_c, sell_sigma, long_bound)); break;
     default: break;
     }
 done:
@@ -171,8 +200,10 @@ static sp_status_t mirror_ell(const sp_gpu_env_t *penv, const sp_ell_t *d, sp_el
     *h = *d;
     h->col = NULL;
     h->val = NULL;
+    memset(&h->tail, 0, sizeof h->tail);
     DOWN_I32(h->col, d->col, d->nrows * d->width);
     DOWN(h->val, d->val, d->nrows * d->width, d->value_type);
+    SP_TRY(mirror_triplets(&env, &d->tail, &h->tail));
 done:
     return st;
 }
@@ -213,6 +244,8 @@ sp_status_t sp__cuda_matrix_mirror(sp_matrix_t *A, sp_format_t f)
         *h = *d;
         h->perm = h->jd_ptr = h->col = NULL;
         h->val = NULL;
+        memset(&h->tail, 0, sizeof h->tail);
+        SP_TRY(mirror_triplets(&env, &d->tail, &h->tail));
         DOWN_I32(h->perm, d->perm, d->nrows);
         DOWN_I32(h->jd_ptr, d->jd_ptr, d->njd + 1);
         DOWN_I32(h->col, d->col, d->nnz);
@@ -225,6 +258,8 @@ sp_status_t sp__cuda_matrix_mirror(sp_matrix_t *A, sp_format_t f)
         *h = *d;
         h->perm = h->slice_ptr = h->slice_width = h->col = NULL;
         h->val = NULL;
+        memset(&h->tail, 0, sizeof h->tail);
+        SP_TRY(mirror_triplets(&env, &d->tail, &h->tail));
         DOWN_I32(h->perm, d->perm, d->nrows);
         DOWN_I32(h->slice_ptr, d->slice_ptr, d->nslices + 1);
         DOWN_I32(h->slice_width, d->slice_width, d->nslices);
@@ -252,9 +287,10 @@ sp_status_t sp__cuda_matrix_upload(sp_matrix_t *A, const sp_coo_t *coo, int32_t 
     (void)A, (void)coo, (void)h_row_counts;
     return not_compiled();
 }
-sp_status_t sp__cuda_matrix_build(sp_matrix_t *A, sp_format_t f, int sell_c, int sell_sigma)
+sp_status_t sp__cuda_matrix_build(sp_matrix_t *A, sp_format_t f, int sell_c, int sell_sigma,
+                                  int64_t long_bound)
 {
-    (void)A, (void)f, (void)sell_c, (void)sell_sigma;
+    (void)A, (void)f, (void)sell_c, (void)sell_sigma, (void)long_bound;
     return not_compiled();
 }
 void sp__cuda_matrix_free_format(sp_matrix_t *A, sp_format_t f) { (void)A, (void)f; }

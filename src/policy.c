@@ -3,16 +3,55 @@
  * H200; other architectures get it too until they are measured. */
 #include "policy.h"
 
+#include <math.h>
+
 #include "bfs/bfs_direction_rule.h"
 #include "sp_kernels_solve.h"
 
-/* ---- SpMV format (SP_FORMAT_AUTO) ----
- * ELL when padding to the longest row adds at most 20% to the entries (or A is empty), SELL
- * when rows vary but no row dwarfs the slice (longest row at most 32 x (mean + 1)), CSR
- * otherwise (its DEFAULT algorithm balances skewed rows on a GPU). */
+/* ---- SpMV format (SP_FORMAT_AUTO): the cost model of policy.h ----
+ * Constants measured on an H100 (bench/results/h100-spmv-suite.json, 2026-11-25, one run,
+ * read bandwidth 3071 GB/s): eff = the kernel's GB/s under the CSR byte model / 3071.
+ * - eff_near: the mean over poisson3d:160, poisson3d:224 and poisson3d27:160 (gathers
+ *   near the diagonal): CSR scalar 0.70 (7-point only; its chain prices the 27-point),
+ *   vector 0.67, binned 0.83, adaptive 0.75, ELL 0.98, SELL 0.93, JDS 0.91, COO atomic
+ *   (the tail's kernel) 0.67.
+ * - eff_far: gathers spread over x (L2-bound): CSR adaptive 0.30 (0.33, 0.19 and 0.42 of
+ *   the read bandwidth on uniform:22, randcol and kron:22), each other kernel at its mean
+ *   ratio to adaptive: binned 0.889 and COO atomic 0.824 over the three; the thread-per-
+ *   row kernels over uniform:22 and randcol only, since on kron:22 they measured their
+ *   walks of long rows, which the chain term prices (and the tails now remove): scalar
+ *   0.51, vector 0.78, SELL 0.97, JDS 0.90, ELL 1.0 (randcol, no padding; uniform's ELL
+ *   padding is in its bytes).
+ * - step_us 0.45: one thread's dependent walk of a long row: SELL on arrow (one row of
+ *   46500 entries, 11625 batches of 4) took 7.5 ms, 0.65 us a batch; hangGlider_2
+ *   (longest row 1463) 164 us, 0.45 us a batch; JDS on arrow 0.40.
+ * - launch_us 2.5: the per-call time of the smallest inputs (skew_fp64, west0067: 2.3-
+ *   3.4 us a call for one launch, bench/results/h100-spmv-suite.md).
+ * - padded_margin 0.05: ELL/SELL/JDS must model 5% faster than CSR's best algorithm:
+ *   CSR has no padding to misjudge and no thread walking a row alone.
+ * - long rows: rows longer than 4 x mean + 32 go to the tail of ELL, JDS, SELL (a
+ *   sigma-window of SELL then spans at most ~4x its mean; 32 keeps short-row matrices,
+ *   mean 1-8, tail-free up to 36-64 entries a row); ELL's tail also takes the rows
+ *   longer than 2 x mean, so its padded slots stay within 2 x nnz (never refused by the
+ *   4 x CSR bound; stencils, whose rows are within 2 x mean, keep no tail).
+ * To re-measure (a new GPU, or new kernels): scripts/device-spmv23.sh runs both sets and
+ * scripts/spmv-model-constants.py, which prints eff_near and eff_far from their JSON (the
+ * mean of each kernel's GB/s over the read bandwidth on the near and far inputs of >= 1M
+ * entries) and step_us from a SELL/JDS run without tails (--long-row-bound -1) on a
+ * circuit matrix (its time over the longest row / 4); put them in a row for that SM
+ * version in the table below (bench/results/h100-spmv23.md keeps the derivation). */
 static const sp__spmv_format_policy_t spmv_format_sm90 = {
-    .ell_max_padding = 1.2,
-    .sell_max_row_factor = 32.0,
+    .read_gbs = 3071.0,
+    .launch_us = 2.5,
+    .step_us = 0.45,
+    .threads_per_sm = 2048,
+    .default_sms = 132,
+    .eff_near = {0.70, 0.67, 0.83, 0.75, 0.98, 0.93, 0.91, 0.67},
+    .eff_far = {0.153, 0.233, 0.267, 0.30, 0.30, 0.291, 0.271, 0.247},
+    .padded_margin = 0.05,
+    .long_row_factor = 4.0,
+    .long_row_slack = 32.0,
+    .ell_long_row_factor = 2.0,
 };
 
 /* ---- CSR DEFAULT ----
@@ -125,16 +164,6 @@ const sp__policy_t *sp__policy_for(const sp_context_t *ctx)
     return sp__policy_for_sm(ctx->info.cc_major * 10 + ctx->info.cc_minor);
 }
 
-sp_format_t sp__policy_spmv_format(const sp__policy_t *p, int64_t nrows, int64_t nnz,
-                                   int64_t row_max, double row_mean)
-{
-    const sp__spmv_format_policy_t *f = p->spmv_format;
-    double padded = (double)nrows * (double)row_max;
-    if (nnz == 0 || padded <= f->ell_max_padding * (double)nnz) return SP_FORMAT_ELL;
-    if ((double)row_max <= f->sell_max_row_factor * (row_mean + 1.0)) return SP_FORMAT_SELL;
-    return SP_FORMAT_CSR;
-}
-
 /* The smallest power of two >= mean within the policy's bounds. */
 static int vector_width(const sp__spmv_csr_policy_t *c, double mean)
 {
@@ -158,6 +187,136 @@ sp_spmv_alg_t sp__policy_spmv_csr_alg(const sp__policy_t *p, sp_spmv_alg_t alg, 
     }
     *width = alg == SP_SPMV_ALG_CSR_VECTOR ? vector_width(c, mean) : 0;
     return alg;
+}
+
+int64_t sp__policy_long_row_bound(const sp__policy_t *p, sp_format_t fmt, int64_t nrows,
+                                  int64_t nnz)
+{
+    const sp__spmv_format_policy_t *f = p->spmv_format;
+    double mean = nrows > 0 ? (double)nnz / (double)nrows : 0.0;
+    int64_t bound = (int64_t)(f->long_row_factor * mean + f->long_row_slack);
+    int64_t ell = (int64_t)(f->ell_long_row_factor * mean);
+    if (fmt != SP_FORMAT_ELL) return bound;
+    ell = ell < 1 ? 1 : ell;
+    return ell < bound ? ell : bound;
+}
+
+/* Entries in rows longer than bound, from the histogram (a bin cut by the bound counts the
+ * share of its length range above it); without one, the longest row when it is long. */
+static double tail_entries(const sp__spmv_stats_t *s)
+{
+    double t = 0.0;
+    if (s->row_max <= s->long_row_bound) return 0.0;
+    if (!s->hist_nnz) return (double)s->row_max;
+    for (int b = 1; b < SP_ROW_HIST_BINS; b++) {
+        double lo = (double)((int64_t)1 << (b - 1)), hi = 2.0 * lo - 1.0;
+        double bound = (double)s->long_row_bound;
+        if (lo > bound) t += (double)s->hist_nnz[b];
+        else if (hi > bound) t += (double)s->hist_nnz[b] * (hi - bound) / (hi - lo + 1.0);
+    }
+    return t;
+}
+
+/* ceil(a / b) for positive b, at least 1. */
+static double steps(double a, double b)
+{
+    double q = ceil(a / b);
+    return q < 1.0 ? 1.0 : q;
+}
+
+/* The model's time of kind k moving `bytes` with a dependent chain of `chain` steps and
+ * `launches` launches (policy.h). */
+static double kind_us(const sp__spmv_format_policy_t *f, const sp__spmv_stats_t *s,
+                      sp__spmv_kind_t k, double bytes, double chain, int launches)
+{
+    double near = s->col_near < 0.0 ? 0.0 : s->col_near > 1.0 ? 1.0 : s->col_near;
+    double eff = near * f->eff_near[k] + (1.0 - near) * f->eff_far[k];
+    double stream = bytes / (f->read_gbs * eff * 1e3); /* GB/s = 1e3 bytes per us */
+    double walk = chain * f->step_us;
+    return launches * f->launch_us + (stream > walk ? stream : walk);
+}
+
+sp__spmv_choice_t sp__policy_spmv_choose(const sp__policy_t *p, const sp__spmv_stats_t *s)
+{
+    const sp__spmv_format_policy_t *f = p->spmv_format;
+    const sp__spmv_csr_policy_t *c = p->spmv_csr;
+    sp__spmv_choice_t out;
+    double v = s->value_bytes > 0 ? s->value_bytes : 8, m = (double)s->nrows;
+    double nnz = (double)s->nnz, xy = (m + (double)s->ncols) * v;
+    double resident = (double)(s->sm_count > 0 ? s->sm_count : f->default_sms) * f->threads_per_sm;
+    double waves = steps(m, resident), tail = tail_entries(s), kept = nnz - tail;
+    double width = s->row_max_kept > 0 ? (double)s->row_max_kept
+                   : (double)(s->row_max < s->long_row_bound ? s->row_max : s->long_row_bound);
+    double longest = (double)s->row_max, tail_us = 0.0, best;
+    double csr_bytes = nnz * (4 + v) + (m + 1) * 4 + xy;
+    for (int g = 0; g < SP_FORMAT_COUNT; g++) out.us[g] = -1.0;
+    out.format = SP_FORMAT_CSR;
+    out.alg = SP_SPMV_ALG_CSR_ADAPTIVE;
+    if (s->nnz == 0) {
+        out.format = SP_FORMAT_ELL;
+        out.alg = SP_SPMV_ALG_DEFAULT;
+        return out;
+    }
+    /* CSR: its best algorithm (merge when rows outnumber entries, as CSR DEFAULT) */
+    if (m > c->merge_min_rows_per_entry * nnz) {
+        out.alg = SP_SPMV_ALG_CSR_MERGE;
+        out.us[SP_FORMAT_CSR] = kind_us(f, s, SP__KIND_CSR_ADAPTIVE, csr_bytes, 2.0, 2);
+    } else {
+        double vw = 2;
+        while (vw < c->vector_max_width && vw < s->row_mean) vw *= 2;
+        /* binned: rows of up to 128 entries in one sub-warp pass, longer ones in warp
+         * pieces of 1024 (32 loads a lane); adaptive: rows of up to 256 in its blocks,
+         * longer ones in pieces of 512 (2048 from 2^22 entries) with 8 gathers in flight a
+         * lane. Binned first: a tie (small inputs, launch-bound) goes to it, measured
+         * ahead of adaptive on 1138_bus, ani4 and BentPipe2D100. */
+        double piece = nnz < 4194304.0 ? 512.0 : 2048.0;
+        struct { sp_spmv_alg_t alg; sp__spmv_kind_t k; double chain; } cand[] = {
+            {SP_SPMV_ALG_CSR_BINNED, SP__KIND_CSR_BINNED,
+             longest <= 128 ? 3.0 : 2.0 + steps(longest < 1024 ? longest : 1024, 128)},
+            {SP_SPMV_ALG_CSR_ADAPTIVE, SP__KIND_CSR_ADAPTIVE,
+             longest <= 256 ? 3.0 : 2.0 + steps(longest < piece ? longest : piece, 256)},
+            {SP_SPMV_ALG_CSR_SCALAR, SP__KIND_CSR_SCALAR, steps(longest, 8) * waves},
+            {SP_SPMV_ALG_CSR_VECTOR, SP__KIND_CSR_VECTOR,
+             steps(longest, 4 * vw) * steps(m * vw, resident)},
+        };
+        out.us[SP_FORMAT_CSR] = -1.0;
+        for (size_t i = 0; i < sizeof cand / sizeof cand[0]; i++) {
+            double t = kind_us(f, s, cand[i].k, csr_bytes, cand[i].chain, 1);
+            if (out.us[SP_FORMAT_CSR] < 0.0 || t < out.us[SP_FORMAT_CSR]) {
+                out.us[SP_FORMAT_CSR] = t;
+                out.alg = cand[i].alg;
+            }
+        }
+    }
+    /* the padded formats: one thread per row walks up to `width` slots, 4 at a time */
+    if (tail > 0.0) tail_us = kind_us(f, s, SP__KIND_TAIL, tail * (8 + v), 1.0, 1);
+    {
+        sp__spmv_stats_t e = *s;
+        double ell_tail, ell_width, ell_tail_us = 0.0;
+        if (s->ell_long_row_bound > 0) e.long_row_bound = s->ell_long_row_bound;
+        ell_tail = tail_entries(&e);
+        ell_width = s->ell_row_max_kept > 0 ? (double)s->ell_row_max_kept
+                    : (double)(s->row_max < e.long_row_bound ? s->row_max : e.long_row_bound);
+        if (ell_tail > 0.0) ell_tail_us = kind_us(f, s, SP__KIND_TAIL, ell_tail * (8 + v), 1.0, 1);
+        if (m * ell_width * (4 + v) <= (double)p->matrix->ell_bound_factor * csr_bytes)
+            out.us[SP_FORMAT_ELL] = kind_us(f, s, SP__KIND_ELL, m * ell_width * (4 + v) + xy,
+                                            steps(ell_width, 4) * waves, 1) + ell_tail_us;
+    }
+    out.us[SP_FORMAT_SELL] = kind_us(f, s, SP__KIND_SELL, 1.05 * kept * (4 + v) + 4 * m + xy,
+                                     steps(width, 4) * waves, 1) + tail_us;
+    out.us[SP_FORMAT_JDS] = kind_us(f, s, SP__KIND_JDS, kept * (4 + v) + 4 * m + xy,
+                                    steps(width, 4) * waves, 1) + tail_us;
+    best = out.us[SP_FORMAT_CSR] * (1.0 - f->padded_margin);
+    {
+        sp_format_t padded[] = {SP_FORMAT_ELL, SP_FORMAT_SELL, SP_FORMAT_JDS};
+        for (size_t i = 0; i < 3; i++)
+            if (out.us[padded[i]] >= 0.0 && out.us[padded[i]] < best) {
+                best = out.us[padded[i]];
+                out.format = padded[i];
+                out.alg = SP_SPMV_ALG_DEFAULT;
+            }
+    }
+    return out;
 }
 
 /* Segmented: no atomics in the main pass and one write per row. */

@@ -11,11 +11,57 @@
 
 #include "sp_api.h"
 
-/* SP_FORMAT_AUTO (sp_spmv_choose_format). */
+/* The kernels the SpMV cost model prices (SP_FORMAT_AUTO, sp_spmv_choose_format). */
+typedef enum sp__spmv_kind {
+    SP__KIND_CSR_SCALAR,
+    SP__KIND_CSR_VECTOR,
+    SP__KIND_CSR_BINNED,
+    SP__KIND_CSR_ADAPTIVE,
+    SP__KIND_ELL,
+    SP__KIND_SELL,
+    SP__KIND_JDS,
+    SP__KIND_TAIL, /* the long-row tail of ELL/JDS/SELL (COO, atomic accumulate) */
+    SP__KIND_COUNT
+} sp__spmv_kind_t;
+
+/* SP_FORMAT_AUTO: a cost model (src/policy.c says how each constant was measured). A
+ * kernel's modeled time is launches * launch_us + max(bytes / (read_gbs * eff), chain)
+ * (+ the tail's time), where eff blends eff_near and eff_far by the fraction of entries
+ * near the diagonal, and chain = step_us x the longest walk one thread or warp makes in
+ * dependent steps x the waves of resident threads the rows need. */
 typedef struct sp__spmv_format_policy {
-    double ell_max_padding;     /* ELL when nrows * longest row <= this * nnz */
-    double sell_max_row_factor; /* else SELL when longest row <= this * (mean + 1) */
+    double read_gbs;           /* streaming read bandwidth, GB/s */
+    double launch_us;          /* one launch of a call */
+    double step_us;            /* one dependent step: a batch of loads, then the gathers */
+    int threads_per_sm;        /* resident threads of an SM */
+    int default_sms;           /* SMs assumed for a host context */
+    double eff_near[SP__KIND_COUNT]; /* fraction of read_gbs, gathers near the diagonal */
+    double eff_far[SP__KIND_COUNT];  /* the same, gathers spread over x */
+    double padded_margin;      /* ELL/SELL/JDS must model this fraction faster than CSR */
+    double long_row_factor, long_row_slack; /* the tail: rows > factor * mean + slack */
+    double ell_long_row_factor;             /* ELL's tail also takes rows > this * mean */
 } sp__spmv_format_policy_t;
+
+/* The matrix statistics the model reads (sp__spmv_stats_of fills them from a matrix). */
+typedef struct sp__spmv_stats {
+    int64_t nrows, ncols, nnz, row_max;
+    double row_mean, row_stddev;
+    double col_near;             /* sp__coo_col_near */
+    const int64_t *hist, *hist_nnz; /* SP_ROW_HIST_BINS each (sp_matrix_t.row_hist) or NULL */
+    int value_bytes;
+    int sm_count;                /* 0: the policy's default_sms */
+    int64_t long_row_bound;      /* JDS, SELL (INT64_MAX: no tail) */
+    int64_t row_max_kept;        /* the longest row within it (0: min(row_max, bound)) */
+    int64_t ell_long_row_bound, ell_row_max_kept; /* the same for ELL (0: as JDS, SELL) */
+} sp__spmv_stats_t;
+
+/* What AUTO picks, and the model's time of each candidate (microseconds; < 0 when not a
+ * candidate): index by sp_format_t for ELL, JDS, SELL, and CSR's best algorithm. */
+typedef struct sp__spmv_choice {
+    sp_format_t format;
+    sp_spmv_alg_t alg; /* CSR: the algorithm; else SP_SPMV_ALG_DEFAULT */
+    double us[SP_FORMAT_COUNT];
+} sp__spmv_choice_t;
 
 /* CSR with SP_SPMV_ALG_DEFAULT, and the sub-warp width of CSR vector. */
 typedef struct sp__spmv_csr_policy {
@@ -70,9 +116,17 @@ const sp__policy_t *sp__policy_for_sm(int sm);
 /* The row for ctx's device (the default row for a host context or NULL). */
 const sp__policy_t *sp__policy_for(const sp_context_t *ctx);
 
-/* SP_FORMAT_AUTO for a matrix of these row statistics. */
-sp_format_t sp__policy_spmv_format(const sp__policy_t *p, int64_t nrows, int64_t nnz,
-                                   int64_t row_max, double row_mean);
+/* SP_FORMAT_AUTO for a matrix of these statistics: the cheapest modeled format (and CSR
+ * algorithm); CSR unless a padded format models padded_margin faster. */
+sp__spmv_choice_t sp__policy_spmv_choose(const sp__policy_t *p, const sp__spmv_stats_t *s);
+/* The long-row bound of ELL, JDS and SELL (rows longer go to the tail). */
+int64_t sp__policy_long_row_bound(const sp__policy_t *p, sp_format_t f, int64_t nrows,
+                                  int64_t nnz);
+/* The statistics of A as the model takes them (src/spmv_model.c). */
+void sp__spmv_stats_of(const sp_context_t *ctx, const sp_matrix_t *A, sp__spmv_stats_t *s);
+/* AUTO's format and algorithm for A (sp_spmv_tune's choice when A has one; src/spmv.c). */
+void sp__spmv_auto(const sp_context_t *ctx, const sp_matrix_t *A, sp_format_t *format,
+                   sp_spmv_alg_t *alg);
 /* The CSR algorithm for alg (DEFAULT resolved from the statistics, others kept) and, for
  * CSR vector, the sub-warp width in *width (0 for the others). */
 sp_spmv_alg_t sp__policy_spmv_csr_alg(const sp__policy_t *p, sp_spmv_alg_t alg, int64_t nrows,

@@ -6,7 +6,7 @@
 #include "sp_base.h"
 #include "sp_ref.h"
 
-enum { SP_CONTEXT_MESSAGE_MAX = 1024 };
+enum { SP_CONTEXT_MESSAGE_MAX = 1024, SP_ROW_HIST_BINS = 33 };
 
 struct sp_context {
     sp_device_kind_t kind;
@@ -39,6 +39,16 @@ struct sp_matrix {
     int64_t duplicates_merged;
     int64_t row_min, row_max, empty_rows;
     double row_mean, row_stddev;
+    /* rows and entries by row length: bin 0 the empty rows, bin b the rows of
+     * 2^(b-1) .. 2^b - 1 entries (the SpMV cost model's input, src/policy.c) */
+    int64_t row_hist[SP_ROW_HIST_BINS], row_hist_nnz[SP_ROW_HIST_BINS];
+    double col_near; /* fraction of entries near the diagonal (sp__coo_col_near) */
+    /* the longest rows of at most sp__matrix_long_row_bound entries (JDS, SELL; ELL) */
+    int64_t row_max_kept, ell_row_max_kept;
+    /* sp_spmv_tune's choice, used by SP_FORMAT_AUTO once set (src/spmv_tune.c) */
+    int tuned;
+    sp_format_t tuned_format;
+    sp_spmv_alg_t tuned_alg;
 };
 
 /* Record the thread's last error on the context too when status is a failure; returns
@@ -64,7 +74,9 @@ void sp__cuda_env_keep_error(const sp_context_t *ctx, sp_gpu_env_t *env);
 /* The CUDA side of matrices (src/matrix_cuda.c): upload and sort-merge a host COO, build a
  * format on the GPU, free one, and copy one to the host mirror. */
 sp_status_t sp__cuda_matrix_upload(sp_matrix_t *A, const sp_coo_t *coo, int32_t **h_row_counts);
-sp_status_t sp__cuda_matrix_build(sp_matrix_t *A, sp_format_t format, int sell_c, int sell_sigma);
+/* ELL, JDS and SELL keep the rows longer than long_bound in their tail (sp_formats.h). */
+sp_status_t sp__cuda_matrix_build(sp_matrix_t *A, sp_format_t format, int sell_c, int sell_sigma,
+                                  int64_t long_bound);
 void sp__cuda_matrix_free_format(sp_matrix_t *A, sp_format_t format);
 sp_status_t sp__cuda_matrix_mirror(sp_matrix_t *A, sp_format_t format);
 
@@ -74,6 +86,11 @@ sp_status_t sp__cuda_spmv(sp_matrix_t *A, sp_format_t format, sp_spmv_alg_t alg,
                           const void *alpha, const void *x, const void *beta, void *y);
 /* The plan of (format, alg) made now if it is not cached (sp_spmv_prepare; format built). */
 sp_status_t sp__cuda_spmv_prepare(sp_matrix_t *A, sp_format_t format, sp_spmv_alg_t alg);
+/* *ms = the median of `timed` calls of (format, alg) on A (built and prepared) after `warm`
+ * calls, each between CUDA events on the context's stream, x zeros and y in scratch of
+ * the context's allocator (sp_spmv_tune). */
+sp_status_t sp__cuda_spmv_time(sp_matrix_t *A, sp_format_t format, sp_spmv_alg_t alg, int warm,
+                               int timed, double *ms);
 /* Free the plans of one format (SP_FORMAT_COUNT: all of them, and the plan table). */
 void sp__cuda_spmv_free_plans(sp_matrix_t *A, sp_format_t format);
 
@@ -158,6 +175,33 @@ void sp__cuda_test_cap_room(sp_context_t *ctx, int64_t bytes);
 
 /* Free format f of a host format set (the reference's *_free). */
 void sp__format_set_free(sp_format_set_t *set, sp_format_t format);
+
+/* The row-length histogram bin of a row of len entries (sp_matrix_t.row_hist). */
+static inline int sp__row_hist_bin(int64_t len)
+{
+    int b = 0;
+    while (len > 0 && b < SP_ROW_HIST_BINS - 1) len >>= 1, b++;
+    return b;
+}
+
+/* The long-row tail of format f in set (ELL, JDS, SELL), else NULL. */
+static inline sp_triplets_t *sp__format_tail(sp_format_set_t *set, sp_format_t f)
+{
+    return f == SP_FORMAT_ELL ? &set->ell.tail
+           : f == SP_FORMAT_JDS ? &set->jds.tail
+           : f == SP_FORMAT_SELL ? &set->sell.tail
+                                 : NULL;
+}
+
+/* The fraction of coo's entries whose column lies within max(4096, ncols / 64) of the
+ * diagonal's (row * ncols / nrows), from at most 2^20 entries taken at an even stride: how
+ * local the gathers of x are (stencils, bands, FEM near 1; random and Kronecker near 0).
+ * 1 for an empty matrix. src/spmv_model.c. */
+double sp__coo_col_near(const sp_coo_t *coo);
+
+/* Rows of A longer than this go to the tail of format f (ELL, JDS, SELL): the matrix option
+ * long_row_bound, else the policy's (src/policy.c); INT64_MAX when there is no tail. */
+int64_t sp__matrix_long_row_bound(const sp_matrix_t *A, sp_format_t f);
 /* Frees every format of A (never COO) that is built now and was not in built_before (a
  * mask of A->built): a call that failed after building formats leaves A as it was. */
 void sp__matrix_drop_formats_since(sp_matrix_t *A, unsigned built_before);

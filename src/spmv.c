@@ -20,15 +20,32 @@ static int alg_fits(sp_format_t f, sp_spmv_alg_t alg)
     return 0;
 }
 
-/* The rule and its constants: sp__policy_spmv_format (src/policy.c). */
+/* AUTO's format and algorithm for A on ctx: sp_spmv_tune's choice when A has one, else
+ * the cost model's (sp__policy_spmv_choose, src/policy.c). */
+void sp__spmv_auto(const sp_context_t *ctx, const sp_matrix_t *A, sp_format_t *format,
+                   sp_spmv_alg_t *alg)
+{
+    sp__spmv_stats_t s;
+    sp__spmv_choice_t c;
+    if (A->tuned) {
+        *format = A->tuned_format;
+        *alg = A->tuned_alg;
+        return;
+    }
+    sp__spmv_stats_of(ctx, A, &s);
+    c = sp__policy_spmv_choose(sp__policy_for(ctx), &s);
+    *format = c.format;
+    *alg = c.alg;
+}
+
 sp_status_t sp_spmv_choose_format(const sp_context_t *ctx, const sp_matrix_t *A,
                                   sp_format_t *format)
 {
     sp_status_t st = SP_STATUS_SUCCESS;
+    sp_spmv_alg_t alg = SP_SPMV_ALG_DEFAULT;
     SP_CHECK_ARG(ctx != NULL && A != NULL && format != NULL,
                  "sp_spmv_choose_format: NULL argument");
-    *format = sp__policy_spmv_format(sp__policy_for(ctx), A->f.coo.nrows, A->f.coo.nnz,
-                                     A->row_max, A->row_mean);
+    sp__spmv_auto(ctx, A, format, &alg);
 done:
     return st;
 }
@@ -49,19 +66,25 @@ static void spmv_host(const sp_matrix_t *A, sp_format_t f, const void *alpha, co
 }
 
 /* The checks sp_spmv and sp_spmv_prepare share: A has values on ctx and alg fits the
- * format; *format resolved from SP_FORMAT_AUTO. */
+ * format; *format resolved from SP_FORMAT_AUTO, and with it *alg when DEFAULT. */
 static sp_status_t check_matrix(const char *what, const sp_context_t *ctx, const sp_matrix_t *A,
-                                sp_format_t *format, sp_spmv_alg_t alg)
+                                sp_format_t *format, sp_spmv_alg_t *alg_io)
 {
+    sp_spmv_alg_t alg = *alg_io;
     sp_status_t st = SP_STATUS_SUCCESS;
     SP_CHECK_ARG(A->ctx == ctx, "%s: matrix belongs to another context", what);
     SP_CHECK_ARG(A->f.coo.value_type != SP_VALUE_NONE,
                  "%s: the matrix is a pattern (no values); load it with values", what);
     SP_CHECK_ARG(*format == SP_FORMAT_AUTO || ((int)*format >= 0 && *format < SP_FORMAT_COUNT),
                  "%s: unknown format %d", what, (int)*format);
-    if (*format == SP_FORMAT_AUTO) SP_TRY(sp_spmv_choose_format(ctx, A, format));
+    if (*format == SP_FORMAT_AUTO) {
+        sp_spmv_alg_t chosen = SP_SPMV_ALG_DEFAULT;
+        sp__spmv_auto(ctx, A, format, &chosen);
+        if (alg == SP_SPMV_ALG_DEFAULT) alg = chosen;
+    }
     SP_CHECK_ARG(alg_fits(*format, alg), "%s: algorithm %d does not apply to format %s", what,
                  (int)alg, sp_format_name(*format));
+    *alg_io = alg;
 done:
     return st;
 }
@@ -77,7 +100,7 @@ static sp_status_t spmv_run(const char *what, sp_context_t *ctx, sp_format_t for
     SP_CHECK_ARG(alpha != NULL && beta != NULL, "%s: alpha or beta is NULL", what);
     SP_CHECK_ARG((x != NULL || A->f.coo.ncols == 0) && (y != NULL || A->f.coo.nrows == 0),
                  "%s: x or y is NULL", what);
-    SP_TRY(check_matrix(what, ctx, A, &format, alg));
+    SP_TRY(check_matrix(what, ctx, A, &format, &alg));
     SP_TRY(sp_matrix_build(ctx, A, format));
     if (ctx->kind == SP_DEVICE_CUDA)
         SP_TRY(sp__cuda_spmv(A, format, alg, alpha, x, beta, y));
@@ -103,7 +126,7 @@ sp_status_t sp_spmv_prepare(sp_context_t *ctx, sp_matrix_t *A, sp_format_t forma
     sp_status_t st = SP_STATUS_SUCCESS;
     unsigned built_before = A ? A->built : 0;
     SP_CHECK_ARG(ctx != NULL && A != NULL, "sp_spmv_prepare: ctx or A is NULL");
-    SP_TRY(check_matrix("sp_spmv_prepare", ctx, A, &format, alg));
+    SP_TRY(check_matrix("sp_spmv_prepare", ctx, A, &format, &alg));
     SP_TRY(sp_matrix_build(ctx, A, format));
     if (ctx->kind == SP_DEVICE_CUDA) SP_TRY(sp__cuda_spmv_prepare(A, format, alg));
 done:

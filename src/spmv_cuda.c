@@ -4,10 +4,13 @@
  * format and plan exist, a call makes these CUDA runtime calls and no others: one
  * cudaGetDevice (cudaSetDevice too when another device is current), then one
  * cudaLaunchKernelEx per kernel, each checked by its return value: one kernel for ELL,
- * SELL, JDS and CSR scalar, vector, binned and adaptive; two for CSR merge and split (tile pass,
+ * SELL, JDS (a second for the long-row tail when they have one) and CSR scalar, vector,
+ * binned and adaptive; two for CSR merge and split (tile pass,
  * carry fix-up) and HYB (ELL, overflow); CSC and COO atomic a y = beta * y pass and one
  * kernel, COO segmented that pass and two (the beta pass is left out when beta is 1).
  * No allocation, memset, event, synchronization or attribute query. */
+#include <stdlib.h>
+
 #include "policy.h"
 
 #ifdef SP_HAVE_CUDA
@@ -92,6 +95,50 @@ done:
     return st;
 }
 
+static int cmp_float(const void *a, const void *b)
+{
+    float x = *(const float *)a, y = *(const float *)b;
+    return (x > y) - (x < y);
+}
+
+sp_status_t sp__cuda_spmv_time(sp_matrix_t *A, sp_format_t f, sp_spmv_alg_t alg, int warm,
+                               int timed, double *ms)
+{
+    sp_status_t st = SP_STATUS_SUCCESS;
+    sp_gpu_env_t env;
+    size_t vs = sp_value_size(A->f.coo.value_type);
+    void *d_x = NULL, *d_y = NULL;
+    cudaEvent_t ev[2] = {NULL, NULL};
+    float times[64];
+    const double one = 1.0, zero = 0.0;
+    const float one_f = 1.0f, zero_f = 0.0f;
+    const void *alpha = vs == 4 ? (const void *)&one_f : (const void *)&one;
+    const void *beta = vs == 4 ? (const void *)&zero_f : (const void *)&zero;
+    timed = timed < 1 ? 1 : timed > 64 ? 64 : timed;
+    sp__cuda_env(A->ctx, &env);
+    SP_TRY(env.alloc(env.self, &d_x, (size_t)(A->f.coo.ncols + 1) * vs));
+    SP_TRY(env.alloc(env.self, &d_y, (size_t)(A->f.coo.nrows + 1) * vs));
+    SP_CUDA_TRY(cudaMemsetAsync(d_x, 0, (size_t)(A->f.coo.ncols + 1) * vs, env.stream));
+    SP_CUDA_TRY(cudaEventCreate(&ev[0]));
+    SP_CUDA_TRY(cudaEventCreate(&ev[1]));
+    for (int i = 0; i < warm; i++) SP_TRY(sp__cuda_spmv(A, f, alg, alpha, d_x, beta, d_y));
+    for (int i = 0; i < timed; i++) {
+        SP_CUDA_TRY(cudaEventRecord(ev[0], env.stream));
+        SP_TRY(sp__cuda_spmv(A, f, alg, alpha, d_x, beta, d_y));
+        SP_CUDA_TRY(cudaEventRecord(ev[1], env.stream));
+        SP_CUDA_TRY(cudaEventSynchronize(ev[1]));
+        SP_CUDA_TRY(cudaEventElapsedTime(&times[i], ev[0], ev[1]));
+    }
+    qsort(times, (size_t)timed, sizeof times[0], cmp_float);
+    *ms = times[timed / 2];
+done:
+    if (ev[1]) cudaEventDestroy(ev[1]);
+    if (ev[0]) cudaEventDestroy(ev[0]);
+    if (d_y) env.free(env.self, d_y);
+    if (d_x) env.free(env.self, d_x);
+    return st;
+}
+
 void sp__cuda_spmv_free_plans(sp_matrix_t *A, sp_format_t f)
 {
     spmv_plans_t *p = A->gpu_plans;
@@ -126,5 +173,12 @@ sp_status_t sp__cuda_spmv_prepare(sp_matrix_t *A, sp_format_t f, sp_spmv_alg_t a
 }
 
 void sp__cuda_spmv_free_plans(sp_matrix_t *A, sp_format_t f) { (void)A, (void)f; }
+
+sp_status_t sp__cuda_spmv_time(sp_matrix_t *A, sp_format_t f, sp_spmv_alg_t alg, int warm,
+                               int timed, double *ms)
+{
+    (void)A, (void)f, (void)alg, (void)warm, (void)timed, (void)ms;
+    return SP_ERROR(SP_STATUS_NOT_COMPILED, "libsp was built without CUDA");
+}
 
 #endif

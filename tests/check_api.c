@@ -330,18 +330,29 @@ END_TEST
 
 START_TEST(test_ell_refused_when_padding_explodes)
 {
-    /* One row of length n in an n-row matrix: ELL would be n^2 slots; HYB and SELL cope. */
+    /* One row of length n in an n-row matrix: ELL without its long-row tail (the option
+     * long_row_bound < 0) would be n^2 slots; HYB and SELL cope, and so does ELL with its
+     * tail (the default). */
     sp_context_t *ctx = host();
     const int64_t n = 3000;
     sp_coo_t *a = NULL;
-    sp_matrix_t *A = NULL;
+    sp_matrix_t *A = NULL, *B = NULL;
+    sp_matrix_options_t no_tail = {0};
+    sp_matrix_info_t info;
+    no_tail.long_row_bound = -1;
     ck_assert_ok(sp_coo_create(n, n, 2 * n, SP_R_32F, &a));
     for (int64_t k = 0; k < n; k++) {
         a->row[k] = 0; a->col[k] = (int32_t)k; ((float *)a->val)[k] = 1;
         a->row[n + k] = (int32_t)k; a->col[n + k] = (int32_t)k; ((float *)a->val)[n + k] = 1;
     }
     a->nnz = 2 * n;
-    ck_assert_ok(sp_matrix_create(ctx, a, NULL, &A));
+    ck_assert_ok(sp_matrix_create(ctx, a, NULL, &B));
+    ck_assert_ok(sp_matrix_build(ctx, B, SP_FORMAT_ELL));
+    ck_assert_ok(sp_matrix_info(B, &info));
+    ck_assert_int_eq(info.ell_tail_nnz, n);
+    ck_assert_int_le(info.ell_width, info.ell_long_row_bound);
+    sp_matrix_destroy(B);
+    ck_assert_ok(sp_matrix_create(ctx, a, &no_tail, &A));
     ck_assert_status(sp_matrix_build(ctx, A, SP_FORMAT_ELL), SP_STATUS_NOT_SUPPORTED);
     ck_assert_error_has("72000000 bytes");
     ck_assert_str_eq(sp_context_last_error(ctx), sp_last_error());

@@ -176,6 +176,27 @@ static void check_jds_sell(const sp_csr_t *d_csr, const sp_csr_t *h_csr)
     }
 }
 
+/* The long-row split (the tail of ELL, JDS, SELL) at bounds from 0 (every non-empty row in
+ * the tail) to past the longest row (no tail), kept CSR and tail compared bit for bit. */
+static void check_split(const sp_csr_t *d_csr, const sp_csr_t *h_csr)
+{
+    int64_t mean = h_csr->nrows > 0 ? h_csr->nnz / h_csr->nrows : 0;
+    const int64_t bounds[] = {0, 1, 4 * mean + 32, (int64_t)1 << 40};
+    for (size_t i = 0; i < sizeof bounds / sizeof bounds[0]; i++) {
+        sp_csr_t hk = {0}, dk = {0};
+        sp_triplets_t ht = {0}, dt = {0};
+        ck_assert_ok(sp__ref_csr_split_long(h_csr, bounds[i], &hk, &ht));
+        ck_assert_ok(sp__gpu_csr_split_long(&T.env, d_csr, bounds[i], &dk, &dt));
+        ck_assert_int_eq(hk.nnz + ht.nnz, h_csr->nnz);
+        compare_csr(&dk, &hk, hk.nrows, "split kept");
+        compare_triplets(&dt, &ht, "split tail");
+        sp__gpu_csr_free(&T.env, &dk);
+        sp__gpu_triplets_free(&T.env, &dt);
+        sp__csr_free(&hk);
+        sp__triplets_free(&ht);
+    }
+}
+
 /* Sort-merge a copy of a on both sides, then every conversion, all compared bit for bit. */
 static void check_chain(const sp_coo_t *a, sp_dup_policy_t policy)
 {
@@ -212,6 +233,7 @@ static void check_chain(const sp_coo_t *a, sp_dup_policy_t policy)
 
     check_ell_hyb(&d_csr, &h_csr);
     check_jds_sell(&d_csr, &h_csr);
+    check_split(&d_csr, &h_csr);
     sp__gpu_csr_free(&T.env, &d_csr);
     sp__csr_free(&h_csr);
     ck_assert_int_eq(T.live, 0);

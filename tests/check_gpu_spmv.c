@@ -269,9 +269,11 @@ static void compare(const spmv_case_t *c, const char *what, const void *got, con
 /* Whether (format, alg) gives the same bits on every call: no atomics in the summation.
  * CSR merge and split (and DEFAULT, which may resolve to them) and COO segmented add the
  * carry-outs of rows longer than a tile with atomics in their fix-up pass, so they are
- * held to the bound only. CSR binned adds the pieces of a long row in piece order. */
-static int deterministic(sp_format_t f, sp_spmv_alg_t alg)
+ * held to the bound only. CSR binned adds the pieces of a long row in piece order. ELL,
+ * JDS and SELL are deterministic unless they keep a long-row tail (added with atomics). */
+static int deterministic(const spmv_case_t *c, sp_format_t f, sp_spmv_alg_t alg)
 {
+    sp_matrix_info_t info;
     switch (f) {
     case SP_FORMAT_CSR:
         return alg == SP_SPMV_ALG_CSR_SCALAR || alg == SP_SPMV_ALG_CSR_VECTOR ||
@@ -279,7 +281,10 @@ static int deterministic(sp_format_t f, sp_spmv_alg_t alg)
     case SP_FORMAT_ELL:
     case SP_FORMAT_JDS:
     case SP_FORMAT_SELL:
-        return 1;
+        ck_assert_ok(sp_matrix_info(c->G, &info));
+        return (f == SP_FORMAT_ELL   ? info.ell_tail_nnz
+                : f == SP_FORMAT_JDS ? info.jds_tail_nnz
+                                     : info.sell_tail_nnz) == 0;
     default:
         return 0; /* COO, CSC and HYB's overflow accumulate with atomics */
     }
@@ -330,7 +335,7 @@ static void run_combo(spmv_case_t *c, const sp_test_spmv_combo_t *k, unsigned fl
             memcpy(c->h_first, c->h_got, (size_t)c->nrows * c->vs);
             continue;
         }
-        if (!deterministic(f, k->alg)) continue;
+        if (!deterministic(c, f, k->alg)) continue;
         for (int64_t i = 0; i < c->nrows; i++)
             ck_assert_msg(
                 memcmp((char *)c->h_got + i * c->vs, (char *)c->h_first + i * c->vs, c->vs) ==
@@ -658,7 +663,8 @@ END_TEST
 
 START_TEST(test_row_of_length_n)
 {
-    /* a diagonal plus one full row: ELL would pad every row to n, so it is refused */
+    /* a diagonal plus one full row: ELL, JDS and SELL keep the row in their tail (ELL
+     * without one would pad every row to n: tests/check_api.c pins that refusal) */
     int64_t n = small ? 10000 : 100000, full = n / 3;
     sp_coo_t *a = coo_new(n, n, 2 * n);
     uint64_t s = 13;
@@ -666,7 +672,7 @@ START_TEST(test_row_of_length_n)
         coo_push(a, full, j, 2 * sp_test_uniform(&s) - 1);
     for (int64_t r = 0; r < n; r++)
         if (r != full) coo_push(a, r, r, 2 * sp_test_uniform(&s) - 1);
-    check_matrix("row of length n", a, NULL, ALL_FORMATS, WITH_CUSPARSE | ELL_REFUSED);
+    check_matrix("row of length n", a, NULL, ALL_FORMATS, WITH_CUSPARSE);
     sp_coo_free(a);
 }
 END_TEST
@@ -910,6 +916,117 @@ START_TEST(test_refusals)
     sp_coo_free(a);
 }
 END_TEST
+/* ---- the shapes of sp_gen_shape (issue 23): every format against the reference ---------- */
+
+/* Matrix name of sp_gen_shape g, every format and algorithm in float and double; with
+ * `tails`, the long-row tails of ELL, JDS and SELL are checked to exist. */
+static void check_shape(const char *name, sp_gen_shape_t g, int tails)
+{
+    sp_coo_t *a = NULL;
+    sp_matrix_t *A = NULL;
+    sp_matrix_info_t info;
+    ck_assert_ok(sp_gen_shape(&g, SP_R_64F, &a));
+    check_matrix(name, a, NULL, ALL_FORMATS, 0);
+    if (tails) {
+        ck_assert_ok(sp_matrix_create(g_gpu, a, NULL, &A));
+        ck_assert_ok(sp_matrix_build(g_gpu, A, SP_FORMAT_ELL));
+        ck_assert_ok(sp_matrix_build(g_gpu, A, SP_FORMAT_JDS));
+        ck_assert_ok(sp_matrix_build(g_gpu, A, SP_FORMAT_SELL));
+        ck_assert_ok(sp_matrix_info(A, &info));
+        ck_assert_msg(info.ell_tail_nnz > 0 && info.jds_tail_nnz > 0 && info.sell_tail_nnz > 0,
+                      "%s: tails ell %lld jds %lld sell %lld", name,
+                      (long long)info.ell_tail_nnz, (long long)info.jds_tail_nnz,
+                      (long long)info.sell_tail_nnz);
+        ck_assert_int_le(info.ell_width, info.ell_long_row_bound);
+        sp_matrix_destroy(A);
+    }
+    sp_coo_free(a);
+}
+
+START_TEST(test_shapes_long_rows)
+{
+    int64_t n = small ? 20000 : 100000;
+    sp_gen_shape_t g = {.kind = SP_GEN_POWERLAW, .nrows = n, .ncols = n, .seed = 3};
+    static const double exponents[] = {1.5, 2.1, 3.0};
+    for (int i = 0; i < 3; i++) {
+        char name[64];
+        g.exponent = exponents[i];
+        g.mean = 12;
+        snprintf(name, sizeof name, "powerlaw %.1f", exponents[i]);
+        check_shape(name, g, i < 2);
+    }
+    g = (sp_gen_shape_t){.kind = SP_GEN_DENSE_LINES, .nrows = n, .ncols = n, .mean = 6,
+                         .dense = 3, .seed = 4};
+    check_shape("dense rows and columns", g, 1);
+    g = (sp_gen_shape_t){.kind = SP_GEN_CIRCUIT, .nrows = n, .ncols = n, .dense = 8, .seed = 5};
+    check_shape("circuit", g, 1);
+}
+END_TEST
+
+START_TEST(test_shapes_regular)
+{
+    int64_t n = small ? 20000 : 100000;
+    sp_gen_shape_t g = {.kind = SP_GEN_RECT, .nrows = 4 * n, .ncols = n / 4, .mean = 8,
+                        .seed = 6};
+    check_shape("tall", g, 0);
+    g.nrows = n / 8, g.ncols = 4 * n, g.mean = 40;
+    check_shape("wide", g, 0);
+    g = (sp_gen_shape_t){.kind = SP_GEN_BANDED, .nrows = n, .ncols = n, .band = 40, .seed = 7};
+    check_shape("banded", g, 0);
+    g = (sp_gen_shape_t){.kind = SP_GEN_BLOCKS, .nrows = n, .ncols = n, .block = 3, .mean = 9,
+                         .seed = 8};
+    check_shape("blocks 3x3", g, 0);
+    g.block = 6;
+    check_shape("blocks 6x6", g, 0);
+}
+END_TEST
+
+/* sp_spmv_tune on the GPU: times the candidates, caches one, and AUTO then takes it (and
+ * the host's tune the cost model's pick); the tuned product matches the host reference. */
+START_TEST(test_tune)
+{
+    sp_gen_shape_t g = {.kind = SP_GEN_POWERLAW, .nrows = 50000, .ncols = 50000, .mean = 10,
+                        .exponent = 2.1, .seed = 9};
+    const double alpha = 1.5, beta = 0.0;
+    sp_coo_t *a = NULL;
+    sp_matrix_t *A = NULL, *H = NULL;
+    sp_format_t f = SP_FORMAT_AUTO, chosen = SP_FORMAT_AUTO;
+    sp_spmv_alg_t alg = SP_SPMV_ALG_DEFAULT;
+    double *x = malloc(50000 * sizeof *x), *y = malloc(50000 * sizeof *y);
+    double *want = malloc(50000 * sizeof *want), *d_x = NULL, *d_y = NULL;
+    ck_assert_ptr_nonnull(x);
+    ck_assert_ptr_nonnull(y);
+    ck_assert_ptr_nonnull(want);
+    for (int i = 0; i < 50000; i++) x[i] = 1.0 / (1 + i % 97);
+    ck_assert_ok(sp_gen_shape(&g, SP_R_64F, &a));
+    ck_assert_ok(sp_matrix_create(g_gpu, a, NULL, &A));
+    ck_assert_ok(sp_matrix_create(g_host, a, NULL, &H));
+    ck_assert_ok(sp_spmv_tune(g_gpu, A, &f, &alg));
+    ck_assert_int_ne(f, SP_FORMAT_AUTO);
+    ck_assert_ok(sp_spmv_choose_format(g_gpu, A, &chosen));
+    ck_assert_int_eq(chosen, f);
+    ck_assert_ok(sp_spmv_tune(g_host, H, &chosen, NULL));
+    ck_assert_ok(sp_spmv_f64(g_host, SP_FORMAT_CSR, SP_SPMV_ALG_DEFAULT, alpha, H, x, beta, want));
+    ck_cuda(cudaMalloc((void **)&d_x, 50000 * sizeof *d_x));
+    ck_cuda(cudaMalloc((void **)&d_y, 50000 * sizeof *d_y));
+    ck_cuda(cudaMemcpy(d_x, x, 50000 * sizeof *x, cudaMemcpyHostToDevice));
+    ck_assert_ok(sp_spmv_f64(g_gpu, SP_FORMAT_AUTO, SP_SPMV_ALG_DEFAULT, alpha, A, d_x, beta, d_y));
+    ck_assert_ok(sp_context_synchronize(g_gpu));
+    ck_cuda(cudaMemcpy(y, d_y, 50000 * sizeof *y, cudaMemcpyDeviceToHost));
+    for (int i = 0; i < 50000; i++)
+        ck_assert_msg(fabs(y[i] - want[i]) <= 1e-12 * (1 + fabs(want[i])) * 1e3,
+                      "tuned %s: row %d got %.17g, expected %.17g", sp_format_name(f), i, y[i],
+                      want[i]);
+    cudaFree(d_y);
+    cudaFree(d_x);
+    sp_matrix_destroy(H);
+    sp_matrix_destroy(A);
+    sp_coo_free(a);
+    free(want);
+    free(y);
+    free(x);
+}
+END_TEST
 #endif /* SP_HAVE_CUDA */
 
 static Suite *gpu_spmv_suite(void)
@@ -920,6 +1037,7 @@ static Suite *gpu_spmv_suite(void)
      * SP_TEST_CASES_check_gpu_spmv: keep the names in step) */
     TCase *shapes = sp_test_add_case(s, "shapes", setup, teardown);
     TCase *large = sp_test_add_case(s, "large", setup, teardown);
+    TCase *wide = sp_test_add_case(s, "wide", setup, teardown);
     tcase_add_test(shapes, test_tiny);
     tcase_add_test(shapes, test_empty_shapes);
     tcase_add_test(shapes, test_one_by_one);
@@ -935,6 +1053,9 @@ static Suite *gpu_spmv_suite(void)
     tcase_add_test(shapes, test_datasets);
     tcase_add_test(shapes, test_sell_and_hyb_options);
     tcase_add_test(shapes, test_refusals);
+    tcase_add_test(wide, test_shapes_long_rows);
+    tcase_add_test(wide, test_shapes_regular);
+    tcase_add_test(wide, test_tune);
 #endif
     return s;
 }

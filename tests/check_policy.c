@@ -4,6 +4,7 @@
  * in src/spmv.c, CSR DEFAULT in kernels/spmv/spmv_plan.cu, SpTRSV AUTO in
  * src/sptrsv_cuda.c); the BFS pins are in check_bfs_api.c. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "policy.h"
 #include "testutil.h"
@@ -29,20 +30,109 @@ START_TEST(table_by_sm_version)
 }
 END_TEST
 
+/* The cost model's input for a matrix of these statistics, of doubles, on an H100 (132 SMs),
+ * without a histogram (the tail is then the longest row alone). */
+static sp__spmv_stats_t stats(int64_t nrows, int64_t nnz, int64_t row_max, double near)
+{
+    const sp__policy_t *p = sp__policy_for_sm(90);
+    sp__spmv_stats_t s = {0};
+    s.nrows = s.ncols = nrows;
+    s.nnz = nnz;
+    s.row_max = row_max;
+    s.row_mean = nrows ? (double)nnz / (double)nrows : 0.0;
+    s.col_near = near;
+    s.value_bytes = 8;
+    s.sm_count = 132;
+    s.long_row_bound = sp__policy_long_row_bound(p, SP_FORMAT_SELL, nrows, nnz);
+    s.ell_long_row_bound = sp__policy_long_row_bound(p, SP_FORMAT_ELL, nrows, nnz);
+    return s;
+}
+
+static sp__spmv_choice_t choose(sp__spmv_stats_t s)
+{
+    return sp__policy_spmv_choose(sp__policy_for_sm(90), &s);
+}
+
+/* The choice for `many` rows of length a and `few` of length b, with their histogram. */
+static sp__spmv_choice_t two_lengths(int64_t many, int64_t a, int64_t few, int64_t b, double near)
+{
+    static int64_t hist[SP_ROW_HIST_BINS], hist_nnz[SP_ROW_HIST_BINS];
+    int bin_a = 0, bin_b = 0;
+    while (bin_a < SP_ROW_HIST_BINS - 1 && (a >> bin_a)) bin_a++;
+    while (bin_b < SP_ROW_HIST_BINS - 1 && (b >> bin_b)) bin_b++;
+    memset(hist, 0, sizeof hist);
+    memset(hist_nnz, 0, sizeof hist_nnz);
+    hist[bin_a] += many, hist_nnz[bin_a] += many * a;
+    hist[bin_b] += few, hist_nnz[bin_b] += few * b;
+    sp__spmv_stats_t s = stats(many + few, many * a + few * b, b, near);
+    s.hist = hist;
+    s.hist_nnz = hist_nnz;
+    return choose(s);
+}
+
 START_TEST(spmv_format_pins)
 {
     const sp__policy_t *p = sp__policy_for_sm(90);
-    ck_assert_int_eq(sp__policy_spmv_format(p, 0, 0, 0, 0.0), SP_FORMAT_ELL);
-    ck_assert_int_eq(sp__policy_spmv_format(p, 10, 0, 0, 0.0), SP_FORMAT_ELL);
-    /* 100 rows of mean 10: ELL while padding adds at most 20% (longest row 12) */
-    ck_assert_int_eq(sp__policy_spmv_format(p, 100, 1000, 12, 10.0), SP_FORMAT_ELL);
-    ck_assert_int_eq(sp__policy_spmv_format(p, 100, 1000, 13, 10.0), SP_FORMAT_SELL);
-    /* SELL up to a longest row of 32 x (mean + 1) = 352, CSR beyond */
-    ck_assert_int_eq(sp__policy_spmv_format(p, 100, 1000, 352, 10.0), SP_FORMAT_SELL);
-    ck_assert_int_eq(sp__policy_spmv_format(p, 100, 1000, 353, 10.0), SP_FORMAT_CSR);
-    /* Kronecker 22-like: CSR */
-    ck_assert_int_eq(sp__policy_spmv_format(p, 1 << 22, (int64_t)64 << 22, 100000, 64.0),
-                     SP_FORMAT_CSR);
+    sp__spmv_choice_t c;
+    /* the long-row bound: 4 x mean + 32 */
+    ck_assert_int_eq(sp__policy_long_row_bound(p, SP_FORMAT_SELL, 100, 1000), 72);
+    ck_assert_int_eq(sp__policy_long_row_bound(p, SP_FORMAT_JDS, 100, 1000), 72);
+    ck_assert_int_eq(sp__policy_long_row_bound(p, SP_FORMAT_ELL, 100, 1000), 20);
+    ck_assert_int_eq(choose(stats(0, 0, 0, 1.0)).format, SP_FORMAT_ELL);
+    /* 7-point Poisson 160^3: ELL (99.7% of the read bandwidth on the H100) */
+    ck_assert_int_eq(choose(stats(4096000, 28518400, 7, 1.0)).format, SP_FORMAT_ELL);
+    /* uniform 22 (gathers spread over x): CSR adaptive, where SELL ran 0.93x of it */
+    c = choose(stats(4194304, 134217194, 66, 0.03));
+    ck_assert_int_eq(c.format, SP_FORMAT_CSR);
+    ck_assert_int_eq(c.alg, SP_SPMV_ALG_CSR_ADAPTIVE);
+    /* Kronecker 22: CSR adaptive */
+    c = choose(stats(4194304, 128308646, 163568, 0.1));
+    ck_assert_int_eq(c.format, SP_FORMAT_CSR);
+    ck_assert_int_eq(c.alg, SP_SPMV_ALG_CSR_ADAPTIVE);
+    /* issue 23: a 5k-row matrix whose longest row is 24x its mean must not get SELL (it
+     * ran 11x slower than CSR vector): one thread would walk the 480-entry row */
+    c = choose(stats(5000, 100000, 480, 1.0));
+    ck_assert_int_eq(c.format, SP_FORMAT_CSR);
+    ck_assert(c.us[SP_FORMAT_SELL] > c.us[SP_FORMAT_CSR]);
+    /* and rows of 10-95 entries (mean 40) on 20k rows: CSR (SELL ran 2.6x slower there) */
+    ck_assert_int_eq(choose(stats(20000, 800000, 95, 1.0)).format, SP_FORMAT_CSR);
+    /* an arrow (one dense row and column, mean 3): CSR */
+    ck_assert_int_eq(choose(stats(46500, 139498, 46500, 1.0)).format, SP_FORMAT_CSR);
+    /* mostly empty rows: CSR's best is merge (rows counted as work), and SELL, whose
+     * sorted slices of empty rows hold no slots, models cheaper still */
+    c = choose(stats(1000000, 100000, 5, 1.0));
+    ck_assert_int_eq(c.format, SP_FORMAT_SELL);
+    ck_assert(c.us[SP_FORMAT_CSR] > c.us[SP_FORMAT_SELL]);
+    /* the wider set's shapes (statistics of spbench --suite-wide's inputs): circuit (mean
+     * 4.9, rows of 470k) and dense rows (mean 16, rows of 2M) CSR; FEM blocks of 6x6 (mean
+     * 52, longest 54, near the diagonal) ELL */
+    ck_assert_int_eq(two_lengths(3999984, 3, 16, 500000, 0.9).format, SP_FORMAT_CSR);
+    ck_assert_int_eq(two_lengths(1999996, 12, 4, 2000000, 0.1).format, SP_FORMAT_CSR);
+    ck_assert_int_eq(choose(stats(600000, 31404000, 54, 1.0)).format, SP_FORMAT_ELL);
+    /* a padded format is never picked where the model prices it slower than CSR */
+    for (int64_t rmax = 8; rmax <= 65536; rmax *= 2) {
+        c = choose(stats(200000, 2000000, rmax, 0.5));
+        if (c.format != SP_FORMAT_CSR) ck_assert(c.us[c.format] < c.us[SP_FORMAT_CSR]);
+    }
+}
+END_TEST
+
+/* The histogram's share of long rows: the tail the model prices. */
+START_TEST(spmv_model_tail_from_histogram)
+{
+    int64_t hist[SP_ROW_HIST_BINS] = {0}, hist_nnz[SP_ROW_HIST_BINS] = {0};
+    sp__spmv_stats_t s = stats(100000, 2000000, 50000, 0.0);
+    sp__spmv_choice_t with_tail, without;
+    /* 99990 rows of ~16 entries (bin 5: 16..31) and 10 rows of ~50000 (bin 16) */
+    hist[5] = 99990, hist_nnz[5] = 1500000;
+    hist[16] = 10, hist_nnz[16] = 500000;
+    s.hist = hist;
+    s.hist_nnz = hist_nnz;
+    with_tail = choose(s);
+    s.long_row_bound = INT64_MAX; /* no tail: SELL's thread walks 50000 entries */
+    without = choose(s);
+    ck_assert(without.us[SP_FORMAT_SELL] > 10.0 * with_tail.us[SP_FORMAT_SELL]);
+    ck_assert_int_eq(with_tail.format, SP_FORMAT_CSR);
 }
 END_TEST
 
@@ -148,6 +238,7 @@ int main(void)
     TCase *tc = tcase_create("rules");
     tcase_add_test(tc, table_by_sm_version);
     tcase_add_test(tc, spmv_format_pins);
+    tcase_add_test(tc, spmv_model_tail_from_histogram);
     tcase_add_test(tc, spmv_csr_default_pins);
     tcase_add_test(tc, spmv_explicit_algorithms_kept);
     tcase_add_test(tc, sptrsv_auto_pins);

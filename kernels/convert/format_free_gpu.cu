@@ -21,6 +21,7 @@ extern "C" void sp__gpu_ell_free(const sp_gpu_env_t *env, sp_ell_t *a)
 {
     if (!a) return;
     if (env) {
+        sp__gpu_triplets_free(env, &a->tail);
         env_free(env, a->val);
         env_free(env, a->col);
     }
@@ -49,6 +50,7 @@ extern "C" void sp__gpu_jds_free(const sp_gpu_env_t *env, sp_jds_t *a)
 {
     if (!a) return;
     if (env) {
+        sp__gpu_triplets_free(env, &a->tail);
         env_free(env, a->val);
         env_free(env, a->col);
         env_free(env, a->jd_ptr);
@@ -61,6 +63,7 @@ extern "C" void sp__gpu_sell_free(const sp_gpu_env_t *env, sp_sell_t *a)
 {
     if (!a) return;
     if (env) {
+        sp__gpu_triplets_free(env, &a->tail);
         env_free(env, a->val);
         env_free(env, a->col);
         env_free(env, a->slice_width);

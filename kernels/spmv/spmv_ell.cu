@@ -1,6 +1,8 @@
 /* y = alpha * A * x + beta * y over column-major ELL (PMPP ch. 14; Bell & Garland 2009):
  * one thread per row walks its width slots at [k * nrows + r], so a warp reads 32
- * consecutive columns and values per slot (coalesced); padding (column -1) is skipped. */
+ * consecutive columns and values per slot (coalesced); padding (column -1) is skipped.
+ * Rows past the long-row bound are empty here (the width stays within the bound) and live
+ * in the tail, added after by the COO accumulate. */
 #include "spmv_strided.cuh"
 
 using namespace spmv;
@@ -56,6 +58,8 @@ extern "C" sp_status_t sp__gpu_spmv_ell(const sp_gpu_env_t *env, const sp_ell_t 
                             host_value<T>(beta), static_cast<T *>(d_y));
     });
     SP_CUDA_LAUNCH("ell_kernel", e);
+    /* the long rows: empty above (y = beta * y there), added on top balanced over entries */
+    if (a->tail.nnz > 0) SP_TRY(sp__gpu_spmv_coo_accumulate(env, &a->tail, alpha, d_x, d_y));
 done:
     return st;
 }

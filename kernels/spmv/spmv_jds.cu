@@ -1,6 +1,7 @@
 /* y = alpha * A * x + beta * y over JDS (PMPP ch. 14): one thread per sorted row i takes
  * entry d from jagged diagonal d at jd_ptr[d] + i (consecutive rows, coalesced) while the
- * diagonal is longer than i, and writes y[perm[i]], its original row. */
+ * diagonal is longer than i, and writes y[perm[i]], its original row. Rows past the long-
+ * row bound are empty here and live in the tail, added after by the COO accumulate. */
 #include "spmv_common.cuh"
 
 using namespace spmv;
@@ -91,6 +92,8 @@ extern "C" sp_status_t sp__gpu_spmv_jds(const sp_gpu_env_t *env, const sp_jds_t 
                             host_value<T>(beta), static_cast<T *>(d_y));
     });
     SP_CUDA_LAUNCH("jds_kernel", e);
+    /* the long rows: empty above (y = beta * y there), added on top balanced over entries */
+    if (a->tail.nnz > 0) SP_TRY(sp__gpu_spmv_coo_accumulate(env, &a->tail, alpha, d_x, d_y));
 done:
     return st;
 }

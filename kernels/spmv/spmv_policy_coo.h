@@ -28,10 +28,16 @@ struct sp_spmv_coo_segmented_policy {
     static constexpr int fixup_blocks_per_sm = 4;
 };
 
-/* CSC: a thread per entry (its column found by binary search), atomics into y. */
+/* CSC: a warp per chunk of 32 x chunk_steps consecutive entries, a lane per entry of each
+ * 32-entry step; a lane finds its column by binary search once a chunk and then walks the
+ * column pointers forward (up to walk_max columns a step, else a search again); the lanes
+ * of a step holding one row add first (__match_any_sync), then one atomic into y. One
+ * search a thread per entry cost each entry log2(ncols) dependent loads. */
 struct sp_spmv_csc_policy {
     static constexpr int block_threads = 256;
     static constexpr int blocks_per_sm = 8;
+    static constexpr int chunk_steps = 8;
+    static constexpr int walk_max = 4;
 };
 
 #endif /* SP_SPMV_POLICY_COO_H */

@@ -1,7 +1,8 @@
 /* y = alpha * A * x + beta * y over SELL-C-sigma (Kreutzer et al. 2014; PMPP ch. 14): one
  * thread per sorted row p, lane p % C of slice p / C, walks the slice's width slots at
  * slice_ptr[s] + k * C + lane (coalesced across the lanes of a slice), skips padding
- * (column -1) and writes y[perm[p]]. */
+ * (column -1) and writes y[perm[p]]. Rows past the long-row bound are empty here (so no
+ * slice is padded to them) and live in the tail, added after by the COO accumulate. */
 #include "spmv_strided.cuh"
 
 using namespace spmv;
@@ -69,6 +70,8 @@ extern "C" sp_status_t sp__gpu_spmv_sell(const sp_gpu_env_t *env, const sp_sell_
                             host_value<T>(beta), static_cast<T *>(d_y));
     });
     SP_CUDA_LAUNCH("sell_kernel", e);
+    /* the long rows: empty above (y = beta * y there), added on top balanced over entries */
+    if (a->tail.nnz > 0) SP_TRY(sp__gpu_spmv_coo_accumulate(env, &a->tail, alpha, d_x, d_y));
 done:
     return st;
 }

@@ -21,6 +21,7 @@ void sp__csr_free(sp_csr_t *a)
 void sp__ell_free(sp_ell_t *a)
 {
     if (!a) return;
+    sp__triplets_free(&a->tail);
     sp__free(a->val);
     sp__free(a->col);
     memset(a, 0, sizeof *a);
@@ -45,6 +46,7 @@ void sp__hyb_free(sp_hyb_t *a)
 void sp__jds_free(sp_jds_t *a)
 {
     if (!a) return;
+    sp__triplets_free(&a->tail);
     sp__free(a->val);
     sp__free(a->col);
     sp__free(a->jd_ptr);
@@ -55,6 +57,7 @@ void sp__jds_free(sp_jds_t *a)
 void sp__sell_free(sp_sell_t *a)
 {
     if (!a) return;
+    sp__triplets_free(&a->tail);
     sp__free(a->val);
     sp__free(a->col);
     sp__free(a->slice_width);

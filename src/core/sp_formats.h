@@ -29,6 +29,21 @@ typedef struct sp_csr {
     void *val;
 } sp_csr_t;
 
+/* Host triplets without the loader's bookkeeping (used for HYB's overflow, the
+ * long-row tails of ELL, JDS and SELL, and device COO). */
+typedef struct sp_triplets {
+    int64_t nrows, ncols, nnz;
+    sp_value_type_t value_type;
+    int32_t *row, *col;
+    void *val;
+} sp_triplets_t;
+
+/* The long-row tail of ELL, JDS and SELL: rows longer than the build's bound (policy:
+ * sp__policy_long_row_bound) are kept whole, row-sorted, in `tail` and are empty rows of the
+ * padded part, so no slice or diagonal is padded to them and no thread walks them alone; the
+ * SpMV adds tail * x on top, balanced over entries (as HYB's overflow). tail.nnz == 0 (all
+ * arrays NULL) when no row is that long. The padded part's nnz excludes the tail's. */
+
 /* ELL, column-major: slot k of row r is at [k * nrows + r], k < width (longest row; in
  * HYB the chosen ELL width). nnz counts the entries stored, padding excluded. */
 typedef struct sp_ell {
@@ -36,15 +51,8 @@ typedef struct sp_ell {
     sp_value_type_t value_type;
     int32_t *col;
     void *val;
+    sp_triplets_t tail; /* long rows (always empty in HYB's ELL part) */
 } sp_ell_t;
-
-/* Host triplets without the loader's bookkeeping (used for HYB's overflow and device COO). */
-typedef struct sp_triplets {
-    int64_t nrows, ncols, nnz;
-    sp_value_type_t value_type;
-    int32_t *row, *col;
-    void *val;
-} sp_triplets_t;
 
 /* HYB: the first `ell.width` entries of each row in ELL, the rest in COO (row-sorted). */
 typedef struct sp_hyb {
@@ -62,6 +70,7 @@ typedef struct sp_jds {
     int32_t *jd_ptr;
     int32_t *col;
     void *val;
+    sp_triplets_t tail; /* long rows */
 } sp_jds_t;
 
 /* SELL-C-sigma: rows sorted by length (descending, stable) within windows of sigma rows;
@@ -78,6 +87,7 @@ typedef struct sp_sell {
     int32_t *slice_width;
     int32_t *col;
     void *val;
+    sp_triplets_t tail; /* long rows */
 } sp_sell_t;
 
 /* Release of host formats (src/core/formats.c): free every array through sp__free, zero

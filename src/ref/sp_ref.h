@@ -49,6 +49,10 @@ sp_status_t sp__ref_csr_to_hyb(const sp_csr_t *csr, int64_t width, sp_hyb_t *hyb
 sp_status_t sp__ref_csr_to_jds(const sp_csr_t *csr, sp_jds_t *jds);
 /* SELL-C-sigma; sigma must be a positive multiple of c, c > 0. */
 sp_status_t sp__ref_csr_to_sell(const sp_csr_t *csr, int c, int sigma, sp_sell_t *sell);
+/* The long-row split (sp_formats.h, the tail of ELL, JDS, SELL): *short_rows = csr with the
+ * rows longer than bound emptied, *tail = those rows whole, row-sorted. */
+sp_status_t sp__ref_csr_split_long(const sp_csr_t *csr, int64_t bound, sp_csr_t *short_rows,
+                                   sp_triplets_t *tail);
 
 /* ---- SpMV: y = alpha*A*x + beta*y, alpha/beta point to one value of A's type; beta == 0
  * never reads y. Products accumulate in double for both value types. ---- */
@@ -61,6 +65,8 @@ void sp__ref_spmv_csc(const sp_csr_t *a, const void *alpha, const void *x, const
                       void *y);
 void sp__ref_spmv_ell(const sp_ell_t *a, const void *alpha, const void *x, const void *beta,
                       void *y);
+/* y += alpha * tail * x: a padded format's long-row tail (nothing when tail->nnz is 0). */
+void sp__ref_spmv_tail(const sp_triplets_t *tail, const void *alpha, const void *x, void *y);
 void sp__ref_spmv_hyb(const sp_hyb_t *a, const void *alpha, const void *x, const void *beta,
                       void *y);
 void sp__ref_spmv_jds(const sp_jds_t *a, const void *alpha, const void *x, const void *beta,

@@ -16,4 +16,5 @@ void sp__ref_spmv_ell(const sp_ell_t *a, const void *alpha, const void *x, const
         }
         ref_y_update(y, t, r, al, sum, be);
     }
+    sp__ref_spmv_tail(&a->tail, alpha, x, y);
 }

@@ -6,9 +6,6 @@
 void sp__ref_spmv_hyb(const sp_hyb_t *a, const void *alpha, const void *x, const void *beta,
                       void *y)
 {
-    const float one_f = 1.0f;
-    const double one_d = 1.0;
-    const void *one = a->ell.value_type == SP_R_32F ? (const void *)&one_f : (const void *)&one_d;
     sp__ref_spmv_ell(&a->ell, alpha, x, beta, y);
-    sp__ref_spmv_coo(&a->coo, alpha, x, one, y);
+    sp__ref_spmv_tail(&a->coo, alpha, x, y);
 }

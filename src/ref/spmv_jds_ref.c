@@ -16,4 +16,5 @@ void sp__ref_spmv_jds(const sp_jds_t *a, const void *alpha, const void *x, const
         }
         ref_y_update(y, t, a->perm[i], al, sum, be);
     }
+    sp__ref_spmv_tail(&a->tail, alpha, x, y);
 }

@@ -17,4 +17,5 @@ void sp__ref_spmv_sell(const sp_sell_t *a, const void *alpha, const void *x,
         }
         ref_y_update(y, t, a->perm[p], al, sum, be);
     }
+    sp__ref_spmv_tail(&a->tail, alpha, x, y);
 }

@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# Issue 23 on a 1-GPU H100, in one device call of at most 8 minutes: build the targets it
+# needs in build-gpu (Release, sm_90), run check_gpu_spmv (its cases shapes, large, wide side
+# by side), the policy test and the host long-row test, then `spbench --suite` and
+# `spbench --suite-wide` (every format and CSR algorithm timed against cuSPARSE CSR_ALG1 in
+# the same run). Prints per input the best row, AUTO's ratio to it and to cuSPARSE, the
+# worst format's ratio to the best, the geomeans over inputs of >= 1M entries and below,
+# and a line per issue-23 target (MET or SHORT). Logs and JSON under $OUT (else
+# build-gpu/logs). Exit status: non-zero when the build, a test or a benchmark run fails;
+# a target SHORT is reported, not failed.
+#   bash scripts/device-spmv23.sh [TESTS_LIMIT_S] [SUITE_LIMIT_S] [WIDE_LIMIT_S]
+set -u
+cd "$(dirname "$0")/.."
+L=${OUT:-build-gpu/logs}; mkdir -p "$L"
+tests_limit=${1:-150}; suite_limit=${2:-120}; wide_limit=${3:-140}
+. scripts/device-env.sh
+fail=0
+t0=$(date +%s)
+nvidia-smi --query-gpu=index,name,driver_version --format=csv,noheader | tee "$L/gpu.txt"
+cmake -S . -B build-gpu -DSP_WITH_CUDA=ON -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
+  "${SP_ZLIB_ARGS[@]}" >"$L/configure.log" 2>&1 || { tail -20 "$L/configure.log"; exit 1; }
+cmake --build build-gpu -j"$(nproc)" --target check_gpu_spmv check_policy check_spmv_long_rows spbench \
+  >"$L/build.log" 2>&1 || { grep -E "error" "$L/build.log" | head -30; echo "== FAIL build"; exit 1; }
+echo "== build ok ($(( $(date +%s) - t0 )) s)"
+
+# tests: the three GPU cases side by side, the host suites beside them
+(cd build-gpu && timeout "$tests_limit" ctest -j5 --timeout "$tests_limit" --output-on-failure \
+   -R '^(check_gpu_spmv\.(shapes|large|wide)|check_policy|check_spmv_long_rows)$' >"$L/ctest.log" 2>&1)
+rc=$?
+grep -E "tests passed|\(Failed\)|\(Timeout\)|Not Run|\(Subprocess" "$L/ctest.log" | head -20
+if [ "$rc" -ne 0 ]; then echo "== FAIL tests (ctest rc=$rc; $L/ctest.log)"; fail=1
+else echo "== tests ok ($(( $(date +%s) - t0 )) s)"; fi
+
+# the two benchmark sets, one after the other on the one GPU
+bench() { # name limit args...
+  local name=$1 limit=$2; shift 2
+  timeout "$limit" ./build-gpu/bench/spbench "$@" --reps 10 --json "$L/$name.json" >"$L/$name.log" 2>&1
+  local rc=$?
+  echo "== $name rc=$rc ($(( $(date +%s) - t0 )) s)"
+  sed -n '/^== summary/,$p' "$L/$name.log"
+  if [ "$rc" -ne 0 ] || ! grep -q '^auto_speedup_geomean_large' "$L/$name.log"; then
+    echo "== FAIL $name (rc=$rc; $L/$name.log)"; fail=1
+  fi
+}
+bench suite "$suite_limit" --suite
+bench wide "$wide_limit" --suite-wide
+
+# the model's constants from this run (src/policy.c says where they go): eff from the two
+# sets, step_us from SELL/JDS without tails on a circuit matrix (one long walk per row)
+timeout 30 ./build-gpu/bench/spbench --gen circuit:1000000:4 --formats sell,jds --long-row-bound -1 \
+  --reps 5 --json "$L/walk.json" >"$L/walk.log" 2>&1 || echo "== walk run failed ($L/walk.log)"
+if command -v python3 >/dev/null; then
+  python3 scripts/spmv-model-constants.py "$L/suite.json" "$L/wide.json" --walk "$L/walk.json" \
+    2>&1 | tee "$L/constants.txt"
+fi
+
+# the targets of issue 23, from the two summaries (same run, same GPU)
+targets() { # name
+  local f="$L/$1.log"
+  [ -f "$f" ] || return
+  awk -v set="$1" '
+    /^== summary/ { on = 1; next }
+    on && /^auto_speedup_geomean_large:/ { gl = $2 }
+    on && /^auto_over_best_max:/ { ab = $2 }
+    on && /^worst_format_over_best_max:/ { wf = $2 }
+    on && NF >= 10 && $2 ~ /^[0-9]+$/ {
+      if ($2 >= 1000000 && $4 + 0 > 0 && $4 + 0 < 0.95) low = low " " $1 "(" $4 ")"
+      if ($1 == "kron:22" || $1 == "kron:23") kron = kron " " $1 "=" $4 (($4 + 0 >= 1.05) ? "" : "(<1.05)")
+      if ($1 == "uniform:22") uni = $4
+    }
+    END {
+      if (gl == "" || ab == "" || wf == "") {
+        printf "TARGET %s n/a: no summary in %s (the run failed or was cut)\n", set, FILENAME
+        exit
+      }
+      printf "TARGET %s AUTO geomean over >= 1M entries >= 1.35: %s (%s)\n", set, (gl + 0 >= 1.35 ? "MET" : "SHORT"), gl
+      printf "TARGET %s no input >= 1M below 0.95x cuSPARSE: %s%s\n", set, (low == "" ? "MET" : "SHORT:"), low
+      printf "TARGET %s AUTO within 10%% of the best row everywhere: %s (max AUTO/best %s)\n", set, (ab + 0 <= 1.10 ? "MET" : "SHORT"), ab
+      printf "TARGET %s every format within 3x of the best: %s (max worst/best %s)\n", set, (wf + 0 <= 3 ? "MET" : "SHORT"), wf
+      if (kron != "") printf "TARGET %s kron:22/23 >= 1.05x:%s\n", set, kron
+      if (uni != "") printf "TARGET %s uniform:22 >= 1.1x: %s (%s)\n", set, (uni + 0 >= 1.1 ? "MET" : "SHORT"), uni
+    }' "$f" | tee -a "$L/targets.txt"
+}
+targets suite
+targets wide
+echo "== total $(( $(date +%s) - t0 )) s"
+[ "$fail" -eq 0 ] && echo "== device-spmv23: PASSED (tests and both sets ran; targets above)" \
+                  || echo "== device-spmv23: FAILED"
+exit "$fail"
