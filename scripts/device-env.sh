@@ -4,8 +4,11 @@
 # the loader at them. Appends to LD_LIBRARY_PATH instead of overwriting it. Sets SP_ZLIB_ARGS
 # (CMake arguments) where the machine has no zlib headers of its own.
 if ls .deps/*.deb >/dev/null 2>&1; then
-  mkdir -p .deps/root
-  for _f in .deps/*.deb; do dpkg -x "$_f" .deps/root; done
+  if [ ! -f .deps/root/.unpacked ]; then # once: scripts run side by side source this too
+    mkdir -p .deps/root
+    for _f in .deps/*.deb; do dpkg -x "$_f" .deps/root; done
+    touch .deps/root/.unpacked
+  fi
   export PKG_CONFIG_PATH=$PWD/.deps/root/usr/lib/x86_64-linux-gnu/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}
   export PKG_CONFIG_SYSROOT_DIR=$PWD/.deps/root
   export LD_LIBRARY_PATH=$PWD/.deps/root/usr/lib/x86_64-linux-gnu:$PWD/.deps/root/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
