@@ -365,14 +365,18 @@ int main(int argc, char **argv)
          * sizes: 2^26 pairs of 32- and 64-bit keys */
         long long big = quick ? 1 << 20 : 1 << 26;
         bench_sort<unsigned>(big, 32, true);
-        onesweep = true;
-        sp__gpu_radix_sort_set_onesweep(1);
-        bench_sort<unsigned>(big, 32, true);
-        bench_sort<unsigned>(mid, 20, true);
-        bench_sort<unsigned>(mid, 32, false);
-        bench_sort<unsigned long long>(big, 64, true);
-        sp__gpu_radix_sort_set_onesweep(0);
-        onesweep = false;
+        /* they hung in check_gpu_prim on an H100 (2026-11-25): only on request */
+        const char *os = getenv("SP_BENCH_ONESWEEP");
+        if (os && atoi(os) != 0) {
+            onesweep = true;
+            sp__gpu_radix_sort_set_onesweep(1);
+            bench_sort<unsigned>(big, 32, true);
+            bench_sort<unsigned>(mid, 20, true);
+            bench_sort<unsigned>(mid, 32, false);
+            bench_sort<unsigned long long>(big, 64, true);
+            sp__gpu_radix_sort_set_onesweep(0);
+            onesweep = false;
+        }
     }
     /* last, since a failure inside CUB ends the process: row counts with CUB */
     if (hist) {

@@ -64,7 +64,7 @@ step ctest 150 ctest --test-dir build-gpu -R "check_.*(bfs|convert)|spbench_bfs|
 # the off-by-default paths: the scatter transpose and the sort's onesweep passes
 step --off ctest-scatter 60 ctest --test-dir build-gpu -R transpose_scatter --timeout 55 \
   --output-on-failure
-step --off ctest-onesweep 60 env CK_RUN_CASE=radix_sort_onesweep ./build-gpu/tests/check_gpu_prim
+step --off ctest-onesweep 60 env SP_TEST_ONESWEEP=1 CK_RUN_CASE=radix_sort_onesweep ./build-gpu/tests/check_gpu_prim
 SB=./build-gpu/bench/spbench
 step bfs-kron22 120 $SB --gen kron:22 --bfs --sources 64 --bfs-validate 2
 step bfs-grid4096 90 $SB --gen grid2d:4096 --bfs --sources 8 --bfs-validate 1 \
@@ -74,7 +74,7 @@ step bfs-kron24 150 $SB --gen kron:24 --bfs --sources 16 --bfs-validate 1 \
 # a small graph, where what a call costs beyond its kernels decides between the loops
 step bfs-kron14 40 $SB --gen kron:14 --bfs --sources 64 --bfs-validate 2
 step convert-vs-cusparse 90 ./build-gpu/bench/convert_bench --input kron22 --input poisson160
-step sort-vs-cub 90 ./build-gpu/bench/prim_bench --only sort
+step sort-vs-cub 90 env SP_BENCH_ONESWEEP=1 ./build-gpu/bench/prim_bench --only sort
 
 echo
 echo "== summary ($(( $(date +%s) - t0 )) s)"

@@ -980,14 +980,15 @@ START_TEST(room_refused_before_work)
 END_TEST
 
 /* A real refusal, on a context with its own memory pool: ELL of one long row among 10M rows
- * is larger than any GPU; HYB and SELL of the same matrix build and multiply. */
+ * kept in the padded part (long_row_bound -1: no tail) is larger than any GPU; HYB and SELL
+ * of the same matrix build and multiply. */
 START_TEST(ell_larger_than_the_device)
 {
     const int64_t n = sp_test_small() ? 1000000 : 10000000, len = 100000;
     sp_context_t *ctx = NULL;
     sp_coo_t *a = NULL;
     sp_matrix_t *A = NULL;
-    sp_matrix_options_t o = {.ell_max_bytes = INT64_MAX};
+    sp_matrix_options_t o = {.ell_max_bytes = INT64_MAX, .long_row_bound = -1};
     char want[80];
     ck_assert_ok(sp_context_create(SP_DEVICE_CUDA, NULL, &ctx));
     ck_assert_ok(sp_coo_create(n, n, len + n / 64, SP_R_32F, &a));
