@@ -92,6 +92,7 @@ static void reduce_posted(host_group_t *g, void *out, int64_t count, sp_comm_typ
 {
     int64_t i;
     int r;
+    if (count == 0) return;
     if (type == SP_COMM_F64) {
         double *o = out;
         memcpy(o, g->post[0], (size_t)count * sizeof *o);
