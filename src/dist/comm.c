@@ -3,6 +3,9 @@
 #include <string.h>
 
 #include "dist_internal.h"
+#ifdef SP_HAVE_CUDA
+#include "sp_api.h"
+#endif
 
 sp_status_t sp__comm_fail(sp_comm_t *c, sp_status_t st)
 {
@@ -99,4 +102,32 @@ sp_status_t sp__comm_allreduce_host(sp_comm_t *c, void *h_buf, int64_t count,
 {
     if (c->backend == SP_COMM_HOST) return sp_comm_allreduce(c, h_buf, count, type, op);
     return sp__comm_nccl_allreduce_host(c, h_buf, count, type, op);
+}
+
+sp_status_t sp__comm_allgather_host(sp_comm_t *c, const void *h_send, void *h_recv,
+                                    int64_t bytes)
+{
+    if (c->backend == SP_COMM_HOST) return sp_comm_allgather(c, h_send, h_recv, bytes);
+    return sp__comm_nccl_allgather_host(c, h_send, h_recv, bytes);
+}
+
+sp_status_t sp__comm_exchange_host(sp_comm_t *c, int nsend, const sp_comm_msg_t *sends,
+                                   int nrecv, const sp_comm_msg_t *recvs)
+{
+    if (c->backend == SP_COMM_HOST) return sp_comm_exchange(c, nsend, sends, nrecv, recvs);
+    return sp__comm_nccl_exchange_host(c, nsend, sends, nrecv, recvs);
+}
+
+sp_status_t sp__comm_order_after(sp_comm_t *c, sp_context_t *ctx)
+{
+#ifdef SP_HAVE_CUDA
+    if (c->backend == SP_COMM_NCCL && sp_context_kind(ctx) == SP_DEVICE_CUDA) {
+        sp_gpu_env_t env;
+        sp__cuda_env_keep_error(ctx, &env);
+        return sp__comm_nccl_order_after(c, env.stream);
+    }
+#endif
+    (void)c;
+    (void)ctx;
+    return SP_STATUS_SUCCESS;
 }

@@ -1,6 +1,6 @@
 /* The one personalized all-to-all of the distributed layer (halo plan, in-edge lists, BFS
  * queues): the counts go round by an all-gather, then one grouped exchange moves the
- * messages. Host memory (host communicator). */
+ * messages. Host memory (staged through the device on NCCL). */
 #include "dist_internal.h"
 
 sp_status_t sp__dist_alltoallv(sp_comm_t *c, const void *send, const int64_t *scount,
@@ -14,7 +14,7 @@ sp_status_t sp__dist_alltoallv(sp_comm_t *c, const void *send, const int64_t *sc
     SP_ALLOC(all, (size_t)P * (size_t)P);
     SP_ALLOC(sm, P);
     SP_ALLOC(rm, P);
-    SP_TRY(sp_comm_allgather(c, scount, all, (int64_t)P * 8));
+    SP_TRY(sp__comm_allgather_host(c, scount, all, (int64_t)P * 8));
     for (q = 0; q < P; q++) total += rcount[q] = all[(size_t)q * (size_t)P + (size_t)me];
     SP_ALLOC(out, (size_t)total * esz);
     for (q = 0; q < P; q++) {
@@ -31,7 +31,7 @@ sp_status_t sp__dist_alltoallv(sp_comm_t *c, const void *send, const int64_t *sc
         soff += scount[q];
         roff += rcount[q];
     }
-    SP_TRY(sp_comm_exchange(c, ns, sm, nr, rm));
+    SP_TRY(sp__comm_exchange_host(c, ns, sm, nr, rm));
     *recv = out;
     out = NULL;
 done:

@@ -129,7 +129,7 @@ static sp_status_t step_pull(bfs_t *b)
     int64_t f, i, k;
     memset(b->mine, 0, (size_t)b->words * 8);
     for (f = 0; f < b->ncur; f++) set_bit(b->mine, b->cur[f]);
-    SP_TRY(sp_comm_allgather(A->comm, b->mine, b->all, b->words * 8));
+    SP_TRY(sp__comm_allgather_host(A->comm, b->mine, b->all, b->words * 8));
     memset(b->frontier, 0, (size_t)((A->n + 63) / 64) * 8);
     for (p = 0; p < P; p++)
         for (i = 0; i < A->row_begin[p + 1] - A->row_begin[p]; i++)
@@ -154,8 +154,6 @@ static sp_status_t check_options(const sp_dist_matrix_t *A, int64_t source,
     SP_CHECK_ARG(level != NULL || A->nloc == 0, "sp_dist_bfs: level is NULL");
     SP_CHECK_ARG(source >= 0 && source < A->n, "sp_dist_bfs: source %lld is not a vertex of"
                  " the %lld-vertex graph", (long long)source, (long long)A->n);
-    if (A->comm->backend != SP_COMM_HOST)
-        SP_FAIL(SP_STATUS_NOT_SUPPORTED, "sp_dist_bfs: runs on a host communicator only");
     if (o == NULL) goto done;
     SP_CHECK_ARG(o->frontier_capacity >= 0 &&
                      (o->frontier_capacity == 0) == (o->frontier_sizes == NULL &&
@@ -295,15 +293,13 @@ sp_status_t sp_dist_gather_i32(sp_dist_matrix_t *A, const int32_t *part, int32_t
     if (A == NULL) return SP_ERROR(SP_STATUS_INVALID_ARGUMENT, "sp_dist_gather_i32: A is NULL");
     SP_CHECK_ARG(whole != NULL && (part != NULL || A->nloc == 0),
                  "sp_dist_gather_i32: part or whole is NULL");
-    if (A->comm->backend != SP_COMM_HOST)
-        SP_FAIL(SP_STATUS_NOT_SUPPORTED, "sp_dist_gather_i32: host communicator only");
     for (p = 0; p < A->comm->size; p++)
         if (A->row_begin[p + 1] - A->row_begin[p] > most)
             most = A->row_begin[p + 1] - A->row_begin[p];
     SP_CALLOC(all, (size_t)most * (size_t)A->comm->size);
     SP_CALLOC(padded, most);
     if (A->nloc > 0) memcpy(padded, part, (size_t)A->nloc * sizeof *part);
-    SP_TRY(sp_comm_allgather(A->comm, padded, all, most * 4));
+    SP_TRY(sp__comm_allgather_host(A->comm, padded, all, most * 4));
     for (p = 0; p < A->comm->size; p++)
         for (i = 0; i < A->row_begin[p + 1] - A->row_begin[p]; i++)
             whole[A->row_begin[p] + i] = all[(size_t)p * (size_t)most + (size_t)i];

@@ -28,14 +28,27 @@ struct sp_comm {
 /* The host backend (src/dist/comm_host.c) and NCCL's (src/dist/comm_nccl.c). */
 extern const sp_comm_ops_t sp__comm_host_ops;
 
-/* NCCL's all-reduce of host values (staged through a device buffer). */
+/* NCCL's collectives on host buffers (staged through a device buffer) and its ordering
+ * after a stream (src/dist/comm_nccl.c). */
 sp_status_t sp__comm_nccl_allreduce_host(sp_comm_t *c, void *h_buf, int64_t count,
                                          sp_comm_type_t type, sp_comm_op_t op);
+sp_status_t sp__comm_nccl_allgather_host(sp_comm_t *c, const void *h_send, void *h_recv,
+                                         int64_t bytes);
+sp_status_t sp__comm_nccl_exchange_host(sp_comm_t *c, int nsend, const sp_comm_msg_t *sends,
+                                        int nrecv, const sp_comm_msg_t *recvs);
+sp_status_t sp__comm_nccl_order_after(sp_comm_t *c, void *stream);
 
-/* All-reduce of count host values: straight on a host communicator, staged through the
- * device on NCCL. */
+/* The collectives on host buffers whatever the backend (the setup steps and BFS): straight
+ * on a host communicator, staged through the device on NCCL. Collective. */
 sp_status_t sp__comm_allreduce_host(sp_comm_t *c, void *h_buf, int64_t count,
                                     sp_comm_type_t type, sp_comm_op_t op);
+sp_status_t sp__comm_allgather_host(sp_comm_t *c, const void *h_send, void *h_recv,
+                                    int64_t bytes);
+sp_status_t sp__comm_exchange_host(sp_comm_t *c, int nsend, const sp_comm_msg_t *sends,
+                                   int nrecv, const sp_comm_msg_t *recvs);
+/* The next operation on c starts after the work queued on ctx's stream until now (NCCL);
+ * nothing to do on a host communicator (host calls are already ordered). Not collective. */
+sp_status_t sp__comm_order_after(sp_comm_t *c, sp_context_t *ctx);
 
 /* Abort the communicator after this rank failed with status st (its message is kept, so
  * the caller still returns it): how a collective call never leaves its peers waiting. */

@@ -70,7 +70,7 @@ static sp_status_t agree_on_split(sp_dist_matrix_t *A, const sp_coo_t *rows, int
     int P = A->comm->size, r;
     int64_t mine[4] = {rb, rows->nrows, rows->ncols, (int64_t)rows->value_type}, *all = NULL;
     SP_ALLOC(all, (size_t)P * 4);
-    SP_TRY(sp_comm_allgather(A->comm, mine, all, 4 * 8));
+    SP_TRY(sp__comm_allgather_host(A->comm, mine, all, 4 * 8));
     A->n = all[2];
     for (r = 0; r < P; r++) {
         const int64_t *a = all + 4 * r;

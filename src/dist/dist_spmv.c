@@ -1,6 +1,7 @@
 /* Distributed SpMV, y = alpha A x + beta y: pack the x entries the other ranks need
- * (packed = pack * x), exchange the halo, multiply the local block, then add the ghost
- * block's product over the received entries. */
+ * (packed = pack * x), start the local block's product, exchange the halo (on NCCL on
+ * another stream, overlapping the product), then add the ghost block's product over the
+ * received entries. */
 #include "dist_internal.h"
 
 sp_status_t sp__dist_check_parts(const sp_dist_matrix_t *A, const char *what,
@@ -21,8 +22,9 @@ done:
     return st;
 }
 
-/* The halo: ghostbuf[recv_off[i]..] from recv_peer[i], packed x entries to the senders. */
-static sp_status_t exchange_halo(sp_dist_matrix_t *A, const sp_vector_t *x)
+/* The packed x entries to the ranks that need them, ghostbuf[recv_off[i]..] from
+ * recv_peer[i]. */
+static sp_status_t exchange_halo(sp_dist_matrix_t *A)
 {
     sp_status_t st = SP_STATUS_SUCCESS;
     const sp_dist_halo_t *h = &A->halo;
@@ -30,9 +32,6 @@ static sp_status_t exchange_halo(sp_dist_matrix_t *A, const sp_vector_t *x)
     size_t vs = sp_value_size(A->value_type);
     char *sbuf = sp_vector_data(A->sendbuf), *gbuf = sp_vector_data(A->ghostbuf);
     int i;
-    if (A->pack)
-        SP_TRY(sp_spmv_vec(A->ctx, A->pack_format, SP_SPMV_ALG_DEFAULT, 1.0, A->pack, x, 0.0,
-                           A->sendbuf));
     SP_ALLOC(sm, h->nsend_peers);
     SP_ALLOC(rm, h->nrecv_peers);
     for (i = 0; i < h->nsend_peers; i++) {
@@ -58,10 +57,16 @@ sp_status_t sp_dist_spmv(sp_dist_matrix_t *A, double alpha, const sp_vector_t *x
     sp_status_t st = SP_STATUS_SUCCESS;
     if (A == NULL) return SP_ERROR(SP_STATUS_INVALID_ARGUMENT, "sp_dist_spmv: A is NULL");
     SP_TRY(sp__dist_check_parts(A, "sp_dist_spmv", x, y));
-    SP_TRY(exchange_halo(A, x));
+    if (A->pack)
+        SP_TRY(sp_spmv_vec(A->ctx, A->pack_format, SP_SPMV_ALG_DEFAULT, 1.0, A->pack, x, 0.0,
+                           A->sendbuf));
+    /* on NCCL the halo moves on the communicator's stream while the context's stream runs
+     * the local product: the exchange waits for the packing only */
+    SP_TRY(sp__comm_order_after(A->comm, A->ctx));
     if (A->local)
         SP_TRY(sp_spmv_vec(A->ctx, A->local_format, SP_SPMV_ALG_DEFAULT, alpha, A->local, x,
                            beta, y));
+    SP_TRY(exchange_halo(A));
     if (A->ghost)
         SP_TRY(sp_spmv_vec(A->ctx, A->ghost_format, SP_SPMV_ALG_DEFAULT, alpha, A->ghost,
                            A->ghostbuf, 1.0, y));
