@@ -1,5 +1,6 @@
 /* The distributed layer on the host-simulated communicator: P ranks as threads, P = 1, 2, 3,
- * 4 and 7. The communicator's collectives against hand-computed results (sums in rank
+ * 4 and 7 (check_gpu_dist.c builds this file again with SP_DIST_TEST_GPU: NCCL ranks on the
+ * visible GPUs, CUDA contexts, the single CUDA context as reference). The communicator's collectives against hand-computed results (sums in rank
  * order, so every rank gets the same bits); a rank that aborts, times out, fails an argument
  * check or mismatches an exchange makes every rank return an error (no hang); distributed
  * SpMV, CG, PCG-Jacobi and BFS against the single-context calls on matrices and graphs
@@ -13,10 +14,28 @@
 
 #include "sp_ref.h"
 #include "testutil.h"
+#ifdef SP_DIST_TEST_GPU
+#include <cuda_runtime.h>
+#endif
 
 #define MAXP 8
-static const int rank_counts[] = {1, 2, 3, 4, 7};
-#define NCOUNTS ((int)(sizeof rank_counts / sizeof rank_counts[0]))
+/* The rank counts every test walks (main sets them: GPU builds take 1 and every GPU). */
+static int rank_counts[MAXP] = {1, 2, 3, 4, 7};
+static int ncounts = 5;
+#define NCOUNTS ncounts
+#ifdef SP_DIST_TEST_GPU
+#define RANK_DEVICE SP_DEVICE_CUDA
+#else
+#define RANK_DEVICE SP_DEVICE_HOST
+#endif
+
+/* A context of the suite's kind: rank r's (a CUDA one on device r), or the single one. */
+static sp_status_t test_context(int r, sp_context_t **ctx)
+{
+    sp_context_options_t o = {0};
+    o.device = r;
+    return sp_context_create(RANK_DEVICE, &o, ctx);
+}
 
 /* ---- the harness: one thread, host context and communicator per rank ---------------- */
 typedef struct job job_t;
@@ -38,7 +57,8 @@ static void *rank_main(void *p)
 {
     rank_arg_t *a = p;
     sp_context_t *ctx = NULL;
-    sp_status_t st = sp_context_create(SP_DEVICE_HOST, NULL, &ctx);
+    sp_status_t st = test_context(a->rank, &ctx);
+    if (st != SP_STATUS_SUCCESS) sp_comm_abort(a->j->comms[a->rank], "no context");
     if (st == SP_STATUS_SUCCESS) st = a->j->fn(a->j, a->rank, a->j->comms[a->rank], ctx);
     a->j->st[a->rank] = st;
     snprintf(a->j->msg[a->rank], sizeof a->j->msg[a->rank], "%s", sp_last_error());
@@ -57,7 +77,12 @@ static void run_ranks(job_t *j, int P, rank_fn fn, void *arg, double timeout_s)
     j->P = P;
     j->fn = fn;
     j->arg = arg;
+#ifdef SP_DIST_TEST_GPU
+    (void)o;
+    ck_assert_ok(sp_comm_create_nccl_all(P, NULL, j->comms));
+#else
     ck_assert_ok(sp_comm_create_host(P, &o, j->comms));
+#endif
     for (r = 0; r < P; r++) {
         a[r].j = j;
         a[r].rank = r;
@@ -75,7 +100,21 @@ static void assert_all_ok(const job_t *j)
                       sp_status_string(j->st[r]), j->msg[r]);
 }
 
+/* Every rank but `dead` returned SP_STATUS_DEVICE_ERROR with a message holding text. */
+static void assert_all_failed(const job_t *j, int dead, const char *text)
+{
+    int r;
+    for (r = 0; r < j->P; r++) {
+        if (r == dead) continue;
+        ck_assert_msg(j->st[r] == SP_STATUS_DEVICE_ERROR, "P=%d rank %d: %s: %s", j->P, r,
+                      sp_status_string(j->st[r]), j->msg[r]);
+        ck_assert_msg(strstr(j->msg[r], text) != NULL, "P=%d rank %d: \"%s\" lacks \"%s\"",
+                      j->P, r, j->msg[r], text);
+    }
+}
+
 /* ---- communicator ------------------------------------------------------------------ */
+#ifndef SP_DIST_TEST_GPU
 typedef struct coll_out {
     double sum[MAXP][3];
     int64_t max[MAXP][2];
@@ -215,19 +254,6 @@ static sp_status_t mismatch(job_t *j, int r, sp_comm_t *c, sp_context_t *ctx)
     return sp_comm_exchange(c, 1, &m, 1, &m);
 }
 
-/* Every rank but `dead` returned SP_STATUS_DEVICE_ERROR with a message holding text. */
-static void assert_all_failed(const job_t *j, int dead, const char *text)
-{
-    int r;
-    for (r = 0; r < j->P; r++) {
-        if (r == dead) continue;
-        ck_assert_msg(j->st[r] == SP_STATUS_DEVICE_ERROR, "P=%d rank %d: %s: %s", j->P, r,
-                      sp_status_string(j->st[r]), j->msg[r]);
-        ck_assert_msg(strstr(j->msg[r], text) != NULL, "P=%d rank %d: \"%s\" lacks \"%s\"",
-                      j->P, r, j->msg[r], text);
-    }
-}
-
 START_TEST(failures_end_every_rank)
 {
     job_t j;
@@ -246,6 +272,75 @@ START_TEST(failures_end_every_rank)
     assert_all_failed(&j, -1, "expects");
 }
 END_TEST
+
+#endif /* the host communicator's own tests */
+
+#ifdef SP_DIST_TEST_GPU
+/* ---- the NCCL communicator on device buffers ----------------------------------------- */
+typedef struct dev_out {
+    double sum[MAXP][2];
+    int64_t max[MAXP], gathered[MAXP][MAXP], ring[MAXP];
+} dev_out_t;
+
+static sp_status_t device_collectives(job_t *j, int r, sp_comm_t *c, sp_context_t *ctx)
+{
+    dev_out_t *o = j->arg;
+    int P = j->P, q;
+    double h[2] = {r + 1.0, 2.0 * r};
+    int64_t m = 10 * r + 1, out = r, in = -1, *d_i = NULL;
+    double *d_f = NULL;
+    sp_comm_msg_t s = {(r + 1) % P, 8, NULL}, v = {(r + P - 1) % P, 8, NULL};
+    sp_status_t st = SP_STATUS_INTERNAL_ERROR;
+    (void)ctx;
+    if (cudaSetDevice(r) != cudaSuccess || cudaMalloc((void **)&d_f, 16) != cudaSuccess ||
+        cudaMalloc((void **)&d_i, (size_t)(P + 3) * 8) != cudaSuccess)
+        goto done;
+    cudaMemcpy(d_f, h, 16, cudaMemcpyHostToDevice);
+    cudaMemcpy(d_i, &m, 8, cudaMemcpyHostToDevice);
+    cudaMemcpy(d_i + P + 1, &out, 8, cudaMemcpyHostToDevice);
+    if ((st = sp_comm_allreduce(c, d_f, 2, SP_COMM_F64, SP_COMM_SUM))) goto done;
+    if ((st = sp_comm_allgather(c, d_i, d_i + 1, 8))) goto done;
+    s.ptr = d_i + P + 1;
+    v.ptr = d_i + P + 2;
+    if ((st = sp_comm_exchange(c, 1, &s, 1, &v))) goto done;
+    if ((st = sp_comm_allreduce(c, d_i, 1, SP_COMM_I64, SP_COMM_MAX))) goto done;
+    if ((st = sp_comm_barrier(c))) goto done;
+    cudaMemcpy(o->sum[r], d_f, 16, cudaMemcpyDeviceToHost);
+    cudaMemcpy(o->gathered[r], d_i + 1, (size_t)P * 8, cudaMemcpyDeviceToHost);
+    cudaMemcpy(&o->max[r], d_i, 8, cudaMemcpyDeviceToHost);
+    cudaMemcpy(&in, d_i + P + 2, 8, cudaMemcpyDeviceToHost);
+    o->ring[r] = in;
+    /* then rank 0 aborts: every rank's next call fails (rank 0's own too) */
+    if (r == 0) sp_comm_abort(c, "the test kills rank 0");
+    else (void)sp_comm_barrier(c);
+    for (q = 0; q < 2 && st == SP_STATUS_SUCCESS; q++) st = sp_comm_barrier(c);
+    st = st == SP_STATUS_DEVICE_ERROR ? SP_STATUS_SUCCESS : SP_STATUS_INTERNAL_ERROR;
+done:
+    cudaFree(d_f);
+    cudaFree(d_i);
+    return st;
+}
+
+START_TEST(comm_device_collectives)
+{
+    int k, r, q;
+    for (k = 0; k < NCOUNTS; k++) {
+        int P = rank_counts[k];
+        dev_out_t o;
+        job_t j;
+        run_ranks(&j, P, device_collectives, &o, 0);
+        assert_all_ok(&j);
+        for (r = 0; r < P; r++) {
+            ck_assert_double_eq(o.sum[r][0], P * (P + 1) / 2.0);
+            ck_assert_double_eq(o.sum[r][1], (double)P * (P - 1));
+            ck_assert_int_eq(o.max[r], 10 * (P - 1) + 1);
+            for (q = 0; q < P; q++) ck_assert_int_eq(o.gathered[r][q], 10 * q + 1);
+            ck_assert_int_eq(o.ring[r], (r + P - 1) % P);
+        }
+    }
+}
+END_TEST
+#endif
 
 /* ---- test matrices ------------------------------------------------------------------ */
 static sp_coo_t *random_matrix(int64_t n, int per_row, uint64_t seed)
@@ -360,15 +455,19 @@ static void check_spmv(const char *name, const sp_coo_t *a)
     uint64_t seed = 7;
     sp_context_t *ctx = NULL;
     sp_matrix_t *A = NULL;
+    sp_vector_t *vx = NULL, *vy = NULL;
     int k, pieces;
     for (i = 0; i < n; i++) {
         x[i] = sp_test_uniform(&seed) - 0.3;
         y0[i] = sp_test_uniform(&seed);
         ys[i] = y0[i];
     }
-    ck_assert_ok(sp_context_create(SP_DEVICE_HOST, NULL, &ctx));
+    ck_assert_ok(test_context(0, &ctx));
     ck_assert_ok(sp_matrix_create(ctx, a, NULL, &A));
-    ck_assert_ok(sp_spmv_f64(ctx, SP_FORMAT_CSR, SP_SPMV_ALG_DEFAULT, 2.0, A, x, 0.0, ys));
+    ck_assert_ok(sp_vector_create(ctx, SP_R_64F, n, x, &vx));
+    ck_assert_ok(sp_vector_create(ctx, SP_R_64F, n, NULL, &vy));
+    ck_assert_ok(sp_spmv_vec(ctx, SP_FORMAT_CSR, SP_SPMV_ALG_DEFAULT, 2.0, A, vx, 0.0, vy));
+    ck_assert_ok(sp_vector_copy_to_host(ctx, vy, ys));
     for (k = 0; k < NCOUNTS; k++)
         for (pieces = 0; pieces < 2; pieces++) {
             spmv_case_t c = {a, x, y0, yd, pieces, {{0}}};
@@ -393,6 +492,8 @@ static void check_spmv(const char *name, const sp_coo_t *a)
             ck_assert_int_eq(halo, 0); /* every entry received was sent */
             if (j.P == 1) ck_assert_int_eq(c.info[0].halo_recv, 0);
         }
+    sp_vector_destroy(vx);
+    sp_vector_destroy(vy);
     sp_matrix_destroy(A);
     sp_context_destroy(ctx);
     free(x);
@@ -479,7 +580,7 @@ static void check_cg(const char *name, const sp_coo_t *a, sp_solver_type_t type)
     sp_solver_options_t o = {0, 1e-10, 0};
     sp_solver_result_t single;
     int k, r;
-    ck_assert_ok(sp_context_create(SP_DEVICE_HOST, NULL, &ctx));
+    ck_assert_ok(test_context(0, &ctx));
     ck_assert_ok(sp_matrix_create(ctx, a, NULL, &A));
     ck_assert_ok(sp_solver_create(ctx, type, &s));
     ck_assert_ok(sp_solver_set_options(s, &o));
@@ -535,7 +636,7 @@ START_TEST(cg_matches_single)
 }
 END_TEST
 
-/* A rank passing a wrong vector makes every rank fail, none hangs. */
+/* The last rank passes a wrong vector: it fails, and so does every other rank, none hangs. */
 static sp_status_t bad_vector_rank(job_t *j, int r, sp_comm_t *comm, sp_context_t *ctx)
 {
     sp_dist_matrix_t *A = NULL;
@@ -546,7 +647,7 @@ static sp_status_t bad_vector_rank(job_t *j, int r, sp_comm_t *comm, sp_context_
     if (st) return st;
     sp_dist_matrix_info(A, &in);
     nl = in.row_end - in.row_begin;
-    if ((st = sp_vector_create(ctx, SP_R_64F, nl + (r == 1), NULL, &x))) goto done;
+    if ((st = sp_vector_create(ctx, SP_R_64F, nl + (r == j->P - 1), NULL, &x))) goto done;
     if ((st = sp_vector_create(ctx, SP_R_64F, nl, NULL, &y))) goto done;
     st = sp_dist_spmv(A, 1.0, x, 0.0, y);
 done:
@@ -560,11 +661,15 @@ START_TEST(failing_rank_in_spmv)
 {
     sp_coo_t *a = NULL;
     job_t j;
+    char text[64];
+    int P = rank_counts[NCOUNTS - 1] < 3 ? rank_counts[NCOUNTS - 1] : 3;
     ck_assert_ok(sp_gen_poisson3d(4, SP_R_64F, &a));
-    run_ranks(&j, 3, bad_vector_rank, a, 0);
-    ck_assert_int_eq(j.st[1], SP_STATUS_INVALID_ARGUMENT);
-    ck_assert_msg(strstr(j.msg[1], "rank 1 owns") != NULL, "%s", j.msg[1]);
-    assert_all_failed(&j, 1, "rank 1 aborted");
+    run_ranks(&j, P, bad_vector_rank, a, 0);
+    ck_assert_int_eq(j.st[P - 1], SP_STATUS_INVALID_ARGUMENT);
+    snprintf(text, sizeof text, "rank %d owns", P - 1);
+    ck_assert_msg(strstr(j.msg[P - 1], text) != NULL, "%s", j.msg[P - 1]);
+    snprintf(text, sizeof text, "rank %d aborted", P - 1);
+    assert_all_failed(&j, P - 1, text);
     sp_coo_free(a);
 }
 END_TEST
@@ -717,10 +822,14 @@ static Suite *dist_suite(void)
 {
     Suite *s = suite_create("dist");
     TCase *tc = sp_test_add_case(s, "comm", NULL, NULL);
+#ifdef SP_DIST_TEST_GPU
+    tcase_add_test(tc, comm_device_collectives);
+#else
     tcase_add_test(tc, comm_collectives);
     tcase_add_test(tc, comm_refusals);
     tcase_add_test(tc, comm_nccl_not_built);
     tcase_add_test(tc, failures_end_every_rank);
+#endif
     tc = sp_test_add_case(s, "matrix", NULL, NULL);
     tcase_add_test(tc, partition_by_entries);
     tcase_add_test(tc, spmv_matches_single);
@@ -731,7 +840,29 @@ static Suite *dist_suite(void)
     return s;
 }
 
+#ifdef SP_DIST_TEST_GPU
+int main(void)
+{
+    sp_comm_t *c = NULL;
+    sp_status_t st;
+    int n = 0, k;
+    if (cudaGetDeviceCount(&n) != cudaSuccess || n == 0) return 77;
+    st = sp_comm_create_nccl_all(1, NULL, &c);
+    if (st == SP_STATUS_NOT_COMPILED) {
+        printf("check_gpu_dist: skipped: %s\n", sp_last_error());
+        return 77;
+    }
+    sp_comm_destroy(c);
+    /* 1 GPU, then every GPU (at most MAXP) */
+    ncounts = n > 1 ? 2 : 1;
+    rank_counts[0] = 1;
+    rank_counts[1] = n < MAXP ? n : MAXP;
+    for (k = 0; k < ncounts; k++) printf("check_gpu_dist: NCCL ranks %d\n", rank_counts[k]);
+    return sp_test_run_gpu(dist_suite());
+}
+#else
 int main(void)
 {
     return sp_test_run(dist_suite());
 }
+#endif
