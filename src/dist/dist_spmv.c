@@ -66,7 +66,7 @@ sp_status_t sp_dist_spmv(sp_dist_matrix_t *A, double alpha, const sp_vector_t *x
     if (A->local)
         SP_TRY(sp_spmv_vec(A->ctx, A->local_format, SP_SPMV_ALG_DEFAULT, alpha, A->local, x,
                            beta, y));
-    SP_TRY(exchange_halo(A));
+    if (A->comm->size > 1) SP_TRY(exchange_halo(A)); /* one rank: no halo, no peer */
     if (A->ghost)
         SP_TRY(sp_spmv_vec(A->ctx, A->ghost_format, SP_SPMV_ALG_DEFAULT, alpha, A->ghost,
                            A->ghostbuf, 1.0, y));
