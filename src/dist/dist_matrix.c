@@ -279,7 +279,8 @@ sp_status_t sp_dist_matrix_create_local(sp_comm_t *comm, sp_context_t *ctx, cons
     SP_ALLOC(a->row_begin, comm->size + 1);
     SP_TRY(agree_on_split(a, rows, row_begin));
     SP_TRY(sp_coo_copy(rows, rows->value_type, &m));
-    SP_TRY(sp_coo_sort_merge(m, options ? options->matrix.duplicates : SP_DUP_SUM, NULL));
+    if ((m->flags & (SP_COO_SORTED | SP_COO_MERGED)) != (SP_COO_SORTED | SP_COO_MERGED))
+        SP_TRY(sp_coo_sort_merge(m, options ? options->matrix.duplicates : SP_DUP_SUM, NULL));
     a->nnz = m->nnz;
     SP_TRY(sp__comm_allreduce_host(comm, &a->nnz, 1, SP_COMM_I64, SP_COMM_SUM));
     SP_TRY(find_ghosts(a, m));
@@ -321,6 +322,7 @@ sp_status_t sp_dist_matrix_create(sp_comm_t *comm, sp_context_t *ctx, const sp_c
                        (const char *)coo->val + (size_t)k * vs, vs);
         piece->nnz++;
     }
+    piece->flags = coo->flags & (SP_COO_SORTED | SP_COO_MERGED); /* rows taken in order */
     st = sp_dist_matrix_create_local(comm, ctx, piece, rb[r], options, A);
 done:
     sp_coo_free(piece);
