@@ -69,7 +69,9 @@ SP_API sp_status_t sp_comm_nccl_unique_id(sp_comm_nccl_id_t *id);
 SP_API sp_status_t sp_comm_create_nccl_rank(const sp_comm_nccl_id_t *id, int nranks, int rank,
                                             int device, sp_comm_t **comm);
 /* Wrap an ncclComm_t the caller made (nccl_comm) on GPU device; sp_comm_destroy leaves it
- * to the caller. Without NCCL: SP_STATUS_NOT_COMPILED. */
+ * to the caller, unless the communicator failed or was aborted: then libsp has called
+ * ncclCommAbort on it and the caller must not destroy it. Without NCCL:
+ * SP_STATUS_NOT_COMPILED. */
 SP_API sp_status_t sp_comm_wrap_nccl(void *nccl_comm, int device, sp_comm_t **comm);
 
 /* Accepts NULL. Not collective; a destroyed rank counts as aborted for its peers. */
@@ -85,8 +87,10 @@ SP_API sp_comm_backend_t sp_comm_backend(const sp_comm_t *comm);
 SP_API void sp_comm_abort(sp_comm_t *comm, const char *why);
 
 /* The operations below take buffers in the communicator's memory: host memory on a host
- * communicator, device memory of the rank's GPU on NCCL (queued on its stream; the call
- * returns once the operation is done). All are collective. */
+ * communicator, device memory of the rank's GPU on NCCL (queued on the communicator's own
+ * stream, after the work the rank's context had queued when the distributed layer last
+ * ordered them; the call returns once the operation is done, polling NCCL's asynchronous
+ * errors, aborts and a 300 s timeout). All are collective. */
 
 /* buf[0..count) = op over the ranks of buf[0..count), in place. Sums are added in rank
  * order 0, 1, ..., P-1 on the host backend, so every rank gets the same bits and a rerun

@@ -29,6 +29,7 @@ typedef struct nccl_group {
 typedef struct nccl_rank {
     ncclComm_t comm;
     int owns_comm, dead, device;
+    int abort_requested; /* sp_comm_abort from any thread; the owner aborts NCCL */
     cudaStream_t stream;
     cudaEvent_t after; /* recorded on the bound stream, waited for by the next operation */
     int has_after;
@@ -73,10 +74,19 @@ static sp_status_t nccl_fail(sp_comm_t *c, const char *what, ncclResult_t r)
     return lose(n, c->rank, why);
 }
 
-/* A peer of the same process aborted (sp_comm_abort, a failed call). */
+/* This rank or a peer of the same process aborted (sp_comm_abort, a failed call). */
 static int group_aborted(const nccl_rank_t *n)
 {
-    return n->group && __atomic_load_n(&n->group->aborted, __ATOMIC_ACQUIRE);
+    return __atomic_load_n(&n->abort_requested, __ATOMIC_ACQUIRE) ||
+           (n->group && __atomic_load_n(&n->group->aborted, __ATOMIC_ACQUIRE));
+}
+
+/* The abort's rank and reason, for the message. */
+static void abort_reason(const sp_comm_t *c, int *rank, const char **why)
+{
+    const nccl_rank_t *n = c->impl;
+    *rank = n->group ? n->group->abort_rank : c->rank;
+    *why = n->group ? n->group->why : "the communicator was aborted";
 }
 
 /* Until the queued operation is done: first enqueued (non-blocking communicators report
@@ -96,13 +106,12 @@ static sp_status_t wait_done(sp_comm_t *c, const char *what)
             if (e != cudaErrorNotReady) return cuda_fail(what, e);
         }
         if (group_aborted(n)) {
-            char why[300];
-            snprintf(why, sizeof why, "%s (rank %d: %s)", "a peer aborted", n->group->abort_rank,
-                     n->group->why);
+            int rank;
+            const char *why;
+            abort_reason(c, &rank, &why);
             (void)ncclCommAbort(n->comm);
             n->dead = 1;
-            return SP_ERROR(SP_STATUS_DEVICE_ERROR, "sp_comm: rank %d aborted: %s",
-                            n->group->abort_rank, n->group->why);
+            return SP_ERROR(SP_STATUS_DEVICE_ERROR, "sp_comm: rank %d aborted: %s", rank, why);
         }
         if (now_s() - t0 > NCCL_TIMEOUT_S) {
             char why[128];
@@ -119,10 +128,14 @@ static sp_status_t begin(sp_comm_t *c)
 {
     nccl_rank_t *n = c->impl;
     cudaError_t e;
-    if (n->dead || group_aborted(n))
-        return SP_ERROR(SP_STATUS_DEVICE_ERROR, "sp_comm: rank %d aborted: %s",
-                        n->group ? n->group->abort_rank : c->rank,
-                        n->group ? n->group->why : "the NCCL communicator was aborted");
+    if (n->dead || group_aborted(n)) {
+        int rank;
+        const char *why;
+        abort_reason(c, &rank, &why);
+        if (!n->dead) (void)ncclCommAbort(n->comm);
+        n->dead = 1;
+        return SP_ERROR(SP_STATUS_DEVICE_ERROR, "sp_comm: rank %d aborted: %s", rank, why);
+    }
     if ((e = cudaSetDevice(n->device)) != cudaSuccess) return cuda_fail("cudaSetDevice", e);
     if (n->has_after) {
         if ((e = cudaStreamWaitEvent(n->stream, n->after, 0)) != cudaSuccess)
@@ -297,6 +310,8 @@ sp_status_t sp__comm_nccl_order_after(sp_comm_t *c, void *stream)
     return SP_STATUS_SUCCESS;
 }
 
+/* Only flags (it may come from another thread while the owner is inside NCCL): the
+ * owner's next or current call aborts the NCCL communicator, or its destroy does. */
 static void nccl_abort(sp_comm_t *c, const char *why)
 {
     nccl_rank_t *n = c->impl;
@@ -305,17 +320,15 @@ static void nccl_abort(sp_comm_t *c, const char *why)
         n->group->abort_rank = c->rank;
         __atomic_store_n(&n->group->aborted, 1, __ATOMIC_RELEASE);
     }
-    if (!n->dead) {
-        (void)ncclCommAbort(n->comm);
-        n->dead = 1;
-    }
+    __atomic_store_n(&n->abort_requested, 1, __ATOMIC_RELEASE);
 }
 
 static void nccl_destroy(sp_comm_t *c)
 {
     nccl_rank_t *n = c->impl;
     (void)cudaSetDevice(n->device);
-    if (!n->dead && n->owns_comm) (void)ncclCommDestroy(n->comm);
+    if (!n->dead && __atomic_load_n(&n->abort_requested, __ATOMIC_ACQUIRE)) (void)ncclCommAbort(n->comm);
+    else if (!n->dead && n->owns_comm) (void)ncclCommDestroy(n->comm);
     if (n->d_scratch) (void)cudaFree(n->d_scratch);
     if (n->after) (void)cudaEventDestroy(n->after);
     if (n->stream) (void)cudaStreamDestroy(n->stream);
