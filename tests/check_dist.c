@@ -683,6 +683,7 @@ typedef struct bfs_case {
     int32_t *level, *parent; /* nsources x n, gathered by every rank; rank 0's kept */
     sp_bfs_stats_t stats[MAXP];
     int32_t *level_r1;       /* rank P-1's gathered levels of the last source */
+    int64_t sizes[MAXP][64]; /* each rank's frontier sizes of the last source */
 } bfs_case_t;
 
 static sp_status_t bfs_rank(job_t *j, int r, sp_comm_t *comm, sp_context_t *ctx)
@@ -698,6 +699,8 @@ static sp_status_t bfs_rank(job_t *j, int r, sp_comm_t *comm, sp_context_t *ctx)
     if (st) return st;
     memset(&o, 0, sizeof o);
     o.variant = c->variant;
+    o.frontier_capacity = 64;
+    o.frontier_sizes = c->sizes[r];
     sp_dist_matrix_info(A, &in);
     lv = malloc((size_t)(in.row_end - in.row_begin + 1) * sizeof *lv);
     pa = malloc((size_t)(in.row_end - in.row_begin + 1) * sizeof *pa);
@@ -727,6 +730,8 @@ static void check_bfs(const char *name, const sp_coo_t *g, const int64_t *source
     int32_t *ref = malloc((size_t)n * ns * sizeof *ref), *lv = malloc((size_t)n * ns * sizeof *lv);
     int32_t *pa = malloc((size_t)n * ns * sizeof *pa), *last = malloc((size_t)n * sizeof *last);
     sp_bfs_stats_t rs[8];
+    int64_t sizes[64];
+    sp_bfs_options_t ro;
     sp_context_t *ctx = NULL;
     sp_matrix_t *G = NULL;
     sp_format_view_t v;
@@ -737,8 +742,11 @@ static void check_bfs(const char *name, const sp_coo_t *g, const int64_t *source
     ck_assert_int_le(ns, 8);
     ck_assert_ok(sp_context_create(SP_DEVICE_HOST, NULL, &ctx));
     ck_assert_ok(sp_matrix_create(ctx, g, NULL, &G));
+    memset(&ro, 0, sizeof ro);
+    ro.frontier_capacity = 64;
+    ro.frontier_sizes = sizes; /* the last source's are kept */
     for (s = 0; s < ns; s++)
-        ck_assert_ok(sp_bfs(ctx, G, sources[s], NULL, ref + (size_t)s * (size_t)n, NULL, &rs[s]));
+        ck_assert_ok(sp_bfs(ctx, G, sources[s], &ro, ref + (size_t)s * (size_t)n, NULL, &rs[s]));
     ck_assert_ok(sp_matrix_view(G, SP_FORMAT_CSR, &v));
     memset(&csr, 0, sizeof csr);
     csr.nrows = csr.ncols = n;
@@ -748,7 +756,7 @@ static void check_bfs(const char *name, const sp_coo_t *g, const int64_t *source
     memcpy(&csr.idx, &v.csr.col, sizeof csr.idx);
     for (vi = 0; vi < 3; vi++)
         for (k = 0; k < NCOUNTS; k++) {
-            bfs_case_t c = {g, sources, ns, variants[vi], lv, pa, {{0}}, last};
+            bfs_case_t c = {g, sources, ns, variants[vi], lv, pa, {{0}}, last, {{0}}};
             job_t j;
             run_ranks(&j, rank_counts[k], bfs_rank, &c, 0);
             assert_all_ok(&j);
@@ -767,6 +775,7 @@ static void check_bfs(const char *name, const sp_coo_t *g, const int64_t *source
                 ck_assert_int_eq(c.stats[r].levels, rs[ns - 1].levels);
                 ck_assert_int_eq(c.stats[r].vertices_visited, rs[ns - 1].vertices_visited);
                 ck_assert_int_eq(c.stats[r].edges_traversed, rs[ns - 1].edges_traversed);
+                ck_assert(memcmp(c.sizes[r], sizes, sizeof sizes) == 0);
                 if (variants[vi] != SP_BFS_AUTO)
                     ck_assert_int_eq(c.stats[r].direction_switches, 0);
             }
