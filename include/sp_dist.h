@@ -150,6 +150,17 @@ SP_API sp_status_t sp_dist_matrix_create_local(sp_comm_t *comm, sp_context_t *ct
                                                const sp_coo_t *rows, int64_t row_begin,
                                                const sp_dist_options_t *options,
                                                sp_dist_matrix_t **A);
+/* Collective. The graph of sp_gen_kronecker(scale, edgefactor, seed, value_type) (undirected:
+ * then sp_coo_symmetrize(coo, 1)) made without ever holding it in one place: each rank
+ * draws an equal slice of the edges and routes them to the owners of their rows; the rows
+ * are split balanced by entries to within 1/64 of a part. The same matrix as the
+ * single-process generator (entries and values, duplicates merged the same way); every
+ * rank computes the 2^scale relabelling permutation. */
+SP_API sp_status_t sp_dist_gen_kronecker(sp_comm_t *comm, sp_context_t *ctx, int scale,
+                                         int edgefactor, uint64_t seed,
+                                         sp_value_type_t value_type, int undirected,
+                                         const sp_dist_options_t *options,
+                                         sp_dist_matrix_t **G);
 /* Accepts NULL. Not collective. */
 SP_API void sp_dist_matrix_destroy(sp_dist_matrix_t *A);
 

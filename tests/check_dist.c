@@ -392,8 +392,10 @@ typedef struct spmv_case {
     const double *x, *y0;
     double *y;      /* whole result; rank r writes its rows */
     int by_pieces;  /* 1: sp_dist_matrix_create_local with equal row counts */
+    int kron;       /* 1, 2: sp_dist_gen_kronecker(KRON_SCALE, 4, 11), directed, undirected */
     sp_dist_info_t info[MAXP];
 } spmv_case_t;
+#define KRON_SCALE 9
 
 /* This rank's rows [b, e) of a, as a piece (rows renumbered from 0, columns global). */
 static sp_coo_t *piece_of(const sp_coo_t *a, int64_t b, int64_t e)
@@ -416,6 +418,8 @@ static sp_status_t create_dist(const spmv_case_t *c, int P, int r, sp_comm_t *co
     sp_status_t st;
     int64_t n = c->a->nrows, b = n * r / P, e = n * (r + 1) / P;
     sp_coo_t *p;
+    if (c->kron)
+        return sp_dist_gen_kronecker(comm, ctx, KRON_SCALE, 4, 11, SP_R_64F, c->kron == 2, NULL, A);
     if (!c->by_pieces) return sp_dist_matrix_create(comm, ctx, c->a, NULL, A);
     if ((p = piece_of(c->a, b, e)) == NULL) return SP_STATUS_ALLOC_FAILED;
     st = sp_dist_matrix_create_local(comm, ctx, p, b, NULL, A);
@@ -447,7 +451,9 @@ done:
     return st;
 }
 
-static void check_spmv(const char *name, const sp_coo_t *a)
+/* kron: 0 (a distributed by sp_dist_matrix_create and by pieces), or 1, 2 (the matrix
+ * made by sp_dist_gen_kronecker, directed or undirected; a: the single generator's). */
+static void check_spmv(const char *name, const sp_coo_t *a, int kron)
 {
     int64_t n = a->nrows, i;
     double *x = malloc((size_t)(n + 1) * sizeof *x), *y0 = malloc((size_t)(n + 1) * sizeof *y0);
@@ -456,6 +462,7 @@ static void check_spmv(const char *name, const sp_coo_t *a)
     sp_context_t *ctx = NULL;
     sp_matrix_t *A = NULL;
     sp_vector_t *vx = NULL, *vy = NULL;
+    sp_matrix_info_t mi;
     int k, pieces;
     for (i = 0; i < n; i++) {
         x[i] = sp_test_uniform(&seed) - 0.3;
@@ -464,13 +471,14 @@ static void check_spmv(const char *name, const sp_coo_t *a)
     }
     ck_assert_ok(test_context(0, &ctx));
     ck_assert_ok(sp_matrix_create(ctx, a, NULL, &A));
+    ck_assert_ok(sp_matrix_info(A, &mi));
     ck_assert_ok(sp_vector_create(ctx, SP_R_64F, n, x, &vx));
     ck_assert_ok(sp_vector_create(ctx, SP_R_64F, n, NULL, &vy));
     ck_assert_ok(sp_spmv_vec(ctx, SP_FORMAT_CSR, SP_SPMV_ALG_DEFAULT, 2.0, A, vx, 0.0, vy));
     ck_assert_ok(sp_vector_copy_to_host(ctx, vy, ys));
     for (k = 0; k < NCOUNTS; k++)
-        for (pieces = 0; pieces < 2; pieces++) {
-            spmv_case_t c = {a, x, y0, yd, pieces, {{0}}};
+        for (pieces = 0; pieces < (kron ? 1 : 2); pieces++) {
+            spmv_case_t c = {a, x, y0, yd, pieces, kron, {{0}}};
             job_t j;
             int64_t halo = 0, rows = 0, nnz = 0;
             int r;
@@ -489,6 +497,7 @@ static void check_spmv(const char *name, const sp_coo_t *a)
             }
             ck_assert_int_eq(rows, n);
             ck_assert_int_eq(nnz, c.info[0].nnz);
+            ck_assert_int_eq(c.info[0].nnz, mi.nnz); /* merged as the single context */
             ck_assert_int_eq(halo, 0); /* every entry received was sent */
             if (j.P == 1) ck_assert_int_eq(c.info[0].halo_recv, 0);
         }
@@ -506,19 +515,32 @@ START_TEST(spmv_matches_single)
 {
     sp_coo_t *a = NULL;
     ck_assert_ok(sp_gen_poisson3d(5, SP_R_64F, &a));
-    check_spmv("poisson3d(5)", a);
+    check_spmv("poisson3d(5)", a, 0);
     sp_coo_free(a);
     a = random_matrix(301, 9, 42);
-    check_spmv("random(301)", a);
+    check_spmv("random(301)", a, 0);
     sp_coo_free(a);
     a = arrow_matrix(60);
-    check_spmv("arrow(60)", a);
+    check_spmv("arrow(60)", a, 0);
     sp_coo_free(a);
     a = tiny_matrix(); /* 3 rows: P = 4 and 7 leave ranks without rows */
-    check_spmv("tiny(3)", a);
+    check_spmv("tiny(3)", a, 0);
     sp_coo_free(a);
     ck_assert_ok(sp_coo_create(10, 10, 0, SP_R_64F, &a)); /* no entries at all */
-    check_spmv("empty(10)", a);
+    check_spmv("empty(10)", a, 0);
+    sp_coo_free(a);
+}
+END_TEST
+
+/* The distributed generator makes the single generator's matrix (entries, values and the
+ * merging of duplicates): the same products, the same entry count. */
+START_TEST(gen_kronecker_matches_single)
+{
+    sp_coo_t *a = NULL;
+    ck_assert_ok(sp_gen_kronecker(KRON_SCALE, 4, 11, SP_R_64F, &a));
+    check_spmv("kronecker directed", a, 1);
+    ck_assert_ok(sp_coo_symmetrize(a, 1));
+    check_spmv("kronecker undirected", a, 2);
     sp_coo_free(a);
 }
 END_TEST
@@ -842,6 +864,7 @@ static Suite *dist_suite(void)
     tc = sp_test_add_case(s, "matrix", NULL, NULL);
     tcase_add_test(tc, partition_by_entries);
     tcase_add_test(tc, spmv_matches_single);
+    tcase_add_test(tc, gen_kronecker_matches_single);
     tcase_add_test(tc, failing_rank_in_spmv);
     tcase_add_test(tc, cg_matches_single);
     tc = sp_test_add_case(s, "bfs", NULL, NULL);

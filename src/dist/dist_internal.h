@@ -102,5 +102,7 @@ sp_status_t sp__dist_check_parts(const sp_dist_matrix_t *A, const char *what,
 /* Owner of global row/column j: the r with row_begin[r] <= j < row_begin[r + 1] (the last
  * such r when parts are empty). */
 int sp__dist_owner(const sp_dist_matrix_t *A, int64_t j);
+/* The same over a split row_begin[0..nranks]. */
+int sp__dist_owner_in(const int64_t *row_begin, int nranks, int64_t j);
 
 #endif /* SP_DIST_INTERNAL_H */

@@ -5,15 +5,20 @@
 
 #include "dist_internal.h"
 
-int sp__dist_owner(const sp_dist_matrix_t *A, int64_t j)
+int sp__dist_owner_in(const int64_t *row_begin, int nranks, int64_t j)
 {
-    int lo = 0, hi = A->comm->size; /* last r with row_begin[r] <= j */
+    int lo = 0, hi = nranks; /* last r with row_begin[r] <= j */
     while (hi - lo > 1) {
         int mid = lo + (hi - lo) / 2;
-        if (A->row_begin[mid] <= j) lo = mid;
+        if (row_begin[mid] <= j) lo = mid;
         else hi = mid;
     }
     return lo;
+}
+
+int sp__dist_owner(const sp_dist_matrix_t *A, int64_t j)
+{
+    return sp__dist_owner_in(A->row_begin, A->comm->size, j);
 }
 
 sp_status_t sp_dist_partition(const sp_coo_t *coo, int nranks, int64_t *row_begin)
