@@ -33,10 +33,10 @@ typedef struct drun {
     sp_comm_t *comms[SB_MAX_RANKS];
     const double *x;
     const int64_t *sources;
-    double *y;                 /* whole SpMV result */
-    int32_t *level, *parent;   /* whole BFS result of the current source (rank 0) */
-    const sp_csr_t *csr;       /* for validation */
-    const int32_t *ref_level;  /* single-context levels, nsources x n */
+    double *y;                /* whole SpMV result */
+    int32_t *level, *parent;  /* whole BFS result of the current source (rank 0) */
+    const sp_csr_t *csr;      /* for validation */
+    const int32_t *ref_level; /* single-context levels, nsources x n */
     sp_dist_info_t info[SB_MAX_RANKS];
     sp_status_t st[SB_MAX_RANKS];
     char msg[SB_MAX_RANKS][512];
@@ -50,7 +50,10 @@ typedef struct rank_arg {
     int rank;
 } rank_arg_t;
 
-static double elapsed_ms(double t0) { return 1e3 * (sb_now() - t0); }
+static double elapsed_ms(double t0)
+{
+    return 1e3 * (sb_now() - t0);
+}
 
 static sp_status_t rank_context(const drun_t *d, int r, sp_context_t **ctx)
 {
@@ -112,7 +115,8 @@ static sp_status_t rank_bfs(drun_t *d, int r, sp_dist_matrix_t *A)
 {
     sp_status_t st = SP_STATUS_SUCCESS;
     int64_t nl = d->info[r].row_end - d->info[r].row_begin, n = d->coo->nrows;
-    int32_t *lv = malloc((size_t)(nl + 1) * sizeof *lv), *pa = malloc((size_t)(nl + 1) * sizeof *pa);
+    int32_t *lv = malloc((size_t)(nl + 1) * sizeof *lv),
+            *pa = malloc((size_t)(nl + 1) * sizeof *pa);
     double total = 0, t0;
     char why[256];
     int s;
@@ -219,7 +223,8 @@ static sp_status_t run_single(const dopts_t *o, const sp_coo_t *coo, const doubl
     double t0;
     int i;
     co.device = o->devices[0];
-    if ((st = sp_context_create(o->gpus ? SP_DEVICE_CUDA : SP_DEVICE_HOST, &co, &ctx))) goto done;
+    if ((st = sp_context_create(o->gpus ? SP_DEVICE_CUDA : SP_DEVICE_HOST, &co, &ctx)))
+        goto done;
     if ((st = sp_matrix_create(ctx, coo, NULL, &A))) goto done;
     if (o->bfs) {
         sp_format_view_t v;
@@ -298,7 +303,8 @@ static int parse_devices(const char *s, dopts_t *o)
     char buf[512];
     int n = 0, v;
     if (!strchr(s, ',') && !sb_parse_int(s, 1, SB_MAX_RANKS, &v)) {
-        for (n = 0; n < v; n++) o->devices[n] = n;
+        for (n = 0; n < v; n++)
+            o->devices[n] = n;
         o->nranks = v;
         return 0;
     }
@@ -340,8 +346,10 @@ static int parse_dist_args(int argc, char **argv, dopts_t *o)
         } else if (!strcmp(a, "--bfs")) {
             o->bfs = 1;
         } else if (a[0] == '-') {
-            fprintf(stderr, "spbench --ranks/--gpus: unknown option %s (takes --gen SPEC or "
-                    "FILE.mtx, --reps R, --cg, --bfs, --sources K, --seed S)\n", a);
+            fprintf(stderr,
+                    "spbench --ranks/--gpus: unknown option %s (takes --gen SPEC or "
+                    "FILE.mtx, --reps R, --cg, --bfs, --sources K, --seed S)\n",
+                    a);
             return 1;
         } else {
             o->path = a;
@@ -403,7 +411,8 @@ static int bench(const dopts_t *o, const sp_coo_t *coo, drun_t *d, const single_
         if (!o->bfs) {
             err = max_rel_err(d->y, ysingle, n);
             if (k == 0) one_spmv = d->spmv_ms;
-            printf("spmv_ms: %.4f  single: %.4f  overhead_vs_single: %+.1f%%  scaling_vs_1: %.2f\n",
+            printf("spmv_ms: %.4f  single: %.4f  overhead_vs_single: %+.1f%%  scaling_vs_1: "
+                   "%.2f\n",
                    d->spmv_ms, s->spmv_ms, 100.0 * (d->spmv_ms / s->spmv_ms - 1.0),
                    one_spmv / d->spmv_ms);
             printf("max_rel_err_vs_single: %.3g\n", err);
@@ -458,11 +467,14 @@ int sb_dist_main(int argc, char **argv)
     sources = malloc((size_t)o.nsources * sizeof *sources);
     s.level = malloc((size_t)(n + 1) * (size_t)o.nsources * sizeof *s.level);
     if (!x || !ysingle || !d->y || !d->level || !d->parent || !sources || !s.level) goto done;
-    for (i = 0; i < n; i++) x[i] = 2.0 * (double)(sb_splitmix(&state) >> 11) * 0x1p-53 - 1.0;
-    for (i = 0; i < o.nsources; i++) sources[i] = (int64_t)(sb_splitmix(&state) % (uint64_t)n);
+    for (i = 0; i < n; i++)
+        x[i] = 2.0 * (double)(sb_splitmix(&state) >> 11) * 0x1p-53 - 1.0;
+    for (i = 0; i < o.nsources; i++)
+        sources[i] = (int64_t)(sb_splitmix(&state) % (uint64_t)n);
     printf("input: %s\nnrows: %lld\nnnz: %lld\nbackend: %s\n", o.path ? o.path : o.gen,
-           (long long)n, (long long)coo->nnz, o.gpus ? "nccl (one process, a thread per GPU)"
-                                                     : "host (simulated ranks, a thread each)");
+           (long long)n, (long long)coo->nnz,
+           o.gpus ? "nccl (one process, a thread per GPU)"
+                  : "host (simulated ranks, a thread each)");
     if (run_single(&o, coo, x, sources, ysingle, &s, &csr, &sctx, &sA)) {
         fprintf(stderr, "spbench: single context: %s\n", sp_last_error());
         goto done;

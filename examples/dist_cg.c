@@ -50,7 +50,8 @@ static void *solve_rank(void *p)
     if (!st) st = sp_vector_create(ctx, SP_R_64F, rows, NULL, &x);
     if (!st) st = sp_vector_fill(ctx, b, 1.0);
     if (!st)
-        st = sp_dist_solve(A, j->jacobi ? SP_SOLVER_PCG_JACOBI : SP_SOLVER_CG, &opt, b, x, &res);
+        st =
+            sp_dist_solve(A, j->jacobi ? SP_SOLVER_PCG_JACOBI : SP_SOLVER_CG, &opt, b, x, &res);
     if (!st) {
         printf("rank %d: rows %lld..%lld, %lld entries, halo %lld in / %lld out\n", info.rank,
                (long long)info.row_begin, (long long)info.row_end,
@@ -124,14 +125,22 @@ int main(int argc, char **argv)
     sp_comm_t *comms[64];
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : "";
-        if (!strcmp(a, "--host")) host = atoi(v), i++;
-        else if (!strcmp(a, "--gpus")) gpus = 1;
-        else if (!strcmp(a, "--n")) n = atoll(v), i++;
-        else if (!strcmp(a, "--jacobi")) jacobi = 1;
-        else if (!strcmp(a, "--id-file")) id_file = v, i++;
-        else if (!strcmp(a, "--nranks")) nranks = atoi(v), i++;
-        else if (!strcmp(a, "--rank")) rank = atoi(v), i++;
-        else if (!strcmp(a, "--device")) device = atoi(v), i++;
+        if (!strcmp(a, "--host"))
+            host = atoi(v), i++;
+        else if (!strcmp(a, "--gpus"))
+            gpus = 1;
+        else if (!strcmp(a, "--n"))
+            n = atoll(v), i++;
+        else if (!strcmp(a, "--jacobi"))
+            jacobi = 1;
+        else if (!strcmp(a, "--id-file"))
+            id_file = v, i++;
+        else if (!strcmp(a, "--nranks"))
+            nranks = atoi(v), i++;
+        else if (!strcmp(a, "--rank"))
+            rank = atoi(v), i++;
+        else if (!strcmp(a, "--device"))
+            device = atoi(v), i++;
         else {
             fprintf(stderr, "usage: dist_cg --host P | --gpus | --id-file PATH --nranks P "
                             "--rank R [--device D]; [--n N] [--jacobi]\n");
@@ -169,8 +178,8 @@ int main(int argc, char **argv)
         if (share_id(id_file, rank, &id)) goto fail;
         if (sp_comm_create_nccl_rank(&id, nranks, rank, device >= 0 ? device : rank, comms))
             goto fail;
-        job = (rank_job_t){comms[0], SP_DEVICE_CUDA, device >= 0 ? device : rank, jacobi, coo,
-                           SP_STATUS_SUCCESS};
+        job = (rank_job_t){comms[0], SP_DEVICE_CUDA,   device >= 0 ? device : rank, jacobi,
+                           coo,      SP_STATUS_SUCCESS};
         solve_rank(&job);
         sp_comm_destroy(comms[0]);
         rc = job.status != SP_STATUS_SUCCESS;

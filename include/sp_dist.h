@@ -35,10 +35,7 @@ typedef enum sp_comm_type {
     SP_COMM_I64 = 1  /* int64_t */
 } sp_comm_type_t;
 
-typedef enum sp_comm_op {
-    SP_COMM_SUM = 0,
-    SP_COMM_MAX = 1
-} sp_comm_op_t;
+typedef enum sp_comm_op { SP_COMM_SUM = 0, SP_COMM_MAX = 1 } sp_comm_op_t;
 
 /* Zero-initialised (or NULL) means the defaults. */
 typedef struct sp_comm_host_options {
@@ -166,11 +163,11 @@ SP_API void sp_dist_matrix_destroy(sp_dist_matrix_t *A);
 
 typedef struct sp_dist_info {
     int rank, nranks;
-    int64_t nrows, nnz;          /* the whole matrix (after merging) */
-    int64_t row_begin, row_end;  /* this rank's rows */
+    int64_t nrows, nnz;         /* the whole matrix (after merging) */
+    int64_t row_begin, row_end; /* this rank's rows */
     int64_t local_nnz, ghost_nnz;
     int64_t halo_recv, halo_send; /* x entries received from / sent to other ranks per SpMV */
-    int recv_peers, send_peers;  /* ranks it receives from / sends to */
+    int recv_peers, send_peers;   /* ranks it receives from / sends to */
     sp_value_type_t value_type;
 } sp_dist_info_t;
 SP_API sp_status_t sp_dist_matrix_info(const sp_dist_matrix_t *A, sp_dist_info_t *info);
@@ -200,8 +197,8 @@ SP_API sp_status_t sp_dist_solve(sp_dist_matrix_t *A, sp_solver_type_t type,
  * -1 unreachable, parent[source] = source). stats (may be NULL) gets the global counts.
  * The in-edge lists are built on the first call and kept for later sources. */
 SP_API sp_status_t sp_dist_bfs(sp_dist_matrix_t *A, int64_t source,
-                               const sp_bfs_options_t *options, int32_t *level,
-                               int32_t *parent, sp_bfs_stats_t *stats);
+                               const sp_bfs_options_t *options, int32_t *level, int32_t *parent,
+                               sp_bfs_stats_t *stats);
 
 /* Collective. whole[0..nrows) = every rank's part (part: row_end - row_begin int32 values
  * of this rank, host memory), on every rank: to gather sp_dist_bfs's levels and parents. */

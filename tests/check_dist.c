@@ -1,11 +1,11 @@
 /* The distributed layer on the host-simulated communicator: P ranks as threads, P = 1, 2, 3,
  * 4 and 7 (check_gpu_dist.c builds this file again with SP_DIST_TEST_GPU: NCCL ranks on the
- * visible GPUs, CUDA contexts, the single CUDA context as reference). The communicator's collectives against hand-computed results (sums in rank
- * order, so every rank gets the same bits); a rank that aborts, times out, fails an argument
- * check or mismatches an exchange makes every rank return an error (no hang); distributed
- * SpMV, CG, PCG-Jacobi and BFS against the single-context calls on matrices and graphs
- * with ranks of no rows, a row owning every column, empty rows and a disconnected graph;
- * BFS also checked by the Graph500 validator. */
+ * visible GPUs, CUDA contexts, the single CUDA context as reference). The communicator's
+ * collectives against hand-computed results (sums in rank order, so every rank gets the same
+ * bits); a rank that aborts, times out, fails an argument check or mismatches an exchange makes
+ * every rank return an error (no hang); distributed SpMV, CG, PCG-Jacobi and BFS against the
+ * single-context calls on matrices and graphs with ranks of no rows, a row owning every column,
+ * empty rows and a disconnected graph; BFS also checked by the Graph500 validator. */
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -88,8 +88,10 @@ static void run_ranks(job_t *j, int P, rank_fn fn, void *arg, double timeout_s)
         a[r].rank = r;
         ck_assert_int_eq(pthread_create(&t[r], NULL, rank_main, &a[r]), 0);
     }
-    for (r = 0; r < P; r++) pthread_join(t[r], NULL);
-    for (r = 0; r < P; r++) sp_comm_destroy(j->comms[r]);
+    for (r = 0; r < P; r++)
+        pthread_join(t[r], NULL);
+    for (r = 0; r < P; r++)
+        sp_comm_destroy(j->comms[r]);
 }
 
 static void assert_all_ok(const job_t *j)
@@ -122,7 +124,10 @@ typedef struct coll_out {
     int64_t ring[MAXP][2];
 } coll_out_t;
 
-static double contribution(int r, int i) { return i == 0 ? (r % 2 ? -1e16 : 1e16) + r : 0.1 * (r + 1) + i; }
+static double contribution(int r, int i)
+{
+    return i == 0 ? (r % 2 ? -1e16 : 1e16) + r : 0.1 * (r + 1) + i;
+}
 
 static sp_status_t collectives(job_t *j, int r, sp_comm_t *c, sp_context_t *ctx)
 {
@@ -133,7 +138,8 @@ static sp_status_t collectives(job_t *j, int r, sp_comm_t *c, sp_context_t *ctx)
     sp_comm_msg_t s[2] = {{right, 8, &out[0]}, {right, 8, &out[1]}};
     sp_comm_msg_t rv[2] = {{left, 8, &tome[0]}, {left, 8, &tome[1]}};
     (void)ctx;
-    for (i = 0; i < 3; i++) o->sum[r][i] = contribution(r, i);
+    for (i = 0; i < 3; i++)
+        o->sum[r][i] = contribution(r, i);
     o->max[r][0] = r == P / 2 ? 1000 : r;
     o->max[r][1] = -r;
     if ((st = sp_comm_allreduce(c, o->sum[r], 3, SP_COMM_F64, SP_COMM_SUM))) return st;
@@ -160,7 +166,8 @@ START_TEST(comm_collectives)
         assert_all_ok(&j);
         for (i = 0; i < 3; i++) { /* in rank order, as documented */
             expect[i] = contribution(0, i);
-            for (q = 1; q < P; q++) expect[i] += contribution(q, i);
+            for (q = 1; q < P; q++)
+                expect[i] += contribution(q, i);
         }
         for (r = 0; r < P; r++) {
             for (i = 0; i < 3; i++)
@@ -169,7 +176,8 @@ START_TEST(comm_collectives)
                               o.sum[r][i], expect[i]);
             ck_assert_int_eq(o.max[r][0], P > 1 || r == 0 ? 1000 : 0);
             ck_assert_int_eq(o.max[r][1], 0);
-            for (q = 0; q < P; q++) ck_assert_int_eq(o.gathered[r][q], 10 * q + 1);
+            for (q = 0; q < P; q++)
+                ck_assert_int_eq(o.gathered[r][q], 10 * q + 1);
             ck_assert_int_eq(o.ring[r][0], (r + P - 1) % P);
             ck_assert_int_eq(o.ring[r][1], 100 + (r + P - 1) % P);
         }
@@ -311,9 +319,12 @@ static sp_status_t device_collectives(job_t *j, int r, sp_comm_t *c, sp_context_
     cudaMemcpy(&in, d_i + P + 2, 8, cudaMemcpyDeviceToHost);
     o->ring[r] = in;
     /* then rank 0 aborts: every rank's next call fails (rank 0's own too) */
-    if (r == 0) sp_comm_abort(c, "the test kills rank 0");
-    else (void)sp_comm_barrier(c);
-    for (q = 0; q < 2 && st == SP_STATUS_SUCCESS; q++) st = sp_comm_barrier(c);
+    if (r == 0)
+        sp_comm_abort(c, "the test kills rank 0");
+    else
+        (void)sp_comm_barrier(c);
+    for (q = 0; q < 2 && st == SP_STATUS_SUCCESS; q++)
+        st = sp_comm_barrier(c);
     st = st == SP_STATUS_DEVICE_ERROR ? SP_STATUS_SUCCESS : SP_STATUS_INTERNAL_ERROR;
 done:
     cudaFree(d_f);
@@ -334,7 +345,8 @@ START_TEST(comm_device_collectives)
             ck_assert_double_eq(o.sum[r][0], P * (P + 1) / 2.0);
             ck_assert_double_eq(o.sum[r][1], (double)P * (P - 1));
             ck_assert_int_eq(o.max[r], 10 * (P - 1) + 1);
-            for (q = 0; q < P; q++) ck_assert_int_eq(o.gathered[r][q], 10 * q + 1);
+            for (q = 0; q < P; q++)
+                ck_assert_int_eq(o.gathered[r][q], 10 * q + 1);
             ck_assert_int_eq(o.ring[r], (r + P - 1) % P);
         }
     }
@@ -390,9 +402,9 @@ static sp_coo_t *tiny_matrix(void)
 typedef struct spmv_case {
     const sp_coo_t *a;
     const double *x, *y0;
-    double *y;      /* whole result; rank r writes its rows */
-    int by_pieces;  /* 1: sp_dist_matrix_create_local with equal row counts */
-    int kron;       /* 1, 2: sp_dist_gen_kronecker(KRON_SCALE, 4, 11), directed, undirected */
+    double *y;     /* whole result; rank r writes its rows */
+    int by_pieces; /* 1: sp_dist_matrix_create_local with equal row counts */
+    int kron;      /* 1, 2: sp_dist_gen_kronecker(KRON_SCALE, 4, 11), directed, undirected */
     sp_dist_info_t info[MAXP];
 } spmv_case_t;
 #define KRON_SCALE 9
@@ -419,7 +431,8 @@ static sp_status_t create_dist(const spmv_case_t *c, int P, int r, sp_comm_t *co
     int64_t n = c->a->nrows, b = n * r / P, e = n * (r + 1) / P;
     sp_coo_t *p;
     if (c->kron)
-        return sp_dist_gen_kronecker(comm, ctx, KRON_SCALE, 4, 11, SP_R_64F, c->kron == 2, NULL, A);
+        return sp_dist_gen_kronecker(comm, ctx, KRON_SCALE, 4, 11, SP_R_64F, c->kron == 2, NULL,
+                                     A);
     if (!c->by_pieces) return sp_dist_matrix_create(comm, ctx, c->a, NULL, A);
     if ((p = piece_of(c->a, b, e)) == NULL) return SP_STATUS_ALLOC_FAILED;
     st = sp_dist_matrix_create_local(comm, ctx, p, b, NULL, A);
@@ -457,7 +470,8 @@ static void check_spmv(const char *name, const sp_coo_t *a, int kron)
 {
     int64_t n = a->nrows, i;
     double *x = malloc((size_t)(n + 1) * sizeof *x), *y0 = malloc((size_t)(n + 1) * sizeof *y0);
-    double *ys = malloc((size_t)(n + 1) * sizeof *ys), *yd = malloc((size_t)(n + 1) * sizeof *yd);
+    double *ys = malloc((size_t)(n + 1) * sizeof *ys),
+           *yd = malloc((size_t)(n + 1) * sizeof *yd);
     uint64_t seed = 7;
     sp_context_t *ctx = NULL;
     sp_matrix_t *A = NULL;
@@ -482,13 +496,14 @@ static void check_spmv(const char *name, const sp_coo_t *a, int kron)
             job_t j;
             int64_t halo = 0, rows = 0, nnz = 0;
             int r;
-            for (i = 0; i < n; i++) yd[i] = NAN;
+            for (i = 0; i < n; i++)
+                yd[i] = NAN;
             run_ranks(&j, rank_counts[k], spmv_rank, &c, 0);
             assert_all_ok(&j);
             for (i = 0; i < n; i++)
                 ck_assert_msg(fabs(yd[i] - ys[i]) <= 1e-12 * (1.0 + fabs(ys[i])),
-                              "%s P=%d pieces=%d row %lld: %.17g vs single %.17g", name,
-                              j.P, pieces, (long long)i, yd[i], ys[i]);
+                              "%s P=%d pieces=%d row %lld: %.17g vs single %.17g", name, j.P,
+                              pieces, (long long)i, yd[i], ys[i]);
             for (r = 0; r < j.P; r++) {
                 rows += c.info[r].row_end - c.info[r].row_begin;
                 nnz += c.info[r].local_nnz + c.info[r].ghost_nnz;
@@ -498,7 +513,7 @@ static void check_spmv(const char *name, const sp_coo_t *a, int kron)
             ck_assert_int_eq(rows, n);
             ck_assert_int_eq(nnz, c.info[0].nnz);
             ck_assert_int_eq(c.info[0].nnz, mi.nnz); /* merged as the single context */
-            ck_assert_int_eq(halo, 0); /* every entry received was sent */
+            ck_assert_int_eq(halo, 0);               /* every entry received was sent */
             if (j.P == 1) ck_assert_int_eq(c.info[0].halo_recv, 0);
         }
     sp_vector_destroy(vx);
@@ -749,7 +764,8 @@ static sp_status_t bfs_rank(job_t *j, int r, sp_comm_t *comm, sp_context_t *ctx)
 static void check_bfs(const char *name, const sp_coo_t *g, const int64_t *sources, int ns)
 {
     int64_t n = g->nrows;
-    int32_t *ref = malloc((size_t)n * ns * sizeof *ref), *lv = malloc((size_t)n * ns * sizeof *lv);
+    int32_t *ref = malloc((size_t)n * ns * sizeof *ref),
+            *lv = malloc((size_t)n * ns * sizeof *lv);
     int32_t *pa = malloc((size_t)n * ns * sizeof *pa), *last = malloc((size_t)n * sizeof *last);
     sp_bfs_stats_t rs[8];
     int64_t sizes[64];
@@ -768,7 +784,8 @@ static void check_bfs(const char *name, const sp_coo_t *g, const int64_t *source
     ro.frontier_capacity = 64;
     ro.frontier_sizes = sizes; /* the last source's are kept */
     for (s = 0; s < ns; s++)
-        ck_assert_ok(sp_bfs(ctx, G, sources[s], &ro, ref + (size_t)s * (size_t)n, NULL, &rs[s]));
+        ck_assert_ok(
+            sp_bfs(ctx, G, sources[s], &ro, ref + (size_t)s * (size_t)n, NULL, &rs[s]));
     ck_assert_ok(sp_matrix_view(G, SP_FORMAT_CSR, &v));
     memset(&csr, 0, sizeof csr);
     csr.nrows = csr.ncols = n;
@@ -790,9 +807,11 @@ static void check_bfs(const char *name, const sp_coo_t *g, const int64_t *source
                 ck_assert_msg(sp__ref_bfs_validate(&csr, (int32_t)sources[s], lv + off,
                                                    pa + off, ref + off, why, sizeof why),
                               "%s %s P=%d source %lld: %s", name,
-                              sp_bfs_variant_name(variants[vi]), j.P, (long long)sources[s], why);
+                              sp_bfs_variant_name(variants[vi]), j.P, (long long)sources[s],
+                              why);
             }
-            ck_assert(memcmp(last, lv + (size_t)(ns - 1) * (size_t)n, (size_t)n * sizeof *lv) == 0);
+            ck_assert(memcmp(last, lv + (size_t)(ns - 1) * (size_t)n, (size_t)n * sizeof *lv) ==
+                      0);
             for (r = 0; r < j.P; r++) { /* the last source's stats, global on every rank */
                 ck_assert_int_eq(c.stats[r].levels, rs[ns - 1].levels);
                 ck_assert_int_eq(c.stats[r].vertices_visited, rs[ns - 1].vertices_visited);
@@ -889,7 +908,8 @@ int main(void)
     ncounts = n > 1 ? 2 : 1;
     rank_counts[0] = 1;
     rank_counts[1] = n < MAXP ? n : MAXP;
-    for (k = 0; k < ncounts; k++) printf("check_gpu_dist: NCCL ranks %d\n", rank_counts[k]);
+    for (k = 0; k < ncounts; k++)
+        printf("check_gpu_dist: NCCL ranks %d\n", rank_counts[k]);
     return sp_test_run_gpu(dist_suite());
 }
 #else

@@ -22,8 +22,14 @@ void sp_comm_destroy(sp_comm_t *comm)
     if (comm) comm->ops->destroy(comm);
 }
 
-int sp_comm_rank(const sp_comm_t *comm) { return comm ? comm->rank : -1; }
-int sp_comm_size(const sp_comm_t *comm) { return comm ? comm->size : 0; }
+int sp_comm_rank(const sp_comm_t *comm)
+{
+    return comm ? comm->rank : -1;
+}
+int sp_comm_size(const sp_comm_t *comm)
+{
+    return comm ? comm->size : 0;
+}
 sp_comm_backend_t sp_comm_backend(const sp_comm_t *comm)
 {
     return comm ? comm->backend : SP_COMM_HOST;
@@ -38,7 +44,8 @@ sp_status_t sp_comm_allreduce(sp_comm_t *comm, void *buf, int64_t count, sp_comm
                               sp_comm_op_t op)
 {
     sp_status_t st = SP_STATUS_SUCCESS;
-    if (comm == NULL) return SP_ERROR(SP_STATUS_INVALID_ARGUMENT, "sp_comm_allreduce: comm is NULL");
+    if (comm == NULL)
+        return SP_ERROR(SP_STATUS_INVALID_ARGUMENT, "sp_comm_allreduce: comm is NULL");
     SP_CHECK_ARG(count >= 0 && (buf != NULL || count == 0),
                  "sp_comm_allreduce: count %lld with buf %s", (long long)count,
                  buf ? "set" : "NULL");
@@ -54,7 +61,8 @@ done:
 sp_status_t sp_comm_allgather(sp_comm_t *comm, const void *send, void *recv, int64_t bytes)
 {
     sp_status_t st = SP_STATUS_SUCCESS;
-    if (comm == NULL) return SP_ERROR(SP_STATUS_INVALID_ARGUMENT, "sp_comm_allgather: comm is NULL");
+    if (comm == NULL)
+        return SP_ERROR(SP_STATUS_INVALID_ARGUMENT, "sp_comm_allgather: comm is NULL");
     SP_CHECK_ARG(bytes >= 0 && ((send != NULL && recv != NULL) || bytes == 0),
                  "sp_comm_allgather: %lld bytes with send or recv NULL", (long long)bytes);
     st = comm->ops->allgather(comm, send, recv, bytes);
@@ -83,7 +91,8 @@ sp_status_t sp_comm_exchange(sp_comm_t *comm, int nsend, const sp_comm_msg_t *se
                              const sp_comm_msg_t *recvs)
 {
     sp_status_t st = SP_STATUS_SUCCESS;
-    if (comm == NULL) return SP_ERROR(SP_STATUS_INVALID_ARGUMENT, "sp_comm_exchange: comm is NULL");
+    if (comm == NULL)
+        return SP_ERROR(SP_STATUS_INVALID_ARGUMENT, "sp_comm_exchange: comm is NULL");
     SP_TRY(check_msgs(comm, "sends", nsend, sends));
     SP_TRY(check_msgs(comm, "recvs", nrecv, recvs));
     st = comm->ops->exchange(comm, nsend, sends, nrecv, recvs);
@@ -93,7 +102,8 @@ done:
 
 sp_status_t sp_comm_barrier(sp_comm_t *comm)
 {
-    if (comm == NULL) return SP_ERROR(SP_STATUS_INVALID_ARGUMENT, "sp_comm_barrier: comm is NULL");
+    if (comm == NULL)
+        return SP_ERROR(SP_STATUS_INVALID_ARGUMENT, "sp_comm_barrier: comm is NULL");
     return sp__comm_fail(comm, comm->ops->barrier(comm));
 }
 

@@ -98,16 +98,16 @@ static void reduce_posted(host_group_t *g, void *out, int64_t count, sp_comm_typ
         memcpy(o, g->post[0], (size_t)count * sizeof *o);
         for (r = 1; r < g->size; r++) {
             const double *in = g->post[r];
-            for (i = 0; i < count; i++) o[i] = op == SP_COMM_SUM ? o[i] + in[i]
-                                                : (in[i] > o[i] ? in[i] : o[i]);
+            for (i = 0; i < count; i++)
+                o[i] = op == SP_COMM_SUM ? o[i] + in[i] : (in[i] > o[i] ? in[i] : o[i]);
         }
     } else {
         int64_t *o = out;
         memcpy(o, g->post[0], (size_t)count * sizeof *o);
         for (r = 1; r < g->size; r++) {
             const int64_t *in = g->post[r];
-            for (i = 0; i < count; i++) o[i] = op == SP_COMM_SUM ? o[i] + in[i]
-                                                : (in[i] > o[i] ? in[i] : o[i]);
+            for (i = 0; i < count; i++)
+                o[i] = op == SP_COMM_SUM ? o[i] + in[i] : (in[i] > o[i] ? in[i] : o[i]);
         }
     }
 }
@@ -153,8 +153,8 @@ static const sp_comm_msg_t *nth_send(const host_group_t *g, int from, int to, in
     return NULL;
 }
 
-static sp_status_t host_exchange(sp_comm_t *c, int nsend, const sp_comm_msg_t *sends,
-                                 int nrecv, const sp_comm_msg_t *recvs)
+static sp_status_t host_exchange(sp_comm_t *c, int nsend, const sp_comm_msg_t *sends, int nrecv,
+                                 const sp_comm_msg_t *recvs)
 {
     sp_status_t st = SP_STATUS_SUCCESS;
     host_group_t *g = c->impl;
@@ -164,7 +164,8 @@ static sp_status_t host_exchange(sp_comm_t *c, int nsend, const sp_comm_msg_t *s
     SP_TRY(host_barrier(c));
     for (k = 0; k < nrecv; k++) {
         const sp_comm_msg_t *m;
-        for (nth = 0, j = 0; j < k; j++) nth += recvs[j].peer == recvs[k].peer;
+        for (nth = 0, j = 0; j < k; j++)
+            nth += recvs[j].peer == recvs[k].peer;
         m = nth_send(g, recvs[k].peer, c->rank, nth);
         if (m == NULL || m->bytes != recvs[k].bytes) {
             char why[200];
@@ -216,7 +217,8 @@ sp_status_t sp_comm_create_host(int nranks, const sp_comm_host_options_t *option
     SP_CHECK_ARG(nranks >= 1 && nranks <= 4096,
                  "sp_comm_create_host: nranks %d is not in 1..4096", nranks);
     SP_CHECK_ARG(options == NULL || options->timeout_s >= 0,
-                 "sp_comm_create_host: negative timeout_s %g", options ? options->timeout_s : 0);
+                 "sp_comm_create_host: negative timeout_s %g",
+                 options ? options->timeout_s : 0);
     SP_CALLOC(g, 1);
     SP_CALLOC(g->post, nranks);
     SP_CALLOC(g->sends, nranks);
@@ -239,11 +241,13 @@ sp_status_t sp_comm_create_host(int nranks, const sp_comm_host_options_t *option
         made[r]->impl = g;
     }
     g->refs = nranks;
-    for (r = 0; r < nranks; r++) comms[r] = made[r];
+    for (r = 0; r < nranks; r++)
+        comms[r] = made[r];
     sp__free(made);
     return SP_STATUS_SUCCESS;
 done:
-    for (r = 0; made && r < nranks; r++) sp__free(made[r]);
+    for (r = 0; made && r < nranks; r++)
+        sp__free(made[r]);
     sp__free(made);
     if (g) {
         if (locks > 1) pthread_cond_destroy(&g->cv);

@@ -47,7 +47,8 @@ static double now_s(void)
 
 static sp_status_t cuda_fail(const char *what, cudaError_t e)
 {
-    return SP_ERROR(SP_STATUS_DEVICE_ERROR, "sp_comm (NCCL): %s: %s", what, cudaGetErrorString(e));
+    return SP_ERROR(SP_STATUS_DEVICE_ERROR, "sp_comm (NCCL): %s: %s", what,
+                    cudaGetErrorString(e));
 }
 
 /* The communicator is lost: abort it in NCCL, once, and say why. */
@@ -98,7 +99,8 @@ static sp_status_t wait_done(sp_comm_t *c, const char *what)
     ncclResult_t r = ncclInProgress;
     cudaError_t e;
     for (;;) {
-        if (ncclCommGetAsyncError(n->comm, &r) != ncclSuccess || (r != ncclSuccess && r != ncclInProgress))
+        if (ncclCommGetAsyncError(n->comm, &r) != ncclSuccess ||
+            (r != ncclSuccess && r != ncclInProgress))
             return nccl_fail(c, what, r);
         if (r == ncclSuccess) {
             e = cudaStreamQuery(n->stream);
@@ -115,8 +117,8 @@ static sp_status_t wait_done(sp_comm_t *c, const char *what)
         }
         if (now_s() - t0 > NCCL_TIMEOUT_S) {
             char why[128];
-            snprintf(why, sizeof why, "%s timed out after %g s waiting for the other ranks", what,
-                     NCCL_TIMEOUT_S);
+            snprintf(why, sizeof why, "%s timed out after %g s waiting for the other ranks",
+                     what, NCCL_TIMEOUT_S);
             return lose(n, c->rank, why);
         }
         sched_yield();
@@ -181,7 +183,8 @@ static sp_status_t nccl_exchange(sp_comm_t *c, int nsend, const sp_comm_msg_t *s
     if (st) return st;
     for (k = 0; k < nsend; k++) {
         if (sends[k].peer != c->rank) continue;
-        while (j < nrecv && recvs[j].peer != c->rank) j++;
+        while (j < nrecv && recvs[j].peer != c->rank)
+            j++;
         if (j == nrecv || recvs[j].bytes != sends[k].bytes)
             return lose(n, c->rank, "exchange: a message to itself without a matching receive");
         if (sends[k].bytes > 0) {
@@ -194,17 +197,18 @@ static sp_status_t nccl_exchange(sp_comm_t *c, int nsend, const sp_comm_msg_t *s
     if ((r = ncclGroupStart()) != ncclSuccess) return nccl_fail(c, "ncclGroupStart", r);
     for (k = 0; k < nsend && r == ncclSuccess; k++)
         if (sends[k].peer != c->rank && sends[k].bytes > 0)
-            r = ncclSend(sends[k].ptr, (size_t)sends[k].bytes, ncclUint8, sends[k].peer, n->comm,
-                         n->stream);
+            r = ncclSend(sends[k].ptr, (size_t)sends[k].bytes, ncclUint8, sends[k].peer,
+                         n->comm, n->stream);
     for (k = 0; k < nrecv && r == ncclSuccess; k++)
         if (recvs[k].peer != c->rank && recvs[k].bytes > 0)
-            r = ncclRecv(recvs[k].ptr, (size_t)recvs[k].bytes, ncclUint8, recvs[k].peer, n->comm,
-                         n->stream);
+            r = ncclRecv(recvs[k].ptr, (size_t)recvs[k].bytes, ncclUint8, recvs[k].peer,
+                         n->comm, n->stream);
     {
         ncclResult_t r2 = ncclGroupEnd();
         if (r == ncclSuccess) r = r2;
     }
-    if (r != ncclSuccess && r != ncclInProgress) return nccl_fail(c, "grouped ncclSend/ncclRecv", r);
+    if (r != ncclSuccess && r != ncclInProgress)
+        return nccl_fail(c, "grouped ncclSend/ncclRecv", r);
     return wait_done(c, "grouped ncclSend/ncclRecv");
 }
 
@@ -217,8 +221,9 @@ static sp_status_t scratch(nccl_rank_t *n, size_t bytes)
     n->d_scratch = NULL;
     n->scratch_bytes = 0;
     if ((e = cudaMalloc(&n->d_scratch, bytes < 256 ? 256 : bytes)) != cudaSuccess)
-        return SP_ERROR(SP_STATUS_ALLOC_FAILED, "sp_comm (NCCL): staging buffer of %zu bytes: %s",
-                        bytes, cudaGetErrorString(e));
+        return SP_ERROR(SP_STATUS_ALLOC_FAILED,
+                        "sp_comm (NCCL): staging buffer of %zu bytes: %s", bytes,
+                        cudaGetErrorString(e));
     n->scratch_bytes = bytes < 256 ? 256 : bytes;
     return SP_STATUS_SUCCESS;
 }
@@ -248,7 +253,8 @@ sp_status_t sp__comm_nccl_allreduce_host(sp_comm_t *c, void *h_buf, int64_t coun
     size_t bytes = (size_t)count * 8;
     sp_status_t st;
     (void)type;
-    if ((st = scratch(n, bytes)) || (st = copy(n, n->d_scratch, h_buf, bytes, cudaMemcpyHostToDevice)))
+    if ((st = scratch(n, bytes)) ||
+        (st = copy(n, n->d_scratch, h_buf, bytes, cudaMemcpyHostToDevice)))
         return sp__comm_fail(c, st);
     if ((st = sp_comm_allreduce(c, n->d_scratch, count, type, op))) return st;
     return sp__comm_fail(c, copy(n, h_buf, n->d_scratch, bytes, cudaMemcpyDeviceToHost));
@@ -260,7 +266,8 @@ sp_status_t sp__comm_nccl_allgather_host(sp_comm_t *c, const void *h_send, void 
     nccl_rank_t *n = c->impl;
     size_t b = (size_t)bytes, all = b * (size_t)(c->size + 1);
     sp_status_t st;
-    if ((st = scratch(n, all)) || (st = copy(n, n->d_scratch, h_send, b, cudaMemcpyHostToDevice)))
+    if ((st = scratch(n, all)) ||
+        (st = copy(n, n->d_scratch, h_send, b, cudaMemcpyHostToDevice)))
         return sp__comm_fail(c, st);
     if ((st = sp_comm_allgather(c, n->d_scratch, (char *)n->d_scratch + b, bytes))) return st;
     return sp__comm_fail(c, copy(n, h_recv, (char *)n->d_scratch + b, b * (size_t)c->size,
@@ -276,15 +283,18 @@ sp_status_t sp__comm_nccl_exchange_host(sp_comm_t *c, int nsend, const sp_comm_m
     sp_comm_msg_t *ds = NULL, *dr = NULL;
     size_t total = 0, off = 0;
     int k;
-    for (k = 0; k < nsend; k++) total += (size_t)sends[k].bytes;
-    for (k = 0; k < nrecv; k++) total += (size_t)recvs[k].bytes;
+    for (k = 0; k < nsend; k++)
+        total += (size_t)sends[k].bytes;
+    for (k = 0; k < nrecv; k++)
+        total += (size_t)recvs[k].bytes;
     SP_ALLOC(ds, nsend);
     SP_ALLOC(dr, nrecv);
     SP_TRY(scratch(n, total));
     for (k = 0; k < nsend; k++) {
         ds[k] = sends[k];
         ds[k].ptr = (char *)n->d_scratch + off;
-        SP_TRY(copy(n, ds[k].ptr, sends[k].ptr, (size_t)sends[k].bytes, cudaMemcpyHostToDevice));
+        SP_TRY(
+            copy(n, ds[k].ptr, sends[k].ptr, (size_t)sends[k].bytes, cudaMemcpyHostToDevice));
         off += (size_t)sends[k].bytes;
     }
     for (k = 0; k < nrecv; k++) {
@@ -294,7 +304,8 @@ sp_status_t sp__comm_nccl_exchange_host(sp_comm_t *c, int nsend, const sp_comm_m
     }
     SP_TRY(sp_comm_exchange(c, nsend, ds, nrecv, dr));
     for (k = 0; k < nrecv; k++)
-        SP_TRY(copy(n, recvs[k].ptr, dr[k].ptr, (size_t)recvs[k].bytes, cudaMemcpyDeviceToHost));
+        SP_TRY(
+            copy(n, recvs[k].ptr, dr[k].ptr, (size_t)recvs[k].bytes, cudaMemcpyDeviceToHost));
 done:
     sp__free(dr);
     sp__free(ds);
@@ -327,8 +338,10 @@ static void nccl_destroy(sp_comm_t *c)
 {
     nccl_rank_t *n = c->impl;
     (void)cudaSetDevice(n->device);
-    if (!n->dead && __atomic_load_n(&n->abort_requested, __ATOMIC_ACQUIRE)) (void)ncclCommAbort(n->comm);
-    else if (!n->dead && n->owns_comm) (void)ncclCommDestroy(n->comm);
+    if (!n->dead && __atomic_load_n(&n->abort_requested, __ATOMIC_ACQUIRE))
+        (void)ncclCommAbort(n->comm);
+    else if (!n->dead && n->owns_comm)
+        (void)ncclCommDestroy(n->comm);
     if (n->d_scratch) (void)cudaFree(n->d_scratch);
     if (n->after) (void)cudaEventDestroy(n->after);
     if (n->stream) (void)cudaStreamDestroy(n->stream);
@@ -360,8 +373,10 @@ static sp_status_t make_rank(ncclComm_t comm, int owns, int device, nccl_group_t
         SP_TRY(cuda_fail("cudaStreamCreateWithFlags", e));
     if ((e = cudaEventCreateWithFlags(&n->after, cudaEventDisableTiming)) != cudaSuccess)
         SP_TRY(cuda_fail("cudaEventCreateWithFlags", e));
-    if ((r = ncclCommUserRank(comm, &rank)) != ncclSuccess || (r = ncclCommCount(comm, &size)) != ncclSuccess)
-        SP_FAIL(SP_STATUS_DEVICE_ERROR, "sp_comm (NCCL): rank and size: %s", ncclGetErrorString(r));
+    if ((r = ncclCommUserRank(comm, &rank)) != ncclSuccess ||
+        (r = ncclCommCount(comm, &size)) != ncclSuccess)
+        SP_FAIL(SP_STATUS_DEVICE_ERROR, "sp_comm (NCCL): rank and size: %s",
+                ncclGetErrorString(r));
     n->owns_comm = owns;
     n->group = group;
     if (group) __atomic_add_fetch(&group->refs, 1, __ATOMIC_ACQ_REL);
@@ -395,20 +410,25 @@ sp_status_t sp_comm_create_nccl_all(int ndevices, const int *devices, sp_comm_t 
     SP_ALLOC(dev, ndevices);
     for (i = 0; i < ndevices; i++) {
         dev[i] = devices ? devices[i] : i;
-        SP_CHECK_ARG(dev[i] >= 0 && dev[i] < count, "sp_comm_create_nccl_all: device %d of %d"
-                     " present", dev[i], count);
+        SP_CHECK_ARG(dev[i] >= 0 && dev[i] < count,
+                     "sp_comm_create_nccl_all: device %d of %d"
+                     " present",
+                     dev[i], count);
     }
     SP_CALLOC(nc, ndevices);
     SP_CALLOC(g, 1);
     if ((r = ncclCommInitAll(nc, ndevices, dev)) != ncclSuccess)
-        SP_FAIL(SP_STATUS_DEVICE_ERROR, "sp_comm_create_nccl_all: ncclCommInitAll over %d devices:"
-                " %s", ndevices, ncclGetErrorString(r));
+        SP_FAIL(SP_STATUS_DEVICE_ERROR,
+                "sp_comm_create_nccl_all: ncclCommInitAll over %d devices:"
+                " %s",
+                ndevices, ncclGetErrorString(r));
     for (made = 0; made < ndevices; made++)
         SP_TRY(make_rank(nc[made], 1, dev[made], g, &comms[made]));
     g = NULL; /* owned by the ranks now */
 done:
     if (st != SP_STATUS_SUCCESS && nc) {
-        for (i = 0; i < made; i++) sp_comm_destroy(comms[i]);
+        for (i = 0; i < made; i++)
+            sp_comm_destroy(comms[i]);
         for (i = made; i < ndevices; i++)
             if (nc[i]) (void)ncclCommDestroy(nc[i]);
     }
@@ -423,7 +443,8 @@ sp_status_t sp_comm_nccl_unique_id(sp_comm_nccl_id_t *id)
     ncclUniqueId u;
     ncclResult_t r;
     _Static_assert(sizeof u <= sizeof id->bytes, "ncclUniqueId fits sp_comm_nccl_id_t");
-    if (id == NULL) return SP_ERROR(SP_STATUS_INVALID_ARGUMENT, "sp_comm_nccl_unique_id: id is NULL");
+    if (id == NULL)
+        return SP_ERROR(SP_STATUS_INVALID_ARGUMENT, "sp_comm_nccl_unique_id: id is NULL");
     if ((r = ncclGetUniqueId(&u)) != ncclSuccess)
         return SP_ERROR(SP_STATUS_DEVICE_ERROR, "sp_comm_nccl_unique_id: ncclGetUniqueId: %s",
                         ncclGetErrorString(r));
@@ -452,14 +473,18 @@ sp_status_t sp_comm_create_nccl_rank(const sp_comm_nccl_id_t *id, int nranks, in
     config.blocking = 0; /* polled below, so a process that never joins times out */
     r = ncclCommInitRankConfig(&nc, nranks, u, rank, &config);
     if (r != ncclSuccess && r != ncclInProgress)
-        SP_FAIL(SP_STATUS_DEVICE_ERROR, "sp_comm_create_nccl_rank: ncclCommInitRankConfig (rank %d"
-                " of %d): %s", rank, nranks, ncclGetErrorString(r));
+        SP_FAIL(SP_STATUS_DEVICE_ERROR,
+                "sp_comm_create_nccl_rank: ncclCommInitRankConfig (rank %d"
+                " of %d): %s",
+                rank, nranks, ncclGetErrorString(r));
     while (state == ncclInProgress) {
         if ((r = ncclCommGetAsyncError(nc, &state)) != ncclSuccess) state = r;
         if (state == ncclInProgress && now_s() - t0 > NCCL_TIMEOUT_S) {
             (void)ncclCommAbort(nc);
-            SP_FAIL(SP_STATUS_DEVICE_ERROR, "sp_comm_create_nccl_rank: rank %d of %d: the other"
-                    " ranks did not join within %g s", rank, nranks, NCCL_TIMEOUT_S);
+            SP_FAIL(SP_STATUS_DEVICE_ERROR,
+                    "sp_comm_create_nccl_rank: rank %d of %d: the other"
+                    " ranks did not join within %g s",
+                    rank, nranks, NCCL_TIMEOUT_S);
         }
         if (state == ncclInProgress) sched_yield();
     }
@@ -477,7 +502,8 @@ done:
 sp_status_t sp_comm_wrap_nccl(void *nccl_comm, int device, sp_comm_t **comm)
 {
     if (nccl_comm == NULL || comm == NULL)
-        return SP_ERROR(SP_STATUS_INVALID_ARGUMENT, "sp_comm_wrap_nccl: nccl_comm or comm is NULL");
+        return SP_ERROR(SP_STATUS_INVALID_ARGUMENT,
+                        "sp_comm_wrap_nccl: nccl_comm or comm is NULL");
     return make_rank((ncclComm_t)nccl_comm, 0, device, NULL, comm);
 }
 
@@ -485,9 +511,9 @@ sp_status_t sp_comm_wrap_nccl(void *nccl_comm, int device, sp_comm_t **comm)
 
 static sp_status_t not_built(const char *what)
 {
-    return SP_ERROR(SP_STATUS_NOT_COMPILED,
-                    "%s: libsp was built without NCCL (SP_HAVE_NCCL: CUDA and nccl.h are needed)",
-                    what);
+    return SP_ERROR(
+        SP_STATUS_NOT_COMPILED,
+        "%s: libsp was built without NCCL (SP_HAVE_NCCL: CUDA and nccl.h are needed)", what);
 }
 
 sp_status_t sp_comm_create_nccl_all(int ndevices, const int *devices, sp_comm_t **comms)

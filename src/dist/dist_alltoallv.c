@@ -15,7 +15,8 @@ sp_status_t sp__dist_alltoallv(sp_comm_t *c, const void *send, const int64_t *sc
     SP_ALLOC(sm, P);
     SP_ALLOC(rm, P);
     SP_TRY(sp__comm_allgather_host(c, scount, all, (int64_t)P * 8));
-    for (q = 0; q < P; q++) total += rcount[q] = all[(size_t)q * (size_t)P + (size_t)me];
+    for (q = 0; q < P; q++)
+        total += rcount[q] = all[(size_t)q * (size_t)P + (size_t)me];
     SP_ALLOC(out, (size_t)total * esz);
     for (q = 0; q < P; q++) {
         if (scount[q] > 0) {

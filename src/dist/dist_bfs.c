@@ -14,8 +14,8 @@ typedef struct bfs {
     int32_t *level, *parent;
     int32_t *cur, *next; /* local ids of this level's and the next level's vertices */
     int64_t ncur, nnext, depth;
-    int64_t unvisited_edges; /* out-edges of this rank's unvisited vertices */
-    int64_t words;           /* 64-bit words of the largest part's frontier bitmap */
+    int64_t unvisited_edges;         /* out-edges of this rank's unvisited vertices */
+    int64_t words;                   /* 64-bit words of the largest part's frontier bitmap */
     uint64_t *mine, *all, *frontier; /* own bitmap, every part's, the global one */
 } bfs_t;
 
@@ -44,8 +44,10 @@ static sp_status_t build_in_edges(sp_dist_matrix_t *A)
     SP_CALLOC(rcount, P);
     SP_CALLOC(off, P + 1);
     SP_ALLOC(pairs, 2 * A->h_row_ptr[A->nloc]);
-    for (k = 0; k < A->h_row_ptr[A->nloc]; k++) scount[sp__dist_owner(A, A->h_col[k])]++;
-    for (q = 0; q < P; q++) off[q + 1] = off[q] + scount[q];
+    for (k = 0; k < A->h_row_ptr[A->nloc]; k++)
+        scount[sp__dist_owner(A, A->h_col[k])]++;
+    for (q = 0; q < P; q++)
+        off[q + 1] = off[q] + scount[q];
     for (i = 0; i < A->nloc; i++)
         for (k = A->h_row_ptr[i]; k < A->h_row_ptr[i + 1]; k++) {
             int64_t at = off[sp__dist_owner(A, A->h_col[k])]++;
@@ -53,17 +55,22 @@ static sp_status_t build_in_edges(sp_dist_matrix_t *A)
             pairs[2 * at + 1] = (int32_t)(A->rb + i);
         }
     /* each pair is 8 bytes: (target, source) */
-    SP_TRY(sp__dist_alltoallv(A->comm, pairs, scount, 2 * sizeof(int32_t), (void **)&got, rcount));
-    for (q = 0; q < P; q++) total += rcount[q];
+    SP_TRY(
+        sp__dist_alltoallv(A->comm, pairs, scount, 2 * sizeof(int32_t), (void **)&got, rcount));
+    for (q = 0; q < P; q++)
+        total += rcount[q];
     SP_CALLOC(A->h_in_ptr, A->nloc + 1);
     SP_ALLOC(A->h_in, total);
-    for (k = 0; k < total; k++) A->h_in_ptr[got[2 * k] - A->rb + 1]++;
-    for (i = 0; i < A->nloc; i++) A->h_in_ptr[i + 1] += A->h_in_ptr[i];
+    for (k = 0; k < total; k++)
+        A->h_in_ptr[got[2 * k] - A->rb + 1]++;
+    for (i = 0; i < A->nloc; i++)
+        A->h_in_ptr[i + 1] += A->h_in_ptr[i];
     for (k = 0; k < total; k++) { /* stable: sources stay in rank, then row, order */
         int64_t v = got[2 * k] - A->rb;
         A->h_in[A->h_in_ptr[v]++] = got[2 * k + 1];
     }
-    for (i = A->nloc; i > 0; i--) A->h_in_ptr[i] = A->h_in_ptr[i - 1];
+    for (i = A->nloc; i > 0; i--)
+        A->h_in_ptr[i] = A->h_in_ptr[i - 1];
     A->h_in_ptr[0] = 0;
 done:
     sp__free(got);
@@ -88,7 +95,8 @@ static sp_status_t step_push(bfs_t *b)
     for (f = 0; f < b->ncur; f++)
         for (k = A->h_row_ptr[b->cur[f]]; k < A->h_row_ptr[b->cur[f] + 1]; k++)
             if ((q = sp__dist_owner(A, A->h_col[k])) != me) scount[q]++;
-    for (q = 0; q < P; q++) off[q + 1] = off[q] + scount[q];
+    for (q = 0; q < P; q++)
+        off[q + 1] = off[q] + scount[q];
     SP_ALLOC(out, 2 * off[P]);
     for (f = 0; f < b->ncur; f++) {
         int64_t u = b->cur[f];
@@ -103,8 +111,10 @@ static sp_status_t step_push(bfs_t *b)
             out[2 * at + 1] = (int32_t)(A->rb + u);
         }
     }
-    SP_TRY(sp__dist_alltoallv(A->comm, out, scount, 2 * sizeof(int32_t), (void **)&got, rcount));
-    for (q = 0; q < P; q++) total += rcount[q];
+    SP_TRY(
+        sp__dist_alltoallv(A->comm, out, scount, 2 * sizeof(int32_t), (void **)&got, rcount));
+    for (q = 0; q < P; q++)
+        total += rcount[q];
     for (k = 0; k < total; k++)
         if (b->level[got[2 * k] - A->rb] < 0) visit(b, got[2 * k] - A->rb, got[2 * k + 1]);
 done:
@@ -116,8 +126,14 @@ done:
     return st;
 }
 
-static int test_bit(const uint64_t *bits, int64_t i) { return (int)((bits[i >> 6] >> (i & 63)) & 1u); }
-static void set_bit(uint64_t *bits, int64_t i) { bits[i >> 6] |= (uint64_t)1 << (i & 63); }
+static int test_bit(const uint64_t *bits, int64_t i)
+{
+    return (int)((bits[i >> 6] >> (i & 63)) & 1u);
+}
+static void set_bit(uint64_t *bits, int64_t i)
+{
+    bits[i >> 6] |= (uint64_t)1 << (i & 63);
+}
 
 /* Bottom-up: the frontier bitmap all-gathered, each unvisited vertex takes its first
  * in-neighbour in it as parent. */
@@ -128,7 +144,8 @@ static sp_status_t step_pull(bfs_t *b)
     int P = A->comm->size, p;
     int64_t f, i, k;
     memset(b->mine, 0, (size_t)b->words * 8);
-    for (f = 0; f < b->ncur; f++) set_bit(b->mine, b->cur[f]);
+    for (f = 0; f < b->ncur; f++)
+        set_bit(b->mine, b->cur[f]);
     SP_TRY(sp__comm_allgather_host(A->comm, b->mine, b->all, b->words * 8));
     memset(b->frontier, 0, (size_t)((A->n + 63) / 64) * 8);
     for (p = 0; p < P; p++)
@@ -152,13 +169,15 @@ static sp_status_t check_options(const sp_dist_matrix_t *A, int64_t source,
 {
     sp_status_t st = SP_STATUS_SUCCESS;
     SP_CHECK_ARG(level != NULL || A->nloc == 0, "sp_dist_bfs: level is NULL");
-    SP_CHECK_ARG(source >= 0 && source < A->n, "sp_dist_bfs: source %lld is not a vertex of"
-                 " the %lld-vertex graph", (long long)source, (long long)A->n);
+    SP_CHECK_ARG(source >= 0 && source < A->n,
+                 "sp_dist_bfs: source %lld is not a vertex of"
+                 " the %lld-vertex graph",
+                 (long long)source, (long long)A->n);
     if (o == NULL) goto done;
     SP_CHECK_ARG(o->frontier_capacity >= 0 &&
-                     (o->frontier_capacity == 0) == (o->frontier_sizes == NULL &&
-                                                     o->directions == NULL &&
-                                                     o->level_times_ms == NULL),
+                     (o->frontier_capacity == 0) ==
+                         (o->frontier_sizes == NULL && o->directions == NULL &&
+                          o->level_times_ms == NULL),
                  "sp_dist_bfs: frontier_capacity %lld does not match the record arrays given",
                  (long long)o->frontier_capacity);
     SP_CHECK_ARG(o->alpha >= 0 && o->beta >= 0, "sp_dist_bfs: negative alpha or beta");
@@ -190,14 +209,16 @@ static sp_status_t run_levels(bfs_t *b, const sp_bfs_options_t *o, sp_bfs_stats_
     sp_status_t st = SP_STATUS_SUCCESS;
     sp_dist_matrix_t *A = b->A;
     sp_bfs_variant_t var = o ? o->variant : SP_BFS_AUTO;
-    double alpha = o && o->alpha > 0 ? o->alpha : 15.0, beta = o && o->beta > 0 ? o->beta : 18.0;
+    double alpha = o && o->alpha > 0 ? o->alpha : 15.0,
+           beta = o && o->beta > 0 ? o->beta : 18.0;
     int dir = var == SP_BFS_PULL ? SP_BFS_DIR_PULL : SP_BFS_DIR_PUSH, last = dir;
     int optimize = var != SP_BFS_PUSH && var != SP_BFS_PULL && var != SP_BFS_FRONTIER;
     int64_t prev_nf = 0, f;
     for (;;) {
         int64_t g[3] = {b->ncur, 0, b->unvisited_edges};
         int32_t *t;
-        for (f = 0; f < b->ncur; f++) g[1] += degree(A, b->cur[f]);
+        for (f = 0; f < b->ncur; f++)
+            g[1] += degree(A, b->cur[f]);
         SP_TRY(sp__comm_allreduce_host(A->comm, g, 3, SP_COMM_I64, SP_COMM_SUM));
         if (g[0] == 0) break;
         if (optimize && dir == SP_BFS_DIR_PUSH && (double)g[1] > (double)g[2] / alpha)
@@ -267,8 +288,8 @@ sp_status_t sp_dist_bfs(sp_dist_matrix_t *A, int64_t source, const sp_bfs_option
         if (lvl[i] >= 0) e += degree(A, i);
     SP_TRY(sp__comm_allreduce_host(A->comm, &e, 1, SP_COMM_I64, SP_COMM_SUM));
     s.edges_traversed = e;
-    s.variant_used = options && options->variant != SP_BFS_AUTO ? options->variant
-                                                                 : SP_BFS_DIRECTION_OPT;
+    s.variant_used =
+        options && options->variant != SP_BFS_AUTO ? options->variant : SP_BFS_DIRECTION_OPT;
     s.loop_used = SP_BFS_LOOP_HOST;
     if (A->nloc > 0) memcpy(level, lvl, (size_t)A->nloc * sizeof *lvl);
     if (parent && A->nloc > 0) memcpy(parent, own_parent, (size_t)A->nloc * sizeof *parent);

@@ -50,7 +50,8 @@ static sp_status_t draw_slice(sp_comm_t *c, int scale, int64_t m, uint64_t seed,
         if (vt == SP_R_32F) sp__rng_store_unit(bits, vt, &f, 0), val = f;
         if (undirected && perm[u] == perm[v]) continue;
         w[k++] = (kedge_t){perm[u], perm[v], (uint64_t)e, val};
-        if (undirected) w[k++] = (kedge_t){perm[v], perm[u], (uint64_t)1 << 63 | (uint64_t)e, val};
+        if (undirected)
+            w[k++] = (kedge_t){perm[v], perm[u], (uint64_t)1 << 63 | (uint64_t)e, val};
     }
     *out = w;
     *nout = k;
@@ -70,12 +71,15 @@ static sp_status_t split_rows(sp_comm_t *c, int64_t n, const kedge_t *w, int64_t
     int64_t total = 0, cum = 0;
     int r, P = c->size;
     SP_CALLOC(cnt, B);
-    for (k = 0; k < nw; k++) cnt[(int64_t)w[k].row * B / n]++;
+    for (k = 0; k < nw; k++)
+        cnt[(int64_t)w[k].row * B / n]++;
     SP_TRY(sp__comm_allreduce_host(c, cnt, B, SP_COMM_I64, SP_COMM_SUM));
-    for (k = 0; k < B; k++) total += cnt[k];
+    for (k = 0; k < B; k++)
+        total += cnt[k];
     for (r = 0; r < P; r++) {
         int64_t target = (total / P) * r + (total % P) * r / P;
-        while (b < B && cum < target) cum += cnt[b++];
+        while (b < B && cum < target)
+            cum += cnt[b++];
         row_begin[r] = (b * n + B - 1) / B; /* first row of bucket b */
     }
     row_begin[P] = n;
@@ -128,14 +132,16 @@ sp_status_t sp_dist_gen_kronecker(sp_comm_t *comm, sp_context_t *ctx, int scale,
     SP_CHECK_ARG(scale >= 0 && scale <= 30 && edgefactor >= 1,
                  "sp_dist_gen_kronecker: scale %d (0..30) or edgefactor %d (>= 1) out of range",
                  scale, edgefactor);
-    SP_CHECK_ARG(value_type == SP_VALUE_NONE || value_type == SP_R_32F || value_type == SP_R_64F,
+    SP_CHECK_ARG(value_type == SP_VALUE_NONE || value_type == SP_R_32F ||
+                     value_type == SP_R_64F,
                  "sp_dist_gen_kronecker: unknown value type %d", (int)value_type);
     n = (int64_t)1 << scale;
     m = (int64_t)edgefactor * n;
     if (m * (undirected ? 2 : 1) > INT32_MAX)
-        SP_FAIL(SP_STATUS_NOT_SUPPORTED, "sp_dist_gen_kronecker: scale %d edgefactor %d gives"
-                " %lld entries, beyond 32-bit indices", scale, edgefactor,
-                (long long)(m * (undirected ? 2 : 1)));
+        SP_FAIL(SP_STATUS_NOT_SUPPORTED,
+                "sp_dist_gen_kronecker: scale %d edgefactor %d gives"
+                " %lld entries, beyond 32-bit indices",
+                scale, edgefactor, (long long)(m * (undirected ? 2 : 1)));
     SP_TRY(draw_slice(comm, scale, m, seed, value_type, undirected, &w, &nw));
     SP_ALLOC(rb, P + 1);
     SP_TRY(split_rows(comm, n, w, nw, rb));
@@ -143,13 +149,17 @@ sp_status_t sp_dist_gen_kronecker(sp_comm_t *comm, sp_context_t *ctx, int scale,
     SP_CALLOC(rcount, P);
     SP_CALLOC(off, P + 1);
     SP_ALLOC(sorted, nw);
-    for (k = 0; k < nw; k++) scount[sp__dist_owner_in(rb, P, w[k].row)]++;
-    for (q = 0; q < P; q++) off[q + 1] = off[q] + scount[q];
-    for (k = 0; k < nw; k++) sorted[off[sp__dist_owner_in(rb, P, w[k].row)]++] = w[k];
+    for (k = 0; k < nw; k++)
+        scount[sp__dist_owner_in(rb, P, w[k].row)]++;
+    for (q = 0; q < P; q++)
+        off[q + 1] = off[q] + scount[q];
+    for (k = 0; k < nw; k++)
+        sorted[off[sp__dist_owner_in(rb, P, w[k].row)]++] = w[k];
     sp__free(w);
     w = NULL;
     SP_TRY(sp__dist_alltoallv(comm, sorted, scount, sizeof *sorted, (void **)&got, rcount));
-    for (q = 0; q < P; q++) ngot += rcount[q];
+    for (q = 0; q < P; q++)
+        ngot += rcount[q];
     SP_TRY(make_piece(got, ngot, rb[comm->rank], rb[comm->rank + 1] - rb[comm->rank], n,
                       value_type, undirected, &piece));
     SP_TRY(sp_dist_matrix_create_local(comm, ctx, piece, rb[comm->rank], options, G));

@@ -58,31 +58,31 @@ sp_status_t sp__comm_fail(sp_comm_t *c, sp_status_t st);
  * and receives (into the ghost vector, grouped by source). */
 typedef struct sp_dist_halo {
     int nsend_peers, nrecv_peers;
-    int *send_peer, *recv_peer;           /* peers, increasing */
-    int64_t *send_off, *recv_off;         /* nsend_peers + 1, nrecv_peers + 1 */
-    int32_t *send_idx;                    /* send_off[nsend_peers] local indices */
-    int64_t *ghost_col;                   /* recv_off[nrecv_peers] global columns */
+    int *send_peer, *recv_peer;   /* peers, increasing */
+    int64_t *send_off, *recv_off; /* nsend_peers + 1, nrecv_peers + 1 */
+    int32_t *send_idx;            /* send_off[nsend_peers] local indices */
+    int64_t *ghost_col;           /* recv_off[nrecv_peers] global columns */
 } sp_dist_halo_t;
 
 struct sp_dist_matrix {
     sp_comm_t *comm;
     sp_context_t *ctx;
-    int64_t n, nnz;                 /* whole matrix */
-    int64_t *row_begin;             /* nranks + 1 */
-    int64_t rb, nloc;               /* this rank's first row and row count */
+    int64_t n, nnz;     /* whole matrix */
+    int64_t *row_begin; /* nranks + 1 */
+    int64_t rb, nloc;   /* this rank's first row and row count */
     int64_t local_nnz, ghost_nnz;
     sp_value_type_t value_type;
-    sp_format_t format;             /* of both blocks (AUTO resolved per block) */
+    sp_format_t format; /* of both blocks (AUTO resolved per block) */
     sp_format_t local_format, ghost_format, pack_format;
-    sp_matrix_t *local, *ghost;     /* NULL when empty */
-    sp_matrix_t *pack;              /* halo_send x nloc selection: packed = pack * x */
-    sp_matrix_t *jacobi;            /* nloc x nloc inverted diagonal (first PCG-Jacobi) */
+    sp_matrix_t *local, *ghost;      /* NULL when empty */
+    sp_matrix_t *pack;               /* halo_send x nloc selection: packed = pack * x */
+    sp_matrix_t *jacobi;             /* nloc x nloc inverted diagonal (first PCG-Jacobi) */
     sp_vector_t *sendbuf, *ghostbuf; /* packed x entries out, received ghosts in */
     sp_dist_halo_t halo;
     /* host copy of the rows for BFS: row_ptr (nloc + 1), col (global) */
     int64_t *h_row_ptr;
     int32_t *h_col;
-    double *h_diag;                 /* nloc diagonal values (0 where none), for Jacobi */
+    double *h_diag; /* nloc diagonal values (0 where none), for Jacobi */
     /* in-edges of the owned vertices for bottom-up BFS (built on the first sp_dist_bfs) */
     int64_t *h_in_ptr;
     int32_t *h_in;

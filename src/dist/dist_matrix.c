@@ -10,8 +10,10 @@ int sp__dist_owner_in(const int64_t *row_begin, int nranks, int64_t j)
     int lo = 0, hi = nranks; /* last r with row_begin[r] <= j */
     while (hi - lo > 1) {
         int mid = lo + (hi - lo) / 2;
-        if (row_begin[mid] <= j) lo = mid;
-        else hi = mid;
+        if (row_begin[mid] <= j)
+            lo = mid;
+        else
+            hi = mid;
     }
     return lo;
 }
@@ -26,15 +28,19 @@ sp_status_t sp_dist_partition(const sp_coo_t *coo, int nranks, int64_t *row_begi
     sp_status_t st = SP_STATUS_SUCCESS;
     int64_t *cum = NULL, i, k;
     int r;
-    SP_CHECK_ARG(coo != NULL && row_begin != NULL, "sp_dist_partition: coo or row_begin is NULL");
+    SP_CHECK_ARG(coo != NULL && row_begin != NULL,
+                 "sp_dist_partition: coo or row_begin is NULL");
     SP_CHECK_ARG(nranks >= 1, "sp_dist_partition: nranks %d < 1", nranks);
     SP_CALLOC(cum, coo->nrows + 1);
-    for (k = 0; k < coo->nnz; k++) cum[coo->row[k] + 1]++;
-    for (i = 0; i < coo->nrows; i++) cum[i + 1] += cum[i];
+    for (k = 0; k < coo->nnz; k++)
+        cum[coo->row[k] + 1]++;
+    for (i = 0; i < coo->nrows; i++)
+        cum[i + 1] += cum[i];
     /* part r starts at the first row whose preceding entries reach r * nnz / P */
     for (r = 0, i = 0; r < nranks; r++) {
         int64_t target = (coo->nnz / nranks) * r + (coo->nnz % nranks) * r / nranks;
-        while (i < coo->nrows && cum[i] < target) i++;
+        while (i < coo->nrows && cum[i] < target)
+            i++;
         row_begin[r] = i;
     }
     row_begin[nranks] = coo->nrows;
@@ -80,17 +86,19 @@ static sp_status_t agree_on_split(sp_dist_matrix_t *A, const sp_coo_t *rows, int
     for (r = 0; r < P; r++) {
         const int64_t *a = all + 4 * r;
         int64_t expect = r == 0 ? 0 : all[4 * (r - 1)] + all[4 * (r - 1) + 1];
-        SP_CHECK_ARG(a[0] == expect && a[2] == A->n && a[3] == all[3],
-                     "sp_dist_matrix_create_local: rank %d has rows %lld..%lld of %lld columns"
-                     " (value type %d); expected them to start at %lld of %lld columns (type %d)",
-                     r, (long long)a[0], (long long)(a[0] + a[1]), (long long)a[2], (int)a[3],
-                     (long long)expect, (long long)A->n, (int)all[3]);
+        SP_CHECK_ARG(
+            a[0] == expect && a[2] == A->n && a[3] == all[3],
+            "sp_dist_matrix_create_local: rank %d has rows %lld..%lld of %lld columns"
+            " (value type %d); expected them to start at %lld of %lld columns (type %d)",
+            r, (long long)a[0], (long long)(a[0] + a[1]), (long long)a[2], (int)a[3],
+            (long long)expect, (long long)A->n, (int)all[3]);
         A->row_begin[r] = a[0];
     }
     A->row_begin[P] = all[4 * (P - 1)] + all[4 * (P - 1) + 1];
     SP_CHECK_ARG(A->row_begin[P] == A->n,
                  "sp_dist_matrix_create_local: the parts cover %lld rows of a square matrix of"
-                 " %lld", (long long)A->row_begin[P], (long long)A->n);
+                 " %lld",
+                 (long long)A->row_begin[P], (long long)A->n);
 done:
     sp__free(all);
     return st;
@@ -159,8 +167,10 @@ static sp_status_t plan_sends(sp_dist_matrix_t *A)
     SP_ALLOC(h->send_idx, total);
     for (k = 0; k < total; k++) {
         if (want[k] < A->rb || want[k] >= A->rb + A->nloc)
-            SP_FAIL(SP_STATUS_INTERNAL_ERROR, "sp_dist_matrix: rank %d asked for column %lld,"
-                    " outside its rows", A->comm->rank, (long long)want[k]);
+            SP_FAIL(SP_STATUS_INTERNAL_ERROR,
+                    "sp_dist_matrix: rank %d asked for column %lld,"
+                    " outside its rows",
+                    A->comm->rank, (long long)want[k]);
         h->send_idx[k] = (int32_t)(want[k] - A->rb);
     }
 done:
@@ -176,8 +186,10 @@ static int64_t ghost_index(const sp_dist_halo_t *h, int64_t nghost, int64_t c)
     int64_t lo = 0, hi = nghost;
     while (lo < hi) {
         int64_t mid = lo + (hi - lo) / 2;
-        if (h->ghost_col[mid] < c) lo = mid + 1;
-        else hi = mid;
+        if (h->ghost_col[mid] < c)
+            lo = mid + 1;
+        else
+            hi = mid;
     }
     return lo;
 }
@@ -223,15 +235,18 @@ static sp_status_t build_blocks(sp_dist_matrix_t *A, const sp_coo_t *m,
         sp_coo_t *t = own ? loc : gh;
         t->row[t->nnz] = m->row[k];
         t->col[t->nnz] = (int32_t)(own ? c - A->rb : ghost_index(h, nghost, c));
-        if (vs) memcpy((char *)t->val + (size_t)t->nnz * vs, (const char *)m->val + (size_t)k * vs, vs);
+        if (vs)
+            memcpy((char *)t->val + (size_t)t->nnz * vs, (const char *)m->val + (size_t)k * vs,
+                   vs);
         t->nnz++;
         A->h_row_ptr[m->row[k] + 1]++;
         A->h_col[k] = m->col[k];
         if (c == A->rb + m->row[k] && vs)
-            A->h_diag[m->row[k]] = vs == sizeof(double) ? ((const double *)m->val)[k]
-                                                        : ((const float *)m->val)[k];
+            A->h_diag[m->row[k]] =
+                vs == sizeof(double) ? ((const double *)m->val)[k] : ((const float *)m->val)[k];
     }
-    for (k = 0; k < A->nloc; k++) A->h_row_ptr[k + 1] += A->h_row_ptr[k];
+    for (k = 0; k < A->nloc; k++)
+        A->h_row_ptr[k + 1] += A->h_row_ptr[k];
     A->local_nnz = loc->nnz;
     if (A->nloc > 0) SP_TRY(make_block(A, loc, o, &A->local, &A->local_format));
     if (gh->nnz > 0) SP_TRY(make_block(A, gh, o, &A->ghost, &A->ghost_format));
@@ -258,23 +273,25 @@ done:
     return st;
 }
 
-sp_status_t sp_dist_matrix_create_local(sp_comm_t *comm, sp_context_t *ctx, const sp_coo_t *rows,
-                                        int64_t row_begin, const sp_dist_options_t *options,
-                                        sp_dist_matrix_t **A)
+sp_status_t sp_dist_matrix_create_local(sp_comm_t *comm, sp_context_t *ctx,
+                                        const sp_coo_t *rows, int64_t row_begin,
+                                        const sp_dist_options_t *options, sp_dist_matrix_t **A)
 {
     sp_status_t st = SP_STATUS_SUCCESS;
     sp_dist_matrix_t *a = NULL;
     sp_coo_t *m = NULL;
     if (comm == NULL)
-        return SP_ERROR(SP_STATUS_INVALID_ARGUMENT, "sp_dist_matrix_create_local: comm is NULL");
+        return SP_ERROR(SP_STATUS_INVALID_ARGUMENT,
+                        "sp_dist_matrix_create_local: comm is NULL");
     SP_CHECK_ARG(ctx != NULL && rows != NULL && A != NULL,
                  "sp_dist_matrix_create_local: ctx, rows or A is NULL");
     if (comm->backend == SP_COMM_HOST && sp_context_kind(ctx) != SP_DEVICE_HOST)
-        SP_FAIL(SP_STATUS_NOT_SUPPORTED, "sp_dist_matrix_create_local: a host communicator "
+        SP_FAIL(SP_STATUS_NOT_SUPPORTED,
+                "sp_dist_matrix_create_local: a host communicator "
                 "needs host contexts (the rank's context is a CUDA one)");
     if (comm->backend == SP_COMM_NCCL && sp_context_kind(ctx) != SP_DEVICE_CUDA)
         SP_FAIL(SP_STATUS_NOT_SUPPORTED, "sp_dist_matrix_create_local: an NCCL communicator "
-                "needs CUDA contexts");
+                                         "needs CUDA contexts");
     SP_CALLOC(a, 1);
     a->comm = comm;
     a->ctx = ctx;
@@ -310,21 +327,24 @@ sp_status_t sp_dist_matrix_create(sp_comm_t *comm, sp_context_t *ctx, const sp_c
     if (comm == NULL)
         return SP_ERROR(SP_STATUS_INVALID_ARGUMENT, "sp_dist_matrix_create: comm is NULL");
     SP_CHECK_ARG(coo != NULL, "sp_dist_matrix_create: coo is NULL");
-    SP_CHECK_ARG(coo->nrows == coo->ncols, "sp_dist_matrix_create: the matrix is %lld x %lld;"
-                 " the distributed layer takes square matrices", (long long)coo->nrows,
-                 (long long)coo->ncols);
+    SP_CHECK_ARG(coo->nrows == coo->ncols,
+                 "sp_dist_matrix_create: the matrix is %lld x %lld;"
+                 " the distributed layer takes square matrices",
+                 (long long)coo->nrows, (long long)coo->ncols);
     r = comm->rank;
     vs = sp_value_size(coo->value_type);
     SP_ALLOC(rb, comm->size + 1);
     SP_TRY(sp_dist_partition(coo, comm->size, rb));
-    for (k = 0; k < coo->nnz; k++) n += coo->row[k] >= rb[r] && coo->row[k] < rb[r + 1];
+    for (k = 0; k < coo->nnz; k++)
+        n += coo->row[k] >= rb[r] && coo->row[k] < rb[r + 1];
     SP_TRY(sp_coo_create(rb[r + 1] - rb[r], coo->ncols, n, coo->value_type, &piece));
     for (k = 0; k < coo->nnz; k++) {
         if (coo->row[k] < rb[r] || coo->row[k] >= rb[r + 1]) continue;
         piece->row[piece->nnz] = (int32_t)(coo->row[k] - rb[r]);
         piece->col[piece->nnz] = coo->col[k];
-        if (vs) memcpy((char *)piece->val + (size_t)piece->nnz * vs,
-                       (const char *)coo->val + (size_t)k * vs, vs);
+        if (vs)
+            memcpy((char *)piece->val + (size_t)piece->nnz * vs,
+                   (const char *)coo->val + (size_t)k * vs, vs);
         piece->nnz++;
     }
     piece->flags = coo->flags & (SP_COO_SORTED | SP_COO_MERGED); /* rows taken in order */

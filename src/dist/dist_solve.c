@@ -41,8 +41,10 @@ static sp_status_t make_jacobi(sp_dist_matrix_t *A)
     SP_TRY(sp_coo_create(A->nloc, A->nloc, A->nloc, SP_R_64F, &d));
     for (i = 0; i < A->nloc; i++) {
         double v = A->h_diag[i];
-        SP_CHECK_ARG(v != 0.0, "sp_dist_solve: PCG-Jacobi: row %lld has no non-zero diagonal"
-                     " entry", (long long)(A->rb + i));
+        SP_CHECK_ARG(v != 0.0,
+                     "sp_dist_solve: PCG-Jacobi: row %lld has no non-zero diagonal"
+                     " entry",
+                     (long long)(A->rb + i));
         d->row[i] = (int32_t)i;
         d->col[i] = (int32_t)i;
         ((double *)d->val)[i] = 1.0 / v;
@@ -61,7 +63,8 @@ done:
 }
 
 /* z = M^-1 r (plain CG: z is r itself, nothing to do). */
-static sp_status_t precond(sp_dist_matrix_t *A, int jacobi, const sp_vector_t *r, sp_vector_t *z)
+static sp_status_t precond(sp_dist_matrix_t *A, int jacobi, const sp_vector_t *r,
+                           sp_vector_t *z)
 {
     if (!jacobi || A->nloc == 0) return SP_STATUS_SUCCESS;
     return sp_spmv_vec(A->ctx, SP_FORMAT_CSR, SP_SPMV_ALG_DEFAULT, 1.0, A->jacobi, r, 0.0, z);
@@ -132,8 +135,10 @@ sp_status_t sp_dist_solve(sp_dist_matrix_t *A, sp_solver_type_t type,
     if (A == NULL) return SP_ERROR(SP_STATUS_INVALID_ARGUMENT, "sp_dist_solve: A is NULL");
     SP_CHECK_ARG(result != NULL, "sp_dist_solve: result is NULL");
     if (type != SP_SOLVER_CG && type != SP_SOLVER_PCG_JACOBI)
-        SP_FAIL(SP_STATUS_NOT_SUPPORTED, "sp_dist_solve: solver type %d: the distributed layer"
-                " runs SP_SOLVER_CG and SP_SOLVER_PCG_JACOBI", (int)type);
+        SP_FAIL(SP_STATUS_NOT_SUPPORTED,
+                "sp_dist_solve: solver type %d: the distributed layer"
+                " runs SP_SOLVER_CG and SP_SOLVER_PCG_JACOBI",
+                (int)type);
     SP_CHECK_ARG(options == NULL || (options->max_iterations >= 0 && options->rtol >= 0),
                  "sp_dist_solve: negative max_iterations or rtol");
     SP_TRY(sp__dist_check_parts(A, "sp_dist_solve", b, x));
@@ -141,8 +146,10 @@ sp_status_t sp_dist_solve(sp_dist_matrix_t *A, sp_solver_type_t type,
     SP_TRY(sp_vector_create(A->ctx, A->value_type, A->nloc, NULL, &w.r));
     SP_TRY(sp_vector_create(A->ctx, A->value_type, A->nloc, NULL, &w.p));
     SP_TRY(sp_vector_create(A->ctx, A->value_type, A->nloc, NULL, &w.q));
-    if (jacobi) SP_TRY(sp_vector_create(A->ctx, A->value_type, A->nloc, NULL, &w.z));
-    else w.z = w.r;
+    if (jacobi)
+        SP_TRY(sp_vector_create(A->ctx, A->value_type, A->nloc, NULL, &w.z));
+    else
+        w.z = w.r;
     SP_TRY(dots(A, 1, bv, bv, &bb));
     if (!options || !options->use_initial_guess) SP_TRY(sp_vector_fill(A->ctx, x, 0.0));
     if (bb == 0.0) {

@@ -5,7 +5,7 @@
 #include "dist_internal.h"
 
 sp_status_t sp__dist_check_parts(const sp_dist_matrix_t *A, const char *what,
-                               const sp_vector_t *x, const sp_vector_t *y)
+                                 const sp_vector_t *x, const sp_vector_t *y)
 {
     sp_status_t st = SP_STATUS_SUCCESS;
     SP_CHECK_ARG(x != NULL && y != NULL && x != y, "%s: x or y is NULL, or x is y", what);
