@@ -711,6 +711,67 @@ START_TEST(failing_rank_in_spmv)
 }
 END_TEST
 
+/* Refusals: every rank passes the same bad argument and gets the argument's status and a
+ * message naming it (a rank refusing aborts the others' collectives, which then fail). */
+typedef struct refusal {
+    int what; /* 0: parts with a gap, 1: BiCGSTAB, 2: BFS source, 3: SpMV on a pattern */
+    const sp_coo_t *a;
+} refusal_t;
+
+static sp_status_t refusal_rank(job_t *j, int r, sp_comm_t *comm, sp_context_t *ctx)
+{
+    const refusal_t *f = j->arg;
+    sp_dist_matrix_t *A = NULL;
+    sp_vector_t *b = NULL, *x = NULL;
+    sp_solver_result_t res;
+    sp_dist_info_t in;
+    int32_t level[64];
+    sp_status_t st;
+    if (f->what == 0) {
+        sp_coo_t *p = piece_of(f->a, r * 10, r * 10 + 9); /* rows 9, 19, ... missing */
+        st = sp_dist_matrix_create_local(comm, ctx, p, r * 10, NULL, &A);
+        sp_coo_free(p);
+        return st;
+    }
+    if ((st = sp_dist_matrix_create(comm, ctx, f->a, NULL, &A))) return st;
+    sp_dist_matrix_info(A, &in);
+    sp_vector_create(ctx, SP_R_64F, in.row_end - in.row_begin, NULL, &b);
+    sp_vector_create(ctx, SP_R_64F, in.row_end - in.row_begin, NULL, &x);
+    if (f->what == 1) st = sp_dist_solve(A, SP_SOLVER_BICGSTAB, NULL, b, x, &res);
+    if (f->what == 2) st = sp_dist_bfs(A, in.nrows, NULL, level, NULL, NULL);
+    if (f->what == 3) st = sp_dist_spmv(A, 1.0, b, 0.0, x);
+    sp_vector_destroy(b);
+    sp_vector_destroy(x);
+    sp_dist_matrix_destroy(A);
+    return st;
+}
+
+START_TEST(refusals_name_the_argument)
+{
+    static const char *const text[4] = {"rank 1 has rows 10..19", "solver type 3",
+                                        "source 36 is not a vertex", "pattern matrix"};
+    const sp_status_t want[4] = {SP_STATUS_INVALID_ARGUMENT, SP_STATUS_NOT_SUPPORTED,
+                                 SP_STATUS_INVALID_ARGUMENT, SP_STATUS_INVALID_ARGUMENT};
+    sp_coo_t *a = NULL, *g = NULL;
+    int what, r, P = rank_counts[NCOUNTS - 1] < 2 ? 1 : 2;
+    ck_assert_ok(sp_gen_poisson2d(5, SP_R_64F, &a)); /* 25 rows */
+    ck_assert_ok(sp_gen_grid2d(6, SP_VALUE_NONE, &g)); /* 36 vertices, no values */
+    for (what = P == 1; what < 4; what++) { /* a gap needs two ranks */
+        refusal_t f = {what, what >= 2 ? g : a};
+        job_t j;
+        run_ranks(&j, P, refusal_rank, &f, 0);
+        for (r = 0; r < P; r++) {
+            ck_assert_msg(j.st[r] == want[what], "case %d rank %d: %s: %s", what, r,
+                          sp_status_string(j.st[r]), j.msg[r]);
+            ck_assert_msg(strstr(j.msg[r], text[what]) != NULL,
+                          "case %d rank %d: \"%s\" lacks \"%s\"", what, r, j.msg[r], text[what]);
+        }
+    }
+    sp_coo_free(a);
+    sp_coo_free(g);
+}
+END_TEST
+
 /* ---- distributed BFS --------------------------------------------------------------- */
 typedef struct bfs_case {
     const sp_coo_t *g;
@@ -885,6 +946,7 @@ static Suite *dist_suite(void)
     tcase_add_test(tc, spmv_matches_single);
     tcase_add_test(tc, gen_kronecker_matches_single);
     tcase_add_test(tc, failing_rank_in_spmv);
+    tcase_add_test(tc, refusals_name_the_argument);
     tcase_add_test(tc, cg_matches_single);
     tc = sp_test_add_case(s, "bfs", NULL, NULL);
     tcase_add_test(tc, bfs_matches_single);
