@@ -4,7 +4,9 @@
  * single-context call in the same run (overhead of one rank, scaling of N against one),
  * and the largest error against the single-context SpMV. Self-checking: the exit status
  * is 1 when a result is wrong (SpMV error above 1e-10 relative, CG iterations more than one
- * apart, a BFS failing the Graph500 validator or its levels differing). */
+ * apart, a BFS failing the Graph500 validator or its levels differing). --dist-gen with
+ * --gen kron:S[:EF] makes the ranks' graph with sp_dist_gen_kronecker (never whole in one
+ * place) and checks it against the single generator's. */
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -20,6 +22,7 @@
 
 typedef struct dopts {
     int nranks, gpus, reps, cg, bfs, nsources;
+    int dist_gen, kron_scale, kron_ef; /* --dist-gen: kron:S[:EF] made on the ranks */
     int devices[SB_MAX_RANKS];
     const char *gen, *path;
     uint64_t seed;
@@ -154,7 +157,11 @@ static void *rank_main(void *p)
     sp_dist_matrix_t *A = NULL;
     sp_status_t st = rank_context(d, r, &ctx);
     if (st) sp_comm_abort(d->comms[r], "no context");
-    if (!st) st = sp_dist_matrix_create(d->comms[r], ctx, d->coo, NULL, &A);
+    if (!st && d->o->dist_gen) /* the same graph, generated in slices on the ranks */
+        st = sp_dist_gen_kronecker(d->comms[r], ctx, d->o->kron_scale, d->o->kron_ef, d->o->seed,
+                                   d->o->bfs ? SP_VALUE_NONE : SP_R_64F, 1, NULL, &A);
+    else if (!st)
+        st = sp_dist_matrix_create(d->comms[r], ctx, d->coo, NULL, &A);
     if (!st) st = sp_dist_matrix_info(A, &d->info[r]);
     if (!st && !d->o->bfs) st = rank_spmv(d, r, A, ctx);
     if (!st && d->o->cg) st = rank_cg(d, r, A, ctx);
@@ -325,7 +332,8 @@ static int parse_dist_args(int argc, char **argv, dopts_t *o)
     o->nranks = 2;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        int needs = strcmp(a, "--cg") && strcmp(a, "--bfs") && a[0] == '-';
+        int needs = strcmp(a, "--cg") && strcmp(a, "--bfs") && strcmp(a, "--dist-gen") &&
+                    a[0] == '-';
         if (needs && v == NULL) return sb_bad_value(a, "(missing)");
         if (!strcmp(a, "--ranks")) {
             if (sb_parse_int(v, 1, SB_MAX_RANKS, &o->nranks)) return sb_bad_value(a, v);
@@ -345,10 +353,12 @@ static int parse_dist_args(int argc, char **argv, dopts_t *o)
             o->cg = 1;
         } else if (!strcmp(a, "--bfs")) {
             o->bfs = 1;
+        } else if (!strcmp(a, "--dist-gen")) {
+            o->dist_gen = 1;
         } else if (a[0] == '-') {
             fprintf(stderr,
                     "spbench --ranks/--gpus: unknown option %s (takes --gen SPEC or "
-                    "FILE.mtx, --reps R, --cg, --bfs, --sources K, --seed S)\n",
+                    "FILE.mtx, --reps R, --cg, --bfs, --sources K, --seed S, --dist-gen)\n",
                     a);
             return 1;
         } else {
@@ -358,6 +368,15 @@ static int parse_dist_args(int argc, char **argv, dopts_t *o)
         i += needs;
     }
     if (!o->gen && !o->path) o->gen = "poisson3d:40";
+    if (o->dist_gen) {
+        long long sc = 0, ef = 16;
+        if (!o->gen || sscanf(o->gen, "kron:%lld:%lld", &sc, &ef) < 1) {
+            fprintf(stderr, "spbench: --dist-gen needs --gen kron:SCALE[:EF]\n");
+            return 1;
+        }
+        o->kron_scale = (int)sc;
+        o->kron_ef = (int)ef;
+    }
     return 0;
 }
 

@@ -46,6 +46,9 @@ step spmv-poisson160 300 ./build-gpu/bench/spbench --gpus "$ngpu" --gen poisson3
 grep -q "dist_check: passed" "$logs/spmv-poisson160.log" || status=1
 step bfs-kron 300 ./build-gpu/bench/spbench --gpus "$ngpu" --gen kron:18 --bfs --sources 4
 grep -q "dist_check: passed" "$logs/bfs-kron.log" || status=1
+# the same graph generated in slices on the ranks (sp_dist_gen_kronecker), checked the same way
+step bfs-kron-distgen 300 ./build-gpu/bench/spbench --gpus "$ngpu" --gen kron:18 --bfs --sources 4 --dist-gen
+grep -q "dist_check: passed" "$logs/bfs-kron-distgen.log" || status=1
 step dist-cg-gpus 120 ./build-gpu/examples/dist_cg --gpus --n 64 --jacobi
 grep -q "status: converged" "$logs/dist-cg-gpus.log" || status=1
 # one process per GPU, the NCCL id through a file (as several hosts would join)
@@ -64,7 +67,7 @@ echo
 echo "== summary"
 cat "$logs/gpu.txt"
 grep -E "tests passed|tests failed|Failed|Not Run|Skipped" "$logs/ctest.log" | tail -n 10
-for f in spmv-poisson160 bfs-kron; do
+for f in spmv-poisson160 bfs-kron bfs-kron-distgen; do
   echo "-- $f"
   grep -E "^(input|nrows|nnz|backend|ranks|rank [0-9]+|spmv_ms|max_rel_err_vs_single|cg_|bfs_|dist_check):" \
     "$logs/$f.log"

@@ -105,7 +105,11 @@ static sp_status_t wait_done(sp_comm_t *c, const char *what)
         if (r == ncclSuccess) {
             e = cudaStreamQuery(n->stream);
             if (e == cudaSuccess) return SP_STATUS_SUCCESS;
-            if (e != cudaErrorNotReady) return cuda_fail(what, e);
+            if (e != cudaErrorNotReady) {
+                char why[256];
+                snprintf(why, sizeof why, "%s: %s", what, cudaGetErrorString(e));
+                return lose(n, c->rank, why); /* the peers must not wait for this rank */
+            }
         }
         if (group_aborted(n)) {
             int rank;
