@@ -79,15 +79,21 @@ static int run_threads(sp_comm_t **comms, int P, sp_device_kind_t kind, int jaco
     pthread_t t[64];
     rank_job_t jobs[64];
     int r, bad = 0;
-    for (r = 0; r < P; r++) {
+    int started = 0;
+    for (r = 0; r < P; r++, started++) {
         jobs[r] = (rank_job_t){comms[r], kind, r, jacobi, coo, SP_STATUS_SUCCESS};
-        if (pthread_create(&t[r], NULL, solve_rank, &jobs[r]) != 0) return 1;
+        if (pthread_create(&t[r], NULL, solve_rank, &jobs[r]) != 0) {
+            sp_comm_abort(comms[r], "its thread did not start"); /* the others stop too */
+            bad = 1;
+            break;
+        }
     }
-    for (r = 0; r < P; r++) {
+    for (r = 0; r < started; r++) {
         pthread_join(t[r], NULL);
         bad |= jobs[r].status != SP_STATUS_SUCCESS;
-        sp_comm_destroy(comms[r]);
     }
+    for (r = 0; r < P; r++) /* after every rank is done: a destroyed rank counts as lost */
+        sp_comm_destroy(comms[r]);
     return bad;
 }
 
