@@ -55,18 +55,20 @@ sp_status_t sp_dist_spmv(sp_dist_matrix_t *A, double alpha, const sp_vector_t *x
                          sp_vector_t *y)
 {
     sp_status_t st = SP_STATUS_SUCCESS;
+    int multi;
     if (A == NULL) return SP_ERROR(SP_STATUS_INVALID_ARGUMENT, "sp_dist_spmv: A is NULL");
+    multi = A->comm->size > 1;
     SP_TRY(sp__dist_check_parts(A, "sp_dist_spmv", x, y));
     if (A->pack)
         SP_TRY(sp_spmv_vec(A->ctx, A->pack_format, SP_SPMV_ALG_DEFAULT, 1.0, A->pack, x, 0.0,
                            A->sendbuf));
     /* on NCCL the halo moves on the communicator's stream while the context's stream runs
-     * the local product: the exchange waits for the packing only */
-    SP_TRY(sp__comm_order_after(A->comm, A->ctx));
+     * the local product: the exchange waits for the packing only (one rank: no halo) */
+    if (multi) SP_TRY(sp__comm_order_after(A->comm, A->ctx));
     if (A->local)
         SP_TRY(sp_spmv_vec(A->ctx, A->local_format, SP_SPMV_ALG_DEFAULT, alpha, A->local, x,
                            beta, y));
-    if (A->comm->size > 1) SP_TRY(exchange_halo(A)); /* one rank: no halo, no peer */
+    if (multi) SP_TRY(exchange_halo(A));
     if (A->ghost)
         SP_TRY(sp_spmv_vec(A->ctx, A->ghost_format, SP_SPMV_ALG_DEFAULT, alpha, A->ghost,
                            A->ghostbuf, 1.0, y));
