@@ -158,8 +158,9 @@ static void *rank_main(void *p)
     sp_status_t st = rank_context(d, r, &ctx);
     if (st) sp_comm_abort(d->comms[r], "no context");
     if (!st && d->o->dist_gen) /* the same graph, generated in slices on the ranks */
-        st = sp_dist_gen_kronecker(d->comms[r], ctx, d->o->kron_scale, d->o->kron_ef, d->o->seed,
-                                   d->o->bfs ? SP_VALUE_NONE : SP_R_64F, 1, NULL, &A);
+        st =
+            sp_dist_gen_kronecker(d->comms[r], ctx, d->o->kron_scale, d->o->kron_ef, d->o->seed,
+                                  d->o->bfs ? SP_VALUE_NONE : SP_R_64F, 1, NULL, &A);
     else if (!st)
         st = sp_dist_matrix_create(d->comms[r], ctx, d->coo, NULL, &A);
     if (!st) st = sp_dist_matrix_info(A, &d->info[r]);
@@ -230,7 +231,9 @@ static sp_status_t run_single(const dopts_t *o, const sp_coo_t *coo, const doubl
     double t0;
     int i;
     co.device = o->devices[0];
-    if ((st = sp_context_create(o->gpus ? SP_DEVICE_CUDA : SP_DEVICE_HOST, &co, &ctx)))
+    /* BFS: the reference levels on the host (sp_bfs writes them in the context's memory) */
+    if ((st = sp_context_create(o->gpus && !o->bfs ? SP_DEVICE_CUDA : SP_DEVICE_HOST, &co,
+                                &ctx)))
         goto done;
     if ((st = sp_matrix_create(ctx, coo, NULL, &A))) goto done;
     if (o->bfs) {
@@ -332,8 +335,8 @@ static int parse_dist_args(int argc, char **argv, dopts_t *o)
     o->nranks = 2;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        int needs = strcmp(a, "--cg") && strcmp(a, "--bfs") && strcmp(a, "--dist-gen") &&
-                    a[0] == '-';
+        int needs =
+            strcmp(a, "--cg") && strcmp(a, "--bfs") && strcmp(a, "--dist-gen") && a[0] == '-';
         if (needs && v == NULL) return sb_bad_value(a, "(missing)");
         if (!strcmp(a, "--ranks")) {
             if (sb_parse_int(v, 1, SB_MAX_RANKS, &o->nranks)) return sb_bad_value(a, v);
