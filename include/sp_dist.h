@@ -10,6 +10,8 @@
  * instead of waiting for it. A communication failure (a peer that aborted, a timeout, an
  * NCCL error) is SP_STATUS_DEVICE_ERROR with the reason in the message ("sp_comm: rank 2
  * aborted: ..."); after it the communicator only accepts sp_comm_destroy.
+ * NCCL runs on shared machines should set NCCL_NVLS_ENABLE=0 (NVLink multicast can take
+ * the machine's GPUs out of service); scripts/device-multi.sh does.
  */
 #ifndef SP_DIST_H
 #define SP_DIST_H
