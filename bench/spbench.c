@@ -13,6 +13,7 @@
 #include "sp.h"
 #include "spbench_util.h"
 #include "spbench_bfs.h"
+#include "spbench_dist.h"
 
 #ifndef SP_DATASETS_DIR
 #define SP_DATASETS_DIR "datasets"
@@ -693,6 +694,7 @@ int main(int argc, char **argv)
     sb_exec_t ex;
     sb_report_t *r = NULL;
     int rc = 1;
+    if (sb_dist_wanted(argc, argv)) return sb_dist_main(argc, argv); /* --ranks, --gpus */
     if (parse_args(argc, argv, &o)) return 2;
     if (!o.suite && !o.bfs_suite && !o.path && !o.gen) o.path = default_dataset();
     if (!o.load_only && sb_exec_open(&ex)) {

@@ -914,4 +914,6 @@ SP_API sp_status_t sp_solver_result(const sp_solver_t *solver, sp_solver_result_
 }
 #endif
 
+#include "sp_dist.h" /* the distributed layer: communicators, distributed SpMV, CG, BFS */
+
 #endif /* SP_H */

@@ -13,8 +13,8 @@
 
 /* Edge e of the seed's edge family, before relabelling; each 64-bit draw serves two
  * levels. The draw after the last level gives the value. */
-static void kron_edge(uint64_t key, int64_t e, int scale, uint32_t *u, uint32_t *v,
-                      uint64_t *value_bits)
+void sp__gen_kron_edge(uint64_t key, int64_t e, int scale, uint32_t *u, uint32_t *v,
+                       uint64_t *value_bits)
 {
     sp__rng_t g = sp__rng_at(key, (uint64_t)e);
     uint32_t row = 0, col = 0;
@@ -38,7 +38,7 @@ static void kron_edge(uint64_t key, int64_t e, int scale, uint32_t *u, uint32_t 
 }
 
 /* perm = a uniformly random permutation of 0..n-1 (Fisher-Yates). */
-static void kron_permutation(uint64_t seed, int32_t *perm, int64_t n)
+void sp__gen_kron_permutation(uint64_t seed, int32_t *perm, int64_t n)
 {
     sp__rng_t g = sp__rng_at(sp__rng_key(seed, SP__RNG_KRON_PERM), 0);
     for (int64_t i = 0; i < n; i++) perm[i] = (int32_t)i;
@@ -62,12 +62,12 @@ sp_status_t sp_gen_kronecker(int scale, int edgefactor, uint64_t seed,
     SP_CHECK_ARG(coo != NULL, "sp_gen_kronecker: coo is NULL");
     SP_TRY(sp__gen_graph_create("sp_gen_kronecker", scale, edgefactor, value_type, &a));
     SP_ALLOC(perm, a->nrows);
-    kron_permutation(seed, perm, a->nrows);
+    sp__gen_kron_permutation(seed, perm, a->nrows);
     uint64_t key = sp__rng_key(seed, SP__RNG_KRON_EDGE);
     for (int64_t e = 0; e < a->nnz; e++) {
         uint32_t u, v;
         uint64_t value_bits;
-        kron_edge(key, e, scale, &u, &v, &value_bits);
+        sp__gen_kron_edge(key, e, scale, &u, &v, &value_bits);
         a->row[e] = perm[u];
         a->col[e] = perm[v];
         sp__rng_store_unit(value_bits, value_type, a->val, e);

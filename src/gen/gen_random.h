@@ -48,4 +48,12 @@ void sp__rng_store_unit(uint64_t r, sp_value_type_t type, void *val, int64_t k);
 sp_status_t sp__gen_graph_create(const char *fn, int scale, int edgefactor,
                                  sp_value_type_t value_type, sp_coo_t **coo);
 
+/* The Kronecker generator's pieces (src/gen/gen_kronecker.c), shared with the distributed
+ * generator (src/dist/dist_gen_kronecker.c), which draws a slice of the same edges: edge e
+ * of the family key = sp__rng_key(seed, SP__RNG_KRON_EDGE) before relabelling (and the
+ * bits of its value), and the relabelling permutation of n = 2^scale vertices. */
+void sp__gen_kron_edge(uint64_t key, int64_t e, int scale, uint32_t *u, uint32_t *v,
+                       uint64_t *value_bits);
+void sp__gen_kron_permutation(uint64_t seed, int32_t *perm, int64_t n);
+
 #endif /* GEN_RANDOM_H */

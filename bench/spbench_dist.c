@@ -1,0 +1,527 @@
+/* spbench --ranks N (host-simulated ranks, threads of this process) or --gpus N|LIST (NCCL,
+ * one process driving the GPUs): the input split over 1 and then N ranks, each rank's
+ * rows, entries and halo, the time per distributed SpMV, CG iteration and BFS beside the
+ * single-context call in the same run (overhead of one rank, scaling of N against one),
+ * and the largest error against the single-context SpMV. Self-checking: the exit status
+ * is 1 when a result is wrong (SpMV error above 1e-10 relative, CG iterations more than one
+ * apart, a BFS failing the Graph500 validator or its levels differing). --dist-gen with
+ * --gen kron:S[:EF] makes the ranks' graph with sp_dist_gen_kronecker (never whole in one
+ * place) and checks it against the single generator's. */
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sp.h"
+#include "sp_ref.h"
+#include "spbench_dist.h"
+#include "spbench_util.h"
+
+#define SB_MAX_RANKS 64
+
+typedef struct dopts {
+    int nranks, gpus, reps, cg, bfs, nsources;
+    int dist_gen, kron_scale, kron_ef; /* --dist-gen: kron:S[:EF] made on the ranks */
+    int devices[SB_MAX_RANKS];
+    const char *gen, *path;
+    uint64_t seed;
+} dopts_t;
+
+/* What the ranks share: the input, the vectors, and where each rank puts its results. */
+typedef struct drun {
+    const dopts_t *o;
+    const sp_coo_t *coo;
+    int P;
+    sp_comm_t *comms[SB_MAX_RANKS];
+    const double *x;
+    const int64_t *sources;
+    double *y;                /* whole SpMV result */
+    int32_t *level, *parent;  /* whole BFS result of the current source (rank 0) */
+    const sp_csr_t *csr;      /* for validation */
+    const int32_t *ref_level; /* single-context levels, nsources x n */
+    sp_dist_info_t info[SB_MAX_RANKS];
+    sp_status_t st[SB_MAX_RANKS];
+    char msg[SB_MAX_RANKS][512];
+    double spmv_ms, cg_ms_per_it, bfs_ms;
+    sp_solver_result_t cg;
+    int bfs_bad;
+} drun_t;
+
+typedef struct rank_arg {
+    drun_t *d;
+    int rank;
+} rank_arg_t;
+
+static double elapsed_ms(double t0)
+{
+    return 1e3 * (sb_now() - t0);
+}
+
+static sp_status_t rank_context(const drun_t *d, int r, sp_context_t **ctx)
+{
+    sp_context_options_t co = {0};
+    if (!d->o->gpus) return sp_context_create(SP_DEVICE_HOST, NULL, ctx);
+    co.device = d->o->devices[r];
+    return sp_context_create(SP_DEVICE_CUDA, &co, ctx);
+}
+
+/* reps distributed SpMVs between barriers, timed on each rank (rank 0's figure kept). */
+static sp_status_t rank_spmv(drun_t *d, int r, sp_dist_matrix_t *A, sp_context_t *ctx)
+{
+    sp_status_t st;
+    sp_vector_t *x = NULL, *y = NULL;
+    sp_dist_info_t *in = &d->info[r];
+    int64_t nl = in->row_end - in->row_begin;
+    double t0;
+    int i;
+    if ((st = sp_vector_create(ctx, SP_R_64F, nl, d->x + in->row_begin, &x))) goto done;
+    if ((st = sp_vector_create(ctx, SP_R_64F, nl, NULL, &y))) goto done;
+    for (i = 0; i < SB_WARMUP_CALLS; i++)
+        if ((st = sp_dist_spmv(A, 1.0, x, 0.0, y))) goto done;
+    if ((st = sp_context_synchronize(ctx)) || (st = sp_comm_barrier(d->comms[r]))) goto done;
+    t0 = sb_now();
+    for (i = 0; i < d->o->reps; i++)
+        if ((st = sp_dist_spmv(A, 1.0, x, 0.0, y))) goto done;
+    if ((st = sp_context_synchronize(ctx)) || (st = sp_comm_barrier(d->comms[r]))) goto done;
+    if (r == 0) d->spmv_ms = elapsed_ms(t0) / d->o->reps;
+    st = sp_vector_copy_to_host(ctx, y, d->y + in->row_begin);
+done:
+    sp_vector_destroy(x);
+    sp_vector_destroy(y);
+    return st;
+}
+
+static sp_status_t rank_cg(drun_t *d, int r, sp_dist_matrix_t *A, sp_context_t *ctx)
+{
+    sp_status_t st;
+    sp_vector_t *b = NULL, *x = NULL;
+    int64_t nl = d->info[r].row_end - d->info[r].row_begin;
+    sp_solver_options_t so = {1000, 1e-8, 0};
+    sp_solver_result_t res;
+    if ((st = sp_vector_create(ctx, SP_R_64F, nl, NULL, &b))) goto done;
+    if ((st = sp_vector_create(ctx, SP_R_64F, nl, NULL, &x))) goto done;
+    if ((st = sp_vector_fill(ctx, b, 1.0))) goto done;
+    if ((st = sp_dist_solve(A, SP_SOLVER_CG, &so, b, x, &res))) goto done;
+    if (r == 0) {
+        d->cg = res;
+        d->cg_ms_per_it = res.iterations ? 1e3 * res.seconds / (double)res.iterations : 0;
+    }
+done:
+    sp_vector_destroy(b);
+    sp_vector_destroy(x);
+    return st;
+}
+
+/* Every source in turn, timed, gathered and validated on rank 0. */
+static sp_status_t rank_bfs(drun_t *d, int r, sp_dist_matrix_t *A)
+{
+    sp_status_t st = SP_STATUS_SUCCESS;
+    int64_t nl = d->info[r].row_end - d->info[r].row_begin, n = d->coo->nrows;
+    int32_t *lv = malloc((size_t)(nl + 1) * sizeof *lv),
+            *pa = malloc((size_t)(nl + 1) * sizeof *pa);
+    double total = 0, t0;
+    char why[256];
+    int s;
+    if (!lv || !pa) st = SP_STATUS_ALLOC_FAILED;
+    for (s = 0; s < d->o->nsources && !st; s++) {
+        if ((st = sp_comm_barrier(d->comms[r]))) break;
+        t0 = sb_now();
+        if ((st = sp_dist_bfs(A, d->sources[s], NULL, lv, pa, NULL))) break;
+        if ((st = sp_comm_barrier(d->comms[r]))) break;
+        total += elapsed_ms(t0);
+        if ((st = sp_dist_gather_i32(A, lv, d->level))) break;
+        if ((st = sp_dist_gather_i32(A, pa, d->parent))) break;
+        if (r == 0 && (memcmp(d->level, d->ref_level + (size_t)s * (size_t)n,
+                              (size_t)n * sizeof *lv) != 0 ||
+                       !sp__ref_bfs_validate(d->csr, (int32_t)d->sources[s], d->level,
+                                             d->parent, NULL, why, sizeof why))) {
+            fprintf(stderr, "spbench: distributed BFS from %lld wrong: %s\n",
+                    (long long)d->sources[s], why);
+            d->bfs_bad = 1;
+        }
+        if ((st = sp_comm_barrier(d->comms[r]))) break; /* rank 0 read the whole arrays */
+    }
+    if (r == 0) d->bfs_ms = total / d->o->nsources;
+    free(lv);
+    free(pa);
+    return st;
+}
+
+static void *rank_main(void *p)
+{
+    rank_arg_t *a = p;
+    drun_t *d = a->d;
+    int r = a->rank;
+    sp_context_t *ctx = NULL;
+    sp_dist_matrix_t *A = NULL;
+    sp_status_t st = rank_context(d, r, &ctx);
+    if (st) sp_comm_abort(d->comms[r], "no context");
+    if (!st && d->o->dist_gen) /* the same graph, generated in slices on the ranks */
+        st =
+            sp_dist_gen_kronecker(d->comms[r], ctx, d->o->kron_scale, d->o->kron_ef, d->o->seed,
+                                  d->o->bfs ? SP_VALUE_NONE : SP_R_64F, 1, NULL, &A);
+    else if (!st)
+        st = sp_dist_matrix_create(d->comms[r], ctx, d->coo, NULL, &A);
+    if (!st) st = sp_dist_matrix_info(A, &d->info[r]);
+    if (!st && !d->o->bfs) st = rank_spmv(d, r, A, ctx);
+    if (!st && d->o->cg) st = rank_cg(d, r, A, ctx);
+    if (!st && d->o->bfs) st = rank_bfs(d, r, A);
+    d->st[r] = st;
+    snprintf(d->msg[r], sizeof d->msg[r], "%s", sp_last_error());
+    sp_dist_matrix_destroy(A);
+    sp_context_destroy(ctx);
+    return NULL;
+}
+
+/* One run on P ranks; 0 when every rank succeeded. */
+static int run_ranks(drun_t *d, int P)
+{
+    pthread_t t[SB_MAX_RANKS];
+    rank_arg_t a[SB_MAX_RANKS];
+    int started[SB_MAX_RANKS] = {0};
+    sp_status_t st;
+    int r, bad = 0;
+    d->P = P;
+    st = d->o->gpus ? sp_comm_create_nccl_all(P, d->o->devices, d->comms)
+                    : sp_comm_create_host(P, NULL, d->comms);
+    if (st) {
+        fprintf(stderr, "spbench: communicator of %d ranks: %s\n", P, sp_last_error());
+        return 1;
+    }
+    for (r = 0; r < P; r++) {
+        a[r].d = d;
+        a[r].rank = r;
+        d->st[r] = SP_STATUS_INTERNAL_ERROR;
+        snprintf(d->msg[r], sizeof d->msg[r], "its thread did not start");
+        started[r] = pthread_create(&t[r], NULL, rank_main, &a[r]) == 0;
+        if (!started[r]) sp_comm_abort(d->comms[r], "its thread did not start");
+    }
+    for (r = 0; r < P; r++)
+        if (started[r]) pthread_join(t[r], NULL);
+    for (r = 0; r < P; r++) {
+        sp_comm_destroy(d->comms[r]);
+        if (d->st[r]) {
+            fprintf(stderr, "spbench: rank %d of %d: %s\n", r, P, d->msg[r]);
+            bad = 1;
+        }
+    }
+    return bad;
+}
+
+/* The single-context figures of the same run: SpMV time and result, CG, BFS levels. */
+typedef struct single {
+    double spmv_ms, cg_ms_per_it;
+    sp_solver_result_t cg;
+    int32_t *level; /* nsources x n */
+} single_t;
+
+static sp_status_t run_single(const dopts_t *o, const sp_coo_t *coo, const double *x,
+                              const int64_t *sources, double *y, single_t *s, sp_csr_t *csr,
+                              sp_context_t **pctx, sp_matrix_t **pA)
+{
+    sp_status_t st;
+    sp_context_options_t co = {0};
+    sp_context_t *ctx = NULL;
+    sp_matrix_t *A = NULL;
+    sp_vector_t *vx = NULL, *vy = NULL;
+    sp_solver_t *solver = NULL;
+    sp_solver_options_t so = {1000, 1e-8, 0};
+    int64_t n = coo->nrows;
+    double t0;
+    int i;
+    co.device = o->devices[0];
+    /* BFS: the reference levels on the host (sp_bfs writes them in the context's memory) */
+    if ((st = sp_context_create(o->gpus && !o->bfs ? SP_DEVICE_CUDA : SP_DEVICE_HOST, &co,
+                                &ctx)))
+        goto done;
+    if ((st = sp_matrix_create(ctx, coo, NULL, &A))) goto done;
+    if (o->bfs) {
+        sp_format_view_t v;
+        for (i = 0; i < o->nsources; i++)
+            if ((st = sp_bfs(ctx, A, sources[i], NULL, s->level + (size_t)i * (size_t)n, NULL,
+                             NULL)))
+                goto done;
+        if ((st = sp_matrix_view(A, SP_FORMAT_CSR, &v))) goto done;
+        csr->nrows = csr->ncols = n;
+        csr->nnz = v.nnz;
+        csr->value_type = SP_VALUE_NONE;
+        memcpy(&csr->ptr, &v.csr.row_ptr, sizeof csr->ptr); /* read only by the validator */
+        memcpy(&csr->idx, &v.csr.col, sizeof csr->idx);
+        goto done;
+    }
+    if ((st = sp_spmv_prepare(ctx, A, SP_FORMAT_AUTO, SP_SPMV_ALG_DEFAULT))) goto done;
+    if ((st = sp_vector_create(ctx, SP_R_64F, n, x, &vx))) goto done;
+    if ((st = sp_vector_create(ctx, SP_R_64F, n, NULL, &vy))) goto done;
+    for (i = 0; i < SB_WARMUP_CALLS; i++)
+        if ((st = sp_spmv_vec(ctx, SP_FORMAT_AUTO, SP_SPMV_ALG_DEFAULT, 1.0, A, vx, 0.0, vy)))
+            goto done;
+    if ((st = sp_context_synchronize(ctx))) goto done;
+    t0 = sb_now();
+    for (i = 0; i < o->reps; i++)
+        if ((st = sp_spmv_vec(ctx, SP_FORMAT_AUTO, SP_SPMV_ALG_DEFAULT, 1.0, A, vx, 0.0, vy)))
+            goto done;
+    if ((st = sp_context_synchronize(ctx))) goto done;
+    s->spmv_ms = elapsed_ms(t0) / o->reps;
+    if ((st = sp_vector_copy_to_host(ctx, vy, y))) goto done;
+    if (o->cg) {
+        if ((st = sp_solver_create(ctx, SP_SOLVER_CG, &solver))) goto done;
+        if ((st = sp_solver_set_options(solver, &so))) goto done;
+        if ((st = sp_solver_setup(solver, A))) goto done;
+        if ((st = sp_vector_fill(ctx, vx, 1.0))) goto done;
+        if ((st = sp_solver_solve(solver, vx, vy))) goto done;
+        if ((st = sp_solver_result(solver, &s->cg))) goto done;
+        s->cg_ms_per_it = s->cg.iterations ? 1e3 * s->cg.seconds / (double)s->cg.iterations : 0;
+    }
+done:
+    sp_solver_destroy(solver);
+    sp_vector_destroy(vx);
+    sp_vector_destroy(vy);
+    *pctx = ctx; /* kept while csr points into A */
+    *pA = A;
+    return st;
+}
+
+/* max_i |y_i - ref_i| / (|ref_i| + tiny) over the rows. */
+static double max_rel_err(const double *y, const double *ref, int64_t n)
+{
+    double worst = 0;
+    int64_t i;
+    for (i = 0; i < n; i++) {
+        double e = fabs(y[i] - ref[i]) / (fabs(ref[i]) > 1e-300 ? fabs(ref[i]) : 1.0);
+        if (!(e <= worst)) worst = e; /* NaN wins */
+    }
+    return worst;
+}
+
+static void print_ranks(const drun_t *d)
+{
+    int r;
+    for (r = 0; r < d->P; r++) {
+        const sp_dist_info_t *in = &d->info[r];
+        printf("rank %d: rows %lld entries %lld (local %lld ghost %lld) halo_recv %lld "
+               "halo_send %lld peers %d/%d\n",
+               r, (long long)(in->row_end - in->row_begin),
+               (long long)(in->local_nnz + in->ghost_nnz), (long long)in->local_nnz,
+               (long long)in->ghost_nnz, (long long)in->halo_recv, (long long)in->halo_send,
+               in->recv_peers, in->send_peers);
+    }
+}
+
+static int parse_devices(const char *s, dopts_t *o)
+{
+    char buf[512];
+    int n = 0, v;
+    if (!strchr(s, ',') && !sb_parse_int(s, 1, SB_MAX_RANKS, &v)) {
+        for (n = 0; n < v; n++)
+            o->devices[n] = n;
+        o->nranks = v;
+        return 0;
+    }
+    snprintf(buf, sizeof buf, "%s", s);
+    for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        if (n == SB_MAX_RANKS || sb_parse_int(t, 0, 1023, &o->devices[n++])) return 1;
+    }
+    o->nranks = n;
+    return n == 0;
+}
+
+static int parse_dist_args(int argc, char **argv, dopts_t *o)
+{
+    memset(o, 0, sizeof *o);
+    o->reps = 20;
+    o->nsources = 4;
+    o->seed = 1;
+    o->nranks = 2;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        int needs =
+            strcmp(a, "--cg") && strcmp(a, "--bfs") && strcmp(a, "--dist-gen") && a[0] == '-';
+        if (needs && v == NULL) return sb_bad_value(a, "(missing)");
+        if (!strcmp(a, "--ranks")) {
+            if (sb_parse_int(v, 1, SB_MAX_RANKS, &o->nranks)) return sb_bad_value(a, v);
+        } else if (!strcmp(a, "--gpus")) {
+            if (parse_devices(v, o)) return sb_bad_value(a, v);
+            o->gpus = 1;
+        } else if (!strcmp(a, "--gen")) {
+            o->gen = v;
+        } else if (!strcmp(a, "--reps")) {
+            if (sb_parse_int(v, 1, 100000, &o->reps)) return sb_bad_value(a, v);
+        } else if (!strcmp(a, "--sources")) {
+            if (sb_parse_int(v, 1, 1024, &o->nsources)) return sb_bad_value(a, v);
+            o->bfs = 1;
+        } else if (!strcmp(a, "--seed")) {
+            if (sb_parse_u64(v, &o->seed)) return sb_bad_value(a, v);
+        } else if (!strcmp(a, "--cg")) {
+            o->cg = 1;
+        } else if (!strcmp(a, "--bfs")) {
+            o->bfs = 1;
+        } else if (!strcmp(a, "--dist-gen")) {
+            o->dist_gen = 1;
+        } else if (a[0] == '-') {
+            fprintf(stderr,
+                    "spbench --ranks/--gpus: unknown option %s (takes --gen SPEC or "
+                    "FILE.mtx, --reps R, --cg, --bfs, --sources K, --seed S, --dist-gen)\n",
+                    a);
+            return 1;
+        } else {
+            o->path = a;
+            continue;
+        }
+        i += needs;
+    }
+    if (!o->gen && !o->path) o->gen = "poisson3d:40";
+    if (o->dist_gen) {
+        long long sc = 0, ef = 16;
+        if (!o->gen || sscanf(o->gen, "kron:%lld:%lld", &sc, &ef) < 1) {
+            fprintf(stderr, "spbench: --dist-gen needs --gen kron:SCALE[:EF]\n");
+            return 1;
+        }
+        o->kron_scale = (int)sc;
+        o->kron_ef = (int)ef;
+    }
+    return 0;
+}
+
+/* The input: a generator spec (poisson2d:N, poisson3d:N, grid2d:N, kron:S[:EF]
+ * symmetrized without self loops) or a Matrix Market file; graphs for BFS as patterns. */
+static sp_status_t load(const dopts_t *o, sp_coo_t **coo)
+{
+    char kind[32] = "";
+    long long a = 0, b = 16;
+    sp_value_type_t t = o->bfs ? SP_VALUE_NONE : SP_R_64F;
+    sp_status_t st;
+    if (o->path) {
+        if ((st = sp_mtx_read(o->path, t, NULL, coo))) return st;
+        return o->bfs ? sp_coo_symmetrize(*coo, 1) : SP_STATUS_SUCCESS;
+    }
+    if (sscanf(o->gen, "%31[a-z0-9]:%lld:%lld", kind, &a, &b) < 2) {
+        fprintf(stderr, "spbench: --gen %s: expected KIND:SIZE[:EF]\n", o->gen);
+        return SP_STATUS_INVALID_ARGUMENT;
+    }
+    if (!strcmp(kind, "poisson2d")) return sp_gen_poisson2d(a, t, coo);
+    if (!strcmp(kind, "poisson3d")) return sp_gen_poisson3d(a, t, coo);
+    if (!strcmp(kind, "grid2d")) return sp_gen_grid2d(a, t, coo);
+    if (!strcmp(kind, "kron")) {
+        if ((st = sp_gen_kronecker((int)a, (int)b, o->seed, t, coo))) return st;
+        return sp_coo_symmetrize(*coo, 1);
+    }
+    fprintf(stderr, "spbench: --gen %s: poisson2d, poisson3d, grid2d or kron\n", o->gen);
+    return SP_STATUS_INVALID_ARGUMENT;
+}
+
+int sb_dist_wanted(int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++)
+        if (!strcmp(argv[i], "--ranks") || !strcmp(argv[i], "--gpus")) return 1;
+    return 0;
+}
+
+/* Runs on 1 and on N ranks and prints the figures; 0 when all checks pass. */
+static int bench(const dopts_t *o, const sp_coo_t *coo, drun_t *d, const single_t *s,
+                 const double *ysingle)
+{
+    int64_t n = coo->nrows;
+    int counts[2] = {1, o->nranks}, k, bad = 0;
+    double one_spmv = 0, one_cg = 0, one_bfs = 0;
+    for (k = 0; k < (o->nranks > 1 ? 2 : 1); k++) {
+        int P = counts[k];
+        double err;
+        if (run_ranks(d, P)) return 1;
+        printf("ranks: %d\n", P);
+        print_ranks(d);
+        if (!o->bfs) {
+            err = max_rel_err(d->y, ysingle, n);
+            if (k == 0) one_spmv = d->spmv_ms;
+            printf("spmv_ms: %.4f  single: %.4f  overhead_vs_single: %+.1f%%  scaling_vs_1: "
+                   "%.2f\n",
+                   d->spmv_ms, s->spmv_ms, 100.0 * (d->spmv_ms / s->spmv_ms - 1.0),
+                   one_spmv / d->spmv_ms);
+            printf("max_rel_err_vs_single: %.3g\n", err);
+            if (!(err <= 1e-10)) bad = 1;
+        }
+        if (o->cg) {
+            if (k == 0) one_cg = d->cg_ms_per_it;
+            printf("cg_iterations: %lld  single: %lld  status: %s  relative_residual: %.3g\n",
+                   (long long)d->cg.iterations, (long long)s->cg.iterations,
+                   sp_solver_status_string(d->cg.status), d->cg.relative_residual);
+            printf("cg_ms_per_iteration: %.4f  single: %.4f  scaling_vs_1: %.2f\n",
+                   d->cg_ms_per_it, s->cg_ms_per_it, one_cg / d->cg_ms_per_it);
+            if (llabs(d->cg.iterations - s->cg.iterations) > 1) bad = 1;
+        }
+        if (o->bfs) {
+            if (k == 0) one_bfs = d->bfs_ms;
+            printf("bfs_ms_per_search: %.4f  scaling_vs_1: %.2f  validated: %s\n", d->bfs_ms,
+                   one_bfs / d->bfs_ms, d->bfs_bad ? "FAILED" : "yes");
+            if (d->bfs_bad) bad = 1;
+        }
+    }
+    return bad;
+}
+
+int sb_dist_main(int argc, char **argv)
+{
+    dopts_t o;
+    sp_coo_t *coo = NULL;
+    drun_t *d = calloc(1, sizeof *d);
+    single_t s;
+    sp_csr_t csr;
+    sp_context_t *sctx = NULL;
+    sp_matrix_t *sA = NULL;
+    double *x = NULL, *ysingle = NULL;
+    int64_t *sources = NULL, n, i;
+    uint64_t state;
+    int rc = 1;
+    memset(&s, 0, sizeof s);
+    memset(&csr, 0, sizeof csr);
+    if (!d || parse_dist_args(argc, argv, &o)) goto done;
+    if (load(&o, &coo)) {
+        fprintf(stderr, "spbench: %s\n", sp_last_error());
+        goto done;
+    }
+    n = coo->nrows;
+    state = o.seed;
+    x = malloc((size_t)(n + 1) * sizeof *x);
+    ysingle = malloc((size_t)(n + 1) * sizeof *ysingle);
+    d->y = malloc((size_t)(n + 1) * sizeof *d->y);
+    d->level = malloc((size_t)(n + 1) * sizeof *d->level);
+    d->parent = malloc((size_t)(n + 1) * sizeof *d->parent);
+    sources = malloc((size_t)o.nsources * sizeof *sources);
+    s.level = malloc((size_t)(n + 1) * (size_t)o.nsources * sizeof *s.level);
+    if (!x || !ysingle || !d->y || !d->level || !d->parent || !sources || !s.level) goto done;
+    for (i = 0; i < n; i++)
+        x[i] = 2.0 * (double)(sb_splitmix(&state) >> 11) * 0x1p-53 - 1.0;
+    for (i = 0; i < o.nsources; i++)
+        sources[i] = (int64_t)(sb_splitmix(&state) % (uint64_t)n);
+    printf("input: %s\nnrows: %lld\nnnz: %lld\nbackend: %s\n", o.path ? o.path : o.gen,
+           (long long)n, (long long)coo->nnz,
+           o.gpus ? "nccl (one process, a thread per GPU)"
+                  : "host (simulated ranks, a thread each)");
+    if (run_single(&o, coo, x, sources, ysingle, &s, &csr, &sctx, &sA)) {
+        fprintf(stderr, "spbench: single context: %s\n", sp_last_error());
+        goto done;
+    }
+    d->o = &o;
+    d->coo = coo;
+    d->x = x;
+    d->sources = sources;
+    d->csr = &csr;
+    d->ref_level = s.level;
+    rc = bench(&o, coo, d, &s, ysingle);
+    printf("dist_check: %s\n", rc ? "FAILED" : "passed");
+done:
+    sp_matrix_destroy(sA);
+    sp_context_destroy(sctx);
+    sp_coo_free(coo);
+    free(x);
+    free(ysingle);
+    free(sources);
+    free(s.level);
+    if (d) {
+        free(d->y);
+        free(d->level);
+        free(d->parent);
+    }
+    free(d);
+    return rc;
+}

@@ -1,0 +1,176 @@
+/* The Kronecker graph of sp_gen_kronecker generated in slices: rank r draws edges
+ * [r m / P, (r + 1) m / P) of the same counter-based family (src/gen/gen_kronecker.c),
+ * relabels them with the same permutation, and sends each edge (undirected: and its mirror)
+ * to the owner of its row, so the edge list never passes through one place. The rows are
+ * split by a histogram of 64 P buckets of rows (one all-reduce), balancing entries to
+ * within a bucket. Each edge carries its index (and whether it is a mirror), so the owner
+ * orders duplicates exactly as the single-process path does: sp_coo_symmetrize keeps the
+ * first of the originals-then-mirrors list, sp_matrix_create sums duplicates in input
+ * order; the matrices are the same. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "dist_internal.h"
+#include "gen/gen_random.h"
+
+typedef struct kedge {
+    int32_t row, col;
+    uint64_t order; /* mirror << 63 | edge index: the single-process list order */
+    double val;     /* float values are exact in a double */
+} kedge_t;
+
+static int cmp_kedge(const void *a, const void *b)
+{
+    const kedge_t *x = a, *y = b;
+    if (x->row != y->row) return x->row < y->row ? -1 : 1;
+    if (x->col != y->col) return x->col < y->col ? -1 : 1;
+    return (x->order > y->order) - (x->order < y->order);
+}
+
+/* This rank's slice of edges, relabelled (undirected: self loops dropped, mirrors added). */
+static sp_status_t draw_slice(sp_comm_t *c, int scale, int64_t m, uint64_t seed,
+                              sp_value_type_t vt, int undirected, kedge_t **out, int64_t *nout)
+{
+    sp_status_t st = SP_STATUS_SUCCESS;
+    int64_t n = (int64_t)1 << scale, P = c->size, r = c->rank, k = 0, e;
+    int64_t e0 = (m / P) * r + (m % P) * r / P, e1 = (m / P) * (r + 1) + (m % P) * (r + 1) / P;
+    int32_t *perm = NULL;
+    kedge_t *w = NULL;
+    uint64_t key = sp__rng_key(seed, SP__RNG_KRON_EDGE);
+    SP_ALLOC(perm, n);
+    SP_ALLOC(w, 2 * (e1 - e0));
+    sp__gen_kron_permutation(seed, perm, n);
+    for (e = e0; e < e1; e++) {
+        uint32_t u, v;
+        uint64_t bits;
+        double val = 0;
+        float f = 0;
+        sp__gen_kron_edge(key, e, scale, &u, &v, &bits);
+        if (vt == SP_R_64F) sp__rng_store_unit(bits, vt, &val, 0);
+        if (vt == SP_R_32F) sp__rng_store_unit(bits, vt, &f, 0), val = f;
+        if (undirected && perm[u] == perm[v]) continue;
+        w[k++] = (kedge_t){perm[u], perm[v], (uint64_t)e, val};
+        if (undirected)
+            w[k++] = (kedge_t){perm[v], perm[u], (uint64_t)1 << 63 | (uint64_t)e, val};
+    }
+    *out = w;
+    *nout = k;
+    w = NULL;
+done:
+    sp__free(w);
+    sp__free(perm);
+    return st;
+}
+
+/* row_begin[0..P]: the first row of the bucket where the entry count reaches r * total / P. */
+static sp_status_t split_rows(sp_comm_t *c, int64_t n, const kedge_t *w, int64_t nw,
+                              int64_t *row_begin)
+{
+    sp_status_t st = SP_STATUS_SUCCESS;
+    int64_t B = n < 64 * (int64_t)c->size ? n : 64 * (int64_t)c->size, *cnt = NULL, k, b = 0;
+    int64_t total = 0, cum = 0;
+    int r, P = c->size;
+    SP_CALLOC(cnt, B);
+    for (k = 0; k < nw; k++)
+        cnt[(int64_t)w[k].row * B / n]++;
+    SP_TRY(sp__comm_allreduce_host(c, cnt, B, SP_COMM_I64, SP_COMM_SUM));
+    for (k = 0; k < B; k++)
+        total += cnt[k];
+    for (r = 0; r < P; r++) {
+        int64_t target = (total / P) * r + (total % P) * r / P;
+        while (b < B && cum < target)
+            cum += cnt[b++];
+        row_begin[r] = (b * n + B - 1) / B; /* first row of bucket b */
+    }
+    row_begin[P] = n;
+done:
+    sp__free(cnt);
+    return st;
+}
+
+/* The received edges as this rank's piece: sorted in the single-process order, duplicates
+ * of an undirected graph dropped (the first kept), rows renumbered from rb. */
+static sp_status_t make_piece(kedge_t *got, int64_t ngot, int64_t rb, int64_t rows, int64_t n,
+                              sp_value_type_t vt, int undirected, sp_coo_t **piece)
+{
+    sp_status_t st = SP_STATUS_SUCCESS;
+    sp_coo_t *p = NULL;
+    int64_t k;
+    qsort(got, (size_t)ngot, sizeof *got, cmp_kedge);
+    SP_TRY(sp_coo_create(rows, n, ngot, vt, &p));
+    for (k = 0; k < ngot; k++) {
+        if (undirected && k > 0 && got[k].row == got[k - 1].row && got[k].col == got[k - 1].col)
+            continue;
+        p->row[p->nnz] = (int32_t)(got[k].row - rb);
+        p->col[p->nnz] = got[k].col;
+        if (vt == SP_R_64F) ((double *)p->val)[p->nnz] = got[k].val;
+        if (vt == SP_R_32F) ((float *)p->val)[p->nnz] = (float)got[k].val;
+        p->nnz++;
+    }
+    /* undirected: sorted and merged already; directed: sorted, duplicates left to the
+     * stable merge, which sums them in this (the single-process) order */
+    p->flags = undirected ? SP_COO_SORTED | SP_COO_MERGED : SP_COO_SORTED;
+    *piece = p;
+    p = NULL;
+done:
+    sp_coo_free(p);
+    return st;
+}
+
+sp_status_t sp_dist_gen_kronecker(sp_comm_t *comm, sp_context_t *ctx, int scale, int edgefactor,
+                                  uint64_t seed, sp_value_type_t value_type, int undirected,
+                                  const sp_dist_options_t *options, sp_dist_matrix_t **G)
+{
+    sp_status_t st = SP_STATUS_SUCCESS;
+    kedge_t *w = NULL, *sorted = NULL, *got = NULL;
+    int64_t *rb = NULL, *scount = NULL, *rcount = NULL, *off = NULL, nw = 0, ngot = 0, n, m, k;
+    sp_coo_t *piece = NULL;
+    int P, q;
+    if (comm == NULL)
+        return SP_ERROR(SP_STATUS_INVALID_ARGUMENT, "sp_dist_gen_kronecker: comm is NULL");
+    P = comm->size;
+    SP_CHECK_ARG(scale >= 0 && scale <= 30 && edgefactor >= 1,
+                 "sp_dist_gen_kronecker: scale %d (0..30) or edgefactor %d (>= 1) out of range",
+                 scale, edgefactor);
+    SP_CHECK_ARG(value_type == SP_VALUE_NONE || value_type == SP_R_32F ||
+                     value_type == SP_R_64F,
+                 "sp_dist_gen_kronecker: unknown value type %d", (int)value_type);
+    n = (int64_t)1 << scale;
+    m = (int64_t)edgefactor * n;
+    if (m * (undirected ? 2 : 1) > INT32_MAX)
+        SP_FAIL(SP_STATUS_NOT_SUPPORTED,
+                "sp_dist_gen_kronecker: scale %d edgefactor %d gives"
+                " %lld entries, beyond 32-bit indices",
+                scale, edgefactor, (long long)(m * (undirected ? 2 : 1)));
+    SP_TRY(draw_slice(comm, scale, m, seed, value_type, undirected, &w, &nw));
+    SP_ALLOC(rb, P + 1);
+    SP_TRY(split_rows(comm, n, w, nw, rb));
+    SP_CALLOC(scount, P);
+    SP_CALLOC(rcount, P);
+    SP_CALLOC(off, P + 1);
+    SP_ALLOC(sorted, nw);
+    for (k = 0; k < nw; k++)
+        scount[sp__dist_owner_in(rb, P, w[k].row)]++;
+    for (q = 0; q < P; q++)
+        off[q + 1] = off[q] + scount[q];
+    for (k = 0; k < nw; k++)
+        sorted[off[sp__dist_owner_in(rb, P, w[k].row)]++] = w[k];
+    sp__free(w);
+    w = NULL;
+    SP_TRY(sp__dist_alltoallv(comm, sorted, scount, sizeof *sorted, (void **)&got, rcount));
+    for (q = 0; q < P; q++)
+        ngot += rcount[q];
+    SP_TRY(make_piece(got, ngot, rb[comm->rank], rb[comm->rank + 1] - rb[comm->rank], n,
+                      value_type, undirected, &piece));
+    SP_TRY(sp_dist_matrix_create_local(comm, ctx, piece, rb[comm->rank], options, G));
+done:
+    sp_coo_free(piece);
+    sp__free(got);
+    sp__free(sorted);
+    sp__free(off);
+    sp__free(rcount);
+    sp__free(scount);
+    sp__free(rb);
+    sp__free(w);
+    return sp__comm_fail(comm, st);
+}
