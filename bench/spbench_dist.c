@@ -97,7 +97,7 @@ static sp_status_t rank_cg(drun_t *d, int r, sp_dist_matrix_t *A, sp_context_t *
     sp_status_t st;
     sp_vector_t *b = NULL, *x = NULL;
     int64_t nl = d->info[r].row_end - d->info[r].row_begin;
-    sp_solver_options_t so = {1000, 1e-8, 0};
+    sp_solver_options_t so = {.max_iterations = 1000, .rtol = 1e-8};
     sp_solver_result_t res;
     if ((st = sp_vector_create(ctx, SP_R_64F, nl, NULL, &b))) goto done;
     if ((st = sp_vector_create(ctx, SP_R_64F, nl, NULL, &x))) goto done;
@@ -226,7 +226,7 @@ static sp_status_t run_single(const dopts_t *o, const sp_coo_t *coo, const doubl
     sp_matrix_t *A = NULL;
     sp_vector_t *vx = NULL, *vy = NULL;
     sp_solver_t *solver = NULL;
-    sp_solver_options_t so = {1000, 1e-8, 0};
+    sp_solver_options_t so = {.max_iterations = 1000, .rtol = 1e-8};
     int64_t n = coo->nrows;
     double t0;
     int i;

@@ -624,7 +624,7 @@ static sp_status_t cg_rank(job_t *j, int r, sp_comm_t *comm, sp_context_t *ctx)
     sp_dist_matrix_t *A = NULL;
     sp_vector_t *b = NULL, *x = NULL;
     sp_dist_info_t in;
-    sp_solver_options_t o = {0, 1e-10, 0};
+    sp_solver_options_t o = {.rtol = 1e-10};
     sp_status_t st = sp_dist_matrix_create(comm, ctx, c->a, NULL, &A);
     if (st) return st;
     if ((st = sp_dist_matrix_info(A, &in))) goto done;
@@ -649,7 +649,7 @@ static void check_cg(const char *name, const sp_coo_t *a, sp_solver_type_t type)
     sp_matrix_t *A = NULL;
     sp_solver_t *s = NULL;
     sp_vector_t *b = NULL, *x = NULL;
-    sp_solver_options_t o = {0, 1e-10, 0};
+    sp_solver_options_t o = {.rtol = 1e-10};
     sp_solver_result_t single;
     int k, r;
     ck_assert_ok(test_context(0, &ctx));
