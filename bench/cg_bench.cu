@@ -82,7 +82,7 @@ struct baseline {
     int *d_ptr = nullptr, *d_idx = nullptr;
     double *d_val = nullptr, *d_x = nullptr, *d_r = nullptr, *d_p = nullptr, *d_q = nullptr;
     double *d_b = nullptr, *d_s = nullptr, *h_r1 = nullptr;
-    void *d_buf = nullptr;
+    void *d_buf[3] = {nullptr, nullptr, nullptr}; /* per algorithm: CSR_ALG1, CSR_ALG2, SELL */
     cusparseHandle_t sp = nullptr;
     cublasHandle_t bl = nullptr;
     cudaStream_t stream = nullptr;
@@ -93,12 +93,18 @@ struct baseline {
     cusparseSpMVAlg_t alg = CUSPARSE_SPMV_CSR_ALG1;
     int iterations = 0;
 
+    /* the index of algorithm a in d_buf */
+    static int slot(cusparseSpMVAlg_t a)
+    {
+        return a == CUSPARSE_SPMV_SELL_ALG1 ? 2 : a == CUSPARSE_SPMV_CSR_ALG2 ? 1 : 0;
+    }
+
     void spmv(cusparseDnVecDescr_t in, cusparseDnVecDescr_t out, double alpha, double beta,
               cusparseSpMVAlg_t a)
     {
         CUSPARSE_OK(cusparseSpMV(sp, CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha,
                                  a == CUSPARSE_SPMV_SELL_ALG1 ? S : A, in, &beta, out,
-                                 CUDA_R_64F, a, d_buf));
+                                 CUDA_R_64F, a, d_buf[slot(a)]));
     }
 
     /* CG as in the CUDA samples (conjugateGradient): x = 0, r = b; host scalars. */
@@ -189,7 +195,6 @@ static void baseline_open(baseline *B, cudaStream_t stream, const sp_format_view
 {
     int n = (int)csr.nrows;
     int64_t nnz = csr.nnz;
-    size_t bytes = 0;
     double one = 1, zero = 0;
     B->n = n;
     B->stream = stream;
@@ -241,18 +246,19 @@ static void baseline_open(baseline *B, cudaStream_t stream, const sp_format_view
     CUSPARSE_OK(cusparseCreateSlicedEll(
         &B->S, n, n, nnz, slots, SELL_C, B->d_sell_off, B->d_sell_col, B->d_sell_val,
         CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, CUDA_R_64F));
+    /* a workspace per algorithm: CSR_ALG2's preprocessing lives in its own, which the
+     * other algorithms' products then cannot overwrite */
     for (cusparseSpMVAlg_t a :
          {CUSPARSE_SPMV_CSR_ALG1, CUSPARSE_SPMV_CSR_ALG2, CUSPARSE_SPMV_SELL_ALG1}) {
-        size_t b = 0;
+        size_t bytes = 0;
         CUSPARSE_OK(cusparseSpMV_bufferSize(B->sp, CUSPARSE_OPERATION_NON_TRANSPOSE, &one,
                                             a == CUSPARSE_SPMV_SELL_ALG1 ? B->S : B->A, B->vp,
-                                            &zero, B->vq, CUDA_R_64F, a, &b));
-        bytes = std::max(bytes, b);
+                                            &zero, B->vq, CUDA_R_64F, a, &bytes));
+        CUDA_OK(cudaMalloc(&B->d_buf[baseline::slot(a)], bytes > 0 ? bytes : 8));
     }
-    CUDA_OK(cudaMalloc(&B->d_buf, bytes > 0 ? bytes : 8));
     CUSPARSE_OK(cusparseSpMV_preprocess(B->sp, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, B->A,
                                         B->vp, &zero, B->vq, CUDA_R_64F, CUSPARSE_SPMV_CSR_ALG2,
-                                        B->d_buf));
+                                        B->d_buf[baseline::slot(CUSPARSE_SPMV_CSR_ALG2)]));
 }
 
 static void baseline_close(baseline *B)
@@ -267,17 +273,19 @@ static void baseline_close(baseline *B)
     cusparseDestroy(B->sp);
     cudaFreeHost(B->h_r1);
     for (void *p :
-         {(void *)B->d_buf, (void *)B->d_ptr, (void *)B->d_idx, (void *)B->d_val,
+         {B->d_buf[0], B->d_buf[1], B->d_buf[2], (void *)B->d_ptr, (void *)B->d_idx, (void *)B->d_val,
           (void *)B->d_x, (void *)B->d_r, (void *)B->d_p, (void *)B->d_q, (void *)B->d_b,
           (void *)B->d_s, (void *)B->d_sell_off, (void *)B->d_sell_col, (void *)B->d_sell_val})
         cudaFree(p);
 }
 
-/* Median milliseconds of f over reps calls after a warm-up, CUDA events on stream. */
+/* Median milliseconds of f over reps calls after a warm-up, CUDA events on stream.
+ * time_pair writes the second callable's stats even when there is none: a real place for
+ * them (a null pointer there was this benchmark's segfault on every run). */
 static stats time_calls(cudaStream_t stream, int reps, const std::function<void()> &f)
 {
-    stats s;
-    time_pair(stream, 10, reps, nullptr, f, nullptr, &s, nullptr);
+    stats s, none;
+    time_pair(stream, 10, reps, nullptr, f, nullptr, &s, &none);
     return s;
 }
 
@@ -298,6 +306,7 @@ int main(int argc, char **argv)
     const char *mtx = nullptr;
     double rtol = 1e-8;
     int maxit = 5000, reps = 3, pcg = 0, bicg = 0, aones = 0;
+    std::setvbuf(stdout, nullptr, _IOLBF, 0); /* a crash still shows how far it got */
     for (int i = 1; i < argc; i++) {
         const char *v = i + 1 < argc ? argv[i + 1] : nullptr;
         if (!std::strcmp(argv[i], "--pcg")) {
@@ -316,7 +325,7 @@ int main(int argc, char **argv)
             rtol = std::atof(v);
         else if (v && !std::strcmp(argv[i], "--max-iterations"))
             maxit = std::atoi(v);
-        else if (v && !std::strcmp(argv[i], "--reps"))
+        else if (v && !std::strcmp(argv[i], "--reps") && std::atoi(v) >= 1)
             reps = std::atoi(v);
         else if (v && !std::strcmp(argv[i], "--rhs") &&
                  (!std::strcmp(v, "ones") || !std::strcmp(v, "aones")))
@@ -392,8 +401,10 @@ int main(int argc, char **argv)
         SP_OK(sp_solver_setup(fm.solver, A));
         forms.push_back(fm);
     }
+    std::printf("stage: %zu libsp forms set up\n", forms.size());
     baseline B;
     baseline_open(&B, stream, csr, h_b.data());
+    std::printf("stage: baselines built\n");
     size_t nbase = 0;
     if (!pcg && !bicg) {
         forms.push_back(form{"sample", nullptr, 0, {}});
@@ -413,6 +424,7 @@ int main(int argc, char **argv)
         time_calls(stream, 50, [&] { B.spmv(B.vp, B.vq, 1.0, 0.0, CUSPARSE_SPMV_SELL_ALG1); });
     B.alg = alg2.median < alg1.median ? CUSPARSE_SPMV_CSR_ALG2 : CUSPARSE_SPMV_CSR_ALG1;
     if (sell.median < std::min(alg1.median, alg2.median)) B.alg = CUSPARSE_SPMV_SELL_ALG1;
+    std::printf("stage: SpMV alone timed\n");
 
     /* rounds: every form once per round, in order; the first round is a warm-up */
     cudaEvent_t e0, e1;
@@ -432,6 +444,7 @@ int main(int argc, char **argv)
             CUDA_OK(cudaEventSynchronize(e1));
             float ms = 0;
             CUDA_OK(cudaEventElapsedTime(&ms, e0, e1));
+            if (r == 0) std::printf("stage: warm-up %s done\n", f.name);
             if (r > 0) f.ms.push_back(ms);
             if (r == reps) {
                 if (f.solver) {

@@ -45,7 +45,8 @@ static inline stats summarize(std::vector<double> t)
 
 /* Times a and b interleaved on `stream` (warmup untimed rounds, then reps timed); prep
  * (untimed, may be empty) runs before every call of a, prep_b before every call of b,
- * after (untimed, may be empty) after every call of either; b may be empty (a alone). */
+ * after (untimed, may be empty) after every call of either; b may be empty (a alone), and
+ * then sb may be NULL. */
 static inline void time_pair(cudaStream_t stream, int warmup, int reps,
                              const std::function<void()> &prep, const std::function<void()> &a,
                              const std::function<void()> &b, stats *sa, stats *sb,
@@ -77,7 +78,7 @@ static inline void time_pair(cudaStream_t stream, int warmup, int reps,
     CUDA_OK(cudaEventDestroy(e0));
     CUDA_OK(cudaEventDestroy(e1));
     *sa = summarize(ta);
-    *sb = b ? summarize(tb) : stats{0, 0, 0};
+    if (sb) *sb = b ? summarize(tb) : stats{0, 0, 0};
 }
 
 #endif /* SP_GPU_TIMING_CUH */

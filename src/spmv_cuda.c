@@ -139,19 +139,27 @@ done:
     return st;
 }
 
+/* The plans of format f (every format: SP_FORMAT_COUNT). A table left with no plan goes
+ * too, so a call that made the table and then failed past it (a solver setup whose
+ * workspace allocation fails after sp_spmv_prepare: its rollback drops the CSR it built)
+ * leaves A as it was, without the table. */
 void sp__cuda_spmv_free_plans(sp_matrix_t *A, sp_format_t f)
 {
     spmv_plans_t *p = A->gpu_plans;
     sp_gpu_env_t env;
+    unsigned left = 0;
     if (!p) return;
     sp__cuda_env(A->ctx, &env);
     for (int g = 0; g < SP_FORMAT_COUNT; g++) {
-        if (f != SP_FORMAT_COUNT && g != (int)f) continue;
+        if (f != SP_FORMAT_COUNT && g != (int)f) {
+            left |= p->made[g];
+            continue;
+        }
         for (int alg = 0; alg < NALGS; alg++)
             if (p->made[g] & (1u << alg)) sp__gpu_spmv_plan_free(&env, &p->plan[g][alg]);
         p->made[g] = 0;
     }
-    if (f == SP_FORMAT_COUNT) {
+    if (left == 0) {
         sp__free(p);
         A->gpu_plans = NULL;
     }
