@@ -280,8 +280,8 @@ extern "C" sp_status_t sp__gpu_bfs_graph_loop_create(const sp_gpu_env_t *env,
     cudaGraph_t graph = NULL;
     cudaGraphExec_t exec = NULL;
     cudaGraphConditionalHandle handle;
-    cudaGraphNodeParams cp = {};
-    cudaGraphNode_t while_node, last = NULL;
+    cudaGraph_t body = NULL;
+    cudaGraphNode_t last = NULL;
     void *d_base = NULL;
     unsigned long long *h_stamps = NULL;
     block_layout l;
@@ -313,24 +313,8 @@ extern "C" sp_status_t sp__gpu_bfs_graph_loop_create(const sp_gpu_env_t *env,
         SP_FAIL(SP_STATUS_ALLOC_FAILED, "bfs graph loop: out of host memory for %lld stamps",
                 (long long)capacity + 1);
     SP_CUDA_TRY(cudaGraphCreate(&graph, 0));
-    {
-        cudaError_t e = cudaGraphConditionalHandleCreate(&handle, graph, 1,
-                                                         cudaGraphCondAssignDefault);
-        if (e == cudaSuccess) {
-            cp.type = cudaGraphNodeTypeConditional;
-            cp.conditional.handle = handle;
-            cp.conditional.type = cudaGraphCondTypeWhile;
-            cp.conditional.size = 1;
-            e = cudaGraphAddNode(&while_node, graph, NULL, NULL, 0, &cp);
-        }
-        if (e != cudaSuccess) {
-            (void)cudaGetLastError();
-            SP_FAIL(SP_STATUS_NOT_SUPPORTED,
-                    "bfs graph loop: this driver has no conditional graph nodes (%s; CUDA "
-                    "12.4 or later needed): use loop host or persistent",
-                    cudaGetErrorString(e));
-        }
-    }
+    SP_TRY(sp_prim::graph_add_while(graph, "bfs graph loop", ": use loop host or persistent",
+                                    &handle, &body));
     words = bitmap_words(g->n);
     d.n = g->n;
     d.nnz = g->nnz;
@@ -346,7 +330,7 @@ extern "C" sp_status_t sp__gpu_bfs_graph_loop_create(const sp_gpu_env_t *env,
     d.handle = handle;
     a = make_args(g, w, 0);
     for (int parity = 0; parity < 2; parity++) {
-        SP_TRY(add_level(cp.conditional.phGraph_out[0], &last, env, (int)mode, a,
+        SP_TRY(add_level(body, &last, env, (int)mode, a,
                          (graph_state *)d_base, d, words));
         /* the next level swaps the two queues and the two bitmaps */
         std::swap(a.front, a.next);

@@ -94,6 +94,37 @@ static inline void by_value(sp_value_type_t t, F f)
         f(float(0));
 }
 
+/* A while node at the root of graph, for the level and iteration loops that run on the
+ * device: its handle (default 1: the body runs again until one of its kernels sets it to 0
+ * with cudaGraphSetConditional) in *handle, its body in *body. NOT_SUPPORTED naming `what`
+ * (and `hint`, what to use instead) where the driver has no conditional nodes (CUDA 12.4 or
+ * later), the error cleared. */
+static inline sp_status_t graph_add_while(cudaGraph_t graph, const char *what, const char *hint,
+                                          cudaGraphConditionalHandle *handle, cudaGraph_t *body)
+{
+    sp_status_t st = SP_STATUS_SUCCESS;
+    cudaGraphNodeParams cp = {};
+    cudaGraphNode_t node;
+    cudaError_t e = cudaGraphConditionalHandleCreate(handle, graph, 1, cudaGraphCondAssignDefault);
+    if (e == cudaSuccess) {
+        cp.type = cudaGraphNodeTypeConditional;
+        cp.conditional.handle = *handle;
+        cp.conditional.type = cudaGraphCondTypeWhile;
+        cp.conditional.size = 1;
+        e = cudaGraphAddNode(&node, graph, NULL, NULL, 0, &cp);
+    }
+    if (e != cudaSuccess) {
+        (void)cudaGetLastError();
+        SP_FAIL(SP_STATUS_NOT_SUPPORTED,
+                "%s: this driver has no conditional graph nodes (%s; CUDA 12.4 or later "
+                "needed)%s",
+                what, cudaGetErrorString(e), hint);
+    }
+    *body = cp.conditional.phGraph_out[0];
+done:
+    return st;
+}
+
 } /* namespace sp_prim */
 
 #endif /* SP_KERNEL_UTIL_CUH */

@@ -472,8 +472,8 @@ extern "C" sp_status_t sp__gpu_cg_loop_create(const sp_gpu_env_t *env, sp_cg_blo
     cudaGraph_t graph = NULL;
     cudaGraphExec_t exec = NULL;
     cudaGraphConditionalHandle handle = 0;
-    cudaGraphNodeParams cp = {};
-    cudaGraphNode_t while_node, last = NULL;
+    cudaGraph_t body = NULL;
+    cudaGraphNode_t last = NULL;
     step_kernels k;
     int in_graph = 1;
     void *spmv_params[] = {&d_blk};
@@ -483,26 +483,9 @@ extern "C" sp_status_t sp__gpu_cg_loop_create(const sp_gpu_env_t *env, sp_cg_blo
     SP_TRY(check_args("cg loop", env, d_blk, h_args));
     k = kernels_for(h_args);
     SP_CUDA_TRY(cudaGraphCreate(&graph, 0));
-    {
-        cudaError_t e =
-            cudaGraphConditionalHandleCreate(&handle, graph, 1, cudaGraphCondAssignDefault);
-        if (e == cudaSuccess) {
-            cp.type = cudaGraphNodeTypeConditional;
-            cp.conditional.handle = handle;
-            cp.conditional.type = cudaGraphCondTypeWhile;
-            cp.conditional.size = 1;
-            e = cudaGraphAddNode(&while_node, graph, NULL, NULL, 0, &cp);
-        }
-        if (e != cudaSuccess) {
-            (void)cudaGetLastError();
-            SP_FAIL(SP_STATUS_NOT_SUPPORTED,
-                    "cg loop: this driver has no conditional graph nodes (%s; CUDA 12.4 or "
-                    "later needed)",
-                    cudaGetErrorString(e));
-        }
-    }
+    SP_TRY(sp_prim::graph_add_while(graph, "cg loop", "", &handle, &body));
     for (int i = 0; i < k.count; i++)
-        SP_TRY(add_step(cp.conditional.phGraph_out[0], &last, k.step[i], k.blocks,
+        SP_TRY(add_step(body, &last, k.step[i], k.blocks,
                         i == k.count - 1 ? update_params : spmv_params));
     SP_CUDA_TRY(cudaGraphInstantiate(&exec, graph, 0));
     loop->graph = graph;
