@@ -463,11 +463,19 @@ static void out_free(void *ctx, void *out)
     sp__piece_arrays_free(out);
 }
 
+/* A pattern file's pieces carry no values: their ones are written once, at the place
+ * (copying them from a piece doubled the memory traffic of the fastest shape). */
+static int piece_values(const job_t *j)
+{
+    return j->field != FIELD_PATTERN && j->vt != SP_VALUE_NONE;
+}
+
 /* row, col and (when kept) values. */
 static sp_status_t out_create(void *ctx, int64_t cap, void **out)
 {
     const job_t *j = ctx;
-    size_t size[SP_PIECE_ARRAYS] = {sizeof(int32_t), sizeof(int32_t), sp_value_size(j->vt)};
+    size_t size[SP_PIECE_ARRAYS] = {sizeof(int32_t), sizeof(int32_t),
+                                    piece_values(j) ? sp_value_size(j->vt) : 0};
     return sp__piece_arrays_create(size, cap, (sp_piece_arrays_t **)out);
 }
 
@@ -481,6 +489,7 @@ static sp_status_t parse_piece(void *ctx, sp_piece_t *pc)
         w.row = o->a[0];
         w.col = o->a[1];
         w.val = o->a[2];
+        if (!piece_values(j)) w.vt = SP_VALUE_NONE; /* ones written at the place */
     } else {
         w.row = j->a->row + pc->offset;
         w.col = j->a->col + pc->offset;
@@ -536,7 +545,15 @@ static void place_piece(void *ctx, const sp_piece_t *pc)
     if (n == 0) return;
     memcpy(a->row + pc->offset, o->a[0], n * sizeof(int32_t));
     memcpy(a->col + pc->offset, o->a[1], n * sizeof(int32_t));
-    if (vs) memcpy((char *)a->val + (size_t)pc->offset * vs, o->a[2], n * vs);
+    if (vs && piece_values(j)) {
+        memcpy((char *)a->val + (size_t)pc->offset * vs, o->a[2], n * vs);
+    } else if (j->vt == SP_R_64F) {
+        double *v = (double *)a->val + pc->offset;
+        for (size_t i = 0; i < n; i++) v[i] = 1.0;
+    } else if (j->vt == SP_R_32F) {
+        float *v = (float *)a->val + pc->offset;
+        for (size_t i = 0; i < n; i++) v[i] = 1.0f;
+    }
     if (j->format != FMT_ARRAY) return;
     int64_t i = 0, c = 0;
     array_start(j, pc->offset, &i, &c);
