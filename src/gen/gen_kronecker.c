@@ -50,11 +50,35 @@ void sp__gen_kron_permutation(uint64_t seed, int32_t *perm, int64_t n)
     }
 }
 
+typedef struct kron_fill {
+    sp_coo_t *a;
+    const int32_t *perm;
+    uint64_t key;
+    int scale;
+} kron_fill_t;
+
+/* Edges [begin, end), relabelled, straight into their places. */
+static void kron_fill(int64_t begin, int64_t end, void *opaque)
+{
+    const kron_fill_t *f = opaque;
+    sp_coo_t *a = f->a;
+    for (int64_t e = begin; e < end; e++) {
+        uint32_t u, v;
+        uint64_t value_bits;
+        sp__gen_kron_edge(f->key, e, f->scale, &u, &v, &value_bits);
+        a->row[e] = f->perm[u];
+        a->col[e] = f->perm[v];
+        sp__rng_store_unit(value_bits, a->value_type, a->val, e);
+    }
+}
+
 /* Edges are stored in index order, not shuffled as the Graph500 reference does: edge k
- * depends only on (seed, k) and the permutation, so a parallel generator gives the same
- * list, and the relabelling already hides the structure the order would reveal. */
-sp_status_t sp_gen_kronecker(int scale, int edgefactor, uint64_t seed,
-                             sp_value_type_t value_type, sp_coo_t **coo)
+ * depends only on (seed, k) and the permutation, so slices of edges are drawn in parallel
+ * and the list is the same for any thread count; the relabelling already hides the
+ * structure the order would reveal. */
+sp_status_t sp__gen_kronecker_threads(int scale, int edgefactor, uint64_t seed,
+                                      sp_value_type_t value_type, int nthreads,
+                                      sp_coo_t **coo)
 {
     sp_status_t st = SP_STATUS_SUCCESS;
     sp_coo_t *a = NULL;
@@ -63,19 +87,18 @@ sp_status_t sp_gen_kronecker(int scale, int edgefactor, uint64_t seed,
     SP_TRY(sp__gen_graph_create("sp_gen_kronecker", scale, edgefactor, value_type, &a));
     SP_ALLOC(perm, a->nrows);
     sp__gen_kron_permutation(seed, perm, a->nrows);
-    uint64_t key = sp__rng_key(seed, SP__RNG_KRON_EDGE);
-    for (int64_t e = 0; e < a->nnz; e++) {
-        uint32_t u, v;
-        uint64_t value_bits;
-        sp__gen_kron_edge(key, e, scale, &u, &v, &value_bits);
-        a->row[e] = perm[u];
-        a->col[e] = perm[v];
-        sp__rng_store_unit(value_bits, value_type, a->val, e);
-    }
+    kron_fill_t f = {a, perm, sp__rng_key(seed, SP__RNG_KRON_EDGE), scale};
+    SP_TRY(sp__gen_slices(nthreads, a->nnz, kron_fill, &f));
     *coo = a;
     a = NULL;
 done:
     sp__free(perm);
     sp_coo_free(a);
     return st;
+}
+
+sp_status_t sp_gen_kronecker(int scale, int edgefactor, uint64_t seed,
+                             sp_value_type_t value_type, sp_coo_t **coo)
+{
+    return sp__gen_kronecker_threads(scale, edgefactor, seed, value_type, 0, coo);
 }

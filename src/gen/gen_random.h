@@ -48,6 +48,21 @@ void sp__rng_store_unit(uint64_t r, sp_value_type_t type, void *val, int64_t k);
 sp_status_t sp__gen_graph_create(const char *fn, int scale, int edgefactor,
                                  sp_value_type_t value_type, sp_coo_t **coo);
 
+/* Run fill(begin, end, arg) over [0, n) in slices of fixed size on up to nthreads threads
+ * (<= 0: every core, sp__ncores()), through the loaders' pool (sp__parallel_for). The
+ * slices depend on n only, so a fill that writes item k from (seed, k) alone gives the
+ * same output for any thread count. */
+sp_status_t sp__gen_slices(int nthreads, int64_t n,
+                           void (*fill)(int64_t begin, int64_t end, void *arg), void *arg);
+
+/* sp_gen_kronecker and sp_gen_uniform on up to nthreads threads (<= 0: every core); the
+ * output does not depend on nthreads (the public functions pass 0). */
+sp_status_t sp__gen_kronecker_threads(int scale, int edgefactor, uint64_t seed,
+                                      sp_value_type_t value_type, int nthreads,
+                                      sp_coo_t **coo);
+sp_status_t sp__gen_uniform_threads(int scale, int edgefactor, uint64_t seed,
+                                    sp_value_type_t value_type, int nthreads, sp_coo_t **coo);
+
 /* The Kronecker generator's pieces (src/gen/gen_kronecker.c), shared with the distributed
  * generator (src/dist/dist_gen_kronecker.c), which draws a slice of the same edges: edge e
  * of the family key = sp__rng_key(seed, SP__RNG_KRON_EDGE) before relabelling (and the
