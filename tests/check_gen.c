@@ -335,6 +335,35 @@ START_TEST(graph_thread_count_invariance)
 }
 END_TEST
 
+/* The relabelling permutation: the parallel shuffle (2, 3, 7 threads) against the serial
+ * Fisher-Yates (1 thread), on sizes below, at and above a window and a slice. */
+START_TEST(kron_permutation_thread_count_invariance)
+{
+    static const int64_t sizes[] = {2, 3, 4097, 200003, 1 << 18};
+    static const int threads[] = {2, 3, 7};
+    int64_t n = sizes[_i];
+    int32_t *one = malloc((size_t)n * sizeof *one), *many = malloc((size_t)n * sizeof *many);
+    unsigned char *seen = calloc((size_t)n, 1);
+    ck_assert_ptr_nonnull(one);
+    ck_assert_ptr_nonnull(many);
+    ck_assert_ptr_nonnull(seen);
+    ck_assert_ok(sp__gen_kron_permutation(12345, one, n, 1));
+    for (int64_t i = 0; i < n; i++) {
+        ck_assert(one[i] >= 0 && one[i] < n && !seen[one[i]]);
+        seen[one[i]] = 1;
+    }
+    for (int k = 0; k < 3; k++) {
+        memset(many, 0xff, (size_t)n * sizeof *many);
+        ck_assert_ok(sp__gen_kron_permutation(12345, many, n, threads[k]));
+        ck_assert_msg(!memcmp(one, many, (size_t)n * sizeof *one),
+                      "n %lld: permutation differs on %d threads", (long long)n, threads[k]);
+    }
+    free(seen);
+    free(many);
+    free(one);
+}
+END_TEST
+
 START_TEST(graph_determinism)
 {
     graph_gen_fn gen = graph_gens[_i];
@@ -549,6 +578,7 @@ int main(void)
     tcase_add_loop_test(graphs, graph_golden, 0, 2);
     tcase_add_loop_test(graphs, graph_determinism, 0, 2);
     tcase_add_loop_test(graphs, graph_thread_count_invariance, 0, 2);
+    tcase_add_loop_test(graphs, kron_permutation_thread_count_invariance, 0, 5);
     tcase_add_loop_test(graphs, graph_values_unit_interval, 0, 2);
     tcase_add_test(graphs, kronecker_skew);
     tcase_add_test(graphs, uniform_degrees);

@@ -37,19 +37,6 @@ void sp__gen_kron_edge(uint64_t key, int64_t e, int scale, uint32_t *u, uint32_t
     *value_bits = sp__rng_next(&g);
 }
 
-/* perm = a uniformly random permutation of 0..n-1 (Fisher-Yates). */
-void sp__gen_kron_permutation(uint64_t seed, int32_t *perm, int64_t n)
-{
-    sp__rng_t g = sp__rng_at(sp__rng_key(seed, SP__RNG_KRON_PERM), 0);
-    for (int64_t i = 0; i < n; i++) perm[i] = (int32_t)i;
-    for (int64_t i = n - 1; i > 0; i--) {
-        int64_t j = (int64_t)sp__rng_below(&g, (uint64_t)(i + 1));
-        int32_t t = perm[i];
-        perm[i] = perm[j];
-        perm[j] = t;
-    }
-}
-
 typedef struct kron_fill {
     sp_coo_t *a;
     const int32_t *perm;
@@ -86,7 +73,7 @@ sp_status_t sp__gen_kronecker_threads(int scale, int edgefactor, uint64_t seed,
     SP_CHECK_ARG(coo != NULL, "sp_gen_kronecker: coo is NULL");
     SP_TRY(sp__gen_graph_create("sp_gen_kronecker", scale, edgefactor, value_type, &a));
     SP_ALLOC(perm, a->nrows);
-    sp__gen_kron_permutation(seed, perm, a->nrows);
+    SP_TRY(sp__gen_kron_permutation(seed, perm, a->nrows, nthreads));
     kron_fill_t f = {a, perm, sp__rng_key(seed, SP__RNG_KRON_EDGE), scale};
     SP_TRY(sp__gen_slices(nthreads, a->nnz, kron_fill, &f));
     *coo = a;

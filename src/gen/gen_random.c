@@ -63,10 +63,6 @@ done:
     return st;
 }
 
-/* Items per slice: big enough that a task's overhead vanishes (one Kronecker edge costs
- * tens of ns), small enough that 16 threads balance on a scale-16 graph. */
-enum { GEN_SLICE = 1 << 16 };
-
 typedef struct gen_slices {
     void (*fill)(int64_t begin, int64_t end, void *arg);
     void *arg;
@@ -85,8 +81,13 @@ static sp_status_t gen_slice_task(int i, void *opaque)
 sp_status_t sp__gen_slices(int nthreads, int64_t n,
                            void (*fill)(int64_t begin, int64_t end, void *arg), void *arg)
 {
-    gen_slices_t s = {fill, arg, n, GEN_SLICE};
+    sp_status_t st = SP_STATUS_SUCCESS;
+    gen_slices_t s = {fill, arg, n, SP__GEN_SLICE};
     if (n <= 0) return SP_STATUS_SUCCESS;
-    if ((n - 1) / s.slice + 1 > INT_MAX) s.slice = (n - 1) / INT_MAX + 1; /* task ids are int */
-    return sp__parallel_for(nthreads, (int)((n - 1) / s.slice + 1), gen_slice_task, &s);
+    if ((n - 1) / s.slice + 1 > INT_MAX) /* task ids are int */
+        SP_FAIL(SP_STATUS_NOT_SUPPORTED, "sp__gen_slices: %lld items exceed 2^47",
+                (long long)n);
+    st = sp__parallel_for(nthreads, (int)((n - 1) / s.slice + 1), gen_slice_task, &s);
+done:
+    return st;
 }
