@@ -335,12 +335,13 @@ START_TEST(graph_thread_count_invariance)
 }
 END_TEST
 
-/* The relabelling permutation: the parallel shuffle (2, 3, 7 threads) against the serial
- * Fisher-Yates (1 thread), on sizes below, at and above a window and a slice. */
+/* The relabelling permutation on 2, 3, 4 and 7 threads (the parallel shuffle from 4)
+ * against the serial Fisher-Yates (1 thread), on sizes below, at and above a window and a
+ * slice. */
 START_TEST(kron_permutation_thread_count_invariance)
 {
     static const int64_t sizes[] = {2, 3, 4097, 200003, 1 << 18};
-    static const int threads[] = {2, 3, 7};
+    static const int threads[] = {2, 3, 4, 7};
     int64_t n = sizes[_i];
     int32_t *one = malloc((size_t)n * sizeof *one), *many = malloc((size_t)n * sizeof *many);
     unsigned char *seen = calloc((size_t)n, 1);
@@ -352,7 +353,7 @@ START_TEST(kron_permutation_thread_count_invariance)
         ck_assert(one[i] >= 0 && one[i] < n && !seen[one[i]]);
         seen[one[i]] = 1;
     }
-    for (int k = 0; k < 3; k++) {
+    for (int k = 0; k < 4; k++) {
         memset(many, 0xff, (size_t)n * sizeof *many);
         ck_assert_ok(sp__gen_kron_permutation(12345, many, n, threads[k]));
         ck_assert_msg(!memcmp(one, many, (size_t)n * sizeof *one),

@@ -27,8 +27,10 @@ void sp__gen_kron_edge(uint64_t key, int64_t e, int scale, uint32_t *u, uint32_t
         } else {
             x = (uint32_t)(r >> 32);
         }
-        uint32_t row_bit = x >= KRON_T_AB;                                /* C or D */
-        uint32_t col_bit = (x >= KRON_T_A && x < KRON_T_AB) || x >= KRON_T_ABC; /* B or D */
+        /* Comparisons, not branches: the quadrant is random, so a branch on it would be
+         * mispredicted about every other level. */
+        uint32_t row_bit = x >= KRON_T_AB;                                   /* C or D */
+        uint32_t col_bit = (x >= KRON_T_A) ^ (x >= KRON_T_AB) ^ (x >= KRON_T_ABC); /* B or D */
         row = row << 1 | row_bit;
         col = col << 1 | col_bit;
     }

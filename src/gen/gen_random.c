@@ -22,11 +22,10 @@ sp__rng_t sp__rng_at(uint64_t key, uint64_t index)
 
 uint64_t sp__rng_below(sp__rng_t *g, uint64_t bound)
 {
-    uint64_t reject_below = (0 - bound) % bound; /* 2^64 mod bound */
     uint64_t r;
     do {
         r = sp__rng_next(g);
-    } while (r < reject_below);
+    } while (sp__rng_rejected(r, bound));
     return r % bound;
 }
 

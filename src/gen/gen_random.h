@@ -33,6 +33,13 @@ static inline uint64_t sp__rng_next(sp__rng_t *g)
     return sp__rng_mix(g->state);
 }
 
+/* Whether sp__rng_below rejects the draw r for bound: r below 2^64 mod bound, which is
+ * below bound, so the division is needed only when r < bound (almost never). */
+static inline int sp__rng_rejected(uint64_t r, uint64_t bound)
+{
+    return r < bound && r < (0 - bound) % bound;
+}
+
 /* Key of the stream family `purpose` of seed. */
 uint64_t sp__rng_key(uint64_t seed, uint64_t purpose);
 /* The stream of item `index` of a family (e.g. one per edge). */
