@@ -39,26 +39,21 @@ void sp__gen_kron_edge(uint64_t key, int64_t e, int scale, uint32_t *u, uint32_t
     *value_bits = sp__rng_next(&g);
 }
 
-typedef struct kron_fill {
-    sp_coo_t *a;
+typedef struct kron_family {
     const int32_t *perm;
     uint64_t key;
     int scale;
-} kron_fill_t;
+} kron_family_t;
 
-/* Edges [begin, end), relabelled, straight into their places. */
-static void kron_fill(int64_t begin, int64_t end, void *opaque)
+/* Edge e, relabelled. */
+static void kron_edge_relabelled(const void *family, int64_t e, int32_t *row, int32_t *col,
+                                 uint64_t *value_bits)
 {
-    const kron_fill_t *f = opaque;
-    sp_coo_t *a = f->a;
-    for (int64_t e = begin; e < end; e++) {
-        uint32_t u, v;
-        uint64_t value_bits;
-        sp__gen_kron_edge(f->key, e, f->scale, &u, &v, &value_bits);
-        a->row[e] = f->perm[u];
-        a->col[e] = f->perm[v];
-        sp__rng_store_unit(value_bits, a->value_type, a->val, e);
-    }
+    const kron_family_t *f = family;
+    uint32_t u, v;
+    sp__gen_kron_edge(f->key, e, f->scale, &u, &v, value_bits);
+    *row = f->perm[u];
+    *col = f->perm[v];
 }
 
 /* Edges are stored in index order, not shuffled as the Graph500 reference does: edge k
@@ -76,8 +71,8 @@ sp_status_t sp__gen_kronecker_threads(int scale, int edgefactor, uint64_t seed,
     SP_TRY(sp__gen_graph_create("sp_gen_kronecker", scale, edgefactor, value_type, &a));
     SP_ALLOC(perm, a->nrows);
     SP_TRY(sp__gen_kron_permutation(seed, perm, a->nrows, nthreads));
-    kron_fill_t f = {a, perm, sp__rng_key(seed, SP__RNG_KRON_EDGE), scale};
-    SP_TRY(sp__gen_slices(nthreads, a->nnz, kron_fill, &f));
+    kron_family_t f = {perm, sp__rng_key(seed, SP__RNG_KRON_EDGE), scale};
+    SP_TRY(sp__gen_edges(nthreads, a, kron_edge_relabelled, &f));
     *coo = a;
     a = NULL;
 done:

@@ -90,3 +90,26 @@ sp_status_t sp__gen_slices(int nthreads, int64_t n,
 done:
     return st;
 }
+
+typedef struct gen_edges {
+    sp_coo_t *a;
+    sp__gen_edge_fn edge;
+    const void *family;
+} gen_edges_t;
+
+static void gen_edges_fill(int64_t begin, int64_t end, void *opaque)
+{
+    const gen_edges_t *g = opaque;
+    sp_coo_t *a = g->a;
+    for (int64_t e = begin; e < end; e++) {
+        uint64_t value_bits;
+        g->edge(g->family, e, &a->row[e], &a->col[e], &value_bits);
+        sp__rng_store_unit(value_bits, a->value_type, a->val, e);
+    }
+}
+
+sp_status_t sp__gen_edges(int nthreads, sp_coo_t *a, sp__gen_edge_fn edge, const void *family)
+{
+    gen_edges_t g = {a, edge, family};
+    return sp__gen_slices(nthreads, a->nnz, gen_edges_fill, &g);
+}

@@ -64,6 +64,13 @@ enum { SP__GEN_SLICE = 1 << 16 }; /* items per slice: a task's overhead vanishes
 sp_status_t sp__gen_slices(int nthreads, int64_t n,
                            void (*fill)(int64_t begin, int64_t end, void *arg), void *arg);
 
+/* Edge e of a random graph family: its ends, and the bits its value is made from. */
+typedef void (*sp__gen_edge_fn)(const void *family, int64_t e, int32_t *row, int32_t *col,
+                                uint64_t *value_bits);
+/* a's entries 0..nnz-1, entry e = edge(family, e) with its value from sp__rng_store_unit,
+ * written in place by slices on up to nthreads threads (<= 0: every core). */
+sp_status_t sp__gen_edges(int nthreads, sp_coo_t *a, sp__gen_edge_fn edge, const void *family);
+
 /* sp_gen_kronecker and sp_gen_uniform on up to nthreads threads (<= 0: every core); the
  * output does not depend on nthreads (the public functions pass 0). */
 sp_status_t sp__gen_kronecker_threads(int scale, int edgefactor, uint64_t seed,

@@ -4,27 +4,22 @@
 
 #include "sp_base.h"
 
-typedef struct uniform_fill {
-    sp_coo_t *a;
+typedef struct uniform_family {
     uint64_t key;
     int scale;
-} uniform_fill_t;
+} uniform_family_t;
 
-/* Edge k's ends are the high `scale` bits of the two halves of one draw from stream k of
+/* Edge e's ends are the high `scale` bits of the two halves of one draw from stream e of
  * the seed's uniform family; the next draw gives its value. */
-static void uniform_fill(int64_t begin, int64_t end, void *opaque)
+static void uniform_edge(const void *family, int64_t e, int32_t *row, int32_t *col,
+                         uint64_t *value_bits)
 {
-    const uniform_fill_t *f = opaque;
-    sp_coo_t *a = f->a;
-    int scale = f->scale;
-    for (int64_t e = begin; e < end; e++) {
-        sp__rng_t g = sp__rng_at(f->key, (uint64_t)e);
-        uint64_t r = sp__rng_next(&g);
-        uint64_t hi = r >> 32, lo = r & 0xffffffffu;
-        a->row[e] = scale == 0 ? 0 : (int32_t)(hi >> (32 - scale));
-        a->col[e] = scale == 0 ? 0 : (int32_t)(lo >> (32 - scale));
-        sp__rng_store_unit(sp__rng_next(&g), a->value_type, a->val, e);
-    }
+    const uniform_family_t *f = family;
+    sp__rng_t g = sp__rng_at(f->key, (uint64_t)e);
+    uint64_t r = sp__rng_next(&g);
+    *row = f->scale == 0 ? 0 : (int32_t)((r >> 32) >> (32 - f->scale));
+    *col = f->scale == 0 ? 0 : (int32_t)((r & 0xffffffffu) >> (32 - f->scale));
+    *value_bits = sp__rng_next(&g);
 }
 
 /* Edges in index order, slices of them drawn in parallel: the same list for any thread
@@ -36,8 +31,8 @@ sp_status_t sp__gen_uniform_threads(int scale, int edgefactor, uint64_t seed,
     sp_coo_t *a = NULL;
     SP_CHECK_ARG(coo != NULL, "sp_gen_uniform: coo is NULL");
     SP_TRY(sp__gen_graph_create("sp_gen_uniform", scale, edgefactor, value_type, &a));
-    uniform_fill_t f = {a, sp__rng_key(seed, SP__RNG_UNIFORM_EDGE), scale};
-    SP_TRY(sp__gen_slices(nthreads, a->nnz, uniform_fill, &f));
+    uniform_family_t f = {sp__rng_key(seed, SP__RNG_UNIFORM_EDGE), scale};
+    SP_TRY(sp__gen_edges(nthreads, a, uniform_edge, &f));
     *coo = a;
     a = NULL;
 done:
