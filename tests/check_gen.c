@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gen/gen_random.h" /* the generators with a thread count */
 #include "testutil.h"
 
 /* Fingerprints (coo_checksum) of sp_gen_kronecker(10, 16, 1, SP_R_64F) and
@@ -299,6 +300,71 @@ START_TEST(graph_golden)
 }
 END_TEST
 
+/* The generators on 1, 2, 3 and 7 threads: the same arrays, bit for bit. The edge count is
+ * several slices and not a multiple of one (scale 15, edge factor 5: 163840 edges). */
+typedef sp_status_t (*graph_gen_threads_fn)(int, int, uint64_t, sp_value_type_t, int,
+                                            sp_coo_t **);
+static const graph_gen_threads_fn graph_gens_threads[] = {sp__gen_kronecker_threads,
+                                                          sp__gen_uniform_threads};
+
+START_TEST(graph_thread_count_invariance)
+{
+    static const int threads[] = {2, 3, 7};
+    static const sp_value_type_t types[] = {SP_R_32F, SP_R_64F, SP_VALUE_NONE};
+    for (int t = 0; t < 3; t++) {
+        sp_coo_t *one = NULL;
+        ck_assert_ok(graph_gens_threads[_i](15, 5, 77, types[t], 1, &one));
+        ck_assert_int_eq(one->nnz, 5 << 15);
+        size_t vs = sp_value_size(types[t]);
+        for (int k = 0; k < 3; k++) {
+            sp_coo_t *many = NULL;
+            ck_assert_ok(graph_gens_threads[_i](15, 5, 77, types[t], threads[k], &many));
+            ck_assert_int_eq(many->nnz, one->nnz);
+            size_t n = (size_t)one->nnz;
+            ck_assert_msg(!memcmp(one->row, many->row, n * sizeof *one->row),
+                          "rows differ on %d threads", threads[k]);
+            ck_assert_msg(!memcmp(one->col, many->col, n * sizeof *one->col),
+                          "columns differ on %d threads", threads[k]);
+            if (vs)
+                ck_assert_msg(!memcmp(one->val, many->val, n * vs),
+                              "values differ on %d threads", threads[k]);
+            sp_coo_free(many);
+        }
+        sp_coo_free(one);
+    }
+}
+END_TEST
+
+/* The relabelling permutation on 2, 3, 4 and 7 threads (the parallel shuffle from 4)
+ * against the serial Fisher-Yates (1 thread), on sizes below, at and above a window and a
+ * slice. */
+START_TEST(kron_permutation_thread_count_invariance)
+{
+    static const int64_t sizes[] = {2, 3, 4097, 200003, 1 << 18};
+    static const int threads[] = {2, 3, 4, 7};
+    int64_t n = sizes[_i];
+    int32_t *one = malloc((size_t)n * sizeof *one), *many = malloc((size_t)n * sizeof *many);
+    unsigned char *seen = calloc((size_t)n, 1);
+    ck_assert_ptr_nonnull(one);
+    ck_assert_ptr_nonnull(many);
+    ck_assert_ptr_nonnull(seen);
+    ck_assert_ok(sp__gen_kron_permutation(12345, one, n, 1));
+    for (int64_t i = 0; i < n; i++) {
+        ck_assert(one[i] >= 0 && one[i] < n && !seen[one[i]]);
+        seen[one[i]] = 1;
+    }
+    for (int k = 0; k < 4; k++) {
+        memset(many, 0xff, (size_t)n * sizeof *many);
+        ck_assert_ok(sp__gen_kron_permutation(12345, many, n, threads[k]));
+        ck_assert_msg(!memcmp(one, many, (size_t)n * sizeof *one),
+                      "n %lld: permutation differs on %d threads", (long long)n, threads[k]);
+    }
+    free(seen);
+    free(many);
+    free(one);
+}
+END_TEST
+
 START_TEST(graph_determinism)
 {
     graph_gen_fn gen = graph_gens[_i];
@@ -512,6 +578,8 @@ int main(void)
     tcase_set_timeout(graphs, 60);
     tcase_add_loop_test(graphs, graph_golden, 0, 2);
     tcase_add_loop_test(graphs, graph_determinism, 0, 2);
+    tcase_add_loop_test(graphs, graph_thread_count_invariance, 0, 2);
+    tcase_add_loop_test(graphs, kron_permutation_thread_count_invariance, 0, 5);
     tcase_add_loop_test(graphs, graph_values_unit_interval, 0, 2);
     tcase_add_test(graphs, kronecker_skew);
     tcase_add_test(graphs, uniform_degrees);

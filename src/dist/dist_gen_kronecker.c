@@ -39,7 +39,7 @@ static sp_status_t draw_slice(sp_comm_t *c, int scale, int64_t m, uint64_t seed,
     uint64_t key = sp__rng_key(seed, SP__RNG_KRON_EDGE);
     SP_ALLOC(perm, n);
     SP_ALLOC(w, 2 * (e1 - e0));
-    sp__gen_kron_permutation(seed, perm, n);
+    SP_TRY(sp__gen_kron_permutation(seed, perm, n, 1)); /* ranks may share the host's cores */
     for (e = e0; e < e1; e++) {
         uint32_t u, v;
         uint64_t bits;

@@ -27,8 +27,10 @@ void sp__gen_kron_edge(uint64_t key, int64_t e, int scale, uint32_t *u, uint32_t
         } else {
             x = (uint32_t)(r >> 32);
         }
-        uint32_t row_bit = x >= KRON_T_AB;                                /* C or D */
-        uint32_t col_bit = (x >= KRON_T_A && x < KRON_T_AB) || x >= KRON_T_ABC; /* B or D */
+        /* Comparisons, not branches: the quadrant is random, so a branch on it would be
+         * mispredicted about every other level. */
+        uint32_t row_bit = x >= KRON_T_AB;                                   /* C or D */
+        uint32_t col_bit = (x >= KRON_T_A) ^ (x >= KRON_T_AB) ^ (x >= KRON_T_ABC); /* B or D */
         row = row << 1 | row_bit;
         col = col << 1 | col_bit;
     }
@@ -37,24 +39,30 @@ void sp__gen_kron_edge(uint64_t key, int64_t e, int scale, uint32_t *u, uint32_t
     *value_bits = sp__rng_next(&g);
 }
 
-/* perm = a uniformly random permutation of 0..n-1 (Fisher-Yates). */
-void sp__gen_kron_permutation(uint64_t seed, int32_t *perm, int64_t n)
+typedef struct kron_family {
+    const int32_t *perm;
+    uint64_t key;
+    int scale;
+} kron_family_t;
+
+/* Edge e, relabelled. */
+static void kron_edge_relabelled(const void *family, int64_t e, int32_t *row, int32_t *col,
+                                 uint64_t *value_bits)
 {
-    sp__rng_t g = sp__rng_at(sp__rng_key(seed, SP__RNG_KRON_PERM), 0);
-    for (int64_t i = 0; i < n; i++) perm[i] = (int32_t)i;
-    for (int64_t i = n - 1; i > 0; i--) {
-        int64_t j = (int64_t)sp__rng_below(&g, (uint64_t)(i + 1));
-        int32_t t = perm[i];
-        perm[i] = perm[j];
-        perm[j] = t;
-    }
+    const kron_family_t *f = family;
+    uint32_t u, v;
+    sp__gen_kron_edge(f->key, e, f->scale, &u, &v, value_bits);
+    *row = f->perm[u];
+    *col = f->perm[v];
 }
 
 /* Edges are stored in index order, not shuffled as the Graph500 reference does: edge k
- * depends only on (seed, k) and the permutation, so a parallel generator gives the same
- * list, and the relabelling already hides the structure the order would reveal. */
-sp_status_t sp_gen_kronecker(int scale, int edgefactor, uint64_t seed,
-                             sp_value_type_t value_type, sp_coo_t **coo)
+ * depends only on (seed, k) and the permutation, so slices of edges are drawn in parallel
+ * and the list is the same for any thread count; the relabelling already hides the
+ * structure the order would reveal. */
+sp_status_t sp__gen_kronecker_threads(int scale, int edgefactor, uint64_t seed,
+                                      sp_value_type_t value_type, int nthreads,
+                                      sp_coo_t **coo)
 {
     sp_status_t st = SP_STATUS_SUCCESS;
     sp_coo_t *a = NULL;
@@ -62,20 +70,19 @@ sp_status_t sp_gen_kronecker(int scale, int edgefactor, uint64_t seed,
     SP_CHECK_ARG(coo != NULL, "sp_gen_kronecker: coo is NULL");
     SP_TRY(sp__gen_graph_create("sp_gen_kronecker", scale, edgefactor, value_type, &a));
     SP_ALLOC(perm, a->nrows);
-    sp__gen_kron_permutation(seed, perm, a->nrows);
-    uint64_t key = sp__rng_key(seed, SP__RNG_KRON_EDGE);
-    for (int64_t e = 0; e < a->nnz; e++) {
-        uint32_t u, v;
-        uint64_t value_bits;
-        sp__gen_kron_edge(key, e, scale, &u, &v, &value_bits);
-        a->row[e] = perm[u];
-        a->col[e] = perm[v];
-        sp__rng_store_unit(value_bits, value_type, a->val, e);
-    }
+    SP_TRY(sp__gen_kron_permutation(seed, perm, a->nrows, nthreads));
+    kron_family_t f = {perm, sp__rng_key(seed, SP__RNG_KRON_EDGE), scale};
+    SP_TRY(sp__gen_edges(nthreads, a, kron_edge_relabelled, &f));
     *coo = a;
     a = NULL;
 done:
     sp__free(perm);
     sp_coo_free(a);
     return st;
+}
+
+sp_status_t sp_gen_kronecker(int scale, int edgefactor, uint64_t seed,
+                             sp_value_type_t value_type, sp_coo_t **coo)
+{
+    return sp__gen_kronecker_threads(scale, edgefactor, seed, value_type, 0, coo);
 }

@@ -2,7 +2,10 @@
  * and allocation shared by the random graphs (Kronecker, uniform). */
 #include "gen_random.h"
 
+#include <limits.h>
+
 #include "sp_base.h"
+#include "sp_text.h" /* sp__parallel_for, the loaders' thread pool */
 
 uint64_t sp__rng_key(uint64_t seed, uint64_t purpose)
 {
@@ -19,11 +22,10 @@ sp__rng_t sp__rng_at(uint64_t key, uint64_t index)
 
 uint64_t sp__rng_below(sp__rng_t *g, uint64_t bound)
 {
-    uint64_t reject_below = (0 - bound) % bound; /* 2^64 mod bound */
     uint64_t r;
     do {
         r = sp__rng_next(g);
-    } while (r < reject_below);
+    } while (sp__rng_rejected(r, bound));
     return r % bound;
 }
 
@@ -58,4 +60,56 @@ sp_status_t sp__gen_graph_create(const char *fn, int scale, int edgefactor,
     (*coo)->flags = 0;
 done:
     return st;
+}
+
+typedef struct gen_slices {
+    void (*fill)(int64_t begin, int64_t end, void *arg);
+    void *arg;
+    int64_t n, slice;
+} gen_slices_t;
+
+static sp_status_t gen_slice_task(int i, void *opaque)
+{
+    const gen_slices_t *s = opaque;
+    int64_t begin = (int64_t)i * s->slice;
+    int64_t end = begin + s->slice < s->n ? begin + s->slice : s->n;
+    s->fill(begin, end, s->arg);
+    return SP_STATUS_SUCCESS;
+}
+
+sp_status_t sp__gen_slices(int nthreads, int64_t n,
+                           void (*fill)(int64_t begin, int64_t end, void *arg), void *arg)
+{
+    sp_status_t st = SP_STATUS_SUCCESS;
+    gen_slices_t s = {fill, arg, n, SP__GEN_SLICE};
+    if (n <= 0) return SP_STATUS_SUCCESS;
+    if ((n - 1) / s.slice + 1 > INT_MAX) /* task ids are int */
+        SP_FAIL(SP_STATUS_NOT_SUPPORTED, "sp__gen_slices: %lld items exceed 2^47",
+                (long long)n);
+    st = sp__parallel_for(nthreads, (int)((n - 1) / s.slice + 1), gen_slice_task, &s);
+done:
+    return st;
+}
+
+typedef struct gen_edges {
+    sp_coo_t *a;
+    sp__gen_edge_fn edge;
+    const void *family;
+} gen_edges_t;
+
+static void gen_edges_fill(int64_t begin, int64_t end, void *opaque)
+{
+    const gen_edges_t *g = opaque;
+    sp_coo_t *a = g->a;
+    for (int64_t e = begin; e < end; e++) {
+        uint64_t value_bits;
+        g->edge(g->family, e, &a->row[e], &a->col[e], &value_bits);
+        sp__rng_store_unit(value_bits, a->value_type, a->val, e);
+    }
+}
+
+sp_status_t sp__gen_edges(int nthreads, sp_coo_t *a, sp__gen_edge_fn edge, const void *family)
+{
+    gen_edges_t g = {a, edge, family};
+    return sp__gen_slices(nthreads, a->nnz, gen_edges_fill, &g);
 }
