@@ -912,6 +912,119 @@ START_TEST(cg_matches_single)
 }
 END_TEST
 
+/* Solves one after another on the same matrix (CG, PCG-Jacobi, CG, PCG-Jacobi): the same
+ * iterations and bits as the first of each kind; the work vectors are made by the first
+ * solve that needs them, so the later ones allocate no host memory at all (counted between
+ * barriers, every rank's allocations together). */
+#ifndef SP_DIST_TEST_GPU
+static int64_t host_allocs;
+static void *count_alloc(size_t n, void *u)
+{
+    (void)u;
+    __atomic_add_fetch(&host_allocs, 1, __ATOMIC_RELAXED);
+    return malloc(n);
+}
+static void *count_realloc(void *p, size_t n, void *u)
+{
+    (void)u;
+    __atomic_add_fetch(&host_allocs, 1, __ATOMIC_RELAXED);
+    return realloc(p, n);
+}
+static void count_free(void *p, void *u)
+{
+    (void)u;
+    free(p);
+}
+
+typedef struct repeat_case {
+    const sp_coo_t *a;
+    sp_value_type_t t;
+    double *x[4];   /* whole solution of each solve */
+    int64_t it[MAXP][4];
+    int64_t allocs[4]; /* during each solve, every rank */
+} repeat_case_t;
+
+static sp_status_t repeat_rank(job_t *j, int r, sp_comm_t *comm, sp_context_t *ctx)
+{
+    repeat_case_t *c = j->arg;
+    sp_dist_matrix_t *A = NULL;
+    sp_vector_t *b = NULL, *x = NULL;
+    sp_dist_info_t in;
+    sp_solver_options_t o = {.rtol = c->t == SP_R_32F ? 1e-5 : 1e-10};
+    sp_solver_result_t res;
+    sp_status_t st = sp_dist_matrix_create(comm, ctx, c->a, NULL, &A);
+    int s;
+    if (st) return st;
+    if ((st = sp_dist_matrix_info(A, &in))) goto done;
+    if ((st = sp_vector_create(ctx, c->t, in.row_end - in.row_begin, NULL, &b))) goto done;
+    if ((st = sp_vector_create(ctx, c->t, in.row_end - in.row_begin, NULL, &x))) goto done;
+    if ((st = sp_vector_fill(ctx, b, 1.0))) goto done;
+    for (s = 0; s < 4; s++) {
+        int64_t before;
+        if ((st = sp_comm_barrier(comm))) goto done;
+        before = __atomic_load_n(&host_allocs, __ATOMIC_RELAXED);
+        if ((st = sp_comm_barrier(comm))) goto done;
+        st = sp_dist_solve(A, s % 2 ? SP_SOLVER_PCG_JACOBI : SP_SOLVER_CG, &o, b, x, &res);
+        if (st) goto done;
+        if ((st = sp_comm_barrier(comm))) goto done;
+        if (r == 0) c->allocs[s] = __atomic_load_n(&host_allocs, __ATOMIC_RELAXED) - before;
+        if ((st = sp_comm_barrier(comm))) goto done;
+        c->it[r][s] = res.status == SP_SOLVER_CONVERGED ? res.iterations : -1;
+        if ((st = vector_to(ctx, x, c->x[s] + in.row_begin))) goto done;
+    }
+done:
+    sp_vector_destroy(b);
+    sp_vector_destroy(x);
+    sp_dist_matrix_destroy(A);
+    return st;
+}
+
+static void check_repeated(const char *name, const sp_coo_t *a)
+{
+    const sp_allocator_t counting = {count_alloc, count_realloc, count_free, NULL};
+    int64_t n = a->nrows, i;
+    repeat_case_t c;
+    memset(&c, 0, sizeof c);
+    c.a = a;
+    c.t = a->value_type;
+    for (int s = 0; s < 4; s++)
+        c.x[s] = malloc((size_t)n * sizeof(double));
+    for (int k = 0; k < NCOUNTS; k++) {
+        job_t j;
+        sp_set_host_allocator(&counting);
+        run_ranks(&j, rank_counts[k], repeat_rank, &c, 0);
+        sp_set_host_allocator(NULL);
+        assert_all_ok(&j);
+        for (int r = 0; r < j.P; r++)
+            for (int s = 0; s < 4; s++) {
+                ck_assert_msg(c.it[r][s] > 0, "%s P=%d solve %d did not converge", name, j.P, s);
+                ck_assert_int_eq(c.it[r][s], c.it[0][s % 2]);
+            }
+        for (i = 0; i < n; i++) /* the same bits as the first solve of the kind */
+            ck_assert_msg(c.x[2][i] == c.x[0][i] && c.x[3][i] == c.x[1][i],
+                          "%s P=%d x[%lld] differs on a repeated solve", name, j.P, (long long)i);
+        ck_assert_msg(c.allocs[0] > 0 && c.allocs[2] == 0 && c.allocs[3] == 0,
+                      "%s P=%d: host allocations per solve %lld %lld %lld %lld", name, j.P,
+                      (long long)c.allocs[0], (long long)c.allocs[1], (long long)c.allocs[2],
+                      (long long)c.allocs[3]);
+    }
+    for (int s = 0; s < 4; s++)
+        free(c.x[s]);
+}
+
+START_TEST(repeated_solves_reuse_work)
+{
+    sp_coo_t *a = NULL;
+    ck_assert_ok(sp_gen_poisson3d(6, SP_R_64F, &a));
+    check_repeated("poisson3d(6)", a);
+    sp_coo_free(a);
+    ck_assert_ok(sp_gen_poisson3d(6, SP_R_32F, &a));
+    check_repeated("poisson3d(6) float", a);
+    sp_coo_free(a);
+}
+END_TEST
+#endif
+
 /* The last rank passes a wrong vector: it fails, and so does every other rank, none hangs. */
 static sp_status_t bad_vector_rank(job_t *j, int r, sp_comm_t *comm, sp_context_t *ctx)
 {
@@ -1188,6 +1301,9 @@ static Suite *dist_suite(void)
     tcase_add_test(tc, failing_rank_in_spmv);
     tcase_add_test(tc, refusals_name_the_argument);
     tcase_add_test(tc, cg_matches_single);
+#ifndef SP_DIST_TEST_GPU
+    tcase_add_test(tc, repeated_solves_reuse_work);
+#endif
     tc = sp_test_add_case(s, "files", sp_test_temp_setup, sp_test_temp_teardown);
     tcase_add_test(tc, file_parts_match_whole);
 #ifndef SP_DIST_TEST_GPU
