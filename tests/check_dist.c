@@ -822,20 +822,30 @@ typedef struct cg_case {
     sp_solver_result_t res[MAXP];
 } cg_case_t;
 
+/* a distributed on this rank (*in its rows), b = 1 and x there, of a's type; the caller
+ * destroys what was made, on failure too. */
+static sp_status_t solve_setup(sp_comm_t *comm, sp_context_t *ctx, const sp_coo_t *a,
+                               sp_dist_matrix_t **A, sp_dist_info_t *in, sp_vector_t **b,
+                               sp_vector_t **x)
+{
+    sp_status_t st = sp_dist_matrix_create(comm, ctx, a, NULL, A);
+    int64_t nl;
+    if (st || (st = sp_dist_matrix_info(*A, in))) return st;
+    nl = in->row_end - in->row_begin;
+    if ((st = sp_vector_create(ctx, a->value_type, nl, NULL, b))) return st;
+    if ((st = sp_vector_create(ctx, a->value_type, nl, NULL, x))) return st;
+    return sp_vector_fill(ctx, *b, 1.0);
+}
+
 static sp_status_t cg_rank(job_t *j, int r, sp_comm_t *comm, sp_context_t *ctx)
 {
     cg_case_t *c = j->arg;
     sp_dist_matrix_t *A = NULL;
     sp_vector_t *b = NULL, *x = NULL;
     sp_dist_info_t in;
-    sp_value_type_t t = c->a->value_type;
-    sp_solver_options_t o = {.rtol = t == SP_R_32F ? 1e-5 : 1e-10};
-    sp_status_t st = sp_dist_matrix_create(comm, ctx, c->a, NULL, &A);
-    if (st) return st;
-    if ((st = sp_dist_matrix_info(A, &in))) goto done;
-    if ((st = sp_vector_create(ctx, t, in.row_end - in.row_begin, NULL, &b))) goto done;
-    if ((st = sp_vector_create(ctx, t, in.row_end - in.row_begin, NULL, &x))) goto done;
-    if ((st = sp_vector_fill(ctx, b, 1.0))) goto done;
+    sp_solver_options_t o = {.rtol = c->a->value_type == SP_R_32F ? 1e-5 : 1e-10};
+    sp_status_t st = solve_setup(comm, ctx, c->a, &A, &in, &b, &x);
+    if (st) goto done;
     if ((st = sp_dist_solve(A, c->type, &o, b, x, &c->res[r]))) goto done;
     st = vector_to(ctx, x, c->x + in.row_begin);
 done:
@@ -973,13 +983,9 @@ static sp_status_t repeat_rank(job_t *j, int r, sp_comm_t *comm, sp_context_t *c
     sp_dist_info_t in;
     sp_solver_options_t o = {.rtol = c->t == SP_R_32F ? 1e-5 : 1e-10};
     sp_solver_result_t res;
-    sp_status_t st = sp_dist_matrix_create(comm, ctx, c->a, NULL, &A);
+    sp_status_t st = solve_setup(comm, ctx, c->a, &A, &in, &b, &x);
     int s;
-    if (st) return st;
-    if ((st = sp_dist_matrix_info(A, &in))) goto done;
-    if ((st = sp_vector_create(ctx, c->t, in.row_end - in.row_begin, NULL, &b))) goto done;
-    if ((st = sp_vector_create(ctx, c->t, in.row_end - in.row_begin, NULL, &x))) goto done;
-    if ((st = sp_vector_fill(ctx, b, 1.0))) goto done;
+    if (st) goto done;
     for (s = 0; s < 4; s++) {
         int64_t before;
         if ((st = sp_comm_barrier(comm))) goto done;
