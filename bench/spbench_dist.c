@@ -6,7 +6,10 @@
  * is 1 when a result is wrong (SpMV error above 1e-10 relative, CG iterations more than one
  * apart, a BFS failing the Graph500 validator or its levels differing). --dist-gen with
  * --gen kron:S[:EF] makes the ranks' graph with sp_dist_gen_kronecker (never whole in one
- * place) and checks it against the single generator's. */
+ * place) and checks it against the single generator's. --read-rows with FILE.mtx: each rank
+ * reads only its rows of the file (sp_mtx_read_rows; the split sp_dist_partition gives the
+ * whole, which the single-context reference reads anyway) and builds its part with
+ * sp_dist_matrix_create_local; the time of each rank's read is printed beside its rows. */
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -23,6 +26,7 @@
 typedef struct dopts {
     int nranks, gpus, reps, cg, bfs, nsources;
     int dist_gen, kron_scale, kron_ef; /* --dist-gen: kron:S[:EF] made on the ranks */
+    int read_rows;                     /* --read-rows: each rank reads its rows of path */
     int devices[SB_MAX_RANKS];
     const char *gen, *path;
     uint64_t seed;
@@ -41,6 +45,8 @@ typedef struct drun {
     const sp_csr_t *csr;      /* for validation */
     const int32_t *ref_level; /* single-context levels, nsources x n */
     sp_dist_info_t info[SB_MAX_RANKS];
+    int64_t part[SB_MAX_RANKS + 1]; /* --read-rows: the split of the P ranks */
+    double read_ms[SB_MAX_RANKS];
     sp_status_t st[SB_MAX_RANKS];
     char msg[SB_MAX_RANKS][512];
     double spmv_ms, cg_ms_per_it, bfs_ms;
@@ -148,6 +154,24 @@ static sp_status_t rank_bfs(drun_t *d, int r, sp_dist_matrix_t *A)
     return st;
 }
 
+/* --read-rows: rank r's rows of the file, read alone (one thread: the ranks are threads),
+ * and its part built from them. */
+static sp_status_t rank_read_rows(drun_t *d, int r, sp_context_t *ctx, sp_dist_matrix_t **A)
+{
+    sp_mtx_options_t mo = {.nthreads = 1};
+    sp_coo_t *rows = NULL;
+    double t0 = sb_now();
+    sp_status_t st = sp_mtx_read_rows(d->o->path, SP_R_64F, &mo, d->part[r], d->part[r + 1], &rows);
+    d->read_ms[r] = elapsed_ms(t0);
+    if (st) {
+        sp_comm_abort(d->comms[r], "its read failed");
+        return st;
+    }
+    st = sp_dist_matrix_create_local(d->comms[r], ctx, rows, d->part[r], NULL, A);
+    sp_coo_free(rows);
+    return st;
+}
+
 static void *rank_main(void *p)
 {
     rank_arg_t *a = p;
@@ -161,6 +185,8 @@ static void *rank_main(void *p)
         st =
             sp_dist_gen_kronecker(d->comms[r], ctx, d->o->kron_scale, d->o->kron_ef, d->o->seed,
                                   d->o->bfs ? SP_VALUE_NONE : SP_R_64F, 1, NULL, &A);
+    else if (!st && d->o->read_rows)
+        st = rank_read_rows(d, r, ctx, &A);
     else if (!st)
         st = sp_dist_matrix_create(d->comms[r], ctx, d->coo, NULL, &A);
     if (!st) st = sp_dist_matrix_info(A, &d->info[r]);
@@ -183,6 +209,10 @@ static int run_ranks(drun_t *d, int P)
     sp_status_t st;
     int r, bad = 0;
     d->P = P;
+    if (d->o->read_rows && sp_dist_partition(d->coo, P, d->part)) {
+        fprintf(stderr, "spbench: partition: %s\n", sp_last_error());
+        return 1;
+    }
     st = d->o->gpus ? sp_comm_create_nccl_all(P, d->o->devices, d->comms)
                     : sp_comm_create_host(P, NULL, d->comms);
     if (st) {
@@ -305,6 +335,7 @@ static void print_ranks(const drun_t *d)
                (long long)(in->local_nnz + in->ghost_nnz), (long long)in->local_nnz,
                (long long)in->ghost_nnz, (long long)in->halo_recv, (long long)in->halo_send,
                in->recv_peers, in->send_peers);
+        if (d->o->read_rows) printf("rank %d: read_rows_ms %.2f\n", r, d->read_ms[r]);
     }
 }
 
@@ -336,7 +367,8 @@ static int parse_dist_args(int argc, char **argv, dopts_t *o)
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         int needs =
-            strcmp(a, "--cg") && strcmp(a, "--bfs") && strcmp(a, "--dist-gen") && a[0] == '-';
+            strcmp(a, "--cg") && strcmp(a, "--bfs") && strcmp(a, "--dist-gen") &&
+            strcmp(a, "--read-rows") && a[0] == '-';
         if (needs && v == NULL) return sb_bad_value(a, "(missing)");
         if (!strcmp(a, "--ranks")) {
             if (sb_parse_int(v, 1, SB_MAX_RANKS, &o->nranks)) return sb_bad_value(a, v);
@@ -358,10 +390,13 @@ static int parse_dist_args(int argc, char **argv, dopts_t *o)
             o->bfs = 1;
         } else if (!strcmp(a, "--dist-gen")) {
             o->dist_gen = 1;
+        } else if (!strcmp(a, "--read-rows")) {
+            o->read_rows = 1;
         } else if (a[0] == '-') {
             fprintf(stderr,
                     "spbench --ranks/--gpus: unknown option %s (takes --gen SPEC or "
-                    "FILE.mtx, --reps R, --cg, --bfs, --sources K, --seed S, --dist-gen)\n",
+                    "FILE.mtx, --reps R, --cg, --bfs, --sources K, --seed S, --dist-gen, "
+                    "--read-rows)\n",
                     a);
             return 1;
         } else {
@@ -369,6 +404,10 @@ static int parse_dist_args(int argc, char **argv, dopts_t *o)
             continue;
         }
         i += needs;
+    }
+    if (o->read_rows && (!o->path || o->bfs || o->dist_gen)) {
+        fprintf(stderr, "spbench: --read-rows needs FILE.mtx, without --bfs or --dist-gen\n");
+        return 1;
     }
     if (!o->gen && !o->path) o->gen = "poisson3d:40";
     if (o->dist_gen) {

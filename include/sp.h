@@ -203,6 +203,18 @@ typedef struct sp_mtx_options {
 SP_API sp_status_t sp_mtx_read(const char *path, sp_value_type_t value_type,
                                const sp_mtx_options_t *options, sp_coo_t **coo);
 
+/* Per-part read (one rank's rows of a distributed matrix; issue 24): rows
+ * [row_begin, row_end) of the matrix sp_mtx_read gives, as a (row_end - row_begin) x ncols
+ * COO whose row i is the file's row row_begin + i (columns global), ready for
+ * sp_dist_matrix_create_local. Every line is parsed and checked as by sp_mtx_read (errors
+ * name path:line); only the entries in the rows are kept (of symmetric, skew and hermitian
+ * files also the mirrors that land in them), so memory follows the part, not the file.
+ * Array files are read on one thread. INVALID_ARGUMENT naming the argument for a range
+ * outside 0 <= row_begin <= row_end <= the file's rows, or with keep_symmetric. */
+SP_API sp_status_t sp_mtx_read_rows(const char *path, sp_value_type_t value_type,
+                                    const sp_mtx_options_t *options, int64_t row_begin,
+                                    int64_t row_end, sp_coo_t **coo);
+
 typedef enum sp_mtx_field {
     SP_MTX_FIELD_AUTO = 0, /* real if the COO has values, else pattern */
     SP_MTX_FIELD_REAL = 1,
@@ -261,6 +273,18 @@ typedef struct sp_edgelist_info {
 SP_API sp_status_t sp_edgelist_read(const char *path, sp_value_type_t value_type,
                                     const sp_edgelist_options_t *options, sp_coo_t **coo,
                                     sp_edgelist_info_t *info);
+
+/* Per-part read: the rows (source vertices) [row_begin, row_end) of the graph
+ * sp_edgelist_read gives, as a (row_end - row_begin) x n COO whose row i is vertex
+ * row_begin + i, as sp_mtx_read_rows (undirected: the reverses that land in the rows kept
+ * too). The vertex count n still comes from the whole file; info->edges_read counts the
+ * file's edge lines. METIS files are read on one thread. INVALID_ARGUMENT naming the
+ * argument for a range outside 0 <= row_begin <= row_end <= n; NOT_SUPPORTED with
+ * compact_ids (renumbering needs every rank's ids). */
+SP_API sp_status_t sp_edgelist_read_rows(const char *path, sp_value_type_t value_type,
+                                         const sp_edgelist_options_t *options,
+                                         int64_t row_begin, int64_t row_end, sp_coo_t **coo,
+                                         sp_edgelist_info_t *info);
 
 /* Binary cache: a small documented format (magic, version, value type, sizes, flags,
  * checksum) that reloads at disk speed. Written via a temporary file and renamed.

@@ -184,7 +184,10 @@ SP_API sp_status_t sp_dist_spmv(sp_dist_matrix_t *A, double alpha, const sp_vect
 /* Collective. Solve A x = b with SP_SOLVER_CG or SP_SOLVER_PCG_JACOBI (others:
  * SP_STATUS_NOT_SUPPORTED) on distributed vectors (as sp_dist_spmv's), with the
  * single-context solver's options, stopping rule and result (identical on every rank).
- * Per iteration one all-reduce for p.Ap and one fused all-reduce for r.z and r.r. */
+ * Per iteration one all-reduce for p.Ap and one fused all-reduce for r.z and r.r. The work
+ * vectors (three of the rank's rows, four for PCG-Jacobi, and its inverted diagonal) are
+ * made by the first solve that needs them and kept with A until sp_dist_matrix_destroy:
+ * on a host communicator a repeated solve allocates no host memory. */
 SP_API sp_status_t sp_dist_solve(sp_dist_matrix_t *A, sp_solver_type_t type,
                                  const sp_solver_options_t *options, const sp_vector_t *b,
                                  sp_vector_t *x, sp_solver_result_t *result);

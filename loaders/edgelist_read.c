@@ -477,14 +477,73 @@ static sp_status_t ones_task(int t, void *arg)
     return SP_STATUS_SUCCESS;
 }
 
+/* Whether edge i's direction rev (1: the reverse) is an entry of the output: ranged
+ * reads keep the rows [rb, re) only (a constant in each copy of the caller). */
+static inline int el_keeps(const sp_coo_t *raw, int64_t i, int rev, int ranged, int64_t rb,
+                           int64_t re)
+{
+    int64_t u = rev ? raw->col[i] : raw->row[i];
+    return !ranged || (u >= rb && u < re);
+}
+
+/* Edge i (and its reverse when undirected and not a loop) into a from slot k on, loops
+ * dropped as asked: the entries written (count only when a is NULL); *loop: a self loop. */
+static inline int64_t el_expand(const sp_coo_t *raw, int64_t i, const sp_edgelist_options_t *o,
+                                int ranged, int64_t rb, int64_t re, sp_coo_t *a, int64_t k,
+                                int *loop)
+{
+    int64_t w = 0;
+    size_t vs = sp_value_size(raw->value_type);
+    *loop = raw->row[i] == raw->col[i];
+    if (*loop && o->drop_self_loops) return 0;
+    for (int rev = 0; rev < (o->undirected && !*loop ? 2 : 1); rev++) {
+        if (!el_keeps(raw, i, rev, ranged, rb, re)) continue;
+        if (a) {
+            a->row[k + w] = rev ? raw->col[i] : raw->row[i];
+            a->col[k + w] = rev ? raw->row[i] : raw->col[i];
+            if (vs)
+                memcpy((char *)a->val + (k + w) * vs, (const char *)raw->val + i * vs, vs);
+        }
+        w++;
+    }
+    return w;
+}
+
+static inline sp_status_t el_expand_all(sp_coo_t *raw, int64_t m, int64_t n,
+                                        const sp_edgelist_options_t *o, int ranged,
+                                        int64_t rb, int64_t re, sp_coo_t **out,
+                                        int64_t *dropped)
+{
+    sp_status_t st = SP_STATUS_SUCCESS;
+    sp_coo_t *a = NULL;
+    int64_t count = 0, loops = 0, k = 0;
+    int loop;
+    for (int64_t i = 0; i < m; i++) {
+        count += el_expand(raw, i, o, ranged, rb, re, NULL, 0, &loop);
+        loops += loop && el_keeps(raw, i, 0, ranged, rb, re);
+    }
+    SP_TRY(sp_coo_create(n, n, count, raw->value_type, &a));
+    for (int64_t i = 0; i < m; i++)
+        k += el_expand(raw, i, o, ranged, rb, re, a, k, &loop);
+    a->nnz = k;
+    if (o->undirected && !ranged) a->flags |= SP_COO_SYMMETRIC_EXPANDED;
+    *dropped = o->drop_self_loops ? loops : 0;
+    *out = a;
+    a = NULL;
+done:
+    sp_coo_free(a);
+    return st;
+}
+
+/* Ranged reads keep only the rows [rb, re) (an undirected edge whose reverse lands in
+ * them was kept by the parse) and renumber them from rb. */
 static sp_status_t build_coo(sp_coo_t **raw_p, int weighted, int64_t m, int64_t n,
-                             const sp_edgelist_options_t *o, int nthreads, sp_coo_t **out,
-                             int64_t *dropped)
+                             const sp_edgelist_options_t *o, int ranged, int64_t rb,
+                             int64_t re, int nthreads, sp_coo_t **out, int64_t *dropped)
 {
     sp_status_t st = SP_STATUS_SUCCESS;
     sp_coo_t *raw = *raw_p, *a = NULL;
     sp_value_type_t vt = raw->value_type;
-    int64_t count = 0, loops = 0;
     *raw_p = NULL;
     raw->nrows = raw->ncols = n;
     raw->nnz = m;
@@ -494,29 +553,17 @@ static sp_status_t build_coo(sp_coo_t **raw_p, int weighted, int64_t m, int64_t 
     }
     if (!o->undirected && !o->drop_self_loops) {
         *dropped = 0;
-        *out = raw;
-        return st;
+        a = raw;
+        raw = NULL;
+    } else if (ranged) {
+        SP_TRY(el_expand_all(raw, m, n, o, 1, rb, re, &a, dropped));
+    } else {
+        SP_TRY(el_expand_all(raw, m, n, o, 0, 0, 0, &a, dropped));
     }
-    for (int64_t i = 0; i < m; i++) {
-        int loop = raw->row[i] == raw->col[i];
-        loops += loop;
-        count += loop ? !o->drop_self_loops : 1 + (o->undirected != 0);
+    if (ranged) {
+        for (int64_t k = 0; k < a->nnz; k++) a->row[k] = (int32_t)(a->row[k] - rb);
+        a->nrows = re - rb;
     }
-    SP_TRY(sp_coo_create(n, n, count, vt, &a));
-    int64_t k = 0;
-    size_t vs = sp_value_size(vt);
-    for (int64_t i = 0; i < m; i++) {
-        int loop = raw->row[i] == raw->col[i];
-        if (loop && o->drop_self_loops) continue;
-        for (int rev = 0; rev < (o->undirected && !loop ? 2 : 1); rev++, k++) {
-            a->row[k] = rev ? raw->col[i] : raw->row[i];
-            a->col[k] = rev ? raw->row[i] : raw->col[i];
-            if (vs) memcpy((char *)a->val + k * vs, (const char *)raw->val + i * vs, vs);
-        }
-    }
-    a->nnz = k;
-    if (o->undirected) a->flags |= SP_COO_SYMMETRIC_EXPANDED;
-    *dropped = o->drop_self_loops ? loops : 0;
     *out = a;
     a = NULL;
 done:
@@ -596,6 +643,8 @@ typedef struct el_job {
     const sp_el_read_t *r;
     sp_coo_t *raw;
     int64_t *src, *dst;
+    int ranged, either; /* sp_edgelist_read_rows: rows [rb, re) kept (either: undirected) */
+    int64_t rb, re;
 } el_job_t;
 
 /* A piece's own arrays: row, col (or with compact ids src, dst) and weights. */
@@ -653,6 +702,13 @@ static sp_status_t el_parse(void *ctx, sp_piece_t *pc)
     pc->lines = c.last_line - pc->first_line + 1;
     pc->part = c.vertex_end - c.lines;
     pc->max = c.max_id;
+    pc->aux = pc->count; /* the file's edges, for the totals */
+    if (st == SP_STATUS_SUCCESS && j->ranged) {
+        size_t ws = r.w ? sp_value_size(r.wtype) : 0;
+        pc->count = sp__coo_keep_rows(r.row + c.edges, r.col + c.edges,
+                                      ws ? (char *)r.w + (size_t)c.edges * ws : NULL, ws,
+                                      pc->count, j->rb, j->re, j->either, NULL);
+    }
     return st;
 }
 
@@ -765,9 +821,10 @@ static void limit_stream(const sp_el_read_t *r, sp_source_t *src, size_t body)
     sp__source_limit(src, cap, why);
 }
 
-sp_status_t sp_edgelist_read(const char *path, sp_value_type_t value_type,
-                             const sp_edgelist_options_t *options, sp_coo_t **coo,
-                             sp_edgelist_info_t *info)
+/* sp_edgelist_read, or (ranged) sp_edgelist_read_rows of rows [rb, re). */
+static sp_status_t read_edgelist(const char *fn, const char *path, sp_value_type_t value_type,
+                                 const sp_edgelist_options_t *options, int ranged, int64_t rb,
+                                 int64_t re, sp_coo_t **coo, sp_edgelist_info_t *info)
 {
     sp_status_t st = SP_STATUS_SUCCESS;
     sp_source_t *src = NULL;
@@ -777,9 +834,14 @@ sp_status_t sp_edgelist_read(const char *path, sp_value_type_t value_type,
     sp_stream_result_t res = {0};
     el_job_t j = {0};
     sp_edgelist_options_t o = {0};
-    SP_CHECK_ARG(path != NULL && coo != NULL, "sp_edgelist_read: NULL argument");
+    SP_CHECK_ARG(path != NULL && coo != NULL, "%s: NULL argument", fn);
     if (options) o = *options;
     SP_TRY(check_options(value_type, &o));
+    SP_CHECK_ARG(rb >= 0 && re >= rb, "%s: row range [row_begin %lld, row_end %lld) is not "
+                 "0 <= row_begin <= row_end", fn, (long long)rb, (long long)re);
+    if (ranged && o.compact_ids)
+        SP_FAIL(SP_STATUS_NOT_SUPPORTED, "%s: compact_ids with a row range (renumbering needs "
+                "every part's ids)", fn);
 
     const sp_el_format_t *fmt = format_for(path, o.format);
     SP_TRY(sp__source_open(path, &src));
@@ -799,9 +861,11 @@ sp_status_t sp_edgelist_read(const char *path, sp_value_type_t value_type,
     limit_stream(&r, src, body);
 
     /* The arrays grow with the edges found, never to a declared count up front. */
+    /* A METIS piece parsed alone does not know its vertices: ranged, one thread. */
     int nthreads = o.nthreads > 0 ? o.nthreads : sp__ncores();
+    if (ranged && fmt == &sp__el_metis) nthreads = 1;
     SP_TRY(sp_coo_create(0, 0, 0, value_type, &raw));
-    j = (el_job_t){fmt, &r, raw, NULL, NULL};
+    j = (el_job_t){fmt, &r, raw, NULL, NULL, ranged, o.undirected != 0, rb, re};
     sp__progress_t progress;
     sp__stream_progress_init(&progress, src, body, o.progress, o.progress_user);
     sp_stream_reader_t rd = {&j,       el_bound, el_out_create, el_out_free,
@@ -811,18 +875,22 @@ sp_status_t sp_edgelist_read(const char *path, sp_value_type_t value_type,
     r.dst = j.dst;
     r.row = raw->row;
     r.col = raw->col;
-    int64_t m = res.entries, max_id = largest_id(&j, &res);
-    if (fmt->check_totals) SP_TRY(fmt->check_totals(&r, m, res.parts));
+    int64_t m = res.entries, max_id = largest_id(&j, &res), edges = 0;
+    for (int64_t i = 0; i < res.npieces; i++) edges += res.pieces[i].aux;
+    if (fmt->check_totals) SP_TRY(fmt->check_totals(&r, edges, res.parts));
 
     int64_t n = 0, dropped = 0, merged = 0;
     if (r.compact) SP_TRY(compact_ids(&r, m, max_id, &id_map, &n));
     else SP_TRY(vertex_count(&r, &o, max_id, &n));
-    SP_TRY(build_coo(&raw, r.weighted, m, n, &o, nthreads, &a, &dropped));
+    if (ranged && re > n)
+        SP_FAIL(SP_STATUS_INVALID_ARGUMENT, "%s: row_end %lld beyond the %lld vertices of %s",
+                fn, (long long)re, (long long)n, r.path);
+    SP_TRY(build_coo(&raw, r.weighted, m, n, &o, ranged, rb, re, nthreads, &a, &dropped));
     if (o.merge_duplicates) SP_TRY(sp_coo_sort_merge(a, SP_DUP_KEEP, &merged));
 
     if (info) {
         memset(info, 0, sizeof *info);
-        info->edges_read = m;
+        info->edges_read = edges;
         info->self_loops_dropped = dropped;
         info->duplicates_merged = merged;
         info->has_weights = r.weighted;
@@ -841,4 +909,19 @@ done:
     sp__free(res.pieces);
     sp__source_close(src);
     return st;
+}
+
+sp_status_t sp_edgelist_read(const char *path, sp_value_type_t value_type,
+                             const sp_edgelist_options_t *options, sp_coo_t **coo,
+                             sp_edgelist_info_t *info)
+{
+    return read_edgelist("sp_edgelist_read", path, value_type, options, 0, 0, 0, coo, info);
+}
+
+sp_status_t sp_edgelist_read_rows(const char *path, sp_value_type_t value_type,
+                                  const sp_edgelist_options_t *options, int64_t row_begin,
+                                  int64_t row_end, sp_coo_t **coo, sp_edgelist_info_t *info)
+{
+    return read_edgelist("sp_edgelist_read_rows", path, value_type, options, 1, row_begin,
+                         row_end, coo, info);
 }

@@ -25,6 +25,8 @@ typedef struct job {
     int64_t nrows, ncols;
     int64_t expected;         /* entries the file declares (array: values) */
     int direct;               /* one thread: pieces parsed straight into the COO */
+    int ranged;               /* sp_mtx_read_rows: only rows [rb, re) kept */
+    int64_t rb, re;
     sp_coo_t *a;              /* the output */
     int32_t *row, *col;
     void *val;
@@ -358,7 +360,8 @@ static int next_entry_line(const job_t *j, sp_text_lines_t *it, int fast, int64_
     return sp__text_line_begin(it, p);
 }
 
-/* Parse the lines of piece pc into j's arrays from slot 0 on. */
+/* Parse the lines of piece pc into j's arrays from slot 0 on (slot 0 is the file's entry
+ * j->k0; pc->count gets the entries parsed). */
 static sp_status_t parse_lines(const job_t *j, sp_piece_t *pc)
 {
     sp_status_t st = SP_STATUS_SUCCESS;
@@ -422,27 +425,44 @@ done:
     return st;
 }
 
-/* Append the mirror of every off-diagonal entry of chunk c: (j, i) for (i, j), the value
- * negated for skew files (hermitian files keep the real part, which conjugation keeps). */
-static sp_status_t mirror_task(int c, void *arg)
+/* Write the mirror of entry k at out: (j, i) for (i, j), the value negated for skew files
+ * (hermitian files keep the real part, which conjugation keeps). */
+static inline void mirror_entry(const job_t *j, int64_t k, int64_t out)
 {
-    job_t *j = arg;
+    int32_t *row = j->a->row, *col = j->a->col, i = row[k];
+    row[out] = col[k];
+    col[out] = i;
+    if (j->vt == SP_R_32F) {
+        float v = ((float *)j->a->val)[k];
+        ((float *)j->a->val)[out] = j->symmetry == SP_SYMMETRY_SKEW ? -v : v;
+    } else if (j->vt == SP_R_64F) {
+        double v = ((double *)j->a->val)[k];
+        ((double *)j->a->val)[out] = j->symmetry == SP_SYMMETRY_SKEW ? -v : v;
+    }
+}
+
+/* Append the mirror of every off-diagonal entry of chunk c. With a row range (a constant
+ * in each copy) the chunk kept the entries with their row or their column in range: one
+ * whose row is outside is replaced by its mirror, one with both inside gets its mirror
+ * appended, one with only its row inside has none in range. */
+static inline void mirror_chunk(const job_t *j, int c, int ranged)
+{
     const sp_piece_info_t *pc = &j->pieces[c];
-    int32_t *row = j->a->row, *col = j->a->col;
-    int64_t out = j->expected + j->mirror_offset[c];
+    const int32_t *row = j->a->row, *col = j->a->col;
+    int64_t out = j->a->nnz + j->mirror_offset[c];
+    uint64_t width = (uint64_t)(j->re - j->rb);
     for (int64_t k = pc->offset; k < pc->offset + pc->count; k++) {
         if (row[k] == col[k]) continue;
-        row[out] = col[k];
-        col[out] = row[k];
-        if (j->vt == SP_R_32F) {
-            float v = ((float *)j->a->val)[k];
-            ((float *)j->a->val)[out] = j->symmetry == SP_SYMMETRY_SKEW ? -v : v;
-        } else if (j->vt == SP_R_64F) {
-            double v = ((double *)j->a->val)[k];
-            ((double *)j->a->val)[out] = j->symmetry == SP_SYMMETRY_SKEW ? -v : v;
-        }
-        out++;
+        if (ranged && (uint64_t)(row[k] - j->rb) >= width) mirror_entry(j, k, k);
+        else if (!ranged || (uint64_t)(col[k] - j->rb) < width) mirror_entry(j, k, out++);
     }
+}
+
+static sp_status_t mirror_task(int c, void *arg)
+{
+    const job_t *j = arg;
+    if (j->ranged) mirror_chunk(j, c, 1);
+    else mirror_chunk(j, c, 0);
     return SP_STATUS_SUCCESS;
 }
 
@@ -495,16 +515,22 @@ static sp_status_t parse_piece(void *ctx, sp_piece_t *pc)
         w.col = j->a->col + pc->offset;
         w.val = j->a->val ? (char *)j->a->val + (size_t)pc->offset * vs : NULL;
     }
-    w.k0 = pc->offset;
-    w.limit = j->expected - pc->offset;
-    return parse_lines(&w, pc);
+    w.k0 = pc->part_offset;
+    w.limit = j->expected - pc->part_offset;
+    sp_status_t st = parse_lines(&w, pc);
+    pc->part = pc->count; /* the file's entries: the declared count holds them */
+    if (st == SP_STATUS_SUCCESS && j->ranged)
+        pc->count = sp__coo_keep_rows(w.row, w.col, w.val, sp_value_size(w.vt), pc->count,
+                                      j->rb, j->re, j->symmetry != SP_SYMMETRY_GENERAL,
+                                      &pc->aux);
+    return st;
 }
 
 /* A piece parsed alone must not run past the declared count where it lands. */
 static int piece_fits(void *ctx, const sp_piece_t *pc)
 {
     const job_t *j = ctx;
-    return pc->offset + pc->count <= j->expected;
+    return pc->part_offset + pc->part <= j->expected;
 }
 
 /* Room for n entries (never more than declared), doubling: large blocks move by mremap
@@ -556,7 +582,7 @@ static void place_piece(void *ctx, const sp_piece_t *pc)
     }
     if (j->format != FMT_ARRAY) return;
     int64_t i = 0, c = 0;
-    array_start(j, pc->offset, &i, &c);
+    array_start(j, pc->part_offset, &i, &c); /* (array files are read ranged on one thread) */
     for (int64_t k = pc->offset; k < pc->offset + pc->count; k++) {
         a->row[k] = (int32_t)i;
         a->col[k] = (int32_t)c;
@@ -641,12 +667,12 @@ static sp_status_t expand_symmetric(job_t *j, const sp_stream_result_t *res, int
         j->mirror_offset[c] = nmirror;
         nmirror += res->pieces[c].aux;
     }
-    if (j->expected + nmirror > INT32_MAX)
+    if (j->a->nnz + nmirror > INT32_MAX)
         SP_FAIL(SP_STATUS_NOT_SUPPORTED,
                 "%s:%lld: %lld entries after symmetric expansion exceed 32-bit indices "
-                "(limit %d)", j->path, (long long)size_line, (long long)(j->expected + nmirror),
+                "(limit %d)", j->path, (long long)size_line, (long long)(j->a->nnz + nmirror),
                 INT32_MAX);
-    SP_TRY(sp__coo_grow(j->a, j->expected + nmirror));
+    SP_TRY(sp__coo_grow(j->a, j->a->nnz + nmirror));
     j->pieces = res->pieces;
     SP_TRY(sp__parallel_for(nthreads, (int)res->npieces, mirror_task, j));
     j->a->nnz += nmirror;
@@ -657,8 +683,10 @@ done:
     return st;
 }
 
-sp_status_t sp_mtx_read(const char *path, sp_value_type_t value_type,
-                        const sp_mtx_options_t *options, sp_coo_t **coo)
+/* sp_mtx_read, or (ranged) sp_mtx_read_rows of rows [rb, re); fn names the call. */
+static sp_status_t read_mtx(const char *fn, const char *path, sp_value_type_t value_type,
+                            const sp_mtx_options_t *options, int ranged, int64_t rb,
+                            int64_t re, sp_coo_t **coo)
 {
     sp_status_t st = SP_STATUS_SUCCESS;
     sp_source_t *src = NULL;
@@ -667,35 +695,49 @@ sp_status_t sp_mtx_read(const char *path, sp_value_type_t value_type,
     sp_mtx_options_t opt = {0, SP_PATTERN_ONES, SP_COMPLEX_REFUSE, 0, NULL, NULL};
     job_t j;
     memset(&j, 0, sizeof j);
-    SP_CHECK_ARG(path != NULL && coo != NULL, "sp_mtx_read: NULL argument");
+    SP_CHECK_ARG(path != NULL && coo != NULL, "%s: NULL argument", fn);
     SP_CHECK_ARG(value_type == SP_VALUE_NONE || value_type == SP_R_32F || value_type == SP_R_64F,
-                 "sp_mtx_read: unknown value type %d", (int)value_type);
+                 "%s: unknown value type %d", fn, (int)value_type);
     if (options) opt = *options;
-    SP_CHECK_ARG(opt.nthreads >= 0, "sp_mtx_read: nthreads %d < 0", opt.nthreads);
+    SP_CHECK_ARG(opt.nthreads >= 0, "%s: nthreads %d < 0", fn, opt.nthreads);
     SP_CHECK_ARG(opt.pattern == SP_PATTERN_ONES || opt.pattern == SP_PATTERN_NONE,
-                 "sp_mtx_read: unknown pattern mode %d", (int)opt.pattern);
+                 "%s: unknown pattern mode %d", fn, (int)opt.pattern);
     SP_CHECK_ARG(opt.complex_mode == SP_COMPLEX_REFUSE || opt.complex_mode == SP_COMPLEX_REAL_PART,
-                 "sp_mtx_read: unknown complex mode %d", (int)opt.complex_mode);
+                 "%s: unknown complex mode %d", fn, (int)opt.complex_mode);
+    SP_CHECK_ARG(rb >= 0 && re >= rb, "%s: row range [row_begin %lld, row_end %lld) is not "
+                 "0 <= row_begin <= row_end", fn, (long long)rb, (long long)re);
+    SP_CHECK_ARG(!ranged || !opt.keep_symmetric,
+                 "%s: keep_symmetric with a row range (the rows of a stored triangle are not "
+                 "the rows of the matrix)", fn);
     SP_TRY(sp__source_open(path, &src));
     j.path = sp__source_name(src);
     size_t body = 0;
     int64_t body_line = 0;
     SP_TRY(read_header(&j, src, &opt, &body, &body_line));
+    if (ranged && re > j.nrows)
+        SP_FAIL(SP_STATUS_INVALID_ARGUMENT, "%s: row_end %lld beyond the %lld rows of %s", fn,
+                (long long)re, (long long)j.nrows, j.path);
     j.vt = (j.field == FIELD_PATTERN && opt.pattern == SP_PATTERN_NONE) ? SP_VALUE_NONE
                                                                         : value_type;
+    j.ranged = ranged;
+    j.rb = rb;
+    j.re = re;
     limit_stream(&j, src, body);
 
     /* The output grows with the entries found, never to the declared count up front: a
      * header cannot make the reader allocate what the file does not hold. Where the
      * file's size bounds the entries it can hold, several threads reserve that at once
      * (address space only: pages are touched by the copies), so that the arrays do not
-     * grow while copies wait. */
+     * grow while copies wait; a ranged read keeps its rows only and grows with them. An
+     * array file's positions are known only in input order: a ranged one is read on one
+     * thread. */
     int nthreads = opt.nthreads > 0 ? opt.nthreads : sp__ncores();
+    if (ranged && j.format == FMT_ARRAY) nthreads = 1;
     SP_TRY(sp_coo_create(j.nrows, j.ncols, 0, j.vt, &a));
     j.a = a;
     j.direct = nthreads == 1;
     uint64_t bytes = 0;
-    if (!j.direct && sp__source_sized(src, &bytes) && bytes > body) {
+    if (!j.direct && !ranged && sp__source_sized(src, &bytes) && bytes > body) {
         int64_t cap = 0;
         SP_TRY(reserve_entries(&j, piece_bound(&j, (size_t)(bytes - body)), &cap));
         /* reserved once: huge pages cut the copies' faults (a block that grows later
@@ -711,16 +753,22 @@ sp_status_t sp_mtx_read(const char *path, sp_value_type_t value_type,
                              parse_piece, piece_fits,  reserve_entries, place_piece,
                              &progress};
     SP_TRY(sp__stream_run(src, body, body_line, nthreads, &rd, &res));
-    if (res.entries < j.expected)
+    if (res.parts < j.expected)
         SP_FAIL(SP_STATUS_PARSE_ERROR, "%s:%lld: expected %lld more entries (%lld declared)",
-                j.path, (long long)res.last_line, (long long)(j.expected - res.entries),
+                j.path, (long long)res.last_line, (long long)(j.expected - res.parts),
                 (long long)j.expected);
-    a->nnz = j.expected;
+    a->nnz = res.entries;
     a->symmetry = j.symmetry;
     if (j.symmetry != SP_SYMMETRY_GENERAL && opt.keep_symmetric)
         a->flags |= SP_COO_SYMMETRIC_STORED;
     else if (j.symmetry != SP_SYMMETRY_GENERAL)
         SP_TRY(expand_symmetric(&j, &res, nthreads, body_line - 1));
+    if (ranged) { /* rows renumbered from the part's first; a part is not symmetric */
+        for (int64_t k = 0; k < a->nnz; k++) a->row[k] = (int32_t)(a->row[k] - rb);
+        a->nrows = re - rb;
+        a->symmetry = SP_SYMMETRY_GENERAL;
+        a->flags &= ~SP_COO_SYMMETRIC_EXPANDED;
+    }
     *coo = a;
     a = NULL;
 done:
@@ -728,4 +776,17 @@ done:
     sp__free(res.pieces);
     sp__source_close(src);
     return st;
+}
+
+sp_status_t sp_mtx_read(const char *path, sp_value_type_t value_type,
+                        const sp_mtx_options_t *options, sp_coo_t **coo)
+{
+    return read_mtx("sp_mtx_read", path, value_type, options, 0, 0, 0, coo);
+}
+
+sp_status_t sp_mtx_read_rows(const char *path, sp_value_type_t value_type,
+                             const sp_mtx_options_t *options, int64_t row_begin,
+                             int64_t row_end, sp_coo_t **coo)
+{
+    return read_mtx("sp_mtx_read_rows", path, value_type, options, 1, row_begin, row_end, coo);
 }

@@ -409,4 +409,13 @@ sp_status_t sp__error_restore(const sp_error_copy_t *e);
  * still valid. */
 sp_status_t sp__coo_grow(sp_coo_t *a, int64_t n);
 
+/* The per-part readers' filter: keep, in order and in place, the entries k < n of row and
+ * col (and their values, vs bytes each; val unused when vs is 0) whose row lies in
+ * [rb, re), or, with either set, whose column does (a symmetric file's or an undirected
+ * graph's entry whose mirror lands in the rows). Returns how many were kept; *both (may
+ * be NULL) gets how many of those are off the diagonal with row and column in range (the
+ * ones whose mirror is added besides). */
+int64_t sp__coo_keep_rows(int32_t *row, int32_t *col, void *val, size_t vs, int64_t n,
+                          int64_t rb, int64_t re, int either, int64_t *both);
+
 #endif /* SP_TEXT_H */

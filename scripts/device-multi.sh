@@ -49,6 +49,9 @@ grep -q "dist_check: passed" "$logs/bfs-kron.log" || status=1
 # the same graph generated in slices on the ranks (sp_dist_gen_kronecker), checked the same way
 step bfs-kron-distgen 300 ./build-gpu/bench/spbench --gpus "$ngpu" --gen kron:18 --bfs --sources 4 --dist-gen
 grep -q "dist_check: passed" "$logs/bfs-kron-distgen.log" || status=1
+# each rank reads only its rows of the file (sp_mtx_read_rows), checked against the whole
+step read-rows 120 ./build-gpu/bench/spbench --gpus "$ngpu" --read-rows --cg datasets/mtx/1138_bus.mtx
+grep -q "dist_check: passed" "$logs/read-rows.log" || status=1
 step dist-cg-gpus 120 ./build-gpu/examples/dist_cg --gpus --n 64 --jacobi
 grep -q "status: converged" "$logs/dist-cg-gpus.log" || status=1
 # one process per GPU, the NCCL id through a file (as several hosts would join)

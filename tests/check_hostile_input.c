@@ -4,7 +4,7 @@
  * the banner; a header declaring 150M entries over blanks fails without allocating them
  * (under RLIMIT_AS); a gzip bomb is refused with its numbers; a file truncated while it
  * loads gives IO_ERROR, never a signal; bytes quoted in messages are escaped; a UTF-8
- * byte-order mark is skipped. */
+ * byte-order mark is skipped; per-part reads (row ranges) at every chunk size. */
 #define _DEFAULT_SOURCE /* usleep */
 #include <pthread.h>
 #include <signal.h>
@@ -142,6 +142,92 @@ START_TEST(chunk_boundaries_metis_and_lines)
     }
     set_chunk(0);
     sp_coo_free(whole);
+}
+END_TEST
+
+/* Per-part reads (sp_mtx_read_rows, sp_edgelist_read_rows) at every chunk size: each part
+ * holds the whole read's entries of its rows (mirrors of the symmetric file included),
+ * compared as sorted (row, col, value) triples; an error outside the part is still
+ * reported at its line; a bad range names the argument. */
+static int cmp_triple(const void *x, const void *y)
+{
+    const double *a = x, *b = y;
+    for (int i = 0; i < 3; i++)
+        if (a[i] != b[i]) return a[i] < b[i] ? -1 : 1;
+    return 0;
+}
+
+/* The entries of a with row in [b, e) (rows of a part: shift b), sorted, into t; count. */
+static int64_t triples(const sp_coo_t *a, int64_t b, int64_t e, int64_t shift, double *t)
+{
+    int64_t n = 0;
+    for (int64_t k = 0; k < a->nnz; k++) {
+        int64_t r = a->row[k] + shift;
+        if (r < b || r >= e) continue;
+        t[3 * n] = (double)r;
+        t[3 * n + 1] = a->col[k];
+        t[3 * n++ + 2] = ((const double *)a->val)[k];
+    }
+    qsort(t, (size_t)n, 3 * sizeof *t, cmp_triple);
+    return n;
+}
+
+static void expect_rows(const sp_coo_t *whole, const sp_coo_t *part, int64_t b, int64_t e,
+                        int chunk, int t)
+{
+    double want[3 * 64], got[3 * 64];
+    ck_assert(whole->nnz <= 64 && part->nnz <= 64);
+    ck_assert_int_eq(part->nrows, e - b);
+    int64_t nw = triples(whole, b, e, 0, want), np = triples(part, b, e, b, got);
+    ck_assert_msg(np == nw && memcmp(want, got, (size_t)(3 * nw) * sizeof *got) == 0,
+                  "rows %lld..%lld chunk %d threads %d: %lld entries, want %lld", (long long)b,
+                  (long long)e, chunk, t, (long long)np, (long long)nw);
+}
+
+START_TEST(row_ranges_at_every_chunk)
+{
+    static const char bad_mtx[] = "%%MatrixMarket matrix coordinate real general\n%\n3 3 4\n"
+                                  "1 1 1\n\n2 2 2\n% x\n3 3 x\n1 2 3\n";
+    static const int64_t cut[4] = {0, 2, 3, 6};
+    const char *mp = write_file("rr.mtx", mtx_text, sizeof mtx_text - 1);
+    const char *sp = write_file("rr.wel", snap_text, sizeof snap_text - 1);
+    const char *bp = write_file("rrbad.mtx", bad_mtx, sizeof bad_mtx - 1);
+    sp_coo_t *whole = NULL, *ewhole = NULL, *a = NULL;
+    sp_edgelist_options_t eo = {.format = SP_EDGELIST_SNAP, .undirected = 1};
+    set_chunk(0);
+    ck_assert_ok(sp_mtx_read(mp, SP_R_64F, NULL, &whole));
+    ck_assert_ok(sp_edgelist_read(sp, SP_R_64F, &eo, &ewhole, NULL));
+    for (int c = 1; c <= 200; c++) {
+        set_chunk(c);
+        for (int t = 1; t <= 3; t++) {
+            sp_mtx_options_t o = {.nthreads = t};
+            eo.nthreads = t;
+            for (int p = 0; p < 3; p++) {
+                ck_assert_ok(sp_mtx_read_rows(mp, SP_R_64F, &o, cut[p], cut[p + 1], &a));
+                expect_rows(whole, a, cut[p], cut[p + 1], c, t);
+                sp_coo_free(a);
+                ck_assert_ok(sp_edgelist_read_rows(sp, SP_R_64F, &eo, cut[p], cut[p + 1] - 1,
+                                                   &a, NULL));
+                expect_rows(ewhole, a, cut[p], cut[p + 1] - 1, c, t);
+                sp_coo_free(a);
+            }
+            ck_assert_status(sp_mtx_read_rows(bp, SP_R_64F, &o, 0, 1, &a),
+                             SP_STATUS_PARSE_ERROR);
+            ck_assert_error_has("rrbad.mtx:8: value is not a number");
+        }
+    }
+    set_chunk(0);
+    a = NULL; /* failed reads leave it as it is */
+    ck_assert_status(sp_mtx_read_rows(mp, SP_R_64F, NULL, 4, 7, &a), SP_STATUS_INVALID_ARGUMENT);
+    ck_assert_error_has("row_end 7 beyond the 6 rows");
+    ck_assert_status(sp_mtx_read_rows(mp, SP_R_64F, NULL, -2, 1, &a), SP_STATUS_INVALID_ARGUMENT);
+    ck_assert_error_has("row_begin -2");
+    ck_assert_status(sp_edgelist_read_rows(sp, SP_R_64F, &eo, 0, INT64_MAX, &a, NULL),
+                     SP_STATUS_INVALID_ARGUMENT);
+    ck_assert_error_has("row_end 9223372036854775807 beyond the 5 vertices");
+    ck_assert(a == NULL);
+    sp_coo_free(whole);
+    sp_coo_free(ewhole);
 }
 END_TEST
 
@@ -364,6 +450,7 @@ int main(void)
     tcase_add_checked_fixture(tc, sp_test_temp_setup, sp_test_temp_teardown);
     tcase_add_test(tc, chunk_boundaries);
     tcase_add_test(tc, chunk_boundaries_metis_and_lines);
+    tcase_add_test(tc, row_ranges_at_every_chunk);
     tcase_add_test(tc, stdin_and_pipes);
     tcase_add_test(tc, dev_zero_and_empty);
     tcase_add_test(tc, declared_entries_over_blanks);

@@ -117,8 +117,11 @@ static sp_status_t host_allreduce(sp_comm_t *c, void *buf, int64_t count, sp_com
 {
     sp_status_t st = SP_STATUS_SUCCESS;
     host_group_t *g = c->impl;
-    unsigned char *tmp = NULL;
-    SP_ALLOC(tmp, count * 8);
+    /* the solvers' dot products (a few values a call) reduce on the stack: an iteration
+     * allocates nothing */
+    uint64_t small[16];
+    unsigned char *tmp = (unsigned char *)small;
+    if (count > (int64_t)(sizeof small / 8)) SP_ALLOC(tmp, count * 8);
     g->post[c->rank] = buf;
     SP_TRY(host_barrier(c));
     reduce_posted(g, tmp, count, type, op);
@@ -126,7 +129,7 @@ static sp_status_t host_allreduce(sp_comm_t *c, void *buf, int64_t count, sp_com
     if (count > 0) memcpy(buf, tmp, (size_t)count * 8);
 done:
     if (st != SP_STATUS_SUCCESS && tmp == NULL) host_abort(c, sp_last_error());
-    sp__free(tmp);
+    if (tmp != (unsigned char *)small) sp__free(tmp);
     return st;
 }
 

@@ -78,6 +78,12 @@ struct sp_dist_matrix {
     sp_matrix_t *pack;               /* halo_send x nloc selection: packed = pack * x */
     sp_matrix_t *jacobi;             /* nloc x nloc inverted diagonal (first PCG-Jacobi) */
     sp_vector_t *sendbuf, *ghostbuf; /* packed x entries out, received ghosts in */
+    /* sp_dist_solve's work vectors (nloc values): made by the first solve that needs them,
+     * reused by later ones, freed with the matrix; cg_z only for PCG-Jacobi */
+    sp_vector_t *cg_r, *cg_z, *cg_p, *cg_q;
+    /* the halo exchange's messages (pointing into sendbuf and ghostbuf), made by the first
+     * SpMV on several ranks */
+    sp_comm_msg_t *halo_sends, *halo_recvs;
     sp_dist_halo_t halo;
     /* host copy of the rows for BFS: row_ptr (nloc + 1), col (global) */
     int64_t *h_row_ptr;

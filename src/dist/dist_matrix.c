@@ -58,6 +58,12 @@ void sp_dist_matrix_destroy(sp_dist_matrix_t *A)
     sp_matrix_destroy(A->jacobi);
     sp_vector_destroy(A->sendbuf);
     sp_vector_destroy(A->ghostbuf);
+    sp_vector_destroy(A->cg_r);
+    sp_vector_destroy(A->cg_z);
+    sp_vector_destroy(A->cg_p);
+    sp_vector_destroy(A->cg_q);
+    sp__free(A->halo_sends);
+    sp__free(A->halo_recvs);
     sp__free(A->halo.send_peer);
     sp__free(A->halo.recv_peer);
     sp__free(A->halo.send_off);

@@ -82,6 +82,27 @@ typedef struct work {
     sp_vector_t *r, *z, *p, *q;
 } work_t;
 
+/* A cached work vector of nloc values, made the first time (a solve in a loop allocates
+ * nothing after its first call). */
+static sp_status_t work_vector(sp_dist_matrix_t *A, sp_vector_t **v)
+{
+    if (*v) return SP_STATUS_SUCCESS;
+    return sp_vector_create(A->ctx, A->value_type, A->nloc, NULL, v);
+}
+
+/* The work vectors, cached with A (z is r itself for plain CG). */
+static sp_status_t work_vectors(sp_dist_matrix_t *A, int jacobi, work_t *w)
+{
+    sp_status_t st = SP_STATUS_SUCCESS;
+    SP_TRY(work_vector(A, &A->cg_r));
+    SP_TRY(work_vector(A, &A->cg_p));
+    SP_TRY(work_vector(A, &A->cg_q));
+    if (jacobi) SP_TRY(work_vector(A, &A->cg_z));
+    *w = (work_t){A->cg_r, jacobi ? A->cg_z : A->cg_r, A->cg_p, A->cg_q};
+done:
+    return st;
+}
+
 /* The CG iterations from x (r = b - A x already), as solve_cg.c's. */
 static sp_status_t iterate(sp_dist_matrix_t *A, int jacobi, const sp_solver_options_t *o,
                            work_t *w, sp_vector_t *x, double bnorm, sp_solver_result_t *res)
@@ -143,13 +164,7 @@ sp_status_t sp_dist_solve(sp_dist_matrix_t *A, sp_solver_type_t type,
                  "sp_dist_solve: negative max_iterations or rtol");
     SP_TRY(sp__dist_check_parts(A, "sp_dist_solve", b, x));
     if (jacobi) SP_TRY(make_jacobi(A));
-    SP_TRY(sp_vector_create(A->ctx, A->value_type, A->nloc, NULL, &w.r));
-    SP_TRY(sp_vector_create(A->ctx, A->value_type, A->nloc, NULL, &w.p));
-    SP_TRY(sp_vector_create(A->ctx, A->value_type, A->nloc, NULL, &w.q));
-    if (jacobi)
-        SP_TRY(sp_vector_create(A->ctx, A->value_type, A->nloc, NULL, &w.z));
-    else
-        w.z = w.r;
+    SP_TRY(work_vectors(A, jacobi, &w));
     SP_TRY(dots(A, 1, bv, bv, &bb));
     if (!options || !options->use_initial_guess) SP_TRY(sp_vector_fill(A->ctx, x, 0.0));
     if (bb == 0.0) {
@@ -170,9 +185,5 @@ sp_status_t sp_dist_solve(sp_dist_matrix_t *A, sp_solver_type_t type,
     res.seconds = now_seconds() - t0;
     *result = res;
 done:
-    if (w.z != w.r) sp_vector_destroy(w.z);
-    sp_vector_destroy(w.r);
-    sp_vector_destroy(w.p);
-    sp_vector_destroy(w.q);
     return sp__comm_fail(A ? A->comm : NULL, st);
 }

@@ -22,9 +22,9 @@ done:
     return st;
 }
 
-/* The packed x entries to the ranks that need them, ghostbuf[recv_off[i]..] from
- * recv_peer[i]. */
-static sp_status_t exchange_halo(sp_dist_matrix_t *A)
+/* The halo's messages, made once: the packed x entries to the ranks that need them,
+ * ghostbuf[recv_off[i]..] from recv_peer[i]. */
+static sp_status_t halo_messages(sp_dist_matrix_t *A)
 {
     sp_status_t st = SP_STATUS_SUCCESS;
     const sp_dist_halo_t *h = &A->halo;
@@ -32,8 +32,9 @@ static sp_status_t exchange_halo(sp_dist_matrix_t *A)
     size_t vs = sp_value_size(A->value_type);
     char *sbuf = sp_vector_data(A->sendbuf), *gbuf = sp_vector_data(A->ghostbuf);
     int i;
-    SP_ALLOC(sm, h->nsend_peers);
-    SP_ALLOC(rm, h->nrecv_peers);
+    if (A->halo_sends) return SP_STATUS_SUCCESS;
+    SP_ALLOC(sm, h->nsend_peers + 1);
+    SP_ALLOC(rm, h->nrecv_peers + 1);
     for (i = 0; i < h->nsend_peers; i++) {
         sm[i].peer = h->send_peer[i];
         sm[i].bytes = (h->send_off[i + 1] - h->send_off[i]) * (int64_t)vs;
@@ -44,10 +45,22 @@ static sp_status_t exchange_halo(sp_dist_matrix_t *A)
         rm[i].bytes = (h->recv_off[i + 1] - h->recv_off[i]) * (int64_t)vs;
         rm[i].ptr = gbuf + (size_t)h->recv_off[i] * vs;
     }
-    SP_TRY(sp_comm_exchange(A->comm, h->nsend_peers, sm, h->nrecv_peers, rm));
+    A->halo_sends = sm;
+    A->halo_recvs = rm;
+    sm = rm = NULL;
 done:
     sp__free(rm);
     sp__free(sm);
+    return st;
+}
+
+static sp_status_t exchange_halo(sp_dist_matrix_t *A)
+{
+    sp_status_t st = SP_STATUS_SUCCESS;
+    SP_TRY(halo_messages(A));
+    SP_TRY(sp_comm_exchange(A->comm, A->halo.nsend_peers, A->halo_sends, A->halo.nrecv_peers,
+                            A->halo_recvs));
+done:
     return st;
 }
 
