@@ -24,26 +24,44 @@ cmake --build build-gpu -j"$(nproc)" --target check_gpu_spmv check_policy check_
 echo "== build ok ($(( $(date +%s) - t0 )) s)"
 
 # tests: the three GPU cases side by side, the host suites beside them
+if [ "$tests_limit" -gt 0 ]; then
 (cd build-gpu && timeout "$tests_limit" ctest -j5 --timeout "$tests_limit" --output-on-failure \
    -R '^(check_gpu_spmv\.(shapes|large|wide)|check_policy|check_spmv_long_rows)$' >"$L/ctest.log" 2>&1)
 rc=$?
 grep -E "tests passed|\(Failed\)|\(Timeout\)|Not Run|\(Subprocess" "$L/ctest.log" | head -20
 if [ "$rc" -ne 0 ]; then echo "== FAIL tests (ctest rc=$rc; $L/ctest.log)"; fail=1
 else echo "== tests ok ($(( $(date +%s) - t0 )) s)"; fi
+else echo "== tests skipped (TESTS_LIMIT_S = 0)"; fi
 
 # the two benchmark sets, one after the other on the one GPU
-bench() { # name limit args...
+run_set() { # name limit args...: the run alone, its exit status in $L/name.rc
   local name=$1 limit=$2; shift 2
   timeout "$limit" ./build-gpu/bench/spbench "$@" --reps 10 --json "$L/$name.json" >"$L/$name.log" 2>&1
-  local rc=$?
+  echo $? >"$L/$name.rc"
+}
+report_set() { # name: the summary and the check of a finished run
+  local name=$1 rc
+  rc=$(cat "$L/$name.rc" 2>/dev/null || echo 255)
   echo "== $name rc=$rc ($(( $(date +%s) - t0 )) s)"
   sed -n '/^== summary/,$p' "$L/$name.log"
   if [ "$rc" -ne 0 ] || ! grep -q '^auto_speedup_geomean_large' "$L/$name.log"; then
     echo "== FAIL $name (rc=$rc; $L/$name.log)"; fail=1
   fi
 }
-bench suite "$suite_limit" --suite
-bench wide "$wide_limit" --suite-wide
+# SPMV23_PAIR=1 on a machine with two GPUs: the two sets side by side, one on each GPU
+# (each compared with cuSPARSE in its own process; the two cards are the same model)
+ngpu=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || true)
+if [ "${SPMV23_PAIR:-0}" = 1 ] && [ "${ngpu:-0}" -ge 2 ] && [ -z "${CUDA_VISIBLE_DEVICES:-}" ]; then
+  echo "== the suite on GPU 0 and the wide set on GPU 1, side by side"
+  CUDA_VISIBLE_DEVICES=0 run_set suite "$suite_limit" --suite &
+  CUDA_VISIBLE_DEVICES=1 run_set wide "$wide_limit" --suite-wide &
+  wait
+  report_set suite
+  report_set wide
+else
+  run_set suite "$suite_limit" --suite; report_set suite
+  run_set wide "$wide_limit" --suite-wide; report_set wide
+fi
 
 # the model's constants from this run (src/policy.c says where they go): eff from the two
 # sets, step_us from SELL/JDS without tails on a circuit matrix (one long walk per row)
