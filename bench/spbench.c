@@ -421,6 +421,7 @@ static int bench_row(const sb_exec_t *ex, sp_matrix_t *A, const row_plan_t *p,
     sb_format_row_t *row = &r->rows[r->nrows_done];
     sp_matrix_info_t info;
     sp_status_t st = SP_STATUS_SUCCESS;
+    double t0 = sb_now();
     memset(row, 0, sizeof *row);
     row->format = row->chosen = p->format;
     row->alg = p->alg;
@@ -439,6 +440,9 @@ static int bench_row(const sb_exec_t *ex, sp_matrix_t *A, const row_plan_t *p,
     }
     r->nrows_done++;
     sb_print_format_row(row, r, o->check);
+    /* what the row cost the benchmark (build repetitions, timing, check): where a set's
+     * time goes */
+    printf("row_wall_seconds: %s %.2f\n", row->label, sb_now() - t0);
     return st != SP_STATUS_SUCCESS && st != SP_STATUS_NOT_SUPPORTED;
 }
 
@@ -644,8 +648,10 @@ static int run_suite(const options_t *o, sb_exec_t *ex)
     for (int i = 0; i < n; i++) {
         sb_suite_status("suite", i, n, list[i].gen[0] ? list[i].gen : list[i].path);
         printf("\n== suite %d/%d: %s\n", i + 1, n, list[i].gen[0] ? list[i].gen : list[i].path);
+        double t0 = sb_now();
         rc |= bench_input(o, ex, list[i].gen[0] ? NULL : list[i].path,
                           list[i].gen[0] ? list[i].gen : NULL, &reports[i]);
+        printf("input_wall_seconds: %.2f\n", sb_now() - t0);
         fflush(stdout);
     }
     sb_print_summary(reports, n);
