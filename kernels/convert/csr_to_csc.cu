@@ -115,7 +115,8 @@ hub_count_kernel(const int32_t *idx, int64_t nnz, int64_t chunk, const int32_t *
         counts[(int64_t)h * gridDim.x + blockIdx.x] = s_count[h];
 }
 
-/* Each entry e of the block's chunk to its column's slots in perm (perm[slot] = e): short
+/* Each entry e of the block's chunk to its column's slots in perm (perm[slot] = e, or
+ * label[e] where label is given: a pattern's rows, which order a column as e does): short
  * and medium columns by the column's atomic cursor (its next free slot); hubs in order, at
  * the column's start + the hub's entries in earlier chunks (scanned: the exclusive scan of
  * hub_count_kernel's counts, hub-major) + those of this chunk placed before (s_run, the
@@ -124,7 +125,7 @@ template <int BLOCK>
 __global__ void __launch_bounds__(BLOCK)
 scatter_kernel(const int32_t *idx, int64_t nnz, int64_t chunk, const int32_t *cptr,
                int32_t *cursor, const int32_t *hub_of, int nhubs, const int32_t *scanned,
-               int32_t *perm)
+               const int32_t *label, int32_t *perm)
 {
     constexpr int NWARPS = BLOCK / 32;
     extern __shared__ int32_t s_run[];   /* per hub: its entries of this chunk placed */
@@ -140,7 +141,8 @@ scatter_kernel(const int32_t *idx, int64_t nnz, int64_t chunk, const int32_t *cp
         int32_t c = valid ? __ldg(idx + e) : 0;
         int32_t h = valid ? hub_of[c] : -1;
         bool hub = h >= 0;
-        if (valid && !hub) perm[atomicAdd(&cursor[c], 1)] = (int32_t)e;
+        int32_t v = label && valid ? __ldg(label + e) : (int32_t)e;
+        if (valid && !hub) perm[atomicAdd(&cursor[c], 1)] = v;
         if (!__syncthreads_or(hub)) continue; /* the same answer in every thread */
         unsigned peers = __match_any_sync(sp_prim::full_mask, hub ? h : -1);
         int leader = __ffs(peers) - 1;
@@ -156,13 +158,14 @@ scatter_kernel(const int32_t *idx, int64_t nnz, int64_t chunk, const int32_t *cp
             const int32_t *row = scanned + (int64_t)h * gridDim.x;
             int64_t slot = (int64_t)cptr[c] + (row[blockIdx.x] - row[0]) + s_base[warp][leader] +
                            __popc(peers & below);
-            perm[slot] = (int32_t)e;
+            perm[slot] = v;
         }
     }
 }
 
 /* Columns of 2..warp_max entries in entry order: lanes test 32 columns at once, then the
- * warp ranks each chosen column's entries (distinct) by counting the smaller ones. */
+ * warp ranks each chosen column's entries by counting the smaller ones (and the equal ones
+ * of lower lanes: a pattern's rows repeat where the CSR keeps duplicates). */
 __global__ void __launch_bounds__(P::block_threads)
 warp_sort_kernel(const int32_t *cptr, int64_t ncols, int32_t *perm)
 {
@@ -181,7 +184,10 @@ warp_sort_kernel(const int32_t *cptr, int64_t ncols, int32_t *perm)
             int32_t n = __shfl_sync(sp_prim::full_mask, len, src);
             int32_t v = lane < n ? perm[first + lane] : INT32_MAX;
             int rank = 0;
-            for (int j = 0; j < 32; j++) rank += __shfl_sync(sp_prim::full_mask, v, j) < v;
+            for (int j = 0; j < 32; j++) {
+                int32_t u = __shfl_sync(sp_prim::full_mask, v, j);
+                rank += u < v || (u == v && j < lane);
+            }
             __syncwarp();
             if (lane < n) perm[first + rank] = v;
             __syncwarp();
@@ -314,7 +320,9 @@ done:
 }
 
 /* The scatter path (env and csr checked); *scattered = 0 when the matrix has more long
- * columns than P::transpose_max_hubs, and the sort path ran instead. */
+ * columns than P::transpose_max_hubs, and the sort path ran instead. A pattern's entries
+ * are placed as their rows straight into the CSC's idx (no gather); with values, as their
+ * entry numbers, then gathered. */
 static sp_status_t csc_by_scatter(const sp_gpu_env_t *env, const sp_csr_t *csr, sp_csr_t *csc,
                                   int *scattered)
 {
@@ -329,13 +337,14 @@ static sp_status_t csc_by_scatter(const sp_gpu_env_t *env, const sp_csr_t *csr, 
     cudaStream_t s = (cudaStream_t)env->stream;
     int64_t nnz = csr->nnz, ncols = csr->ncols, nchunks = 0, chunk = 0;
     int sms = env->sm_count > 0 ? env->sm_count : 1;
+    const bool pattern = sp_value_size(csr->value_type) == 0;
     *scattered = 1;
     c.nrows = csr->nrows;
     c.ncols = ncols;
     c.nnz = nnz;
     c.value_type = csr->value_type;
     SP_TRY(segment_starts(env, csr->idx, nnz, NULL, ncols, NULL, &seg_bytes));
-    o_perm = plan.add_n<int32_t>(nnz);
+    o_perm = plan.add_n<int32_t>(pattern ? 0 : nnz);
     o_rows = plan.add_n<int32_t>(nnz);
     o_cursor = plan.add_n<int32_t>(ncols);
     o_hub_of = plan.add_n<int32_t>(ncols);
@@ -354,6 +363,7 @@ static sp_status_t csc_by_scatter(const sp_gpu_env_t *env, const sp_csr_t *csr, 
     SP_TRY(env_alloc(env, &c.val, (size_t)nnz * sp_value_size(csr->value_type)));
     SP_TRY(segment_starts(env, csr->idx, nnz, c.ptr, ncols, at<void>(scratch, o_seg), &seg_bytes));
     if (nnz == 0) goto out;
+    if (pattern) perm = c.idx;
     SP_CUDA_TRY(cudaMemsetAsync(ctl, 0, sizeof *ctl, s));
     classify_kernel<<<grid_for(env, ncols), P::block_threads, 0, s>>>(
         c.ptr, ncols, cursor, hub_of, P::transpose_max_hubs, medium, ctl);
@@ -385,9 +395,11 @@ static sp_status_t csc_by_scatter(const sp_gpu_env_t *env, const sp_csr_t *csr, 
         SP_TRY(sp__gpu_exclusive_scan_i32(counts, counts, ncounts, NULL,
                                           at<void>(hub_scratch, o_scan), &scan_bytes, s));
     }
+    SP_TRY(expand_rows(env, csr, rows));
     scatter_kernel<P::block_threads><<<(unsigned)nchunks, P::block_threads,
                                        (size_t)h_ctl.nhubs * sizeof(int32_t), s>>>(
-        csr->idx, nnz, chunk, c.ptr, cursor, hub_of, h_ctl.nhubs, counts, perm);
+        csr->idx, nnz, chunk, c.ptr, cursor, hub_of, h_ctl.nhubs, counts,
+        pattern ? rows : NULL, perm);
     SP_CUDA_LAUNCHED("scatter_kernel");
     warp_sort_kernel<<<grid_for(env, ncols), P::block_threads, 0, s>>>(c.ptr, ncols, perm);
     SP_CUDA_LAUNCHED("warp_sort_kernel");
@@ -396,8 +408,7 @@ static sp_status_t csc_by_scatter(const sp_gpu_env_t *env, const sp_csr_t *csr, 
         block_sort_kernel<<<blocks, P::block_threads, 0, s>>>(c.ptr, medium, ctl, perm);
         SP_CUDA_LAUNCHED("block_sort_kernel");
     }
-    SP_TRY(expand_rows(env, csr, rows));
-    SP_TRY(gather(env, csr, rows, perm, &c));
+    if (!pattern) SP_TRY(gather(env, csr, rows, perm, &c));
 out:
     *csc = c;
     c = (sp_csr_t){0, 0, 0, SP_VALUE_NONE, NULL, NULL, NULL};
