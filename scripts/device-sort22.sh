@@ -6,25 +6,26 @@
 # against cuSPARSE on Kronecker 22 and Poisson 160^3 (convert_bench --transpose-only: the
 # default sort path and the scatter transpose, each of the values and of the pattern).
 # Builds in build-gpu (Release, sm_90, only the targets used). Every step runs under
-# `timeout`; a line "sort22: PASS|FAIL|CUT <step> (<s> s)" is printed as each ends, then
-# the benchmarks' CHECK lines (libsp ms, CUB or cuSPARSE ms, ratio, bit-exact) as they
-# come, and TARGET lines. Logs under $OUT (default build-gpu/logs-sort22).
+# `timeout`; the benchmarks' CHECK lines (libsp ms, CUB or cuSPARSE ms, ratio, bit-exact)
+# are shown as they come, a line "sort22: PASS|FAIL|CUT <step> (<s> s)" as each step ends,
+# and TARGET lines at the end. Logs under $OUT (default build-gpu/logs-sort22).
 # Exit: 0 all passed and bit-exact; 1 a test failed, was cut or a row MISMATCHed (the
 # TARGET lines are information: the ratios decide the defaults, not this script).
 #   bash scripts/device-sort22.sh
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 L=${OUT:-build-gpu/logs-sort22}
 mkdir -p "$L"
 . scripts/device-env.sh # .deps unpacked (Check), SP_ZLIB_ARGS
 t0=$(date +%s)
 rc=0
-step() { # step NAME LIMIT_S COMMAND...: run under timeout into $L/NAME.log, say how it ended
+step() { # step NAME LIMIT_S COMMAND...: run under timeout into $L/NAME.log (its CHECK lines
+  #        shown as they come), say how it ended
   local name=$1 limit=$2 s r
   shift 2
   s=$(date +%s)
-  timeout "$limit" "$@" >"$L/$name.log" 2>&1
-  r=$?
+  timeout "$limit" "$@" 2>&1 | tee "$L/$name.log" | grep --line-buffered -E "^CHECK" | sed -u 's/^/   /'
+  r=${PIPESTATUS[0]}
   if [ "$r" -eq 0 ]; then
     echo "sort22: PASS $name ($(( $(date +%s) - s )) s, total $(( $(date +%s) - t0 )) s)"
   elif [ "$r" -eq 124 ]; then
@@ -36,8 +37,7 @@ step() { # step NAME LIMIT_S COMMAND...: run under timeout into $L/NAME.log, say
   fi
   return "$r"
 }
-checks() { # the CHECK lines of a benchmark log; a MISMATCH fails the run
-  grep -E "^CHECK" "$L/$1.log" | sed 's/^/   /'
+checks() { # a MISMATCH among a benchmark's CHECK lines fails the run
   if grep -E "^CHECK" "$L/$1.log" | grep -q MISMATCH; then
     echo "sort22: FAIL $1 has a MISMATCH row"; rc=1
   fi
