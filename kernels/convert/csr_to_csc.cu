@@ -163,9 +163,31 @@ scatter_kernel(const int32_t *idx, int64_t nnz, int64_t chunk, const int32_t *cp
     }
 }
 
-/* Columns of 2..warp_max entries in entry order: lanes test 32 columns at once, then the
- * warp ranks each chosen column's entries by counting the smaller ones (and the equal ones
- * of lower lanes: a pattern's rows repeat where the CSR keeps duplicates). */
+/* Up to T values at p[0..n) in increasing order, in registers: an insertion network of
+ * compare-exchanges at fixed places, padded with INT32_MAX (above every entry and row). */
+template <int T>
+__device__ __forceinline__ void thread_sort(int32_t *p, int32_t n)
+{
+    int32_t v[T];
+#pragma unroll
+    for (int i = 0; i < T; i++) v[i] = i < n ? p[i] : INT32_MAX;
+#pragma unroll
+    for (int i = 1; i < T; i++)
+#pragma unroll
+        for (int j = i; j > 0; j--) {
+            int32_t a = v[j - 1], b = v[j];
+            v[j - 1] = a < b ? a : b;
+            v[j] = a < b ? b : a;
+        }
+#pragma unroll
+    for (int i = 0; i < T; i++)
+        if (i < n) p[i] = v[i];
+}
+
+/* Columns of 2..warp_max entries in entry order: lanes test 32 columns at once; a lane puts
+ * its own column of up to thread_max entries in order in registers, and the warp takes the
+ * longer ones in turn, ranking each one's entries by counting the smaller ones (and the
+ * equal ones of lower lanes: a pattern's rows repeat where the CSR keeps duplicates). */
 __global__ void __launch_bounds__(P::block_threads)
 warp_sort_kernel(const int32_t *cptr, int64_t ncols, int32_t *perm)
 {
@@ -175,8 +197,10 @@ warp_sort_kernel(const int32_t *cptr, int64_t ncols, int32_t *perm)
     for (int64_t c0 = gw * 32; c0 < ncols; c0 += warps * 32) {
         int64_t c = c0 + lane;
         int32_t start = c < ncols ? cptr[c] : 0, len = c < ncols ? cptr[c + 1] - start : 0;
-        unsigned todo =
-            __ballot_sync(sp_prim::full_mask, len >= 2 && len <= P::transpose_warp_max);
+        if (len >= 2 && len <= P::transpose_thread_max)
+            thread_sort<P::transpose_thread_max>(perm + start, len);
+        unsigned todo = __ballot_sync(sp_prim::full_mask, len > P::transpose_thread_max &&
+                                                              len <= P::transpose_warp_max);
         while (todo) {
             int src = __ffs(todo) - 1;
             todo &= todo - 1;
