@@ -7,9 +7,13 @@
  * double). libsp's CSR and CSC are compared with cuSPARSE's array by array. Prints a
  * markdown table.
  *
- *   convert_bench [--reps N] [--input NAME]...   NAME: kron22, kron23, poisson160, or a
- *                                                 .mtx path (default: all of them, with
- *                                                 every file of datasets/mtx)
+ *   convert_bench [--reps N] [--transpose-only] [--input NAME]...
+ *       NAME: kron22, kron23, poisson160, or a .mtx path (default: all of them, with every
+ *       file of datasets/mtx); --transpose-only: the COO -> CSR and CSR -> CSC rows alone.
+ * The CSR -> CSC rows come four to an input: the default path and the scatter transpose,
+ * each of the values (double) and of the pattern alone. On stderr, as each row is printed,
+ * a CHECK line for a row with a cuSPARSE time: both times, the ratio and the bit-exact
+ * check.
  *
  * Device memory for libsp comes from stream-ordered cudaMallocAsync on the device's
  * default pool, whose release threshold is raised so freed memory stays in the pool. */
@@ -28,6 +32,7 @@
 
 static const int warmup = 10;
 static int reps_small = 50;
+static bool transpose_only = false; /* --transpose-only: COO->CSR and CSR->CSC rows alone */
 static cudaStream_t stream;
 static cusparseHandle_t handle;
 static sp_gpu_env_t env;
@@ -179,6 +184,15 @@ static void print_row(const char *matrix, long long nnz, const char *op, stats a
                     matrix, nnz, op, a.median, a.min, a.max, b.median, b.min, b.max,
                     b.median / a.median, check);
     std::fflush(stdout);
+    if (b.median == 0) return;
+    /* the same on stderr, one line a row as it comes, for scripts (the table stays whole on
+     * stdout) */
+    char line[320];
+    std::snprintf(line, sizeof line,
+                  "CHECK %s, %s, nnz %lld: libsp %.3f ms, cuSPARSE %.3f ms, libsp/cuSPARSE "
+                  "throughput %.2fx, bit-exact %s",
+                  matrix, op, nnz, a.median, b.median, b.median / a.median, check);
+    std::fprintf(stderr, "%s\n", line);
 }
 
 /* (a) COO -> CSR from the shuffled entries; leaves libsp's CSR (double) in *out. */
@@ -269,18 +283,28 @@ static void bench_coo_to_csr(const input &in, const sp_coo_t *h, int reps, sp_cs
     CUDA_OK(cudaFree(src.row));
 }
 
-/* (b) CSR -> CSC: the default path, or (scatter) the count-scan-scatter transpose. */
-static void bench_csr_to_csc(const input &in, const sp_csr_t *csr, int reps, bool scatter)
+/* (b) CSR -> CSC: the default path, or (scatter) the count-scan-scatter transpose; of the
+ * values (double), or (pattern) of the pattern alone (a graph's CSC; cuSPARSE's SYMBOLIC
+ * action, values left alone), where only ptr and idx are compared. */
+static void bench_csr_to_csc(const input &in, const sp_csr_t *csr_in, int reps, bool scatter,
+                             bool pattern = false)
 {
+    sp_csr_t pat = *csr_in;
+    if (pattern) {
+        pat.value_type = SP_VALUE_NONE;
+        pat.val = nullptr;
+    }
+    const sp_csr_t *csr = &pat;
     const int64_t m = csr->nrows, n = csr->ncols, nnz = csr->nnz;
+    const cusparseAction_t action =
+        pattern ? CUSPARSE_ACTION_SYMBOLIC : CUSPARSE_ACTION_NUMERIC;
     const size_t ib = (size_t)nnz * 4, vb = (size_t)nnz * 8;
     int *c_ptr = (int *)dmalloc((size_t)(n + 1) * 4), *c_idx = (int *)dmalloc(ib);
     double *c_val = (double *)dmalloc(vb);
     size_t buf_bytes = 0;
     CUSPARSE_OK(cusparseCsr2cscEx2_bufferSize(
-        handle, (int)m, (int)n, (int)nnz, csr->val, csr->ptr, csr->idx, c_val, c_ptr, c_idx,
-        CUDA_R_64F, CUSPARSE_ACTION_NUMERIC, CUSPARSE_INDEX_BASE_ZERO, CUSPARSE_CSR2CSC_ALG1,
-        &buf_bytes));
+        handle, (int)m, (int)n, (int)nnz, csr_in->val, csr->ptr, csr->idx, c_val, c_ptr, c_idx,
+        CUDA_R_64F, action, CUSPARSE_INDEX_BASE_ZERO, CUSPARSE_CSR2CSC_ALG1, &buf_bytes));
     void *buf = dmalloc(buf_bytes);
     sp_csr_t csc;
     std::memset(&csc, 0, sizeof csc);
@@ -295,21 +319,21 @@ static void bench_csr_to_csc(const input &in, const sp_csr_t *csr, int reps, boo
                 SP_OK(sp__gpu_csr_to_csc(&env, csr, &csc));
         },
         [&] {
-            CUSPARSE_OK(cusparseCsr2cscEx2(handle, (int)m, (int)n, (int)nnz, csr->val, csr->ptr,
-                                           csr->idx, c_val, c_ptr, c_idx, CUDA_R_64F,
-                                           CUSPARSE_ACTION_NUMERIC, CUSPARSE_INDEX_BASE_ZERO,
+            CUSPARSE_OK(cusparseCsr2cscEx2(handle, (int)m, (int)n, (int)nnz, csr_in->val,
+                                           csr->ptr, csr->idx, c_val, c_ptr, c_idx, CUDA_R_64F,
+                                           action, CUSPARSE_INDEX_BASE_ZERO,
                                            CUSPARSE_CSR2CSC_ALG1, buf));
         },
         &sa, &sb, nullptr, [&] {
             if (++round % 2 == 1 && round < 2 * (warmup + reps) - 1) sp__gpu_csr_free(&env, &csc);
         });
     bool ok = csc.nnz == nnz && same_bytes(csc.ptr, c_ptr, (size_t)(n + 1) * 4) &&
-              same_bytes(csc.idx, c_idx, ib) && same_bytes(csc.val, c_val, vb);
-    print_row(in.name.c_str(), (long long)nnz,
-              !scatter    ? "CSR->CSC"
-              : scattered ? "CSR->CSC by scatter"
-                          : "CSR->CSC by scatter (fell back to sort)",
-              sa, sb, ok ? "ok" : "MISMATCH");
+              same_bytes(csc.idx, c_idx, ib) && (pattern || same_bytes(csc.val, c_val, vb));
+    std::string op = !scatter    ? "CSR->CSC"
+                     : scattered ? "CSR->CSC by scatter"
+                                 : "CSR->CSC by scatter (fell back to sort)";
+    if (pattern) op += " (pattern)";
+    print_row(in.name.c_str(), (long long)nnz, op.c_str(), sa, sb, ok ? "ok" : "MISMATCH");
     sp__gpu_csr_free(&env, &csc);
     CUDA_OK(cudaFree(buf));
     CUDA_OK(cudaFree(c_val));
@@ -418,6 +442,13 @@ static void bench_input(const input &in)
     bench_coo_to_csr(in, h, reps, &csr);
     bench_csr_to_csc(in, &csr, reps, false);
     bench_csr_to_csc(in, &csr, reps, true);
+    bench_csr_to_csc(in, &csr, reps, false, true);
+    bench_csr_to_csc(in, &csr, reps, true, true);
+    if (transpose_only) {
+        sp__gpu_csr_free(&env, &csr);
+        CUDA_OK(cudaStreamSynchronize(stream));
+        return;
+    }
     bench_builds(in, &csr, "double", max_row, reps);
     /* the same matrix with float values */
     sp_csr_t csr32 = csr;
@@ -441,8 +472,11 @@ int main(int argc, char **argv)
             reps_small = std::max(10, std::atoi(argv[++i]));
         else if (!std::strcmp(argv[i], "--input") && i + 1 < argc)
             names.push_back(argv[++i]);
+        else if (!std::strcmp(argv[i], "--transpose-only"))
+            transpose_only = true;
         else {
-            std::fprintf(stderr, "usage: %s [--reps N] [--input kron22|kron23|poisson160|FILE.mtx]...\n",
+            std::fprintf(stderr, "usage: %s [--reps N] [--transpose-only] "
+                                 "[--input kron22|kron23|poisson160|FILE.mtx]...\n",
                          argv[0]);
             return 2;
         }

@@ -54,6 +54,15 @@ static void row(const char *prim, long long n, const char *param, double bytes, 
                 bytes / b.median / 1e6, gbs / copy_gbs, a.median / b.median,
                 b.median / a.median, ok ? "ok" : "MISMATCH");
     std::fflush(stdout);
+    /* the same on stderr, one line a row as it comes, for scripts (the table stays whole on
+     * stdout) */
+    char line[256];
+    std::snprintf(line, sizeof line,
+                  "CHECK %s, n %lld, %s: libsp %.3f ms, CUB %.3f ms, libsp/CUB throughput "
+                  "%.2fx, bit-exact %s",
+                  prim, n, param, a.median, b.median, b.median / a.median,
+                  ok ? "ok" : "MISMATCH");
+    std::fprintf(stderr, "%s\n", line);
 }
 
 /* Deterministic pseudo-random fill on the device (a 32-bit integer hash of the index). */

@@ -72,6 +72,11 @@ sp_status_t sp__gpu_radix_sort_pairs_u64(uint64_t *d_keys, int32_t *d_vals, int6
  * take the onesweep passes (radix_sort.cu's header), 0 (the default) the reduce-then-scan
  * ones. Read when the scratch size is asked for and again by the sort; set it before both. */
 void sp__gpu_radix_sort_set_onesweep(int on);
+/* Test knob of the onesweep look-back's watchdog (process-wide): tile `withheld_tile` of the
+ * first pass never publishes its counts (-1: every tile does), and a look-back gives up after
+ * timeout_ms (<= 0: the policy's timeout), so the sort must return SP_STATUS_DEVICE_ERROR
+ * instead of hanging. */
+void sp__gpu_radix_sort_onesweep_fault(int64_t withheld_tile, int64_t timeout_ms);
 
 /* ---- conversions (kernels/convert/) ----
  * Each is the GPU twin of sp__ref_<op> (src/ref/), identical bit for bit: count -> scan

@@ -457,14 +457,16 @@ END_TEST
 
 /* ---- refused arguments ------------------------------------------------------------------ */
 
-/* The transpose's column classes: short (2..32 entries, a warp puts them in order), medium
- * (33..8192, a block's bitonic sort; 8192 exactly too), long (8193 and more, placed in
- * order from per-chunk counts; one, beside the small runs, spans every chunk), empty and
- * single ones, and repeated entries (merged by both policies): both paths bit for bit
- * against the reference, through check_chain (the scatter one in its own case). */
+/* The transpose's column classes: tiny (2..8 entries, a thread puts them in order), short
+ * (9..32, a warp), medium (33..8192, a block's bitonic sort; 8192 exactly too), long (8193
+ * and more, placed in order from per-chunk counts; one, beside the small runs, spans every
+ * chunk), empty and single ones, and repeated entries (merged by both policies): both
+ * paths bit for bit against the reference, through check_chain (the scatter one in its own
+ * case). */
 START_TEST(test_transpose_columns)
 {
-    static const int64_t lengths[] = {0, 1, 2, 7, 32, 33, 40, 100, 1000, 4097, 8192, 8193, 20000};
+    static const int64_t lengths[] = {0,  1,   2,    7,    8,    9,    32,   33,
+                                      40, 100, 1000, 4097, 8192, 8193, 20000};
     enum { NCLASS = sizeof lengths / sizeof lengths[0] };
     int64_t nrows = 30011, nnz = 0, big = small ? 0 : 200000;
     uint64_t seed = 9;

@@ -607,14 +607,17 @@ static void check_sort64(const uint64_t *h_keys, const int32_t *h_vals, int64_t 
                                               stream));
     sp_test_to_host(got_k, d_keys, kbytes, stream);
     if (h_vals) sp_test_to_host(got_v, d_vals, vbytes, stream);
+    /* one assertion per array, not per element: each Check assertion is a write to the
+     * runner (about 2 us), and per element this case took minutes (issue 22: its 60 s cut
+     * was read as the onesweep sort hanging) */
     for (int64_t i = 0; i < n; i++) {
-        ck_assert_msg(got_k[i] == h_keys[perm[i]],
-                      "n %lld bits %d: key %lld is %llx, expected %llx", (long long)n, key_bits,
-                      (long long)i, (unsigned long long)got_k[i],
-                      (unsigned long long)h_keys[perm[i]]);
-        if (h_vals)
-            ck_assert_msg(got_v[i] == h_vals[perm[i]], "n %lld bits %d: value %lld is %d, expected %d",
-                          (long long)n, key_bits, (long long)i, got_v[i], h_vals[perm[i]]);
+        if (got_k[i] != h_keys[perm[i]])
+            ck_abort_msg("n %lld bits %d: key %lld is %llx, expected %llx", (long long)n,
+                         key_bits, (long long)i, (unsigned long long)got_k[i],
+                         (unsigned long long)h_keys[perm[i]]);
+        if (h_vals && got_v[i] != h_vals[perm[i]])
+            ck_abort_msg("n %lld bits %d: value %lld is %d, expected %d", (long long)n,
+                         key_bits, (long long)i, got_v[i], h_vals[perm[i]]);
     }
     cudaFree(d_temp);
     free(got_v);
@@ -696,9 +699,55 @@ static void onesweep_setup(void)
 
 static void onesweep_teardown(void)
 {
+    sp__gpu_radix_sort_onesweep_fault(-1, 0);
     sp__gpu_radix_sort_set_onesweep(0);
     teardown();
 }
+
+/* The look-back's watchdog: a tile that never publishes its counts makes the sort return
+ * SP_STATUS_DEVICE_ERROR after the (shortened) timeout instead of hanging, and the next
+ * sort on the same stream and scratch runs clean and right. */
+START_TEST(test_sort_watchdog)
+{
+    const int64_t n = 1000003; /* 245 tiles of 4096 */
+    uint32_t *k = random_u32(2026, n, 0);
+    int32_t *v = iota(n);
+    size_t bytes = (size_t)n * 4, temp_bytes = 0;
+    uint32_t *d_keys = dev_alloc(bytes);
+    int32_t *d_vals = dev_alloc(bytes);
+    sp_test_to_device(d_keys, k, bytes, stream);
+    sp_test_to_device(d_vals, v, bytes, stream);
+    ck_assert_ok(
+        sp__gpu_radix_sort_pairs_u32(d_keys, d_vals, n, 32, NULL, &temp_bytes, stream));
+    void *d_temp = dev_alloc(temp_bytes);
+    sp__gpu_radix_sort_onesweep_fault(1, 200);
+    ck_assert_status(sp__gpu_radix_sort_pairs_u32(d_keys, d_vals, n, 32, d_temp, &temp_bytes,
+                                                  stream),
+                     SP_STATUS_DEVICE_ERROR);
+    ck_assert_error_has("the look-back of pass 1 of 4 waited over 200 ms");
+    ck_cuda(cudaGetLastError()); /* the context is still usable */
+    /* the same scratch again, without the fault: tickets and flags start clean */
+    sp__gpu_radix_sort_onesweep_fault(-1, 0);
+    sp_test_to_device(d_keys, k, bytes, stream);
+    sp_test_to_device(d_vals, v, bytes, stream);
+    ck_assert_ok(
+        sp__gpu_radix_sort_pairs_u32(d_keys, d_vals, n, 32, d_temp, &temp_bytes, stream));
+    ck_assert_ok(sp__ref_radix_sort_u32(k, v, n, 32));
+    uint32_t *got_k = host_alloc(bytes);
+    int32_t *got_v = host_alloc(bytes);
+    sp_test_to_host(got_k, d_keys, bytes, stream);
+    sp_test_to_host(got_v, d_vals, bytes, stream);
+    assert_same_i32((const int32_t *)got_k, (const int32_t *)k, n, "keys after the watchdog");
+    assert_same_i32(got_v, v, n, "values after the watchdog");
+    free(got_v);
+    free(got_k);
+    cudaFree(d_temp);
+    cudaFree(d_vals);
+    cudaFree(d_keys);
+    free(v);
+    free(k);
+}
+END_TEST
 #endif
 
 static Suite *gpu_prim_suite(void)
@@ -737,8 +786,11 @@ static Suite *gpu_prim_suite(void)
     tcase_add_test(r, test_sort64_stability);
     tcase_add_test(r, test_sort64_errors);
     suite_add_tcase(s, r);
-    /* The onesweep passes hung in this case on an H100 (2026-11-25, its first GPU run;
-     * cause not yet found): run only on request (SP_TEST_ONESWEEP=1) until fixed. */
+    /* The onesweep passes were cut at 60 s in this case on an H100 (2026-11-25, read then
+     * as a hang; the likely cause was check_sort64's per-element assertions, now one per
+     * array, and the look-back now gives up with an error instead of waiting forever):
+     * run only on request (SP_TEST_ONESWEEP=1) until a device run passes it
+     * (scripts/device-sort22.sh). */
     const char *os = getenv("SP_TEST_ONESWEEP");
     if (os && atoi(os) != 0) {
         TCase *o = tcase_create("radix_sort_onesweep");
@@ -751,6 +803,7 @@ static Suite *gpu_prim_suite(void)
         tcase_add_test(o, test_sort64_tiny);
         tcase_add_test(o, test_sort64_bits_and_sizes);
         tcase_add_test(o, test_sort64_stability);
+        tcase_add_test(o, test_sort_watchdog);
         suite_add_tcase(s, o);
     }
 #endif

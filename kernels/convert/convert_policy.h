@@ -15,8 +15,11 @@ struct sp_convert_policy {
      * default until a device run shows it bit-equal and faster than the sort path
      * (scripts/device-bfs22.sh runs both; sp__gpu_csr_to_csc_scatter always takes it). */
     static constexpr bool transpose_scatter = false;
-    /* columns of up to warp_max entries are put in order by a warp (a rank count), up to
-     * block_max by a block (bitonic in shared memory: block_max ints of it) */
+    /* columns of up to thread_max entries are put in order by a thread (a sorting network
+     * in registers: a 7-point stencil's columns, most of a power-law graph's), up to
+     * warp_max by a warp (a rank count), up to block_max by a block (bitonic in shared
+     * memory: block_max ints of it) */
+    static constexpr int transpose_thread_max = 8;
     static constexpr int transpose_warp_max = 32;
     static constexpr int transpose_block_max = 8192;
     /* longer columns ("hubs") are placed in order from per-chunk counts kept in shared

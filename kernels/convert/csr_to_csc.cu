@@ -12,23 +12,58 @@
  *    a scan turns the counts into each chunk's start in the column, and the block walks
  *    its chunk in order placing them (its warps take turns, lanes in order). Entries of a
  *    column end up in entry order, i.e. row order, whatever the atomics' order.
- * Each output entry then finds its row by binary search in ptr, balanced for any row. */
+ * Each output entry then takes its row from the entries' rows expanded once (a warp per 32
+ * rows, coalesced writes), and its value from its input entry. Patterns on the sort path
+ * sort the expanded rows themselves as the values, which leaves the CSC's row indices in
+ * place with no gather at all. */
 #include "convert_common.cuh"
 
 using namespace sp_convert;
 
 namespace {
 
-/* Output entry p is input entry k = perm[p]: its row and its value. */
+/* rows[k] = the row of entry k, for every entry of the CSR: a warp takes 32 rows, whose
+ * entries are contiguous, and each lane finds the row of its entry among the warp's 32 row
+ * ends by a binary search over the lanes (shuffles), so the writes are coalesced whatever
+ * the row lengths; a long row only makes its warp loop longer. */
+__global__ void __launch_bounds__(P::block_threads)
+expand_rows_kernel(const int32_t *ptr, int64_t nrows, int32_t *rows)
+{
+    const int lane = threadIdx.x & 31;
+    const int64_t warps = (int64_t)gridDim.x * (P::block_threads / 32);
+    const int64_t gw = ((int64_t)blockIdx.x * P::block_threads + threadIdx.x) >> 5;
+    for (int64_t r0 = gw * 32; r0 < nrows; r0 += warps * 32) {
+        int64_t last_row = r0 + 31 < nrows ? r0 + 31 : nrows - 1;
+        /* lanes past the last row end where it ends: the ends stay non-decreasing */
+        int32_t end = ptr[(r0 + lane < last_row ? r0 + lane : last_row) + 1];
+        int32_t first = ptr[r0], last = __shfl_sync(sp_prim::full_mask, end, 31);
+        for (int32_t k0 = first; k0 < last; k0 += 32) {
+            int32_t k = k0 + lane;
+            int lo = 0, hi = 31; /* the first lane whose row ends after k */
+#pragma unroll
+            for (int step = 0; step < 5; step++) {
+                int mid = (lo + hi) >> 1;
+                if (__shfl_sync(sp_prim::full_mask, end, mid) > k)
+                    hi = mid;
+                else
+                    lo = mid + 1;
+            }
+            if (k < last) rows[k] = (int32_t)(r0 + lo);
+        }
+    }
+}
+
+/* Output entry p is input entry k = perm[p]: its row (rows, expand_rows_kernel) and its
+ * value. */
 template <typename W>
 __global__ void __launch_bounds__(P::block_threads)
-gather_kernel(const int32_t *ptr, int64_t nrows, const W *val, const int32_t *perm, int64_t nnz,
+gather_kernel(const int32_t *rows, const W *val, const int32_t *perm, int64_t nnz,
               int32_t *idx_out, W *val_out)
 {
     for (int64_t p = (int64_t)blockIdx.x * P::block_threads + threadIdx.x; p < nnz;
          p += (int64_t)gridDim.x * P::block_threads) {
         int64_t k = perm[p];
-        idx_out[p] = (int32_t)row_of(ptr, nrows, k);
+        idx_out[p] = rows[k];
         if (val) val_out[p] = val[k];
     }
 }
@@ -40,9 +75,10 @@ struct scatter_ctl {
     int32_t nhubs, nmedium;
 };
 
-/* Per column: cursor 0; hubs (longer than block_max) numbered in hub_of (any order: only
- * counts decide positions; past max_hubs they are counted only, and the caller takes the
- * sort path), medium ones (warp_max < length <= block_max) listed. */
+/* Per column: cursor at the column's first slot; hubs (longer than block_max) numbered in
+ * hub_of (any order: only counts decide positions; past max_hubs they are counted only,
+ * and the caller takes the sort path), medium ones (warp_max < length <= block_max)
+ * listed. */
 __global__ void __launch_bounds__(P::block_threads)
 classify_kernel(const int32_t *cptr, int64_t ncols, int32_t *cursor, int32_t *hub_of,
                 int max_hubs, int32_t *medium, scatter_ctl *ctl)
@@ -50,7 +86,7 @@ classify_kernel(const int32_t *cptr, int64_t ncols, int32_t *cursor, int32_t *hu
     for (int64_t c = (int64_t)blockIdx.x * P::block_threads + threadIdx.x; c < ncols;
          c += (int64_t)gridDim.x * P::block_threads) {
         int32_t len = cptr[c + 1] - cptr[c], h = -1;
-        cursor[c] = 0;
+        cursor[c] = cptr[c];
         if (len > P::transpose_block_max) {
             h = atomicAdd(&ctl->nhubs, 1);
             if (h >= max_hubs) h = -1;
@@ -79,16 +115,17 @@ hub_count_kernel(const int32_t *idx, int64_t nnz, int64_t chunk, const int32_t *
         counts[(int64_t)h * gridDim.x + blockIdx.x] = s_count[h];
 }
 
-/* Each entry e of the block's chunk to its column's slots in perm (perm[slot] = e): short
- * and medium columns by the column's atomic cursor; hubs in order, at the column's start
- * + the hub's entries in earlier chunks (scanned: the exclusive scan of hub_count_kernel's
- * counts, hub-major) + those of this chunk placed before (s_run, the warps of a step
- * taking turns) + the lanes before it in its warp. */
+/* Each entry e of the block's chunk to its column's slots in perm (perm[slot] = e, or
+ * label[e] where label is given: a pattern's rows, which order a column as e does): short
+ * and medium columns by the column's atomic cursor (its next free slot); hubs in order, at
+ * the column's start + the hub's entries in earlier chunks (scanned: the exclusive scan of
+ * hub_count_kernel's counts, hub-major) + those of this chunk placed before (s_run, the
+ * warps of a step taking turns) + the lanes before it in its warp. */
 template <int BLOCK>
 __global__ void __launch_bounds__(BLOCK)
 scatter_kernel(const int32_t *idx, int64_t nnz, int64_t chunk, const int32_t *cptr,
                int32_t *cursor, const int32_t *hub_of, int nhubs, const int32_t *scanned,
-               int32_t *perm)
+               const int32_t *label, int32_t *perm)
 {
     constexpr int NWARPS = BLOCK / 32;
     extern __shared__ int32_t s_run[];   /* per hub: its entries of this chunk placed */
@@ -104,7 +141,8 @@ scatter_kernel(const int32_t *idx, int64_t nnz, int64_t chunk, const int32_t *cp
         int32_t c = valid ? __ldg(idx + e) : 0;
         int32_t h = valid ? hub_of[c] : -1;
         bool hub = h >= 0;
-        if (valid && !hub) perm[cptr[c] + atomicAdd(&cursor[c], 1)] = (int32_t)e;
+        int32_t v = label && valid ? __ldg(label + e) : (int32_t)e;
+        if (valid && !hub) perm[atomicAdd(&cursor[c], 1)] = v;
         if (!__syncthreads_or(hub)) continue; /* the same answer in every thread */
         unsigned peers = __match_any_sync(sp_prim::full_mask, hub ? h : -1);
         int leader = __ffs(peers) - 1;
@@ -120,13 +158,36 @@ scatter_kernel(const int32_t *idx, int64_t nnz, int64_t chunk, const int32_t *cp
             const int32_t *row = scanned + (int64_t)h * gridDim.x;
             int64_t slot = (int64_t)cptr[c] + (row[blockIdx.x] - row[0]) + s_base[warp][leader] +
                            __popc(peers & below);
-            perm[slot] = (int32_t)e;
+            perm[slot] = v;
         }
     }
 }
 
-/* Columns of 2..warp_max entries in entry order: lanes test 32 columns at once, then the
- * warp ranks each chosen column's entries (distinct) by counting the smaller ones. */
+/* Up to T values at p[0..n) in increasing order, in registers: an insertion network of
+ * compare-exchanges at fixed places, padded with INT32_MAX (above every entry and row). */
+template <int T>
+__device__ __forceinline__ void thread_sort(int32_t *p, int32_t n)
+{
+    int32_t v[T];
+#pragma unroll
+    for (int i = 0; i < T; i++) v[i] = i < n ? p[i] : INT32_MAX;
+#pragma unroll
+    for (int i = 1; i < T; i++)
+#pragma unroll
+        for (int j = i; j > 0; j--) {
+            int32_t a = v[j - 1], b = v[j];
+            v[j - 1] = a < b ? a : b;
+            v[j] = a < b ? b : a;
+        }
+#pragma unroll
+    for (int i = 0; i < T; i++)
+        if (i < n) p[i] = v[i];
+}
+
+/* Columns of 2..warp_max entries in entry order: lanes test 32 columns at once; a lane puts
+ * its own column of up to thread_max entries in order in registers, and the warp takes the
+ * longer ones in turn, ranking each one's entries by counting the smaller ones (and the
+ * equal ones of lower lanes: a pattern's rows repeat where the CSR keeps duplicates). */
 __global__ void __launch_bounds__(P::block_threads)
 warp_sort_kernel(const int32_t *cptr, int64_t ncols, int32_t *perm)
 {
@@ -136,8 +197,10 @@ warp_sort_kernel(const int32_t *cptr, int64_t ncols, int32_t *perm)
     for (int64_t c0 = gw * 32; c0 < ncols; c0 += warps * 32) {
         int64_t c = c0 + lane;
         int32_t start = c < ncols ? cptr[c] : 0, len = c < ncols ? cptr[c + 1] - start : 0;
-        unsigned todo =
-            __ballot_sync(sp_prim::full_mask, len >= 2 && len <= P::transpose_warp_max);
+        if (len >= 2 && len <= P::transpose_thread_max)
+            thread_sort<P::transpose_thread_max>(perm + start, len);
+        unsigned todo = __ballot_sync(sp_prim::full_mask, len > P::transpose_thread_max &&
+                                                              len <= P::transpose_warp_max);
         while (todo) {
             int src = __ffs(todo) - 1;
             todo &= todo - 1;
@@ -145,7 +208,10 @@ warp_sort_kernel(const int32_t *cptr, int64_t ncols, int32_t *perm)
             int32_t n = __shfl_sync(sp_prim::full_mask, len, src);
             int32_t v = lane < n ? perm[first + lane] : INT32_MAX;
             int rank = 0;
-            for (int j = 0; j < 32; j++) rank += __shfl_sync(sp_prim::full_mask, v, j) < v;
+            for (int j = 0; j < 32; j++) {
+                int32_t u = __shfl_sync(sp_prim::full_mask, v, j);
+                rank += u < v || (u == v && j < lane);
+            }
             __syncwarp();
             if (lane < n) perm[first + rank] = v;
             __syncwarp();
@@ -186,16 +252,46 @@ block_sort_kernel(const int32_t *cptr, const int32_t *medium, const scatter_ctl 
 
 } /* namespace */
 
-/* The sort path (env and csr checked). */
+/* rows[k] = the row of each entry k of csr (nnz > 0). */
+static sp_status_t expand_rows(const sp_gpu_env_t *env, const sp_csr_t *csr, int32_t *rows)
+{
+    sp_status_t st = SP_STATUS_SUCCESS;
+    expand_rows_kernel<<<grid_for(env, csr->nrows), P::block_threads, 0,
+                         (cudaStream_t)env->stream>>>(csr->ptr, csr->nrows, rows);
+    SP_CUDA_LAUNCHED("expand_rows_kernel");
+done:
+    return st;
+}
+
+/* The rows and values of perm's entries into c (gather_kernel; rows: expand_rows). */
+static sp_status_t gather(const sp_gpu_env_t *env, const sp_csr_t *csr, const int32_t *rows,
+                          const int32_t *perm, sp_csr_t *c)
+{
+    sp_status_t st = SP_STATUS_SUCCESS;
+    cudaStream_t s = (cudaStream_t)env->stream;
+    by_word(sp_value_size(csr->value_type), [&](auto tag) {
+        using W = decltype(tag);
+        gather_kernel<W><<<grid_for(env, csr->nnz), P::block_threads, 0, s>>>(
+            rows, static_cast<const W *>(csr->val), perm, csr->nnz, c->idx,
+            static_cast<W *>(c->val));
+    });
+    SP_CUDA_LAUNCHED("gather_kernel");
+done:
+    return st;
+}
+
+/* The sort path (env and csr checked): a stable sort of the column indices carrying the
+ * entry numbers (then gathered: rows and values), or for patterns the rows themselves. */
 static sp_status_t csc_by_sort(const sp_gpu_env_t *env, const sp_csr_t *csr, sp_csr_t *csc)
 {
     sp_status_t st = SP_STATUS_SUCCESS;
     sp_csr_t c = {0, 0, 0, SP_VALUE_NONE, NULL, NULL, NULL};
     void *scratch = NULL;
     scratch_plan plan;
-    size_t seg_bytes = 0, sort_bytes = 0, temp_bytes = 0, vs = 0, o_keys, o_perm, o_temp;
+    size_t seg_bytes = 0, sort_bytes = 0, temp_bytes = 0, vs = 0, o_keys, o_perm, o_rows,
+           o_temp;
     uint32_t *keys = NULL;
-    int32_t *perm = NULL;
+    int32_t *perm = NULL, *rows = NULL;
     cudaStream_t s = NULL;
     int64_t nnz = 0;
     s = (cudaStream_t)env->stream;
@@ -209,31 +305,35 @@ static sp_status_t csc_by_sort(const sp_gpu_env_t *env, const sp_csr_t *csr, sp_
     SP_TRY(sort_pairs_temp_bytes(nnz, &sort_bytes));
     temp_bytes = seg_bytes > sort_bytes ? seg_bytes : sort_bytes;
     o_keys = plan.add_n<uint32_t>(nnz);
-    o_perm = plan.add_n<int32_t>(nnz);
+    o_perm = plan.add_n<int32_t>(vs > 0 ? nnz : 0);
+    o_rows = plan.add_n<int32_t>(vs > 0 ? nnz : 0);
     o_temp = plan.add(temp_bytes);
     SP_TRY(env_alloc(env, &scratch, plan.total));
     keys = at<uint32_t>(scratch, o_keys);
     perm = at<int32_t>(scratch, o_perm);
+    rows = at<int32_t>(scratch, o_rows);
     SP_TRY(env_alloc_n(env, &c.ptr, c.ncols + 1));
     SP_TRY(env_alloc_n(env, &c.idx, nnz));
     SP_TRY(env_alloc(env, &c.val, (size_t)nnz * vs));
     SP_TRY(segment_starts(env, csr->idx, nnz, c.ptr, c.ncols, at<void>(scratch, o_temp),
                           &temp_bytes));
     if (nnz > 0) {
+        const int key_bits = key_bits_for((uint64_t)(c.ncols > 0 ? c.ncols - 1 : 0));
         SP_CUDA_TRY(cudaMemcpyAsync(keys, csr->idx, (size_t)nnz * sizeof *keys,
                                     cudaMemcpyDeviceToDevice, s));
-        iota_kernel<P::block_threads><<<grid_for(env, nnz), P::block_threads, 0, s>>>(perm, nnz);
-        SP_CUDA_LAUNCHED("iota_kernel");
-        SP_TRY(sp__gpu_radix_sort_pairs_u32(keys, perm, nnz,
-                                            key_bits_for((uint64_t)(c.ncols > 0 ? c.ncols - 1 : 0)),
-                                            at<void>(scratch, o_temp), &temp_bytes, s));
-        by_word(vs, [&](auto tag) {
-            using W = decltype(tag);
-            gather_kernel<W><<<grid_for(env, nnz), P::block_threads, 0, s>>>(
-                csr->ptr, csr->nrows, static_cast<const W *>(csr->val), perm, nnz, c.idx,
-                static_cast<W *>(c.val));
-        });
-        SP_CUDA_LAUNCHED("gather_kernel");
+        if (vs == 0) { /* the rows ride in the sort and land in place */
+            SP_TRY(expand_rows(env, csr, c.idx));
+            SP_TRY(sp__gpu_radix_sort_pairs_u32(keys, c.idx, nnz, key_bits,
+                                                at<void>(scratch, o_temp), &temp_bytes, s));
+        } else {
+            SP_TRY(expand_rows(env, csr, rows));
+            iota_kernel<P::block_threads><<<grid_for(env, nnz), P::block_threads, 0, s>>>(perm,
+                                                                                         nnz);
+            SP_CUDA_LAUNCHED("iota_kernel");
+            SP_TRY(sp__gpu_radix_sort_pairs_u32(keys, perm, nnz, key_bits,
+                                                at<void>(scratch, o_temp), &temp_bytes, s));
+            SP_TRY(gather(env, csr, rows, perm, &c));
+        }
     }
     *csc = c;
     c = (sp_csr_t){0, 0, 0, SP_VALUE_NONE, NULL, NULL, NULL};
@@ -243,25 +343,10 @@ done:
     return st;
 }
 
-/* The rows and values of perm's entries into c (gather_kernel). */
-static sp_status_t gather(const sp_gpu_env_t *env, const sp_csr_t *csr, const int32_t *perm,
-                          sp_csr_t *c)
-{
-    sp_status_t st = SP_STATUS_SUCCESS;
-    cudaStream_t s = (cudaStream_t)env->stream;
-    by_word(sp_value_size(csr->value_type), [&](auto tag) {
-        using W = decltype(tag);
-        gather_kernel<W><<<grid_for(env, csr->nnz), P::block_threads, 0, s>>>(
-            csr->ptr, csr->nrows, static_cast<const W *>(csr->val), perm, csr->nnz, c->idx,
-            static_cast<W *>(c->val));
-    });
-    SP_CUDA_LAUNCHED("gather_kernel");
-done:
-    return st;
-}
-
 /* The scatter path (env and csr checked); *scattered = 0 when the matrix has more long
- * columns than P::transpose_max_hubs, and the sort path ran instead. */
+ * columns than P::transpose_max_hubs, and the sort path ran instead. A pattern's entries
+ * are placed as their rows straight into the CSC's idx (no gather); with values, as their
+ * entry numbers, then gathered. */
 static sp_status_t csc_by_scatter(const sp_gpu_env_t *env, const sp_csr_t *csr, sp_csr_t *csc,
                                   int *scattered)
 {
@@ -269,20 +354,22 @@ static sp_status_t csc_by_scatter(const sp_gpu_env_t *env, const sp_csr_t *csr, 
     sp_csr_t c = {0, 0, 0, SP_VALUE_NONE, NULL, NULL, NULL};
     void *scratch = NULL, *hub_scratch = NULL;
     scratch_plan plan, hub_plan;
-    size_t seg_bytes = 0, scan_bytes = 0, o_perm, o_cursor, o_hub_of, o_medium, o_ctl, o_seg,
-           o_counts = 0, o_scan = 0;
-    int32_t *perm, *cursor, *hub_of, *medium, *counts = NULL;
+    size_t seg_bytes = 0, scan_bytes = 0, o_perm, o_rows, o_cursor, o_hub_of, o_medium, o_ctl,
+           o_seg, o_counts = 0, o_scan = 0;
+    int32_t *perm, *rows, *cursor, *hub_of, *medium, *counts = NULL;
     scatter_ctl *ctl, h_ctl = {0, 0};
     cudaStream_t s = (cudaStream_t)env->stream;
     int64_t nnz = csr->nnz, ncols = csr->ncols, nchunks = 0, chunk = 0;
     int sms = env->sm_count > 0 ? env->sm_count : 1;
+    const bool pattern = sp_value_size(csr->value_type) == 0;
     *scattered = 1;
     c.nrows = csr->nrows;
     c.ncols = ncols;
     c.nnz = nnz;
     c.value_type = csr->value_type;
     SP_TRY(segment_starts(env, csr->idx, nnz, NULL, ncols, NULL, &seg_bytes));
-    o_perm = plan.add_n<int32_t>(nnz);
+    o_perm = plan.add_n<int32_t>(pattern ? 0 : nnz);
+    o_rows = plan.add_n<int32_t>(nnz);
     o_cursor = plan.add_n<int32_t>(ncols);
     o_hub_of = plan.add_n<int32_t>(ncols);
     o_medium = plan.add_n<int32_t>(ncols);
@@ -290,6 +377,7 @@ static sp_status_t csc_by_scatter(const sp_gpu_env_t *env, const sp_csr_t *csr, 
     o_seg = plan.add(seg_bytes);
     SP_TRY(env_alloc(env, &scratch, plan.total));
     perm = at<int32_t>(scratch, o_perm);
+    rows = at<int32_t>(scratch, o_rows);
     cursor = at<int32_t>(scratch, o_cursor);
     hub_of = at<int32_t>(scratch, o_hub_of);
     medium = at<int32_t>(scratch, o_medium);
@@ -299,6 +387,7 @@ static sp_status_t csc_by_scatter(const sp_gpu_env_t *env, const sp_csr_t *csr, 
     SP_TRY(env_alloc(env, &c.val, (size_t)nnz * sp_value_size(csr->value_type)));
     SP_TRY(segment_starts(env, csr->idx, nnz, c.ptr, ncols, at<void>(scratch, o_seg), &seg_bytes));
     if (nnz == 0) goto out;
+    if (pattern) perm = c.idx;
     SP_CUDA_TRY(cudaMemsetAsync(ctl, 0, sizeof *ctl, s));
     classify_kernel<<<grid_for(env, ncols), P::block_threads, 0, s>>>(
         c.ptr, ncols, cursor, hub_of, P::transpose_max_hubs, medium, ctl);
@@ -330,9 +419,11 @@ static sp_status_t csc_by_scatter(const sp_gpu_env_t *env, const sp_csr_t *csr, 
         SP_TRY(sp__gpu_exclusive_scan_i32(counts, counts, ncounts, NULL,
                                           at<void>(hub_scratch, o_scan), &scan_bytes, s));
     }
+    SP_TRY(expand_rows(env, csr, rows));
     scatter_kernel<P::block_threads><<<(unsigned)nchunks, P::block_threads,
                                        (size_t)h_ctl.nhubs * sizeof(int32_t), s>>>(
-        csr->idx, nnz, chunk, c.ptr, cursor, hub_of, h_ctl.nhubs, counts, perm);
+        csr->idx, nnz, chunk, c.ptr, cursor, hub_of, h_ctl.nhubs, counts,
+        pattern ? rows : NULL, perm);
     SP_CUDA_LAUNCHED("scatter_kernel");
     warp_sort_kernel<<<grid_for(env, ncols), P::block_threads, 0, s>>>(c.ptr, ncols, perm);
     SP_CUDA_LAUNCHED("warp_sort_kernel");
@@ -341,7 +432,7 @@ static sp_status_t csc_by_scatter(const sp_gpu_env_t *env, const sp_csr_t *csr, 
         block_sort_kernel<<<blocks, P::block_threads, 0, s>>>(c.ptr, medium, ctl, perm);
         SP_CUDA_LAUNCHED("block_sort_kernel");
     }
-    SP_TRY(gather(env, csr, perm, &c));
+    if (!pattern) SP_TRY(gather(env, csr, rows, perm, &c));
 out:
     *csc = c;
     c = (sp_csr_t){0, 0, 0, SP_VALUE_NONE, NULL, NULL, NULL};

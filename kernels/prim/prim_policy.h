@@ -86,6 +86,17 @@ template <> struct sp_radix_policy<unsigned long long> {
     static constexpr int min_blocks = SP_RADIX_MIN_BLOCKS_U64;
 };
 
+/* Radix sort, onesweep passes (radix_sort.cu): the look-back's watchdog. A legitimate
+ * wait on an earlier tile lasts microseconds (that tile is running and only has to rank
+ * its keys); a wait beyond lookback_timeout_ns is a bug or a starved device, and the sort
+ * gives up with an error status instead of hanging its caller. Generous enough for
+ * compute-sanitizer's slowdown and for time slicing with other processes. The clock is
+ * read once every polls_per_clock_read polls of a word not yet published. */
+struct sp_radix_onesweep_policy {
+    static constexpr long long lookback_timeout_ns = 4000000000LL;
+    static constexpr unsigned polls_per_clock_read = 64;
+};
+
 /* The longest-row pass (kernel_util.cuh, longest_row): a grid-stride max over the rows,
  * the conversions' launch shape (one load per row, enough resident warps to hide it). */
 struct sp_longest_row_policy {

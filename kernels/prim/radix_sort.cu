@@ -17,7 +17,11 @@
  * a tile that has published its inclusive prefix), so a pass reads the keys once and needs
  * no count matrix or scan. No block waits on a tile whose ticket came after its own, and
  * every earlier ticket is held by a running block that publishes its counts before it
- * looks back, so the look-back cannot deadlock. */
+ * looks back, so the look-back cannot deadlock. Library code must not hang its caller even
+ * so: a wait longer than sp_radix_onesweep_policy::lookback_timeout_ns (or any wait once
+ * another tile gave up) gives up, marks the sort failed in a device word, and the tile
+ * writes nothing; later passes see the mark and return at once, and the host reads the
+ * word after the last pass and returns SP_STATUS_DEVICE_ERROR. */
 #include <atomic>
 #include <cuda/atomic>
 
@@ -93,35 +97,66 @@ upsweep_kernel(const K *keys, int64_t n, int shift, unsigned mask, int *counts, 
  * sort. */
 using status_ref = cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>;
 
+using error_ref = cuda::atomic_ref<unsigned, cuda::thread_scope_device>;
+
 /* Where the onesweep passes find the counts before a tile (unused by the classic ones). */
 struct lookback_t {
     const int *off;              /* the pass's digit offsets over all keys */
     unsigned long long *status;  /* nblocks * RADIX words */
     unsigned *ticket;            /* the pass's tile counter */
+    unsigned *error;             /* 0, or 1 + the first pass whose look-back gave up */
     unsigned pass;
+    long long timeout_ns;        /* the longest wait on one earlier tile */
+    int withheld_tile;           /* test hook: this tile of pass 0 never publishes; else -1 */
 };
+
+__device__ __forceinline__ unsigned long long global_ns()
+{
+    unsigned long long t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    return t;
+}
 
 /* Digit d's count in the tiles before `tile` (thread d, d <= mask), by decoupled look-back:
  * publish the tile's own count, walk back adding the earlier tiles' counts until one that
- * has published its inclusive sum, publish this tile's. */
+ * has published its inclusive sum, publish this tile's. Returns -1 (publishing nothing
+ * more) when a wait outlasts lb.timeout_ns or the sort is already marked failed; the
+ * first such wait marks it. */
 __device__ __forceinline__ int look_back(const lookback_t &lb, int tile, int d, int run)
 {
+    using OP = sp_radix_onesweep_policy;
     const unsigned long long agg = 2ull * lb.pass + 1, prefix = agg + 1;
+    const bool publish = !(lb.pass == 0 && tile == lb.withheld_tile);
     status_ref mine(lb.status[(int64_t)tile * RADIX + d]);
     int before = 0;
     if (tile > 0) {
-        mine.store((agg << 32) | (unsigned)run, cuda::memory_order_relaxed);
+        if (publish) mine.store((agg << 32) | (unsigned)run, cuda::memory_order_relaxed);
+        unsigned polls = 0;
+        unsigned long long since = 0;
         for (int j = tile - 1;;) {
             unsigned long long w =
                 status_ref(lb.status[(int64_t)j * RADIX + d]).load(cuda::memory_order_relaxed);
             unsigned long long flag = w >> 32;
-            if (flag < agg) continue; /* tile j has not published yet */
+            if (flag < agg) { /* tile j has not published yet */
+                if (++polls % OP::polls_per_clock_read != 0) continue;
+                unsigned long long now = global_ns();
+                if (since == 0) since = now;
+                bool failed = error_ref(*lb.error).load(cuda::memory_order_relaxed) != 0;
+                if (!failed && now - since < (unsigned long long)lb.timeout_ns) continue;
+                unsigned expected = 0;
+                error_ref(*lb.error).compare_exchange_strong(expected, lb.pass + 1,
+                                                             cuda::memory_order_relaxed);
+                return -1;
+            }
             before += (int)(unsigned)w;
             if (flag == prefix) break;
             j--;
+            polls = 0;
+            since = 0;
         }
     }
-    mine.store((prefix << 32) | (unsigned)(before + run), cuda::memory_order_relaxed);
+    if (publish)
+        mine.store((prefix << 32) | (unsigned)(before + run), cuda::memory_order_relaxed);
     return before;
 }
 
@@ -145,11 +180,16 @@ downsweep_kernel(const K *keys_in, const int *vals_in, K *keys_out, int *vals_ou
     __shared__ K sorted_keys[TILE];
     __shared__ int sorted_vals[PAIRS ? TILE : 1];
     __shared__ int s_tile;
+    __shared__ int s_failed; /* onesweep: the sort is marked failed, or this tile gave up */
 
     int t = threadIdx.x, lane = t & 31, warp = t >> 5;
-    if (ONESWEEP && t == 0) s_tile = (int)atomicAdd(lb.ticket, 1u); /* in start order */
+    if (ONESWEEP && t == 0) {
+        s_tile = (int)atomicAdd(lb.ticket, 1u); /* in start order */
+        s_failed = error_ref(*lb.error).load(cuda::memory_order_relaxed) != 0;
+    }
     for (int w = 0; w < NWARPS; w++) hist[w][t] = 0;
     __syncthreads();
+    if (ONESWEEP && s_failed) return; /* an earlier pass or tile gave up: write nothing */
     const int tile = ONESWEEP ? s_tile : (int)blockIdx.x;
     int64_t base = (int64_t)tile * TILE;
     int count = n - base < TILE ? (int)(n - base) : TILE;
@@ -178,13 +218,17 @@ downsweep_kernel(const K *keys_in, const int *vals_in, K *keys_out, int *vals_ou
     }
     int tile_keys;
     digit_start[t] = block_exclusive_scan<BLOCK>(run, warp_totals, &tile_keys);
-    if (t > (int)mask)
+    if (t > (int)mask) {
         digit_global[t] = 0;
-    else if (ONESWEEP)
-        digit_global[t] = lb.off[t] + look_back(lb, tile, t, run);
-    else
+    } else if (ONESWEEP) {
+        int before = look_back(lb, tile, t, run);
+        if (before < 0) s_failed = 1;
+        digit_global[t] = lb.off[t] + before;
+    } else {
         digit_global[t] = offsets[(int64_t)t * nblocks + blockIdx.x];
+    }
     __syncthreads();
+    if (ONESWEEP && s_failed) return; /* a digit's look-back gave up: its offsets are unknown */
 
 #pragma unroll
     for (int i = 0; i < ITEMS; i++) {
@@ -216,6 +260,8 @@ downsweep_kernel(const K *keys_in, const int *vals_in, K *keys_out, int *vals_ou
 /* ---- onesweep ---- */
 
 std::atomic<int> onesweep_on{0};
+std::atomic<int> withheld_tile{-1};        /* test hook (sp__gpu_radix_sort_onesweep_fault) */
+std::atomic<long long> timeout_override_ns{0};
 
 constexpr int MAX_PASSES = 8; /* 64-bit keys */
 
@@ -259,8 +305,8 @@ __global__ void __launch_bounds__(BLOCK) digit_offsets_kernel(const int *hist, i
 }
 
 /* Scratch: the other key (and value) buffer, the count matrix and the scan's scratch; with
- * onesweep, instead of the last two, the look-back words, the digit totals and offsets and
- * the tickets (status .. the tickets zeroed by one memset). */
+ * onesweep, instead of the last two, the look-back words, the digit totals and offsets, the
+ * tickets and the error word (status .. the error word zeroed by one memset). */
 struct layout {
     size_t keys_alt, vals_alt, counts, scan_temp, scan_bytes, total;
     size_t status, hist, off, tickets, zeroed;
@@ -281,9 +327,9 @@ sp_status_t plan(int64_t n, bool pairs, layout *L)
         L->status = L->counts;
         L->hist = L->status + align_up((size_t)ncounts * sizeof(unsigned long long));
         L->tickets = L->hist + align_up((size_t)MAX_PASSES * RADIX * 4);
-        L->zeroed = L->tickets + MAX_PASSES * sizeof(unsigned) - L->status;
+        L->zeroed = L->tickets + (MAX_PASSES + 1) * sizeof(unsigned) - L->status;
         L->off = L->hist + align_up((size_t)MAX_PASSES * RADIX * 4) +
-                 align_up(MAX_PASSES * sizeof(unsigned));
+                 align_up((MAX_PASSES + 1) * sizeof(unsigned));
         L->total = L->off + align_up((size_t)MAX_PASSES * RADIX * 4);
         L->scan_temp = L->scan_bytes = 0;
         goto done;
@@ -307,6 +353,12 @@ sp_status_t onesweep_passes(const layout &L, K **kin, K **kout, int **vin, int *
     int *hist = reinterpret_cast<int *>(tmp + L.hist), *off = reinterpret_cast<int *>(tmp + L.off);
     unsigned long long *status = reinterpret_cast<unsigned long long *>(tmp + L.status);
     unsigned *tickets = reinterpret_cast<unsigned *>(tmp + L.tickets);
+    unsigned *error = tickets + MAX_PASSES, h_error = 0;
+    const long long override_ns = timeout_override_ns.load();
+    const long long timeout_ns =
+        override_ns > 0 ? override_ns : sp_radix_onesweep_policy::lookback_timeout_ns;
+    const int withheld = withheld_tile.load();
+    cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
     SP_CUDA_TRY(cudaMemsetAsync(tmp + L.status, 0, L.zeroed, s));
     digit_hist_kernel<K><<<nblocks < 1024 ? nblocks : 1024, BLOCK, 0, s>>>(*kin, n, key_bits, hist);
     SP_CUDA_LAUNCHED("radix digit_hist_kernel");
@@ -316,7 +368,8 @@ sp_status_t onesweep_passes(const layout &L, K **kin, K **kout, int **vin, int *
         int shift = p * DIGIT_BITS;
         int bits = key_bits - shift < DIGIT_BITS ? key_bits - shift : DIGIT_BITS;
         unsigned mask = (1u << bits) - 1u;
-        lookback_t lb = {off + p * RADIX, status, tickets + p, (unsigned)p};
+        lookback_t lb = {off + p * RADIX, status, tickets + p, error, (unsigned)p,
+                         timeout_ns, withheld};
         if (pairs)
             downsweep_kernel<K, true, true><<<nblocks, BLOCK, 0, s>>>(
                 *kin, *vin, *kout, *vout, n, shift, mask, NULL, nblocks, lb);
@@ -331,6 +384,16 @@ sp_status_t onesweep_passes(const layout &L, K **kin, K **kout, int **vin, int *
         *vin = *vout;
         *vout = vs;
     }
+    /* the watchdog's verdict (not readable while the stream is being captured into a graph) */
+    SP_CUDA_TRY(cudaStreamIsCapturing(s, &capture));
+    if (capture != cudaStreamCaptureStatusNone) goto done;
+    SP_CUDA_TRY(cudaMemcpyAsync(&h_error, error, sizeof h_error, cudaMemcpyDeviceToHost, s));
+    SP_CUDA_TRY(cudaStreamSynchronize(s));
+    if (h_error != 0)
+        SP_FAIL(SP_STATUS_DEVICE_ERROR,
+                "radix sort (onesweep): the look-back of pass %u of %d waited over %lld ms for "
+                "an earlier tile of %d and gave up; the keys and values are undefined",
+                h_error, passes, timeout_ns / 1000000, nblocks);
 done:
     return st;
 }
@@ -380,7 +443,7 @@ sp_status_t radix_sort(K *d_keys, int *d_vals, int64_t n, int key_bits, void *d_
         SP_CUDA_LAUNCHED("radix upsweep_kernel");
         SP_TRY(sp__gpu_exclusive_scan_i32(counts, counts, (int64_t)(mask + 1) * nblocks, NULL,
                                           tmp + L.scan_temp, &scan_bytes, s));
-        const lookback_t none = {NULL, NULL, NULL, 0};
+        const lookback_t none = {NULL, NULL, NULL, NULL, 0, 0, -1};
         if (pairs)
             downsweep_kernel<K, true, false><<<nblocks, BLOCK, 0, s>>>(
                 kin, vin, kout, vout, n, shift, mask, counts, nblocks, none);
@@ -426,3 +489,9 @@ extern "C" sp_status_t sp__gpu_radix_sort_pairs_u64(uint64_t *d_keys, int32_t *d
 }
 
 extern "C" void sp__gpu_radix_sort_set_onesweep(int on) { onesweep_on.store(on ? 1 : 0); }
+
+extern "C" void sp__gpu_radix_sort_onesweep_fault(int64_t withheld, int64_t timeout_ms)
+{
+    withheld_tile.store(withheld >= 0 && withheld <= INT32_MAX ? (int)withheld : -1);
+    timeout_override_ns.store(timeout_ms > 0 ? (long long)timeout_ms * 1000000 : 0);
+}
