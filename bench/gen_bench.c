@@ -2,14 +2,18 @@
  * interleaved (the machine may be shared), with a fingerprint of each output; exits 1 if
  * two thread counts give different graphs. One thread is the serial path of before the
  * parallel generators (the same code in order on the calling thread).
- *   gen_bench kron|uniform SCALE [EF] [THREADS,...] [ROUNDS]     e.g. gen_bench kron 24 16 1,16 3 */
+ *   gen_bench kron|uniform SCALE [EF] [THREADS,...] [ROUNDS] [sym]   e.g. gen_bench kron 24 16 1,16 3
+ * With `sym` the time is that of sp_coo_symmetrize on the generated graph (its sort on the
+ * same thread count; the generator's time is left out) and the fingerprint that of the
+ * symmetrized graph. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "gen/gen_random.h"
-#include "sp_base.h" /* sp__ncores */
+#include "sp_base.h"      /* sp__ncores */
+#include "sp_host_sort.h" /* sp__coo_symmetrize_threads */
 
 static double now(void)
 {
@@ -47,7 +51,7 @@ int main(int argc, char **argv)
         return 2;
     }
     int kron = !strcmp(argv[1], "kron"), scale = atoi(argv[2]);
-    int ef = argc > 3 ? atoi(argv[3]) : 16;
+    int ef = argc > 3 ? atoi(argv[3]) : 16, sym = argc > 6 && !strcmp(argv[6], "sym");
     for (char *p = argc > 4 ? argv[4] : "1,0"; *p && ncounts < MAX_COUNTS; p++) {
         counts[ncounts++] = (int)strtol(p, &p, 10);
         if (!*p) break;
@@ -62,14 +66,19 @@ int main(int argc, char **argv)
                                   : sp__gen_uniform_threads(scale, ef, 1, SP_VALUE_NONE,
                                                             counts[c], &a);
             sec[c][r] = now() - t0;
+            if (st == SP_STATUS_SUCCESS && sym) {
+                t0 = now();
+                st = sp__coo_symmetrize_threads(a, 1, counts[c]);
+                sec[c][r] = now() - t0;
+            }
             if (st != SP_STATUS_SUCCESS) {
                 fprintf(stderr, "gen_bench: %s\n", sp_last_error());
                 return 1;
             }
             uint64_t h = fingerprint(a);
             if (r == 0 && c == 0) first = h;
-            printf("gen_bench: %s:%d ef %d threads %d round %d seconds %.3f fingerprint "
-                   "%016llx%s\n", argv[1], scale, ef, counts[c], r + 1, sec[c][r],
+            printf("gen_bench: %s%s:%d ef %d threads %d round %d seconds %.3f fingerprint "
+                   "%016llx%s\n", sym ? "symmetrize " : "", argv[1], scale, ef, counts[c], r + 1, sec[c][r],
                    (unsigned long long)h, h == first ? "" : " DIFFERS");
             if (h != first) rc = 1;
             sp_coo_free(a);
@@ -77,8 +86,8 @@ int main(int argc, char **argv)
     }
     for (int c = 0; c < ncounts; c++) qsort(sec[c], (size_t)rounds, sizeof sec[c][0], cmp_double);
     for (int c = 0; c < ncounts; c++) {
-        printf("gen_bench: summary %s:%d ef %d threads %d (0 = all %d cores) median %.3f s "
-               "min %.3f max %.3f speedup vs first %.2fx\n", argv[1], scale, ef, counts[c],
+        printf("gen_bench: summary %s%s:%d ef %d threads %d (0 = all %d cores) median %.3f s "
+               "min %.3f max %.3f speedup vs first %.2fx\n", sym ? "symmetrize " : "", argv[1], scale, ef, counts[c],
                sp__ncores(), sec[c][rounds / 2], sec[c][0], sec[c][rounds - 1],
                sec[0][rounds / 2] / sec[c][rounds / 2]);
     }

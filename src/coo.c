@@ -3,6 +3,7 @@
 
 #include "sp_base.h"
 #include "sp_formats.h"
+#include "sp_host_sort.h"
 #include "sp_ref.h"
 
 static int valid_type(sp_value_type_t t)
@@ -93,7 +94,7 @@ sp_status_t sp_coo_sort_merge(sp_coo_t *coo, sp_dup_policy_t policy, int64_t *nm
                  "sp_coo_sort_merge: nnz %lld outside 0..capacity %lld", (long long)coo->nnz,
                  (long long)coo->capacity);
     sp_triplets_t t = sp__coo_triplets(coo);
-    SP_TRY(sp__ref_coo_sort_merge(&t, policy, nmerged));
+    SP_TRY(sp__coo_sort_merge_threads(&t, policy, nmerged, 0));
     coo->nnz = t.nnz;
     coo->flags |= SP_COO_SORTED | SP_COO_MERGED;
 done:
@@ -103,6 +104,11 @@ done:
 /* The mirrored entries go to new arrays and are sorted there, so a failure (out of
  * memory in the sort) leaves the caller's COO exactly as it was. */
 sp_status_t sp_coo_symmetrize(sp_coo_t *coo, int drop_self_loops)
+{
+    return sp__coo_symmetrize_threads(coo, drop_self_loops, 0);
+}
+
+sp_status_t sp__coo_symmetrize_threads(sp_coo_t *coo, int drop_self_loops, int nthreads)
 {
     sp_status_t st = SP_STATUS_SUCCESS;
     sp_coo_t t = {0};
@@ -141,7 +147,12 @@ sp_status_t sp_coo_symmetrize(sp_coo_t *coo, int drop_self_loops)
     }
     t.nnz = 2 * keep;
     t.flags &= ~(SP_COO_SORTED | SP_COO_MERGED);
-    SP_TRY(sp_coo_sort_merge(&t, SP_DUP_KEEP, NULL));
+    {
+        sp_triplets_t sorted = sp__coo_triplets(&t);
+        SP_TRY(sp__coo_sort_merge_threads(&sorted, SP_DUP_KEEP, NULL, nthreads));
+        t.nnz = sorted.nnz;
+        t.flags |= SP_COO_SORTED | SP_COO_MERGED;
+    }
     sp__free(coo->row);
     sp__free(coo->col);
     sp__free(coo->val);

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sp_host_sort.h"
 #include "sp_ref.h"
 #include "testutil.h"
 #include "testutil_ref.h"
@@ -260,6 +261,77 @@ START_TEST(sort_merge_random)
     free(got);
     free(expect);
     sp_coo_free(a);
+}
+END_TEST
+
+/* The host's threaded sort-merge (src/coo_sort_host.c) against the reference, bit for bit:
+ * 2^17 + 13 entries with duplicates on 2, 3 and 7 threads (so every pass and every merge
+ * run crosses chunks), both policies, each value type, square and rectangular; then an
+ * entry outside the matrix: the reference's message, and the COO as it was. */
+static sp_coo_t *random_big(uint64_t seed, int64_t m, int64_t n, int64_t nnz, sp_value_type_t t)
+{
+    sp_coo_t *a = NULL;
+    uint64_t x = seed * 0x9E3779B97F4A7C15ull + 1;
+    ck_assert_ok(sp_coo_create(m, n, nnz, t, &a));
+    for (int64_t k = 0; k < nnz; k++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        /* a narrow band of rows and columns in a quarter of the entries: many duplicates */
+        int dup = (x >> 60) < 4;
+        a->row[k] = (int32_t)(dup ? (x >> 8) % 8 : (x >> 8) % (uint64_t)m);
+        a->col[k] = (int32_t)(dup ? (x >> 40) % 8 : (x >> 32) % (uint64_t)n);
+        if (t == SP_R_64F) ((double *)a->val)[k] = (double)(int64_t)(x % 2001) / 7.0 - 100.0;
+        if (t == SP_R_32F) ((float *)a->val)[k] = (float)((double)(x % 2001) / 7.0 - 100.0);
+    }
+    a->nnz = nnz;
+    return a;
+}
+
+START_TEST(sort_merge_threads)
+{
+    static const sp_value_type_t types[] = {SP_R_64F, SP_R_32F, SP_VALUE_NONE};
+    static const int64_t shapes[][2] = {{5000, 5000}, {300, 70000}, {100000, 9}};
+    static const int threads[] = {2, 3, 7};
+    sp_value_type_t t = types[_i % 3];
+    const int64_t *sh = shapes[(_i / 3) % 3];
+    sp_dup_policy_t policy = _i / 9 ? SP_DUP_KEEP : SP_DUP_SUM;
+    int64_t nnz = ((int64_t)1 << 17) + 13;
+    size_t vs = sp_value_size(t);
+    for (int ti = 0; ti < 3; ti++) {
+        sp_coo_t *a = random_big(7 + (uint64_t)_i, sh[0], sh[1], nnz, t), *b = NULL;
+        int64_t ma = -1, mb = -1;
+        ck_assert_ok(sp_coo_copy(a, t, &b));
+        sp_triplets_t ta = sp__coo_triplets(a), tb = sp__coo_triplets(b);
+        ck_assert_ok(sp__ref_coo_sort_merge(&ta, policy, &ma));
+        ck_assert_ok(sp__coo_sort_merge_threads(&tb, policy, &mb, threads[ti]));
+        ck_assert_int_eq(ta.nnz, tb.nnz);
+        ck_assert_int_eq(ma, mb);
+        ck_assert_int_gt(mb, 0);
+        ck_assert(memcmp(a->row, b->row, (size_t)ta.nnz * sizeof *a->row) == 0);
+        ck_assert(memcmp(a->col, b->col, (size_t)ta.nnz * sizeof *a->col) == 0);
+        if (vs) ck_assert(memcmp(a->val, b->val, (size_t)ta.nnz * vs) == 0);
+        sp_coo_free(a);
+        sp_coo_free(b);
+    }
+}
+END_TEST
+
+START_TEST(sort_merge_threads_bad_entry)
+{
+    int64_t nnz = ((int64_t)1 << 17) + 5;
+    sp_coo_t *a = random_big(3, 1000, 1000, nnz, SP_R_64F), *b = NULL;
+    a->col[nnz - 100] = 1000; /* in the last chunk */
+    a->row[70000] = -1;       /* the first one outside: the message names it */
+    ck_assert_ok(sp_coo_copy(a, SP_R_64F, &b));
+    sp_triplets_t tb = sp__coo_triplets(b);
+    ck_assert_int_eq(sp__coo_sort_merge_threads(&tb, SP_DUP_SUM, NULL, 4),
+                     SP_STATUS_INVALID_ARGUMENT);
+    ck_assert_msg(strstr(sp_last_error(), "entry 70000 at (-1, ") != NULL, "%s", sp_last_error());
+    ck_assert_int_eq(tb.nnz, nnz);
+    ck_assert(memcmp(a->row, b->row, (size_t)nnz * sizeof *a->row) == 0);
+    ck_assert(memcmp(a->col, b->col, (size_t)nnz * sizeof *a->col) == 0);
+    ck_assert(memcmp(a->val, b->val, (size_t)nnz * sizeof(double)) == 0);
+    sp_coo_free(a);
+    sp_coo_free(b);
 }
 END_TEST
 
@@ -601,6 +673,8 @@ int main(void)
     tcase_add_test(tc, sort_merge_tiny);
     tcase_add_test(tc, sort_merge_empty);
     tcase_add_loop_test(tc, sort_merge_random, 0, 4);
+    tcase_add_loop_test(tc, sort_merge_threads, 0, 18);
+    tcase_add_test(tc, sort_merge_threads_bad_entry);
     tcase_add_test(tc, formats_random);
     tcase_add_test(tc, hyb_width_rule);
     tcase_add_test(tc, bad_inputs);

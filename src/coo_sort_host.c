@@ -1,0 +1,255 @@
+/* The host's COO sort-merge on every core: exactly the reference's result
+ * (src/ref/coo_sort_merge_ref.c: entries stably sorted by (row, col), duplicates summed in
+ * input order in double and rounded once, or the first in input order kept), by a
+ * parallel LSD radix sort of one packed key per entry.
+ *
+ * Each entry becomes key = row << cbits | col (cbits = the bits of ncols - 1) and its
+ * input position. A pass splits the entries into as many contiguous chunks as tasks; each
+ * task counts its chunk's digits, the offsets run digit-major then chunk-minor, and each
+ * task scatters its chunk in order, so every pass is stable and equal keys end in input
+ * order. A pass whose digit is the same for every entry is skipped. The merge counts the
+ * run heads of each chunk, and each task writes the runs that start in its chunk (a run
+ * may reach into the next chunk). Rows and columns are decoded from the keys into the key
+ * buffer the last pass left free, values into one buffer; a last parallel copy puts them
+ * in the caller's arrays (the pool fails only before any task runs, so the COO changes
+ * only on success).
+ *
+ * Memory: 12 bytes an entry twice (key and position, double-buffered) plus one value
+ * buffer, against the reference's 12 + a value plus its two sorts' scratch. */
+#include <string.h>
+
+#include "sp_base.h"
+#include "sp_formats.h"
+#include "sp_host_sort.h"
+#include "sp_ref.h"
+#include "sp_text.h" /* sp__parallel_for, the loaders' thread pool */
+
+enum {
+    DIGIT_BITS = 11,
+    BUCKETS = 1 << DIGIT_BITS,
+    MIN_CHUNK = 1 << 15, /* entries a task takes at least: below, one thread sorts */
+};
+
+typedef struct sort_job {
+    sp_triplets_t *t;
+    sp_dup_policy_t policy;
+    int64_t n, chunk;
+    int ntasks, cbits, shift;
+    uint64_t *key[2];
+    uint32_t *pos[2];
+    int src; /* which of the two buffers holds the current order */
+    int64_t *hist; /* ntasks x BUCKETS: counts, then each task's offsets */
+    int64_t *heads; /* ntasks + 1: run heads per chunk, then where each chunk's runs go */
+    int32_t *row_out, *col_out; /* in the free key buffer */
+    void *val_out;
+} sort_job_t;
+
+static int64_t chunk_begin(const sort_job_t *j, int i)
+{
+    int64_t b = (int64_t)i * j->chunk;
+    return b < j->n ? b : j->n;
+}
+
+static int bits_for(int64_t count)
+{
+    int b = 0;
+    while (b < 62 && ((int64_t)1 << b) < count) b++;
+    return b;
+}
+
+/* Check a chunk's entries (the reference's message for the first one outside), pack their
+ * keys and count the first digit. */
+static sp_status_t pack_task(int i, void *arg)
+{
+    sort_job_t *j = arg;
+    const sp_triplets_t *t = j->t;
+    int64_t *h = j->hist + (size_t)i * BUCKETS;
+    memset(h, 0, BUCKETS * sizeof *h);
+    for (int64_t k = chunk_begin(j, i), e = chunk_begin(j, i + 1); k < e; k++) {
+        int32_t r = t->row[k], c = t->col[k];
+        if (r < 0 || r >= t->nrows || c < 0 || c >= t->ncols)
+            return SP_ERROR(SP_STATUS_INVALID_ARGUMENT,
+                            "coo sort: entry %lld at (%d, %d) outside %lld x %lld",
+                            (long long)k, r, c, (long long)t->nrows, (long long)t->ncols);
+        uint64_t key = (uint64_t)r << j->cbits | (uint64_t)c;
+        j->key[0][k] = key;
+        j->pos[0][k] = (uint32_t)k;
+        h[key & (BUCKETS - 1)]++;
+    }
+    return SP_STATUS_SUCCESS;
+}
+
+static sp_status_t count_task(int i, void *arg)
+{
+    sort_job_t *j = arg;
+    const uint64_t *key = j->key[j->src];
+    int64_t *h = j->hist + (size_t)i * BUCKETS;
+    memset(h, 0, BUCKETS * sizeof *h);
+    for (int64_t k = chunk_begin(j, i), e = chunk_begin(j, i + 1); k < e; k++)
+        h[(key[k] >> j->shift) & (BUCKETS - 1)]++;
+    return SP_STATUS_SUCCESS;
+}
+
+static sp_status_t scatter_task(int i, void *arg)
+{
+    sort_job_t *j = arg;
+    const uint64_t *key = j->key[j->src];
+    const uint32_t *pos = j->pos[j->src];
+    uint64_t *key_out = j->key[!j->src];
+    uint32_t *pos_out = j->pos[!j->src];
+    int64_t *off = j->hist + (size_t)i * BUCKETS;
+    for (int64_t k = chunk_begin(j, i), e = chunk_begin(j, i + 1); k < e; k++) {
+        int64_t d = off[(key[k] >> j->shift) & (BUCKETS - 1)]++;
+        key_out[d] = key[k];
+        pos_out[d] = pos[k];
+    }
+    return SP_STATUS_SUCCESS;
+}
+
+static sp_status_t head_task(int i, void *arg)
+{
+    sort_job_t *j = arg;
+    const uint64_t *key = j->key[j->src];
+    int64_t count = 0;
+    for (int64_t k = chunk_begin(j, i), e = chunk_begin(j, i + 1); k < e; k++)
+        count += k == 0 || key[k] != key[k - 1];
+    j->heads[i] = count;
+    return SP_STATUS_SUCCESS;
+}
+
+/* The runs that start in chunk i: rows, columns and values into the out buffers. */
+static sp_status_t merge_task(int i, void *arg)
+{
+    sort_job_t *j = arg;
+    sp_triplets_t *t = j->t;
+    const uint64_t *key = j->key[j->src];
+    const uint32_t *pos = j->pos[j->src];
+    const uint64_t cmask = ((uint64_t)1 << j->cbits) - 1;
+    sp_value_type_t vt = t->value_type;
+    size_t vs = sp_value_size(vt);
+    int64_t out = j->heads[i], e = chunk_begin(j, i + 1);
+    for (int64_t k = chunk_begin(j, i); k < e; k++) {
+        if (k > 0 && key[k] == key[k - 1]) continue;
+        int64_t last = k + 1;
+        while (last < j->n && key[last] == key[k]) last++;
+        j->row_out[out] = (int32_t)(key[k] >> j->cbits);
+        j->col_out[out] = (int32_t)(key[k] & cmask);
+        if (vs && j->policy == SP_DUP_KEEP) {
+            memcpy((char *)j->val_out + (size_t)out * vs, (const char *)t->val + (size_t)pos[k] * vs,
+                   vs);
+        } else if (vs) {
+            double sum = 0.0;
+            for (int64_t m = k; m < last; m++)
+                sum += vt == SP_R_32F ? (double)((const float *)t->val)[pos[m]]
+                                      : ((const double *)t->val)[pos[m]];
+            if (vt == SP_R_32F) ((float *)j->val_out)[out] = (float)sum;
+            else ((double *)j->val_out)[out] = sum;
+        }
+        out++;
+    }
+    return SP_STATUS_SUCCESS;
+}
+
+/* The merged entries [b, e) of chunk i's share into the caller's arrays. */
+static sp_status_t commit_task(int i, void *arg)
+{
+    sort_job_t *j = arg;
+    sp_triplets_t *t = j->t;
+    size_t vs = sp_value_size(t->value_type);
+    int64_t total = j->heads[j->ntasks], b = chunk_begin(j, i), e = chunk_begin(j, i + 1);
+    if (e > total) e = total;
+    if (b >= e) return SP_STATUS_SUCCESS;
+    memcpy(t->row + b, j->row_out + b, (size_t)(e - b) * sizeof *t->row);
+    memcpy(t->col + b, j->col_out + b, (size_t)(e - b) * sizeof *t->col);
+    if (vs)
+        memcpy((char *)t->val + (size_t)b * vs, (const char *)j->val_out + (size_t)b * vs,
+               (size_t)(e - b) * vs);
+    return SP_STATUS_SUCCESS;
+}
+
+/* Offsets of a pass from the per-chunk counts, digit-major then chunk-minor; 1 when one
+ * digit holds every entry (the pass would move nothing). */
+static int pass_offsets(sort_job_t *j)
+{
+    int64_t run = 0;
+    for (int d = 0; d < BUCKETS; d++) {
+        int64_t in_digit = 0;
+        for (int i = 0; i < j->ntasks; i++) {
+            int64_t *h = j->hist + (size_t)i * BUCKETS + d, c = *h;
+            *h = run;
+            run += c;
+            in_digit += c;
+        }
+        if (in_digit == j->n) return 1;
+    }
+    return 0;
+}
+
+sp_status_t sp__coo_sort_merge_threads(sp_triplets_t *t, sp_dup_policy_t policy,
+                                       int64_t *nmerged, int nthreads)
+{
+    sp_status_t st = SP_STATUS_SUCCESS;
+    sort_job_t j;
+    memset(&j, 0, sizeof j);
+    SP_CHECK_ARG(t != NULL, "coo sort: coo is NULL");
+    SP_CHECK_ARG(policy == SP_DUP_SUM || policy == SP_DUP_KEEP,
+                 "coo sort: unknown duplicate policy %d", (int)policy);
+    SP_CHECK_ARG(t->nnz >= 0 && t->nnz <= INT32_MAX, "coo sort: nnz %lld outside 0..%d",
+                 (long long)t->nnz, INT32_MAX);
+    if (nthreads <= 0) nthreads = sp__ncores();
+    j.n = t->nnz;
+    j.ntasks = (int)((j.n + MIN_CHUNK - 1) / MIN_CHUNK);
+    if (j.ntasks > nthreads) j.ntasks = nthreads;
+    if (j.ntasks <= 1 || t->nrows <= 0 || t->ncols <= 0)
+        return sp__ref_coo_sort_merge(t, policy, nmerged);
+    j.t = t;
+    j.policy = policy;
+    j.chunk = (j.n + j.ntasks - 1) / j.ntasks;
+    j.cbits = bits_for(t->ncols);
+    int total_bits = j.cbits + bits_for(t->nrows);
+    size_t vs = sp_value_size(t->value_type);
+    for (int b = 0; b < 2; b++) {
+        SP_ALLOC(j.key[b], j.n);
+        SP_ALLOC(j.pos[b], j.n);
+    }
+    SP_ALLOC(j.hist, (int64_t)j.ntasks * BUCKETS);
+    SP_ALLOC(j.heads, j.ntasks + 1);
+    if (vs && !(j.val_out = sp__malloc_array((size_t)j.n, vs)))
+        SP_FAIL(SP_STATUS_ALLOC_FAILED, "coo sort: out of host memory for %lld values",
+                (long long)j.n);
+    /* the first digit's counts come with the keys (and the check of every entry) */
+    SP_TRY(sp__parallel_for(nthreads, j.ntasks, pack_task, &j));
+    for (j.shift = 0; j.shift < total_bits; j.shift += DIGIT_BITS) {
+        if (j.shift > 0) SP_TRY(sp__parallel_for(nthreads, j.ntasks, count_task, &j));
+        if (pass_offsets(&j)) continue;
+        SP_TRY(sp__parallel_for(nthreads, j.ntasks, scatter_task, &j));
+        j.src = !j.src;
+    }
+    SP_TRY(sp__parallel_for(nthreads, j.ntasks, head_task, &j));
+    {
+        int64_t run = 0;
+        for (int i = 0; i < j.ntasks; i++) {
+            int64_t c = j.heads[i];
+            j.heads[i] = run;
+            run += c;
+        }
+        j.heads[j.ntasks] = run;
+    }
+    /* the free key buffer (8 bytes an entry) holds the merged rows and columns */
+    j.row_out = (int32_t *)(void *)j.key[!j.src];
+    j.col_out = j.row_out + j.n;
+    SP_TRY(sp__parallel_for(nthreads, j.ntasks, merge_task, &j));
+    /* the pool fails before any task runs, or runs them all: the COO changes only here */
+    SP_TRY(sp__parallel_for(nthreads, j.ntasks, commit_task, &j));
+    t->nnz = j.heads[j.ntasks];
+    if (nmerged) *nmerged = j.n - t->nnz;
+done:
+    sp__free(j.val_out);
+    sp__free(j.heads);
+    sp__free(j.hist);
+    for (int b = 0; b < 2; b++) {
+        sp__free(j.pos[b]);
+        sp__free(j.key[b]);
+    }
+    return st;
+}

@@ -1,0 +1,17 @@
+/* Host sorts on every core (src/coo_sort_host.c). */
+#ifndef SP_HOST_SORT_H
+#define SP_HOST_SORT_H
+
+#include "sp_ref.h"
+
+/* The reference's sort-merge (sp__ref_coo_sort_merge: entries stably sorted by (row, col),
+ * duplicates summed in input order or the first kept, the same bits and the same errors)
+ * on up to nthreads threads (<= 0: every core). Below 2^15 entries a task, one thread runs
+ * the reference itself. The COO changes only on success. */
+sp_status_t sp__coo_sort_merge_threads(sp_triplets_t *t, sp_dup_policy_t policy,
+                                       int64_t *nmerged, int nthreads);
+
+/* sp_coo_symmetrize with its sort on up to nthreads threads (<= 0: every core). */
+sp_status_t sp__coo_symmetrize_threads(sp_coo_t *coo, int drop_self_loops, int nthreads);
+
+#endif /* SP_HOST_SORT_H */
