@@ -52,6 +52,7 @@ done:
 void sp_dist_matrix_destroy(sp_dist_matrix_t *A)
 {
     if (A == NULL) return;
+    sp__dist_bfs_gpu_free(A);
     sp_matrix_destroy(A->local);
     sp_matrix_destroy(A->ghost);
     sp_matrix_destroy(A->pack);
