@@ -1360,13 +1360,22 @@ START_TEST(bfs_float_matches_single)
 }
 END_TEST
 
+/* GPU runs: 16K vertices and 500K entries, many blocks of every kernel (SP_TEST_SMALL, the
+ * sanitizer runs: the host sizes) */
+static int large_scale(void)
+{
 #ifdef SP_DIST_TEST_GPU
-#define LARGE_SCALE 14 /* 16K vertices, 500K entries: many blocks of every kernel */
-#define LARGE_GRID 150
-#else
-#define LARGE_SCALE 11
-#define LARGE_GRID 60
+    if (getenv("SP_TEST_SMALL") == NULL) return 14;
 #endif
+    return 11;
+}
+static int64_t large_grid(void)
+{
+#ifdef SP_DIST_TEST_GPU
+    if (getenv("SP_TEST_SMALL") == NULL) return 150;
+#endif
+    return 60;
+}
 
 /* Larger graphs (a Kronecker graph; a grid, whose searches take hundreds of levels), and
  * the queues of every rank count: with route_own even one rank sends the targets it owns
@@ -1375,15 +1384,15 @@ END_TEST
 START_TEST(bfs_large_and_routed)
 {
     sp_coo_t *g = NULL;
-    const int64_t kron_src[2] = {1, 1000}, grid_src[2] = {0, LARGE_GRID * LARGE_GRID / 2 + 7};
-    ck_assert_ok(sp_gen_kronecker(LARGE_SCALE, 16, 11, SP_VALUE_NONE, &g));
+    const int64_t kron_src[2] = {1, 1000}, grid_src[2] = {0, large_grid() * large_grid() / 2 + 7};
+    ck_assert_ok(sp_gen_kronecker(large_scale(), 16, 11, SP_VALUE_NONE, &g));
     ck_assert_ok(sp_coo_symmetrize(g, 1));
     check_bfs("kronecker(large)", g, kron_src, 2);
     sp__dist_bfs_set_route_own(1);
     check_bfs("kronecker(large) routed", g, kron_src, 2);
     sp__dist_bfs_set_route_own(0);
     sp_coo_free(g);
-    ck_assert_ok(sp_gen_grid2d(LARGE_GRID, SP_R_32F, &g));
+    ck_assert_ok(sp_gen_grid2d(large_grid(), SP_R_32F, &g));
     check_bfs("grid2d(large)", g, grid_src, 2);
     sp__dist_bfs_set_route_own(1);
     check_bfs("grid2d(large) routed", g, grid_src, 2);
