@@ -17,7 +17,8 @@ struct sp_dist_bfs_policy {
     static constexpr int blocks_per_sm = 8;
 };
 
-namespace sp_dbfs {
+namespace sp_dbfs
+{
 
 static constexpr unsigned full_mask = 0xffffffffu;
 
@@ -36,18 +37,26 @@ __device__ __forceinline__ int64_t stride()
     return (int64_t)gridDim.x * blockDim.x;
 }
 
-/* The rank owning global vertex j: the last r with row_begin[r] <= j (empty parts skipped). */
-__device__ __forceinline__ int owner(const int64_t *row_begin, int nranks, int64_t j)
+/* The last i in [0, n) with a[i] <= x (a nondecreasing, a[0] <= x), by binary search: the
+ * owner of a vertex in the split, the frontier vertex of an edge in the scanned degrees. */
+__device__ __forceinline__ int64_t last_at_most(const int64_t *a, int64_t n, int64_t x)
 {
-    int lo = 0, hi = nranks;
+    int64_t lo = 0, hi = n;
     while (hi - lo > 1) {
-        int mid = lo + (hi - lo) / 2;
-        if (__ldg(row_begin + mid) <= j)
+        int64_t mid = lo + (hi - lo) / 2;
+        if (__ldg(a + mid) <= x)
             lo = mid;
         else
             hi = mid;
     }
     return lo;
+}
+
+/* The rank owning global vertex j: the last r with row_begin[r] <= j (empty parts skipped;
+ * sp__dist_owner_in's rule). */
+__device__ __forceinline__ int owner(const int64_t *row_begin, int nranks, int64_t j)
+{
+    return (int)last_at_most(row_begin, nranks, j);
 }
 
 /* Called by all 32 lanes: each lane with want claims local vertex i with parent at level

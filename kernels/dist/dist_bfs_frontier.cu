@@ -6,7 +6,8 @@
 
 using P = sp_dist_bfs_policy;
 
-namespace {
+namespace
+{
 
 __global__ void claim_source(sp_gpu_dist_bfs_t b, int64_t s)
 {
@@ -38,8 +39,8 @@ __global__ void frontier_bits(sp_gpu_dist_bfs_t b, int64_t ncur, unsigned long l
 
 } /* namespace */
 
-extern "C" sp_status_t sp__gpu_dist_bfs_start(const sp_gpu_env_t *env, const sp_gpu_dist_bfs_t *b,
-                                              int64_t source_local)
+extern "C" sp_status_t sp__gpu_dist_bfs_start(const sp_gpu_env_t *env,
+                                              const sp_gpu_dist_bfs_t *b, int64_t source_local)
 {
     sp_status_t st = SP_STATUS_SUCCESS;
     cudaStream_t s = (cudaStream_t)env->stream;
@@ -70,10 +71,9 @@ done:
     return st;
 }
 
-extern "C" sp_status_t sp__gpu_dist_bfs_frontier_bitmap(const sp_gpu_env_t *env,
-                                                        const sp_gpu_dist_bfs_t *b, int64_t ncur,
-                                                        unsigned long long *d_mine,
-                                                        int64_t words)
+extern "C" sp_status_t
+sp__gpu_dist_bfs_frontier_bitmap(const sp_gpu_env_t *env, const sp_gpu_dist_bfs_t *b,
+                                 int64_t ncur, unsigned long long *d_mine, int64_t words)
 {
     sp_status_t st = SP_STATUS_SUCCESS;
     cudaStream_t s = (cudaStream_t)env->stream;

@@ -63,9 +63,9 @@ sp_status_t sp__gpu_dist_bfs_push_receive(const sp_gpu_env_t *env, const sp_gpu_
 
 /* Bottom-up. d_mine[0..words) = the bitmap of the frontier d_cur[0..ncur) (bit i: local
  * vertex i; words >= ceil(nloc / 64)). */
-sp_status_t sp__gpu_dist_bfs_frontier_bitmap(const sp_gpu_env_t *env, const sp_gpu_dist_bfs_t *b,
-                                             int64_t ncur, unsigned long long *d_mine,
-                                             int64_t words);
+sp_status_t sp__gpu_dist_bfs_frontier_bitmap(const sp_gpu_env_t *env,
+                                             const sp_gpu_dist_bfs_t *b, int64_t ncur,
+                                             unsigned long long *d_mine, int64_t words);
 /* Each unvisited owned vertex scans its in-edges and claims itself at level depth + 1
  * with the first source in the global frontier (d_all: nranks slices of words words, rank
  * p's bit i for vertex row_begin[p] + i) as parent. */

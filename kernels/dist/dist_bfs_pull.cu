@@ -8,12 +8,12 @@
 using P = sp_dist_bfs_policy;
 using namespace sp_dbfs;
 
-namespace {
+namespace
+{
 
 /* Global vertex u in the gathered frontier: rank p's slice, bit u - row_begin[p]. */
-__device__ __forceinline__ bool in_frontier(const sp_gpu_dist_bfs_t &b,
-                                            const unsigned long long *all, int64_t words,
-                                            int64_t u)
+__device__ __forceinline__ bool
+in_frontier(const sp_gpu_dist_bfs_t &b, const unsigned long long *all, int64_t words, int64_t u)
 {
     int p = owner(b.d_row_begin, b.nranks, u);
     int64_t j = u - __ldg(b.d_row_begin + p);
@@ -40,7 +40,8 @@ __global__ void pull(sp_gpu_dist_bfs_t b, const unsigned long long *all, int64_t
 
 } /* namespace */
 
-extern "C" sp_status_t sp__gpu_dist_bfs_pull(const sp_gpu_env_t *env, const sp_gpu_dist_bfs_t *b,
+extern "C" sp_status_t sp__gpu_dist_bfs_pull(const sp_gpu_env_t *env,
+                                             const sp_gpu_dist_bfs_t *b,
                                              const unsigned long long *d_all, int64_t words,
                                              int64_t depth)
 {
@@ -48,7 +49,7 @@ extern "C" sp_status_t sp__gpu_dist_bfs_pull(const sp_gpu_env_t *env, const sp_g
     unsigned grid = sp_prim::grid_for(env, b->nloc, P::block_threads, P::blocks_per_sm);
     if (b->nloc == 0) goto done;
     pull<<<grid, P::block_threads, 0, (cudaStream_t)env->stream>>>(*b, d_all, words,
-                                                                  (int32_t)(depth + 1));
+                                                                   (int32_t)(depth + 1));
     SP_CUDA_LAUNCHED("pull");
 done:
     return st;

@@ -12,37 +12,32 @@
 using P = sp_dist_bfs_policy;
 using namespace sp_dbfs;
 
-namespace {
+namespace
+{
 
-/* Edge e of the level: the frontier vertex u (local) it leaves and its target v (global). */
-struct edge_of {
+/* Lane's edge e = e0 + lane of the level (ok: e < m): the frontier vertex u (local) it
+ * leaves, its target v (global), and the target's destination q (-1 when there is none: e
+ * past m, or a target claimed here). */
+struct level_edge {
+    bool ok;
+    int q;
     int64_t u;
     int32_t v;
 };
 
-__device__ __forceinline__ edge_of level_edge(const sp_gpu_dist_bfs_t &b, int64_t ncur,
-                                              const int64_t *off, int64_t e)
+__device__ __forceinline__ level_edge edge_at(const sp_gpu_dist_bfs_t &b, int64_t ncur,
+                                              const int64_t *off, int64_t m, int64_t e0)
 {
-    int64_t lo = 0, hi = ncur; /* the last f with off[f] <= e */
-    while (hi - lo > 1) {
-        int64_t mid = lo + (hi - lo) / 2;
-        if (off[mid] <= e)
-            lo = mid;
-        else
-            hi = mid;
-    }
-    edge_of x;
-    x.u = b.d_cur[lo];
-    x.v = b.d_out_idx[b.d_out_ptr[x.u] + (e - off[lo])];
+    level_edge x = {false, -1, 0, 0};
+    int64_t e = e0 + lane();
+    if (e >= m) return x;
+    int64_t f = last_at_most(off, ncur, e);
+    x.ok = true;
+    x.u = b.d_cur[f];
+    x.v = b.d_out_idx[b.d_out_ptr[x.u] + (e - off[f])];
+    x.q = owner(b.d_row_begin, b.nranks, x.v);
+    if (x.q == b.rank && !b.route_own) x.q = -1;
     return x;
-}
-
-/* The destination of edge e's target, or -1 when it is claimed here (or e is past m). */
-__device__ __forceinline__ int destination(const sp_gpu_dist_bfs_t &b, bool ok, int32_t v)
-{
-    if (!ok) return -1;
-    int q = owner(b.d_row_begin, b.nranks, v);
-    return q == b.rank && !b.route_own ? -1 : q;
 }
 
 __global__ void push_count(sp_gpu_dist_bfs_t b, int64_t ncur, const int64_t *off, int64_t m,
@@ -53,16 +48,12 @@ __global__ void push_count(sp_gpu_dist_bfs_t b, int64_t ncur, const int64_t *off
         s_count[q] = 0;
     __syncthreads();
     for (int64_t e0 = first(); e0 < m; e0 += stride()) {
-        int64_t e = e0 + lane();
-        bool ok = e < m;
-        edge_of x = {0, 0};
-        if (ok) x = level_edge(b, ncur, off, e);
-        int q = destination(b, ok, x.v);
-        bool mine = ok && q < 0;
+        level_edge x = edge_at(b, ncur, off, m, e0);
+        bool mine = x.ok && x.q < 0;
         claim_warp(b, mine, mine ? x.v - b.rb : 0, (int32_t)(b.rb + x.u), next_level);
-        unsigned peers = __match_any_sync(full_mask, q);
-        if (q >= 0 && lane() == __ffs(peers) - 1)
-            atomicAdd(s_count + q, (unsigned long long)__popc(peers));
+        unsigned peers = __match_any_sync(full_mask, x.q);
+        if (x.q >= 0 && lane() == __ffs(peers) - 1)
+            atomicAdd(s_count + x.q, (unsigned long long)__popc(peers));
     }
     __syncthreads();
     for (int q = threadIdx.x; q < b.nranks; q += blockDim.x)
@@ -73,18 +64,16 @@ __global__ void push_scatter(sp_gpu_dist_bfs_t b, int64_t ncur, const int64_t *o
                              unsigned long long *cursor, int32_t *pairs)
 {
     for (int64_t e0 = first(); e0 < m; e0 += stride()) {
-        int64_t e = e0 + lane();
-        bool ok = e < m;
-        edge_of x = {0, 0};
-        if (ok) x = level_edge(b, ncur, off, e);
-        int q = destination(b, ok, x.v);
-        unsigned peers = __match_any_sync(full_mask, q);
+        level_edge x = edge_at(b, ncur, off, m, e0);
+        unsigned peers = __match_any_sync(full_mask, x.q);
         int leader = __ffs(peers) - 1;
         unsigned long long base = 0;
-        if (q >= 0 && lane() == leader) base = atomicAdd(cursor + q, (unsigned long long)__popc(peers));
+        if (x.q >= 0 && lane() == leader)
+            base = atomicAdd(cursor + x.q, (unsigned long long)__popc(peers));
         base = __shfl_sync(full_mask, base, leader);
-        if (q >= 0) {
-            unsigned long long at = base + (unsigned long long)__popc(peers & ((1u << lane()) - 1u));
+        if (x.q >= 0) {
+            unsigned long long at =
+                base + (unsigned long long)__popc(peers & ((1u << lane()) - 1u));
             pairs[2 * at] = x.v;
             pairs[2 * at + 1] = (int32_t)(b.rb + x.u);
         }
@@ -137,7 +126,7 @@ extern "C" sp_status_t sp__gpu_dist_bfs_push_scatter(const sp_gpu_env_t *env,
     unsigned grid = sp_prim::grid_for(env, m, P::block_threads, P::blocks_per_sm);
     if (m == 0) goto done;
     push_scatter<<<grid, P::block_threads, 0, (cudaStream_t)env->stream>>>(*b, ncur, d_off, m,
-                                                                          d_cursor, d_pairs);
+                                                                           d_cursor, d_pairs);
     SP_CUDA_LAUNCHED("push_scatter");
 done:
     return st;

@@ -16,10 +16,11 @@ typedef struct bfs {
     sp_dist_matrix_t *A;
     int gpu;                 /* the steps run on the rank's GPU (dist_bfs_cuda.c) */
     int32_t *level, *parent; /* host steps: this rank's outputs */
-    int32_t *cur, *next; /* host steps: local ids of this level's and the next level's vertices */
+    int32_t *cur,
+        *next; /* host steps: local ids of this level's and the next level's vertices */
     int64_t ncur, nnext, depth;
-    int64_t cur_edges, next_edges; /* out-edges of the vertices of cur and of next */
-    int64_t unvisited_edges;       /* out-edges of this rank's unvisited vertices */
+    int64_t cur_edges, next_edges;   /* out-edges of the vertices of cur and of next */
+    int64_t unvisited_edges;         /* out-edges of this rank's unvisited vertices */
     int64_t words;                   /* 64-bit words of the largest part's frontier bitmap */
     uint64_t *mine, *all, *frontier; /* own bitmap, every part's, the global one */
 } bfs_t;

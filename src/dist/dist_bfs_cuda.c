@@ -85,7 +85,8 @@ void sp__dist_bfs_gpu_free(sp_dist_matrix_t *A)
 }
 
 /* n elements of esz bytes from host h to a new device array *d. */
-static sp_status_t upload(const sp_gpu_env_t *env, void *d, const void *h, int64_t n, size_t esz)
+static sp_status_t upload(const sp_gpu_env_t *env, void *d, const void *h, int64_t n,
+                          size_t esz)
 {
     sp_status_t st = SP_STATUS_SUCCESS;
     SP_TRY(dev_alloc(env, d, (size_t)n * esz));
@@ -130,8 +131,8 @@ static sp_status_t make_state(sp_dist_matrix_t *A, const sp_gpu_env_t *env)
     SP_TRY(dev_alloc(env, &g->d_scount, (size_t)P * 8));
     SP_TRY(dev_alloc(env, &g->d_cursor, (size_t)P * 8));
     SP_TRY(dev_alloc(env, &g->d_off, (size_t)(n + 1) * sizeof(int64_t)));
-    SP_TRY(sp__gpu_exclusive_scan_i64(NULL, NULL, n + 1, NULL, NULL, &g->scan_bytes,
-                                      env->stream));
+    SP_TRY(
+        sp__gpu_exclusive_scan_i64(NULL, NULL, n + 1, NULL, NULL, &g->scan_bytes, env->stream));
     SP_TRY(dev_alloc(env, &g->d_scan, g->scan_bytes));
     SP_CALLOC(g->h_scount, P);
     SP_CALLOC(g->h_rcount, P);
@@ -143,7 +144,8 @@ done:
 }
 
 /* *d (a pairs buffer of *cap pairs) holds at least need pairs. */
-static sp_status_t reserve_pairs(const sp_gpu_env_t *env, int32_t **d, int64_t *cap, int64_t need)
+static sp_status_t reserve_pairs(const sp_gpu_env_t *env, int32_t **d, int64_t *cap,
+                                 int64_t need)
 {
     sp_status_t st = SP_STATUS_SUCCESS;
     if (need <= *cap) return SP_STATUS_SUCCESS;
@@ -191,8 +193,10 @@ done:
     return st;
 }
 
-/* Top-down: count, exchange the counts, scatter, exchange the pairs, claim them. */
-static sp_status_t step_push(sp_dist_matrix_t *A, const sp_gpu_env_t *env, int64_t depth,
+/* Top-down: count, exchange the counts, scatter, exchange the pairs, claim them. After
+ * each communication the environment is taken again (sp__cuda_env clears CUDA's last
+ * error, which the launch checks read and NCCL's own calls may have left set). */
+static sp_status_t step_push(sp_dist_matrix_t *A, sp_gpu_env_t *env, int64_t depth,
                              int64_t ncur, int64_t m)
 {
     sp_status_t st = SP_STATUS_SUCCESS;
@@ -213,23 +217,26 @@ static sp_status_t step_push(sp_dist_matrix_t *A, const sp_gpu_env_t *env, int64
         nsend += g->h_scount[q];
     }
     SP_TRY(sp__dist_alltoallv_counts(A->comm, g->h_scount, g->h_rcount));
+    sp__cuda_env(A->ctx, env);
     for (q = 0; q < P; q++)
         nrecv += g->h_rcount[q];
     SP_TRY(reserve_pairs(env, &g->d_send, &g->send_cap, nsend));
     SP_TRY(reserve_pairs(env, &g->d_recv, &g->recv_cap, nrecv));
     SP_CUDA_TRY(cudaMemcpyAsync(g->d_cursor, g->h_u64, (size_t)P * 8, cudaMemcpyHostToDevice,
                                 (cudaStream_t)env->stream));
-    SP_TRY(sp__gpu_dist_bfs_push_scatter(env, &g->b, ncur, g->d_off, m, g->d_cursor, g->d_send));
+    SP_TRY(
+        sp__gpu_dist_bfs_push_scatter(env, &g->b, ncur, g->d_off, m, g->d_cursor, g->d_send));
     SP_TRY(sp__comm_order_after(A->comm, A->ctx));
     SP_TRY(sp__dist_alltoallv_move(A->comm, g->d_send, g->h_scount, g->d_recv, g->h_rcount,
                                    2 * sizeof(int32_t), 0));
+    sp__cuda_env(A->ctx, env);
     SP_TRY(sp__gpu_dist_bfs_push_receive(env, &g->b, g->d_recv, nrecv, depth));
 done:
     return st;
 }
 
 /* Bottom-up: the frontier bitmaps all-gathered, the unvisited vertices search them. */
-static sp_status_t step_pull(sp_dist_matrix_t *A, const sp_gpu_env_t *env, int64_t depth,
+static sp_status_t step_pull(sp_dist_matrix_t *A, sp_gpu_env_t *env, int64_t depth,
                              int64_t ncur)
 {
     sp_status_t st = SP_STATUS_SUCCESS;
@@ -237,6 +244,7 @@ static sp_status_t step_pull(sp_dist_matrix_t *A, const sp_gpu_env_t *env, int64
     SP_TRY(sp__gpu_dist_bfs_frontier_bitmap(env, &g->b, ncur, g->d_mine, g->words));
     SP_TRY(sp__comm_order_after(A->comm, A->ctx));
     SP_TRY(sp_comm_allgather(A->comm, g->d_mine, g->d_all, g->words * 8));
+    sp__cuda_env(A->ctx, env);
     SP_TRY(sp__gpu_dist_bfs_pull(env, &g->b, g->d_all, g->words, depth));
 done:
     return st;
@@ -265,7 +273,8 @@ sp_status_t sp__dist_bfs_gpu_end(sp_dist_matrix_t *A, int32_t *level, int32_t *p
     sp__cuda_env(A->ctx, &env);
     s = (cudaStream_t)env.stream;
     if (bytes == 0) return SP_STATUS_SUCCESS;
-    SP_CUDA_TRY(cudaMemcpyAsync(level, A->bfs_gpu->b.d_level, bytes, cudaMemcpyDeviceToHost, s));
+    SP_CUDA_TRY(
+        cudaMemcpyAsync(level, A->bfs_gpu->b.d_level, bytes, cudaMemcpyDeviceToHost, s));
     if (parent)
         SP_CUDA_TRY(
             cudaMemcpyAsync(parent, A->bfs_gpu->b.d_parent, bytes, cudaMemcpyDeviceToHost, s));
