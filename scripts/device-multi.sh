@@ -55,7 +55,7 @@ step configure 120 cmake -S . -B build-gpu -DSP_WITH_CUDA=ON -DSP_WITH_NCCL=ON \
 step build 600 cmake --build build-gpu -j"$(nproc)" --target check_dist check_gpu_dist spbench dist_cg
 if [ "$SCALE_ONLY" != 1 ]; then
 # the distributed tests: host-simulated ranks, then NCCL on 1 GPU and on every GPU
-step ctest 300 ctest --test-dir build-gpu -R "dist" --output-on-failure
+step ctest 420 ctest --test-dir build-gpu -R "dist" --output-on-failure
 if grep -qE "check_gpu_dist .*(Not Run|Skipped)" "$logs/ctest.log"; then
   echo "   FAILED: check_gpu_dist was skipped (no NCCL in this build?)"; status=1
 fi
@@ -120,8 +120,11 @@ checked() { # checked NAME: the spbench run's self-check passed
   grep -q "dist_check: passed" "$logs/$1.log" || { say "$1: dist_check FAILED (see $logs/$1.log)"; status=1; }
 }
 
-# the distributed BFS suite under memcheck on whatever GPUs there are (SP_TEST_SMALL sizes)
-if [ -x ./build-gpu/tests/check_gpu_dist ] && command -v compute-sanitizer >/dev/null; then
+# the distributed BFS suite under memcheck on whatever GPUs there are (SP_TEST_SMALL sizes;
+# with SCALE_ONLY=1 only when SCALE_STEPS names memcheck)
+case " $SCALE_STEPS " in *" memcheck "*) want_mc=1 ;; *) want_mc=0 ;; esac
+if { [ "$SCALE_ONLY" != 1 ] || [ "$want_mc" = 1 ]; } && [ -x ./build-gpu/tests/check_gpu_dist ] \
+   && command -v compute-sanitizer >/dev/null; then
   budget_step memcheck-bfs-suite 120 300 env CK_RUN_CASE=bfs SP_TEST_SMALL=1 SP_TEST_UNDER_SANITIZER=1 \
     compute-sanitizer --tool memcheck --error-exitcode 9 ./build-gpu/tests/check_gpu_dist
   case $? in
@@ -192,7 +195,7 @@ if [ "$SCALE_ONLY" != 1 ]; then
 grep -E "tests passed|tests failed|Failed|Not Run|Skipped" "$logs/ctest.log" | tail -n 10
 for f in spmv-poisson160 bfs-kron bfs-kron-distgen; do
   echo "-- $f"
-  grep -E "^(input|nrows|nnz|backend|ranks|rank [0-9]+|spmv_ms|max_rel_err_vs_single|cg_|bfs_|dist_check):" \
+  grep -E "^(input|nrows|nnz|backend|ranks|rank [0-9]+|spmv_ms|max_rel_err_vs_single|cg_[a-z_]+|bfs_[a-z_]+|single_reference|dist_check):" \
     "$logs/$f.log"
 done
 over=$(awk '/^ranks: 1$/{one=1} one && /^spmv_ms:/{for(i=1;i<=NF;i++) if($i=="overhead_vs_single:") print $(i+1); exit}' \
