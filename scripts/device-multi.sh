@@ -43,11 +43,24 @@ nvidia-smi --query-gpu=index,name,driver_version,memory.total --format=csv,nohea
 echo "gpus: $ngpu  NCCL_NVLS_ENABLE=$NCCL_NVLS_ENABLE" | tee -a "$logs/gpu.txt"
 
 status=0
-step() { # step NAME TIMEOUT_S COMMAND...: run, log, remember failure
-  local name=$1 limit=$2; shift 2
+skipped=""
+left() { echo $((BUDGET - ($(date +%s) - start))); }
+# step NAME TIMEOUT_S COMMAND...: run, log, remember failure; under BUDGET too (a step
+# with less than 20 s left is skipped and named at the end, so the call always ends with
+# its summary instead of being killed from outside)
+step() {
+  local name=$1 limit=$2 l; shift 2
+  l=$(left)
+  if [ "$l" -lt 20 ]; then echo "== $name: skipped (BUDGET=$BUDGET spent)"; skipped="$skipped $name"; return 1; fi
+  [ "$limit" -gt "$l" ] && limit=$l
   echo "== $name"
-  if timeout "$limit" "$@" >"$logs/$name.log" 2>&1; then echo "   ok"
+  if timeout "$limit" "$@" >"$logs/$name.log" 2>&1; then echo "   ok ($(( $(date +%s) - start )) s elapsed)"
   else echo "   FAILED (see $logs/$name.log)"; tail -n 30 "$logs/$name.log"; status=1; fi
+}
+# passed NAME TEXT: the step's log says TEXT (a skipped step is not a failure)
+passed() {
+  case " $skipped " in *" $1 "*) return 0 ;; esac
+  grep -q "$2" "$logs/$1.log" 2>/dev/null || status=1
 }
 
 step configure 120 cmake -S . -B build-gpu -DSP_WITH_CUDA=ON -DSP_WITH_NCCL=ON \
@@ -56,24 +69,27 @@ step build 600 cmake --build build-gpu -j"$(nproc)" --target check_dist check_gp
 if [ "$SCALE_ONLY" != 1 ]; then
 # the distributed tests: host-simulated ranks, then NCCL on 1 GPU and on every GPU
 step ctest 420 ctest --test-dir build-gpu -R "dist" --output-on-failure
-if grep -qE "check_gpu_dist .*(Not Run|Skipped)" "$logs/ctest.log"; then
+if grep -qE "check_gpu_dist .*(Not Run|Skipped)" "$logs/ctest.log" 2>/dev/null; then
   echo "   FAILED: check_gpu_dist was skipped (no NCCL in this build?)"; status=1
 fi
 # one NCCL rank against plain sp_spmv and the single-context CG (and every GPU if several)
 step spmv-poisson160 300 ./build-gpu/bench/spbench --gpus "$ngpu" --gen poisson3d:160 --reps 200 --cg
-grep -q "dist_check: passed" "$logs/spmv-poisson160.log" || status=1
+passed spmv-poisson160 "dist_check: passed"
 step bfs-kron 300 ./build-gpu/bench/spbench --gpus "$ngpu" --gen kron:18 --bfs --sources 4
-grep -q "dist_check: passed" "$logs/bfs-kron.log" || status=1
+passed bfs-kron "dist_check: passed"
 # the same graph generated in slices on the ranks (sp_dist_gen_kronecker), checked the same way
 step bfs-kron-distgen 300 ./build-gpu/bench/spbench --gpus "$ngpu" --gen kron:18 --bfs --sources 4 --dist-gen
-grep -q "dist_check: passed" "$logs/bfs-kron-distgen.log" || status=1
+passed bfs-kron-distgen "dist_check: passed"
 # each rank reads only its rows of the file (sp_mtx_read_rows), checked against the whole
 step read-rows 120 ./build-gpu/bench/spbench --gpus "$ngpu" --read-rows --cg datasets/mtx/1138_bus.mtx
-grep -q "dist_check: passed" "$logs/read-rows.log" || status=1
+passed read-rows "dist_check: passed"
 step dist-cg-gpus 120 ./build-gpu/examples/dist_cg --gpus --n 64 --jacobi
-grep -q "status: converged" "$logs/dist-cg-gpus.log" || status=1
+passed dist-cg-gpus "status: converged"
 # one process per GPU, the NCCL id through a file (as several hosts would join)
 rm -f "$logs/nccl.id"
+if [ "$(left)" -lt 130 ]; then
+  echo "== dist-cg-processes: skipped (BUDGET=$BUDGET spent)"; skipped="$skipped dist-cg-processes"
+else
 echo "== dist-cg-processes ($ngpu)"
 pids=()
 for ((r = 0; r < ngpu; r++)); do
@@ -83,13 +99,13 @@ done
 for p in "${pids[@]}"; do wait "$p" || status=1; done
 grep -q "status: converged" "$logs/dist-cg-process0.log" && echo "   ok" \
   || { echo "   FAILED (see $logs/dist-cg-process*.log)"; tail -n 20 "$logs"/dist-cg-process*.log; status=1; }
+fi
 fi # SCALE_ONLY
 
 # ---- scaling runs (issue 25), each against one GPU in the same call ----------------------
 scale="$logs/scaling.txt"
 : >"$scale"
 say() { echo "$*" | tee -a "$scale"; } # a summary line, printed now and kept for the end
-left() { echo $((BUDGET - ($(date +%s) - start))); }
 # budget_step NAME EST_S LIMIT_S COMMAND...: run when EST_S seconds are left, under
 # timeout min(LIMIT_S, what is left); returns 1 when skipped, 2 when it failed.
 budget_step() {
@@ -172,16 +188,16 @@ else
       else
         say "memcheck: skipped (no compute-sanitizer on PATH)"
       fi ;;
-    bfs-weak) # weak scaling: Kronecker 24 on one GPU against Kronecker 25 on all
+    bfs-weak) # weak scaling: Kronecker 24 on one GPU against Kronecker 25 on two
       g1= ; gN=
       if budget_step bfs-kron24-1gpu 150 360 $sb --gpus 1 --gen kron:24 --bfs --sources 4; then
         checked bfs-kron24-1gpu; g1=$(field "$logs/bfs-kron24-1gpu.log" 1 bfs_gteps)
         say "bfs kron:24 1 GPU: ${g1:-?} GTEPS ($(grep -m1 '^bfs_first_call_ms' "$logs/bfs-kron24-1gpu.log"))"
       elif [ $? = 2 ]; then status=1; fi
-      if [ -n "$g1" ] && budget_step bfs-kron25 240 480 $sb --gpus "$ngpu" --gen kron:25 --bfs --sources 4 --skip-one; then
-        checked bfs-kron25; gN=$(field "$logs/bfs-kron25.log" "$ngpu" bfs_gteps)
+      if [ -n "$g1" ] && budget_step bfs-kron25 240 480 $sb --gpus 2 --gen kron:25 --bfs --sources 4 --skip-one; then
+        checked bfs-kron25; gN=$(field "$logs/bfs-kron25.log" 2 bfs_gteps)
         r=$(ratio "$gN" "$g1")
-        say "bfs weak scaling: kron:24 1 GPU ${g1} GTEPS, kron:25 $ngpu GPUs ${gN:-?} GTEPS: ${r}x (target >= 1.4x: $(verdict "$r" 1.4))"
+        say "bfs weak scaling: kron:24 1 GPU ${g1} GTEPS, kron:25 2 GPUs ${gN:-?} GTEPS: ${r}x (target >= 1.4x: $(verdict "$r" 1.4))"
       elif [ $? = 2 ]; then status=1; fi ;;
     *) say "scaling step $s: unknown (poisson320 kron23 memcheck bfs-weak)" ;;
     esac
@@ -192,24 +208,25 @@ echo
 echo "== summary"
 cat "$logs/gpu.txt"
 if [ "$SCALE_ONLY" != 1 ]; then
-grep -E "tests passed|tests failed|Failed|Not Run|Skipped" "$logs/ctest.log" | tail -n 10
+grep -E "tests passed|tests failed|Failed|Not Run|Skipped" "$logs/ctest.log" 2>/dev/null | tail -n 10
 for f in spmv-poisson160 bfs-kron bfs-kron-distgen; do
   echo "-- $f"
   grep -E "^(input|nrows|nnz|backend|ranks|rank [0-9]+|spmv_ms|max_rel_err_vs_single|cg_[a-z_]+|bfs_[a-z_]+|single_reference|dist_check):" \
-    "$logs/$f.log"
+    "$logs/$f.log" 2>/dev/null
 done
 over=$(awk '/^ranks: 1$/{one=1} one && /^spmv_ms:/{for(i=1;i<=NF;i++) if($i=="overhead_vs_single:") print $(i+1); exit}' \
-  "$logs/spmv-poisson160.log")
+  "$logs/spmv-poisson160.log" 2>/dev/null)
 over=${over%\%}
 if [ -n "$over" ] && awk -v o="$over" 'BEGIN{exit !(o <= 5.0)}'; then
   echo "one_rank_spmv_overhead: ${over}% (target <= 5%: met)"
 else
   echo "one_rank_spmv_overhead: ${over:-?}% (target <= 5%: MISSED)"
 fi
-grep -E "^(status|iterations|relative_residual|gpus):" "$logs/dist-cg-gpus.log"
+grep -E "^(status|iterations|relative_residual|gpus):" "$logs/dist-cg-gpus.log" 2>/dev/null
 fi # SCALE_ONLY
 echo "-- scaling (issue 25)"
 cat "$scale"
 echo "elapsed_s: $(( $(date +%s) - start ))"
-echo "device-multi: $([ $status = 0 ] && echo PASSED || echo FAILED)"
+[ -n "$skipped" ] && echo "skipped for BUDGET=$BUDGET:$skipped (call again on the warm machine: the build is kept; SCALE_ONLY=1 runs the scaling steps alone)"
+echo "device-multi: $([ $status = 0 ] && echo PASSED || echo FAILED)$([ -n "$skipped" ] && echo " (incomplete)")"
 exit $status
