@@ -9,7 +9,14 @@
  * place) and checks it against the single generator's. --read-rows with FILE.mtx: each rank
  * reads only its rows of the file (sp_mtx_read_rows; the split sp_dist_partition gives the
  * whole, which the single-context reference reads anyway) and builds its part with
- * sp_dist_matrix_create_local; the time of each rank's read is printed beside its rows. */
+ * sp_dist_matrix_create_local; the time of each rank's read is printed beside its rows.
+ * BFS: a first, untimed search (it builds the in-edges, and on GPUs moves the graph to the
+ * device) is reported apart; then GTEPS, the harmonic mean over the sources, TEPS counting
+ * the input's undirected edges in the traversed component (directed entries / 2, the
+ * graph being symmetrized), and the directed entries traversed. The single-context
+ * SpMV reference is freed before the distributed runs, and skipped (with a line saying so)
+ * when --no-single asks or one copy of the matrix would not fit its GPU; --skip-one runs
+ * only the N-rank configuration (an input too large for one GPU). */
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -27,6 +34,7 @@ typedef struct dopts {
     int nranks, gpus, reps, cg, bfs, nsources;
     int dist_gen, kron_scale, kron_ef; /* --dist-gen: kron:S[:EF] made on the ranks */
     int read_rows;                     /* --read-rows: each rank reads its rows of path */
+    int no_single, skip_one;           /* --no-single, --skip-one */
     int devices[SB_MAX_RANKS];
     const char *gen, *path;
     uint64_t seed;
@@ -49,7 +57,8 @@ typedef struct drun {
     double read_ms[SB_MAX_RANKS];
     sp_status_t st[SB_MAX_RANKS];
     char msg[SB_MAX_RANKS][512];
-    double spmv_ms, cg_ms_per_it, bfs_ms;
+    double spmv_ms, cg_ms_per_it, bfs_ms, bfs_first_ms;
+    double bfs_gteps, bfs_directed_gteps; /* harmonic means over the sources */
     sp_solver_result_t cg;
     int bfs_bad;
 } drun_t;
@@ -126,16 +135,32 @@ static sp_status_t rank_bfs(drun_t *d, int r, sp_dist_matrix_t *A)
     int64_t nl = d->info[r].row_end - d->info[r].row_begin, n = d->coo->nrows;
     int32_t *lv = malloc((size_t)(nl + 1) * sizeof *lv),
             *pa = malloc((size_t)(nl + 1) * sizeof *pa);
-    double total = 0, t0;
+    double total = 0, t0, ms, inv_teps = 0, inv_dteps = 0;
+    int counted = 0;
+    sp_bfs_stats_t bs;
     char why[256];
     int s;
     if (!lv || !pa) st = SP_STATUS_ALLOC_FAILED;
+    /* the first search builds what the later ones reuse: timed apart */
+    if (!st && !(st = sp_comm_barrier(d->comms[r]))) {
+        t0 = sb_now();
+        if (!(st = sp_dist_bfs(A, d->sources[0], NULL, lv, pa, NULL)) &&
+            !(st = sp_comm_barrier(d->comms[r])) && r == 0)
+            d->bfs_first_ms = elapsed_ms(t0);
+    }
     for (s = 0; s < d->o->nsources && !st; s++) {
         if ((st = sp_comm_barrier(d->comms[r]))) break;
         t0 = sb_now();
-        if ((st = sp_dist_bfs(A, d->sources[s], NULL, lv, pa, NULL))) break;
+        if ((st = sp_dist_bfs(A, d->sources[s], NULL, lv, pa, &bs))) break;
         if ((st = sp_comm_barrier(d->comms[r]))) break;
-        total += elapsed_ms(t0);
+        ms = elapsed_ms(t0);
+        total += ms;
+        /* harmonic means: sums of seconds per edge (an empty search counts no edges) */
+        if (bs.edges_traversed > 0) {
+            inv_teps += 1e-3 * ms / (0.5 * (double)bs.edges_traversed);
+            inv_dteps += 1e-3 * ms / (double)bs.edges_traversed;
+            counted++;
+        }
         if ((st = sp_dist_gather_i32(A, lv, d->level))) break;
         if ((st = sp_dist_gather_i32(A, pa, d->parent))) break;
         if (r == 0 && (memcmp(d->level, d->ref_level + (size_t)s * (size_t)n,
@@ -148,7 +173,11 @@ static sp_status_t rank_bfs(drun_t *d, int r, sp_dist_matrix_t *A)
         }
         if ((st = sp_comm_barrier(d->comms[r]))) break; /* rank 0 read the whole arrays */
     }
-    if (r == 0) d->bfs_ms = total / d->o->nsources;
+    if (r == 0) {
+        d->bfs_ms = total / d->o->nsources;
+        d->bfs_gteps = counted ? 1e-9 * counted / inv_teps : 0;
+        d->bfs_directed_gteps = counted ? 1e-9 * counted / inv_dteps : 0;
+    }
     free(lv);
     free(pa);
     return st;
@@ -241,10 +270,25 @@ static int run_ranks(drun_t *d, int P)
 
 /* The single-context figures of the same run: SpMV time and result, CG, BFS levels. */
 typedef struct single {
+    int skipped; /* no single-context SpMV reference (--no-single, or it would not fit) */
+    int64_t need_bytes, have_bytes; /* its estimated device memory, the GPU's */
     double spmv_ms, cg_ms_per_it;
     sp_solver_result_t cg;
     int32_t *level; /* nsources x n */
 } single_t;
+
+/* One copy of coo fits the context's GPU with room to spare: its COO upload, two formats
+ * (the CSR and the one AUTO may pick) and two vectors, at most 85% of the memory. */
+static int single_fits(sp_context_t *ctx, const sp_coo_t *coo, int64_t *need, int64_t *have)
+{
+    sp_device_info_t info;
+    int64_t vs = (int64_t)sp_value_size(coo->value_type), n = coo->nrows;
+    *need = coo->nnz * (8 + vs) + 2 * (coo->nnz * (4 + vs) + (n + 1) * 4) + 2 * n * vs;
+    *have = 0;
+    if (sp_context_device_info(ctx, &info) || info.global_mem_bytes <= 0) return 1;
+    *have = info.global_mem_bytes;
+    return (double)*need <= 0.85 * (double)*have;
+}
 
 static sp_status_t run_single(const dopts_t *o, const sp_coo_t *coo, const double *x,
                               const int64_t *sources, double *y, single_t *s, sp_csr_t *csr,
@@ -265,6 +309,10 @@ static sp_status_t run_single(const dopts_t *o, const sp_coo_t *coo, const doubl
     if ((st = sp_context_create(o->gpus && !o->bfs ? SP_DEVICE_CUDA : SP_DEVICE_HOST, &co,
                                 &ctx)))
         goto done;
+    if (!o->bfs && (o->no_single || !single_fits(ctx, coo, &s->need_bytes, &s->have_bytes))) {
+        s->skipped = 1;
+        goto done;
+    }
     if ((st = sp_matrix_create(ctx, coo, NULL, &A))) goto done;
     if (o->bfs) {
         sp_format_view_t v;
@@ -366,9 +414,9 @@ static int parse_dist_args(int argc, char **argv, dopts_t *o)
     o->nranks = 2;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        int needs =
-            strcmp(a, "--cg") && strcmp(a, "--bfs") && strcmp(a, "--dist-gen") &&
-            strcmp(a, "--read-rows") && a[0] == '-';
+        int needs = strcmp(a, "--cg") && strcmp(a, "--bfs") && strcmp(a, "--dist-gen") &&
+                    strcmp(a, "--read-rows") && strcmp(a, "--no-single") &&
+                    strcmp(a, "--skip-one") && a[0] == '-';
         if (needs && v == NULL) return sb_bad_value(a, "(missing)");
         if (!strcmp(a, "--ranks")) {
             if (sb_parse_int(v, 1, SB_MAX_RANKS, &o->nranks)) return sb_bad_value(a, v);
@@ -392,11 +440,15 @@ static int parse_dist_args(int argc, char **argv, dopts_t *o)
             o->dist_gen = 1;
         } else if (!strcmp(a, "--read-rows")) {
             o->read_rows = 1;
+        } else if (!strcmp(a, "--no-single")) {
+            o->no_single = 1;
+        } else if (!strcmp(a, "--skip-one")) {
+            o->skip_one = 1;
         } else if (a[0] == '-') {
             fprintf(stderr,
                     "spbench --ranks/--gpus: unknown option %s (takes --gen SPEC or "
                     "FILE.mtx, --reps R, --cg, --bfs, --sources K, --seed S, --dist-gen, "
-                    "--read-rows)\n",
+                    "--read-rows, --no-single, --skip-one)\n",
                     a);
             return 1;
         } else {
@@ -456,44 +508,84 @@ int sb_dist_wanted(int argc, char **argv)
     return 0;
 }
 
-/* Runs on 1 and on N ranks and prints the figures; 0 when all checks pass. */
+/* "%.2f" of one / x, or "n/a" (no one-rank run, or nothing measured). */
+static const char *ratio(char *buf, size_t size, int have_one, double one, double x)
+{
+    if (!have_one || !(one > 0) || !(x > 0))
+        snprintf(buf, size, "n/a");
+    else
+        snprintf(buf, size, "%.2f", one / x);
+    return buf;
+}
+
+/* Runs on 1 and on N ranks (N only with --skip-one) and prints the figures; 0 when all
+ * checks pass. scaling_vs_1 is the one-rank time over this run's (for GTEPS this run's over
+ * the one-rank figure), both measured in this process. */
 static int bench(const dopts_t *o, const sp_coo_t *coo, drun_t *d, const single_t *s,
                  const double *ysingle)
 {
     int64_t n = coo->nrows;
-    int counts[2] = {1, o->nranks}, k, bad = 0;
-    double one_spmv = 0, one_cg = 0, one_bfs = 0;
-    for (k = 0; k < (o->nranks > 1 ? 2 : 1); k++) {
+    int counts[2] = {1, o->nranks}, k, bad = 0, have_one = 0;
+    double one_spmv = 0, one_cg = 0, one_bfs = 0, one_gteps = 0;
+    char b1[32], b2[32];
+    for (k = o->skip_one && o->nranks > 1 ? 1 : 0; k < (o->nranks > 1 ? 2 : 1); k++) {
         int P = counts[k];
         double err;
         if (run_ranks(d, P)) return 1;
         printf("ranks: %d\n", P);
         print_ranks(d);
         if (!o->bfs) {
-            err = max_rel_err(d->y, ysingle, n);
             if (k == 0) one_spmv = d->spmv_ms;
-            printf("spmv_ms: %.4f  single: %.4f  overhead_vs_single: %+.1f%%  scaling_vs_1: "
-                   "%.2f\n",
-                   d->spmv_ms, s->spmv_ms, 100.0 * (d->spmv_ms / s->spmv_ms - 1.0),
-                   one_spmv / d->spmv_ms);
-            printf("max_rel_err_vs_single: %.3g\n", err);
-            if (!(err <= 1e-10)) bad = 1;
+            if (s->skipped)
+                printf("spmv_ms: %.4f  single: n/a  scaling_vs_1: %s\n", d->spmv_ms,
+                       ratio(b1, sizeof b1, have_one || k == 0, one_spmv, d->spmv_ms));
+            else
+                printf("spmv_ms: %.4f  single: %.4f  overhead_vs_single: %+.1f%%  "
+                       "scaling_vs_1: %s\n",
+                       d->spmv_ms, s->spmv_ms, 100.0 * (d->spmv_ms / s->spmv_ms - 1.0),
+                       ratio(b1, sizeof b1, have_one || k == 0, one_spmv, d->spmv_ms));
+            if (s->skipped) {
+                printf("max_rel_err_vs_single: skipped (no single-context reference)\n");
+            } else {
+                err = max_rel_err(d->y, ysingle, n);
+                printf("max_rel_err_vs_single: %.3g\n", err);
+                if (!(err <= 1e-10)) bad = 1;
+            }
         }
         if (o->cg) {
             if (k == 0) one_cg = d->cg_ms_per_it;
-            printf("cg_iterations: %lld  single: %lld  status: %s  relative_residual: %.3g\n",
-                   (long long)d->cg.iterations, (long long)s->cg.iterations,
-                   sp_solver_status_string(d->cg.status), d->cg.relative_residual);
-            printf("cg_ms_per_iteration: %.4f  single: %.4f  scaling_vs_1: %.2f\n",
-                   d->cg_ms_per_it, s->cg_ms_per_it, one_cg / d->cg_ms_per_it);
-            if (llabs(d->cg.iterations - s->cg.iterations) > 1) bad = 1;
+            if (s->skipped)
+                printf("cg_iterations: %lld  single: n/a  status: %s  relative_residual: %.3g\n",
+                       (long long)d->cg.iterations, sp_solver_status_string(d->cg.status),
+                       d->cg.relative_residual);
+            else
+                printf("cg_iterations: %lld  single: %lld  status: %s  relative_residual: "
+                       "%.3g\n",
+                       (long long)d->cg.iterations, (long long)s->cg.iterations,
+                       sp_solver_status_string(d->cg.status), d->cg.relative_residual);
+            printf("cg_ms_per_iteration: %.4f  single: %.4f  scaling_vs_1: %s\n",
+                   d->cg_ms_per_it, s->cg_ms_per_it,
+                   ratio(b1, sizeof b1, have_one || k == 0, one_cg, d->cg_ms_per_it));
+            if (!s->skipped && llabs(d->cg.iterations - s->cg.iterations) > 1) bad = 1;
         }
         if (o->bfs) {
-            if (k == 0) one_bfs = d->bfs_ms;
-            printf("bfs_ms_per_search: %.4f  scaling_vs_1: %.2f  validated: %s\n", d->bfs_ms,
-                   one_bfs / d->bfs_ms, d->bfs_bad ? "FAILED" : "yes");
+            if (k == 0) {
+                one_bfs = d->bfs_ms;
+                one_gteps = d->bfs_gteps;
+            }
+            printf("bfs_first_call_ms: %.2f  (in-edges built%s)\n", d->bfs_first_ms,
+                   o->gpus ? ", graph moved to the GPUs" : "");
+            printf("bfs_ms_per_search: %.4f  scaling_vs_1: %s  validated: %s\n", d->bfs_ms,
+                   ratio(b1, sizeof b1, have_one || k == 0, one_bfs, d->bfs_ms),
+                   d->bfs_bad ? "FAILED" : "yes");
+            printf("bfs_gteps: %.3f  directed_gteps: %.3f  scaling_vs_1: %s  (harmonic mean "
+                   "over %d sources; undirected input edges of the component)\n",
+                   d->bfs_gteps, d->bfs_directed_gteps,
+                   ratio(b2, sizeof b2, have_one || k == 0, d->bfs_gteps, one_gteps),
+                   o->nsources);
             if (d->bfs_bad) bad = 1;
         }
+        have_one = have_one || k == 0;
     }
     return bad;
 }
@@ -539,6 +631,17 @@ int sb_dist_main(int argc, char **argv)
     if (run_single(&o, coo, x, sources, ysingle, &s, &csr, &sctx, &sA)) {
         fprintf(stderr, "spbench: single context: %s\n", sp_last_error());
         goto done;
+    }
+    if (s.skipped)
+        printf("single_reference: skipped (%s; one copy needs about %.1f GB of the GPU's "
+               "%.1f GB): no max_rel_err_vs_single, no CG iteration check\n",
+               o.no_single ? "--no-single" : "it would not fit", 1e-9 * (double)s.need_bytes,
+               1e-9 * (double)s.have_bytes);
+    if (!o.bfs) { /* the SpMV and CG references are on the host now: free the GPU's copy */
+        sp_matrix_destroy(sA);
+        sp_context_destroy(sctx);
+        sA = NULL;
+        sctx = NULL;
     }
     d->o = &o;
     d->coo = coo;

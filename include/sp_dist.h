@@ -193,9 +193,12 @@ SP_API sp_status_t sp_dist_solve(sp_dist_matrix_t *A, sp_solver_type_t type,
                                  sp_vector_t *x, sp_solver_result_t *result);
 
 /* Collective. Breadth-first search from global vertex source on the graph A (entry (u, v)
- * is the edge u -> v; host communicator and host context), direction-optimizing on global
- * counts: top-down levels send discovered vertices to their owners (a grouped exchange of
- * per-destination queues), bottom-up levels all-gather the frontier bitmap, and the
+ * is the edge u -> v), direction-optimizing on global counts, on the ranks' contexts: host
+ * arrays on host contexts, the rank's GPU on CUDA ones (frontier, visited bits, levels and
+ * parents on the device, the queues and bitmaps exchanged on device buffers through NCCL;
+ * the graph's rows and in-edges are moved there by the first call): top-down levels send
+ * discovered vertices to their owners (a grouped exchange of per-destination queues),
+ * bottom-up levels all-gather the frontier bitmap, and the
  * direction (Beamer's rule, options->alpha and beta, 0: 15 and 18; options->variant PUSH
  * or PULL forces one) is decided from one small all-reduce per level. level and parent
  * (may be NULL) get this rank's row_end - row_begin vertices (host memory, as in sp_bfs:

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dist/dist_internal.h" /* sp__dist_bfs_set_route_own */
 #include "sp_ref.h"
 #include "testutil.h"
 #ifdef SP_DIST_TEST_GPU
@@ -1202,6 +1203,36 @@ static sp_status_t bfs_rank(job_t *j, int r, sp_comm_t *comm, sp_context_t *ctx)
     return st;
 }
 
+#ifdef SP_DIST_TEST_GPU
+/* The single CUDA context's sp_bfs gives the reference's levels (ref: ns x n), so the
+ * distributed levels compared with ref below equal the single GPU's too. */
+static void single_gpu_levels(const char *name, const sp_coo_t *g, const int64_t *sources,
+                              int ns, const int32_t *ref)
+{
+    int64_t n = g->nrows;
+    int32_t *d_lv = NULL, *h_lv = malloc((size_t)n * sizeof *h_lv);
+    sp_context_t *ctx = NULL;
+    sp_matrix_t *G = NULL;
+    int s;
+    ck_assert_ok(test_context(0, &ctx));
+    ck_assert_ok(sp_matrix_create(ctx, g, NULL, &G));
+    ck_assert_int_eq(cudaMalloc((void **)&d_lv, (size_t)n * sizeof *d_lv), cudaSuccess);
+    for (s = 0; s < ns; s++) {
+        ck_assert_ok(sp_bfs(ctx, G, sources[s], NULL, d_lv, NULL, NULL));
+        ck_assert_ok(sp_context_synchronize(ctx));
+        ck_assert_int_eq(cudaMemcpy(h_lv, d_lv, (size_t)n * sizeof *h_lv, cudaMemcpyDeviceToHost),
+                         cudaSuccess);
+        ck_assert_msg(memcmp(h_lv, ref + (size_t)s * (size_t)n, (size_t)n * sizeof *h_lv) == 0,
+                      "%s source %lld: the single GPU's levels differ from the reference", name,
+                      (long long)sources[s]);
+    }
+    cudaFree(d_lv);
+    free(h_lv);
+    sp_matrix_destroy(G);
+    sp_context_destroy(ctx);
+}
+#endif
+
 static void check_bfs(const char *name, const sp_coo_t *g, const int64_t *sources, int ns)
 {
     int64_t n = g->nrows;
@@ -1234,6 +1265,9 @@ static void check_bfs(const char *name, const sp_coo_t *g, const int64_t *source
     csr.value_type = SP_VALUE_NONE;
     memcpy(&csr.ptr, &v.csr.row_ptr, sizeof csr.ptr); /* the validator only reads them */
     memcpy(&csr.idx, &v.csr.col, sizeof csr.idx);
+#ifdef SP_DIST_TEST_GPU
+    single_gpu_levels(name, g, sources, ns, ref);
+#endif
     for (vi = 0; vi < 3; vi++)
         for (k = 0; k < NCOUNTS; k++) {
             bfs_case_t c = {g, sources, ns, variants[vi], lv, pa, {{0}}, last, {{0}}};
@@ -1326,6 +1360,52 @@ START_TEST(bfs_float_matches_single)
 }
 END_TEST
 
+/* GPU runs: 16K vertices and 500K entries, many blocks of every kernel (SP_TEST_SMALL, the
+ * sanitizer runs: the host sizes) */
+static int large_scale(void)
+{
+#ifdef SP_DIST_TEST_GPU
+    if (getenv("SP_TEST_SMALL") == NULL) return 14;
+#endif
+    return 11;
+}
+static int64_t large_grid(void)
+{
+#ifdef SP_DIST_TEST_GPU
+    if (getenv("SP_TEST_SMALL") == NULL) return 150;
+#endif
+    return 60;
+}
+
+/* Larger graphs (a Kronecker graph; a grid, whose searches take hundreds of levels), and
+ * the queues of every rank count: with route_own even one rank sends the targets it owns
+ * through the exchange (to itself), so the count / scatter / exchange / receive path of a
+ * top-down level runs on one GPU as on several. */
+START_TEST(bfs_large_and_routed)
+{
+    sp_coo_t *g = NULL;
+    const int64_t kron_src[2] = {1, 1000}, grid_src[2] = {0, large_grid() * large_grid() / 2 + 7};
+    ck_assert_ok(sp_gen_kronecker(large_scale(), 16, 11, SP_VALUE_NONE, &g));
+    ck_assert_ok(sp_coo_symmetrize(g, 1));
+    check_bfs("kronecker(large)", g, kron_src, 2);
+    sp__dist_bfs_set_route_own(1);
+    check_bfs("kronecker(large) routed", g, kron_src, 2);
+    sp__dist_bfs_set_route_own(0);
+    sp_coo_free(g);
+    ck_assert_ok(sp_gen_grid2d(large_grid(), SP_R_32F, &g));
+    check_bfs("grid2d(large)", g, grid_src, 2);
+    sp__dist_bfs_set_route_own(1);
+    check_bfs("grid2d(large) routed", g, grid_src, 2);
+    sp__dist_bfs_set_route_own(0);
+    sp_coo_free(g);
+    g = disconnected_graph();
+    sp__dist_bfs_set_route_own(1);
+    check_bfs("disconnected(150) routed", g, (const int64_t[3]){5, 75, 120}, 3);
+    sp__dist_bfs_set_route_own(0);
+    sp_coo_free(g);
+}
+END_TEST
+
 static Suite *dist_suite(void)
 {
     Suite *s = suite_create("dist");
@@ -1358,6 +1438,7 @@ static Suite *dist_suite(void)
     tc = sp_test_add_case(s, "bfs", NULL, NULL);
     tcase_add_test(tc, bfs_matches_single);
     tcase_add_test(tc, bfs_float_matches_single);
+    tcase_add_test(tc, bfs_large_and_routed);
     return s;
 }
 

@@ -4,16 +4,22 @@
  * targets and sends the others, as (vertex, parent) pairs, to their owners in one
  * personalized exchange; a bottom-up step all-gathers the frontier bitmap and lets each
  * unvisited vertex look for a parent among its in-edges. The direction is chosen from
- * global counts (one three-value all-reduce per level), so every rank takes the same. */
+ * global counts (one three-value all-reduce per level), so every rank takes the same.
+ * The level loop below is the one engine of both memories: a rank on a host context runs
+ * its steps here on host arrays, a rank on a CUDA context runs them on its GPU
+ * (dist_bfs_cuda.c) and reports the same per-level counts. */
 #include <string.h>
 
 #include "dist_internal.h"
 
 typedef struct bfs {
     sp_dist_matrix_t *A;
-    int32_t *level, *parent;
-    int32_t *cur, *next; /* local ids of this level's and the next level's vertices */
+    int gpu;                 /* the steps run on the rank's GPU (dist_bfs_cuda.c) */
+    int32_t *level, *parent; /* host steps: this rank's outputs */
+    int32_t *cur,
+        *next; /* host steps: local ids of this level's and the next level's vertices */
     int64_t ncur, nnext, depth;
+    int64_t cur_edges, next_edges;   /* out-edges of the vertices of cur and of next */
     int64_t unvisited_edges;         /* out-edges of this rank's unvisited vertices */
     int64_t words;                   /* 64-bit words of the largest part's frontier bitmap */
     uint64_t *mine, *all, *frontier; /* own bitmap, every part's, the global one */
@@ -29,7 +35,7 @@ static void visit(bfs_t *b, int64_t v, int64_t parent)
     b->level[v] = (int32_t)(b->depth + 1);
     b->parent[v] = (int32_t)parent;
     b->next[b->nnext++] = (int32_t)v;
-    b->unvisited_edges -= degree(b->A, v);
+    b->next_edges += degree(b->A, v);
 }
 
 /* The in-edges of the owned vertices (u -> v stored at v's owner), sorted by u: every edge
@@ -81,12 +87,13 @@ done:
     return st;
 }
 
-/* Top-down: own targets visited here, the others sent to their owners as (v, parent). */
+/* Top-down: own targets visited here (unless the route_own knob sends them through the
+ * exchange too), the others sent to their owners as (v, parent). */
 static sp_status_t step_push(bfs_t *b)
 {
     sp_status_t st = SP_STATUS_SUCCESS;
     sp_dist_matrix_t *A = b->A;
-    int P = A->comm->size, me = A->comm->rank, q;
+    int P = A->comm->size, me = sp__dist_bfs_route_own() ? -1 : A->comm->rank, q;
     int64_t *scount = NULL, *rcount = NULL, *off = NULL, f, k, total = 0;
     int32_t *out = NULL, *got = NULL;
     SP_CALLOC(scount, P);
@@ -203,6 +210,20 @@ static void clear_records(const sp_bfs_options_t *o)
     }
 }
 
+/* The level just made becomes the frontier (its queue and its counts). */
+static void advance(bfs_t *b)
+{
+    int32_t *t = b->cur;
+    if (!b->gpu) { /* the device queues are swapped by the device step */
+        b->cur = b->next;
+        b->next = t;
+    }
+    b->ncur = b->nnext;
+    b->cur_edges = b->next_edges;
+    b->unvisited_edges -= b->next_edges;
+    b->nnext = b->next_edges = 0;
+}
+
 /* Levels until the frontier is empty everywhere; Beamer's switching on global counts. */
 static sp_status_t run_levels(bfs_t *b, const sp_bfs_options_t *o, sp_bfs_stats_t *s)
 {
@@ -213,12 +234,9 @@ static sp_status_t run_levels(bfs_t *b, const sp_bfs_options_t *o, sp_bfs_stats_
            beta = o && o->beta > 0 ? o->beta : 18.0;
     int dir = var == SP_BFS_PULL ? SP_BFS_DIR_PULL : SP_BFS_DIR_PUSH, last = dir;
     int optimize = var != SP_BFS_PUSH && var != SP_BFS_PULL && var != SP_BFS_FRONTIER;
-    int64_t prev_nf = 0, f;
+    int64_t prev_nf = 0;
     for (;;) {
-        int64_t g[3] = {b->ncur, 0, b->unvisited_edges};
-        int32_t *t;
-        for (f = 0; f < b->ncur; f++)
-            g[1] += degree(A, b->cur[f]);
+        int64_t g[3] = {b->ncur, b->cur_edges, b->unvisited_edges};
         SP_TRY(sp__comm_allreduce_host(A->comm, g, 3, SP_COMM_I64, SP_COMM_SUM));
         if (g[0] == 0) break;
         if (optimize && dir == SP_BFS_DIR_PUSH && (double)g[1] > (double)g[2] / alpha)
@@ -231,17 +249,57 @@ static sp_status_t run_levels(bfs_t *b, const sp_bfs_options_t *o, sp_bfs_stats_
         record(o, b->depth, g[0], dir);
         s->vertices_visited += g[0];
         s->levels++;
-        b->nnext = 0;
-        SP_TRY(dir == SP_BFS_DIR_PUSH ? step_push(b) : step_pull(b));
-        t = b->cur;
-        b->cur = b->next;
-        b->next = t;
-        b->ncur = b->nnext;
+        if (b->gpu)
+            SP_TRY(sp__dist_bfs_gpu_step(A, dir == SP_BFS_DIR_PULL, b->depth, b->ncur,
+                                         b->cur_edges, &b->nnext, &b->next_edges));
+        else
+            SP_TRY(dir == SP_BFS_DIR_PUSH ? step_push(b) : step_pull(b));
+        advance(b);
         prev_nf = g[0];
         b->depth++;
     }
 done:
     return st;
+}
+
+/* Host steps: the arrays of one search, the source visited where owned (in next). */
+static sp_status_t host_begin(bfs_t *b, int64_t source)
+{
+    sp_status_t st = SP_STATUS_SUCCESS;
+    sp_dist_matrix_t *A = b->A;
+    int64_t i, p;
+    for (p = 0; p < A->comm->size; p++)
+        if (A->row_begin[p + 1] - A->row_begin[p] > b->words * 64)
+            b->words = (A->row_begin[p + 1] - A->row_begin[p] + 63) / 64;
+    SP_ALLOC(b->level, A->nloc);
+    SP_ALLOC(b->parent, A->nloc);
+    SP_ALLOC(b->cur, A->nloc);
+    SP_ALLOC(b->next, A->nloc);
+    SP_ALLOC(b->mine, b->words);
+    SP_ALLOC(b->all, (size_t)b->words * (size_t)A->comm->size);
+    SP_ALLOC(b->frontier, (A->n + 63) / 64);
+    for (i = 0; i < A->nloc; i++) {
+        b->level[i] = -1;
+        b->parent[i] = -1;
+    }
+    if (source >= A->rb && source < A->rb + A->nloc) {
+        b->depth = -1; /* visit() sets level depth + 1 */
+        visit(b, source - A->rb, source);
+        b->depth = 0;
+    }
+done:
+    return st;
+}
+
+static void host_free(bfs_t *b)
+{
+    sp__free(b->frontier);
+    sp__free(b->all);
+    sp__free(b->mine);
+    sp__free(b->next);
+    sp__free(b->cur);
+    sp__free(b->parent);
+    sp__free(b->level);
 }
 
 sp_status_t sp_dist_bfs(sp_dist_matrix_t *A, int64_t source, const sp_bfs_options_t *options,
@@ -250,58 +308,37 @@ sp_status_t sp_dist_bfs(sp_dist_matrix_t *A, int64_t source, const sp_bfs_option
     sp_status_t st = SP_STATUS_SUCCESS;
     bfs_t b;
     sp_bfs_stats_t s;
-    int32_t *own_parent = NULL, *lvl = NULL;
-    int64_t i, p, e = 0;
+    int64_t e;
     memset(&b, 0, sizeof b);
     memset(&s, 0, sizeof s);
     if (A == NULL) return SP_ERROR(SP_STATUS_INVALID_ARGUMENT, "sp_dist_bfs: A is NULL");
     SP_TRY(check_options(A, source, options, level));
     if (A->h_in_ptr == NULL) SP_TRY(build_in_edges(A));
-    for (p = 0; p < A->comm->size; p++)
-        if (A->row_begin[p + 1] - A->row_begin[p] > b.words * 64)
-            b.words = (A->row_begin[p + 1] - A->row_begin[p] + 63) / 64;
     b.A = A;
-    SP_ALLOC(lvl, A->nloc);
-    SP_ALLOC(own_parent, A->nloc);
-    SP_ALLOC(b.cur, A->nloc);
-    SP_ALLOC(b.next, A->nloc);
-    SP_ALLOC(b.mine, b.words);
-    SP_ALLOC(b.all, (size_t)b.words * (size_t)A->comm->size);
-    SP_ALLOC(b.frontier, (A->n + 63) / 64);
-    b.level = lvl;
-    b.parent = own_parent;
-    for (i = 0; i < A->nloc; i++) {
-        lvl[i] = -1;
-        own_parent[i] = -1;
-        b.unvisited_edges += degree(A, i);
-    }
-    if (source >= A->rb && source < A->rb + A->nloc) {
-        b.depth = -1; /* visit() sets level depth + 1 */
-        visit(&b, source - A->rb, source);
-        b.depth = 0;
-        b.cur[0] = b.next[0];
-        b.ncur = 1;
-    }
+    b.gpu = sp_context_kind(A->ctx) == SP_DEVICE_CUDA;
+    b.unvisited_edges = A->h_row_ptr[A->nloc];
+    if (b.gpu)
+        SP_TRY(sp__dist_bfs_gpu_begin(A, source, &b.nnext, &b.next_edges));
+    else
+        SP_TRY(host_begin(&b, source));
+    advance(&b); /* the source, where owned, is the first frontier */
     clear_records(options);
     SP_TRY(run_levels(&b, options, &s));
-    for (i = 0; i < A->nloc; i++)
-        if (lvl[i] >= 0) e += degree(A, i);
+    e = A->h_row_ptr[A->nloc] - b.unvisited_edges; /* out-edges of the visited vertices */
     SP_TRY(sp__comm_allreduce_host(A->comm, &e, 1, SP_COMM_I64, SP_COMM_SUM));
     s.edges_traversed = e;
     s.variant_used =
         options && options->variant != SP_BFS_AUTO ? options->variant : SP_BFS_DIRECTION_OPT;
     s.loop_used = SP_BFS_LOOP_HOST;
-    if (A->nloc > 0) memcpy(level, lvl, (size_t)A->nloc * sizeof *lvl);
-    if (parent && A->nloc > 0) memcpy(parent, own_parent, (size_t)A->nloc * sizeof *parent);
+    if (b.gpu)
+        SP_TRY(sp__dist_bfs_gpu_end(A, level, parent));
+    else if (A->nloc > 0) {
+        memcpy(level, b.level, (size_t)A->nloc * sizeof *level);
+        if (parent) memcpy(parent, b.parent, (size_t)A->nloc * sizeof *parent);
+    }
     if (stats) *stats = s;
 done:
-    sp__free(b.frontier);
-    sp__free(b.all);
-    sp__free(b.mine);
-    sp__free(b.next);
-    sp__free(b.cur);
-    sp__free(own_parent);
-    sp__free(lvl);
+    host_free(&b);
     return sp__comm_fail(A ? A->comm : NULL, st);
 }
 

@@ -92,6 +92,9 @@ struct sp_dist_matrix {
     /* in-edges of the owned vertices for bottom-up BFS (built on the first sp_dist_bfs) */
     int64_t *h_in_ptr;
     int32_t *h_in;
+    /* the device BFS's state on a CUDA context (dist_bfs_cuda.c), made by the first
+     * sp_dist_bfs there */
+    struct sp__dist_bfs_gpu *bfs_gpu;
 };
 
 /* Personalized all-to-all of host memory: this rank sends scount[q] elements of esz bytes
@@ -99,6 +102,40 @@ struct sp_dist_matrix {
  * rcount[q] elements from each q, in rank order. Collective. */
 sp_status_t sp__dist_alltoallv(sp_comm_t *c, const void *send, const int64_t *scount,
                                size_t esz, void **recv, int64_t *rcount);
+
+/* Its two halves. Counts: rcount[q] = what rank q sends this rank (scount: what this rank
+ * sends each rank), by one all-gather. Move: the messages, send contiguous by destination
+ * (scount elements of esz bytes for each), recv by source (rcount each); host_memory: the
+ * buffers are host memory (staged through the device on NCCL), else the communicator's
+ * (the rank's device on NCCL, after sp__comm_order_after). Collective. */
+sp_status_t sp__dist_alltoallv_counts(sp_comm_t *c, const int64_t *scount, int64_t *rcount);
+sp_status_t sp__dist_alltoallv_move(sp_comm_t *c, const void *send, const int64_t *scount,
+                                    void *recv, const int64_t *rcount, size_t esz,
+                                    int host_memory);
+
+/* The BFS of a rank whose context is a CUDA one (dist_bfs_cuda.c): its owned vertices'
+ * frontier, visited bits, levels and parents on the device, the graph (rows and in-edges,
+ * global ids) moved there by the first call, the queues exchanged on device buffers. The
+ * level loop and its decisions stay in dist_bfs.c. Begin resets the outputs and claims the
+ * source where owned; step runs one level (pull: bottom-up, else top-down) from the
+ * frontier of ncur vertices with cur_edges out-edges, claiming level depth + 1; both
+ * return the size of the frontier they made and its out-edges. End copies the levels and
+ * parents (may be NULL) to the host. Collective where the level is; without CUDA they
+ * return SP_STATUS_NOT_COMPILED (never reached: such builds have no CUDA contexts). */
+sp_status_t sp__dist_bfs_gpu_begin(sp_dist_matrix_t *A, int64_t source, int64_t *nnext,
+                                   int64_t *next_edges);
+sp_status_t sp__dist_bfs_gpu_step(sp_dist_matrix_t *A, int pull, int64_t depth, int64_t ncur,
+                                  int64_t cur_edges, int64_t *nnext, int64_t *next_edges);
+sp_status_t sp__dist_bfs_gpu_end(sp_dist_matrix_t *A, int32_t *level, int32_t *parent);
+/* Frees A's device BFS state (accepts none). Not collective. */
+void sp__dist_bfs_gpu_free(sp_dist_matrix_t *A);
+
+/* Test knob of sp_dist_bfs (process-wide, not for library callers; set it between
+ * searches): 1 sends the targets a top-down level finds among the rank's own vertices
+ * through the exchange too (as messages to itself), so that one rank runs the queue path
+ * of several; 0 (default) visits them in place. */
+void sp__dist_bfs_set_route_own(int on);
+int sp__dist_bfs_route_own(void);
 
 /* x and y are this rank's parts (vectors of nloc values of A's type), distinct; what names
  * the caller in the message. */

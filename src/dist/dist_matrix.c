@@ -52,6 +52,7 @@ done:
 void sp_dist_matrix_destroy(sp_dist_matrix_t *A)
 {
     if (A == NULL) return;
+    sp__dist_bfs_gpu_free(A);
     sp_matrix_destroy(A->local);
     sp_matrix_destroy(A->ghost);
     sp_matrix_destroy(A->pack);
@@ -110,26 +111,28 @@ done:
     return st;
 }
 
-static int cmp_i64(const void *a, const void *b)
-{
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return (x > y) - (x < y);
-}
-
 /* The ghost list: the sorted distinct columns of the merged piece outside this rank's rows
- * (so grouped by owner), and the receive side of the halo plan. */
+ * (so grouped by owner), read off a bitmap of the columns (linear in entries and columns,
+ * where a sort of the ghost entries was not), and the receive side of the halo plan. */
 static sp_status_t find_ghosts(sp_dist_matrix_t *A, const sp_coo_t *m)
 {
     sp_status_t st = SP_STATUS_SUCCESS;
     sp_dist_halo_t *h = &A->halo;
-    int64_t k, n = 0, *g = NULL;
+    int64_t k, w, n = 0, words = (A->n + 63) / 64, *g = NULL;
+    uint64_t *seen = NULL;
     int p;
-    SP_ALLOC(g, m->nnz);
-    for (k = 0; k < m->nnz; k++)
-        if (m->col[k] < A->rb || m->col[k] >= A->rb + A->nloc) g[n++] = m->col[k];
-    qsort(g, (size_t)n, sizeof *g, cmp_i64);
-    for (k = 0, A->ghost_nnz = n, n = 0; k < A->ghost_nnz; k++)
-        if (n == 0 || g[n - 1] != g[k]) g[n++] = g[k];
+    SP_CALLOC(seen, words);
+    for (k = 0, A->ghost_nnz = 0; k < m->nnz; k++)
+        if (m->col[k] < A->rb || m->col[k] >= A->rb + A->nloc) {
+            seen[m->col[k] >> 6] |= (uint64_t)1 << (m->col[k] & 63);
+            A->ghost_nnz++;
+        }
+    for (w = 0; w < words; w++)
+        n += __builtin_popcountll(seen[w]);
+    SP_ALLOC(g, n);
+    for (w = 0, n = 0; w < words; w++)
+        for (uint64_t b = seen[w]; b; b &= b - 1)
+            g[n++] = 64 * w + __builtin_ctzll(b);
     h->ghost_col = g;
     g = NULL;
     SP_ALLOC(h->recv_peer, A->comm->size);
@@ -145,6 +148,7 @@ static sp_status_t find_ghosts(sp_dist_matrix_t *A, const sp_coo_t *m)
     }
 done:
     sp__free(g);
+    sp__free(seen);
     return st;
 }
 
