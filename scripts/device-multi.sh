@@ -37,6 +37,10 @@ SCALE_ONLY=${SCALE_ONLY:-0}
 SCALE_STEPS=${SCALE_STEPS:-poisson320 kron23 memcheck bfs-weak}
 
 ngpu=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || true)
+# the devices this process may use: CUDA_VISIBLE_DEVICES when set (nvidia-smi lists all)
+if [ -n "${CUDA_VISIBLE_DEVICES:-}" ]; then
+  ngpu=$(echo "$CUDA_VISIBLE_DEVICES" | tr ',' '\n' | grep -c .)
+fi
 [ "${ngpu:-0}" -ge 1 ] || { echo "device-multi: no GPU visible"; exit 1; }
 nvidia-smi --query-gpu=index,name,driver_version,memory.total --format=csv,noheader \
   | tee "$logs/gpu.txt"
