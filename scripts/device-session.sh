@@ -4,8 +4,9 @@
 # by side, each on its own GPU, each a list of the issue scripts (scripts/device-*.sh) with
 # their own time boxes; then the GPU suites no lane ran. Every script's logs go under
 # /tmp/sp_session/NAME; at the end one archive, $OUT/logs.tgz, and the summary lines. A lane
-# item "ctest" runs the GPU suites no issue script runs (ctest -R "$CTEST_REST").
-#   LANE0="bfs22 solve26" LANE1="spmv23 ctest" CTEST_REST='^check_gpu_state' \
+# item "ctest" runs the GPU suites no issue script runs (ctest -R "$CTEST_REST"). An item
+# NAME:S cuts its script at S seconds (default 900).
+#   LANE0="bfs22:300 solve26" LANE1="spmv23 ctest" CTEST_REST='^check_gpu_state' \
 #     bash scripts/device-session.sh
 # Budgets per script through the environment they read (BUDGET, SOLVE26_BUDGET, ...).
 set -u
@@ -24,16 +25,18 @@ cmake --build build-gpu -j"$(nproc)" >"$L/build.log" 2>&1 ||
 echo "== build ok ($(( $(date +%s) - t0 )) s)"
 ngpu=$(nvidia-smi -L | wc -l)
 
-lane() { # lane GPU NAMES...
-  local gpu=$1 n s; shift
+lane() { # lane GPU NAMES...: NAME or NAME:LIMIT_S (the script cut at LIMIT_S seconds)
+  local gpu=$1 n s lim; shift
   for n in "$@"; do
+    lim=${n#*:}; [ "$lim" = "$n" ] && lim=900
+    n=${n%%:*}
     s=$(date +%s)
     mkdir -p "$L/$n"
     if [ "$n" = ctest ]; then # the GPU suites no issue script runs: CTEST_REST, CTEST_LIMIT
       (cd build-gpu && CUDA_VISIBLE_DEVICES=$gpu timeout "${CTEST_LIMIT:-150}" ctest -j6 \
          --timeout 150 -R "${CTEST_REST:-.}" --output-on-failure) >"$L/$n.out" 2>&1
     else
-      CUDA_VISIBLE_DEVICES=$gpu OUT=$L/$n bash "scripts/device-$n.sh" >"$L/$n.out" 2>&1
+      CUDA_VISIBLE_DEVICES=$gpu OUT=$L/$n timeout "$lim" bash "scripts/device-$n.sh" >"$L/$n.out" 2>&1
     fi
     echo "== $n on GPU $gpu: rc $? in $(( $(date +%s) - s )) s (at $(( $(date +%s) - t0 )) s)" | tee -a "$L/$n.out"
   done
@@ -46,5 +49,5 @@ else
   lane 0 ${LANE0:-} ${LANE1:-}
 fi
 tar czf "$out/logs.tgz" -C "$L" . 2>/dev/null
-for n in ${LANE0:-} ${LANE1:-}; do echo "######## $n"; tail -n "${TAIL_LINES:-40}" "$L/$n.out"; done
+for n in ${LANE0:-} ${LANE1:-}; do n=${n%%:*}; echo "######## $n"; tail -n "${TAIL_LINES:-40}" "$L/$n.out"; done
 echo "== total $(( $(date +%s) - t0 )) s"
