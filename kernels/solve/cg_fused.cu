@@ -38,6 +38,20 @@ template <typename T> __device__ __forceinline__ double ld(const void *v, int64_
     return (double)static_cast<const T *>(v)[i];
 }
 
+/* The matrix of a spmv step, in registers: the step's vector stores could alias the block
+ * in memory, which would make every inner-loop read of these fields a reload; the arrays
+ * are read-only for the whole solve (the read-only data path). */
+struct mat_view {
+    int64_t n, width;
+    const int32_t *ptr, *idx;
+    const void *val;
+};
+
+template <typename T> __device__ __forceinline__ double ld_matrix(const void *v, int64_t i)
+{
+    return (double)__ldg(static_cast<const T *>(v) + i);
+}
+
 template <typename T> __device__ __forceinline__ double st(void *v, int64_t i, double value)
 {
     T t = (T)value;
@@ -120,20 +134,21 @@ __device__ bool grid_sum(const sp_cg_args_t &a, sp_cg_state_t *s, double (&v)[NV
  * every lane of the sub-warp. CSR: entries strided over the lanes, then a butterfly; ELL
  * (SUB 1): slots in order, ell_batch loads in flight. */
 template <typename T, int KIND, int SUB, int OP, bool PREC>
-__device__ __forceinline__ double row_product(const sp_cg_args_t &a, const operand_src &o,
-                                              int64_t i, bool valid, int sub_lane)
+__device__ __forceinline__ double row_product(const sp_cg_args_t &a, const mat_view &mv,
+                                              const operand_src &o, int64_t i, bool valid,
+                                              int sub_lane)
 {
     double sum = 0.0;
     if (KIND == KIND_ELL) {
         if (!valid) return 0.0;
-        for (int64_t k0 = 0; k0 < a.width; k0 += CP::ell_batch) {
+        for (int64_t k0 = 0; k0 < mv.width; k0 += CP::ell_batch) {
             int32_t c[CP::ell_batch];
             double v[CP::ell_batch];
 #pragma unroll
             for (int u = 0; u < CP::ell_batch; u++) {
                 int64_t k = k0 + u;
-                c[u] = k < a.width ? a.idx[k * a.n + i] : -1;
-                v[u] = c[u] >= 0 ? ld<T>(a.val, k * a.n + i) : 0.0;
+                c[u] = k < mv.width ? __ldg(mv.idx + k * mv.n + i) : -1;
+                v[u] = c[u] >= 0 ? ld_matrix<T>(mv.val, k * mv.n + i) : 0.0;
             }
 #pragma unroll
             for (int u = 0; u < CP::ell_batch; u++)
@@ -142,8 +157,9 @@ __device__ __forceinline__ double row_product(const sp_cg_args_t &a, const opera
         return sum;
     }
     if (valid)
-        for (int64_t e = a.ptr[i] + sub_lane; e < a.ptr[i + 1]; e += SUB)
-            sum += ld<T>(a.val, e) * operand<T, OP, PREC>(a, o, a.idx[e]);
+        for (int64_t e = __ldg(mv.ptr + i) + sub_lane, end = __ldg(mv.ptr + i + 1); e < end;
+             e += SUB)
+            sum += ld_matrix<T>(mv.val, e) * operand<T, OP, PREC>(a, o, __ldg(mv.idx + e));
 #pragma unroll
     for (int d = SUB / 2; d > 0; d >>= 1)
         sum += __shfl_xor_sync(sp_prim::full_mask, sum, d);
@@ -159,25 +175,29 @@ __global__ void __launch_bounds__(CP::block_threads) spmv_step_kernel(sp_cg_bloc
     sp_cg_state_t *s = &blk->state;
     if (s->verdict >= 0) return;
     const operand_src o = operand_of<OP>(a, s);
-    void *p_new = a.p[(s->k + 1) & 1], *v_new = a.v[(s->k + 1) & 1];
+    const mat_view mv = {a.n, a.width, a.ptr, a.idx, a.val};
+    const int64_t k_done = s->k; /* constant in the step: only its last block changes s */
+    const double alpha_last = s->alpha;
+    void *p_new = a.p[(k_done + 1) & 1], *v_new = a.v[(k_done + 1) & 1];
+    void *q_out = a.q, *x_io = a.x;
     const int lane = threadIdx.x & 31, rows_per_warp = 32 / SUB;
     const int64_t warp = ((int64_t)blockIdx.x * CP::block_threads + threadIdx.x) >> 5;
     const int64_t warps = (int64_t)gridDim.x * (CP::block_threads / 32);
     double acc[3] = {0.0, 0.0, 0.0};
-    for (int64_t base = warp * rows_per_warp; base < a.n; base += warps * rows_per_warp) {
+    for (int64_t base = warp * rows_per_warp; base < mv.n; base += warps * rows_per_warp) {
         int64_t i = base + lane / SUB;
-        bool valid = i < a.n;
-        double y = row_product<T, KIND, SUB, OP, PREC>(a, o, i, valid, lane % SUB);
+        bool valid = i < mv.n;
+        double y = row_product<T, KIND, SUB, OP, PREC>(a, mv, o, i, valid, lane % SUB);
         if (!valid || lane % SUB != 0) continue;
         double own = operand<T, OP, PREC>(a, o, i);
         if (OP == OP_PIPE) {
             st<T>(a.an, i, y);
             if (PREC) st<T>(a.m, i, own);
         } else if (OP == OP_CG) {
-            double q = st<T>(a.q, i, y);
+            double q = st<T>(q_out, i, y);
             acc[0] += st<T>(p_new, i, own) * q;
             /* the last iteration's x += alpha p, one step late (sp_cg_fused.h) */
-            if (s->k > 0) st<T>(a.x, i, fma(s->alpha, ld<T>(o.pa, i), ld<T>(a.x, i)));
+            if (k_done > 0) st<T>(x_io, i, fma(alpha_last, ld<T>(o.pa, i), ld<T>(x_io, i)));
         } else if (OP == OP_BICG_V) {
             st<T>(p_new, i, own);
             acc[0] += ld<T>(a.rh, i) * st<T>(v_new, i, y);
