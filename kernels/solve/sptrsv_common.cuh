@@ -43,7 +43,7 @@ struct sp_gpu_sptrsv_plan {
     int64_t units;
     int32_t *d_unit_begin;      /* unit u holds d_order[d_unit_begin[u] .. [u+1]) */
     int32_t *d_unit_level;      /* the level of unit u */
-    int32_t *d_level_units;     /* units of each level */
+    int32_t *d_unit_ptr;        /* level l holds units d_unit_ptr[l] .. [l+1) */
     unsigned long long *d_done; /* finished units of each level, over all solves */
 };
 
@@ -84,6 +84,13 @@ struct policy {
      * without sleeping (a sleep on the critical path adds its whole length to the
      * dependency's latency), then backs off as above. */
     static constexpr unsigned spin_polls = 16;
+    /* The wave kernel (sptrsv_wave.cu): a waiting warp polls one counter word (lane 0), so
+     * it can poll more often than a row polling each dependency: its sleep is capped lower,
+     * since the sleep of the warp that sees a level finish is on the critical path. Each
+     * level's counter has a 128-byte line of its own (wave_counter_stride words), so the
+     * polls on one level's counter and the additions to the next do not share a line. */
+    static constexpr unsigned wave_backoff_max_ns = 256;
+    static constexpr int wave_counter_stride = 16;
     /* Thread per row: the entries whose values a lane loads at once (independent loads in
      * flight instead of one round trip per entry). */
     static constexpr int row_window = 4;
@@ -154,8 +161,10 @@ struct backoff {
     __device__ __forceinline__ void reset() { ns = 0; }
 };
 
-/* Exponential backoff after spin_polls free polls: the value-as-flag kernels' wait. */
-struct spin {
+/* Exponential backoff after spin_polls free polls up to MAX_NS: the value-as-flag kernels'
+ * and the level pass's wait (MAX_NS backoff_max_ns), the wave kernel's (wave_backoff_max_ns). */
+template <unsigned MAX_NS = P::backoff_max_ns>
+struct spin_upto {
     unsigned polls = 0, ns = 0;
     __device__ __forceinline__ void pause()
     {
@@ -163,11 +172,12 @@ struct spin {
             polls++;
             return;
         }
-        ns = ns == 0 ? P::backoff_min_ns : (ns >= P::backoff_max_ns / 2 ? P::backoff_max_ns : 2 * ns);
+        ns = ns == 0 ? P::backoff_min_ns : (ns >= MAX_NS / 2 ? MAX_NS : 2 * ns);
         __nanosleep(ns);
     }
     __device__ __forceinline__ void reset() { polls = ns = 0; }
 };
+using spin = spin_upto<>;
 
 /* Claims the next ticket for the warp (lane 0's atomic, broadcast). Returns the unit index
  * within this launch; the first claim of a launch fixes *base, the launch's first ticket

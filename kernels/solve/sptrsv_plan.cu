@@ -87,7 +87,7 @@ extern "C" void sp__gpu_sptrsv_plan_free(const sp_gpu_env_t *env, sp_gpu_sptrsv_
     if (plan == NULL) return;
     if (env != NULL) {
         env->free(env->self, plan->d_done);
-        env->free(env->self, plan->d_level_units);
+        env->free(env->self, plan->d_unit_ptr);
         env->free(env->self, plan->d_unit_level);
         env->free(env->self, plan->d_unit_begin);
         env->free(env->self, plan->d_ticket);

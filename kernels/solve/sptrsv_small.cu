@@ -3,7 +3,8 @@
  * launches or global ready flags, x kept in shared memory and written out once at the end.
  * A level step then costs a barrier and shared-memory reads; what a row needs from global
  * memory (its position in the level order, its entries, b and the diagonal) is loaded for
- * the next level before the current one is computed, so those loads overlap the barrier.
+ * the next level before the current one is computed, so those loads overlap the barrier,
+ * and where the whole matrix fits in L1 it is hinted there first.
  * One block: no inter-block waiting, so nothing to deadlock. Rows are summed in entry order
  * (the same bits on every run). */
 #include "solve/sptrsv_common.cuh"
@@ -14,15 +15,36 @@ namespace
 {
 
 constexpr int small_threads = 512;
+/* The kernel first hints the whole matrix into L1 when it takes at most this many bytes
+ * (L1 and shared memory share 256 KiB per SM on sm_90; x takes up to 96 KiB of it), so
+ * that the loads of a level (position -> row -> entries: dependent) hit L1, not L2. */
+constexpr int64_t small_prefetch_max_bytes = 96 * 1024;
+
+/* Bytes of what a solve reads besides x: level order, level offsets, row pointers, bounds,
+ * b, and every entry (the other triangle's too: it shares the lines). */
+int64_t prefetch_bytes(const sp_gpu_sptrsv_plan_t *plan, int64_t nnz)
+{
+    int64_t vs = (int64_t)sp_value_size(plan->value_type);
+    return plan->n * (3 * 4 + vs) + plan->nlevels * 4 + nnz * (4 + vs);
+}
 
 template <typename T> struct small_args {
     const int32_t *ptr, *idx, *bound, *order, *level_ptr;
     const T *val, *b;
     T *x;
     T alpha;
-    int64_t n, nlevels;
-    bool unit;
+    int64_t n, nlevels, nnz;
+    bool unit, prefetch;
 };
+
+/* Hints bringing count elements of size bytes each at p into L1, a line per thread. */
+__device__ __forceinline__ void prefetch_all(const void *p, int64_t count, size_t size)
+{
+    const char *c = static_cast<const char *>(p);
+    for (int64_t off = (int64_t)threadIdx.x * 128; off < count * (int64_t)size;
+         off += (int64_t)small_threads * 128)
+        prefetch_l1(c + off);
+}
 
 /* One row's data besides the values it depends on: its first E entries in registers. */
 template <typename T, bool UPPER> struct small_row {
@@ -89,13 +111,25 @@ __global__ void __launch_bounds__(small_threads) small_kernel(small_args<T> a)
     T *s_x = reinterpret_cast<T *>(s_raw);
     const int tid = threadIdx.x;
     small_row<T, UPPER> cur, nxt;
-    int64_t begin = 0, end = level_end(a.level_ptr, 0, a.nlevels, a.n);
+    if (a.prefetch) { /* the whole matrix fits in L1: every level's loads then hit there */
+        prefetch_all(a.order, a.n, sizeof(int32_t));
+        prefetch_all(a.level_ptr, a.nlevels, sizeof(int32_t));
+        prefetch_all(a.ptr, a.n, sizeof(int32_t));
+        prefetch_all(a.bound, a.n, sizeof(int32_t));
+        prefetch_all(a.b, a.n, sizeof(T));
+        prefetch_all(a.idx, a.nnz, sizeof(int32_t));
+        prefetch_all(a.val, a.nnz, sizeof(T));
+    }
+    /* level l holds positions [begin, end); the ends of levels l + 1 and l + 2 are loaded a
+     * level ahead, so the offsets are not on the chain of dependent loads */
+    const int64_t nl = a.nlevels;
+    int64_t begin = 0, end = level_end(a.level_ptr, 0, nl, a.n);
+    int64_t next_end = nl > 1 ? level_end(a.level_ptr, 1, nl, a.n) : end;
     cur.load(a, begin + tid, end);
-    for (int64_t l = 0; l < a.nlevels; l++) {
-        const int64_t nb = end, ne = l + 1 < a.nlevels
-                                         ? level_end(a.level_ptr, l + 1, a.nlevels, a.n)
-                                         : nb;
-        nxt.load(a, nb + tid, ne); /* the next level's first rows, in flight meanwhile */
+    for (int64_t l = 0; l < nl; l++) {
+        const int64_t after_end =
+            l + 2 < nl ? level_end(a.level_ptr, l + 2, nl, a.n) : next_end;
+        nxt.load(a, end + tid, next_end); /* the next level's first rows, in flight meanwhile */
         if (cur.r >= 0) cur.solve(a, s_x);
         for (int64_t i = begin + tid + small_threads; i < end; i += small_threads) {
             small_row<T, UPPER> more;
@@ -104,8 +138,9 @@ __global__ void __launch_bounds__(small_threads) small_kernel(small_args<T> a)
         }
         __syncthreads();
         cur = nxt;
-        begin = nb;
-        end = ne;
+        begin = end;
+        end = next_end;
+        next_end = after_end;
     }
     for (int64_t i = tid; i < a.n; i += small_threads)
         a.x[i] = s_x[i];
@@ -158,7 +193,9 @@ sp_status_t sp__gpu_sptrsv_small_solve(const sp_gpu_env_t *env,
                            *static_cast<const T *>(alpha),
                            plan->n,
                            plan->nlevels,
-                           plan->unit_diag != 0};
+                           a->nnz,
+                           plan->unit_diag != 0,
+                           prefetch_bytes(plan, a->nnz) <= small_prefetch_max_bytes};
         if (plan->upper)
             launch<T, true>(plan, v, s);
         else

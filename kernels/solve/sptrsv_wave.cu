@@ -12,8 +12,9 @@
  * Why waiting on level L-1 suffices: a unit of level L-1 finishes only after its own wait
  * on level L-2 succeeded, so by induction a finished level L-1 means every level below it
  * is finished. Memory model: a unit's rows are stored, the warp synchronized, then lane 0
- * fences and adds to its level's counter (release); a waiter polls relaxed, then every
- * lane loads the counter with acquire before reading x through L2 (__ldcg).
+ * adds to its level's counter with release semantics; a waiter's lane 0 polls with acquire
+ * loads, the warp synchronizes, and its lanes read x through L2 (__ldcg): the pattern of a
+ * cooperative grid sync, at warp scope.
  *
  * Why it cannot deadlock, whatever the scheduler does: tickets come from one atomic
  * counter in the level order, so a unit of level L waits only on units of smaller tickets,
@@ -36,7 +37,7 @@ namespace
 {
 
 template <typename T> struct wave_args {
-    const int32_t *ptr, *idx, *bound, *order, *unit_begin, *unit_level, *level_units;
+    const int32_t *ptr, *idx, *bound, *order, *unit_begin, *unit_level, *unit_ptr;
     const T *val, *b;
     T *x;
     T alpha;
@@ -45,17 +46,17 @@ template <typename T> struct wave_args {
     unsigned long long *done, *ticket, window;
 };
 
-__device__ __forceinline__ unsigned long long load_relaxed_u64(const unsigned long long *p)
-{
-    unsigned long long v;
-    asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
-    return v;
-}
 __device__ __forceinline__ unsigned long long load_acquire_u64(const unsigned long long *p)
 {
     unsigned long long v;
     asm volatile("ld.acquire.gpu.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
     return v;
+}
+/* *p += v with release semantics: every write ordered before it (this thread's, and the
+ * warp's through the __syncwarp before it) is visible to whoever acquires the sum. */
+__device__ __forceinline__ void add_release_u64(unsigned long long *p, unsigned long long v)
+{
+    asm volatile("red.release.gpu.global.add.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
 }
 
 /* A lane's entries k, k + S, ... below k1 (S = 1 a thread per row, 32 a warp per row), E of
@@ -129,16 +130,19 @@ __global__ void __launch_bounds__(P::block_threads) wave_kernel(wave_args<T> a)
             ent.load(a, r);
         }
         if (lev > 0) {
-            const unsigned long long *cnt = a.done + lev - 1;
+            /* lane 0 acquires the previous level's count; the __syncwarp orders the other
+             * lanes' reads of x after it (the pattern of a cooperative grid sync) */
+            const unsigned long long *cnt =
+                a.done + (int64_t)(lev - 1) * P::wave_counter_stride;
             const unsigned long long target =
-                epoch * (unsigned long long)__ldg(a.level_units + lev - 1);
+                epoch *
+                (unsigned long long)(__ldg(a.unit_ptr + lev) - __ldg(a.unit_ptr + lev - 1));
             if (lane == 0) {
-                spin sp;
-                while (load_relaxed_u64(cnt) < target)
+                spin_upto<P::wave_backoff_max_ns> sp;
+                while (load_acquire_u64(cnt) < target)
                     sp.pause();
             }
             __syncwarp();
-            (void)load_acquire_u64(cnt);
         }
         T acc = T(0);
         if (live) acc = ent.sum(a, r, acc);
@@ -148,10 +152,7 @@ __global__ void __launch_bounds__(P::block_threads) wave_kernel(wave_args<T> a)
             a.x[r] = a.unit ? s : s / diag;
         }
         __syncwarp();
-        if (lane == 0) {
-            __threadfence();
-            atomicAdd(a.done + lev, 1ull);
-        }
+        if (lane == 0) add_release_u64(a.done + (int64_t)lev * P::wave_counter_stride, 1ull);
     }
 }
 
@@ -161,34 +162,48 @@ template <typename T, bool UPPER> const void *kernel_of(bool warp_per_row)
                         : (const void *)wave_kernel<T, UPPER, false>;
 }
 
-/* The unit table on the host from the level offsets: units of rows_per_unit rows, none
- * spanning two levels. */
-sp_status_t unit_table(const sp_gpu_sptrsv_plan_t *plan, int64_t rows_per_unit,
-                       int32_t **h_begin, int32_t **h_level, int32_t **h_level_units,
-                       int64_t *units, int64_t *widest)
+/* unit_ptr[l] = the first unit of level l (units of rows_per_unit rows, none spanning two
+ * levels; unit_ptr[nl] = all units), from the host level offsets; *widest: the most units
+ * of a level. */
+sp_status_t unit_offsets(const sp_gpu_sptrsv_plan_t *plan, int64_t rows_per_unit,
+                         int32_t **h_unit_ptr, int64_t *widest)
 {
     sp_status_t st = SP_STATUS_SUCCESS;
     const int64_t nl = plan->nlevels, *lp = plan->h_level_ptr;
-    int64_t count = 0, u = 0;
+    int64_t count = 0;
     *widest = 0;
-    for (int64_t l = 0; l < nl; l++)
-        count += ceil_div(lp[l + 1] - lp[l], rows_per_unit);
-    SP_TRY(host_array(h_begin, count + 1));
-    SP_TRY(host_array(h_level, count));
-    SP_TRY(host_array(h_level_units, nl));
+    SP_TRY(host_array(h_unit_ptr, nl + 1));
     for (int64_t l = 0; l < nl; l++) {
         int64_t lu = ceil_div(lp[l + 1] - lp[l], rows_per_unit);
-        (*h_level_units)[l] = (int32_t)lu;
+        (*h_unit_ptr)[l] = (int32_t)count;
+        count += lu;
         if (lu > *widest) *widest = lu;
-        for (int64_t j = 0; j < lu; j++, u++) {
-            (*h_begin)[u] = (int32_t)(lp[l] + j * rows_per_unit);
-            (*h_level)[u] = (int32_t)l;
-        }
     }
-    (*h_begin)[count] = (int32_t)plan->n;
-    *units = count;
+    (*h_unit_ptr)[nl] = (int32_t)count;
 done:
     return st;
+}
+
+/* Per unit its first position in the level order and its level (level by binary search in
+ * unit_ptr); unit_begin[units] = n. */
+__global__ void unit_table_kernel(const int32_t *__restrict__ unit_ptr,
+                                  const int32_t *__restrict__ level_ptr, int64_t nl, int64_t n,
+                                  int64_t units, int rows_per_unit, int32_t *__restrict__ begin,
+                                  int32_t *__restrict__ level)
+{
+    int64_t u = (int64_t)blockIdx.x * P::block_threads + threadIdx.x;
+    if (u == units) begin[u] = (int32_t)n;
+    if (u >= units) return;
+    int64_t lo = 0, hi = nl - 1; /* the last l with unit_ptr[l] <= u */
+    while (lo < hi) {
+        int64_t m = (lo + hi + 1) / 2;
+        if (unit_ptr[m] <= u)
+            lo = m;
+        else
+            hi = m - 1;
+    }
+    begin[u] = (int32_t)(level_ptr[lo] + (u - unit_ptr[lo]) * rows_per_unit);
+    level[u] = (int32_t)lo;
 }
 
 template <typename T, bool UPPER>
@@ -206,32 +221,31 @@ sp_status_t sp__gpu_sptrsv_wave_prepare(const sp_gpu_env_t *env, sp_gpu_sptrsv_p
 {
     sp_status_t st = SP_STATUS_SUCCESS;
     cudaStream_t s = (cudaStream_t)env->stream;
-    int32_t *h_begin = NULL, *h_level = NULL, *h_level_units = NULL;
+    int32_t *h_unit_ptr = NULL;
     int64_t widest = 0, sms = 0, resident = 0, warps;
     const void *kernel = NULL;
     const int64_t nl = plan->nlevels;
-    SP_TRY(unit_table(plan, plan->warp_per_row ? 1 : 32, &h_begin, &h_level, &h_level_units,
-                      &plan->units, &widest));
+    const int rows_per_unit = plan->warp_per_row ? 1 : 32;
+    const size_t done_bytes = (size_t)nl * P::wave_counter_stride * sizeof(unsigned long long);
+    SP_TRY(unit_offsets(plan, rows_per_unit, &h_unit_ptr, &widest));
+    plan->units = h_unit_ptr[nl];
+    SP_TRY(
+        env->alloc(env->self, (void **)&plan->d_unit_ptr, (size_t)(nl + 1) * sizeof(int32_t)));
     SP_TRY(env->alloc(env->self, (void **)&plan->d_unit_begin,
                       (size_t)(plan->units + 1) * sizeof(int32_t)));
     SP_TRY(env->alloc(env->self, (void **)&plan->d_unit_level,
                       (size_t)plan->units * sizeof(int32_t)));
-    SP_TRY(env->alloc(env->self, (void **)&plan->d_level_units, (size_t)nl * sizeof(int32_t)));
-    SP_TRY(
-        env->alloc(env->self, (void **)&plan->d_done, (size_t)nl * sizeof(unsigned long long)));
+    SP_TRY(env->alloc(env->self, (void **)&plan->d_done, done_bytes));
     SP_TRY(env->alloc(env->self, (void **)&plan->d_ticket, sizeof(unsigned long long)));
-    SP_CUDA_TRY(cudaMemcpyAsync(plan->d_unit_begin, h_begin,
-                                (size_t)(plan->units + 1) * sizeof(int32_t),
-                                cudaMemcpyHostToDevice, s));
-    SP_CUDA_TRY(cudaMemcpyAsync(plan->d_unit_level, h_level,
-                                (size_t)plan->units * sizeof(int32_t), cudaMemcpyHostToDevice,
-                                s));
-    SP_CUDA_TRY(cudaMemcpyAsync(plan->d_level_units, h_level_units,
-                                (size_t)nl * sizeof(int32_t), cudaMemcpyHostToDevice, s));
-    SP_CUDA_TRY(cudaMemsetAsync(plan->d_done, 0, (size_t)nl * sizeof(unsigned long long), s));
+    /* from pageable memory: the call returns once h_unit_ptr is read (freed below) */
+    SP_CUDA_TRY(cudaMemcpyAsync(plan->d_unit_ptr, h_unit_ptr,
+                                (size_t)(nl + 1) * sizeof(int32_t), cudaMemcpyHostToDevice, s));
+    unit_table_kernel<<<(unsigned)ceil_div(plan->units + 1, P::block_threads), P::block_threads,
+                        0, s>>>(plan->d_unit_ptr, plan->d_level_ptr, nl, plan->n, plan->units,
+                                rows_per_unit, plan->d_unit_begin, plan->d_unit_level);
+    SP_CUDA_LAUNCHED("sptrsv wave unit table");
+    SP_CUDA_TRY(cudaMemsetAsync(plan->d_done, 0, done_bytes, s));
     SP_CUDA_TRY(cudaMemsetAsync(plan->d_ticket, 0, sizeof(unsigned long long), s));
-    /* the host tables are freed below: the copies must have read them */
-    SP_CUDA_TRY(cudaStreamSynchronize(s));
     by_value(plan->value_type, [&](auto tag) {
         using T = decltype(tag);
         kernel = plan->upper ? kernel_of<T, true>(plan->warp_per_row != 0)
@@ -246,9 +260,7 @@ sp_status_t sp__gpu_sptrsv_wave_prepare(const sp_gpu_env_t *env, sp_gpu_sptrsv_p
     if ((int64_t)plan->grid > resident) plan->grid = (unsigned)resident;
     plan->window = (unsigned long long)plan->units + (unsigned long long)plan->grid * P::warps;
 done:
-    sp__free(h_level_units);
-    sp__free(h_level);
-    sp__free(h_begin);
+    sp__free(h_unit_ptr);
     return st; /* on failure the caller frees the plan and its device parts */
 }
 
@@ -266,7 +278,7 @@ sp_status_t sp__gpu_sptrsv_wave_solve(const sp_gpu_env_t *env, const sp_gpu_sptr
                           plan->d_order,
                           plan->d_unit_begin,
                           plan->d_unit_level,
-                          plan->d_level_units,
+                          plan->d_unit_ptr,
                           static_cast<const T *>(a->val),
                           static_cast<const T *>(d_b),
                           static_cast<T *>(d_x),
