@@ -1,5 +1,8 @@
-/* GPU sparse triangular solve (kernels/solve/): level scheduling and the soft-synchronized
- * kernel, float and double, lower and upper, unit and non-unit, alpha != 1. Every solve is
+/* GPU sparse triangular solve (kernels/solve/): level scheduling, the soft-synchronized
+ * kernels (row flags, value as flag, the wave kernel waiting once per unit on a level
+ * counter) and the single-block kernel (x in shared memory; refused with NOT_SUPPORTED
+ * where x does not fit, which is checked too), float and double, lower and upper, unit and
+ * non-unit, alpha != 1. Every solve is
  * run twice with different right-hand sides into NaN-filled x (a stale or unwritten value
  * shows), checked row by row by its residual against a bound tied to the type and row
  * length, and, on diagonally dominant inputs, against the CPU reference within a bound tied
@@ -12,7 +15,8 @@
  * the bundled square matrices with a full
  * diagonal (their other triangle ignored); refusals (a missing diagonal naming the first
  * such row), a NaN in b with the value kernels' sentinel bits, and every allocation
- * failing in turn without a leak. SP_TEST_SMALL=1 shrinks
+ * failing in turn without a leak; the public sp_sptrsv_analyse / sp_sptrsv against a host
+ * context (AUTO's three paths). SP_TEST_SMALL=1 shrinks
  * the largest inputs. Exits 77 without a GPU. */
 #include <math.h>
 #include <stdio.h>
