@@ -3,10 +3,12 @@
  * n-1-i for an upper one), the level array its own ready flag (0 until set). A warp takes
  * 32 consecutive tickets: each lane first waits for its row's dependencies outside the unit
  * (all of them at once, relaxed GPU-scope loads: a level is the only datum read, so no
- * fence), then the unit's own dependencies are resolved in ticket order by shuffles (lane j
- * is final once lanes < j are, so one broadcast per lane that others depend on). A chain
- * inside the unit (consecutive rows of a stencil line) thus costs a shuffle per row, not an
- * L2 round trip or a pass of a polling loop; the unit waits once for the rows before it.
+ * fence), then the unit's own dependencies are resolved by shuffles: a chain (each row
+ * depending at most on the one before it in the unit, as a stencil line) by a segmented
+ * max-scan in 5 steps, any other pattern in ticket order (lane j is final once lanes < j
+ * are: one broadcast per lane that others depend on). A chain inside the unit thus costs
+ * no L2 round trip or pass of a polling loop per row; the unit waits once for the rows
+ * before it.
  *
  * Why it cannot deadlock: a lane waits only on rows of smaller units, whose tickets were
  * claimed by running warps that finish them without waiting on anything later (the
@@ -80,14 +82,33 @@ __global__ void __launch_bounds__(P::block_threads)
                 }
             }
         }
-        /* in-unit dependencies, lanes in ticket order: lane j's level is final when its turn
-         * comes (its dependencies are lanes < j, folded at their turns) */
-        unsigned feeders = __reduce_or_sync(sp_prim::full_mask, mask);
-        while (feeders) {
-            int j = __ffs(feeders) - 1;
-            feeders &= feeders - 1;
-            int32_t lj = __shfl_sync(sp_prim::full_mask, ext + 1, j);
-            if ((mask >> (unsigned)j) & 1u) ext = ext > lj ? ext : lj;
+        /* in-unit dependencies. Where each lane depends at most on the lane before it (a
+         * stencil line in the natural order), level = 1 + max(ext, level of lane - 1)
+         * unrolls to lane + 1 + max(ext_j - j) over j from the chain's start to the lane:
+         * a segmented max-scan, 5 shuffle steps. Otherwise lanes in ticket order: lane j's
+         * level is final when its turn comes (its dependencies are lanes < j, folded at
+         * their turns). */
+        if (__all_sync(sp_prim::full_mask, mask == 0 || mask == 1u << (unsigned)(lane - 1))) {
+            int32_t v = ext - lane;
+            unsigned head = mask == 0; /* lane 0 always: a chain starts in the unit */
+#pragma unroll
+            for (int d = 1; d < 32; d <<= 1) {
+                int32_t ov = __shfl_up_sync(sp_prim::full_mask, v, d);
+                unsigned oh = __shfl_up_sync(sp_prim::full_mask, head, d);
+                if (lane >= d && !head) {
+                    v = v > ov ? v : ov;
+                    head = oh;
+                }
+            }
+            ext = lane + v;
+        } else {
+            unsigned feeders = __reduce_or_sync(sp_prim::full_mask, mask);
+            while (feeders) {
+                int j = __ffs(feeders) - 1;
+                feeders &= feeders - 1;
+                int32_t lj = __shfl_sync(sp_prim::full_mask, ext + 1, j);
+                if ((mask >> (unsigned)j) & 1u) ext = ext > lj ? ext : lj;
+            }
         }
         if (i < n) {
             store_relaxed(level + r, ext + 1);
