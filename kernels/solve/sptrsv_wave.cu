@@ -12,9 +12,9 @@
  * Why waiting on level L-1 suffices: a unit of level L-1 finishes only after its own wait
  * on level L-2 succeeded, so by induction a finished level L-1 means every level below it
  * is finished. Memory model: a unit's rows are stored, the warp synchronized, then lane 0
- * adds to its level's counter with release semantics; a waiter's lane 0 polls with acquire
- * loads, the warp synchronizes, and its lanes read x through L2 (__ldcg): the pattern of a
- * cooperative grid sync, at warp scope.
+ * adds to its level's counter with release semantics; a waiter's lane 0 polls with relaxed
+ * loads and fences (acquire) once it sees the count, the warp synchronizes, and its lanes
+ * read x through L2 (__ldcg): the pattern of a cooperative grid sync, at warp scope.
  *
  * Why it cannot deadlock, whatever the scheduler does: tickets come from one atomic
  * counter in the level order, so a unit of level L waits only on units of smaller tickets,
@@ -46,11 +46,17 @@ template <typename T> struct wave_args {
     unsigned long long *done, *ticket, window;
 };
 
-__device__ __forceinline__ unsigned long long load_acquire_u64(const unsigned long long *p)
+__device__ __forceinline__ unsigned long long load_relaxed_u64(const unsigned long long *p)
 {
     unsigned long long v;
-    asm volatile("ld.acquire.gpu.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+    asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
     return v;
+}
+/* After a relaxed load that saw the release's sum: together an acquire (PTX's fence-based
+ * acquire pattern), paid once per wait instead of on every poll. */
+__device__ __forceinline__ void fence_acquire()
+{
+    asm volatile("fence.acq_rel.gpu;" ::: "memory");
 }
 /* *p += v with release semantics: every write ordered before it (this thread's, and the
  * warp's through the __syncwarp before it) is visible to whoever acquires the sum. */
@@ -130,8 +136,9 @@ __global__ void __launch_bounds__(P::block_threads) wave_kernel(wave_args<T> a)
             ent.load(a, r);
         }
         if (lev > 0) {
-            /* lane 0 acquires the previous level's count; the __syncwarp orders the other
-             * lanes' reads of x after it (the pattern of a cooperative grid sync) */
+            /* lane 0 polls the previous level's count, then acquires (fence); the
+             * __syncwarp orders the other lanes' reads of x after it (the pattern of a
+             * cooperative grid sync) */
             const unsigned long long *cnt =
                 a.done + (int64_t)(lev - 1) * P::wave_counter_stride;
             const unsigned long long target =
@@ -139,8 +146,9 @@ __global__ void __launch_bounds__(P::block_threads) wave_kernel(wave_args<T> a)
                 (unsigned long long)(__ldg(a.unit_ptr + lev) - __ldg(a.unit_ptr + lev - 1));
             if (lane == 0) {
                 spin_upto<P::wave_backoff_max_ns> sp;
-                while (load_acquire_u64(cnt) < target)
+                while (load_relaxed_u64(cnt) < target)
                     sp.pause();
+                fence_acquire();
             }
             __syncwarp();
         }
