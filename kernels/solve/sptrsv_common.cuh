@@ -45,6 +45,7 @@ struct sp_gpu_sptrsv_plan {
     int32_t *d_unit_level;      /* the level of unit u */
     int32_t *d_unit_ptr;        /* level l holds units d_unit_ptr[l] .. [l+1) */
     unsigned long long *d_done; /* finished units of each level, over all solves */
+    int64_t counter_stride;     /* words from one level's counter to the next's */
 };
 
 namespace sptrsv {

@@ -41,7 +41,7 @@ template <typename T> struct wave_args {
     const T *val, *b;
     T *x;
     T alpha;
-    int64_t units;
+    int64_t units, stride; /* stride: words between two levels' counters */
     bool unit;
     unsigned long long *done, *ticket, window;
 };
@@ -139,8 +139,7 @@ __global__ void __launch_bounds__(P::block_threads) wave_kernel(wave_args<T> a)
             /* lane 0 polls the previous level's count, then acquires (fence); the
              * __syncwarp orders the other lanes' reads of x after it (the pattern of a
              * cooperative grid sync) */
-            const unsigned long long *cnt =
-                a.done + (int64_t)(lev - 1) * P::wave_counter_stride;
+            const unsigned long long *cnt = a.done + (int64_t)(lev - 1) * a.stride;
             const unsigned long long target =
                 epoch *
                 (unsigned long long)(__ldg(a.unit_ptr + lev) - __ldg(a.unit_ptr + lev - 1));
@@ -160,7 +159,7 @@ __global__ void __launch_bounds__(P::block_threads) wave_kernel(wave_args<T> a)
             a.x[r] = a.unit ? s : s / diag;
         }
         __syncwarp();
-        if (lane == 0) add_release_u64(a.done + (int64_t)lev * P::wave_counter_stride, 1ull);
+        if (lane == 0) add_release_u64(a.done + (int64_t)lev * a.stride, 1ull);
     }
 }
 
@@ -234,7 +233,13 @@ sp_status_t sp__gpu_sptrsv_wave_prepare(const sp_gpu_env_t *env, sp_gpu_sptrsv_p
     const void *kernel = NULL;
     const int64_t nl = plan->nlevels;
     const int rows_per_unit = plan->warp_per_row ? 1 : 32;
-    const size_t done_bytes = (size_t)nl * P::wave_counter_stride * sizeof(unsigned long long);
+    /* a line per counter where levels are wide (many warps poll one level's counter while
+     * the next level's units add to theirs); packed on narrow levels (a chain would pay
+     * 128 bytes a row) */
+    plan->counter_stride =
+        plan->n >= (int64_t)P::ordered_min_width * nl ? P::wave_counter_stride : 1;
+    const size_t done_bytes =
+        (size_t)nl * (size_t)plan->counter_stride * sizeof(unsigned long long);
     SP_TRY(unit_offsets(plan, rows_per_unit, &h_unit_ptr, &widest));
     plan->units = h_unit_ptr[nl];
     SP_TRY(
@@ -292,6 +297,7 @@ sp_status_t sp__gpu_sptrsv_wave_solve(const sp_gpu_env_t *env, const sp_gpu_sptr
                           static_cast<T *>(d_x),
                           *static_cast<const T *>(alpha),
                           plan->units,
+                          plan->counter_stride,
                           plan->unit_diag != 0,
                           plan->d_done,
                           plan->d_ticket,
