@@ -1,28 +1,34 @@
 /* sptrsv_bench: the sparse triangular solve x = T^-1 b, T the lower triangle (D+L) of a
  * full square matrix, libsp against cuSPARSE SpSV (CUSPARSE_FILL_MODE_LOWER on the full
- * matrix, non-unit diagonal), all in this process on one stream.
+ * matrix, non-unit diagonal, CUSPARSE_SPSV_ALG_DEFAULT), all in this process on one stream.
  *
- * libsp through its public API, `sp_sptrsv` on a CUDA context on the same stream, one
- * matrix handle per algorithm (so each pays its own analysis): api_levels
- * (SP_SPTRSV_ALG_LEVELS), api_soft (SP_SPTRSV_ALG_SOFT_SYNC), api_auto (SP_SPTRSV_ALG_AUTO).
- * Their analysis is the first call's wall time less the median solve (the analysis is made
- * and cached by the first call); the CSR build is a per-matrix cost outside it. With
- * --internal also the kernel layer's variants through sp__gpu_sptrsv_* (for kernel work):
- * levels, soft (ready flags), soft_natural (row order), soft_value (x as its own flag, 32
- * rows a warp), soft_block (256 rows a block: what SOFT_SYNC runs).
- * Analysis: wall clock once (stream synchronized). Solve: CUDA events, warm-up, then timed
- * calls, median: each public method (and soft, soft_value, soft_block) interleaved with
- * cuSPARSE (its ratio to cuSPARSE is to the cuSPARSE median of its own pair), levels and
- * soft_natural alone. Accuracy: max |x - x_ref| / max |x_ref| against the CPU reference.
- * Prints `Label: value` lines per matrix and a markdown table.
+ * libsp through its public API as a user calls it, on a CUDA context on the same stream:
+ * sp_sptrsv_analyse (the analysis, cached in the matrix) then sp_sptrsv (the solve), for
+ * api_auto (SP_SPTRSV_ALG_AUTO: what a user gets), api_soft (SOFT_SYNC) and api_levels
+ * (LEVELS). With --internal also the kernel layer's variants through sp__gpu_sptrsv_*
+ * (kernel work): levels, soft (ready flags), soft_natural (row order), soft_value (x as its
+ * own flag, 32 rows a warp), soft_block (256 rows a block), wave (units of one level waiting
+ * once on the previous level's counter), small (one block, x in shared memory; only where x
+ * fits).
+ * Analysis: each method's analysis on a fresh matrix handle (libsp: a new sp_matrix_t with
+ * its CSR built, outside the timing; cuSPARSE: a new SpSV descriptor and buffer, outside
+ * the timing), interleaved with cuSPARSE's, CUDA events around the call (it may
+ * synchronize inside), 1 warm-up and ana_reps timed, median; the host wall clock of the
+ * same calls beside it. Solve: CUDA events, warm-up, then timed calls, median, each method
+ * interleaved with cuSPARSE (its ratio is to the cuSPARSE median of its own pair), levels
+ * and soft_natural alone. Accuracy: max |x - x_ref| / max |x_ref| against the CPU
+ * reference, after the first and after the last timed solve.
+ * Prints `Label: value` lines per matrix, a `summary:` line per matrix (AUTO against
+ * cuSPARSE) and a markdown table.
  *
  *   sptrsv_bench [--reps N] [--float] [--internal] [--input NAME]...   NAME: poisson3d128,
  *       poisson3d100, poisson2d1000, chain1M, or a .mtx path (default: poisson3d100,
  *       poisson3d128, poisson2d1000, chain1M and every square matrix of datasets/mtx with
  *       a full non-zero diagonal)
  *
- * A method whose single solve takes longer than slow_call_s (level scheduling on the chain:
- * one launch per row) is timed with slow_reps calls, said in its reps line. */
+ * A method whose single call takes longer than slow_call_s (level scheduling on the chain:
+ * one launch per row; cuSPARSE's analysis of the chain) is timed with slow_reps calls,
+ * said in its reps line. */
 #include <cuda_runtime.h>
 #include <cusparse.h>
 #include <dirent.h>
@@ -44,6 +50,7 @@ extern "C" {
 
 
 static const int warmup = 5;
+static const int ana_reps = 5;
 static const double slow_call_s = 0.25;
 static const int slow_reps = 3;
 static int reps = 20;
@@ -157,8 +164,9 @@ static bool full_diagonal(const sp_csr_t *h)
 struct result {
     std::string name;
     int64_t n, tri_nnz, levels;
-    double ana_ms[9], solve_us[9], cus_us[9], err[9];
-    int reps[9];
+    double ana_ms[11], ana_wall_ms[11], cus_ana_ms[11], solve_us[11], cus_us[11], err[11];
+    int reps[11];
+    bool skipped[11];
 };
 enum {
     M_CUSPARSE,
@@ -170,14 +178,17 @@ enum {
     M_SOFT_NAT,
     M_SOFT_VALUE,
     M_SOFT_BLOCK,
+    M_WAVE,
+    M_SMALL,
     M_COUNT
 };
-static const char *const method_names[M_COUNT] = {"cusparse",     "api_levels", "api_soft",
-                                                  "api_auto",     "levels",     "soft",
-                                                  "soft_natural", "soft_value", "soft_block"};
+static const char *const method_names[M_COUNT] = {
+    "cusparse",   "api_levels", "api_soft",   "api_auto", "levels", "soft",
+    "soft_natural", "soft_value", "soft_block", "wave",   "small"};
 /* timed interleaved with cuSPARSE */
-static const int paired[6] = {M_API_LEVELS, M_API_SOFT,   M_API_AUTO,
-                              M_SOFT,       M_SOFT_VALUE, M_SOFT_BLOCK};
+#define NPAIRED 8
+static const int paired[NPAIRED] = {M_API_LEVELS, M_API_SOFT,   M_API_AUTO, M_SOFT,
+                                    M_SOFT_VALUE, M_SOFT_BLOCK, M_WAVE,     M_SMALL};
 static bool used(int m)
 {
     return m < M_LEVELS || internal;
@@ -265,11 +276,11 @@ static bool run_matrix(const std::string &name, sp_coo_t *coo, result *res)
     upload(&d_b, hb.data(), n * vs);
     for (int m = 0; m < M_COUNT; m++) CUDA_OK(cudaMalloc((void **)&d_x[m], n * vs + 8));
 
-    /* cuSPARSE SpSV */
+    /* cuSPARSE SpSV: the matrix and vector descriptors once, an SpSV descriptor and buffer
+     * per analysis */
     cusparseSpMatDescr_t mat;
     cusparseDnVecDescr_t vb, vx;
-    cusparseSpSVDescr_t sv;
-    size_t buf_bytes = 0;
+    cusparseSpSVDescr_t sv = nullptr;
     void *d_buf = nullptr;
     cusparseFillMode_t fill = CUSPARSE_FILL_MODE_LOWER;
     cusparseDiagType_t diag = CUSPARSE_DIAG_TYPE_NON_UNIT;
@@ -279,16 +290,27 @@ static bool run_matrix(const std::string &name, sp_coo_t *coo, result *res)
     CUSPARSE_OK(cusparseSpMatSetAttribute(mat, CUSPARSE_SPMAT_DIAG_TYPE, &diag, sizeof diag));
     CUSPARSE_OK(cusparseCreateDnVec(&vb, n, d_b, ct));
     CUSPARSE_OK(cusparseCreateDnVec(&vx, n, d_x[M_CUSPARSE], ct));
-    CUSPARSE_OK(cusparseSpSV_createDescr(&sv));
-    CUSPARSE_OK(cusparseSpSV_bufferSize(handle, CUSPARSE_OPERATION_NON_TRANSPOSE, alpha, mat, vb,
-                                        vx, ct, CUSPARSE_SPSV_ALG_DEFAULT, sv, &buf_bytes));
-    CUDA_OK(cudaMalloc(&d_buf, buf_bytes + 8));
-    res->ana_ms[M_CUSPARSE] = 1e3 * probe([&] {
+    auto cus_new = [&] {
+        size_t buf_bytes = 0;
+        CUSPARSE_OK(cusparseSpSV_createDescr(&sv));
+        CUSPARSE_OK(cusparseSpSV_bufferSize(handle, CUSPARSE_OPERATION_NON_TRANSPOSE, alpha, mat,
+                                            vb, vx, ct, CUSPARSE_SPSV_ALG_DEFAULT, sv, &buf_bytes));
+        CUDA_OK(cudaMalloc(&d_buf, buf_bytes + 8));
+        CUDA_OK(cudaDeviceSynchronize());
+    };
+    auto cus_analyse = [&] {
         CUSPARSE_OK(cusparseSpSV_analysis(handle, CUSPARSE_OPERATION_NON_TRANSPOSE, alpha, mat, vb,
                                           vx, ct, CUSPARSE_SPSV_ALG_DEFAULT, sv, d_buf));
-    });
+    };
+    auto cus_drop = [&] {
+        CUDA_OK(cudaStreamSynchronize(stream));
+        CUSPARSE_OK(cusparseSpSV_destroyDescr(sv));
+        CUDA_OK(cudaFree(d_buf));
+        sv = nullptr;
+        d_buf = nullptr;
+    };
 
-    /* libsp through the public API: one matrix handle per algorithm, b and x on ctx */
+    /* libsp through the public API: b and x on ctx, a matrix handle per method and analysis */
     const sp_sptrsv_alg_t api_alg[3] = {SP_SPTRSV_ALG_LEVELS, SP_SPTRSV_ALG_SOFT_SYNC,
                                         SP_SPTRSV_ALG_AUTO};
     sp_coo_t *cv = nullptr;
@@ -297,25 +319,85 @@ static bool run_matrix(const std::string &name, sp_coo_t *coo, result *res)
     SP_OK(sp_coo_copy(coo, vtype, &cv));
     SP_OK(sp_vector_create(ctx, vtype, n, hb.data(), &bv));
     for (int m = M_API_LEVELS; m <= M_API_AUTO; m++) {
-        SP_OK(sp_matrix_create(ctx, cv, nullptr, &A[m]));
-        SP_OK(sp_matrix_build(ctx, A[m], SP_FORMAT_CSR));
         SP_OK(sp_vector_create(ctx, vtype, n, nullptr, &xv[m]));
         CUDA_OK(cudaFree(d_x[m]));
         d_x[m] = (unsigned char *)sp_vector_data(xv[m]);
     }
-    sp_coo_free(cv);
 
     /* the kernel layer's plans (--internal) */
     sp_gpu_sptrsv_plan_t *plan[M_COUNT] = {};
     const sp_gpu_sptrsv_alg_t alg[M_COUNT] = {
         SP_GPU_SPTRSV_LEVELS,       SP_GPU_SPTRSV_LEVELS,     SP_GPU_SPTRSV_LEVELS,
         SP_GPU_SPTRSV_LEVELS,       SP_GPU_SPTRSV_LEVELS,     SP_GPU_SPTRSV_SOFT,
-        SP_GPU_SPTRSV_SOFT_NATURAL, SP_GPU_SPTRSV_SOFT_VALUE, SP_GPU_SPTRSV_SOFT_BLOCK};
-    if (internal)
-        for (int m = M_LEVELS; m < M_COUNT; m++)
-            res->ana_ms[m] =
-                1e3 *
-                probe([&] { SP_OK(sp__gpu_sptrsv_analyse(&env, &d, 0, 0, alg[m], &plan[m])); });
+        SP_GPU_SPTRSV_SOFT_NATURAL, SP_GPU_SPTRSV_SOFT_VALUE, SP_GPU_SPTRSV_SOFT_BLOCK,
+        SP_GPU_SPTRSV_WAVE,         SP_GPU_SPTRSV_SMALL};
+    for (int m = 0; m < M_COUNT; m++)
+        res->skipped[m] = !used(m) || (m == M_SMALL && (size_t)n * vs > SP_GPU_SPTRSV_SMALL_MAX_BYTES);
+
+    /* analysis: a fresh handle per timed call, interleaved with cuSPARSE's */
+    auto reps_for = [&](double t) { return t > slow_call_s ? slow_reps : reps; };
+    double cus_once = 0;
+    cus_new();
+    cus_once = probe(cus_analyse);
+    cus_drop();
+    stats st, st_cus, none;
+    bool first_pair = true;
+    for (int m = M_API_LEVELS; m < M_COUNT; m++) {
+        if (res->skipped[m]) continue;
+        bool api = m <= M_API_AUTO;
+        sp_matrix_t *M = nullptr;
+        auto prep = [&] {
+            if (api) {
+                SP_OK(sp_matrix_create(ctx, cv, nullptr, &M));
+                SP_OK(sp_matrix_build(ctx, M, SP_FORMAT_CSR));
+            }
+            CUDA_OK(cudaStreamSynchronize(stream));
+        };
+        auto analyse = [&] {
+            if (api)
+                SP_OK(sp_sptrsv_analyse(ctx, M, SP_UPLO_LOWER, SP_DIAG_NON_UNIT,
+                                        api_alg[m - M_API_LEVELS]));
+            else
+                SP_OK(sp__gpu_sptrsv_analyse(&env, &d, 0, 0, alg[m], &plan[m]));
+        };
+        auto drop = [&] {
+            if (sv) cus_drop();
+            CUDA_OK(cudaStreamSynchronize(stream));
+            sp_matrix_destroy(M);
+            M = nullptr;
+            sp__gpu_sptrsv_plan_free(&env, plan[m]);
+            plan[m] = nullptr;
+        };
+        prep();
+        double once = probe(analyse);
+        drop();
+        int r = std::min(std::max(once, cus_once) > slow_call_s ? 1 : ana_reps, ana_reps);
+        std::vector<double> wall;
+        auto timed = [&] {
+            auto t0 = std::chrono::steady_clock::now();
+            analyse();
+            CUDA_OK(cudaStreamSynchronize(stream));
+            wall.push_back(1e3 * seconds_since(t0));
+        };
+        auto cus_timed = [&] {
+            cus_analyse();
+            CUDA_OK(cudaStreamSynchronize(stream));
+        };
+        time_pair(stream, r == ana_reps ? 1 : 0, r, prep, timed, cus_timed, &st, &st_cus, cus_new,
+                  drop);
+        res->ana_ms[m] = st.median;
+        res->cus_ana_ms[m] = st_cus.median;
+        wall.erase(wall.begin(), wall.end() - r); /* the timed calls only, not the warm-up */
+        std::sort(wall.begin(), wall.end());
+        res->ana_wall_ms[m] = wall[wall.size() / 2];
+        if (first_pair) res->ana_ms[M_CUSPARSE] = st_cus.median, first_pair = false;
+        /* the handle the solves use: analysed once more, untimed */
+        prep();
+        analyse();
+        if (api) A[m] = M;
+    }
+    cus_new();
+    cus_analyse();
 
     std::function<void()> call[M_COUNT];
     call[M_CUSPARSE] = [&] {
@@ -332,33 +414,29 @@ static bool run_matrix(const std::string &name, sp_coo_t *coo, result *res)
         call[m] = [&, m] { SP_OK(sp__gpu_sptrsv_solve(&env, plan[m], &d, alpha, d_b, d_x[m])); };
     double first[M_COUNT] = {};
     for (int m = 0; m < M_COUNT; m++) {
-        if (!used(m)) continue;
+        if (m != M_CUSPARSE && res->skipped[m]) continue;
         CUDA_OK(cudaMemset(d_x[m], 0xff, n * vs));
-        first[m] = probe(call[m]); /* public methods: the analysis and a solve */
+        first[m] = probe(call[m]);
         res->err[m] = max_rel_err(d_x[m], ref, vs);
     }
-    auto reps_for = [&](double t) { return t > slow_call_s ? slow_reps : reps; };
-    stats st, st_cus, none;
-    for (int p = 0; p < 6; p++) {
+    first_pair = true;
+    for (int p = 0; p < NPAIRED; p++) {
         int m = paired[p];
-        if (!used(m)) continue;
-        /* the public methods' first call held the analysis: time by a second probe */
-        double t = m <= M_API_AUTO ? probe(call[m]) : first[m];
-        int r = std::min(reps_for(t), reps_for(first[M_CUSPARSE]));
+        if (res->skipped[m]) continue;
+        int r = std::min(reps_for(first[m]), reps_for(first[M_CUSPARSE]));
         time_pair(stream, r == reps ? warmup : 1, r, nullptr, call[m], call[M_CUSPARSE], &st,
                   &st_cus);
         res->solve_us[m] = 1e3 * st.median;
         res->cus_us[m] = 1e3 * st_cus.median;
         res->reps[m] = r;
-        if (p == 0) {
+        if (first_pair) {
             res->solve_us[M_CUSPARSE] = res->cus_us[M_CUSPARSE] = res->cus_us[m];
             res->reps[M_CUSPARSE] = r;
+            first_pair = false;
         }
-        if (m <= M_API_AUTO)
-            res->ana_ms[m] = std::fmax(0.0, 1e3 * first[m] - 1e-3 * res->solve_us[m]);
     }
     for (int m : {M_LEVELS, M_SOFT_NAT}) {
-        if (!used(m)) continue;
+        if (res->skipped[m]) continue;
         int r = reps_for(first[m]);
         time_pair(stream, r == reps ? warmup : 1, r, nullptr, call[m], nullptr, &st, &none);
         res->solve_us[m] = 1e3 * st.median;
@@ -367,7 +445,8 @@ static bool run_matrix(const std::string &name, sp_coo_t *coo, result *res)
     }
     /* the timed calls left their x: check once more that repeated solves stay right */
     for (int m = M_API_LEVELS; m < M_COUNT; m++)
-        if (used(m)) res->err[m] = std::fmax(res->err[m], max_rel_err(d_x[m], ref, vs));
+        if (!res->skipped[m]) res->err[m] = std::fmax(res->err[m], max_rel_err(d_x[m], ref, vs));
+    sp_coo_free(cv);
 
     res->name = name;
     res->n = n;
@@ -395,11 +474,10 @@ static bool run_matrix(const std::string &name, sp_coo_t *coo, result *res)
         d_x[m] = nullptr;
     }
     sp_vector_destroy(bv);
-    CUSPARSE_OK(cusparseSpSV_destroyDescr(sv));
+    cus_drop();
     CUSPARSE_OK(cusparseDestroyDnVec(vx));
     CUSPARSE_OK(cusparseDestroyDnVec(vb));
     CUSPARSE_OK(cusparseDestroySpMat(mat));
-    CUDA_OK(cudaFree(d_buf));
     for (int m = 0; m < M_COUNT; m++)
         if (d_x[m]) CUDA_OK(cudaFree(d_x[m]));
     CUDA_OK(cudaFree(d_b));
@@ -414,21 +492,34 @@ static void print_result(const result &r)
 {
     std::printf("matrix: %s\nrows: %lld\ntriangle_nnz: %lld\nlevels: %lld\n", r.name.c_str(),
                 (long long)r.n, (long long)r.tri_nnz, (long long)r.levels);
-    for (int m = 0; m < M_COUNT; m++)
-        if (used(m))
-            std::printf("%s_analysis_ms: %.3f\n%s_solve_us: %.1f\n%s_reps: %d\n"
-                        "%s_max_rel_err: %.3g\n",
-                        method_names[m], r.ana_ms[m], method_names[m], r.solve_us[m],
-                        method_names[m], r.reps[m], method_names[m], r.err[m]);
-    for (int p = 0; p < 6; p++) {
-        int m = paired[p];
-        if (!used(m)) continue;
-        std::printf("%s_speedup_vs_cusparse: %.2f\n", method_names[m],
-                    r.cus_us[m] / r.solve_us[m]);
-        std::printf("%s_analysis_vs_cusparse: %.2f\n", method_names[m],
-                    r.ana_ms[M_CUSPARSE] / std::fmax(r.ana_ms[m], 1e-6));
+    std::printf("cusparse_analysis_ms: %.3f\ncusparse_solve_us: %.1f\ncusparse_reps: %d\n"
+                "cusparse_max_rel_err: %.3g\n",
+                r.ana_ms[M_CUSPARSE], r.solve_us[M_CUSPARSE], r.reps[M_CUSPARSE],
+                r.err[M_CUSPARSE]);
+    for (int m = M_API_LEVELS; m < M_COUNT; m++) {
+        const char *nm = method_names[m];
+        if (r.skipped[m]) {
+            if (used(m)) std::printf("%s: skipped\n", nm);
+            continue;
+        }
+        std::printf("%s_analysis_ms: %.3f\n%s_analysis_wall_ms: %.3f\n"
+                    "%s_analysis_cusparse_ms: %.3f\n%s_solve_us: %.1f\n%s_reps: %d\n"
+                    "%s_max_rel_err: %.3g\n",
+                    nm, r.ana_ms[m], nm, r.ana_wall_ms[m], nm, r.cus_ana_ms[m], nm,
+                    r.solve_us[m], nm, r.reps[m], nm, r.err[m]);
+        if (m != M_LEVELS && m != M_SOFT_NAT)
+            std::printf("%s_speedup_vs_cusparse: %.2f\n", nm, r.cus_us[m] / r.solve_us[m]);
+        std::printf("%s_analysis_vs_cusparse: %.2f\n", nm,
+                    r.cus_ana_ms[m] / std::fmax(r.ana_ms[m], 1e-6));
     }
-    std::printf("\n");
+    /* what a user gets (AUTO) against cuSPARSE, ratios > 1: libsp faster */
+    std::printf("summary: %s auto_solve_us=%.1f cusparse_solve_us=%.1f solve_ratio=%.2f "
+                "auto_analysis_ms=%.3f cusparse_analysis_ms=%.3f analysis_ratio=%.2f "
+                "auto_err=%.2g\n\n",
+                r.name.c_str(), r.solve_us[M_API_AUTO], r.cus_us[M_API_AUTO],
+                r.cus_us[M_API_AUTO] / r.solve_us[M_API_AUTO], r.ana_ms[M_API_AUTO],
+                r.cus_ana_ms[M_API_AUTO], r.cus_ana_ms[M_API_AUTO] / std::fmax(r.ana_ms[M_API_AUTO], 1e-6),
+                r.err[M_API_AUTO]);
     std::fflush(stdout);
 }
 
@@ -485,8 +576,8 @@ int main(int argc, char **argv)
     std::printf(
         "| matrix | rows | levels | cuSPARSE µs | api levels µs | api soft µs | api auto µs "
         "| vs cuSPARSE (levels/soft/auto) | analysis ms (cus/levels/soft/auto) | "
-        "max rel err (cus/levels/soft/auto) |\n"
-        "|---|---:|---:|---:|---:|---:|---:|---|---|---|\n");
+        "auto analysis vs cuSPARSE | max rel err (cus/levels/soft/auto) |\n"
+        "|---|---:|---:|---:|---:|---:|---:|---|---|---:|---|\n");
     for (const result &r : results) {
         std::printf("| %s | %lld | %lld |", r.name.c_str(), (long long)r.n, (long long)r.levels);
         for (int m = M_CUSPARSE; m <= M_API_AUTO; m++)
@@ -496,7 +587,7 @@ int main(int argc, char **argv)
         std::printf(" |");
         for (int m = M_CUSPARSE; m <= M_API_AUTO; m++)
             std::printf("%s%.2f", m ? " / " : " ", r.ana_ms[m]);
-        std::printf(" |");
+        std::printf(" | %.2fx |", r.cus_ana_ms[M_API_AUTO] / std::fmax(r.ana_ms[M_API_AUTO], 1e-6));
         for (int m = M_CUSPARSE; m <= M_API_AUTO; m++)
             std::printf("%s%.1e", m ? " / " : " ", r.err[m]);
         std::printf(" |\n");

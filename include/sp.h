@@ -810,12 +810,14 @@ typedef enum sp_diag {
 } sp_diag_t;
 
 typedef enum sp_sptrsv_alg {
-    SP_SPTRSV_ALG_AUTO = 0,     /* CUDA: SOFT_SYNC, or LEVELS for a triangle of few or
-                                   narrow levels (chains); the rule and its thresholds:
-                                   src/policy.c */
+    SP_SPTRSV_ALG_AUTO = 0,     /* CUDA: one block with x in shared memory for a small
+                                   triangle, else SOFT_SYNC, or LEVELS for a triangle of
+                                   few or narrow levels (chains); the rule and its
+                                   thresholds: src/policy.c */
     SP_SPTRSV_ALG_LEVELS = 1,   /* level scheduling, one launch per dependency level */
-    SP_SPTRSV_ALG_SOFT_SYNC = 2 /* one kernel: rows by ticket, each waiting for the values
-                                   it depends on to appear in x (no relaunch per level) */
+    SP_SPTRSV_ALG_SOFT_SYNC = 2 /* one kernel: groups of rows of one level by ticket, each
+                                   group waiting once for the level before it to finish
+                                   (no relaunch per level) */
 } sp_sptrsv_alg_t;
 
 /* x = alpha * T^-1 * b, T the uplo triangle of A (the other triangle's entries ignored, so
@@ -829,6 +831,12 @@ typedef enum sp_sptrsv_alg {
  * run the sequential substitution whatever alg says. */
 SP_API sp_status_t sp_sptrsv(sp_context_t *ctx, sp_matrix_t *A, sp_uplo_t uplo, sp_diag_t diag,
                              sp_sptrsv_alg_t alg, const void *alpha, const void *b, void *x);
+/* The analysis sp_sptrsv makes on its first call with (uplo, diag, alg), made now and
+ * cached in A (cuSPARSE's SpSV_analysis step), so that every sp_sptrsv with the same
+ * arguments only solves. Refusals as sp_sptrsv's (a missing diagonal names the row). May
+ * synchronize the context's stream. On a host context: the checks and A's CSR only. */
+SP_API sp_status_t sp_sptrsv_analyse(sp_context_t *ctx, sp_matrix_t *A, sp_uplo_t uplo,
+                                     sp_diag_t diag, sp_sptrsv_alg_t alg);
 
 /* ------------------------------------------------------------------------------------
  * Iterative solvers: create -> (options) -> setup(A) -> solve(b, x) ... -> result ->

@@ -17,9 +17,19 @@ typedef enum sp_gpu_sptrsv_alg {
                                        order), for benchmarks comparing the two orders */
     SP_GPU_SPTRSV_SOFT_VALUE = 4,   /* SOFT with x as its own ready flag (one load per
                                        dependency), a warp's 32 rows handing over in-warp */
-    SP_GPU_SPTRSV_SOFT_BLOCK = 5    /* SOFT_VALUE with a block's 256 consecutive rows per
+    SP_GPU_SPTRSV_SOFT_BLOCK = 5,   /* SOFT_VALUE with a block's 256 consecutive rows per
                                        ticket, handing over through shared memory */
+    SP_GPU_SPTRSV_WAVE = 6,         /* one kernel, units of 32 rows (or a row per warp) of
+                                       one level by atomic ticket in the level order; a unit
+                                       waits once, on the previous level's counter of
+                                       finished units */
+    SP_GPU_SPTRSV_SMALL = 7         /* one block, level after level, x in shared memory: n
+                                       values of the type at most SP_GPU_SPTRSV_SMALL_MAX_BYTES
+                                       (else SP_STATUS_NOT_SUPPORTED) */
 } sp_gpu_sptrsv_alg_t;
+
+/* The most x bytes (n * value size) SP_GPU_SPTRSV_SMALL takes. */
+#define SP_GPU_SPTRSV_SMALL_MAX_BYTES (96 * 1024)
 
 /* The analysis of one triangle of one matrix for one algorithm (levels, ready-flag
  * storage, ...), made once and reused by every solve. Opaque; kernels/solve/ defines it. */

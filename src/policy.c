@@ -119,21 +119,25 @@ static const sp__bfs_policy_t bfs_sm90 = {
 };
 
 /* ---- SpTRSV ----
- * SOFT_SYNC runs the value-as-flag kernel with 256-row block units (SOFT_BLOCK), the
- * fastest soft kernel on every matrix measured on an H200 (bench/sptrsv_bench, 2026-11-22:
- * poisson3d128 847 us against 1825 for the flag kernel SOFT and 878 for SOFT_VALUE;
- * poisson2d1000 2647 / 6746 / 3218).
- * AUTO: the soft kernel unless the triangle's levels are few (the soft kernel's sentinel
- * fill is a second launch: arrow, 2 levels, 12.5 us against 10.4) or narrow (a chain
- * hands every row over: chain1M 664 ms against 584 for level scheduling, which runs
- * consecutive small levels in one block). Measured on an H200, same run: the soft block
- * kernel was faster than level scheduling on poisson3d128 (2.98x), poisson2d1000 (4.13x),
- * BentPipe2D100 (1.30x), ani4 (2.15x), young1c (1.39x) and even on 1138_bus
- * (bench/results/h200-solvers.md). */
+ * SOFT_SYNC runs the wave kernel (SP_GPU_SPTRSV_WAVE, issue 26): units of one level by
+ * ticket, a warp waiting once on the previous level's counter, instead of the value-as-flag
+ * block kernel (SOFT_BLOCK: every waiting row polls each of its dependencies, which on a 3D
+ * stencil floods L2 with scattered polls; 0.91x cuSPARSE on poisson3d128 on an H200,
+ * bench/results/h200-solvers.md). Measured: bench/results/ (scripts/device-trsv26.sh).
+ * AUTO: small triangles (x within the single-block kernel's shared memory, at most
+ * small_max_nnz entries: beyond about 0.5M entries one SM's stream of the matrix, about
+ * 6 MB at some 100 GB/s, outweighs the level latency it saves) get the single-block
+ * kernel, decided before any analysis. Otherwise the soft kernel unless the triangle's
+ * levels are few (arrow, 2 levels: level scheduling 12.5 us against 10.4 for the block
+ * kernel) or narrow (a chain hands every row over: chain1M 664 ms against 584 for level
+ * scheduling, which runs consecutive small levels in one block), from the levels the soft
+ * plan's analysis counts (H200, bench/results/h200-solvers.md). */
 static const sp__sptrsv_policy_t sptrsv_sm90 = {
     .auto_min_levels = 3,
     .auto_min_rows_per_level = 8,
-    .soft_kernel = SP_GPU_SPTRSV_SOFT_BLOCK,
+    .soft_kernel = SP_GPU_SPTRSV_WAVE,
+    .small_max_bytes = SP_GPU_SPTRSV_SMALL_MAX_BYTES,
+    .small_max_nnz = (int64_t)1 << 19,
 };
 
 /* ---- format builds ----
@@ -372,6 +376,14 @@ sp_bfs_direction_t sp__bfs_next_direction(sp_bfs_direction_t cur, int64_t m_f, i
     return sp_bfs_rule_next(cur == SP_BFS_DIR_PULL, m_f, m_u, n_f, n_f_prev, n, alpha, beta)
                ? SP_BFS_DIR_PULL
                : SP_BFS_DIR_PUSH;
+}
+
+int sp__policy_sptrsv_use_small(const sp__policy_t *p, int64_t nrows, int64_t nnz,
+                                size_t value_size)
+{
+    const sp__sptrsv_policy_t *s = p->sptrsv;
+    return nrows > 0 && nrows * (int64_t)value_size <= s->small_max_bytes &&
+           nnz <= s->small_max_nnz;
 }
 
 int sp__policy_sptrsv_use_levels(const sp__policy_t *p, int64_t nrows, int64_t levels)

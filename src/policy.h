@@ -91,6 +91,8 @@ typedef struct sp__sptrsv_policy {
     int64_t auto_min_levels;         /* AUTO: level scheduling below this many levels */
     int64_t auto_min_rows_per_level; /* or below this many rows per level on average */
     int soft_kernel;                 /* sp_gpu_sptrsv_alg_t behind SOFT_SYNC */
+    int64_t small_max_bytes;         /* AUTO: the single-block kernel when x (n values) is at */
+    int64_t small_max_nnz;           /* most this many bytes and A at most this many entries */
 } sp__sptrsv_policy_t;
 
 /* Defaults of the format builds (sp_matrix_options_t fields left 0). */
@@ -148,5 +150,9 @@ sp_bfs_direction_t sp__bfs_next_direction(sp_bfs_direction_t cur, int64_t m_f, i
 /* SP_SPTRSV_ALG_AUTO for a triangle of nrows rows in levels dependency levels: 1 when level
  * scheduling should run, 0 for the soft-synchronized kernel. */
 int sp__policy_sptrsv_use_levels(const sp__policy_t *p, int64_t nrows, int64_t levels);
+/* SP_SPTRSV_ALG_AUTO: 1 when the single-block kernel (x in shared memory) should run on a
+ * matrix of nrows rows and nnz entries of value_size bytes each (decided before analysis). */
+int sp__policy_sptrsv_use_small(const sp__policy_t *p, int64_t nrows, int64_t nnz,
+                                size_t value_size);
 
 #endif /* SP_POLICY_H */

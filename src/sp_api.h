@@ -159,6 +159,8 @@ sp_status_t sp__bfs_persistent_coop(sp_context_t *ctx, sp_matrix_t *G, int64_t s
  * its CSR is released. alg is LEVELS or SOFT_SYNC (AUTO resolved by the caller). */
 sp_status_t sp__cuda_sptrsv(sp_matrix_t *A, int upper, int unit_diag, int alg,
                             const void *alpha, const void *b, void *x);
+/* The plan sp__cuda_sptrsv would use for (upper, unit_diag, alg), made now if missing. */
+sp_status_t sp__cuda_sptrsv_analyse(sp_matrix_t *A, int upper, int unit_diag, int alg);
 /* Free every cached triangular-solve plan of A (NULL table accepted). */
 void sp__cuda_sptrsv_free_plans(sp_matrix_t *A);
 

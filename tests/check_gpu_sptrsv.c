@@ -1,5 +1,8 @@
-/* GPU sparse triangular solve (kernels/solve/): level scheduling and the soft-synchronized
- * kernel, float and double, lower and upper, unit and non-unit, alpha != 1. Every solve is
+/* GPU sparse triangular solve (kernels/solve/): level scheduling, the soft-synchronized
+ * kernels (row flags, value as flag, the wave kernel waiting once per unit on a level
+ * counter) and the single-block kernel (x in shared memory; refused with NOT_SUPPORTED
+ * where x does not fit, which is checked too), float and double, lower and upper, unit and
+ * non-unit, alpha != 1. Every solve is
  * run twice with different right-hand sides into NaN-filled x (a stale or unwritten value
  * shows), checked row by row by its residual against a bound tied to the type and row
  * length, and, on diagonally dominant inputs, against the CPU reference within a bound tied
@@ -12,7 +15,8 @@
  * the bundled square matrices with a full
  * diagonal (their other triangle ignored); refusals (a missing diagonal naming the first
  * such row), a NaN in b with the value kernels' sentinel bits, and every allocation
- * failing in turn without a leak. SP_TEST_SMALL=1 shrinks
+ * failing in turn without a leak; the public sp_sptrsv_analyse / sp_sptrsv against a host
+ * context (AUTO's three paths). SP_TEST_SMALL=1 shrinks
  * the largest inputs. Exits 77 without a GPU. */
 #include <math.h>
 #include <stdio.h>
@@ -39,12 +43,20 @@
 /* SOFT_NATURAL: the soft kernel kept in the natural order also where SOFT takes the
  * level order (wide levels), as the benchmark runs it. SOFT_VALUE and SOFT_BLOCK: the
  * value-as-flag kernels (32 rows per warp, 256 per block). */
-#define NALGS 5
-static const sp_gpu_sptrsv_alg_t algs[NALGS] = {SP_GPU_SPTRSV_LEVELS, SP_GPU_SPTRSV_SOFT,
-                                                SP_GPU_SPTRSV_SOFT_NATURAL,
-                                                SP_GPU_SPTRSV_SOFT_VALUE, SP_GPU_SPTRSV_SOFT_BLOCK};
-static const char *const alg_names[6] = {"?",            "levels",     "soft",
-                                         "soft_natural", "soft_value", "soft_block"};
+#define NALGS 7
+static const sp_gpu_sptrsv_alg_t algs[NALGS] = {
+    SP_GPU_SPTRSV_LEVELS,     SP_GPU_SPTRSV_SOFT,       SP_GPU_SPTRSV_SOFT_NATURAL,
+    SP_GPU_SPTRSV_SOFT_VALUE, SP_GPU_SPTRSV_SOFT_BLOCK, SP_GPU_SPTRSV_WAVE,
+    SP_GPU_SPTRSV_SMALL};
+static const char *const alg_names[8] = {"?",          "levels",     "soft", "soft_natural",
+                                         "soft_value", "soft_block", "wave", "small"};
+
+/* Whether alg takes a triangle of n rows of type t (SMALL: x within its shared memory). */
+static int alg_takes(sp_gpu_sptrsv_alg_t alg, int64_t n, sp_value_type_t t)
+{
+    return alg != SP_GPU_SPTRSV_SMALL ||
+           (size_t)n * sp_value_size(t) <= SP_GPU_SPTRSV_SMALL_MAX_BYTES;
+}
 
 /* cudaMalloc/cudaFree through T.env, counting live blocks, failing on demand */
 static sp_test_env_t T;
@@ -195,16 +207,23 @@ static void check_solve(const solve_case_t *c, sp_gpu_sptrsv_alg_t alg)
     char what[256];
     sp_gpu_sptrsv_plan_t *plan = NULL;
     void *b = malloc(bytes + 8), *x = malloc(bytes + 8), *x_ref = malloc(bytes + 8);
+    void *d_b = NULL, *d_x = NULL;
     uint64_t s = 77 + (uint64_t)n;
     ck_assert(b && x && x_ref);
     snprintf(what, sizeof what, "%s %s %s%s %s", c->name, t == SP_R_32F ? "float" : "double",
              c->unit ? "unit " : "", c->upper ? "upper" : "lower", alg_names[alg]);
+    if (!alg_takes(alg, n, t)) {
+        ck_assert_status(sp__gpu_sptrsv_analyse(&T.env, c->d, c->upper, c->unit, alg, &plan),
+                         SP_STATUS_NOT_SUPPORTED);
+        ck_assert_error_has("exceed the single-block solve");
+        ck_assert_ptr_null(plan);
+        goto done;
+    }
     ck_assert_msg(sp__gpu_sptrsv_analyse(&T.env, c->d, c->upper, c->unit, alg, &plan) ==
                       SP_STATUS_SUCCESS,
                   "%s: analyse: %s", what, sp_last_error());
     ck_assert_msg(sp__gpu_sptrsv_plan_levels(plan) == want_levels, "%s: %lld levels, expected %lld",
                   what, (long long)sp__gpu_sptrsv_plan_levels(plan), (long long)want_levels);
-    void *d_b = NULL, *d_x = NULL;
     if (n > 0) {
         ck_assert_ok(sp_test_env_alloc(&T, &d_b, bytes));
         ck_assert_ok(sp_test_env_alloc(&T, &d_x, bytes));
@@ -472,7 +491,7 @@ START_TEST(test_missing_diagonal)
     host_csr(a, SP_R_64F, &h);
     sp_csr_t d = sp_test_env_upload_csr(&T, &h);
     for (int k = 0; k < NALGS; k++)
-        for (int upper = 0; upper < 2; upper++) {
+        for (int upper = 0; upper < 2 && alg_takes(algs[k], n, SP_R_64F); upper++) {
             sp_gpu_sptrsv_plan_t *plan = (sp_gpu_sptrsv_plan_t *)&h; /* must stay untouched */
             ck_assert_status(sp__gpu_sptrsv_analyse(&T.env, &d, upper, 0, algs[k], &plan),
                              SP_STATUS_INVALID_ARGUMENT);
@@ -519,6 +538,7 @@ START_TEST(test_repeated_solves)
     ck_assert_ok(sp_test_env_alloc(&T, &d_x, bytes));
     for (int k = 0; k < NALGS; k++) {
         sp_gpu_sptrsv_plan_t *plan = NULL;
+        if (!alg_takes(algs[k], n, SP_R_64F)) continue;
         ck_assert_ok(sp__gpu_sptrsv_analyse(&T.env, &d, 0, 0, algs[k], &plan));
         for (int round = 0; round < 12; round++) {
             double alpha = 1.0 + round;
@@ -713,6 +733,92 @@ START_TEST(test_alloc_failure)
     sp_coo_free(a);
 }
 END_TEST
+/* The public sp_sptrsv_analyse and sp_sptrsv on a CUDA context against a host context,
+ * every public algorithm, both triangles, unit and not: AUTO takes the single-block kernel
+ * on the small 3D Poisson (x in shared memory), the wave kernel on the larger one (wide
+ * levels) and level scheduling on a long chain (also with a unit diagonal); repeated
+ * solves on one cached plan. */
+START_TEST(test_public_api)
+{
+    sp_context_t *gpu = NULL, *host = NULL;
+    sp_test_gpu_host_contexts(&gpu, &host);
+    for (int shape = 0; shape < 3; shape++) {
+        sp_coo_t *coo = NULL;
+        if (shape == 0) ck_assert_ok(sp_gen_poisson3d(10, SP_R_64F, &coo));
+        if (shape == 1) ck_assert_ok(sp_gen_poisson3d(small ? 24 : 40, SP_R_64F, &coo));
+        if (shape == 2) {
+            int64_t n = small ? 20000 : 60000;
+            coo = coo_new(n, 3 * n);
+            for (int64_t r = 0; r < n; r++) {
+                if (r > 0) coo_push(coo, r, r - 1, -1);
+                coo_push(coo, r, r, 2.5);
+                if (r + 1 < n) coo_push(coo, r, r + 1, 0.5);
+            }
+        }
+        int64_t n = coo->nrows;
+        size_t bytes = (size_t)n * 8;
+        double *hb = malloc(bytes), *xg = malloc(bytes), *xh = malloc(bytes);
+        uint64_t s = 11;
+        ck_assert(hb && xg && xh);
+        sp_matrix_t *G = NULL, *H = NULL;
+        sp_vector_t *bg = NULL, *xgv = NULL, *bh = NULL, *xhv = NULL;
+        ck_assert_ok(sp_matrix_create(gpu, coo, NULL, &G));
+        ck_assert_ok(sp_matrix_create(host, coo, NULL, &H));
+        for (int64_t i = 0; i < n; i++) hb[i] = 2 * sp_test_uniform(&s) - 1;
+        ck_assert_ok(sp_vector_create(gpu, SP_R_64F, n, hb, &bg));
+        ck_assert_ok(sp_vector_create(host, SP_R_64F, n, hb, &bh));
+        ck_assert_ok(sp_vector_create(gpu, SP_R_64F, n, NULL, &xgv));
+        ck_assert_ok(sp_vector_create(host, SP_R_64F, n, NULL, &xhv));
+        for (int alg = 0; alg < 3; alg++)
+            for (int u = 0; u < 2; u++)
+                for (int unit = 0; unit < (shape == 2 ? 2 : 1); unit++) {
+                    /* a unit Poisson triangle grows like its path count: unit on the chain */
+                    double alpha = 0.5 + alg;
+                    ck_assert_ok(sp_sptrsv_analyse(gpu, G, (sp_uplo_t)u, (sp_diag_t)unit,
+                                                   (sp_sptrsv_alg_t)alg));
+                    ck_assert_ok(sp_sptrsv_analyse(host, H, (sp_uplo_t)u, (sp_diag_t)unit,
+                                                   (sp_sptrsv_alg_t)alg));
+                    for (int round = 0; round < 3; round++) {
+                        ck_assert_ok(sp_sptrsv(gpu, G, (sp_uplo_t)u, (sp_diag_t)unit,
+                                               (sp_sptrsv_alg_t)alg, &alpha, sp_vector_data(bg),
+                                               sp_vector_data(xgv)));
+                        ck_assert_ok(sp_sptrsv(host, H, (sp_uplo_t)u, (sp_diag_t)unit,
+                                               (sp_sptrsv_alg_t)alg, &alpha, sp_vector_data(bh),
+                                               sp_vector_data(xhv)));
+                        ck_assert_ok(sp_vector_copy_to_host(gpu, xgv, xg));
+                        ck_assert_ok(sp_vector_copy_to_host(host, xhv, xh));
+                        for (int64_t i = 0; i < n; i++)
+                            ck_assert_msg(fabs(xg[i] - xh[i]) <= 1e-12 * (1 + fabs(xh[i])),
+                                          "shape %d alg %d uplo %d unit %d round %d: x[%lld] "
+                                          "= %.17g, host %.17g",
+                                          shape, alg, u, unit, round, (long long)i, xg[i], xh[i]);
+                    }
+                }
+        sp_vector_destroy(xhv);
+        sp_vector_destroy(xgv);
+        sp_vector_destroy(bh);
+        sp_vector_destroy(bg);
+        sp_matrix_destroy(H);
+        sp_matrix_destroy(G);
+        free(xh);
+        free(xg);
+        free(hb);
+        sp_coo_free(coo);
+    }
+    /* a refusal names the function */
+    sp_coo_t *rect = NULL;
+    sp_matrix_t *R = NULL;
+    ck_assert_ok(sp_coo_create(3, 4, 1, SP_R_64F, &rect));
+    ck_assert_ok(sp_matrix_create(gpu, rect, NULL, &R));
+    ck_assert_status(sp_sptrsv_analyse(gpu, R, SP_UPLO_LOWER, SP_DIAG_NON_UNIT,
+                                       SP_SPTRSV_ALG_AUTO),
+                     SP_STATUS_INVALID_ARGUMENT);
+    ck_assert_error_has("sp_sptrsv_analyse: matrix is 3 x 4, not square");
+    sp_matrix_destroy(R);
+    sp_coo_free(rect);
+    sp_test_gpu_host_contexts_destroy(&gpu, &host);
+}
+END_TEST
 #endif /* SP_HAVE_CUDA */
 
 static Suite *gpu_sptrsv_suite(void)
@@ -736,6 +842,7 @@ static Suite *gpu_sptrsv_suite(void)
     tcase_add_test(contracts, test_sentinel_result);
     tcase_add_test(contracts, test_refusals);
     tcase_add_test(contracts, test_alloc_failure);
+    tcase_add_test(contracts, test_public_api);
 #endif
     return s;
 }

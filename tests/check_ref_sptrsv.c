@@ -1,7 +1,8 @@
 /* CPU reference triangular solve, x = alpha * T^-1 b: hand-checked 3x3 and 4x4 cases for
  * lower, upper, unit and non-unit in both value types, the other triangle ignored (NaN
  * there must not leak), a random diagonally dominant matrix checked by its residual, and
- * the refusals (missing or zero diagonal naming the first such row, non-square, pattern). */
+ * the refusals (missing or zero diagonal naming the first such row, non-square, pattern);
+ * the public sp_sptrsv_analyse on a host context (its checks, then a solve). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -178,6 +179,65 @@ START_TEST(refusals)
 }
 END_TEST
 
+/* sp_sptrsv_analyse on a host context: the checks (each naming the function) and the CSR;
+ * a solve after it gives the reference's answer. */
+START_TEST(public_analyse_host)
+{
+    sp_context_t *ctx = NULL, *other = NULL;
+    sp_coo_t *coo = NULL;
+    sp_matrix_t *A = NULL, *B = NULL;
+    double b[3] = {2, 5, 9}, x[3] = {0, 0, 0}, alpha = 1;
+    ck_assert_ok(sp_context_create(SP_DEVICE_HOST, NULL, &ctx));
+    ck_assert_ok(sp_context_create(SP_DEVICE_HOST, NULL, &other));
+    ck_assert_ok(sp_coo_create(3, 3, 5, SP_R_64F, &coo));
+    const int32_t r[5] = {0, 1, 1, 2, 2}, c[5] = {0, 0, 1, 1, 2};
+    const double v[5] = {2, 1, 2, 1, 3};
+    for (int k = 0; k < 5; k++) {
+        coo->row[k] = r[k];
+        coo->col[k] = c[k];
+        ((double *)coo->val)[k] = v[k];
+    }
+    coo->nnz = 5;
+    ck_assert_ok(sp_matrix_create(ctx, coo, NULL, &A));
+    for (int alg = 0; alg < 3; alg++)
+        ck_assert_ok(sp_sptrsv_analyse(ctx, A, SP_UPLO_LOWER, SP_DIAG_NON_UNIT,
+                                       (sp_sptrsv_alg_t)alg));
+    ck_assert_ok(sp_sptrsv(ctx, A, SP_UPLO_LOWER, SP_DIAG_NON_UNIT, SP_SPTRSV_ALG_AUTO, &alpha, b,
+                           x));
+    ck_assert(x[0] == 1 && x[1] == 2 && x[2] == 7.0 / 3); /* 2x0 = 2, x0 + 2x1 = 5, x1 + 3x2 = 9 */
+    ck_assert_status(sp_sptrsv_analyse(NULL, A, SP_UPLO_LOWER, SP_DIAG_NON_UNIT,
+                                       SP_SPTRSV_ALG_AUTO),
+                     SP_STATUS_INVALID_ARGUMENT);
+    ck_assert_error_has("sp_sptrsv_analyse: ctx or A is NULL");
+    ck_assert_status(sp_sptrsv_analyse(other, A, SP_UPLO_LOWER, SP_DIAG_NON_UNIT,
+                                       SP_SPTRSV_ALG_AUTO),
+                     SP_STATUS_INVALID_ARGUMENT);
+    ck_assert_error_has("sp_sptrsv_analyse: matrix belongs to another context");
+    ck_assert_status(sp_sptrsv_analyse(ctx, A, (sp_uplo_t)2, SP_DIAG_NON_UNIT,
+                                       SP_SPTRSV_ALG_AUTO),
+                     SP_STATUS_INVALID_ARGUMENT);
+    ck_assert_error_has("sp_sptrsv_analyse: unknown uplo 2");
+    ck_assert_status(sp_sptrsv_analyse(ctx, A, SP_UPLO_LOWER, (sp_diag_t)5, SP_SPTRSV_ALG_AUTO),
+                     SP_STATUS_INVALID_ARGUMENT);
+    ck_assert_error_has("sp_sptrsv_analyse: unknown diag 5");
+    ck_assert_status(sp_sptrsv_analyse(ctx, A, SP_UPLO_LOWER, SP_DIAG_NON_UNIT,
+                                       (sp_sptrsv_alg_t)7),
+                     SP_STATUS_INVALID_ARGUMENT);
+    ck_assert_error_has("sp_sptrsv_analyse: unknown algorithm 7");
+    coo->ncols = 4;
+    ck_assert_ok(sp_matrix_create(ctx, coo, NULL, &B));
+    ck_assert_status(sp_sptrsv_analyse(ctx, B, SP_UPLO_LOWER, SP_DIAG_NON_UNIT,
+                                       SP_SPTRSV_ALG_AUTO),
+                     SP_STATUS_INVALID_ARGUMENT);
+    ck_assert_error_has("sp_sptrsv_analyse: matrix is 3 x 4, not square");
+    sp_matrix_destroy(B);
+    sp_matrix_destroy(A);
+    sp_coo_free(coo);
+    sp_context_destroy(other);
+    sp_context_destroy(ctx);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("ref_sptrsv");
@@ -187,6 +247,7 @@ int main(void)
     tcase_add_test(tc, other_triangle_ignored);
     tcase_add_test(tc, random_residual);
     tcase_add_test(tc, refusals);
+    tcase_add_test(tc, public_analyse_host);
     suite_add_tcase(s, tc);
     return sp_test_run(s);
 }

@@ -37,6 +37,15 @@ struct sp_gpu_sptrsv_plan {
     unsigned long long *d_ticket; /* tickets claimed by all solves so far */
     unsigned grid;              /* blocks of every soft solve launch */
     unsigned long long window;  /* tickets one solve claims: units + warps of the grid */
+    /* WAVE: units of at most 32 rows (1 row with a warp per row) of one level each, in the
+     * level order; per level a counter of finished units, never reset (solve s waits for
+     * s times the level's units: see sptrsv_wave.cu) */
+    int64_t units;
+    int32_t *d_unit_begin;      /* unit u holds d_order[d_unit_begin[u] .. [u+1]) */
+    int32_t *d_unit_level;      /* the level of unit u */
+    int32_t *d_unit_ptr;        /* level l holds units d_unit_ptr[l] .. [l+1) */
+    unsigned long long *d_done; /* finished units of each level, over all solves */
+    int64_t counter_stride;     /* words from one level's counter to the next's */
 };
 
 namespace sptrsv {
@@ -76,6 +85,13 @@ struct policy {
      * without sleeping (a sleep on the critical path adds its whole length to the
      * dependency's latency), then backs off as above. */
     static constexpr unsigned spin_polls = 16;
+    /* The wave kernel (sptrsv_wave.cu): a waiting warp polls one counter word (lane 0), so
+     * it can poll more often than a row polling each dependency: its sleep is capped lower,
+     * since the sleep of the warp that sees a level finish is on the critical path. Each
+     * level's counter has a 128-byte line of its own (wave_counter_stride words), so the
+     * polls on one level's counter and the additions to the next do not share a line. */
+    static constexpr unsigned wave_backoff_max_ns = 256;
+    static constexpr int wave_counter_stride = 16;
     /* Thread per row: the entries whose values a lane loads at once (independent loads in
      * flight instead of one round trip per entry). */
     static constexpr int row_window = 4;
@@ -146,8 +162,10 @@ struct backoff {
     __device__ __forceinline__ void reset() { ns = 0; }
 };
 
-/* Exponential backoff after spin_polls free polls: the value-as-flag kernels' wait. */
-struct spin {
+/* Exponential backoff after spin_polls free polls up to MAX_NS: the value-as-flag kernels'
+ * and the level pass's wait (MAX_NS backoff_max_ns), the wave kernel's (wave_backoff_max_ns). */
+template <unsigned MAX_NS = P::backoff_max_ns>
+struct spin_upto {
     unsigned polls = 0, ns = 0;
     __device__ __forceinline__ void pause()
     {
@@ -155,11 +173,12 @@ struct spin {
             polls++;
             return;
         }
-        ns = ns == 0 ? P::backoff_min_ns : (ns >= P::backoff_max_ns / 2 ? P::backoff_max_ns : 2 * ns);
+        ns = ns == 0 ? P::backoff_min_ns : (ns >= MAX_NS / 2 ? MAX_NS : 2 * ns);
         __nanosleep(ns);
     }
     __device__ __forceinline__ void reset() { polls = ns = 0; }
 };
+using spin = spin_upto<>;
 
 /* Claims the next ticket for the warp (lane 0's atomic, broadcast). Returns the unit index
  * within this launch; the first claim of a launch fixes *base, the launch's first ticket
@@ -196,8 +215,6 @@ struct solve_op {
     bool upper, unit;
     uint32_t *flags;
     uint32_t epoch;
-    unsigned *max_level; /* unused: the solve counts no levels */
-    static constexpr bool counts_levels = false;
 
     __device__ __forceinline__ void set_epoch(uint32_t e) { epoch = e; }
     __device__ __forceinline__ V identity() const { return T(0); }
@@ -241,37 +258,10 @@ struct solve_op {
     __device__ __forceinline__ void publish(int64_t r, V) const { store_release(flags + r, epoch); }
 };
 
-/* level[r] = 1 + max level of the rows r depends on; the level array is its own ready
- * flag (0 until set, levels start at 1). The kernels fold the levels they publish into
- * *max_level, the level count. */
-struct level_op {
+/* Max of levels, for warp_reduce (the level pass's count). */
+struct level_max {
     using V = int32_t;
-    static constexpr bool counts_levels = true;
-    int32_t *level;
-    unsigned *max_level;
-
-    __device__ __forceinline__ void set_epoch(uint32_t) {}
-    __device__ __forceinline__ V identity() const { return 0; }
-    __device__ __forceinline__ V combine(V acc, int64_t, V lc) const { return acc > lc ? acc : lc; }
     __device__ __forceinline__ static V reduce(V a, V c) { return a > c ? a : c; }
-    struct pre_t {};
-    __device__ __forceinline__ pre_t prepare(int64_t, int64_t, int64_t) const { return {}; }
-    __device__ __forceinline__ V finish(int64_t, V acc, const pre_t &) const { return acc + 1; }
-    __device__ __forceinline__ bool try_get(int64_t c, V *v) const
-    {
-        uint32_t l = load_acquire(reinterpret_cast<const uint32_t *>(level + c));
-        *v = (V)l;
-        return l != 0;
-    }
-    __device__ __forceinline__ bool seen(int64_t c) const
-    {
-        return load_relaxed(reinterpret_cast<const uint32_t *>(level + c)) != 0;
-    }
-    __device__ __forceinline__ void store_value(int64_t, V) const {}
-    __device__ __forceinline__ void publish(int64_t r, V v) const
-    {
-        store_release(reinterpret_cast<uint32_t *>(level + r), (uint32_t)v);
-    }
 };
 
 /* Warp reduction with the operation's combine (sum or max), in every lane. */
@@ -319,11 +309,12 @@ using sp_prim::by_value; /* kernels/prim/kernel_util.cuh */
 
 /* Internal entry points between the solve files (kernels/solve/). */
 
-/* Soft-synchronized pass computing every row's level into d_level (zeroed by the caller)
- * and the level count into *d_max_level (zeroed), with tickets from *d_ticket (zeroed). */
-sp_status_t sp__gpu_sptrsv_soft_levels(const sp_gpu_env_t *env, const sp_csr_t *a,
-                                       const sp_gpu_sptrsv_plan_t *plan, int32_t *d_level,
-                                       unsigned *d_max_level, unsigned long long *d_ticket);
+/* The level pass (sptrsv_level_pass.cu): every row's level into d_level (zeroed by the
+ * caller) and the level count into *d_max_level (zeroed), with tickets from *d_ticket
+ * (zeroed). */
+sp_status_t sp__gpu_sptrsv_level_pass(const sp_gpu_env_t *env, const sp_csr_t *a,
+                                      const sp_gpu_sptrsv_plan_t *plan, int32_t *d_level,
+                                      unsigned *d_max_level, unsigned long long *d_ticket);
 /* Whether alg is one of the value-as-flag soft solves. */
 static inline bool sp__gpu_sptrsv_value_alg(sp_gpu_sptrsv_alg_t alg)
 {
@@ -345,6 +336,16 @@ sp_status_t sp__gpu_sptrsv_soft_solve(const sp_gpu_env_t *env, const sp_gpu_sptr
  * offsets. */
 sp_status_t sp__gpu_sptrsv_levels_prepare(const sp_gpu_env_t *env, sp_gpu_sptrsv_plan_t *plan,
                                           const int32_t *d_level);
+/* WAVE (sptrsv_wave.cu): units, counters, grid and window of the plan; the solve. */
+sp_status_t sp__gpu_sptrsv_wave_prepare(const sp_gpu_env_t *env, sp_gpu_sptrsv_plan_t *plan);
+sp_status_t sp__gpu_sptrsv_wave_solve(const sp_gpu_env_t *env, const sp_gpu_sptrsv_plan_t *plan,
+                                      const sp_csr_t *a, const void *alpha, const void *d_b,
+                                      void *d_x);
+/* SMALL (sptrsv_small.cu): the shared-memory opt-in of its kernel; the solve. */
+sp_status_t sp__gpu_sptrsv_small_prepare(const sp_gpu_env_t *env, sp_gpu_sptrsv_plan_t *plan);
+sp_status_t sp__gpu_sptrsv_small_solve(const sp_gpu_env_t *env, const sp_gpu_sptrsv_plan_t *plan,
+                                       const sp_csr_t *a, const void *alpha, const void *d_b,
+                                       void *d_x);
 sp_status_t sp__gpu_sptrsv_levels_solve(const sp_gpu_env_t *env,
                                         const sp_gpu_sptrsv_plan_t *plan, const sp_csr_t *a,
                                         const void *alpha, const void *d_b, void *d_x);

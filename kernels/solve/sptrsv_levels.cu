@@ -192,7 +192,7 @@ sp_status_t sp__gpu_sptrsv_levels_solve(const sp_gpu_env_t *env,
         using T = decltype(tag);
         solve_op<T> op = {plan->d_bound, static_cast<const T *>(a->val), static_cast<const T *>(d_b),
                           static_cast<T *>(d_x), *static_cast<const T *>(alpha), plan->upper != 0,
-                          plan->unit_diag != 0, nullptr, 0u, nullptr};
+                          plan->unit_diag != 0, nullptr, 0u};
         st = plan->upper ? launch_levels<T, true>(env, plan, op, a)
                          : launch_levels<T, false>(env, plan, op, a);
     });

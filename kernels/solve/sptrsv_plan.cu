@@ -1,8 +1,9 @@
 /* Sparse triangular solve analysis and dispatch: per row where the used triangle's strict
  * part begins or ends and whether a non-zero diagonal is stored (first offending row found
- * on the GPU), the dependency levels by the soft-synchronized pass, the rows grouped by
- * level (level scheduling, and the soft solve on wide levels), then the soft solve's own
- * part (tickets of rows, ready flags, ticket counter). */
+ * on the GPU), the dependency levels by the level pass (sptrsv_level_pass.cu), the rows
+ * grouped by level (level scheduling, the wave and single-block solves, and the soft solve
+ * on wide levels), then the chosen solve's own part. Device passes only; the host reads
+ * back a few scalars twice and the level offsets once. */
 #include <string.h>
 
 #include "solve/sptrsv_common.cuh"
@@ -85,6 +86,10 @@ extern "C" void sp__gpu_sptrsv_plan_free(const sp_gpu_env_t *env, sp_gpu_sptrsv_
 {
     if (plan == NULL) return;
     if (env != NULL) {
+        env->free(env->self, plan->d_done);
+        env->free(env->self, plan->d_unit_ptr);
+        env->free(env->self, plan->d_unit_level);
+        env->free(env->self, plan->d_unit_begin);
         env->free(env->self, plan->d_ticket);
         env->free(env->self, plan->d_flags);
         env->free(env->self, plan->d_rank);
@@ -112,9 +117,15 @@ extern "C" sp_status_t sp__gpu_sptrsv_analyse(const sp_gpu_env_t *env, const sp_
     cudaStream_t s = NULL;
     SP_CHECK_ARG(env != NULL && a != NULL && plan != NULL, "sptrsv analyse: NULL argument");
     SP_CHECK_ARG(alg == SP_GPU_SPTRSV_LEVELS || alg == SP_GPU_SPTRSV_SOFT ||
-                     alg == SP_GPU_SPTRSV_SOFT_NATURAL || sp__gpu_sptrsv_value_alg(alg),
+                     alg == SP_GPU_SPTRSV_SOFT_NATURAL || sp__gpu_sptrsv_value_alg(alg) ||
+                     alg == SP_GPU_SPTRSV_WAVE || alg == SP_GPU_SPTRSV_SMALL,
                  "sptrsv analyse: unknown algorithm %d", (int)alg);
     SP_TRY(check_matrix("sptrsv analyse", a));
+    if (alg == SP_GPU_SPTRSV_SMALL &&
+        (size_t)a->nrows * sp_value_size(a->value_type) > SP_GPU_SPTRSV_SMALL_MAX_BYTES)
+        SP_FAIL(SP_STATUS_NOT_SUPPORTED,
+                "sptrsv analyse: %lld rows exceed the single-block solve's %d bytes of x",
+                (long long)a->nrows, SP_GPU_SPTRSV_SMALL_MAX_BYTES);
     s = (cudaStream_t)env->stream;
     SP_TRY(host_array(&p, 1));
     memset(p, 0, sizeof *p);
@@ -143,6 +154,8 @@ extern "C" sp_status_t sp__gpu_sptrsv_analyse(const sp_gpu_env_t *env, const sp_
                     a->ptr, a->idx, val, p->n, p->unit_diag != 0, p->d_bound, d_s);
         });
         SP_CUDA_LAUNCHED("sptrsv bound kernel");
+        /* the level pass needs no diagonal, so one read-back serves both passes */
+        SP_TRY(sp__gpu_sptrsv_level_pass(env, a, p, d_level, &d_s->max_level, &d_s->ticket));
         SP_TRY(read_scratch(env, d_s, &h_s));
         if (h_s.bad_row != 0xffffffffu)
             SP_FAIL(SP_STATUS_INVALID_ARGUMENT,
@@ -150,14 +163,18 @@ extern "C" sp_status_t sp__gpu_sptrsv_analyse(const sp_gpu_env_t *env, const sp_
                     h_s.bad_row);
         p->tri_nnz = (int64_t)h_s.tri_nnz;
         p->warp_per_row = p->tri_nnz >= (int64_t)P::warp_min_len * p->n;
-        SP_TRY(sp__gpu_sptrsv_soft_levels(env, a, p, d_level, &d_s->max_level, &d_s->ticket));
-        SP_TRY(read_scratch(env, d_s, &h_s));
         p->nlevels = h_s.max_level;
-        p->ordered = alg != SP_GPU_SPTRSV_LEVELS && alg != SP_GPU_SPTRSV_SOFT_NATURAL &&
-                     p->n >= (int64_t)P::ordered_min_width * p->nlevels;
+        p->ordered = alg == SP_GPU_SPTRSV_WAVE || alg == SP_GPU_SPTRSV_SMALL ||
+                     (alg != SP_GPU_SPTRSV_LEVELS && alg != SP_GPU_SPTRSV_SOFT_NATURAL &&
+                      p->n >= (int64_t)P::ordered_min_width * p->nlevels);
         if (alg == SP_GPU_SPTRSV_LEVELS || p->ordered)
             SP_TRY(sp__gpu_sptrsv_levels_prepare(env, p, d_level));
-        if (alg != SP_GPU_SPTRSV_LEVELS) SP_TRY(sp__gpu_sptrsv_soft_prepare(env, p));
+        if (alg == SP_GPU_SPTRSV_WAVE)
+            SP_TRY(sp__gpu_sptrsv_wave_prepare(env, p));
+        else if (alg == SP_GPU_SPTRSV_SMALL)
+            SP_TRY(sp__gpu_sptrsv_small_prepare(env, p));
+        else if (alg != SP_GPU_SPTRSV_LEVELS)
+            SP_TRY(sp__gpu_sptrsv_soft_prepare(env, p));
     }
     *plan = p;
     p = NULL;
@@ -192,6 +209,10 @@ extern "C" sp_status_t sp__gpu_sptrsv_solve(const sp_gpu_env_t *env,
                  "sptrsv solve: b and x overlap");
     if (plan->alg == SP_GPU_SPTRSV_LEVELS)
         SP_TRY(sp__gpu_sptrsv_levels_solve(env, plan, a, alpha, d_b, d_x));
+    else if (plan->alg == SP_GPU_SPTRSV_WAVE)
+        SP_TRY(sp__gpu_sptrsv_wave_solve(env, plan, a, alpha, d_b, d_x));
+    else if (plan->alg == SP_GPU_SPTRSV_SMALL)
+        SP_TRY(sp__gpu_sptrsv_small_solve(env, plan, a, alpha, d_b, d_x));
     else
         SP_TRY(sp__gpu_sptrsv_soft_solve(env, plan, a, alpha, d_b, d_x));
 done:

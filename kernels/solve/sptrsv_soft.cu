@@ -4,8 +4,7 @@
  * and wait on per-row ready flags in global memory for the rows they depend on. The order
  * is the level order (rows sorted by dependency level) when levels are wide, so the 32
  * rows of a warp are mostly independent, else the natural one (ticket i = row i for lower,
- * row n-1-i for upper). The same pass in the natural order, with max instead of sum,
- * computes the dependency levels for the analysis.
+ * row n-1-i for upper).
  *
  * Why it cannot deadlock, whatever the scheduler does: tickets are handed out by one
  * atomic counter, so when ticket t has been handed out, every smaller ticket was handed out
@@ -42,16 +41,6 @@ __device__ __forceinline__ int64_t claim(unsigned long long *ticket, unsigned lo
     int64_t u = claim_warp(ticket, window, first, base);
     if (was_first) op->set_epoch((uint32_t)(*base / window) + 1u);
     return u;
-}
-
-/* The level pass's count: the warp's largest published level into *op.max_level. */
-template <typename Op>
-__device__ __forceinline__ void fold_levels(const Op &op, typename Op::V mine)
-{
-    if constexpr (Op::counts_levels) {
-        typename Op::V m = warp_reduce<Op>(mine);
-        if ((threadIdx.x & 31) == 0 && m > 0) atomicMax(op.max_level, (unsigned)m);
-    }
 }
 
 /* Row c through its flag; poll: the lane already found it unfinished, so it is polled
@@ -116,7 +105,6 @@ soft_thread_kernel(Op op, const int32_t *__restrict__ ptr, const int32_t *__rest
     const int64_t units = ceil_div(n, 32);
     bool first_claim = true;
     unsigned long long base = 0;
-    V published_max = op.identity();
     for (;;) {
         int64_t u = claim(ticket, window, &first_claim, &base, &op);
         if (u >= units) break;
@@ -148,7 +136,6 @@ soft_thread_kernel(Op op, const int32_t *__restrict__ ptr, const int32_t *__rest
                     xr = op.finish(r, acc, pre);
                     op.store_value(r, xr);
                     s_warp[lane] = xr;
-                    published_max = Op::reduce(published_max, xr);
                     done = pending = true;
                 }
             }
@@ -167,7 +154,6 @@ soft_thread_kernel(Op op, const int32_t *__restrict__ ptr, const int32_t *__rest
             done_mask = now;
         }
     }
-    fold_levels(op, published_max);
 }
 
 /* A warp per row: the lanes stride over the row's entries, each waiting on the flags of
@@ -184,7 +170,6 @@ soft_warp_kernel(Op op, const int32_t *__restrict__ ptr, const int32_t *__restri
     const int lane = threadIdx.x & 31;
     bool first_claim = true;
     unsigned long long base = 0;
-    V published_max = op.identity();
     for (;;) {
         int64_t u = claim(ticket, window, &first_claim, &base, &op);
         if (u >= n) break;
@@ -209,11 +194,9 @@ soft_warp_kernel(Op op, const int32_t *__restrict__ ptr, const int32_t *__restri
             V xr = op.finish(r, acc, pre);
             op.store_value(r, xr);
             op.publish(r, xr);
-            published_max = Op::reduce(published_max, xr);
         }
         __syncwarp();
     }
-    fold_levels(op, published_max);
 }
 
 /* Units of work of one launch: rows (warp per row) or groups of 32 rows. */
@@ -320,21 +303,6 @@ __global__ void rank_kernel(const int32_t *__restrict__ order, int64_t n, int32_
 
 } /* namespace */
 
-sp_status_t sp__gpu_sptrsv_soft_levels(const sp_gpu_env_t *env, const sp_csr_t *a,
-                                       const sp_gpu_sptrsv_plan_t *plan, int32_t *d_level,
-                                       unsigned *d_max_level, unsigned long long *d_ticket)
-{
-    sp_status_t st = SP_STATUS_SUCCESS;
-    unsigned grid = 0;
-    level_op op = {d_level, d_max_level};
-    SP_TRY(grid_of<level_op>(env, plan, false, 0, &grid));
-    SP_TRY(soft_run(env, plan, false, op, a, d_ticket, grid,
-                    (unsigned long long)units_of(plan->n, plan->warp_per_row != 0) +
-                        (unsigned long long)grid * P::warps));
-done:
-    return st;
-}
-
 sp_status_t sp__gpu_sptrsv_soft_prepare(const sp_gpu_env_t *env, sp_gpu_sptrsv_plan_t *plan)
 {
     sp_status_t st = SP_STATUS_SUCCESS;
@@ -375,7 +343,7 @@ sp_status_t sp__gpu_sptrsv_soft_solve(const sp_gpu_env_t *env, const sp_gpu_sptr
         using T = decltype(tag);
         solve_op<T> op = {plan->d_bound, static_cast<const T *>(a->val), static_cast<const T *>(d_b),
                           static_cast<T *>(d_x), *static_cast<const T *>(alpha), plan->upper != 0,
-                          plan->unit_diag != 0, plan->d_flags, 0u, nullptr};
+                          plan->unit_diag != 0, plan->d_flags, 0u};
         st = soft_run(env, plan, plan->ordered != 0, op, a, plan->d_ticket, plan->grid,
                       plan->window);
     });

@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# On a 1-GPU machine (H100), issue 26's triangular solve in one call (under 4 minutes):
+# build check_gpu_sptrsv and sptrsv_bench in build-gpu, run the GPU triangular-solve tests
+# (every kernel, the wave and single-block ones included, against the host reference at
+# small sizes: long chains, wide levels, both triangles, unit diagonals; and the public
+# sp_sptrsv_analyse / sp_sptrsv against a host context), then sptrsv_bench (public API,
+# analysis and solve timed apart, cuSPARSE SpSV in the same process) on 3D Poisson 100^3
+# and 128^3, 2D Poisson 1000^2 and the square matrices of datasets/mtx with a full
+# diagonal. Prints per input libsp's (AUTO) and cuSPARSE's solve and analysis and their
+# ratios, then a line per target: MET or SHORT (solve >= 1.2x cuSPARSE, analysis no slower
+# than cuSPARSE's) on poisson3d100, poisson3d128 and the SPD dataset with a full diagonal
+# (1138_bus; hangGlider_2, the other symmetric one, lacks diagonal entries and is skipped);
+# the other inputs are printed as info. Exit status: non-zero when the build, a test, the benchmark or an accuracy
+# check (every method's max relative error <= 1e-9) fails; a SHORT target alone is not a
+# failure (it is a measurement).
+#
+#   bash scripts/device-trsv26.sh [LOGDIR]     (LOGDIR default: $OUT, else build-gpu/logs)
+set -uo pipefail
+cd "$(dirname "$0")/.."
+logs=${1:-${OUT:-build-gpu/logs}}
+mkdir -p "$logs"
+
+. scripts/device-env.sh # .deps unpacked, SP_ZLIB_ARGS
+
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader \
+  | tee "$logs/gpu.txt" || echo "nvidia-smi failed" | tee "$logs/gpu.txt"
+nvcc --version | tail -1 | tee -a "$logs/gpu.txt"
+git log --oneline -1 | tee -a "$logs/gpu.txt"
+
+status=0
+step() { # step NAME SECONDS COMMAND...: run with a time limit, log, remember failure
+  local name=$1 secs=$2; shift 2
+  echo "== $name"
+  local t0=$SECONDS rc=0
+  timeout "$secs" "$@" >"$logs/$name.log" 2>&1 || rc=$?
+  if [ $rc = 0 ]; then
+    echo "   ok ($((SECONDS - t0)) s)"
+  else
+    [ $rc = 124 ] && echo "   TIMEOUT after $secs s ($name)"
+    echo "   FAILED rc=$rc ($((SECONDS - t0)) s, see $logs/$name.log)"
+    tail -n 30 "$logs/$name.log"
+    status=1
+  fi
+  return $rc
+}
+
+step configure 60 cmake -S . -B build-gpu -DSP_WITH_CUDA=ON -DCMAKE_BUILD_TYPE=Release \
+  -DCMAKE_CUDA_ARCHITECTURES=90 "${SP_ZLIB_ARGS[@]}" || exit 1
+step build 200 cmake --build build-gpu -j"$(nproc)" --target check_gpu_sptrsv sptrsv_bench \
+  || exit 1
+# the four cases side by side, small sizes (chains of 10000 rows, 3D Poisson 12^3 and 24^3,
+# levels 33 and 200 rows wide, the datasets)
+step tests 120 env SP_TEST_SMALL=1 ctest --test-dir build-gpu --output-on-failure -j4 \
+  -R '^check_gpu_sptrsv'
+grep -E "tests passed|tests failed|Failed" "$logs/tests.log" | tail -n 6
+
+inputs=(--input poisson3d100 --input poisson3d128 --input poisson2d1000)
+for f in datasets/mtx/*.mtx; do inputs+=(--input "$f"); done
+if step bench 150 ./build-gpu/bench/sptrsv_bench --internal "${inputs[@]}"; then
+  echo "-- per input (AUTO through the public API against cuSPARSE SpSV; ratio > 1: libsp faster)"
+  grep -E "^summary:" "$logs/bench.log"
+  echo "-- every kernel's solve against cuSPARSE (speedup) and analysis (ms)"
+  awk '/^matrix:/ { m = $2 }
+       /_speedup_vs_cusparse:/ { k = $1; sub("_speedup_vs_cusparse:", "", k); sp[m] = sp[m] " " k "=" $2 }
+       /_analysis_ms:/ && !/cusparse/ { k = $1; sub("_analysis_ms:", "", k); an[m] = an[m] " " k "=" $2 }
+       /^cusparse_analysis_ms:/ { an[m] = an[m] " cusparse=" $2 }
+       END { for (m in sp) { print m ": solve x" sp[m]; print m ": analysis ms" an[m] } }' \
+    "$logs/bench.log" | sort
+  sed -n '/^| matrix/,$p' "$logs/bench.log"
+  # accuracy: every method within 1e-9 of the host reference
+  awk '/^matrix:/ { m = $2 }
+       /_max_rel_err:/ { if ($2 + 0 > 1e-9 || $2 ~ /nan|inf/) { print "ACCURACY FAIL " m " " $1 " " $2; bad = 1 } }
+       END { exit bad }' "$logs/bench.log" || status=1
+  echo "-- targets (solve >= 1.2x cuSPARSE SpSV, analysis no slower than cuSPARSE's)"
+  awk '/^summary:/ {
+         name = $2; sr = ar = ""
+         for (i = 3; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
+         sr = v["solve_ratio"]; ar = v["analysis_ratio"]
+         target = name ~ /^(poisson3d100|poisson3d128|1138_bus\.mtx)$/
+         tag = target ? "TARGET" : "info  "
+         s = (sr + 0 >= 1.2) ? "MET" : "SHORT"; a = (ar + 0 >= 1.0) ? "MET" : "SHORT"
+         printf "%s %-20s solve %s (%.2fx: %s us vs cuSPARSE %s us)  analysis %s (%.2fx: %s ms vs %s ms)\n",
+                tag, name, s, sr, v["auto_solve_us"], v["cusparse_solve_us"], a, ar,
+                v["auto_analysis_ms"], v["cusparse_analysis_ms"]
+         if (target) { n++; met += (s == "MET") + (a == "MET") }
+       }
+       END { printf "targets: %d of %d met (solve and analysis on %d inputs)\n", met, 2 * n, n }' \
+    "$logs/bench.log"
+fi
+echo
+echo "== summary"
+cat "$logs/gpu.txt"
+echo "device-trsv26: $([ $status = 0 ] && echo PASSED || echo FAILED)"
+exit $status
