@@ -319,6 +319,35 @@ sp__spmv_choice_t sp__policy_spmv_choose(const sp__policy_t *p, const sp__spmv_s
     return out;
 }
 
+/* ---- CSR scalar and vector with long rows (issue 23) ----
+ * A thread (scalar) or sub-warp (vector) per row walks its row alone: one row of 10^6
+ * entries held the whole launch (a power-law matrix of 2M rows, exponent 1.5: scalar
+ * 0.001x and vector 0.004x cuSPARSE on an H100; Kronecker 22: 21.4 and 3.48 ms against
+ * 1.26 for CSR adaptive). Rows longer than the bound of ELL/JDS/SELL's tails (4 x mean +
+ * 32, or the matrix's long_row_bound option: < 0 none, as for the tails) go to warp
+ * pieces instead; a matrix whose longest row is within it keeps the plan it had. */
+int64_t sp__policy_spmv_csr_long_bound(const sp__policy_t *p, int64_t nrows, int64_t nnz,
+                                       int64_t row_max, int64_t option)
+{
+    int64_t bound = option > 0 ? option : sp__policy_long_row_bound(p, SP_FORMAT_CSR, nrows, nnz);
+    if (option < 0 || row_max <= bound) return -1;
+    return bound;
+}
+
+/* ---- CSC ----
+ * The lanes of a step that hold one row add first (a match and a shuffle loop each step)
+ * only when a row is long enough that its atomics, one per column it appears in, would
+ * queue on one address: a dense row of 2M entries did (denselines), rows of a few hundred
+ * entries do not. Below that the match is pure cost: a stencil's steps hold 27 distinct
+ * rows in 32 entries. */
+static const int64_t csc_aggregate_min_row_sm90 = 1024;
+
+int sp__policy_spmv_csc_aggregate(const sp__policy_t *p, int64_t row_max)
+{
+    (void)p; /* one row today: sm_90's */
+    return row_max > csc_aggregate_min_row_sm90;
+}
+
 /* Segmented: no atomics in the main pass and one write per row. */
 sp_spmv_alg_t sp__policy_spmv_coo_alg(sp_spmv_alg_t alg)
 {

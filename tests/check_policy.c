@@ -206,6 +206,25 @@ START_TEST(sptrsv_auto_pins)
 }
 END_TEST
 
+/* Issue 23: CSR scalar and vector hand rows past the tails' bound (4 x mean + 32) to warp
+ * pieces, or the matrix option's bound; none when the longest row is within it or the
+ * option is < 0. CSC aggregates equal rows only with a row of more than 1024 entries. */
+START_TEST(spmv_long_rows_pins)
+{
+    const sp__policy_t *p = sp__policy_for_sm(90);
+    /* 100 rows, 1000 entries: mean 10, bound 72 */
+    ck_assert_int_eq(sp__policy_spmv_csr_long_bound(p, 100, 1000, 72, 0), -1);
+    ck_assert_int_eq(sp__policy_spmv_csr_long_bound(p, 100, 1000, 73, 0), 72);
+    ck_assert_int_eq(sp__policy_spmv_csr_long_bound(p, 100, 1000, 73, 500), -1);
+    ck_assert_int_eq(sp__policy_spmv_csr_long_bound(p, 100, 1000, 501, 500), 500);
+    ck_assert_int_eq(sp__policy_spmv_csr_long_bound(p, 100, 1000, 100000, -1), -1);
+    /* a 7-point stencil (mean 7, longest 7) keeps its plan: no second launch */
+    ck_assert_int_eq(sp__policy_spmv_csr_long_bound(p, 4096000, 28518400, 7, 0), -1);
+    ck_assert_int_eq(sp__policy_spmv_csc_aggregate(p, 1024), 0);
+    ck_assert_int_eq(sp__policy_spmv_csc_aggregate(p, 1025), 1);
+}
+END_TEST
+
 /* The CSR plan reads the longest row from the matrix's statistics (A->row_max) instead of
  * the GPU: they agree with the built CSR, duplicates merged. */
 START_TEST(row_max_is_the_csr_longest_row)
@@ -242,6 +261,7 @@ int main(void)
     tcase_add_test(tc, spmv_csr_default_pins);
     tcase_add_test(tc, spmv_explicit_algorithms_kept);
     tcase_add_test(tc, sptrsv_auto_pins);
+    tcase_add_test(tc, spmv_long_rows_pins);
     tcase_add_test(tc, row_max_is_the_csr_longest_row);
     suite_add_tcase(s, tc);
     return sp_test_run(s);
