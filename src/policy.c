@@ -323,13 +323,20 @@ sp__spmv_choice_t sp__policy_spmv_choose(const sp__policy_t *p, const sp__spmv_s
  * A thread (scalar) or sub-warp (vector) per row walks its row alone: one row of 10^6
  * entries held the whole launch (a power-law matrix of 2M rows, exponent 1.5: scalar
  * 0.001x and vector 0.004x cuSPARSE on an H100; Kronecker 22: 21.4 and 3.48 ms against
- * 1.26 for CSR adaptive). Rows longer than the bound of ELL/JDS/SELL's tails (4 x mean +
- * 32, or the matrix's long_row_bound option: < 0 none, as for the tails) go to warp
- * pieces instead; a matrix whose longest row is within it keeps the plan it had. */
+ * 1.26 for CSR adaptive). Rows longer than the larger of the bound of ELL/JDS/SELL's tails
+ * (4 x mean + 32) and CSR DEFAULT's regular bound (8 x mean + 32) go to warp pieces
+ * instead, or those longer than the matrix's long_row_bound option (< 0: none, as for the
+ * tails). A matrix whose longest row is within it keeps the plan it had, so every matrix
+ * CSR DEFAULT gives scalar or vector keeps its one launch (a second costs a small
+ * matrix's call about half its time). */
 int64_t sp__policy_spmv_csr_long_bound(const sp__policy_t *p, int64_t nrows, int64_t nnz,
                                        int64_t row_max, int64_t option)
 {
-    int64_t bound = option > 0 ? option : sp__policy_long_row_bound(p, SP_FORMAT_CSR, nrows, nnz);
+    const sp__spmv_csr_policy_t *c = p->spmv_csr;
+    double mean = nrows > 0 ? (double)nnz / (double)nrows : 0.0;
+    int64_t tails = sp__policy_long_row_bound(p, SP_FORMAT_CSR, nrows, nnz);
+    int64_t regular = (int64_t)(c->regular_factor * mean + c->regular_slack);
+    int64_t bound = option > 0 ? option : tails > regular ? tails : regular;
     if (option < 0 || row_max <= bound) return -1;
     return bound;
 }

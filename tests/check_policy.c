@@ -206,15 +206,22 @@ START_TEST(sptrsv_auto_pins)
 }
 END_TEST
 
-/* Issue 23: CSR scalar and vector hand rows past the tails' bound (4 x mean + 32) to warp
- * pieces, or the matrix option's bound; none when the longest row is within it or the
- * option is < 0. CSC aggregates equal rows only with a row of more than 1024 entries. */
+/* Issue 23: CSR scalar and vector hand rows past CSR DEFAULT's regular bound (8 x mean +
+ * 32, beyond the tails' 4 x mean + 32) to warp pieces, or the matrix option's bound; none
+ * when the longest row is within it or the option is < 0. CSC aggregates equal rows only
+ * with a row of more than 1024 entries. */
 START_TEST(spmv_long_rows_pins)
 {
     const sp__policy_t *p = sp__policy_for_sm(90);
-    /* 100 rows, 1000 entries: mean 10, bound 72 */
-    ck_assert_int_eq(sp__policy_spmv_csr_long_bound(p, 100, 1000, 72, 0), -1);
-    ck_assert_int_eq(sp__policy_spmv_csr_long_bound(p, 100, 1000, 73, 0), 72);
+    int w = 0;
+    /* 100 rows, 1000 entries: mean 10, bound 112; DEFAULT's scalar or vector up to it */
+    ck_assert_int_eq(sp__policy_spmv_csr_long_bound(p, 100, 1000, 112, 0), -1);
+    ck_assert_int_ne(sp__policy_spmv_csr_alg(p, SP_SPMV_ALG_DEFAULT, 100, 1000, 112, &w),
+                     SP_SPMV_ALG_CSR_ADAPTIVE);
+    ck_assert_int_eq(sp__policy_spmv_csr_long_bound(p, 100, 1000, 113, 0), 112);
+    ck_assert_int_eq(sp__policy_spmv_csr_alg(p, SP_SPMV_ALG_DEFAULT, 100, 1000, 113, &w),
+                     SP_SPMV_ALG_CSR_ADAPTIVE);
+    ck_assert_int_eq(sp__policy_spmv_csr_long_bound(p, 100, 1000, 73, 72), 72);
     ck_assert_int_eq(sp__policy_spmv_csr_long_bound(p, 100, 1000, 73, 500), -1);
     ck_assert_int_eq(sp__policy_spmv_csr_long_bound(p, 100, 1000, 501, 500), 500);
     ck_assert_int_eq(sp__policy_spmv_csr_long_bound(p, 100, 1000, 100000, -1), -1);

@@ -129,7 +129,7 @@ struct sp_spmv_csr_adaptive_policy {
 };
 
 /* CSR scalar and vector with long rows (issue 23): rows longer than the plan's bound (the
- * caller's: src/policy.c's long-row bound, 4 x mean + 32, the one of ELL/JDS/SELL's tails)
+ * caller's: src/policy.c's sp__policy_spmv_csr_long_bound, 8 x mean + 32)
  * are skipped by the thread or sub-warp of the fixed-width kernel and cut into pieces of
  * piece_entries (small_piece_entries in matrices of fewer than small_nnz entries), a warp
  * each, in a second launch (spmv_long_rows.cuh, the pieces of binned and adaptive; the
