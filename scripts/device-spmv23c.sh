@@ -2,8 +2,10 @@
 # Issue 23, deliverables 1 (CSR scalar and vector on long rows) and 4 (CSC SpMV against
 # cuSPARSE's own CSC SpMV), in one device call of under 5 minutes on a 1-GPU H100: build the
 # targets in build-gpu (Release, sm_90), run check_gpu_spmv (cases shapes, large, wide),
-# check_policy and the host long-row test, then spbench on poisson3d:160, kron:22 and the
-# wide set's power-law input (powerlaw:2000000:1.5:8) with the CSR rows, CSC and AUTO,
+# check_gpu_spmv_prepare (CSC and the long-row plans captured in a graph, no allocation),
+# check_gpu_alloc_sweep.formats, check_policy and the host long-row test, then spbench on
+# poisson3d:160, kron:22 and the wide set's power-law input (powerlaw:2000000:1.5:8) with
+# the CSR rows, CSC and AUTO,
 # cuSPARSE CSR_ALG1 and cuSPARSE SpMV on a CSC descriptor timed in the same run. Prints a
 # line per row (time, ratio to cuSPARSE CSR and to cuSPARSE CSC) and a line per target:
 #   TARGET <input> csr/scalar|csr/vector within 3x of the best libsp row: MET|SHORT (ratio)
@@ -21,12 +23,14 @@ t0=$(date +%s)
 nvidia-smi --query-gpu=index,name,driver_version --format=csv,noheader | tee "$L/gpu.txt"
 cmake -S . -B build-gpu -DSP_WITH_CUDA=ON -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
   "${SP_ZLIB_ARGS[@]}" >"$L/configure.log" 2>&1 || { tail -20 "$L/configure.log"; exit 1; }
-cmake --build build-gpu -j"$(nproc)" --target check_gpu_spmv check_policy check_spmv_long_rows spbench \
+cmake --build build-gpu -j"$(nproc)" --target check_gpu_spmv check_gpu_spmv_prepare check_gpu_alloc_sweep \
+  check_policy check_spmv_long_rows spbench \
   >"$L/build.log" 2>&1 || { grep -E "error" "$L/build.log" | head -30; echo "== FAIL build"; exit 1; }
 echo "== build ok ($(( $(date +%s) - t0 )) s)"
 
-(cd build-gpu && timeout "$tests_limit" ctest -j5 --timeout "$tests_limit" --output-on-failure \
-   -R '^(check_gpu_spmv\.(shapes|large|wide)|check_policy|check_spmv_long_rows)$' >"$L/ctest.log" 2>&1)
+(cd build-gpu && timeout "$tests_limit" ctest -j7 --timeout "$tests_limit" --output-on-failure \
+   -R '^(check_gpu_spmv\.(shapes|large|wide)|check_gpu_spmv_prepare|check_gpu_alloc_sweep\.formats|check_policy|check_spmv_long_rows)$' \
+   >"$L/ctest.log" 2>&1)
 rc=$?
 grep -E "tests passed|\(Failed\)|\(Timeout\)|Not Run|\(Subprocess|Test +#" "$L/ctest.log" | head -20
 if [ "$rc" -ne 0 ]; then echo "== FAIL tests (ctest rc=$rc; $L/ctest.log)"; fail=1
