@@ -195,9 +195,11 @@ sp_status_t sp__gpu_scale(const sp_gpu_env_t *env, sp_value_type_t t, int64_t n,
                           const void *beta, void *d_y);
 /* A given by its CSC (a->ptr over columns): y = beta*y, then a warp per chunk of entries
  * adds them into y with atomics. The plan (once per matrix) holds each chunk's first
- * column; aggregate (from src/policy.c: the matrix has a long row) makes the lanes of one
- * row add before their atomic. */
-sp_status_t sp__gpu_spmv_csc_plan(const sp_gpu_env_t *env, const sp_csr_t *a, int aggregate,
+ * column; flags (from src/policy.c): SP_GPU_CSC_AGGREGATE (the matrix has a long row)
+ * makes the lanes of one row add before their atomic, SP_GPU_CSC_WINDOW (square) sums the
+ * rows near the chunk's columns in shared memory first. */
+enum { SP_GPU_CSC_AGGREGATE = 1, SP_GPU_CSC_WINDOW = 2 };
+sp_status_t sp__gpu_spmv_csc_plan(const sp_gpu_env_t *env, const sp_csr_t *a, int flags,
                                   sp_gpu_spmv_plan_t *plan);
 sp_status_t sp__gpu_spmv_csc(const sp_gpu_env_t *env, const sp_gpu_spmv_plan_t *plan,
                              const sp_csr_t *a, const void *alpha, const void *d_x,

@@ -355,6 +355,18 @@ int sp__policy_spmv_csc_aggregate(const sp__policy_t *p, int64_t row_max)
     return row_max > csc_aggregate_min_row_sm90;
 }
 
+/* The window of rows near the chunk's columns (kernels/spmv/spmv_policy_coo.h) pays on
+ * square matrices, where the diagonal runs through every chunk: a stencil's or band's
+ * rows near it recur in several columns of a chunk (3 of a 7-point row's 7 entries), and
+ * the window adds them once, 32 consecutive rows an instruction. Elsewhere it costs a
+ * compare an entry and a read of the warp's slots a chunk. Chosen by that count, not yet
+ * timed: scripts/device-spmv23c.sh measures it (CSC on poisson3d:160, kron:22). */
+int sp__policy_spmv_csc_window(const sp__policy_t *p, int64_t nrows, int64_t ncols)
+{
+    (void)p;
+    return nrows == ncols;
+}
+
 /* Segmented: no atomics in the main pass and one write per row. */
 sp_spmv_alg_t sp__policy_spmv_coo_alg(sp_spmv_alg_t alg)
 {

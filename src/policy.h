@@ -139,6 +139,9 @@ int64_t sp__policy_spmv_csr_long_bound(const sp__policy_t *p, int64_t nrows, int
 /* CSC: 1 when the lanes of a step holding one row should add before their atomic (the
  * matrix has a row long enough that its atomics would queue on one address). */
 int sp__policy_spmv_csc_aggregate(const sp__policy_t *p, int64_t row_max);
+/* CSC: 1 when the rows near a chunk's columns should be summed in shared memory first
+ * (square matrices, whose diagonal runs through the chunks). */
+int sp__policy_spmv_csc_window(const sp__policy_t *p, int64_t nrows, int64_t ncols);
 /* The COO algorithm for alg (DEFAULT: segmented). */
 sp_spmv_alg_t sp__policy_spmv_coo_alg(sp_spmv_alg_t alg);
 

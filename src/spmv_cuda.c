@@ -48,8 +48,13 @@ static sp_status_t get_plan(sp_matrix_t *A, sp_format_t f, sp_spmv_alg_t alg,
                                                            A->options.long_row_bound);
             SP_TRY(sp__gpu_spmv_csr_plan(env, &A->f.csr, r, width, bound, &plan));
         } else if (f == SP_FORMAT_CSC) {
-            int agg = sp__policy_spmv_csc_aggregate(sp__policy_for(A->ctx), A->row_max);
-            SP_TRY(sp__gpu_spmv_csc_plan(env, &A->f.csc, agg, &plan));
+            const sp__policy_t *pol = sp__policy_for(A->ctx);
+            int flags = (sp__policy_spmv_csc_aggregate(pol, A->row_max) ? SP_GPU_CSC_AGGREGATE
+                                                                        : 0) |
+                        (sp__policy_spmv_csc_window(pol, A->f.csc.nrows, A->f.csc.ncols)
+                             ? SP_GPU_CSC_WINDOW
+                             : 0);
+            SP_TRY(sp__gpu_spmv_csc_plan(env, &A->f.csc, flags, &plan));
         } else {
             SP_TRY(sp__gpu_spmv_coo_plan(env, &A->f.coo, sp__policy_spmv_coo_alg(alg), &plan));
         }

@@ -209,7 +209,8 @@ END_TEST
 /* Issue 23: CSR scalar and vector hand rows past CSR DEFAULT's regular bound (8 x mean +
  * 32, beyond the tails' 4 x mean + 32) to warp pieces, or the matrix option's bound; none
  * when the longest row is within it or the option is < 0. CSC aggregates equal rows only
- * with a row of more than 1024 entries. */
+ * with a row of more than 1024 entries, and sums rows near the diagonal in shared memory
+ * on square matrices. */
 START_TEST(spmv_long_rows_pins)
 {
     const sp__policy_t *p = sp__policy_for_sm(90);
@@ -229,6 +230,8 @@ START_TEST(spmv_long_rows_pins)
     ck_assert_int_eq(sp__policy_spmv_csr_long_bound(p, 4096000, 28518400, 7, 0), -1);
     ck_assert_int_eq(sp__policy_spmv_csc_aggregate(p, 1024), 0);
     ck_assert_int_eq(sp__policy_spmv_csc_aggregate(p, 1025), 1);
+    ck_assert_int_eq(sp__policy_spmv_csc_window(p, 4096000, 4096000), 1);
+    ck_assert_int_eq(sp__policy_spmv_csc_window(p, 3000, 3000000), 0);
 }
 END_TEST
 

@@ -5,9 +5,11 @@
  * (coalesced, every step in flight), finds every entry's column in a window of 32 column
  * ends held one a lane (a shuffle search; the chunk's first column comes from the plan),
  * gathers x for all of them, and adds alpha * a * x[column] into the entry's row with a
- * reduction (an atomic whose result is unused). Lanes of one row add first only in
- * matrices with a long row (the plan's choice), where a row may appear in every column
- * of a step. Launch policy in spmv_policy_coo.h. */
+ * reduction (an atomic whose result is unused). In square matrices the rows near the
+ * chunk's columns are summed in the warp's slots of shared memory first and added once
+ * after the chunk. Lanes of one row add first only in matrices with a long row (the
+ * plan's choices), where a row may appear in every column of a step. Launch policy in
+ * spmv_policy_coo.h. */
 #include "spmv_common.cuh"
 #include "spmv_policy_coo.h"
 
@@ -86,23 +88,59 @@ __device__ __forceinline__ int32_t column_of(const int32_t *ptr, int64_t ncols, 
     return col;
 }
 
+/* The add of a step's entries into y: a row in the warp's window (WINDOW) into its
+ * shared-memory slot, the others by one reduction each, after the lanes holding one row
+ * have added (AGGREGATE). All lanes call it. */
+template <bool AGGREGATE, bool WINDOW, typename T>
+__device__ __forceinline__ void add_step(int32_t r, T v, int64_t base, T *win, T *y)
+{
+    int lane = threadIdx.x & 31;
+    int64_t off = (int64_t)r - base;
+    if (WINDOW && r >= 0 && off >= 0 && off < P::window_rows) {
+        atomicAdd(win + off, v); /* shared memory */
+        r = -1;
+    }
+    if (AGGREGATE) {
+        unsigned peers = __match_any_sync(full, r);
+        if (peers != (1u << lane)) {
+            T sum = T(0);
+            for (unsigned m = peers; m; m &= m - 1)
+                sum += __shfl_sync(peers, v, __ffs((int)m) - 1);
+            v = sum;
+        }
+        if (lane != __ffs((int)peers) - 1) r = -1;
+    }
+    if (r >= 0) spmv::red_add(y + r, v);
+}
+
 /* y += alpha * A * x for the chunks of P::chunk_entries entries, a warp each
  * (grid-stride); chunk_col: the plan's first column of every chunk (ncols at the end).
- * AGGREGATE: lanes of a step holding the same row add before one atomic. */
-template <bool AGGREGATE, typename T>
+ * AGGREGATE: lanes of a step holding the same row add before one atomic. WINDOW (square
+ * matrices): the rows window_rows from the chunk's first column less window_before (a
+ * stencil's or band's rows near the diagonal, which several columns of the chunk share)
+ * are summed in the warp's slots of shared memory and added to y after the chunk, one
+ * reduction a row, 32 consecutive rows an instruction. */
+template <bool AGGREGATE, bool WINDOW, typename T>
 __global__ void __launch_bounds__(P::block_threads, P::blocks_per_sm)
 csc_kernel(const int32_t *__restrict__ ptr, const int32_t *__restrict__ idx,
            const T *__restrict__ val, int64_t ncols, int64_t nnz, int64_t nchunks,
            const int32_t *__restrict__ chunk_col, const T *__restrict__ x, T alpha,
            T *__restrict__ y)
 {
-    constexpr int K = P::chunk_steps;
+    constexpr int K = P::chunk_steps, S = WINDOW ? P::window_rows : 1;
+    __shared__ T s_win[P::block_threads / 32][S];
+    T *win = s_win[threadIdx.x >> 5];
     int lane = threadIdx.x & 31;
     int64_t warps = (int64_t)gridDim.x * (P::block_threads / 32);
+    if (WINDOW) {
+        for (int q = lane; q < S; q += 32) win[q] = T(0);
+        __syncwarp();
+    }
     for (int64_t c = ((int64_t)blockIdx.x * P::block_threads + threadIdx.x) >> 5; c < nchunks;
          c += warps) {
         int64_t e0 = c * P::chunk_entries, e1 = min(e0 + P::chunk_entries, nnz);
-        int64_t c1 = __ldg(chunk_col + c + 1);
+        int64_t c0 = __ldg(chunk_col + c), c1 = __ldg(chunk_col + c + 1);
+        int64_t base = c0 - P::window_before;
         int32_t rr[K], cc[K];
         T vv[K];
 #pragma unroll
@@ -112,7 +150,7 @@ csc_kernel(const int32_t *__restrict__ ptr, const int32_t *__restrict__ idx,
             vv[k] = e < e1 ? __ldcs(val + e) : T(0);
         }
         window w;
-        window_load(ptr, ncols, __ldg(chunk_col + c), &w);
+        window_load(ptr, ncols, c0, &w);
 #pragma unroll
         for (int k = 0; k < K; k++) {
             int64_t e = e0 + k * 32 + lane;
@@ -125,20 +163,19 @@ csc_kernel(const int32_t *__restrict__ ptr, const int32_t *__restrict__ idx,
             if (rr[k] >= 0) vv[k] = alpha * (vv[k] * spmv::load_x(x, cc[k]));
 #pragma unroll
         for (int k = 0; k < K; k++) {
-            if (AGGREGATE) {
-                if (e0 + k * 32 >= e1) break; /* uniform */
-                unsigned peers = __match_any_sync(full, rr[k]);
-                if (peers != (1u << lane)) {
-                    T sum = T(0);
-                    for (unsigned m = peers; m; m &= m - 1)
-                        sum += __shfl_sync(peers, vv[k], __ffs((int)m) - 1);
-                    vv[k] = sum;
+            if (e0 + k * 32 >= e1) break; /* uniform */
+            add_step<AGGREGATE, WINDOW>(rr[k], vv[k], base, win, y);
+        }
+        if (WINDOW) { /* the window's sums into y, the slots zeroed for the next chunk */
+            __syncwarp();
+            for (int q = lane; q < S; q += 32) {
+                T v = win[q];
+                if (v != T(0)) { /* a slot of no row stays 0; a NaN goes on */
+                    spmv::red_add(y + base + q, v);
+                    win[q] = T(0);
                 }
-                if (rr[k] >= 0 && lane == __ffs((int)peers) - 1)
-                    spmv::red_add(y + rr[k], vv[k]);
-            } else if (rr[k] >= 0) {
-                spmv::red_add(y + rr[k], vv[k]);
             }
+            __syncwarp();
         }
     }
 }
@@ -150,9 +187,11 @@ sp_status_t launch_csc(const sp_gpu_env_t *env, const sp_gpu_spmv_plan_t *plan, 
     sp_status_t st = SP_STATUS_SUCCESS;
     int64_t nchunks = plan->naux - 1;
     unsigned grid = spmv::grid_for(env, nchunks * 32, P::block_threads, P::blocks_per_sm);
+    bool agg = plan->param & SP_GPU_CSC_AGGREGATE, win = plan->param & SP_GPU_CSC_WINDOW;
+    auto kernel = agg ? (win ? csc_kernel<true, true, T> : csc_kernel<true, false, T>)
+                      : (win ? csc_kernel<false, true, T> : csc_kernel<false, false, T>);
     SP_CUDA_LAUNCH("csc_kernel",
-                   sp_prim::launch(plan->param ? csc_kernel<true, T> : csc_kernel<false, T>,
-                                   grid, P::block_threads, env->stream, a->ptr, a->idx,
+                   sp_prim::launch(kernel, grid, P::block_threads, env->stream, a->ptr, a->idx,
                                    static_cast<const T *>(a->val), a->ncols, a->nnz, nchunks,
                                    plan->d_aux, static_cast<const T *>(d_x), alpha,
                                    static_cast<T *>(d_y)));

@@ -180,7 +180,7 @@ done:
 }
 
 extern "C" sp_status_t sp__gpu_spmv_csc_plan(const sp_gpu_env_t *env, const sp_csr_t *a,
-                                             int aggregate, sp_gpu_spmv_plan_t *plan)
+                                             int flags, sp_gpu_spmv_plan_t *plan)
 {
     sp_status_t st = SP_STATUS_SUCCESS;
     sp_gpu_spmv_plan_t p{};
@@ -195,7 +195,7 @@ extern "C" sp_status_t sp__gpu_spmv_csc_plan(const sp_gpu_env_t *env, const sp_c
     nchunks = (a->nnz + CP::chunk_entries - 1) / CP::chunk_entries;
     p.format = SP_FORMAT_CSC;
     p.alg = SP_SPMV_ALG_DEFAULT;
-    p.param = aggregate != 0;
+    p.param = flags & (SP_GPU_CSC_AGGREGATE | SP_GPU_CSC_WINDOW);
     p.naux = nchunks + 1;
     SP_TRY(sp_prim::env_alloc_n(env, &p.d_aux, p.naux));
     split_partition_kernel<<<spmv::grid_for(env, p.naux, CP::partition_block_threads,

@@ -38,11 +38,18 @@ struct sp_spmv_coo_segmented_policy {
  * (an atomic whose result is unused) per entry. With a row longer than the policy's
  * aggregation bound (src/policy.c) the lanes of a step holding one row add first
  * (__match_any_sync), so a dense row costs an atomic per step, not per entry; without,
- * no match (it costs each step a match and a shuffle loop). blocks_per_sm 4: 64 registers,
- * the chunk's rows, values and columns stay in registers (as CSR split's). The previous
- * kernel searched each lane's column by walking up to 4 column pointers a step, then a
- * binary search over all columns (log2(ncols) dependent loads) whenever a step spanned
- * more than 4 columns: every step of a 7-point stencil (32 entries over ~4.6 columns). */
+ * no match (it costs each step a match and a shuffle loop). In square matrices the rows
+ * from window_before below the chunk's first column to window_rows past that (the rows
+ * near the diagonal, which several columns of a chunk share: a 7-point stencil's row i
+ * in columns i - 1, i, i + 1, 3 of its 7 entries; a band's) are added in shared memory
+ * first and go to y after the chunk, one reduction a row, 32 consecutive rows an
+ * instruction: a 7-point stencil's row takes 5 reductions instead of 7, and the one for
+ * its 3 entries near the diagonal is coalesced with its neighbours'. blocks_per_sm 4: 64
+ * registers, the chunk's rows, values and columns stay in registers (as CSR split's). The
+ * previous kernel searched each lane's column by walking up to 4 column pointers a step,
+ * then a binary search over all columns (log2(ncols) dependent loads) whenever a step
+ * spanned more than 4 columns: every step of a 7-point stencil (32 entries over ~4.6
+ * columns). */
 struct sp_spmv_csc_policy {
     static constexpr int block_threads = 256;
     static constexpr int blocks_per_sm = 4;
@@ -50,6 +57,9 @@ struct sp_spmv_csc_policy {
     static constexpr int chunk_entries = 32 * chunk_steps;
     static constexpr int partition_block_threads = 256;
     static constexpr int partition_blocks_per_sm = 4;
+    /* square matrices: a warp's window of rows in shared memory (2 or 1 KiB a warp) */
+    static constexpr int window_rows = 256;
+    static constexpr int window_before = 64;
 };
 
 #endif /* SP_SPMV_POLICY_COO_H */
