@@ -1136,7 +1136,7 @@ static Suite *gpu_spmv_suite(void)
     tcase_add_test(shapes, test_row_length_boundaries);
     tcase_add_test(large, test_large_with_long_rows);
     tcase_add_test(large, test_many_long_row_pieces);
-    tcase_add_test(large, test_fixed_width_long_rows);
+    tcase_add_test(shapes, test_fixed_width_long_rows);
     tcase_add_test(shapes, test_csc_sparse_columns);
     tcase_add_test(shapes, test_beyond_a_grid_wave);
     tcase_add_test(large, test_generated);
