@@ -16,7 +16,7 @@
 set -u
 cd "$(dirname "$0")/.."
 L=${OUT:-build-gpu/logs}; mkdir -p "$L"
-tests_limit=${1:-180}; bench_limit=${2:-60}
+tests_limit=${1:-180}; bench_limit=${2:-120}
 . scripts/device-env.sh
 fail=0
 t0=$(date +%s)
