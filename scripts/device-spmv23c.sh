@@ -73,7 +73,8 @@ bench() { # name spec
         r = t[l] / best
         printf "TARGET %s %s within 3x of the best libsp row (%s): %s (%.2fx)\n", inp, l, bl, (r <= 3 ? "MET" : "SHORT"), r
       }
-      if ("csc" in x) printf "TARGET %s csc >= 1.0x cuSPARSE CSC: %s (%s)\n", inp, (x["csc"] + 0 >= 1.0 ? "MET" : "SHORT"), x["csc"]
+      if ("csc" in x) printf "TARGET %s csc >= 1.0x cuSPARSE CSC: %s (%s)\n", inp,
+                             (x["csc"] == "n/a" ? "n/a" : x["csc"] + 0 >= 1.0 ? "MET" : "SHORT"), x["csc"]
     }' "$L/$name.log" | tee -a "$L/rows.txt"
 }
 bench poisson poisson3d:160
