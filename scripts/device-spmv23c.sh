@@ -12,11 +12,15 @@
 #   TARGET <input> csc >= 1.0x cuSPARSE CSC: MET|SHORT (ratio)
 # Logs under $OUT (else build-gpu/logs). Exit status: non-zero when the build, a test or a
 # benchmark run fails; a target SHORT is reported, not failed.
-#   bash scripts/device-spmv23c.sh [TESTS_LIMIT_S] [BENCH_LIMIT_S]
+# Then bench/csc_bench times the CSC kernel's four variants (plan flags) against cuSPARSE
+# CSC on CSC_INPUTS (poisson160 powerlaw; kron22 costs its generation again):
+#   CSC <input> flags agg|win|agg+win|- libsp_ms .. cusparse_csc_ms .. x_cusparse_csc ..
+#   TARGET <input> csc policy variant (..) within 5% of the fastest (..): MET|SHORT
+#   bash scripts/device-spmv23c.sh [TESTS_LIMIT_S] [BENCH_LIMIT_S] [CSC_INPUTS]
 set -u
 cd "$(dirname "$0")/.."
 L=${OUT:-build-gpu/logs}; mkdir -p "$L"
-tests_limit=${1:-180}; bench_limit=${2:-120}
+tests_limit=${1:-180}; bench_limit=${2:-120}; csc_inputs=${3:-poisson160 powerlaw}
 . scripts/device-env.sh
 fail=0
 t0=$(date +%s)
@@ -24,7 +28,7 @@ nvidia-smi --query-gpu=index,name,driver_version --format=csv,noheader | tee "$L
 cmake -S . -B build-gpu -DSP_WITH_CUDA=ON -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
   "${SP_ZLIB_ARGS[@]}" >"$L/configure.log" 2>&1 || { tail -20 "$L/configure.log"; exit 1; }
 cmake --build build-gpu -j"$(nproc)" --target check_gpu_spmv check_gpu_spmv_prepare check_gpu_alloc_sweep \
-  check_policy check_spmv_long_rows spbench \
+  check_policy check_spmv_long_rows spbench csc_bench \
   >"$L/build.log" 2>&1 || { grep -E "error" "$L/build.log" | head -30; echo "== FAIL build"; exit 1; }
 echo "== build ok ($(( $(date +%s) - t0 )) s)"
 
@@ -80,6 +84,33 @@ bench() { # name spec
 bench poisson poisson3d:160
 bench kron kron:22
 bench powerlaw powerlaw:2000000:1.5:8
+
+# the CSC kernel's four variants (equal-row aggregation, the window of rows near the
+# diagonal) against cuSPARSE CSC, the policy's marked: whether its choice is the fastest
+for input in $csc_inputs; do
+  log="$L/csc-$input.log"
+  timeout "$bench_limit" ./build-gpu/bench/csc_bench --reps 20 --input "$input" >"$log" 2>&1
+  rc=$?
+  grep '^CSC' "$log" | tee -a "$L/rows.txt"
+  # every variant's y within 1e-9 of cuSPARSE's (relative to max |y|: atomics reorder sums)
+  bad=$(awk '/^CSC .* max_rel_diff / { for (i = 1; i < NF; i++) if ($i == "max_rel_diff" && $(i + 1) + 0 > 1e-9) n++ }
+             END { print n + 0 }' "$log")
+  if [ "$rc" -ne 0 ] || [ "$bad" -ne 0 ] || ! grep -q '^CSC .* flags ' "$log"; then
+    echo "== FAIL csc_bench $input (rc=$rc, $bad variants off cuSPARSE's y; $log)"
+    tail -3 "$log"; fail=1
+  fi
+  awk -v inp="$input" '
+    /^CSC .* flags / {
+      ms = $6 + 0
+      if (best == "" || ms < best) { best = ms; bf = $4 }
+      if (/\[policy\]/) { pm = ms; pf = $4 }
+    }
+    END {
+      if (pm != "")
+        printf "TARGET %s csc policy variant (%s) within 5%% of the fastest (%s): %s (%.3fx)\n",
+               inp, pf, bf, (pm <= 1.05 * best ? "MET" : "SHORT"), pm / best
+    }' "$log" | tee -a "$L/rows.txt"
+done
 echo "== total $(( $(date +%s) - t0 )) s"
 [ "$fail" -eq 0 ] && echo "== device-spmv23c: PASSED (tests and the three inputs ran; targets above)" \
                   || echo "== device-spmv23c: FAILED"
