@@ -421,7 +421,9 @@ typedef struct sp_matrix_options {
                                    the format's tail (COO, added by a kernel balanced over
                                    entries), so no slice, diagonal or ELL width is padded
                                    to them; 0: src/policy.c's (4 x mean + 32; ELL: also
-                                   at most 2 x mean); < 0: none */
+                                   at most 2 x mean); < 0: none. CSR scalar and vector
+                                   hand the rows longer than it (0: 8 x mean + 32) to
+                                   warp pieces */
 } sp_matrix_options_t;
 
 typedef struct sp_matrix sp_matrix_t;

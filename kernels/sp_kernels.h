@@ -150,14 +150,19 @@ typedef struct sp_gpu_spmv_plan {
     void *d_temp;      /* per-call scratch reused by every call (e.g. carry-outs) */
     size_t temp_bytes;
     int64_t finish_rows; /* CSR adaptive: long rows a second kernel finishes (0: none) */
+    int64_t long_pieces; /* CSR scalar, vector: pieces of the rows longer than long_bound,
+                            a warp each in a second launch (0: no such rows, no launch) */
+    int32_t long_bound;  /* CSR scalar, vector: the fixed-width kernel skips rows longer */
 } sp_gpu_spmv_plan_t;
 
 /* Plans for CSR (alg resolved: CSR_SCALAR, CSR_VECTOR, CSR_MERGE, CSR_SPLIT, CSR_BINNED,
- * CSR_ADAPTIVE; width: CSR vector's lanes per row, 2..32, ignored by the others) and COO
- * (COO_ATOMIC, COO_SEGMENTED). DEFAULT is resolved by the caller (src/policy.c), never
- * here. On failure plan is untouched. */
+ * CSR_ADAPTIVE; width: CSR vector's lanes per row, 2..32, ignored by the others;
+ * long_bound: CSR scalar and vector hand the rows longer than it to warp pieces in a
+ * second launch, < 0 or at least the longest row: none, no work in the plan; the others
+ * ignore it) and COO (COO_ATOMIC, COO_SEGMENTED). DEFAULT is resolved by the caller
+ * (src/policy.c), never here. On failure plan is untouched. */
 sp_status_t sp__gpu_spmv_csr_plan(const sp_gpu_env_t *env, const sp_csr_t *a, sp_spmv_alg_t alg,
-                                  int width, sp_gpu_spmv_plan_t *plan);
+                                  int width, int64_t long_bound, sp_gpu_spmv_plan_t *plan);
 sp_status_t sp__gpu_spmv_coo_plan(const sp_gpu_env_t *env, const sp_triplets_t *a,
                                   sp_spmv_alg_t alg, sp_gpu_spmv_plan_t *plan);
 void sp__gpu_spmv_plan_free(const sp_gpu_env_t *env, sp_gpu_spmv_plan_t *plan);
@@ -193,9 +198,17 @@ sp_status_t sp__gpu_spmv_coo_accumulate(const sp_gpu_env_t *env, const sp_triple
 /* y = beta * y (y = 0 when beta == 0, without reading y), n entries of type t. */
 sp_status_t sp__gpu_scale(const sp_gpu_env_t *env, sp_value_type_t t, int64_t n,
                           const void *beta, void *d_y);
-/* A given by its CSC (a->ptr over columns): y = beta*y, then atomics per column. */
-sp_status_t sp__gpu_spmv_csc(const sp_gpu_env_t *env, const sp_csr_t *a, const void *alpha,
-                             const void *d_x, const void *beta, void *d_y);
+/* A given by its CSC (a->ptr over columns): y = beta*y, then a warp per chunk of entries
+ * adds them into y with atomics. The plan (once per matrix) holds each chunk's first
+ * column; flags (from src/policy.c): SP_GPU_CSC_AGGREGATE (the matrix has a long row)
+ * makes the lanes of one row add before their atomic, SP_GPU_CSC_WINDOW (square) sums the
+ * rows near the chunk's columns in shared memory first. */
+enum { SP_GPU_CSC_AGGREGATE = 1, SP_GPU_CSC_WINDOW = 2 };
+sp_status_t sp__gpu_spmv_csc_plan(const sp_gpu_env_t *env, const sp_csr_t *a, int flags,
+                                  sp_gpu_spmv_plan_t *plan);
+sp_status_t sp__gpu_spmv_csc(const sp_gpu_env_t *env, const sp_gpu_spmv_plan_t *plan,
+                             const sp_csr_t *a, const void *alpha, const void *d_x,
+                             const void *beta, void *d_y);
 sp_status_t sp__gpu_spmv_ell(const sp_gpu_env_t *env, const sp_ell_t *a, const void *alpha,
                              const void *d_x, const void *beta, void *d_y);
 sp_status_t sp__gpu_spmv_hyb(const sp_gpu_env_t *env, const sp_hyb_t *a, const void *alpha,

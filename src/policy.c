@@ -323,6 +323,54 @@ sp__spmv_choice_t sp__policy_spmv_choose(const sp__policy_t *p, const sp__spmv_s
     return out;
 }
 
+/* ---- CSR scalar and vector with long rows (issue 23) ----
+ * A thread (scalar) or sub-warp (vector) per row walks its row alone: one row of 10^6
+ * entries held the whole launch (a power-law matrix of 2M rows, exponent 1.5: scalar
+ * 0.001x and vector 0.004x cuSPARSE on an H100; Kronecker 22: 21.4 and 3.48 ms against
+ * 1.26 for CSR adaptive). Rows longer than the larger of the bound of ELL/JDS/SELL's tails
+ * (4 x mean + 32) and CSR DEFAULT's regular bound (8 x mean + 32) go to warp pieces
+ * instead, or those longer than the matrix's long_row_bound option (< 0: none, as for the
+ * tails). A matrix whose longest row is within it keeps the plan it had, so every matrix
+ * CSR DEFAULT gives scalar or vector keeps its one launch (a second costs a small
+ * matrix's call about half its time). */
+int64_t sp__policy_spmv_csr_long_bound(const sp__policy_t *p, int64_t nrows, int64_t nnz,
+                                       int64_t row_max, int64_t option)
+{
+    const sp__spmv_csr_policy_t *c = p->spmv_csr;
+    double mean = nrows > 0 ? (double)nnz / (double)nrows : 0.0;
+    int64_t tails = sp__policy_long_row_bound(p, SP_FORMAT_CSR, nrows, nnz);
+    int64_t regular = (int64_t)(c->regular_factor * mean + c->regular_slack);
+    int64_t bound = option > 0 ? option : tails > regular ? tails : regular;
+    if (option < 0 || row_max <= bound) return -1;
+    return bound;
+}
+
+/* ---- CSC ----
+ * The lanes of a step that hold one row add first (a match and a shuffle loop each step)
+ * only when a row is long enough that its atomics, one per column it appears in, would
+ * queue on one address: a dense row of 2M entries did (denselines), rows of a few hundred
+ * entries do not. Below that the match is pure cost: a stencil's steps hold 27 distinct
+ * rows in 32 entries. */
+static const int64_t csc_aggregate_min_row_sm90 = 1024;
+
+int sp__policy_spmv_csc_aggregate(const sp__policy_t *p, int64_t row_max)
+{
+    (void)p; /* one row today: sm_90's */
+    return row_max > csc_aggregate_min_row_sm90;
+}
+
+/* The window of rows near the chunk's columns (kernels/spmv/spmv_policy_coo.h) pays on
+ * square matrices, where the diagonal runs through every chunk: a stencil's or band's
+ * rows near it recur in several columns of a chunk (3 of a 7-point row's 7 entries), and
+ * the window adds them once, 32 consecutive rows an instruction. Elsewhere it costs a
+ * compare an entry and a read of the warp's slots a chunk. Chosen by that count, not yet
+ * timed: scripts/device-spmv23c.sh measures it (CSC on poisson3d:160, kron:22). */
+int sp__policy_spmv_csc_window(const sp__policy_t *p, int64_t nrows, int64_t ncols)
+{
+    (void)p;
+    return nrows == ncols;
+}
+
 /* Segmented: no atomics in the main pass and one write per row. */
 sp_spmv_alg_t sp__policy_spmv_coo_alg(sp_spmv_alg_t alg)
 {

@@ -133,6 +133,17 @@ void sp__spmv_auto(const sp_context_t *ctx, const sp_matrix_t *A, sp_format_t *f
  * CSR vector, the sub-warp width in *width (0 for the others). */
 sp_spmv_alg_t sp__policy_spmv_csr_alg(const sp__policy_t *p, sp_spmv_alg_t alg, int64_t nrows,
                                       int64_t nnz, int64_t row_max, int *width);
+/* CSR scalar and vector: the rows longer than this go to warp pieces in a second launch
+ * (src/policy.c; -1: none, when no row is longer). option: the matrix's long_row_bound
+ * option (> 0 the bound, < 0 none, 0 the policy's). */
+int64_t sp__policy_spmv_csr_long_bound(const sp__policy_t *p, int64_t nrows, int64_t nnz,
+                                       int64_t row_max, int64_t option);
+/* CSC: 1 when the lanes of a step holding one row should add before their atomic (the
+ * matrix has a row long enough that its atomics would queue on one address). */
+int sp__policy_spmv_csc_aggregate(const sp__policy_t *p, int64_t row_max);
+/* CSC: 1 when the rows near a chunk's columns should be summed in shared memory first
+ * (square matrices, whose diagonal runs through the chunks). */
+int sp__policy_spmv_csc_window(const sp__policy_t *p, int64_t nrows, int64_t ncols);
 /* The COO algorithm for alg (DEFAULT: segmented). */
 sp_spmv_alg_t sp__policy_spmv_coo_alg(sp_spmv_alg_t alg);
 

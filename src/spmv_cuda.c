@@ -1,13 +1,14 @@
 /* SpMV on a CUDA context: dispatch to the per-format kernels (kernels/spmv/), with the
- * analysis of CSR and COO algorithms done once and cached per (format, algorithm), so
+ * analysis of CSR, COO and CSC algorithms done once and cached per (format, algorithm), so
  * repeated calls (an iterative solver's) pay no allocation and no analysis. Once the
  * format and plan exist, a call makes these CUDA runtime calls and no others: one
  * cudaGetDevice (cudaSetDevice too when another device is current), then one
  * cudaLaunchKernelEx per kernel, each checked by its return value: one kernel for ELL,
- * SELL, JDS (a second for the long-row tail when they have one) and CSR scalar, vector,
- * binned and adaptive; two for CSR merge and split (tile pass,
- * carry fix-up) and HYB (ELL, overflow); CSC and COO atomic a y = beta * y pass and one
- * kernel, COO segmented that pass and two (the beta pass is left out when beta is 1).
+ * SELL, JDS (a second for the long-row tail when they have one) and CSR scalar and vector
+ * (a second for the long rows' pieces when they have any), binned and adaptive; two for
+ * CSR merge and split (tile pass, carry fix-up) and HYB (ELL, overflow); CSC and COO
+ * atomic a y = beta * y pass and one kernel, COO segmented that pass and two (the beta
+ * pass is left out when beta is 1).
  * No allocation, memset, event, synchronization or attribute query. */
 #include <stdlib.h>
 
@@ -18,7 +19,7 @@
 
 enum { NALGS = SP_SPMV_ALG_CSR_ADAPTIVE + 1 };
 
-/* plan[f][alg] for the formats with plans (COO, CSR); made[f] bit alg when set. */
+/* plan[f][alg] for the formats with plans (COO, CSR, CSC); made[f] bit alg when set. */
 typedef struct spmv_plans {
     sp_gpu_spmv_plan_t plan[SP_FORMAT_COUNT][NALGS];
     unsigned made[SP_FORMAT_COUNT];
@@ -39,10 +40,21 @@ static sp_status_t get_plan(sp_matrix_t *A, sp_format_t f, sp_spmv_alg_t alg,
         if (f == SP_FORMAT_CSR) {
             /* the policy resolves DEFAULT from the host's row statistics (no read-back) */
             int width = 0;
-            sp_spmv_alg_t r = sp__policy_spmv_csr_alg(sp__policy_for(A->ctx), alg,
-                                                      A->f.csr.nrows, A->f.csr.nnz, A->row_max,
-                                                      &width);
-            SP_TRY(sp__gpu_spmv_csr_plan(env, &A->f.csr, r, width, &plan));
+            const sp__policy_t *pol = sp__policy_for(A->ctx);
+            sp_spmv_alg_t r = sp__policy_spmv_csr_alg(pol, alg, A->f.csr.nrows, A->f.csr.nnz,
+                                                      A->row_max, &width);
+            int64_t bound = sp__policy_spmv_csr_long_bound(pol, A->f.csr.nrows, A->f.csr.nnz,
+                                                           A->row_max,
+                                                           A->options.long_row_bound);
+            SP_TRY(sp__gpu_spmv_csr_plan(env, &A->f.csr, r, width, bound, &plan));
+        } else if (f == SP_FORMAT_CSC) {
+            const sp__policy_t *pol = sp__policy_for(A->ctx);
+            int flags = (sp__policy_spmv_csc_aggregate(pol, A->row_max) ? SP_GPU_CSC_AGGREGATE
+                                                                        : 0) |
+                        (sp__policy_spmv_csc_window(pol, A->f.csc.nrows, A->f.csc.ncols)
+                             ? SP_GPU_CSC_WINDOW
+                             : 0);
+            SP_TRY(sp__gpu_spmv_csc_plan(env, &A->f.csc, flags, &plan));
         } else {
             SP_TRY(sp__gpu_spmv_coo_plan(env, &A->f.coo, sp__policy_spmv_coo_alg(alg), &plan));
         }
@@ -63,7 +75,8 @@ sp_status_t sp__cuda_spmv_prepare(sp_matrix_t *A, sp_format_t f, sp_spmv_alg_t a
     sp_gpu_env_t env;
     const sp_gpu_spmv_plan_t *plan = NULL;
     sp__cuda_env_keep_error(A->ctx, &env);
-    if (f == SP_FORMAT_COO || f == SP_FORMAT_CSR) SP_TRY(get_plan(A, f, alg, &env, &plan));
+    if (f == SP_FORMAT_COO || f == SP_FORMAT_CSR || f == SP_FORMAT_CSC)
+        SP_TRY(get_plan(A, f, alg, &env, &plan));
 done:
     return st;
 }
@@ -84,7 +97,10 @@ sp_status_t sp__cuda_spmv(sp_matrix_t *A, sp_format_t f, sp_spmv_alg_t alg, cons
         SP_TRY(get_plan(A, f, alg, &env, &plan));
         SP_TRY(sp__gpu_spmv_csr(&env, plan, &A->f.csr, alpha, x, beta, y));
         break;
-    case SP_FORMAT_CSC: SP_TRY(sp__gpu_spmv_csc(&env, &A->f.csc, alpha, x, beta, y)); break;
+    case SP_FORMAT_CSC:
+        SP_TRY(get_plan(A, f, alg, &env, &plan));
+        SP_TRY(sp__gpu_spmv_csc(&env, plan, &A->f.csc, alpha, x, beta, y));
+        break;
     case SP_FORMAT_ELL: SP_TRY(sp__gpu_spmv_ell(&env, &A->f.ell, alpha, x, beta, y)); break;
     case SP_FORMAT_HYB: SP_TRY(sp__gpu_spmv_hyb(&env, &A->f.hyb, alpha, x, beta, y)); break;
     case SP_FORMAT_JDS: SP_TRY(sp__gpu_spmv_jds(&env, &A->f.jds, alpha, x, beta, y)); break;

@@ -555,6 +555,42 @@ static void coo_push(sp_coo_t *a, int64_t r, int64_t c, double v)
     a->nnz++;
 }
 
+/* a (sorted and merged in place) as a host CSR and its copy on a kernel-layer environment,
+ * for the tests that call the plans themselves. */
+typedef struct kernel_csr {
+    sp_test_env_t t;
+    sp_csr_t h, d;
+} kernel_csr_t;
+
+static void kernel_csr_open(kernel_csr_t *k, sp_coo_t *a)
+{
+    memset(k, 0, sizeof *k);
+    sp_test_env_setup(&k->t);
+    ck_assert_ok(sp_coo_sort_merge(a, SP_DUP_SUM, NULL));
+    ck_assert_ok(sp_test_coo_to_csr(a, &k->h));
+    k->d = sp_test_env_upload_csr(&k->t, &k->h);
+}
+
+static void kernel_csr_close(kernel_csr_t *k)
+{
+    sp__gpu_csr_free(&k->t.env, &k->d);
+    sp__csr_free(&k->h);
+    sp_test_env_teardown(&k->t);
+}
+
+/* coo_push on a COO that grows as needed. */
+static void coo_push_grow(sp_coo_t **a, int64_t r, int64_t c, double v)
+{
+    if ((*a)->nnz == (*a)->capacity) {
+        sp_coo_t *b = coo_new((*a)->nrows, (*a)->ncols, 2 * (*a)->capacity + 16);
+        for (int64_t k = 0; k < (*a)->nnz; k++)
+            coo_push(b, (*a)->row[k], (*a)->col[k], ((const double *)(*a)->val)[k]);
+        sp_coo_free(*a);
+        *a = b;
+    }
+    coo_push(*a, r, c, v);
+}
+
 static void check_random(const char *name, uint64_t seed, int64_t nrows, int64_t ncols,
                          int64_t nnz, unsigned features, unsigned flags)
 {
@@ -750,20 +786,72 @@ START_TEST(test_many_long_row_pieces)
     }
     check_matrix("many long-row pieces", a, NULL, 1u << SP_FORMAT_CSR, WITH_CUSPARSE);
     { /* and the adaptive plan of this matrix does defer: all 4096 long rows */
-        sp_test_env_t t;
-        sp_csr_t h = {0}, d;
+        kernel_csr_t k;
         sp_gpu_spmv_plan_t plan = {0};
-        sp_test_env_setup(&t);
-        ck_assert_ok(sp_coo_sort_merge(a, SP_DUP_SUM, NULL));
-        ck_assert_ok(sp_test_coo_to_csr(a, &h));
-        d = sp_test_env_upload_csr(&t, &h);
-        ck_assert_ok(sp__gpu_spmv_csr_plan(&t.env, &d, SP_SPMV_ALG_CSR_ADAPTIVE, 0, &plan));
+        kernel_csr_open(&k, a);
+        ck_assert_ok(
+            sp__gpu_spmv_csr_plan(&k.t.env, &k.d, SP_SPMV_ALG_CSR_ADAPTIVE, 0, -1, &plan));
         ck_assert_int_eq(plan.finish_rows, 2 * runs);
-        sp__gpu_spmv_plan_free(&t.env, &plan);
-        sp__gpu_csr_free(&t.env, &d);
-        sp__csr_free(&h);
-        sp_test_env_teardown(&t);
+        sp__gpu_spmv_plan_free(&k.t.env, &plan);
+        kernel_csr_close(&k);
     }
+    sp_coo_free(a);
+}
+END_TEST
+
+/* Issue 23: the plans of CSR scalar and vector cut the rows past the long-row bound into
+ * pieces (512 entries below 2^22 entries) and keep the plan they had without such rows (no
+ * table, no second launch); the products against the reference with every row of the
+ * power-law matrix's tail in play: one row of half the columns and rows at the bound. */
+START_TEST(test_fixed_width_long_rows)
+{
+    int64_t n = small ? 20000 : 200000, bound = 4 * 8 + 32, want = 0;
+    sp_gen_shape_t g = {.kind = SP_GEN_POWERLAW, .nrows = n, .ncols = n, .mean = 8,
+                        .exponent = 1.5, .seed = 11};
+    sp_coo_t *a = NULL;
+    kernel_csr_t k;
+    ck_assert_ok(sp_gen_shape(&g, SP_R_64F, &a));
+    for (int64_t j = 0; j < n / 2; j++) /* a row of n / 2 entries */
+        coo_push_grow(&a, 5, (j * 7) % n, 0.5);
+    check_matrix("fixed width, long rows", a, NULL,
+                 (1u << SP_FORMAT_CSR) | (1u << SP_FORMAT_CSC), WITH_CUSPARSE);
+    kernel_csr_open(&k, a);
+    for (int64_t r = 0; r < k.h.nrows; r++) {
+        int64_t len = k.h.ptr[r + 1] - k.h.ptr[r];
+        if (len > bound) want += (len + 511) / 512;
+    }
+    ck_assert_int_gt(want, 1);
+    for (int i = 0; i < 2; i++) {
+        sp_spmv_alg_t alg = i ? SP_SPMV_ALG_CSR_VECTOR : SP_SPMV_ALG_CSR_SCALAR;
+        sp_gpu_spmv_plan_t plan = {0};
+        ck_assert_ok(sp__gpu_spmv_csr_plan(&k.t.env, &k.d, alg, 8, bound, &plan));
+        ck_assert_int_eq(plan.long_pieces, want);
+        ck_assert_int_eq(plan.long_bound, bound);
+        sp__gpu_spmv_plan_free(&k.t.env, &plan);
+        ck_assert_ok(sp__gpu_spmv_csr_plan(&k.t.env, &k.d, alg, 8, -1, &plan));
+        ck_assert_int_eq(plan.long_pieces, 0);
+        ck_assert_ptr_null(plan.d_aux);
+        ck_assert_ptr_null(plan.d_temp);
+        sp__gpu_spmv_plan_free(&k.t.env, &plan);
+    }
+    kernel_csr_close(&k);
+    sp_coo_free(a);
+}
+END_TEST
+
+/* Issue 23: CSC over columns in long empty runs (3 million columns, 30000 entries: a
+ * 32-entry step spans about 3000 columns, so the column search leaves the window), with
+ * and without a dense row (the aggregated kernel). */
+START_TEST(test_csc_sparse_columns)
+{
+    int64_t ncols = small ? 300000 : 3000000;
+    sp_coo_t *a = sp_test_random_coo(31, 3000, ncols, 30000, SP_R_64F, SP_TEST_DUPLICATES);
+    ck_assert_ptr_nonnull(a);
+    check_matrix("sparse columns", a, NULL, (1u << SP_FORMAT_CSC) | (1u << SP_FORMAT_CSR), 0);
+    for (int64_t k = 0; k < 5000; k++) /* row 7: 5000 entries, past the aggregation bound */
+        coo_push_grow(&a, 7, (k * 599) % ncols, -0.25);
+    check_matrix("sparse columns, a dense row", a, NULL,
+                 (1u << SP_FORMAT_CSC) | (1u << SP_FORMAT_CSR), 0);
     sp_coo_free(a);
 }
 END_TEST
@@ -1048,6 +1136,8 @@ static Suite *gpu_spmv_suite(void)
     tcase_add_test(shapes, test_row_length_boundaries);
     tcase_add_test(large, test_large_with_long_rows);
     tcase_add_test(large, test_many_long_row_pieces);
+    tcase_add_test(shapes, test_fixed_width_long_rows);
+    tcase_add_test(shapes, test_csc_sparse_columns);
     tcase_add_test(shapes, test_beyond_a_grid_wave);
     tcase_add_test(large, test_generated);
     tcase_add_test(shapes, test_datasets);

@@ -213,6 +213,35 @@ START_TEST(sptrsv_auto_pins)
 }
 END_TEST
 
+/* Issue 23: CSR scalar and vector hand rows past CSR DEFAULT's regular bound (8 x mean +
+ * 32, beyond the tails' 4 x mean + 32) to warp pieces, or the matrix option's bound; none
+ * when the longest row is within it or the option is < 0. CSC aggregates equal rows only
+ * with a row of more than 1024 entries, and sums rows near the diagonal in shared memory
+ * on square matrices. */
+START_TEST(spmv_long_rows_pins)
+{
+    const sp__policy_t *p = sp__policy_for_sm(90);
+    int w = 0;
+    /* 100 rows, 1000 entries: mean 10, bound 112; DEFAULT's scalar or vector up to it */
+    ck_assert_int_eq(sp__policy_spmv_csr_long_bound(p, 100, 1000, 112, 0), -1);
+    ck_assert_int_ne(sp__policy_spmv_csr_alg(p, SP_SPMV_ALG_DEFAULT, 100, 1000, 112, &w),
+                     SP_SPMV_ALG_CSR_ADAPTIVE);
+    ck_assert_int_eq(sp__policy_spmv_csr_long_bound(p, 100, 1000, 113, 0), 112);
+    ck_assert_int_eq(sp__policy_spmv_csr_alg(p, SP_SPMV_ALG_DEFAULT, 100, 1000, 113, &w),
+                     SP_SPMV_ALG_CSR_ADAPTIVE);
+    ck_assert_int_eq(sp__policy_spmv_csr_long_bound(p, 100, 1000, 73, 72), 72);
+    ck_assert_int_eq(sp__policy_spmv_csr_long_bound(p, 100, 1000, 73, 500), -1);
+    ck_assert_int_eq(sp__policy_spmv_csr_long_bound(p, 100, 1000, 501, 500), 500);
+    ck_assert_int_eq(sp__policy_spmv_csr_long_bound(p, 100, 1000, 100000, -1), -1);
+    /* a 7-point stencil (mean 7, longest 7) keeps its plan: no second launch */
+    ck_assert_int_eq(sp__policy_spmv_csr_long_bound(p, 4096000, 28518400, 7, 0), -1);
+    ck_assert_int_eq(sp__policy_spmv_csc_aggregate(p, 1024), 0);
+    ck_assert_int_eq(sp__policy_spmv_csc_aggregate(p, 1025), 1);
+    ck_assert_int_eq(sp__policy_spmv_csc_window(p, 4096000, 4096000), 1);
+    ck_assert_int_eq(sp__policy_spmv_csc_window(p, 3000, 3000000), 0);
+}
+END_TEST
+
 /* The CSR plan reads the longest row from the matrix's statistics (A->row_max) instead of
  * the GPU: they agree with the built CSR, duplicates merged. */
 START_TEST(row_max_is_the_csr_longest_row)
@@ -249,6 +278,7 @@ int main(void)
     tcase_add_test(tc, spmv_csr_default_pins);
     tcase_add_test(tc, spmv_explicit_algorithms_kept);
     tcase_add_test(tc, sptrsv_auto_pins);
+    tcase_add_test(tc, spmv_long_rows_pins);
     tcase_add_test(tc, row_max_is_the_csr_longest_row);
     suite_add_tcase(s, tc);
     return sp_test_run(s);

@@ -91,10 +91,15 @@ static sp_matrix_info_t check_formats(const sp_gen_shape_t *g)
         const void *al = vs == 4 ? (const void *)&one_f : (const void *)&one;
         const void *be = vs == 4 ? (const void *)&zero_f : (const void *)&zero;
         ck_assert_ok(sp_spmv(ctx, SP_FORMAT_CSR, SP_SPMV_ALG_DEFAULT, al, A, x, be, want));
-        for (int f = 0; f <= SP_FORMAT_COUNT; f++) {
-            sp_format_t fmt = f == SP_FORMAT_COUNT ? SP_FORMAT_AUTO : (sp_format_t)f;
-            ck_assert_msg(sp_spmv(ctx, fmt, SP_SPMV_ALG_DEFAULT, al, A, x, be, y) ==
-                              SP_STATUS_SUCCESS,
+        /* every format, then CSR scalar and vector (whose GPU plans take long rows apart) */
+        for (int f = 0; f <= SP_FORMAT_COUNT + 2; f++) {
+            sp_format_t fmt = f == SP_FORMAT_COUNT ? SP_FORMAT_AUTO
+                              : f > SP_FORMAT_COUNT ? SP_FORMAT_CSR
+                                                    : (sp_format_t)f;
+            sp_spmv_alg_t alg = f == SP_FORMAT_COUNT + 1 ? SP_SPMV_ALG_CSR_SCALAR
+                                : f == SP_FORMAT_COUNT + 2 ? SP_SPMV_ALG_CSR_VECTOR
+                                                           : SP_SPMV_ALG_DEFAULT;
+            ck_assert_msg(sp_spmv(ctx, fmt, alg, al, A, x, be, y) == SP_STATUS_SUCCESS,
                           "shape %d format %d: %s", (int)g->kind, (int)fmt, sp_last_error());
             for (int64_t i = 0; i < m; i++) {
                 double w = vs == 4 ? ((float *)want)[i] : ((double *)want)[i];

@@ -66,6 +66,19 @@ __device__ __forceinline__ void y_update(T *y, int64_t i, T alpha, T sum, T beta
     y[i] = v;
 }
 
+/* *p += v in global memory as a reduction (PTX red: no value comes back, so the SM does
+ * not wait on the L2), for the kernels that add into y with atomics. */
+__device__ __forceinline__ void red_add(float *p, float v)
+{
+    asm volatile("red.global.add.f32 [%0], %1;" ::"l"(__cvta_generic_to_global(p)), "f"(v)
+                 : "memory");
+}
+__device__ __forceinline__ void red_add(double *p, double v)
+{
+    asm volatile("red.global.add.f64 [%0], %1;" ::"l"(__cvta_generic_to_global(p)), "d"(v)
+                 : "memory");
+}
+
 /* Sum over aligned groups of W lanes (W a power of two <= 32), in every lane of the
  * group. All 32 lanes of the warp must call it. */
 template <int W, typename T>

@@ -1,92 +1,209 @@
 /* SpMV with A given by its CSC on the GPU (PMPP, sparse-format chapter: the transposed
- * traversal): y = beta * y, then each warp takes chunks of consecutive entries (balanced
- * whatever the column lengths; a dense column is spread over many warps), lane l the
- * entries l, l + 32, ... of its chunk, finds the first one's column by binary search over
- * the column pointers and follows the later ones by walking the pointers forward, and adds
- * alpha * a * x[column] to the entry's row with an atomic. */
-#include "prim/csr_rows.cuh"
+ * traversal), balanced over entries as CSR split is (a warp per chunk of consecutive
+ * entries, whatever columns they belong to, so a long column is shared by as many warps
+ * as it fills): y = beta * y first, then each warp loads its chunk's rows and values
+ * (coalesced, every step in flight), finds every entry's column in a window of 32 column
+ * ends held one a lane (a shuffle search; the chunk's first column comes from the plan),
+ * gathers x for all of them, and adds alpha * a * x[column] into the entry's row with a
+ * reduction (an atomic whose result is unused). In square matrices the rows near the
+ * chunk's columns are summed in the warp's slots of shared memory first and added once
+ * after the chunk. Lanes of one row add first only in matrices with a long row (the
+ * plan's choices), where a row may appear in every column of a step. Launch policy in
+ * spmv_policy_coo.h. */
 #include "spmv_common.cuh"
 #include "spmv_policy_coo.h"
 
 namespace {
 
 using P = sp_spmv_csc_policy;
+constexpr unsigned full = 0xffffffffu;
 
-/* The column of entry e, at or after column j whose end is *next (updated): a walk of at
- * most walk_max columns, else a binary search over the columns after j. */
-__device__ __forceinline__ int64_t column_from(const int32_t *ptr, int64_t ncols, int64_t e,
-                                               int64_t j, int32_t *next)
-{
-    for (int w = 0; w < P::walk_max && e >= *next; w++) *next = __ldg(ptr + ++j + 1);
-    if (e >= *next) {
-        j += 1 + sp_prim::row_of(ptr + j + 1, ncols - j - 1, e);
-        *next = __ldg(ptr + j + 1);
-    }
-    return j;
-}
+/* The window: columns wb .. wb + 31, lane l holding the end of column wb + l (INT32_MAX
+ * past the last column). */
+struct window {
+    int32_t wb; /* at most the column of an entry of the step: below ncols */
+    int32_t end;
+    int32_t last; /* the end of column wb + 31, in every lane */
+};
 
-template <typename T>
-__global__ void __launch_bounds__(P::block_threads)
-csc_kernel(const int32_t *ptr, const int32_t *idx, const T *val, int64_t ncols, int64_t nnz,
-           const T *x, T alpha, T *y)
+__device__ __forceinline__ void window_load(const int32_t *ptr, int64_t ncols, int64_t wb,
+                                            window *w)
 {
-    constexpr int64_t chunk = 32 * P::chunk_steps;
     int lane = threadIdx.x & 31;
-    int64_t warp = ((int64_t)blockIdx.x * P::block_threads + threadIdx.x) >> 5;
-    int64_t nwarps = ((int64_t)gridDim.x * P::block_threads) >> 5;
-    /* the loops are uniform across the warp (base per warp, s to chunk_steps) so that
-     * every lane takes part in the row matching */
-    for (int64_t base = warp * chunk; base < nnz; base += nwarps * chunk) {
-        int64_t e = base + lane, j = 0;
-        int32_t next = 0;
-        if (e < nnz) {
-            j = sp_prim::row_of(ptr, ncols, e);
-            next = __ldg(ptr + j + 1);
+    int64_t j = wb + 1 + lane;
+    w->wb = (int32_t)wb;
+    w->end = j <= ncols ? __ldg(ptr + j) : INT32_MAX;
+    w->last = __shfl_sync(full, w->end, 31);
+}
+
+/* The first column in [lo, hi] whose end passes e (the column holding entry e), by a
+ * 32-way search: every lane probes one column end a round, the count of those at or
+ * before e (a ballot) narrows the range 32-fold. All lanes call it with the same
+ * arguments; the columns before lo end at or before e, column hi ends past it. */
+__device__ __forceinline__ int64_t column_search(const int32_t *ptr, int64_t lo, int64_t hi,
+                                                 int64_t e)
+{
+    int lane = threadIdx.x & 31;
+    while (hi > lo) {
+        int64_t step = (hi - lo + 31) / 32; /* probes lo, lo + step, ... reach past hi */
+        int64_t j = lo + (int64_t)lane * step;
+        bool before = j < hi && (int64_t)__ldg(ptr + j + 1) <= e;
+        int n = __popc(__ballot_sync(full, before)); /* a prefix of the probes */
+        int64_t nhi = lo + (int64_t)n * step;
+        if (n > 0) lo += (int64_t)(n - 1) * step + 1; /* past the last probe before e */
+        hi = nhi < hi ? nhi : hi;
+    }
+    return lo;
+}
+
+/* The column of entry e (valid lanes) from the window, which is moved forward while a
+ * valid lane's entry lies past it: by 32 columns, or, when the next window would not
+ * reach the first such entry either (runs of empty columns), to the column found by
+ * column_search up to hi (at least every valid entry's column). All lanes call it; the
+ * window starts at or before every valid entry's column. */
+__device__ __forceinline__ int32_t column_of(const int32_t *ptr, int64_t ncols, int64_t hi,
+                                             int64_t e, bool valid, window *w)
+{
+    int32_t col = 0;
+    bool done = !valid;
+    for (;;) {
+        int cnt = 0;
+#pragma unroll
+        for (int step = 16; step >= 1; step >>= 1) {
+            int32_t v = __shfl_sync(full, w->end, cnt + step - 1);
+            if ((int64_t)v <= e) cnt += step;
         }
-        for (int s = 0; s < P::chunk_steps; s++, e += 32) {
-            bool ok = e < nnz;
-            if (!__any_sync(sp_prim::full_mask, ok)) break;
-            int32_t r = -1;
-            T v = T(0);
-            if (ok) {
-                j = column_from(ptr, ncols, e, j, &next);
-                r = __ldg(idx + e);
-                v = alpha * (__ldg(val + e) * spmv::load_x(x, j));
+        if (!done && (int64_t)w->last > e) {
+            col = w->wb + cnt;
+            done = true;
+        }
+        unsigned left = __ballot_sync(full, !done);
+        if (left == 0) break;
+        /* the first lane left holds the smallest entry left */
+        int64_t first = __shfl_sync(full, e, __ffs((int)left) - 1);
+        window_load(ptr, ncols, (int64_t)w->wb + 32, w);
+        if ((int64_t)w->last <= first)
+            window_load(ptr, ncols, column_search(ptr, (int64_t)w->wb + 32, hi, first), w);
+    }
+    return col;
+}
+
+/* The add of a step's entries into y: a row in the warp's window (WINDOW) into its
+ * shared-memory slot, the others by one reduction each, after the lanes holding one row
+ * have added (AGGREGATE). All lanes call it. */
+template <bool AGGREGATE, bool WINDOW, typename T>
+__device__ __forceinline__ void add_step(int32_t r, T v, int64_t base, T *win, T *y)
+{
+    int lane = threadIdx.x & 31;
+    int64_t off = (int64_t)r - base;
+    if (WINDOW && r >= 0 && off >= 0 && off < P::window_rows) {
+        atomicAdd(win + off, v); /* shared memory */
+        r = -1;
+    }
+    if (AGGREGATE) {
+        unsigned peers = __match_any_sync(full, r);
+        if (peers != (1u << lane)) {
+            T sum = T(0);
+            for (unsigned m = peers; m; m &= m - 1)
+                sum += __shfl_sync(peers, v, __ffs((int)m) - 1);
+            v = sum;
+        }
+        if (lane != __ffs((int)peers) - 1) r = -1;
+    }
+    if (r >= 0) spmv::red_add(y + r, v);
+}
+
+/* y += alpha * A * x for the chunks of P::chunk_entries entries, a warp each
+ * (grid-stride); chunk_col: the plan's first column of every chunk (ncols at the end).
+ * AGGREGATE: lanes of a step holding the same row add before one atomic. WINDOW (square
+ * matrices): the rows window_rows from the chunk's first column less window_before (a
+ * stencil's or band's rows near the diagonal, which several columns of the chunk share)
+ * are summed in the warp's slots of shared memory and added to y after the chunk, one
+ * reduction a row, 32 consecutive rows an instruction. */
+template <bool AGGREGATE, bool WINDOW, typename T>
+__global__ void __launch_bounds__(P::block_threads, P::blocks_per_sm)
+csc_kernel(const int32_t *__restrict__ ptr, const int32_t *__restrict__ idx,
+           const T *__restrict__ val, int64_t ncols, int64_t nnz, int64_t nchunks,
+           const int32_t *__restrict__ chunk_col, const T *__restrict__ x, T alpha,
+           T *__restrict__ y)
+{
+    constexpr int K = P::chunk_steps, S = WINDOW ? P::window_rows : 1;
+    __shared__ T s_win[P::block_threads / 32][S];
+    T *win = s_win[threadIdx.x >> 5];
+    int lane = threadIdx.x & 31;
+    int64_t warps = (int64_t)gridDim.x * (P::block_threads / 32);
+    if (WINDOW) {
+        for (int q = lane; q < S; q += 32) win[q] = T(0);
+        __syncwarp();
+    }
+    for (int64_t c = ((int64_t)blockIdx.x * P::block_threads + threadIdx.x) >> 5; c < nchunks;
+         c += warps) {
+        int64_t e0 = c * P::chunk_entries, e1 = min(e0 + P::chunk_entries, nnz);
+        int64_t c0 = __ldg(chunk_col + c), c1 = __ldg(chunk_col + c + 1);
+        int64_t base = c0 - P::window_before;
+        int32_t rr[K], cc[K];
+        T vv[K];
+#pragma unroll
+        for (int k = 0; k < K; k++) {
+            int64_t e = e0 + k * 32 + lane;
+            rr[k] = e < e1 ? __ldcs(idx + e) : -1;
+            vv[k] = e < e1 ? __ldcs(val + e) : T(0);
+        }
+        window w;
+        window_load(ptr, ncols, c0, &w);
+#pragma unroll
+        for (int k = 0; k < K; k++) {
+            int64_t e = e0 + k * 32 + lane;
+            cc[k] = 0;
+            if (e0 + k * 32 < e1) /* uniform */
+                cc[k] = column_of(ptr, ncols, c1 < ncols ? c1 : ncols - 1, e, e < e1, &w);
+        }
+#pragma unroll
+        for (int k = 0; k < K; k++)
+            if (rr[k] >= 0) vv[k] = alpha * (vv[k] * spmv::load_x(x, cc[k]));
+#pragma unroll
+        for (int k = 0; k < K; k++) {
+            if (e0 + k * 32 >= e1) break; /* uniform */
+            add_step<AGGREGATE, WINDOW>(rr[k], vv[k], base, win, y);
+        }
+        if (WINDOW) { /* the window's sums into y, the slots zeroed for the next chunk */
+            __syncwarp();
+            for (int q = lane; q < S; q += 32) {
+                T v = win[q];
+                if (v != T(0)) { /* a slot of no row stays 0; a NaN goes on */
+                    spmv::red_add(y + base + q, v);
+                    win[q] = T(0);
+                }
             }
-            /* lanes of one row add theirs first, so a row found in every column (a dense
-             * row) costs an atomic per step's group, not per entry */
-            unsigned peers = __match_any_sync(sp_prim::full_mask, r);
-            if (peers != (1u << lane)) {
-                T sum = T(0);
-                for (unsigned m = peers; m; m &= m - 1)
-                    sum += __shfl_sync(peers, v, __ffs(m) - 1);
-                v = sum;
-            }
-            if (ok && lane == __ffs(peers) - 1) atomicAdd(y + r, v);
+            __syncwarp();
         }
     }
 }
 
 template <typename T>
-sp_status_t launch_csc(const sp_gpu_env_t *env, const sp_csr_t *a, T alpha, const void *d_x,
-                       void *d_y)
+sp_status_t launch_csc(const sp_gpu_env_t *env, const sp_gpu_spmv_plan_t *plan, const sp_csr_t *a,
+                       T alpha, const void *d_x, void *d_y)
 {
     sp_status_t st = SP_STATUS_SUCCESS;
-    unsigned grid = spmv::grid_for(env, (a->nnz + P::chunk_steps - 1) / P::chunk_steps,
-                                   P::block_threads, P::blocks_per_sm);
+    int64_t nchunks = plan->naux - 1;
+    unsigned grid = spmv::grid_for(env, nchunks * 32, P::block_threads, P::blocks_per_sm);
+    bool agg = plan->param & SP_GPU_CSC_AGGREGATE, win = plan->param & SP_GPU_CSC_WINDOW;
+    auto kernel = agg ? (win ? csc_kernel<true, true, T> : csc_kernel<true, false, T>)
+                      : (win ? csc_kernel<false, true, T> : csc_kernel<false, false, T>);
     SP_CUDA_LAUNCH("csc_kernel",
-                   sp_prim::launch(csc_kernel<T>, grid, P::block_threads, env->stream, a->ptr,
-                                   a->idx, static_cast<const T *>(a->val), a->ncols, a->nnz,
-                                   static_cast<const T *>(d_x), alpha, static_cast<T *>(d_y)));
+                   sp_prim::launch(kernel, grid, P::block_threads, env->stream, a->ptr, a->idx,
+                                   static_cast<const T *>(a->val), a->ncols, a->nnz, nchunks,
+                                   plan->d_aux, static_cast<const T *>(d_x), alpha,
+                                   static_cast<T *>(d_y)));
 done:
     return st;
 }
 
 } /* namespace */
 
-extern "C" sp_status_t sp__gpu_spmv_csc(const sp_gpu_env_t *env, const sp_csr_t *a,
-                                        const void *alpha, const void *d_x, const void *beta,
-                                        void *d_y)
+extern "C" sp_status_t sp__gpu_spmv_csc(const sp_gpu_env_t *env, const sp_gpu_spmv_plan_t *plan,
+                                        const sp_csr_t *a, const void *alpha, const void *d_x,
+                                        const void *beta, void *d_y)
 {
     sp_status_t st = SP_STATUS_SUCCESS;
     SP_CHECK_ARG(a != NULL, "csc spmv: NULL matrix");
@@ -97,11 +214,18 @@ extern "C" sp_status_t sp__gpu_spmv_csc(const sp_gpu_env_t *env, const sp_csr_t 
     SP_CHECK_ARG(a->ptr != NULL, "csc spmv: ptr is NULL");
     SP_CHECK_ARG(a->nnz == 0 || (a->idx != NULL && a->val != NULL),
                  "csc spmv: NULL arrays for %lld entries", (long long)a->nnz);
+    SP_CHECK_ARG(plan != NULL && plan->format == SP_FORMAT_CSC, "csc spmv: not a CSC plan");
+    SP_CHECK_ARG(plan->d_aux != NULL &&
+                     plan->naux == (a->nnz + P::chunk_entries - 1) / P::chunk_entries + 1,
+                 "csc spmv: plan holds %lld chunk columns, %lld entries need %lld (plan made "
+                 "for another matrix?)",
+                 (long long)plan->naux, (long long)a->nnz,
+                 (long long)((a->nnz + P::chunk_entries - 1) / P::chunk_entries + 1));
     SP_TRY(sp__gpu_scale(env, a->value_type, a->nrows, beta, d_y));
     if (a->nnz == 0) goto done;
     spmv::by_value(a->value_type, [&](auto tag) {
         using T = decltype(tag);
-        st = launch_csc<T>(env, a, spmv::host_value<T>(alpha), d_x, d_y);
+        st = launch_csc<T>(env, plan, a, spmv::host_value<T>(alpha), d_x, d_y);
     });
 done:
     return st;

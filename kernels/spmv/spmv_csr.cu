@@ -4,8 +4,14 @@
  * tiles (Merrill & Garland 2016): each block stages its tile's row ends and products in
  * shared memory, each thread consumes an equal share of merge items, a block segmented
  * scan joins rows split between threads, and rows split between blocks are finished by a
- * carry-out fix-up, so no row length can stall a block. */
+ * carry-out fix-up, so no row length can stall a block.
+ * Scalar and vector keep to rows of at most the plan's long-row bound; longer rows (when
+ * the matrix has them) are cut into pieces of a few thousand entries, a warp each, in a
+ * second launch (spmv_long_rows.cuh, as binned and adaptive do), so no thread or sub-warp
+ * walks a row of a million entries alone. Without long rows the bound is INT32_MAX and
+ * the only cost is one comparison a row. */
 #include "spmv_common.cuh"
+#include "spmv_long_rows.cuh"
 #include "spmv_policy_csr.h"
 
 namespace {
@@ -13,27 +19,30 @@ namespace {
 using SP = sp_spmv_csr_scalar_policy;
 using VP = sp_spmv_csr_vector_policy;
 using MP = sp_spmv_csr_merge_policy;
+using LP = sp_spmv_csr_long_policy;
 
+/* Rows of more than bound entries are left to long_rows_kernel. */
 template <typename T>
 __global__ void __launch_bounds__(SP::block_threads)
-scalar_kernel(const int32_t *ptr, const int32_t *idx, const T *val, int64_t nrows, const T *x,
-              T alpha, T beta, T *y)
+scalar_kernel(const int32_t *ptr, const int32_t *idx, const T *val, int64_t nrows,
+              int32_t bound, const T *x, T alpha, T beta, T *y)
 {
     for (int64_t r = (int64_t)blockIdx.x * SP::block_threads + threadIdx.x; r < nrows;
          r += (int64_t)gridDim.x * SP::block_threads) {
+        int32_t k = ptr[r], end = ptr[r + 1];
+        if (end - k > bound) continue;
         T sum = T(0);
-        for (int32_t k = ptr[r], end = ptr[r + 1]; k < end; k++)
-            sum += val[k] * spmv::load_x(x, idx[k]);
+        for (; k < end; k++) sum += val[k] * spmv::load_x(x, idx[k]);
         spmv::y_update(y, r, alpha, sum, beta);
     }
 }
 
 /* W lanes per row; the loop bound is the same for the whole warp so every lane reaches
- * the shuffles. */
+ * the shuffles. Rows of more than bound entries are left to long_rows_kernel. */
 template <int W, typename T>
 __global__ void __launch_bounds__(VP::block_threads)
-vector_kernel(const int32_t *ptr, const int32_t *idx, const T *val, int64_t nrows, const T *x,
-              T alpha, T beta, T *y)
+vector_kernel(const int32_t *ptr, const int32_t *idx, const T *val, int64_t nrows,
+              int32_t bound, const T *x, T alpha, T beta, T *y)
 {
     constexpr int rows_per_warp = 32 / W;
     int lane = threadIdx.x & 31, sub = lane & (W - 1), group = lane / W;
@@ -42,15 +51,37 @@ vector_kernel(const int32_t *ptr, const int32_t *idx, const T *val, int64_t nrow
     for (int64_t r0 = warp * rows_per_warp; r0 < nrows; r0 += stride) {
         int64_t r = r0 + group;
         T sum = T(0);
-        if (r < nrows) {
-            int64_t end = ptr[r + 1]; /* 64-bit: k + W may pass INT32_MAX */
+        bool mine = r < nrows;
+        if (mine) {
+            int64_t start = ptr[r], end = ptr[r + 1]; /* 64-bit: k + W may pass INT32_MAX */
+            mine = end - start <= bound;
+            if (!mine) end = start;
 #pragma unroll 4
-            for (int64_t k = (int64_t)ptr[r] + sub; k < end; k += W)
+            for (int64_t k = start + sub; k < end; k += W)
                 sum += val[k] * spmv::load_x(x, idx[k]);
         }
         sum = spmv::subwarp_sum<W>(sum);
-        if (sub == 0 && r < nrows) spmv::y_update(y, r, alpha, sum, beta);
+        if (sub == 0 && mine) spmv::y_update(y, r, alpha, sum, beta);
     }
+}
+
+/* Piece p of the rows scalar and vector leave out, a warp each (the plan's tables, laid
+ * out as sp_spmv_csr_long_policy says); the row's last piece to finish writes it. */
+template <typename T>
+__global__ void __launch_bounds__(LP::block_threads)
+long_rows_kernel(const int32_t *__restrict__ ptr, const int32_t *__restrict__ idx,
+                 const T *__restrict__ val, const int32_t *__restrict__ aux, char *temp,
+                 int64_t npieces, const T *__restrict__ x, T alpha, T beta, T *__restrict__ y)
+{
+    int64_t p = ((int64_t)blockIdx.x * LP::block_threads + threadIdx.x) >> 5;
+    if (p >= npieces) return; /* uniform per warp */
+    int32_t nlong = __ldg(aux);
+    const int32_t *long_rows = aux + LP::header_ints;
+    const int32_t *first_piece = long_rows + nlong;
+    int32_t *counter = reinterpret_cast<int32_t *>(temp);
+    T *partial = reinterpret_cast<T *>(temp + spmv::long_partials_offset(nlong));
+    spmv::long_piece<LP>(ptr, idx, val, long_rows, first_piece, first_piece + nlong + 1, p,
+                         __ldg(aux + 2), false, counter, partial, x, alpha, beta, y);
 }
 
 /* Tile blockIdx.x of the merge path: rows [i0, i1) end inside it (written here, beta
@@ -154,30 +185,57 @@ done:
     return st;
 }
 
+/* The fixed-width kernels' bound: the plan's when it has long rows, else none. */
+static inline int32_t row_bound(const sp_gpu_spmv_plan_t *plan)
+{
+    return plan->long_pieces > 0 ? plan->long_bound : INT32_MAX;
+}
+
+/* The long rows' pieces, when the plan has any (after scalar or vector, same stream). */
 template <typename T>
-sp_status_t launch_scalar(const sp_gpu_env_t *env, const sp_csr_t *a, T alpha, const T *x,
-                          T beta, T *y)
+sp_status_t launch_long_rows(const sp_gpu_env_t *env, const sp_gpu_spmv_plan_t *plan,
+                             const sp_csr_t *a, T alpha, const T *x, T beta, T *y)
 {
     sp_status_t st = SP_STATUS_SUCCESS;
-    unsigned grid = spmv::grid_for(env, a->nrows, SP::block_threads, SP::blocks_per_sm);
-    SP_CUDA_LAUNCH("scalar_kernel",
-                   sp_prim::launch(scalar_kernel<T>, grid, SP::block_threads, env->stream,
-                                   a->ptr, a->idx, static_cast<const T *>(a->val), a->nrows, x,
+    constexpr int warps = LP::block_threads / 32;
+    if (plan->long_pieces == 0) goto done;
+    SP_CUDA_LAUNCH("long_rows_kernel",
+                   sp_prim::launch(long_rows_kernel<T>,
+                                   (unsigned)((plan->long_pieces + warps - 1) / warps),
+                                   LP::block_threads, env->stream, a->ptr, a->idx,
+                                   static_cast<const T *>(a->val), plan->d_aux,
+                                   static_cast<char *>(plan->d_temp), plan->long_pieces, x,
                                    alpha, beta, y));
 done:
     return st;
 }
 
+template <typename T>
+sp_status_t launch_scalar(const sp_gpu_env_t *env, const sp_gpu_spmv_plan_t *plan,
+                          const sp_csr_t *a, T alpha, const T *x, T beta, T *y)
+{
+    sp_status_t st = SP_STATUS_SUCCESS;
+    unsigned grid = spmv::grid_for(env, a->nrows, SP::block_threads, SP::blocks_per_sm);
+    SP_CUDA_LAUNCH("scalar_kernel",
+                   sp_prim::launch(scalar_kernel<T>, grid, SP::block_threads, env->stream,
+                                   a->ptr, a->idx, static_cast<const T *>(a->val), a->nrows,
+                                   row_bound(plan), x, alpha, beta, y));
+    SP_TRY(launch_long_rows(env, plan, a, alpha, x, beta, y));
+done:
+    return st;
+}
+
 template <int W, typename T>
-sp_status_t launch_vector(const sp_gpu_env_t *env, const sp_csr_t *a, T alpha, const T *x,
-                          T beta, T *y)
+sp_status_t launch_vector(const sp_gpu_env_t *env, const sp_gpu_spmv_plan_t *plan,
+                          const sp_csr_t *a, T alpha, const T *x, T beta, T *y)
 {
     sp_status_t st = SP_STATUS_SUCCESS;
     unsigned grid = spmv::grid_for(env, a->nrows * W, VP::block_threads, VP::blocks_per_sm);
     SP_CUDA_LAUNCH("vector_kernel",
                    sp_prim::launch(vector_kernel<W, T>, grid, VP::block_threads, env->stream,
-                                   a->ptr, a->idx, static_cast<const T *>(a->val), a->nrows, x,
-                                   alpha, beta, y));
+                                   a->ptr, a->idx, static_cast<const T *>(a->val), a->nrows,
+                                   row_bound(plan), x, alpha, beta, y));
+    SP_TRY(launch_long_rows(env, plan, a, alpha, x, beta, y));
 done:
     return st;
 }
@@ -206,16 +264,16 @@ sp_status_t launch(const sp_gpu_env_t *env, const sp_gpu_spmv_plan_t *plan, cons
                    T alpha, const T *x, T beta, T *y)
 {
     switch (plan->alg) {
-    case SP_SPMV_ALG_CSR_SCALAR: return launch_scalar(env, a, alpha, x, beta, y);
+    case SP_SPMV_ALG_CSR_SCALAR: return launch_scalar(env, plan, a, alpha, x, beta, y);
     case SP_SPMV_ALG_CSR_MERGE: return launch_merge(env, plan, a, alpha, x, beta, y);
     default: break;
     }
     switch (plan->param) {
-    case 2: return launch_vector<2>(env, a, alpha, x, beta, y);
-    case 4: return launch_vector<4>(env, a, alpha, x, beta, y);
-    case 8: return launch_vector<8>(env, a, alpha, x, beta, y);
-    case 16: return launch_vector<16>(env, a, alpha, x, beta, y);
-    default: return launch_vector<32>(env, a, alpha, x, beta, y);
+    case 2: return launch_vector<2>(env, plan, a, alpha, x, beta, y);
+    case 4: return launch_vector<4>(env, plan, a, alpha, x, beta, y);
+    case 8: return launch_vector<8>(env, plan, a, alpha, x, beta, y);
+    case 16: return launch_vector<16>(env, plan, a, alpha, x, beta, y);
+    default: return launch_vector<32>(env, plan, a, alpha, x, beta, y);
     }
 }
 
@@ -236,6 +294,14 @@ extern "C" sp_status_t sp__gpu_spmv_csr(const sp_gpu_env_t *env, const sp_gpu_sp
         SP_CHECK_ARG(plan->param == 2 || plan->param == 4 || plan->param == 8 ||
                          plan->param == 16 || plan->param == 32,
                      "csr spmv: vector width %d is not 2, 4, 8, 16 or 32", plan->param);
+    if ((plan->alg == SP_SPMV_ALG_CSR_SCALAR || plan->alg == SP_SPMV_ALG_CSR_VECTOR) &&
+        plan->long_pieces > 0)
+        SP_CHECK_ARG(plan->d_aux != NULL && plan->long_bound >= 0 &&
+                         plan->naux >= sp_spmv_csr_long_policy::header_ints + plan->long_pieces &&
+                         plan->d_temp != NULL,
+                     "csr spmv: long-row plan of %lld entries for %lld pieces (plan made for "
+                     "another matrix?)",
+                     (long long)plan->naux, (long long)plan->long_pieces);
     if (plan->alg == SP_SPMV_ALG_CSR_MERGE) {
         int64_t ntiles = (a->nrows + a->nnz + MP::tile_items - 1) / MP::tile_items;
         SP_CHECK_ARG(plan->naux == ntiles + 1 && plan->d_aux != NULL &&

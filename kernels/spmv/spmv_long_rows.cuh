@@ -172,6 +172,68 @@ done:
     return st;
 }
 
+/* flags[r] = 1 when row r holds more than bound entries, else 0. */
+template <typename P>
+__global__ void __launch_bounds__(P::plan_block_threads)
+long_flag_kernel(const int32_t *ptr, int64_t nrows, int64_t bound, int32_t *flags)
+{
+    for (int64_t r = (int64_t)blockIdx.x * P::plan_block_threads + threadIdx.x; r < nrows;
+         r += (int64_t)gridDim.x * P::plan_block_threads)
+        flags[r] = ptr[r + 1] - ptr[r] > bound;
+}
+
+/* long_rows[index[r]] = r for the rows of more than bound entries (index: the exclusive
+ * scan of long_flag_kernel's flags), in row order. */
+template <typename P>
+__global__ void __launch_bounds__(P::plan_block_threads)
+long_list_kernel(const int32_t *ptr, int64_t nrows, int64_t bound, const int32_t *index,
+                 int32_t *long_rows)
+{
+    for (int64_t r = (int64_t)blockIdx.x * P::plan_block_threads + threadIdx.x; r < nrows;
+         r += (int64_t)gridDim.x * P::plan_block_threads)
+        if (ptr[r + 1] - ptr[r] > bound) long_rows[index[r]] = (int32_t)r;
+}
+
+/* The rows of a longer than bound, for the plans that take only those apart (CSR scalar
+ * and vector): count_long_rows flags them, scans the flags in d_index (nrows + 1 ints of
+ * the caller's; the last gets the count, also in *nlong), list_long_rows writes them in
+ * order at d_long (nlong ints). */
+template <typename P>
+static inline sp_status_t count_long_rows(const sp_gpu_env_t *env, const sp_csr_t *a,
+                                          int64_t bound, int32_t *d_index, int64_t *nlong)
+{
+    sp_status_t st = SP_STATUS_SUCCESS;
+    void *d_temp = NULL;
+    size_t bytes = 0;
+    int32_t total = 0;
+    *nlong = 0;
+    long_flag_kernel<P><<<plan_grid<P>(env, a->nrows), P::plan_block_threads, 0,
+                          (cudaStream_t)env->stream>>>(a->ptr, a->nrows, bound, d_index);
+    SP_CUDA_LAUNCHED("long_flag_kernel");
+    SP_TRY(sp__gpu_exclusive_scan_i32(d_index, d_index, a->nrows, d_index + a->nrows, NULL,
+                                      &bytes, env->stream));
+    SP_TRY(sp_prim::env_alloc(env, &d_temp, bytes));
+    SP_TRY(sp__gpu_exclusive_scan_i32(d_index, d_index, a->nrows, d_index + a->nrows, d_temp,
+                                      &bytes, env->stream));
+    SP_TRY(sp_prim::to_host(env, &total, d_index + a->nrows, sizeof total));
+    *nlong = total;
+done:
+    sp_prim::env_free(env, d_temp);
+    return st;
+}
+
+template <typename P>
+static inline sp_status_t list_long_rows(const sp_gpu_env_t *env, const sp_csr_t *a,
+                                         int64_t bound, const int32_t *d_index, int32_t *d_long)
+{
+    sp_status_t st = SP_STATUS_SUCCESS;
+    long_list_kernel<P><<<plan_grid<P>(env, a->nrows), P::plan_block_threads, 0,
+                          (cudaStream_t)env->stream>>>(a->ptr, a->nrows, bound, d_index, d_long);
+    SP_CUDA_LAUNCHED("long_list_kernel");
+done:
+    return st;
+}
+
 /* The per-call scratch of the long rows: counters (zeroed here) and partial sums. */
 static inline sp_status_t long_rows_temp(const sp_gpu_env_t *env, int64_t nlong,
                                          int64_t npieces, sp_gpu_spmv_plan_t *p)

@@ -1,9 +1,13 @@
 /* SpMV plans: what an algorithm needs to know about its matrix, worked out once. The
- * algorithm arrives resolved (src/policy.c decides DEFAULT and CSR vector's sub-warp
- * width); merge gets the start row of every tile by a merge-path search per tile boundary
- * (Merrill & Garland 2016) and its carry-out scratch; split its chunk rows; binned and
- * adaptive their row tables; COO segmented its carry-out scratch. */
+ * algorithm arrives resolved (src/policy.c decides DEFAULT, CSR vector's sub-warp width
+ * and the long-row bound); merge gets the start row of every tile by a merge-path search
+ * per tile boundary (Merrill & Garland 2016) and its carry-out scratch; split its chunk
+ * rows; binned and adaptive their row tables; scalar and vector, when rows pass the
+ * bound, the pieces of those rows (spmv_long_rows.cuh); COO segmented its carry-out
+ * scratch; CSC the first column of every chunk of entries (split's chunk rows, over the
+ * columns). */
 #include "spmv_common.cuh"
+#include "spmv_long_rows.cuh"
 #include "spmv_policy_coo.h"
 #include "spmv_policy_csr.h"
 
@@ -11,6 +15,10 @@ namespace {
 
 using MP = sp_spmv_csr_merge_policy;
 using SPP = sp_spmv_csr_split_policy;
+using LP = sp_spmv_csr_long_policy;
+using CP = sp_spmv_csc_policy;
+static_assert(CP::partition_block_threads == SPP::partition_block_threads,
+              "CSC's plan launches split_partition_kernel");
 
 /* tile_row[b] = rows whose end precedes merge item b * tile_items (clamped to the end),
  * for b = 0..ntiles: the row where tile b starts. */
@@ -26,11 +34,13 @@ partition_kernel(const int32_t *ptr, int64_t nrows, int64_t nnz, int64_t ntiles,
     }
 }
 
-/* chunk_row[c] = the row holding entry c * chunk_entries for 0 < c < nchunks (the last
- * row whose start is at or before it: empty rows share their start with the next row),
- * chunk_row[0] = 0 and chunk_row[nchunks] = nrows. */
+/* chunk_row[c] = the row holding entry c * chunk for 0 < c < nchunks (the last row whose
+ * start is at or before it: empty rows share their start with the next row),
+ * chunk_row[0] = 0 and chunk_row[nchunks] = nrows. CSR split's chunks, and CSC's over
+ * the columns. */
 __global__ void __launch_bounds__(SPP::partition_block_threads)
-split_partition_kernel(const int32_t *ptr, int64_t nrows, int64_t nchunks, int32_t *chunk_row)
+split_partition_kernel(const int32_t *ptr, int64_t nrows, int64_t nchunks, int64_t chunk,
+                       int32_t *chunk_row)
 {
     for (int64_t c = (int64_t)blockIdx.x * SPP::partition_block_threads + threadIdx.x;
          c <= nchunks; c += (int64_t)gridDim.x * SPP::partition_block_threads) {
@@ -38,7 +48,7 @@ split_partition_kernel(const int32_t *ptr, int64_t nrows, int64_t nchunks, int32
             chunk_row[c] = c == 0 ? 0 : (int32_t)nrows;
             continue;
         }
-        int64_t e = c * SPP::chunk_entries, lo = 0, hi = nrows - 1;
+        int64_t e = c * chunk, lo = 0, hi = nrows - 1;
         while (lo < hi) { /* the last r with ptr[r] <= e */
             int64_t mid = hi - (hi - lo) / 2;
             if ((int64_t)ptr[mid] <= e)
@@ -82,9 +92,44 @@ sp_status_t split_plan(const sp_gpu_env_t *env, const sp_csr_t *a, sp_gpu_spmv_p
     split_partition_kernel<<<spmv::grid_for(env, p->naux, SPP::partition_block_threads,
                                              SPP::partition_blocks_per_sm),
                              SPP::partition_block_threads, 0, (cudaStream_t)env->stream>>>(
-        a->ptr, a->nrows, nchunks, p->d_aux);
+        a->ptr, a->nrows, nchunks, (int64_t)SPP::chunk_entries, p->d_aux);
     SP_CUDA_LAUNCHED("split_partition_kernel");
 done:
+    return st;
+}
+
+/* CSR scalar and vector: the rows longer than bound (nlong of them, counted in d_index)
+ * in pieces, laid out as sp_spmv_csr_long_policy says. d_aux is sized for the most pieces
+ * the rows can have (one more per row than their entries fill), so the tables are written
+ * in place; header from the host, hence the synchronization at the end. */
+sp_status_t long_rows_plan(const sp_gpu_env_t *env, const sp_csr_t *a, int64_t bound,
+                           sp_gpu_spmv_plan_t *p)
+{
+    sp_status_t st = SP_STATUS_SUCCESS;
+    int32_t *d_index = NULL, *rows = NULL;
+    int64_t nlong = 0, npieces = 0;
+    int32_t pe = a->nnz >= LP::small_nnz ? LP::piece_entries : LP::small_piece_entries;
+    int32_t header[LP::header_ints] = {0};
+    SP_TRY(sp_prim::env_alloc_n(env, &d_index, a->nrows + 1));
+    SP_TRY(spmv::count_long_rows<LP>(env, a, bound, d_index, &nlong));
+    if (nlong == 0) goto done; /* the statistics said otherwise: the plan stays without */
+    p->naux = LP::header_ints + 2 * nlong + 1 + nlong + a->nnz / pe;
+    SP_TRY(sp_prim::env_alloc_n(env, &p->d_aux, p->naux));
+    rows = p->d_aux + LP::header_ints;
+    SP_TRY(spmv::list_long_rows<LP>(env, a, bound, d_index, rows));
+    SP_TRY(spmv::count_pieces<LP>(env, a, rows, nlong, pe, rows + nlong, &npieces));
+    SP_TRY(spmv::fill_piece_rows<LP>(env, rows + nlong, nlong, npieces, rows + 2 * nlong + 1));
+    SP_TRY(spmv::long_rows_temp(env, nlong, npieces, p));
+    header[0] = (int32_t)nlong;
+    header[1] = (int32_t)npieces;
+    header[2] = pe;
+    SP_CUDA_TRY(cudaMemcpyAsync(p->d_aux, header, sizeof header, cudaMemcpyHostToDevice,
+                                (cudaStream_t)env->stream));
+    SP_CUDA_TRY(cudaStreamSynchronize((cudaStream_t)env->stream)); /* header is read until here */
+    p->long_pieces = npieces;
+    p->long_bound = (int32_t)bound;
+done:
+    sp_prim::env_free(env, d_index);
     return st;
 }
 
@@ -99,7 +144,7 @@ void plan_release(const sp_gpu_env_t *env, sp_gpu_spmv_plan_t *p)
 } /* namespace */
 
 extern "C" sp_status_t sp__gpu_spmv_csr_plan(const sp_gpu_env_t *env, const sp_csr_t *a,
-                                             sp_spmv_alg_t alg, int width,
+                                             sp_spmv_alg_t alg, int width, int64_t long_bound,
                                              sp_gpu_spmv_plan_t *plan)
 {
     sp_status_t st = SP_STATUS_SUCCESS;
@@ -118,12 +163,46 @@ extern "C" sp_status_t sp__gpu_spmv_csr_plan(const sp_gpu_env_t *env, const sp_c
     p.format = SP_FORMAT_CSR;
     p.alg = alg;
     if (p.alg == SP_SPMV_ALG_CSR_VECTOR) p.param = width;
+    if ((p.alg == SP_SPMV_ALG_CSR_SCALAR || p.alg == SP_SPMV_ALG_CSR_VECTOR) &&
+        long_bound >= 0 && long_bound < INT32_MAX && a->nrows > 0)
+        SP_TRY(long_rows_plan(env, a, long_bound, &p));
     if (p.alg == SP_SPMV_ALG_CSR_MERGE) SP_TRY(merge_plan(env, a, &p));
     if (p.alg == SP_SPMV_ALG_CSR_SPLIT) SP_TRY(split_plan(env, a, &p));
     if (p.alg == SP_SPMV_ALG_CSR_BINNED && a->nrows > 0)
         SP_TRY(sp__gpu_spmv_csr_binned_plan(env, a, &p));
     if (p.alg == SP_SPMV_ALG_CSR_ADAPTIVE && a->nrows > 0)
         SP_TRY(sp__gpu_spmv_csr_adaptive_plan(env, a, &p));
+    *plan = p;
+    p = sp_gpu_spmv_plan_t{};
+done:
+    if (env) plan_release(env, &p);
+    return st;
+}
+
+extern "C" sp_status_t sp__gpu_spmv_csc_plan(const sp_gpu_env_t *env, const sp_csr_t *a,
+                                             int flags, sp_gpu_spmv_plan_t *plan)
+{
+    sp_status_t st = SP_STATUS_SUCCESS;
+    sp_gpu_spmv_plan_t p{};
+    int64_t nchunks = 0;
+    SP_CHECK_ARG(env != NULL && a != NULL && plan != NULL, "csc spmv plan: NULL argument");
+    SP_CHECK_ARG(env->alloc != NULL && env->free != NULL,
+                 "csc spmv plan: environment without allocator");
+    SP_CHECK_ARG(a->ncols >= 0 && a->ncols <= INT32_MAX && a->nnz >= 0 && a->nnz <= INT32_MAX,
+                 "csc spmv plan: %lld columns and %lld entries outside 0..%d",
+                 (long long)a->ncols, (long long)a->nnz, INT32_MAX);
+    SP_CHECK_ARG(a->ptr != NULL, "csc spmv plan: ptr is NULL");
+    nchunks = (a->nnz + CP::chunk_entries - 1) / CP::chunk_entries;
+    p.format = SP_FORMAT_CSC;
+    p.alg = SP_SPMV_ALG_DEFAULT;
+    p.param = flags & (SP_GPU_CSC_AGGREGATE | SP_GPU_CSC_WINDOW);
+    p.naux = nchunks + 1;
+    SP_TRY(sp_prim::env_alloc_n(env, &p.d_aux, p.naux));
+    split_partition_kernel<<<spmv::grid_for(env, p.naux, CP::partition_block_threads,
+                                             CP::partition_blocks_per_sm),
+                             CP::partition_block_threads, 0, (cudaStream_t)env->stream>>>(
+        a->ptr, a->ncols, nchunks, (int64_t)CP::chunk_entries, p.d_aux);
+    SP_CUDA_LAUNCHED("split_partition_kernel");
     *plan = p;
     p = sp_gpu_spmv_plan_t{};
 done:

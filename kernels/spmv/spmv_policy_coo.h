@@ -28,16 +28,38 @@ struct sp_spmv_coo_segmented_policy {
     static constexpr int fixup_blocks_per_sm = 4;
 };
 
-/* CSC: a warp per chunk of 32 x chunk_steps consecutive entries, a lane per entry of each
- * 32-entry step; a lane finds its column by binary search once a chunk and then walks the
- * column pointers forward (up to walk_max columns a step, else a search again); the lanes
- * of a step holding one row add first (__match_any_sync), then one atomic into y. One
- * search a thread per entry cost each entry log2(ncols) dependent loads. */
+/* CSC (issue 23): the entries cut into chunks of 32 x chunk_steps, a warp each (grid-
+ * stride), the chunk's first column from the plan (the column holding entry c x
+ * chunk_entries, found once per matrix). The warp loads the chunk's rows and values
+ * (coalesced, all steps in flight), finds every entry's column in a window of 32 column
+ * ends held one a lane (a shuffle search; the window moves on by 32 columns, or by a
+ * 32-way search of the column pointers when that is not enough: runs of empty columns),
+ * gathers x for all steps, then adds alpha * a * x[column] into y[row] with one reduction
+ * (an atomic whose result is unused) per entry. With a row longer than the policy's
+ * aggregation bound (src/policy.c) the lanes of a step holding one row add first
+ * (__match_any_sync), so a dense row costs an atomic per step, not per entry; without,
+ * no match (it costs each step a match and a shuffle loop). In square matrices the rows
+ * from window_before below the chunk's first column to window_rows past that (the rows
+ * near the diagonal, which several columns of a chunk share: a 7-point stencil's row i
+ * in columns i - 1, i, i + 1, 3 of its 7 entries; a band's) are added in shared memory
+ * first and go to y after the chunk, one reduction a row, 32 consecutive rows an
+ * instruction: a 7-point stencil's row takes 5 reductions instead of 7, and the one for
+ * its 3 entries near the diagonal is coalesced with its neighbours'. blocks_per_sm 4: 64
+ * registers, the chunk's rows, values and columns stay in registers (as CSR split's). The
+ * previous kernel searched each lane's column by walking up to 4 column pointers a step,
+ * then a binary search over all columns (log2(ncols) dependent loads) whenever a step
+ * spanned more than 4 columns: every step of a 7-point stencil (32 entries over ~4.6
+ * columns). */
 struct sp_spmv_csc_policy {
     static constexpr int block_threads = 256;
-    static constexpr int blocks_per_sm = 8;
+    static constexpr int blocks_per_sm = 4;
     static constexpr int chunk_steps = 8;
-    static constexpr int walk_max = 4;
+    static constexpr int chunk_entries = 32 * chunk_steps;
+    static constexpr int partition_block_threads = 256;
+    static constexpr int partition_blocks_per_sm = 4;
+    /* square matrices: a warp's window of rows in shared memory (2 or 1 KiB a warp) */
+    static constexpr int window_rows = 256;
+    static constexpr int window_before = 64;
 };
 
 #endif /* SP_SPMV_POLICY_COO_H */

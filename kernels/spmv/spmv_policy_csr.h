@@ -128,6 +128,29 @@ struct sp_spmv_csr_adaptive_policy {
     static constexpr int plan_blocks_per_sm = 4;
 };
 
+/* CSR scalar and vector with long rows (issue 23): rows longer than the plan's bound (the
+ * caller's: src/policy.c's sp__policy_spmv_csr_long_bound, 8 x mean + 32)
+ * are skipped by the thread or sub-warp of the fixed-width kernel and cut into pieces of
+ * piece_entries (small_piece_entries in matrices of fewer than small_nnz entries), a warp
+ * each, in a second launch (spmv_long_rows.cuh, the pieces of binned and adaptive; the
+ * last piece of a row to finish adds the row's pieces in order, so the product stays
+ * deterministic). Piece sizes and gathers in flight are adaptive's, tuned on the H200.
+ * A matrix without such rows gets the plan it had before: no table, no second launch.
+ * The plan's d_aux (int32): header[header_ints] = (long rows, pieces, entries a piece);
+ * then long_rows[nlong], first_piece[nlong + 1], piece_row[pieces] (spmv_long_rows.cuh).
+ * d_temp: as spmv_long_rows.cuh says. */
+struct sp_spmv_csr_long_policy {
+    using pieces = sp_spmv_csr_adaptive_policy;
+    static constexpr int block_threads = pieces::block_threads;
+    static constexpr int long_lane_entries = pieces::long_lane_entries;
+    static constexpr int piece_entries = pieces::piece_entries;
+    static constexpr int small_piece_entries = pieces::small_piece_entries;
+    static constexpr int64_t small_nnz = pieces::small_nnz;
+    static constexpr int header_ints = 4;
+    static constexpr int plan_block_threads = pieces::plan_block_threads;
+    static constexpr int plan_blocks_per_sm = pieces::plan_blocks_per_sm;
+};
+
 /* The DEFAULT rule (which CSR kernel, and CSR vector's width) is not here: the kernels
  * take a resolved algorithm; src/policy.c decides it from the matrix's host statistics. */
 

@@ -1,0 +1,202 @@
+/* csc_bench: the CSC SpMV kernel's variants (its plan's flags: SP_GPU_CSC_AGGREGATE, the
+ * lanes of one row adding first; SP_GPU_CSC_WINDOW, the rows near the diagonal summed in
+ * shared memory) against cuSPARSE's SpMV on the same CSC arrays, calls interleaved, timed
+ * with CUDA events (y = A x, double), so the policy's choice (src/policy.c,
+ * sp__policy_spmv_csc_aggregate and _window) can be checked against every alternative.
+ * Each variant's y is compared with cuSPARSE's (max |difference| over max |y|). A line a
+ * variant:
+ *   CSC <input> flags <agg|win|-> libsp_ms M cusparse_csc_ms C x_cusparse_csc R
+ *       max_rel_diff D [policy]
+ *
+ *   csc_bench [--reps N] [--input poisson160|kron22|powerlaw]...   (default: all three)
+ */
+#include <cuda_runtime.h>
+#include <cusparse.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <string>
+
+#include "cusparse_ok.cuh"
+#include "gpu_timing.cuh"
+#include "sp_kernels.h"
+
+static cudaStream_t stream;
+
+static sp_status_t dev_alloc(void *self, void **d_ptr, size_t bytes)
+{
+    (void)self;
+    *d_ptr = nullptr;
+    if (bytes > 0 && cudaMalloc(d_ptr, bytes) != cudaSuccess) return SP_STATUS_ALLOC_FAILED;
+    return SP_STATUS_SUCCESS;
+}
+
+static void dev_free(void *self, void *d_ptr)
+{
+    (void)self;
+    if (d_ptr) CUDA_OK(cudaFree(d_ptr));
+}
+
+/* A device copy of n bytes at h. */
+static void *upload(const void *h, size_t n)
+{
+    void *d = nullptr;
+    CUDA_OK(cudaMalloc(&d, n > 0 ? n : 1));
+    if (n) CUDA_OK(cudaMemcpy(d, h, n, cudaMemcpyHostToDevice));
+    return d;
+}
+
+/* The generated input (double values), or NULL for an unknown name. */
+static sp_coo_t *make_input(const std::string &name)
+{
+    sp_coo_t *a = nullptr;
+    if (name == "poisson160") SP_OK(sp_gen_poisson3d(160, SP_R_64F, &a));
+    if (name == "kron22") {
+        SP_OK(sp_gen_kronecker(22, 16, 1, SP_R_64F, &a));
+        SP_OK(sp_coo_symmetrize(a, 0));
+    }
+    if (name == "powerlaw") {
+        sp_gen_shape_t g = {};
+        g.kind = SP_GEN_POWERLAW;
+        g.nrows = g.ncols = 2000000;
+        g.exponent = 1.5;
+        g.mean = 8;
+        g.seed = 1;
+        SP_OK(sp_gen_shape(&g, SP_R_64F, &a));
+    }
+    return a;
+}
+
+static double max_rel_diff(const double *d_a, const double *d_b, int64_t n)
+{
+    std::vector<double> a((size_t)n), b((size_t)n);
+    CUDA_OK(cudaStreamSynchronize(stream));
+    CUDA_OK(cudaMemcpy(a.data(), d_a, (size_t)n * 8, cudaMemcpyDeviceToHost));
+    CUDA_OK(cudaMemcpy(b.data(), d_b, (size_t)n * 8, cudaMemcpyDeviceToHost));
+    double diff = 0, scale = 0;
+    for (int64_t i = 0; i < n; i++) {
+        diff = std::max(diff, std::fabs(a[(size_t)i] - b[(size_t)i]));
+        scale = std::max(scale, std::fabs(b[(size_t)i]));
+    }
+    return scale > 0 ? diff / scale : diff;
+}
+
+static void bench_input(const std::string &name, sp_context_t *ctx, cusparseHandle_t handle,
+                        int reps)
+{
+    sp_coo_t *coo = make_input(name);
+    if (!coo) {
+        std::printf("CSC %s skipped: unknown input\n", name.c_str());
+        return;
+    }
+    sp_matrix_t *A = nullptr;
+    sp_matrix_info_t info;
+    sp_format_view_t v;
+    SP_OK(sp_matrix_create(ctx, coo, nullptr, &A));
+    SP_OK(sp_matrix_build(ctx, A, SP_FORMAT_CSC));
+    SP_OK(sp_matrix_view(A, SP_FORMAT_CSC, &v));
+    SP_OK(sp_matrix_info(A, &info));
+    const int64_t m = v.nrows, n = v.ncols, nnz = v.nnz;
+    sp_csr_t csc = {m, n, nnz, SP_R_64F, nullptr, nullptr, nullptr};
+    csc.ptr = static_cast<int32_t *>(upload(v.csc.col_ptr, (size_t)(n + 1) * 4));
+    csc.idx = static_cast<int32_t *>(upload(v.csc.row, (size_t)nnz * 4));
+    csc.val = upload(v.csc.val, (size_t)nnz * 8);
+    std::vector<double> hx((size_t)n);
+    for (int64_t j = 0; j < n; j++) hx[(size_t)j] = 1.0 / (double)(1 + j % 17) - 0.25;
+    double *x = static_cast<double *>(upload(hx.data(), (size_t)n * 8));
+    double *y = nullptr, *yc = nullptr;
+    CUDA_OK(cudaMalloc(&y, (size_t)(m > 0 ? m : 1) * 8));
+    CUDA_OK(cudaMalloc(&yc, (size_t)(m > 0 ? m : 1) * 8));
+
+    cusparseSpMatDescr_t mat;
+    cusparseDnVecDescr_t vx, vy;
+    const double one = 1, zero = 0;
+    CUSPARSE_OK(cusparseCreateCsc(&mat, m, n, nnz, csc.ptr, csc.idx, csc.val, CUSPARSE_INDEX_32I,
+                                  CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, CUDA_R_64F));
+    CUSPARSE_OK(cusparseCreateDnVec(&vx, n, x, CUDA_R_64F));
+    CUSPARSE_OK(cusparseCreateDnVec(&vy, m, yc, CUDA_R_64F));
+    size_t bytes = 0;
+    CUSPARSE_OK(cusparseSpMV_bufferSize(handle, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, mat, vx,
+                                        &zero, vy, CUDA_R_64F, CUSPARSE_SPMV_ALG_DEFAULT, &bytes));
+    void *buf = nullptr;
+    CUDA_OK(cudaMalloc(&buf, bytes > 0 ? bytes : 1));
+
+    sp_gpu_env_t env = {};
+    int dev = 0;
+    CUDA_OK(cudaGetDevice(&dev));
+    CUDA_OK(cudaDeviceGetAttribute(&env.sm_count, cudaDevAttrMultiProcessorCount, dev));
+    env.stream = stream;
+    env.alloc = dev_alloc;
+    env.free = dev_free;
+    /* what the library's policy picks: mirrors src/policy.c's sp__policy_spmv_csc_aggregate
+     * (a row of more than 1024 entries) and sp__policy_spmv_csc_window (square) */
+    int picked = (info.row_max > 1024 ? SP_GPU_CSC_AGGREGATE : 0) |
+                 (m == n ? SP_GPU_CSC_WINDOW : 0);
+    std::printf("CSC %s rows %lld cols %lld nnz %lld longest_row %lld\n", name.c_str(),
+                (long long)m, (long long)n, (long long)nnz, (long long)info.row_max);
+    for (int flags = 0; flags < 4; flags++) {
+        sp_gpu_spmv_plan_t plan = {};
+        SP_OK(sp__gpu_spmv_csc_plan(&env, &csc, flags, &plan));
+        stats s, c;
+        time_pair(
+            stream, 5, reps, nullptr,
+            [&] { SP_OK(sp__gpu_spmv_csc(&env, &plan, &csc, &one, x, &zero, y)); },
+            [&] {
+                CUSPARSE_OK(cusparseSpMV(handle, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, mat,
+                                         vx, &zero, vy, CUDA_R_64F, CUSPARSE_SPMV_ALG_DEFAULT,
+                                         buf));
+            },
+            &s, &c);
+        std::printf("CSC %s flags %s%s%s libsp_ms %.4f cusparse_csc_ms %.4f x_cusparse_csc %.3f "
+                    "max_rel_diff %.2e%s\n",
+                    name.c_str(), flags & SP_GPU_CSC_AGGREGATE ? "agg" : "",
+                    flags == 3 ? "+" : flags == 0 ? "-" : "",
+                    flags & SP_GPU_CSC_WINDOW ? "win" : "", s.median, c.median,
+                    c.median / s.median, max_rel_diff(y, yc, m),
+                    flags == picked ? " [policy]" : "");
+        std::fflush(stdout);
+        sp__gpu_spmv_plan_free(&env, &plan);
+    }
+    CUSPARSE_OK(cusparseDestroyDnVec(vy));
+    CUSPARSE_OK(cusparseDestroyDnVec(vx));
+    CUSPARSE_OK(cusparseDestroySpMat(mat));
+    CUDA_OK(cudaFree(buf));
+    CUDA_OK(cudaFree(yc));
+    CUDA_OK(cudaFree(y));
+    CUDA_OK(cudaFree(x));
+    CUDA_OK(cudaFree(csc.val));
+    CUDA_OK(cudaFree(csc.idx));
+    CUDA_OK(cudaFree(csc.ptr));
+    sp_matrix_destroy(A);
+    sp_coo_free(coo);
+}
+
+int main(int argc, char **argv)
+{
+    std::vector<std::string> names;
+    int reps = 20;
+    for (int i = 1; i < argc; i++) {
+        if (!std::strcmp(argv[i], "--reps") && i + 1 < argc)
+            reps = std::max(3, std::atoi(argv[++i]));
+        else if (!std::strcmp(argv[i], "--input") && i + 1 < argc)
+            names.push_back(argv[++i]);
+        else {
+            std::fprintf(stderr, "usage: %s [--reps N] [--input poisson160|kron22|powerlaw]...\n",
+                         argv[0]);
+            return 2;
+        }
+    }
+    if (names.empty()) names = {"poisson160", "kron22", "powerlaw"};
+    sp_context_t *ctx = nullptr;
+    cusparseHandle_t handle;
+    CUDA_OK(cudaStreamCreate(&stream));
+    SP_OK(sp_context_create(SP_DEVICE_CUDA, nullptr, &ctx));
+    CUSPARSE_OK(cusparseCreate(&handle));
+    CUSPARSE_OK(cusparseSetStream(handle, stream));
+    for (const std::string &name : names) bench_input(name, ctx, handle, reps);
+    CUSPARSE_OK(cusparseDestroy(handle));
+    sp_context_destroy(ctx);
+    CUDA_OK(cudaStreamDestroy(stream));
+    return 0;
+}
