@@ -24,6 +24,15 @@ cmake --build build-gpu -j"$(nproc)" >"$L/build.log" 2>&1 ||
   { grep -E "error" "$L/build.log" | head -30; tar czf "$out/logs.tgz" -C "$L" .; exit 1; }
 echo "== build ok ($(( $(date +%s) - t0 )) s)"
 ngpu=$(nvidia-smi -L | wc -l)
+# Everything is built: the issue scripts' own `cmake -S . -B build-gpu ...` would only
+# regenerate the same build files, two lanes at once in one folder. A cmake first on PATH
+# makes their configure step a no-op (their `cmake --build` still runs, and finds nothing
+# to do).
+shim=$L/shim
+mkdir -p "$shim"
+printf '#!/bin/sh\n[ "$1" = -S ] && exit 0\nexec %s "$@"\n' "$(command -v cmake)" >"$shim/cmake"
+chmod +x "$shim/cmake"
+export PATH="$shim:$PATH"
 
 lane() { # lane GPU NAMES...: NAME or NAME:LIMIT_S (the script cut at LIMIT_S seconds)
   local gpu=$1 n s lim; shift
