@@ -857,13 +857,15 @@ typedef enum sp_solver_type {
     SP_SOLVER_BICGSTAB = 3     /* BiCGSTAB (van der Vorst) for non-symmetric A */
 } sp_solver_type_t;
 
-/* How the iteration loop runs. Every form gives the step loop's iterations (CG family
- * within one; BiCGSTAB, whose residuals are not monotone, within a few percent) and runs
+/* How the iteration loop runs. Every form gives the step loop's iterations on
+ * well-conditioned systems (CG family within one; BiCGSTAB, whose residuals are not
+ * monotone, within a few percent; on an ill-conditioned one rounding moves CG's count too:
+ * 1138_bus, 2615 fused against 2601 in steps, the same rtol met) and runs
  * on host contexts too (there the fused steps run as their host twins,
  * src/ref/cg_fused_ref.c). PCG-SGS takes LOOP_DEVICE as LOOP_FUSED: its two triangular
  * solves are queued from the host between the fused kernels. */
 typedef enum sp_solver_loop {
-    SP_SOLVER_LOOP_AUTO = 0,   /* STEPS for now (the default may move to DEVICE) */
+    SP_SOLVER_LOOP_AUTO = 0,   /* CUDA context: DEVICE (PCG-SGS: STEPS); host: STEPS */
     SP_SOLVER_LOOP_STEPS = 1,  /* the host loop over the library's vector steps: five
                                   kernels an iteration, one synchronization */
     SP_SOLVER_LOOP_FUSED = 2,  /* fused kernels, one synchronization an iteration. CG: two

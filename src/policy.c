@@ -439,3 +439,19 @@ int sp__policy_sptrsv_use_levels(const sp__policy_t *p, int64_t nrows, int64_t l
     const sp__sptrsv_policy_t *s = p->sptrsv;
     return levels < s->auto_min_levels || nrows < s->auto_min_rows_per_level * levels;
 }
+
+/* ---- Solver loop (SP_SOLVER_LOOP_AUTO) ----
+ * On a CUDA context the device loop (the fused iteration repeated by a CUDA graph's while
+ * node, no host round trip an iteration), measured on an H200 against the step loop in one
+ * run (bench/results/h200x2-run-2026-11-25b.md, cg_bench, b = ones, rtol 1e-8): CG Poisson
+ * 100^3 0.0704 against 0.0744 ms an iteration, 160^3 0.2247 against 0.2226 (1% behind),
+ * PCG-Jacobi 0.0758 / 0.0890 and 0.2410 / 0.2533, CG on 1138_bus (2.6k iterations of a
+ * launch-bound size) 0.0168 / 0.0376, PCG 0.0169 / 0.0578. PCG-SGS keeps the step loop (its
+ * triangular solves are queued from the host between fused kernels, no gain measured); a
+ * host context keeps the step loop (the fused host twins exist for testing, not speed). */
+sp_solver_loop_t sp__policy_solver_loop(const sp_context_t *ctx, sp_solver_type_t type)
+{
+    if (ctx == NULL || ctx->kind != SP_DEVICE_CUDA || type == SP_SOLVER_PCG_SGS)
+        return SP_SOLVER_LOOP_STEPS;
+    return SP_SOLVER_LOOP_DEVICE;
+}

@@ -161,6 +161,9 @@ sp_bfs_direction_t sp__bfs_next_direction(sp_bfs_direction_t cur, int64_t m_f, i
 /* SP_SPTRSV_ALG_AUTO for a triangle of nrows rows in levels dependency levels: 1 when level
  * scheduling should run, 0 for the soft-synchronized kernel. */
 int sp__policy_sptrsv_use_levels(const sp__policy_t *p, int64_t nrows, int64_t levels);
+
+/* The loop SP_SOLVER_LOOP_AUTO means for a solver type on a context (policy.c). */
+sp_solver_loop_t sp__policy_solver_loop(const sp_context_t *ctx, sp_solver_type_t type);
 /* SP_SPTRSV_ALG_AUTO: 1 when the single-block kernel (x in shared memory) should run on a
  * matrix of nrows rows and nnz entries of value_size bytes each (decided before analysis). */
 int sp__policy_sptrsv_use_small(const sp__policy_t *p, int64_t nrows, int64_t nnz,

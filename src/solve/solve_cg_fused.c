@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cg_fused_ref.h"
+#include "policy.h"
 #include "solve_internal.h"
 
 #ifdef SP_HAVE_CUDA
@@ -21,12 +22,15 @@ enum { QUEUED_BATCH = 32 };
 
 /* PCG-SGS runs the fused loop from the host whatever the loop asked: its preconditioner
  * (two triangular solves) is applied between iterations by sp__precond_apply. */
-int sp__cg_fused_mode(const sp_solver_options_t *o, sp_solver_type_t type)
+int sp__cg_fused_mode(const sp_context_t *ctx, const sp_solver_options_t *o,
+                      sp_solver_type_t type)
 {
     int sgs = type == SP_SOLVER_PCG_SGS;
-    if (o->loop == SP_SOLVER_LOOP_DEVICE)
+    sp_solver_loop_t loop = o->loop;
+    if (loop == SP_SOLVER_LOOP_AUTO) loop = sp__policy_solver_loop(ctx, type);
+    if (loop == SP_SOLVER_LOOP_DEVICE)
         return sgs ? SP_SOLVER_LOOP_FUSED : SP_SOLVER_LOOP_DEVICE;
-    if (o->loop == SP_SOLVER_LOOP_FUSED || sp__cg_fused_pipelined(o, type))
+    if (loop == SP_SOLVER_LOOP_FUSED || sp__cg_fused_pipelined(o, type))
         return SP_SOLVER_LOOP_FUSED;
     return 0;
 }
@@ -139,7 +143,7 @@ sp_status_t sp__cg_fused_setup(sp_solver_t *s)
     sp_status_t st = SP_STATUS_SUCCESS;
     sp_cg_args_t *a = &s->cg;
     int bicg = s->type == SP_SOLVER_BICGSTAB;
-    s->fused_loop = sp__cg_fused_mode(&s->options, s->type);
+    s->fused_loop = sp__cg_fused_mode(s->ctx, &s->options, s->type);
     s->pipelined = sp__cg_fused_pipelined(&s->options, s->type);
     if (!s->fused_loop) goto done;
     memset(a, 0, sizeof *a);

@@ -69,10 +69,11 @@ sp_status_t sp__solve_bicgstab(sp_solver_t *s, const sp_vector_t *b, sp_vector_t
                                double bnorm);
 
 /* The fused iterations of CG, PCG-Jacobi, PCG-SGS and BiCGSTAB (solve_cg_fused.c).
- * sp__cg_fused_mode: the loop the options ask of a solver type (0: the step loop;
- * SP_SOLVER_LOOP_FUSED or _DEVICE). Setup makes the extra workspace, the block and (CUDA,
+ * sp__cg_fused_mode: the loop the options ask of a solver type on a context (0: the step
+ * loop; SP_SOLVER_LOOP_FUSED or _DEVICE; LOOP_AUTO as sp__policy_solver_loop says). Setup makes the extra workspace, the block and (CUDA,
  * LOOP_DEVICE) the graph; free releases them. */
-int sp__cg_fused_mode(const sp_solver_options_t *o, sp_solver_type_t type);
+int sp__cg_fused_mode(const sp_context_t *ctx, const sp_solver_options_t *o,
+                      sp_solver_type_t type);
 /* 1 when the options run pipelined CG for this type (CG and PCG-Jacobi only). */
 int sp__cg_fused_pipelined(const sp_solver_options_t *o, sp_solver_type_t type);
 sp_status_t sp__cg_fused_setup(sp_solver_t *s);

@@ -179,7 +179,7 @@ sp_status_t sp_solver_solve(sp_solver_t *s, const sp_vector_t *b, sp_vector_t *x
     SP_TRY(check_vector(s, x, "x"));
     SP_CHECK_ARG(b != x, "sp_solver_solve: b and x are the same vector");
     SP_CHECK_ARG(
-        sp__cg_fused_mode(&s->options, s->type) == s->fused_loop &&
+        sp__cg_fused_mode(s->ctx, &s->options, s->type) == s->fused_loop &&
             (!s->fused_loop || sp__cg_fused_pipelined(&s->options, s->type) == s->pipelined),
         "sp_solver_solve: the loop or pipelined option changed since "
         "sp_solver_setup (set options, then setup again)");
