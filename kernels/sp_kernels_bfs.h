@@ -101,6 +101,10 @@ void sp__gpu_bfs_set_persistent_stall_ns(uint64_t ns);
  * pause_ns between polls, the others spin (defaults: bfs_loops_policy.h). For
  * bfs_loops_bench's sweeps. */
 void sp__gpu_bfs_set_persistent_poll(int64_t near, uint32_t pause_ns);
+/* Whether the persistent SOFT kernel's blocks prefetch the adjacency of the vertices they
+ * queued once their chunk is counted finished (P::prefetch_max_level; default on; 0 turns
+ * it off, for the suite's both-ways run and bfs_loops_bench's A/B). */
+void sp__gpu_bfs_set_persistent_prefetch(int on);
 
 /* ---- bfs-a: one level at a time, for the host level loop (src/bfs_cuda.c) ----
  * A traversal keeps its state in an sp_gpu_bfs_work_t carved from one scratch block
