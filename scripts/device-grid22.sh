@@ -3,9 +3,11 @@
 # 1.5-2 with QUICK=1): the persistent BFS loop at most 3 us a level on the 4096 x 4096 grid.
 #   1. build (Release, sm_90, build-gpu): sp, spbench, bfs_loops_bench and the GPU BFS tests;
 #   2. check_gpu_bfs_loops: every GPU loop against the reference, the persistent kernel's
-#      adjacency prefetch on and off, few blocks, the safety net (before the timings);
-#   3. bfs_loops_bench on grid4096, the SOFT kernel's adjacency prefetch on, then off
-#      (--no-prefetch): the A/B of this change, CUDA events, per level; then two settings of
+#      adjacency prefetch in modes 0, 1 and 2, few blocks, the safety net (before the timings);
+#   3. bfs_loops_bench on grid4096 with the SOFT kernel's adjacency prefetch in each mode
+#      (--prefetch 1: the default, after the chunk is counted; 0: none, the code before this
+#      change; 2: also the row pointers at each claim): the A/B of this change, CUDA events,
+#      per level; then two settings of
 #      the waiters' polling (--poll NEAR PAUSE: only the blocks within NEAR chunks of the
 #      level's end spin; the policy's is 64 256), to see whether fewer spinners on the
 #      level word (which the queue-tail atomics also hit) shorten a level;
@@ -50,9 +52,9 @@ step build 300 cmake --build build-gpu -j"$(nproc)" --target sp spbench bfs_loop
   check_gpu_bfs check_gpu_bfs_loops || exit 1
 step ctest-loops 90 ctest --test-dir build-gpu -R "^check_gpu_bfs_loops$" --timeout 85 \
   --output-on-failure
-step loops-prefetch 60 ./build-gpu/bench/bfs_loops_bench --input grid4096 --reps 5
-step loops-no-prefetch 60 ./build-gpu/bench/bfs_loops_bench --input grid4096 --reps 5 \
-  --no-prefetch
+for m in 1 0 2; do
+  step loops-prefetch$m 60 ./build-gpu/bench/bfs_loops_bench --input grid4096 --reps 5 --prefetch $m
+done
 step loops-poll16 60 ./build-gpu/bench/bfs_loops_bench --input grid4096 --reps 5 --poll 16 256
 step loops-poll4 60 ./build-gpu/bench/bfs_loops_bench --input grid4096 --reps 5 --poll 4 256
 step spbench-grid 120 ./build-gpu/bench/spbench --gen grid2d:4096 --bfs --sources 8 \
@@ -66,7 +68,7 @@ echo "== summary ($(( $(date +%s) - t0 )) s)"
 cat "$L/gpu.txt"
 grep -hE "tests passed|tests failed|\(Failed\)|\(Timeout\)|Not Run|Passed|\*\*\*Failed" \
   "$L"/ctest-*.log 2>/dev/null | head -n 10
-for ab in loops-prefetch loops-no-prefetch loops-poll16 loops-poll4; do
+for ab in loops-prefetch1 loops-prefetch0 loops-prefetch2 loops-poll16 loops-poll4; do
   f=$L/$ab.log
   [ -f "$f" ] || continue
   echo "-- bfs_loops_bench grid4096, $ab (CUDA events, median of 5 traversals)"

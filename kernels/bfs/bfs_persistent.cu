@@ -71,7 +71,7 @@ std::atomic<int> forced_blocks{0};
 std::atomic<unsigned long long> forced_stall_ns{0};
 std::atomic<long long> forced_poll_near{0};
 std::atomic<unsigned> forced_poll_pause{0};
-std::atomic<int> prefetch_off{0}; /* sp__gpu_bfs_set_persistent_prefetch(0) */
+std::atomic<int> prefetch_mode{1}; /* sp__gpu_bfs_set_persistent_prefetch */
 
 /* How waiting blocks poll their level word (see sp__gpu_bfs_set_persistent_poll). */
 struct poll_t {
@@ -125,11 +125,13 @@ __device__ unsigned long long wait_for_level(counter_ref &word, flag_ref &stalle
  * changes no memory, so it is safe wherever it runs; row pointers never change. */
 struct prefetching_sink {
     bfsk::global_sink q;
+    const int32_t *early; /* mode 2: the row pointers, prefetched as each vertex is queued */
     int32_t last = -1;
     __device__ __forceinline__ int32_t reserve(int k) { return q.reserve(k); }
     __device__ __forceinline__ void store(int32_t pos, int32_t v)
     {
         q.store(pos, v);
+        if (early) asm volatile("prefetch.global.L2 [%0];" ::"l"(early + v));
         last = v;
     }
     template <int K>
@@ -240,7 +242,8 @@ __global__ void __launch_bounds__(BLOCK) persistent_kernel(bfsk::state_t s,
                 end = base + (unsigned long long)chunks_of(size, BLOCK);
             }
             if (finished) break;
-            prefetching_sink sink{{s.q(lvl + 1), s.sizes + lvl + 1}};
+            const bool pf = prefetch != 0 && size < bfsk::P::prefetch_max_level;
+            prefetching_sink sink{{s.q(lvl + 1), s.sizes + lvl + 1}, pf && prefetch == 2 ? s.ptr : nullptr};
             expand_chunk<BLOCK>(s, lvl, size, (int64_t)(t - base), sm, tally, sink);
             __syncthreads(); /* the whole chunk is written */
             if (threadIdx.x == 0) { /* one more finished chunk of level lvl */
@@ -248,7 +251,7 @@ __global__ void __launch_bounds__(BLOCK) persistent_kernel(bfsk::state_t s,
                 counter_ref(s.sizes[lvl + 1]).fetch_add(1ull << 32, cuda::memory_order_relaxed);
             }
             /* after the signal, off the path to the next level (P::prefetch_max_level) */
-            if (prefetch && size < bfsk::P::prefetch_max_level) sink.prefetch(s);
+            if (pf) sink.prefetch(s);
         }
     }
     bfsk::flush_tally(tally, s.ctl);
@@ -303,9 +306,9 @@ extern "C" void sp__gpu_bfs_set_persistent_poll(int64_t near, uint32_t pause_ns)
     forced_poll_pause.store(pause_ns);
 }
 
-extern "C" void sp__gpu_bfs_set_persistent_prefetch(int on)
+extern "C" void sp__gpu_bfs_set_persistent_prefetch(int mode)
 {
-    prefetch_off.store(on ? 0 : 1);
+    prefetch_mode.store(mode >= 0 && mode <= 2 ? mode : 1);
 }
 
 extern "C" sp_status_t
@@ -324,7 +327,7 @@ sp__gpu_bfs_persistent(const sp_gpu_env_t *env, sp_gpu_bfs_loop_scratch_t *scrat
     unsigned long long stall_ns = forced_stall_ns.load();
     const long long knob_near = forced_poll_near.load(); /* each knob read once */
     const unsigned knob_pause = forced_poll_pause.load();
-    int prefetch = prefetch_off.load() ? 0 : 1;
+    int prefetch = prefetch_mode.load();
     poll_t poll = {(unsigned long long)(knob_near > 0 ? knob_near : bfsk::P::poll_near_chunks),
                    knob_pause > 0 ? knob_pause : bfsk::P::poll_pause_ns};
     SP_TRY(bfsk::check_args(what, env, g, source, d_level, frontier_sizes, frontier_capacity));
