@@ -49,6 +49,15 @@
  * It can only fire on a bug, never changes a traversal that completes, and a level's
  * results are never read after it fired.
  *
+ * Prefetch (SOFT, levels below P::prefetch_max_level): once thread 0 has added the
+ * finished chunk, each thread reads the row pointers of the last vertex it queued and
+ * prefetches that vertex's list into L2, so the next level's expansion (two dependent
+ * reads, row pointers then list, on the path from one level to the next) finds both in L2
+ * on a graph too large for it. Nothing is written, so neither the argument above nor the
+ * results depend on it; the block's next ticket lies levels ahead on such levels, so the
+ * delay before it takes one costs nothing. Mode 2 (a test knob) also prefetches each
+ * queued vertex's row pointers as it is queued.
+ *
  * COOP: the same chunk expansion with a static chunk-to-block assignment and grid.sync()
  * between levels; launched with cudaLaunchCooperativeKernel (grid-wide groups need no
  * separable compilation since CUDA 11), which refuses a grid that could not be co-resident
@@ -243,7 +252,8 @@ __global__ void __launch_bounds__(BLOCK) persistent_kernel(bfsk::state_t s,
             }
             if (finished) break;
             const bool pf = prefetch != 0 && size < bfsk::P::prefetch_max_level;
-            prefetching_sink sink{{s.q(lvl + 1), s.sizes + lvl + 1}, pf && prefetch == 2 ? s.ptr : nullptr};
+            prefetching_sink sink{{s.q(lvl + 1), s.sizes + lvl + 1},
+                                  pf && prefetch == 2 ? s.ptr : nullptr};
             expand_chunk<BLOCK>(s, lvl, size, (int64_t)(t - base), sm, tally, sink);
             __syncthreads(); /* the whole chunk is written */
             if (threadIdx.x == 0) { /* one more finished chunk of level lvl */
