@@ -6,10 +6,12 @@
  * over the host loop; checks every loop's levels against sp__ref_bfs (outside the timing).
  *
  *   bfs_loops_bench [--reps N] [--input grid4096|path128k|kron20]...   (default: all three)
- *                   [--blocks K] [--poll NEAR PAUSE_NS]
+ *                   [--blocks K] [--poll NEAR PAUSE_NS] [--prefetch MODE]
  *
  * --blocks and --poll set the persistent kernel's grid size and its waiters' polling
- * (sp__gpu_bfs_set_persistent_blocks / _poll) for tuning sweeps.
+ * (sp__gpu_bfs_set_persistent_blocks / _poll) for tuning sweeps; --prefetch sets the SOFT
+ * kernel's adjacency prefetch (sp__gpu_bfs_set_persistent_prefetch: 0 none, 1 the
+ * default, 2 also at each claim), for A/B.
  *
  * grid4096: 4096 x 4096 grid graph from a corner (8191 levels); path128k: undirected path
  * of 2^17 vertices from its middle (65537 levels: the host loop pays about 15 us a level,
@@ -45,6 +47,7 @@ const int warmup = 2;
 int blocks = 0;             /* --blocks: persistent grid size (0: the policy's) */
 long long poll_near = 0;    /* --poll: the persistent waiters' polling (0: the policy's) */
 uint32_t poll_pause = 0;
+int prefetch = 1;           /* --prefetch: the SOFT kernel's adjacency prefetch mode */
 unsigned step_seconds = 60;
 
 /* ---- hang diagnosis: the running step, announced on stderr and watched by an alarm ---- */
@@ -323,13 +326,15 @@ int main(int argc, char **argv)
             names.push_back(argv[++i]);
         } else if (!std::strcmp(argv[i], "--blocks") && i + 1 < argc) {
             blocks = std::atoi(argv[++i]);
+        } else if (!std::strcmp(argv[i], "--prefetch") && i + 1 < argc) {
+            prefetch = std::atoi(argv[++i]);
         } else if (!std::strcmp(argv[i], "--poll") && i + 2 < argc) {
             poll_near = std::atoll(argv[++i]);
             poll_pause = (uint32_t)std::atol(argv[++i]);
         } else {
             std::fprintf(stderr,
                          "usage: %s [--reps N] [--input grid4096|path128k|kron20]... "
-                         "[--blocks K] [--poll NEAR PAUSE_NS]\n",
+                         "[--blocks K] [--poll NEAR PAUSE_NS] [--prefetch 0|1|2]\n",
                          argv[0]);
             return 2;
         }
@@ -337,6 +342,7 @@ int main(int argc, char **argv)
     if (names.empty()) names = {"grid4096", "path128k", "kron20"};
     sp__gpu_bfs_set_persistent_blocks(blocks);
     sp__gpu_bfs_set_persistent_poll(poll_near, poll_pause);
+    sp__gpu_bfs_set_persistent_prefetch(prefetch);
     cudaDeviceProp prop;
     int dev = 0, driver = 0, runtime = 0;
     CUDA_OK(cudaGetDevice(&dev));
@@ -351,6 +357,9 @@ int main(int argc, char **argv)
                 "policy's)\n",
                 blocks > 0 ? std::to_string(blocks).c_str() : "the policy's", poll_near,
                 poll_pause);
+    std::printf("Persistent SOFT adjacency prefetch: mode %d (0 none, 1 after the chunk, 2 "
+                "also at each claim)\n",
+                prefetch >= 0 && prefetch <= 2 ? prefetch : 1);
     std::printf("Timed calls: %d after %d warm-up, the four loops interleaved; a call is a whole "
                 "traversal with parents (scratch from the pool, init, levels, read-back)\n",
                 reps, warmup);

@@ -101,6 +101,12 @@ void sp__gpu_bfs_set_persistent_stall_ns(uint64_t ns);
  * pause_ns between polls, the others spin (defaults: bfs_loops_policy.h). For
  * bfs_loops_bench's sweeps. */
 void sp__gpu_bfs_set_persistent_poll(int64_t near, uint32_t pause_ns);
+/* The persistent SOFT kernel's adjacency prefetch on small levels (P::prefetch_max_level):
+ * 0 none; 1 (the default) each block, once its chunk is counted finished, prefetches into
+ * L2 the list of the last vertex each thread queued; 2 also the row pointers of every
+ * vertex as it is queued (prefetch.global.L2). Any other value restores the default. For
+ * the suite's runs in every mode and bfs_loops_bench's A/B. */
+void sp__gpu_bfs_set_persistent_prefetch(int mode);
 
 /* ---- bfs-a: one level at a time, for the host level loop (src/bfs_cuda.c) ----
  * A traversal keeps its state in an sp_gpu_bfs_work_t carved from one scratch block

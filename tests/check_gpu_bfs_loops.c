@@ -87,6 +87,7 @@ static void setup(void)
     sp__gpu_bfs_set_persistent_blocks(env_blocks);
     sp__gpu_bfs_set_single_block_capacity(0);
     sp__gpu_bfs_set_persistent_stall_ns(0);
+    sp__gpu_bfs_set_persistent_prefetch(1);
     sp_test_env_setup(&T);
 }
 
@@ -96,6 +97,7 @@ static void teardown(void)
     sp__gpu_bfs_set_persistent_blocks(0);
     sp__gpu_bfs_set_single_block_capacity(0);
     sp__gpu_bfs_set_persistent_stall_ns(0);
+    sp__gpu_bfs_set_persistent_prefetch(1);
     sp_test_env_teardown(&T);
 }
 
@@ -547,6 +549,23 @@ START_TEST(test_few_blocks)
 }
 END_TEST
 
+/* The persistent SOFT kernel's adjacency prefetch off (mode 0) and also at each claim
+ * (mode 2); the other cases run the default (1). The same levels and valid parents in
+ * every mode, since a prefetch writes nothing. */
+START_TEST(test_prefetch_modes)
+{
+    static const int modes[] = {0, 2};
+    for (int i = 0; i < 2; i++) {
+        sp__gpu_bfs_set_persistent_prefetch(modes[i]);
+        graph_t g = grid_graph(size_for(512, 128, 48));
+        check_graph(&g, NULL, 0, 2, 36 + (uint64_t)i);
+        graph_t k = kron_graph((int)size_for(14, 10, 8), 1);
+        check_graph(&k, NULL, 0, 3, 38 + (uint64_t)i);
+    }
+    sp__gpu_bfs_set_persistent_prefetch(1);
+}
+END_TEST
+
 /* The persistent SOFT kernel's safety net, its limit cut to 1 ns: 8 blocks on a star from
  * a leaf, where blocks wait for milliseconds on the hub's chunk with no chunk finishing.
  * The net must end the kernel (no hang), the call fail with SP_STATUS_INTERNAL_ERROR
@@ -671,6 +690,7 @@ static Suite *gpu_bfs_loops_suite(void)
     tcase_add_test(t, test_errors);
     tcase_add_test(t, test_alloc_failure);
     tcase_add_test(t, test_few_blocks);
+    tcase_add_test(t, test_prefetch_modes);
     tcase_add_test(t, test_safety_net);
     tcase_add_test(t, test_hand_over);
     tcase_add_test(t, test_star);

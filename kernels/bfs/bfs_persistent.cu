@@ -49,6 +49,15 @@
  * It can only fire on a bug, never changes a traversal that completes, and a level's
  * results are never read after it fired.
  *
+ * Prefetch (SOFT, levels below P::prefetch_max_level): once thread 0 has added the
+ * finished chunk, each thread reads the row pointers of the last vertex it queued and
+ * prefetches that vertex's list into L2, so the next level's expansion (two dependent
+ * reads, row pointers then list, on the path from one level to the next) finds both in L2
+ * on a graph too large for it. Nothing is written, so neither the argument above nor the
+ * results depend on it; the block's next ticket lies levels ahead on such levels, so the
+ * delay before it takes one costs nothing. Mode 2 (a test knob) also prefetches each
+ * queued vertex's row pointers as it is queued.
+ *
  * COOP: the same chunk expansion with a static chunk-to-block assignment and grid.sync()
  * between levels; launched with cudaLaunchCooperativeKernel (grid-wide groups need no
  * separable compilation since CUDA 11), which refuses a grid that could not be co-resident
@@ -71,6 +80,7 @@ std::atomic<int> forced_blocks{0};
 std::atomic<unsigned long long> forced_stall_ns{0};
 std::atomic<long long> forced_poll_near{0};
 std::atomic<unsigned> forced_poll_pause{0};
+std::atomic<int> prefetch_mode{1}; /* sp__gpu_bfs_set_persistent_prefetch */
 
 /* How waiting blocks poll their level word (see sp__gpu_bfs_set_persistent_poll). */
 struct poll_t {
@@ -118,14 +128,46 @@ __device__ unsigned long long wait_for_level(counter_ref &word, flag_ref &stalle
     }
 }
 
-template <int BLOCK>
+/* The global queue of the next level, remembering the last vertex the thread queued,
+ * whose adjacency prefetch() then brings into L2 for the next level's expansion (see
+ * P::prefetch_max_level; on a grid a frontier vertex queues about one). A prefetch
+ * changes no memory, so it is safe wherever it runs; row pointers never change. */
+struct prefetching_sink {
+    bfsk::global_sink q;
+    const int32_t *early; /* mode 2: the row pointers, prefetched as each vertex is queued */
+    int32_t last = -1;
+    __device__ __forceinline__ int32_t reserve(int k) { return q.reserve(k); }
+    __device__ __forceinline__ void store(int32_t pos, int32_t v)
+    {
+        q.store(pos, v);
+        if (early) asm volatile("prefetch.global.L2 [%0];" ::"l"(early + v));
+        last = v;
+    }
+    template <int K>
+    __device__ __forceinline__ void push(const bool (&c)[K], const int32_t (&v)[K])
+    {
+        bfs::warp_append(*this, c, v);
+    }
+    /* The row pointers, then the list's first and last entries (a grid vertex's list is
+     * 16 bytes, at most two sectors). */
+    __device__ __forceinline__ void prefetch(const bfsk::state_t &s) const
+    {
+        if (last < 0) return;
+        int32_t b = __ldg(s.ptr + last), e = __ldg(s.ptr + last + 1);
+        if (e > b) {
+            asm volatile("prefetch.global.L2 [%0];" ::"l"(s.idx + b));
+            asm volatile("prefetch.global.L2 [%0];" ::"l"(s.idx + e - 1));
+        }
+    }
+};
+
+template <int BLOCK, typename Sink>
 __device__ __forceinline__ void expand_chunk(const bfsk::state_t &s, int32_t lvl,
                                              int32_t size, int64_t chunk,
                                              bfsk::expand_smem_t<BLOCK> &sm,
-                                             bfsk::tally_t &tally)
+                                             bfsk::tally_t &tally, Sink &sink)
 {
     bfsk::global_cur cur{s.q(lvl)};
-    bfsk::global_sink sink{s.q(lvl + 1), s.sizes + lvl + 1};
     int64_t begin = chunk * BLOCK;
     int count = (int)(size - begin < BLOCK ? size - begin : BLOCK);
     bfsk::expand<BLOCK>(s, cur, begin, count, size, lvl, sink, sm, tally);
@@ -139,7 +181,7 @@ __host__ __device__ constexpr int64_t chunks_of(int64_t size, int block)
 template <int BLOCK, bool COOP>
 __global__ void __launch_bounds__(BLOCK) persistent_kernel(bfsk::state_t s,
                                                            unsigned long long stall_ns,
-                                                           poll_t poll)
+                                                           poll_t poll, int prefetch)
 {
     __shared__ bfsk::expand_smem_t<BLOCK> sm;
     __shared__ unsigned long long s_ticket;
@@ -149,8 +191,9 @@ __global__ void __launch_bounds__(BLOCK) persistent_kernel(bfsk::state_t s,
     if (COOP) {
         cg::grid_group grid = cg::this_grid();
         for (;;) {
+            bfsk::global_sink sink{s.q(lvl + 1), s.sizes + lvl + 1};
             for (int64_t c = blockIdx.x; c < chunks_of(size, BLOCK); c += gridDim.x)
-                expand_chunk<BLOCK>(s, lvl, size, c, sm, tally);
+                expand_chunk<BLOCK>(s, lvl, size, c, sm, tally, sink);
             grid.sync();
             lvl++;
             size = bfsk::size_of(__ldcg(s.sizes + lvl));
@@ -208,12 +251,17 @@ __global__ void __launch_bounds__(BLOCK) persistent_kernel(bfsk::state_t s,
                 end = base + (unsigned long long)chunks_of(size, BLOCK);
             }
             if (finished) break;
-            expand_chunk<BLOCK>(s, lvl, size, (int64_t)(t - base), sm, tally);
+            const bool pf = prefetch != 0 && size < bfsk::P::prefetch_max_level;
+            prefetching_sink sink{{s.q(lvl + 1), s.sizes + lvl + 1},
+                                  pf && prefetch == 2 ? s.ptr : nullptr};
+            expand_chunk<BLOCK>(s, lvl, size, (int64_t)(t - base), sm, tally, sink);
             __syncthreads(); /* the whole chunk is written */
             if (threadIdx.x == 0) { /* one more finished chunk of level lvl */
                 __threadfence();
                 counter_ref(s.sizes[lvl + 1]).fetch_add(1ull << 32, cuda::memory_order_relaxed);
             }
+            /* after the signal, off the path to the next level (P::prefetch_max_level) */
+            if (pf) sink.prefetch(s);
         }
     }
     bfsk::flush_tally(tally, s.ctl);
@@ -268,6 +316,11 @@ extern "C" void sp__gpu_bfs_set_persistent_poll(int64_t near, uint32_t pause_ns)
     forced_poll_pause.store(pause_ns);
 }
 
+extern "C" void sp__gpu_bfs_set_persistent_prefetch(int mode)
+{
+    prefetch_mode.store(mode >= 0 && mode <= 2 ? mode : 1);
+}
+
 extern "C" sp_status_t
 sp__gpu_bfs_persistent(const sp_gpu_env_t *env, sp_gpu_bfs_loop_scratch_t *scratch,
                        const sp_csr_t *g, int32_t source, sp_gpu_bfs_sync_t sync,
@@ -284,6 +337,7 @@ sp__gpu_bfs_persistent(const sp_gpu_env_t *env, sp_gpu_bfs_loop_scratch_t *scrat
     unsigned long long stall_ns = forced_stall_ns.load();
     const long long knob_near = forced_poll_near.load(); /* each knob read once */
     const unsigned knob_pause = forced_poll_pause.load();
+    int prefetch = prefetch_mode.load();
     poll_t poll = {(unsigned long long)(knob_near > 0 ? knob_near : bfsk::P::poll_near_chunks),
                    knob_pause > 0 ? knob_pause : bfsk::P::poll_pause_ns};
     SP_TRY(bfsk::check_args(what, env, g, source, d_level, frontier_sizes, frontier_capacity));
@@ -305,13 +359,13 @@ sp__gpu_bfs_persistent(const sp_gpu_env_t *env, sp_gpu_bfs_loop_scratch_t *scrat
     s = bfsk::carve(sc, g, d_level, d_parent);
     SP_TRY(bfsk::start(env, s, source));
     if (sync == SP_GPU_BFS_SYNC_COOP) {
-        void *args[] = {&s, &stall_ns, &poll};
+        void *args[] = {&s, &stall_ns, &poll, &prefetch};
         SP_CUDA_TRY(cudaLaunchCooperativeKernel((const void *)persistent_kernel<grid_block, true>,
                                                 dim3((unsigned)blocks), dim3(grid_block), args,
                                                 0, strm));
     } else {
         persistent_kernel<grid_block, false>
-            <<<(unsigned)blocks, grid_block, 0, strm>>>(s, stall_ns, poll);
+            <<<(unsigned)blocks, grid_block, 0, strm>>>(s, stall_ns, poll, prefetch);
         SP_CUDA_LAUNCHED("bfs persistent_kernel");
     }
     SP_TRY(bfsk::finish(env, s, sc, -1, frontier_sizes, frontier_capacity, result, stall_ns));

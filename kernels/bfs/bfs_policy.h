@@ -55,6 +55,17 @@ struct sp_bfs_policy {
      * see the level end eventually); the others spin */
     static constexpr int poll_near_chunks = 64;
     static constexpr unsigned poll_pause_ns = 256;
+    /* persistent SOFT: on levels of fewer vertices than this (latency-bound: a 4096 x 4096
+     * grid's frontiers are a few thousand), a block that has signalled its chunk done reads
+     * the row pointers of the last vertex each thread queued and prefetches its adjacency
+     * list into L2 (prefetch.global.L2), while it waits for a later level anyway (the last
+     * two cost the SOFT kernel a 24-byte spill at its 40 registers; one does not). A large
+     * graph's row pointers and lists are not in L2 (the grid's: 64 + 256 MiB), so the next
+     * level's expansion otherwise starts with two dependent DRAM reads (row pointer, then
+     * list) on the path from one level to the next. Off the path: the chunk is counted
+     * finished first, and the block's next ticket lies levels ahead. Chosen by reasoning,
+     * not yet measured (scripts/device-grid22.sh times modes 0, 1, 2). */
+    static constexpr int64_t prefetch_max_level = 16384;
     /* persistent SOFT safety net: a block that sees the level word it polls stand still
      * this long while it waits gives up and the call fails with SP_STATUS_INTERNAL_ERROR.
      * A correct traversal never comes near it: the word stands still only while one chunk
