@@ -5,7 +5,7 @@
 # their own time boxes; then the GPU suites no lane ran. Every script's logs go under
 # /tmp/sp_session/NAME; at the end one archive, $OUT/logs.tgz, and the summary lines. A lane
 # item "ctest" runs the GPU suites no issue script runs (ctest -R "$CTEST_REST"). An item
-# NAME:S cuts its script at S seconds (default 900).
+# NAME:S cuts its script at S seconds (default 900). CTEST_EXCLUDE: the suites it leaves out.
 #   LANE0="bfs22:300 solve26" LANE1="spmv23 ctest" CTEST_REST='^check_gpu_state' \
 #     bash scripts/device-session.sh
 # Budgets per script through the environment they read (BUDGET, SOLVE26_BUDGET, ...).
@@ -43,7 +43,8 @@ lane() { # lane GPU NAMES...: NAME or NAME:LIMIT_S (the script cut at LIMIT_S se
     mkdir -p "$L/$n"
     if [ "$n" = ctest ]; then # the GPU suites no issue script runs: CTEST_REST, CTEST_LIMIT
       (cd build-gpu && CUDA_VISIBLE_DEVICES=$gpu timeout "${CTEST_LIMIT:-150}" ctest -j6 \
-         --timeout 150 -R "${CTEST_REST:-.}" --output-on-failure) >"$L/$n.out" 2>&1
+         --timeout "${CTEST_LIMIT:-150}" -R "${CTEST_REST:-.}" -E "${CTEST_EXCLUDE:-^$}" \
+         --output-on-failure) >"$L/$n.out" 2>&1
     else
       CUDA_VISIBLE_DEVICES=$gpu OUT=$L/$n timeout "$lim" bash "scripts/device-$n.sh" >"$L/$n.out" 2>&1
     fi

@@ -20,7 +20,9 @@
 set -u
 cd "$(dirname "$0")/.."
 L=${OUT:-build-gpu/logs}; mkdir -p "$L"
-tests_limit=${1:-180}; bench_limit=${2:-120}; csc_inputs=${3:-poisson160 powerlaw}
+# (the same three through SPMV23C_TESTS_LIMIT, SPMV23C_BENCH_LIMIT, SPMV23C_CSC_INPUTS)
+tests_limit=${1:-${SPMV23C_TESTS_LIMIT:-180}}; bench_limit=${2:-${SPMV23C_BENCH_LIMIT:-120}}
+csc_inputs=${3:-${SPMV23C_CSC_INPUTS:-poisson160 powerlaw}}
 . scripts/device-env.sh
 fail=0
 t0=$(date +%s)
