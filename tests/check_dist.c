@@ -686,7 +686,6 @@ START_TEST(file_parts_match_whole)
 }
 END_TEST
 
-#ifndef SP_DIST_TEST_GPU
 static int cmp_entry(const void *x, const void *y)
 {
     const double *a = x, *b = y;
@@ -706,6 +705,7 @@ static void add_entries(const sp_coo_t *a, int64_t shift, double *t, int64_t *n)
     }
 }
 
+#ifndef SP_DIST_TEST_GPU
 /* path read whole, then in P parts of equal rows (one part over every row for P = 1) on
  * 1 and 2 threads with 64-byte chunks: the parts hold the whole's entries, each once. */
 static void check_parts(const char *path, const sp_edgelist_options_t *el, sp_value_type_t vt)
@@ -813,8 +813,10 @@ START_TEST(read_rows_refusals)
     ck_assert(a == NULL);
 }
 END_TEST
+#endif /* the readers' own tests */
 
 /* ---- the split from the file alone (sp_dist_partition_file) ------------------------- */
+/* (also on NCCL ranks: its collectives are staged through the device) */
 
 typedef struct pfile {
     const char *path;
@@ -938,6 +940,16 @@ START_TEST(partition_file_matches_whole)
     check_partition_file(edges, &dir, 0);
     check_partition_file(edges, &dir, 1 << 10);
     check_partition_file(sp_test_path("tests/fixtures/edgelist/tiny.el"), &und, 0);
+    /* counted by rank 0 alone: METIS (vertex lines), gzip (no middle to enter), arrays */
+    check_partition_file(sp_test_path("tests/fixtures/edgelist/tiny.graph"), &dir, 0);
+    check_partition_file(sp_test_path("tests/fixtures/edgelist/isolated.graph"), &dir, 0);
+    check_partition_file(sp_test_path("tests/fixtures/edgelist/tiny.gr"), &und, 0);
+    static const char *fix[] = {"good_gzip.mtx.gz", "good_array_symmetric.mtx",
+                                "good_rect.mtx", "good_empty.mtx", "good_no_newline.mtx"};
+    for (size_t i = 0; i < sizeof fix / sizeof *fix; i++) {
+        snprintf(rel, sizeof rel, "tests/fixtures/mtx/%s", fix[i]);
+        check_partition_file(sp_test_path(rel), NULL, 0);
+    }
 }
 END_TEST
 
@@ -994,7 +1006,6 @@ START_TEST(partition_file_errors_reach_every_rank)
     ck_assert_status(sp_dist_partition_file(NULL, bad, NULL, rb), SP_STATUS_INVALID_ARGUMENT);
 }
 END_TEST
-#endif
 
 /* ---- distributed CG and PCG-Jacobi ------------------------------------------------ */
 typedef struct cg_case {
@@ -1615,9 +1626,9 @@ static Suite *dist_suite(void)
 #ifndef SP_DIST_TEST_GPU
     tcase_add_test(tc, read_rows_cover_the_file);
     tcase_add_test(tc, read_rows_refusals);
+#endif
     tcase_add_test(tc, partition_file_matches_whole);
     tcase_add_test(tc, partition_file_errors_reach_every_rank);
-#endif
     tc = sp_test_add_case(s, "bfs", NULL, NULL);
     tcase_add_test(tc, bfs_matches_single);
     tcase_add_test(tc, bfs_float_matches_single);
