@@ -153,8 +153,9 @@ typedef struct sp_dist_file_options {
  * count, as its reader gives it). Duplicates are counted as lines (merge_duplicates merges
  * after). Memory per rank: the buckets plus the reader's chunks. Gzip streams, pipes,
  * array files and METIS graphs are counted by rank 0 alone. A failure on any rank (a bad
- * line: its message names path:line counted from the rank's share) is returned by every
- * rank with that rank's message; the communicator stays usable. */
+ * line: its message names path:line, the file read again from its start up to the error on
+ * the failing rank) is returned by every rank with that rank's message; the communicator
+ * stays usable. */
 SP_API sp_status_t sp_dist_partition_file(sp_comm_t *comm, const char *path,
                                           const sp_dist_file_options_t *options,
                                           int64_t *row_begin);

@@ -36,7 +36,8 @@ void sp__row_count_add(sp__row_count_t *rc, const int32_t *row, const int32_t *c
 /* Count mode of the readers: share rank of parts of the file (sp__source_share: of a file
  * that cannot be entered in the middle, rank 0 counts it all and the others nothing). The
  * options as for sp_mtx_read_rows / sp_edgelist_read_rows; errors as theirs (a share's
- * line numbers count from its start). */
+ * line numbers count from its start: a caller reads the file from its start again for the
+ * exact line). */
 sp_status_t sp__mtx_count_rows(const char *path, const sp_mtx_options_t *options, int rank,
                                int parts, sp__row_count_t *rc);
 sp_status_t sp__edgelist_count_rows(const char *path, const sp_edgelist_options_t *options,

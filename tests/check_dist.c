@@ -981,7 +981,7 @@ START_TEST(partition_file_errors_reach_every_rank)
 {
     char *bad = sp_test_temp_path("split-bad.mtx"), *short_ = sp_test_temp_path("split-short.mtx");
     const char *head = "%%MatrixMarket matrix coordinate real general\n50 50 400\n";
-    write_text(bad, head, 400, 390); /* the last rank's share */
+    write_text(bad, head, 400, 390); /* line 393: the last rank's share */
     write_text(short_, head, 399, -1);
     setenv("SP_TEST_CHUNK_BYTES", "128", 1);
     for (int c = 0; c < NCOUNTS; c++) {
@@ -992,7 +992,7 @@ START_TEST(partition_file_errors_reach_every_rank)
         for (int r = 0; r < P; r++) {
             ck_assert_msg(j.st[r] == SP_STATUS_PARSE_ERROR, "P=%d rank %d: %s: %s", P, r,
                           sp_status_string(j.st[r]), j.msg[r]);
-            ck_assert_msg(strstr(j.msg[r], "split-bad.mtx") && strstr(j.msg[r], "rank "),
+            ck_assert_msg(strstr(j.msg[r], "split-bad.mtx:393:") && strstr(j.msg[r], "rank "),
                           "P=%d rank %d: %s", P, r, j.msg[r]);
         }
         p.path = short_;

@@ -17,12 +17,24 @@ typedef struct share_report {
     char why[WHY_BYTES];
 } share_report_t;
 
+static sp_status_t count_part(const char *path, const sp_dist_file_options_t *o, int rank,
+                              int parts, sp__row_count_t *rc)
+{
+    if (o->edgelist)
+        return sp__edgelist_count_rows(path, o->edgelist_options, rank, parts, rc);
+    return sp__mtx_count_rows(path, o->mtx, rank, parts, rc);
+}
+
+/* This rank's share counted. A share does not know the lines before it: where it fails to
+ * parse, the file is read again from its start (counting, never keeping) up to its first
+ * error, so the message names the file's line, the same on every rank that failed. */
 static sp_status_t count_share(sp_comm_t *comm, const char *path,
                                const sp_dist_file_options_t *o, sp__row_count_t *rc)
 {
-    if (o->edgelist)
-        return sp__edgelist_count_rows(path, o->edgelist_options, comm->rank, comm->size, rc);
-    return sp__mtx_count_rows(path, o->mtx, comm->rank, comm->size, rc);
+    sp_status_t st = count_part(path, o, comm->rank, comm->size, rc);
+    if (st != SP_STATUS_PARSE_ERROR || comm->size == 1) return st;
+    sp_status_t again = count_part(path, o, 0, 1, rc);
+    return again != SP_STATUS_SUCCESS ? again : st;
 }
 
 /* Every rank's report; the first failing rank's status and message become everyone's. */
