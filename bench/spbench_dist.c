@@ -10,6 +10,9 @@
  * reads only its rows of the file (sp_mtx_read_rows; the split sp_dist_partition gives the
  * whole, which the single-context reference reads anyway) and builds its part with
  * sp_dist_matrix_create_local; the time of each rank's read is printed beside its rows.
+ * --read-rows-balanced: the same, with the split from the file alone too
+ * (sp_dist_partition_file: each rank counts its share of the file into row buckets; its
+ * time is printed per rank as split_from_file_ms).
  * BFS: a first, untimed search (it builds the in-edges, and on GPUs moves the graph to the
  * device) is reported apart; then GTEPS, the harmonic mean over the sources, TEPS counting
  * the input's undirected edges in the traversed component (directed entries / 2, the
@@ -34,6 +37,7 @@ typedef struct dopts {
     int nranks, gpus, reps, cg, bfs, nsources;
     int dist_gen, kron_scale, kron_ef; /* --dist-gen: kron:S[:EF] made on the ranks */
     int read_rows;                     /* --read-rows: each rank reads its rows of path */
+    int read_balanced;                 /* --read-rows-balanced: the split from the file too */
     int no_single, skip_one;           /* --no-single, --skip-one */
     int devices[SB_MAX_RANKS];
     const char *gen, *path;
@@ -55,6 +59,7 @@ typedef struct drun {
     sp_dist_info_t info[SB_MAX_RANKS];
     int64_t part[SB_MAX_RANKS + 1]; /* --read-rows: the split of the P ranks */
     double read_ms[SB_MAX_RANKS];
+    double split_ms[SB_MAX_RANKS];  /* --read-rows-balanced: sp_dist_partition_file */
     sp_status_t st[SB_MAX_RANKS];
     char msg[SB_MAX_RANKS][512];
     double spmv_ms, cg_ms_per_it, bfs_ms, bfs_first_ms;
@@ -184,19 +189,30 @@ static sp_status_t rank_bfs(drun_t *d, int r, sp_dist_matrix_t *A)
 }
 
 /* --read-rows: rank r's rows of the file, read alone (one thread: the ranks are threads),
- * and its part built from them. */
+ * and its part built from them; with --read-rows-balanced the split comes from the file
+ * too (sp_dist_partition_file: every rank counts its share), else from the whole. */
 static sp_status_t rank_read_rows(drun_t *d, int r, sp_context_t *ctx, sp_dist_matrix_t **A)
 {
     sp_mtx_options_t mo = {.nthreads = 1};
+    sp_dist_file_options_t fo = {.mtx = &mo};
+    int64_t rb[SB_MAX_RANKS + 1];
     sp_coo_t *rows = NULL;
     double t0 = sb_now();
-    sp_status_t st = sp_mtx_read_rows(d->o->path, SP_R_64F, &mo, d->part[r], d->part[r + 1], &rows);
+    sp_status_t st = SP_STATUS_SUCCESS;
+    memcpy(rb, d->part, sizeof rb);
+    if (d->o->read_balanced) {
+        st = sp_dist_partition_file(d->comms[r], d->o->path, &fo, rb);
+        d->split_ms[r] = elapsed_ms(t0);
+        if (st) return st; /* every rank failed alike */
+        t0 = sb_now();
+    }
+    st = sp_mtx_read_rows(d->o->path, SP_R_64F, &mo, rb[r], rb[r + 1], &rows);
     d->read_ms[r] = elapsed_ms(t0);
     if (st) {
         sp_comm_abort(d->comms[r], "its read failed");
         return st;
     }
-    st = sp_dist_matrix_create_local(d->comms[r], ctx, rows, d->part[r], NULL, A);
+    st = sp_dist_matrix_create_local(d->comms[r], ctx, rows, rb[r], NULL, A);
     sp_coo_free(rows);
     return st;
 }
@@ -238,7 +254,7 @@ static int run_ranks(drun_t *d, int P)
     sp_status_t st;
     int r, bad = 0;
     d->P = P;
-    if (d->o->read_rows && sp_dist_partition(d->coo, P, d->part)) {
+    if (d->o->read_rows && !d->o->read_balanced && sp_dist_partition(d->coo, P, d->part)) {
         fprintf(stderr, "spbench: partition: %s\n", sp_last_error());
         return 1;
     }
@@ -384,6 +400,7 @@ static void print_ranks(const drun_t *d)
                (long long)in->ghost_nnz, (long long)in->halo_recv, (long long)in->halo_send,
                in->recv_peers, in->send_peers);
         if (d->o->read_rows) printf("rank %d: read_rows_ms %.2f\n", r, d->read_ms[r]);
+        if (d->o->read_balanced) printf("rank %d: split_from_file_ms %.2f\n", r, d->split_ms[r]);
     }
 }
 
@@ -440,6 +457,8 @@ static int parse_dist_args(int argc, char **argv, dopts_t *o)
             o->dist_gen = 1;
         } else if (!strcmp(a, "--read-rows")) {
             o->read_rows = 1;
+        } else if (!strcmp(a, "--read-rows-balanced")) {
+            o->read_rows = o->read_balanced = 1;
         } else if (!strcmp(a, "--no-single")) {
             o->no_single = 1;
         } else if (!strcmp(a, "--skip-one")) {
@@ -448,7 +467,7 @@ static int parse_dist_args(int argc, char **argv, dopts_t *o)
             fprintf(stderr,
                     "spbench --ranks/--gpus: unknown option %s (takes --gen SPEC or "
                     "FILE.mtx, --reps R, --cg, --bfs, --sources K, --seed S, --dist-gen, "
-                    "--read-rows, --no-single, --skip-one)\n",
+                    "--read-rows, --read-rows-balanced, --no-single, --skip-one)\n",
                     a);
             return 1;
         } else {

@@ -131,6 +131,35 @@ typedef struct sp_dist_matrix sp_dist_matrix_t;
  * empty). Not collective. */
 SP_API sp_status_t sp_dist_partition(const sp_coo_t *coo, int nranks, int64_t *row_begin);
 
+/* What sp_dist_partition_file reads: a Matrix Market file (mtx) or an edge list
+ * (edgelist_options, when edgelist is 1), with the options its per-part reader will get
+ * (NULL: defaults); nbuckets (0: 64 P) row buckets of 2^k rows each. */
+typedef struct sp_dist_file_options {
+    int edgelist;
+    const sp_mtx_options_t *mtx;
+    const sp_edgelist_options_t *edgelist_options;
+    int64_t nbuckets;
+} sp_dist_file_options_t;
+
+/* Collective. The row split balanced by entries of the matrix in a file, without the file's
+ * entries in one place: each rank parses 1/P of the file (its share of the reader's chunks,
+ * cut at line breaks) and counts the entries per bucket of 2^k rows (k the least with
+ * every row in nbuckets buckets; of symmetric files and undirected graphs the mirrors too,
+ * in the rows sp_mtx_read_rows / sp_edgelist_read_rows keep them), one all-reduce adds the
+ * counts, and every rank computes the same row_begin[0..P] as sp_dist_partition does from
+ * the whole matrix, with bucket boundaries for rows: a part is off its share nnz / P by
+ * at most the entries of one bucket, and with one row per bucket (nrows <= nbuckets) the
+ * split is sp_dist_partition's. row_begin[P] is the matrix's rows (an edge list's vertex
+ * count, as its reader gives it). Duplicates are counted as lines (merge_duplicates merges
+ * after). Memory per rank: the buckets plus the reader's chunks. Gzip streams, pipes,
+ * array files and METIS graphs are counted by rank 0 alone. A failure on any rank (a bad
+ * line: its message names path:line, the file read again from its start up to the error on
+ * the failing rank) is returned by every rank with that rank's message; the communicator
+ * stays usable. */
+SP_API sp_status_t sp_dist_partition_file(sp_comm_t *comm, const char *path,
+                                          const sp_dist_file_options_t *options,
+                                          int64_t *row_begin);
+
 typedef struct sp_dist_options {
     sp_format_t format;         /* SpMV format of both blocks; 0 (COO) or AUTO: AUTO */
     sp_matrix_options_t matrix; /* for the blocks (duplicates: how the whole merges) */

@@ -17,6 +17,7 @@
 
 #include "sp_base.h"
 #include "sp_progress.h"
+#include "sp_row_count.h"
 #include "sp_edgelist.h"
 
 /* Longest field quoted in a message. */
@@ -645,6 +646,7 @@ typedef struct el_job {
     int64_t *src, *dst;
     int ranged, either; /* sp_edgelist_read_rows: rows [rb, re) kept (either: undirected) */
     int64_t rb, re;
+    sp__row_count_t *count; /* sp__edgelist_count_rows: edges counted, none kept */
 } el_job_t;
 
 /* A piece's own arrays: row, col (or with compact ids src, dst) and weights. */
@@ -703,7 +705,10 @@ static sp_status_t el_parse(void *ctx, sp_piece_t *pc)
     pc->part = c.vertex_end - c.lines;
     pc->max = c.max_id;
     pc->aux = pc->count; /* the file's edges, for the totals */
-    if (st == SP_STATUS_SUCCESS && j->ranged) {
+    if (st == SP_STATUS_SUCCESS && j->count) {
+        sp__row_count_add(j->count, r.row + c.edges, r.col + c.edges, pc->count);
+        pc->count = 0;
+    } else if (st == SP_STATUS_SUCCESS && j->ranged) {
         size_t ws = r.w ? sp_value_size(r.wtype) : 0;
         pc->count = sp__coo_keep_rows(r.row + c.edges, r.col + c.edges,
                                       ws ? (char *)r.w + (size_t)c.edges * ws : NULL, ws,
@@ -821,10 +826,12 @@ static void limit_stream(const sp_el_read_t *r, sp_source_t *src, size_t body)
     sp__source_limit(src, cap, why);
 }
 
-/* sp_edgelist_read, or (ranged) sp_edgelist_read_rows of rows [rb, re). */
+/* sp_edgelist_read, or (ranged) sp_edgelist_read_rows of rows [rb, re), or (count) the
+ * count mode over share rank of parts. */
 static sp_status_t read_edgelist(const char *fn, const char *path, sp_value_type_t value_type,
                                  const sp_edgelist_options_t *options, int ranged, int64_t rb,
-                                 int64_t re, sp_coo_t **coo, sp_edgelist_info_t *info)
+                                 int64_t re, sp_coo_t **coo, sp_edgelist_info_t *info,
+                                 sp__row_count_t *count, int rank, int parts)
 {
     sp_status_t st = SP_STATUS_SUCCESS;
     sp_source_t *src = NULL;
@@ -865,7 +872,17 @@ static sp_status_t read_edgelist(const char *fn, const char *path, sp_value_type
     int nthreads = o.nthreads > 0 ? o.nthreads : sp__ncores();
     if (ranged && fmt == &sp__el_metis) nthreads = 1;
     SP_TRY(sp_coo_create(0, 0, 0, value_type, &raw));
-    j = (el_job_t){fmt, &r, raw, NULL, NULL, ranged, o.undirected != 0, rb, re};
+    j = (el_job_t){fmt, &r, raw, NULL, NULL, ranged, o.undirected != 0, rb, re, count};
+    if (count) {
+        count->nrows = count->ncols = r.declared_n;
+        count->declared = r.declared_m;
+        count->either = o.undirected != 0;
+        count->no_loops = o.drop_self_loops != 0;
+        if (r.declared_n > 0) sp__row_count_fit(count, r.declared_n - 1);
+        /* a METIS piece needs the vertex lines before it: rank 0 counts the file */
+        int reads = fmt == &sp__el_metis ? rank == 0 : sp__source_share(src, rank, parts);
+        if (!reads) goto done;
+    }
     sp__progress_t progress;
     sp__stream_progress_init(&progress, src, body, o.progress, o.progress_user);
     sp_stream_reader_t rd = {&j,       el_bound, el_out_create, el_out_free,
@@ -877,6 +894,10 @@ static sp_status_t read_edgelist(const char *fn, const char *path, sp_value_type
     r.col = raw->col;
     int64_t m = res.entries, max_id = largest_id(&j, &res), edges = 0;
     for (int64_t i = 0; i < res.npieces; i++) edges += res.pieces[i].aux;
+    if (count) { /* the totals are the sum of the shares */
+        count->entries = edges;
+        goto done;
+    }
     if (fmt->check_totals) SP_TRY(fmt->check_totals(&r, edges, res.parts));
 
     int64_t n = 0, dropped = 0, merged = 0;
@@ -915,7 +936,8 @@ sp_status_t sp_edgelist_read(const char *path, sp_value_type_t value_type,
                              const sp_edgelist_options_t *options, sp_coo_t **coo,
                              sp_edgelist_info_t *info)
 {
-    return read_edgelist("sp_edgelist_read", path, value_type, options, 0, 0, 0, coo, info);
+    return read_edgelist("sp_edgelist_read", path, value_type, options, 0, 0, 0, coo, info,
+                         NULL, 0, 1);
 }
 
 sp_status_t sp_edgelist_read_rows(const char *path, sp_value_type_t value_type,
@@ -923,5 +945,13 @@ sp_status_t sp_edgelist_read_rows(const char *path, sp_value_type_t value_type,
                                   int64_t row_end, sp_coo_t **coo, sp_edgelist_info_t *info)
 {
     return read_edgelist("sp_edgelist_read_rows", path, value_type, options, 1, row_begin,
-                         row_end, coo, info);
+                         row_end, coo, info, NULL, 0, 1);
+}
+
+sp_status_t sp__edgelist_count_rows(const char *path, const sp_edgelist_options_t *options,
+                                    int rank, int parts, sp__row_count_t *rc)
+{
+    sp_coo_t *none = NULL;
+    return read_edgelist("sp_dist_partition_file", path, SP_VALUE_NONE, options, 1, 0, 0,
+                         &none, NULL, rc, rank, parts);
 }

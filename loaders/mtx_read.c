@@ -8,6 +8,7 @@
 
 #include "sp_base.h"
 #include "sp_progress.h"
+#include "sp_row_count.h"
 #include "sp_text.h"
 
 typedef enum { FMT_COORDINATE, FMT_ARRAY } mtx_format_t;
@@ -27,6 +28,7 @@ typedef struct job {
     int direct;               /* one thread: pieces parsed straight into the COO */
     int ranged;               /* sp_mtx_read_rows: only rows [rb, re) kept */
     int64_t rb, re;
+    sp__row_count_t *count;   /* sp__mtx_count_rows: entries counted, none kept */
     sp_coo_t *a;              /* the output */
     int32_t *row, *col;
     void *val;
@@ -519,7 +521,10 @@ static sp_status_t parse_piece(void *ctx, sp_piece_t *pc)
     w.limit = j->expected - pc->part_offset;
     sp_status_t st = parse_lines(&w, pc);
     pc->part = pc->count; /* the file's entries: the declared count holds them */
-    if (st == SP_STATUS_SUCCESS && j->ranged)
+    if (st == SP_STATUS_SUCCESS && j->count) {
+        sp__row_count_add(j->count, w.row, w.col, pc->count);
+        pc->count = 0;
+    } else if (st == SP_STATUS_SUCCESS && j->ranged)
         pc->count = sp__coo_keep_rows(w.row, w.col, w.val, sp_value_size(w.vt), pc->count,
                                       j->rb, j->re, j->symmetry != SP_SYMMETRY_GENERAL,
                                       &pc->aux);
@@ -683,10 +688,12 @@ done:
     return st;
 }
 
-/* sp_mtx_read, or (ranged) sp_mtx_read_rows of rows [rb, re); fn names the call. */
+/* sp_mtx_read, or (ranged) sp_mtx_read_rows of rows [rb, re), or (count) the count mode
+ * over share rank of parts; fn names the call. */
 static sp_status_t read_mtx(const char *fn, const char *path, sp_value_type_t value_type,
                             const sp_mtx_options_t *options, int ranged, int64_t rb,
-                            int64_t re, sp_coo_t **coo)
+                            int64_t re, sp_coo_t **coo, sp__row_count_t *count, int rank,
+                            int parts)
 {
     sp_status_t st = SP_STATUS_SUCCESS;
     sp_source_t *src = NULL;
@@ -722,7 +729,18 @@ static sp_status_t read_mtx(const char *fn, const char *path, sp_value_type_t va
     j.ranged = ranged;
     j.rb = rb;
     j.re = re;
+    j.count = count;
     limit_stream(&j, src, body);
+    if (count) {
+        count->nrows = j.nrows;
+        count->ncols = j.ncols;
+        count->declared = j.expected;
+        count->either = j.symmetry != SP_SYMMETRY_GENERAL;
+        if (j.nrows > 0) sp__row_count_fit(count, j.nrows - 1);
+        /* an array file's positions are known in input order only: rank 0 counts it */
+        int reads = j.format == FMT_ARRAY ? rank == 0 : sp__source_share(src, rank, parts);
+        if (!reads) goto done;
+    }
 
     /* The output grows with the entries found, never to the declared count up front: a
      * header cannot make the reader allocate what the file does not hold. Where the
@@ -753,6 +771,10 @@ static sp_status_t read_mtx(const char *fn, const char *path, sp_value_type_t va
                              parse_piece, piece_fits,  reserve_entries, place_piece,
                              &progress};
     SP_TRY(sp__stream_run(src, body, body_line, nthreads, &rd, &res));
+    if (count) { /* the declared count is checked on the sum of the shares */
+        count->entries = res.parts;
+        goto done;
+    }
     if (res.parts < j.expected)
         SP_FAIL(SP_STATUS_PARSE_ERROR, "%s:%lld: expected %lld more entries (%lld declared)",
                 j.path, (long long)res.last_line, (long long)(j.expected - res.parts),
@@ -781,12 +803,21 @@ done:
 sp_status_t sp_mtx_read(const char *path, sp_value_type_t value_type,
                         const sp_mtx_options_t *options, sp_coo_t **coo)
 {
-    return read_mtx("sp_mtx_read", path, value_type, options, 0, 0, 0, coo);
+    return read_mtx("sp_mtx_read", path, value_type, options, 0, 0, 0, coo, NULL, 0, 1);
 }
 
 sp_status_t sp_mtx_read_rows(const char *path, sp_value_type_t value_type,
                              const sp_mtx_options_t *options, int64_t row_begin,
                              int64_t row_end, sp_coo_t **coo)
 {
-    return read_mtx("sp_mtx_read_rows", path, value_type, options, 1, row_begin, row_end, coo);
+    return read_mtx("sp_mtx_read_rows", path, value_type, options, 1, row_begin, row_end, coo,
+                    NULL, 0, 1);
+}
+
+sp_status_t sp__mtx_count_rows(const char *path, const sp_mtx_options_t *options, int rank,
+                               int parts, sp__row_count_t *rc)
+{
+    sp_coo_t *none = NULL;
+    return read_mtx("sp_dist_partition_file", path, SP_VALUE_NONE, options, 1, 0, 0, &none, rc,
+                    rank, parts);
 }

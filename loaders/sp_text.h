@@ -148,6 +148,14 @@ sp_status_t sp__source_start_body(sp_source_t *src, size_t body, size_t chunk);
 sp_status_t sp__source_chunk(sp_source_t *src, char **buf, size_t *cap, sp_piece_t *piece,
                              int *got);
 void sp__source_stop(sp_source_t *src, int64_t seq);
+/* Read only share rank of parts of the body (before sp__stream_run): of a regular plain
+ * file, the chunks [T rank / parts, T (rank + 1) / parts) of its T, cut at line breaks by
+ * the same rule as every chunk, so the shares of parts readers hold each line once; the
+ * pieces are numbered from 0 and know nothing of the lines before the share (first_line
+ * and part_offset count from its start). Other inputs cannot be entered in the middle:
+ * nothing is changed and the result says whether this rank reads the whole input (rank 0)
+ * or nothing (the others); 1 where the share was set. */
+int sp__source_share(sp_source_t *src, int rank, int parts);
 sp_status_t sp__source_finish(sp_source_t *src);
 
 /* Bytes per chunk: 4 MiB, or SP_TEST_CHUNK_BYTES from the environment (tests: tiny

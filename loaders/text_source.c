@@ -44,6 +44,8 @@ struct sp_source {
     uint64_t body;
     size_t chunk;
     atomic_llong next_ticket, stop;
+    int share_rank, share_parts; /* sp__source_share: read only that share of the chunks */
+    int64_t ticket_base;         /* regular files: chunk t of this read is the body's t + base */
     int64_t next_seq;
     pthread_mutex_t lock;
     int lock_ok;
@@ -224,6 +226,7 @@ sp_status_t sp__source_open(const char *path, sp_source_t **out)
     s->path = strcmp(path, "-") == 0 ? "<stdin>" : path;
     atomic_init(&s->next_ticket, 0);
     atomic_init(&s->stop, INT64_MAX);
+    s->share_parts = 1;
     if (pthread_mutex_init(&s->lock, NULL) != 0)
         SP_FAIL(SP_STATUS_INTERNAL_ERROR, "sp__source_open: cannot create a mutex");
     s->lock_ok = 1;
@@ -330,6 +333,11 @@ sp_status_t sp__source_start_body(sp_source_t *src, size_t body, size_t chunk)
     src->body = body;
     src->chunk = chunk;
     if (src->regular) { /* chunks are read again at their offsets */
+        uint64_t bytes = src->size > body ? src->size - body : 0;
+        int64_t T = (int64_t)((bytes + chunk - 1) / chunk), P = src->share_parts;
+        int64_t first = T * src->share_rank / P, end = T * (src->share_rank + 1) / P;
+        src->ticket_base = first;
+        if (P > 1) sp__source_stop(src, end - first - 1);
         sp__source_buffer_free(src->buf, src->cap);
         src->buf = NULL;
         src->len = src->cap = 0;
@@ -339,6 +347,14 @@ sp_status_t sp__source_start_body(sp_source_t *src, size_t body, size_t chunk)
     }
 done:
     return st;
+}
+
+int sp__source_share(sp_source_t *src, int rank, int parts)
+{
+    if (!src->regular || parts <= 1) return rank == 0;
+    src->share_rank = rank;
+    src->share_parts = parts;
+    return 1;
 }
 
 void sp__source_stop(sp_source_t *src, int64_t seq)
@@ -392,9 +408,11 @@ static sp_status_t pread_chunk(sp_source_t *src, int64_t t, char **buf, size_t *
                                sp_piece_t *piece, int *got)
 {
     sp_status_t st = SP_STATUS_SUCCESS;
+    int64_t seq = t;
+    t += src->ticket_base;
     uint64_t lo = src->body + (uint64_t)t * src->chunk, hi = lo + src->chunk;
     *got = 0;
-    piece->seq = t;
+    piece->seq = seq;
     if (lo >= src->size) return st;
     if (hi > src->size) hi = src->size;
     uint64_t a = t ? lo - 1 : lo;
@@ -414,7 +432,7 @@ static sp_status_t pread_chunk(sp_source_t *src, int64_t t, char **buf, size_t *
     memset(*buf + e, 0, SP_TEXT_PAD);
     piece->begin = *buf + s;
     piece->end = *buf + e;
-    piece->seq = t;
+    piece->seq = seq;
     *got = 1;
 done:
     return st;

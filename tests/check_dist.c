@@ -686,7 +686,6 @@ START_TEST(file_parts_match_whole)
 }
 END_TEST
 
-#ifndef SP_DIST_TEST_GPU
 static int cmp_entry(const void *x, const void *y)
 {
     const double *a = x, *b = y;
@@ -706,6 +705,7 @@ static void add_entries(const sp_coo_t *a, int64_t shift, double *t, int64_t *n)
     }
 }
 
+#ifndef SP_DIST_TEST_GPU
 /* path read whole, then in P parts of equal rows (one part over every row for P = 1) on
  * 1 and 2 threads with 64-byte chunks: the parts hold the whole's entries, each once. */
 static void check_parts(const char *path, const sp_edgelist_options_t *el, sp_value_type_t vt)
@@ -813,7 +813,199 @@ START_TEST(read_rows_refusals)
     ck_assert(a == NULL);
 }
 END_TEST
-#endif
+#endif /* the readers' own tests */
+
+/* ---- the split from the file alone (sp_dist_partition_file) ------------------------- */
+/* (also on NCCL ranks: its collectives are staged through the device) */
+
+typedef struct pfile {
+    const char *path;
+    const sp_edgelist_options_t *el; /* NULL: Matrix Market */
+    int64_t nbuckets;
+    int64_t rb[MAXP][MAXP + 1];      /* every rank's split */
+    sp_coo_t *part[MAXP];            /* every rank's rows read with it */
+} pfile_t;
+
+static sp_status_t pfile_rank(job_t *j, int rank, sp_comm_t *comm, sp_context_t *ctx)
+{
+    pfile_t *p = j->arg;
+    sp_mtx_options_t mo = {.nthreads = 2};
+    sp_dist_file_options_t o = {.edgelist = p->el != NULL, .mtx = &mo,
+                                .edgelist_options = p->el, .nbuckets = p->nbuckets};
+    int64_t *rb = p->rb[rank];
+    (void)ctx;
+    sp_status_t st = sp_dist_partition_file(comm, p->path, &o, rb);
+    if (st != SP_STATUS_SUCCESS) return st;
+    return p->el ? sp_edgelist_read_rows(p->path, SP_R_64F, p->el, rb[rank], rb[rank + 1],
+                                         &p->part[rank], NULL)
+                 : sp_mtx_read_rows(p->path, SP_R_64F, &mo, rb[rank], rb[rank + 1],
+                                    &p->part[rank]);
+}
+
+/* The entries of the largest bucket of 2^k rows (k the least with nrows in B buckets). */
+static int64_t largest_bucket(const sp_coo_t *a, int64_t B)
+{
+    int k = 0;
+    while (a->nrows > 0 && ((a->nrows - 1) >> k) >= B) k++;
+    int64_t *c = calloc((size_t)B, sizeof *c), top = 0;
+    for (int64_t e = 0; e < a->nnz; e++) c[a->row[e] >> k]++;
+    for (int64_t b = 0; b < B; b++) top = c[b] > top ? c[b] : top;
+    free(c);
+    return top;
+}
+
+/* On P = 1, 2, 3, 4, 7 ranks (chunks of 128 bytes, so every rank counts a share): every
+ * rank gets the same split; with one row per bucket it is sp_dist_partition's of the whole,
+ * else each part starts within one bucket of its share; the parts read with it hold the
+ * whole's entries, each once. */
+static void check_partition_file(const char *path, const sp_edgelist_options_t *el,
+                                 int64_t nbuckets)
+{
+    sp_coo_t *whole = NULL;
+    sp_mtx_options_t mo = {0};
+    ck_assert_ok(el ? sp_edgelist_read(path, SP_R_64F, el, &whole, NULL)
+                    : sp_mtx_read(path, SP_R_64F, &mo, &whole));
+    int64_t nw = 0, *cum = calloc((size_t)whole->nrows + 1, sizeof *cum);
+    double *tw = malloc((size_t)(3 * whole->nnz + 3) * sizeof *tw);
+    double *tp = malloc((size_t)(3 * whole->nnz + 3) * sizeof *tp);
+    add_entries(whole, 0, tw, &nw);
+    qsort(tw, (size_t)nw, 3 * sizeof *tw, cmp_entry);
+    for (int64_t k = 0; k < whole->nnz; k++) cum[whole->row[k] + 1]++;
+    for (int64_t i = 0; i < whole->nrows; i++) cum[i + 1] += cum[i];
+    setenv("SP_TEST_CHUNK_BYTES", "128", 1);
+    for (int c = 0; c < NCOUNTS; c++) {
+        int P = rank_counts[c];
+        int64_t B = nbuckets > 0 ? nbuckets : 64 * (int64_t)P, want[MAXP + 1], np = 0;
+        pfile_t p = {.path = path, .el = el, .nbuckets = nbuckets};
+        job_t j;
+        run_ranks(&j, P, pfile_rank, &p, 0);
+        assert_all_ok(&j);
+        ck_assert_ok(sp_dist_partition(whole, P, want));
+        int64_t slack = largest_bucket(whole, B);
+        for (int r = 0; r < P; r++) {
+            ck_assert_msg(memcmp(p.rb[r], p.rb[0], (size_t)(P + 1) * sizeof(int64_t)) == 0,
+                          "%s P=%d: rank %d's split differs from rank 0's", path, P, r);
+            int64_t target = (whole->nnz / P) * r + (whole->nnz % P) * r / P;
+            int64_t before = cum[p.rb[0][r]];
+            if (whole->nrows <= B)
+                ck_assert_msg(p.rb[0][r] == want[r], "%s P=%d: part %d starts at %lld, "
+                              "sp_dist_partition %lld", path, P, r, (long long)p.rb[0][r],
+                              (long long)want[r]);
+            else if (p.rb[0][r] < whole->nrows)
+                ck_assert_msg(before >= target && before < target + slack + (target == 0),
+                              "%s P=%d: part %d starts after %lld entries, share %lld, "
+                              "bucket %lld", path, P, r, (long long)before,
+                              (long long)target, (long long)slack);
+            add_entries(p.part[r], p.rb[0][r], tp, &np);
+            sp_coo_free(p.part[r]);
+        }
+        ck_assert_int_eq(p.rb[0][P], whole->nrows);
+        qsort(tp, (size_t)np, 3 * sizeof *tp, cmp_entry);
+        ck_assert_msg(np == nw && memcmp(tp, tw, (size_t)(3 * nw) * sizeof *tw) == 0,
+                      "%s P=%d: the parts hold %lld entries, the whole %lld", path, P,
+                      (long long)np, (long long)nw);
+    }
+    unsetenv("SP_TEST_CHUNK_BYTES");
+    free(cum);
+    free(tw);
+    free(tp);
+    sp_coo_free(whole);
+}
+
+START_TEST(partition_file_matches_whole)
+{
+    static const char *mtx[] = {"west0067_jumbled.mtx", "1138_bus.mtx", "Erdos971.mtx",
+                                "karate.mtx", "BentPipe2D100.mtx", "skew_fp64.mtx",
+                                "gko_text_2d.mtx"};
+    char rel[256];
+    sp_coo_t *a = NULL;
+    sp_edgelist_options_t und = {.undirected = 1, .nthreads = 2}, dir = {.nthreads = 2};
+    char *edges = sp_test_temp_path("kron-split.el");
+    FILE *f;
+    for (size_t i = 0; i < sizeof mtx / sizeof *mtx; i++) {
+        snprintf(rel, sizeof rel, "datasets/mtx/%s", mtx[i]);
+        check_partition_file(sp_test_path(rel), NULL, 0);          /* 64 P buckets */
+        check_partition_file(sp_test_path(rel), NULL, 1 << 14);    /* a row each (most) */
+    }
+    /* an edge list whose vertex count only the whole file knows (ids up to 2^8) */
+    ck_assert_ok(sp_gen_kronecker(8, 4, 5, SP_VALUE_NONE, &a));
+    ck_assert((f = fopen(edges, "w")) != NULL);
+    fprintf(f, "# kronecker(8)\n");
+    for (int64_t k = 0; k < a->nnz; k++)
+        fprintf(f, "%d %d\n", a->row[k], a->col[k]);
+    ck_assert_int_eq(fclose(f), 0);
+    sp_coo_free(a);
+    check_partition_file(edges, &und, 0);
+    check_partition_file(edges, &und, 1 << 10);
+    check_partition_file(edges, &dir, 0);
+    check_partition_file(edges, &dir, 1 << 10);
+    check_partition_file(sp_test_path("tests/fixtures/edgelist/tiny.el"), &und, 0);
+    /* counted by rank 0 alone: METIS (vertex lines), gzip (no middle to enter), arrays */
+    check_partition_file(sp_test_path("tests/fixtures/edgelist/tiny.graph"), &dir, 0);
+    check_partition_file(sp_test_path("tests/fixtures/edgelist/isolated.graph"), &dir, 0);
+    check_partition_file(sp_test_path("tests/fixtures/edgelist/tiny.gr"), &und, 0);
+    static const char *fix[] = {"good_gzip.mtx.gz", "good_array_symmetric.mtx",
+                                "good_rect.mtx", "good_empty.mtx", "good_no_newline.mtx"};
+    for (size_t i = 0; i < sizeof fix / sizeof *fix; i++) {
+        snprintf(rel, sizeof rel, "tests/fixtures/mtx/%s", fix[i]);
+        check_partition_file(sp_test_path(rel), NULL, 0);
+    }
+}
+END_TEST
+
+static void write_text(const char *path, const char *head, int64_t lines, int64_t bad_at)
+{
+    FILE *f = fopen(path, "w");
+    ck_assert(f != NULL);
+    fputs(head, f);
+    for (int64_t k = 0; k < lines; k++) {
+        if (k == bad_at) fputs("7 x 1.0\n", f);
+        else fprintf(f, "%lld %lld 1.5\n", (long long)(k % 50 + 1), (long long)(k * 7 % 50 + 1));
+    }
+    ck_assert_int_eq(fclose(f), 0);
+}
+
+/* A bad line in any rank's share, or fewer entries than declared, ends every rank with the
+ * same error (no hang); the communicator is not aborted (a later collective works). */
+static sp_status_t pfile_then_barrier(job_t *j, int rank, sp_comm_t *comm, sp_context_t *ctx)
+{
+    sp_status_t st = pfile_rank(j, rank, comm, ctx);
+    if (st == SP_STATUS_SUCCESS) return SP_STATUS_INTERNAL_ERROR;
+    char why[512];
+    snprintf(why, sizeof why, "%s", sp_last_error());
+    if (sp_comm_barrier(comm) != SP_STATUS_SUCCESS) return SP_STATUS_INTERNAL_ERROR;
+    return SP_ERROR(st, "%s", why);
+}
+
+START_TEST(partition_file_errors_reach_every_rank)
+{
+    char *bad = sp_test_temp_path("split-bad.mtx"), *short_ = sp_test_temp_path("split-short.mtx");
+    const char *head = "%%MatrixMarket matrix coordinate real general\n50 50 400\n";
+    write_text(bad, head, 400, 390); /* line 393: the last rank's share */
+    write_text(short_, head, 399, -1);
+    setenv("SP_TEST_CHUNK_BYTES", "128", 1);
+    for (int c = 0; c < NCOUNTS; c++) {
+        int P = rank_counts[c];
+        pfile_t p = {.path = bad};
+        job_t j;
+        run_ranks(&j, P, pfile_then_barrier, &p, 0);
+        for (int r = 0; r < P; r++) {
+            ck_assert_msg(j.st[r] == SP_STATUS_PARSE_ERROR, "P=%d rank %d: %s: %s", P, r,
+                          sp_status_string(j.st[r]), j.msg[r]);
+            ck_assert_msg(strstr(j.msg[r], "split-bad.mtx:393:") && strstr(j.msg[r], "rank "),
+                          "P=%d rank %d: %s", P, r, j.msg[r]);
+        }
+        p.path = short_;
+        run_ranks(&j, P, pfile_then_barrier, &p, 0);
+        for (int r = 0; r < P; r++)
+            ck_assert_msg(j.st[r] == SP_STATUS_PARSE_ERROR && strstr(j.msg[r], "399 entries"),
+                          "P=%d rank %d: %s: %s", P, r, sp_status_string(j.st[r]), j.msg[r]);
+    }
+    unsetenv("SP_TEST_CHUNK_BYTES");
+    int64_t rb[2];
+    ck_assert_status(sp_dist_partition_file(NULL, bad, NULL, rb), SP_STATUS_INVALID_ARGUMENT);
+}
+END_TEST
 
 /* ---- distributed CG and PCG-Jacobi ------------------------------------------------ */
 typedef struct cg_case {
@@ -1435,6 +1627,8 @@ static Suite *dist_suite(void)
     tcase_add_test(tc, read_rows_cover_the_file);
     tcase_add_test(tc, read_rows_refusals);
 #endif
+    tcase_add_test(tc, partition_file_matches_whole);
+    tcase_add_test(tc, partition_file_errors_reach_every_rank);
     tc = sp_test_add_case(s, "bfs", NULL, NULL);
     tcase_add_test(tc, bfs_matches_single);
     tcase_add_test(tc, bfs_float_matches_single);

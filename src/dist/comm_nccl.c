@@ -220,6 +220,9 @@ static sp_status_t nccl_exchange(sp_comm_t *c, int nsend, const sp_comm_msg_t *s
 static sp_status_t scratch(nccl_rank_t *n, size_t bytes)
 {
     cudaError_t e;
+    /* the rank's device, whatever the calling thread had current (sp_dist_partition_file
+     * may come before any context of the rank's) */
+    if ((e = cudaSetDevice(n->device)) != cudaSuccess) return cuda_fail("cudaSetDevice", e);
     if (n->scratch_bytes >= bytes) return SP_STATUS_SUCCESS;
     if (n->d_scratch) (void)cudaFree(n->d_scratch);
     n->d_scratch = NULL;
