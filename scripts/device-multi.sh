@@ -87,6 +87,10 @@ passed bfs-kron-distgen "dist_check: passed"
 # each rank reads only its rows of the file (sp_mtx_read_rows), checked against the whole
 step read-rows 120 ./build-gpu/bench/spbench --gpus "$ngpu" --read-rows --cg datasets/mtx/1138_bus.mtx
 passed read-rows "dist_check: passed"
+# the same with the split computed from the file alone (sp_dist_partition_file)
+step read-rows-balanced 120 ./build-gpu/bench/spbench --gpus "$ngpu" --read-rows-balanced --cg \
+  datasets/mtx/BentPipe2D100.mtx
+passed read-rows-balanced "dist_check: passed"
 step dist-cg-gpus 120 ./build-gpu/examples/dist_cg --gpus --n 64 --jacobi
 passed dist-cg-gpus "status: converged"
 # one process per GPU, the NCCL id through a file (as several hosts would join)
