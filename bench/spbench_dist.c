@@ -5,8 +5,9 @@
  * and the largest error against the single-context SpMV. Self-checking: the exit status
  * is 1 when a result is wrong (a row's SpMV error above its bound 2 gamma_len (|A||x|)_i,
  * CG iterations more than one apart, a BFS failing the Graph500 validator or its levels
- * differing). --dist-gen with --gen kron:S[:EF] makes the ranks' graph with sp_dist_gen_kronecker (never whole in one
- * place) and checks it against the single generator's. --read-rows with FILE.mtx: each rank
+ * differing). --dist-gen with --gen kron:S[:EF] makes the ranks' graph with
+ * sp_dist_gen_kronecker (never whole in one place) and checks it against the single
+ * generator's. --read-rows with FILE.mtx: each rank
  * reads only its rows of the file (sp_mtx_read_rows; the split sp_dist_partition gives the
  * whole, which the single-context reference reads anyway) and builds its part with
  * sp_dist_matrix_create_local; the time of each rank's read is printed beside its rows.
