@@ -812,14 +812,13 @@ typedef enum sp_diag {
 } sp_diag_t;
 
 typedef enum sp_sptrsv_alg {
-    SP_SPTRSV_ALG_AUTO = 0,     /* CUDA: one block with x in shared memory for a small
-                                   triangle, else SOFT_SYNC, or LEVELS for a triangle of
-                                   few or narrow levels (chains); the rule and its
-                                   thresholds: src/policy.c */
+    SP_SPTRSV_ALG_AUTO = 0,     /* CUDA: SOFT_SYNC, or LEVELS for a triangle of few or
+                                   narrow levels (chains); the rule and its thresholds:
+                                   src/policy.c */
     SP_SPTRSV_ALG_LEVELS = 1,   /* level scheduling, one launch per dependency level */
-    SP_SPTRSV_ALG_SOFT_SYNC = 2 /* one kernel: groups of rows of one level by ticket, each
-                                   group waiting once for the level before it to finish
-                                   (no relaunch per level) */
+    SP_SPTRSV_ALG_SOFT_SYNC = 2 /* one kernel, no relaunch per level: blocks of rows in
+                                   level order by ticket, each row waiting on the rows it
+                                   needs (src/policy.c names the kernel) */
 } sp_sptrsv_alg_t;
 
 /* x = alpha * T^-1 * b, T the uplo triangle of A (the other triangle's entries ignored, so

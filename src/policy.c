@@ -119,25 +119,28 @@ static const sp__bfs_policy_t bfs_sm90 = {
 };
 
 /* ---- SpTRSV ----
- * SOFT_SYNC runs the wave kernel (SP_GPU_SPTRSV_WAVE, issue 26): units of one level by
- * ticket, a warp waiting once on the previous level's counter, instead of the value-as-flag
- * block kernel (SOFT_BLOCK: every waiting row polls each of its dependencies, which on a 3D
- * stencil floods L2 with scattered polls; 0.91x cuSPARSE on poisson3d128 on an H200,
- * bench/results/h200-solvers.md). Measured: bench/results/ (scripts/device-trsv26.sh).
- * AUTO: small triangles (x within the single-block kernel's shared memory, at most
- * small_max_nnz entries: beyond about 0.5M entries one SM's stream of the matrix, about
- * 6 MB at some 100 GB/s, outweighs the level latency it saves) get the single-block
- * kernel, decided before any analysis. Otherwise the soft kernel unless the triangle's
- * levels are few (arrow, 2 levels: level scheduling 12.5 us against 10.4 for the block
- * kernel) or narrow (a chain hands every row over: chain1M 664 ms against 584 for level
- * scheduling, which runs consecutive small levels in one block), from the levels the soft
- * plan's analysis counts (H200, bench/results/h200-solvers.md). */
+ * SOFT_SYNC runs the value-as-flag block kernel (SOFT_BLOCK: 256 consecutive rows a block,
+ * x its own ready flag). Measured against the wave kernel (SP_GPU_SPTRSV_WAVE: a warp a
+ * group of one level's rows, one wait on the previous level's counter) on an H200 in one
+ * run (bench/results/h200x2-run-2026-11-25b.md, sptrsv_bench --internal, solve us):
+ * poisson3d100 651.6 against 703.2, poisson3d128 884.0 / 978.6, poisson2d1000 2907.9 /
+ * 4164.3, ani4 168.8 / 302.4, BentPipe2D100 228.5 / 342.0, young1c 56.2 / 96.9, 1138_bus
+ * 51.4 / 53.3; the wave kernel only on arrow (2 levels, which AUTO gives level scheduling).
+ * AUTO: the soft kernel unless the triangle's levels are few (arrow, 2 levels: level
+ * scheduling 12.5 us against 10.4 for the block kernel) or narrow (a chain hands every
+ * row over: chain1M 664 ms against 584 for level scheduling, which runs consecutive small
+ * levels in one block), from the levels the soft plan's analysis counts (H200,
+ * bench/results/h200-solvers.md). The single-block kernel (SP_GPU_SPTRSV_SMALL) is not an
+ * AUTO choice (small_max_nnz 0): in the same run it beat the block kernel on 1138_bus (21
+ * levels: 34.6 against 51.4 us) but lost on young1c (57 levels: 68.4 / 56.2), BentPipe2D100
+ * (199: 248.6 / 228.5) and ani4 (183: 248.7 / 168.8); its rule (sizes known before the
+ * analysis) cannot see the levels that separate them. */
 static const sp__sptrsv_policy_t sptrsv_sm90 = {
     .auto_min_levels = 3,
     .auto_min_rows_per_level = 8,
-    .soft_kernel = SP_GPU_SPTRSV_WAVE,
+    .soft_kernel = SP_GPU_SPTRSV_SOFT_BLOCK,
     .small_max_bytes = SP_GPU_SPTRSV_SMALL_MAX_BYTES,
-    .small_max_nnz = (int64_t)1 << 19,
+    .small_max_nnz = 0,
 };
 
 /* ---- format builds ----
@@ -430,8 +433,8 @@ int sp__policy_sptrsv_use_small(const sp__policy_t *p, int64_t nrows, int64_t nn
                                 size_t value_size)
 {
     const sp__sptrsv_policy_t *s = p->sptrsv;
-    return nrows > 0 && nrows * (int64_t)value_size <= s->small_max_bytes &&
-           nnz <= s->small_max_nnz;
+    return s->small_max_nnz > 0 && nrows > 0 &&
+           nrows * (int64_t)value_size <= s->small_max_bytes && nnz <= s->small_max_nnz;
 }
 
 int sp__policy_sptrsv_use_levels(const sp__policy_t *p, int64_t nrows, int64_t levels)

@@ -734,10 +734,9 @@ START_TEST(test_alloc_failure)
 }
 END_TEST
 /* The public sp_sptrsv_analyse and sp_sptrsv on a CUDA context against a host context,
- * every public algorithm, both triangles, unit and not: AUTO takes the single-block kernel
- * on the small 3D Poisson (x in shared memory), the wave kernel on the larger one (wide
- * levels) and level scheduling on a long chain (also with a unit diagonal); repeated
- * solves on one cached plan. */
+ * every public algorithm, both triangles, unit and not: AUTO takes the soft kernel on the
+ * 3D Poisson problems (wide levels) and level scheduling on a long chain (also with a
+ * unit diagonal); repeated solves on one cached plan. */
 START_TEST(test_public_api)
 {
     sp_context_t *gpu = NULL, *host = NULL;
