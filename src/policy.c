@@ -362,16 +362,19 @@ int sp__policy_spmv_csc_aggregate(const sp__policy_t *p, int64_t row_max)
     return row_max > csc_aggregate_min_row_sm90;
 }
 
-/* The window of rows near the chunk's columns (kernels/spmv/spmv_policy_coo.h) pays on
- * square matrices, where the diagonal runs through every chunk: a stencil's or band's
- * rows near it recur in several columns of a chunk (3 of a 7-point row's 7 entries), and
- * the window adds them once, 32 consecutive rows an instruction. Elsewhere it costs a
- * compare an entry and a read of the warp's slots a chunk. Chosen by that count, not yet
- * timed: scripts/device-spmv23c.sh measures it (CSC on poisson3d:160, kron:22). */
+/* The window of rows near the chunk's columns (kernels/spmv/spmv_policy_coo.h) was meant
+ * for square matrices, where the diagonal runs through every chunk: a stencil's rows near
+ * it recur in several columns of a chunk and the window adds them once, 32 consecutive
+ * rows an instruction. Timed on an H200 (bench/csc_bench, Poisson 160^3, against
+ * cuSPARSE's CSC SpMV in the same run, bench/results/h200x2-run-2026-11-25b.md): without
+ * the window 0.2331 ms (0.960x cuSPARSE), with it 0.2530 (0.883x), with lane aggregation
+ * 0.4036 / 0.5981. The stencil is the window's best case and it lost there: off. */
 int sp__policy_spmv_csc_window(const sp__policy_t *p, int64_t nrows, int64_t ncols)
 {
     (void)p;
-    return nrows == ncols;
+    (void)nrows;
+    (void)ncols;
+    return 0;
 }
 
 /* Segmented: no atomics in the main pass and one write per row. */

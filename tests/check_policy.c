@@ -234,7 +234,7 @@ START_TEST(spmv_long_rows_pins)
     ck_assert_int_eq(sp__policy_spmv_csr_long_bound(p, 4096000, 28518400, 7, 0), -1);
     ck_assert_int_eq(sp__policy_spmv_csc_aggregate(p, 1024), 0);
     ck_assert_int_eq(sp__policy_spmv_csc_aggregate(p, 1025), 1);
-    ck_assert_int_eq(sp__policy_spmv_csc_window(p, 4096000, 4096000), 1);
+    ck_assert_int_eq(sp__policy_spmv_csc_window(p, 4096000, 4096000), 0); /* measured slower */
     ck_assert_int_eq(sp__policy_spmv_csc_window(p, 3000, 3000000), 0);
 }
 END_TEST
