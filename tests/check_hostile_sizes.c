@@ -192,15 +192,22 @@ START_TEST(sizes_above_32_bits)
                                  "2147483648 x 4");
     ck_refused_before_allocating(sp_coo_create(4, big, 0, SP_R_64F, &a), SP_STATUS_NOT_SUPPORTED,
                                  "4 x 2147483648");
-    ck_refused_before_allocating(sp_coo_create(4, 4, big, SP_R_64F, &a), SP_STATUS_NOT_SUPPORTED,
-                                 "2147483648 entries");
     ck_refused_before_allocating(sp_coo_create(INT64_MAX, INT64_MAX, INT64_MAX, SP_R_64F, &a),
                                  SP_STATUS_NOT_SUPPORTED, "9223372036854775807");
+    /* entry counts are bounded by memory alone (issue 20): past the address space refused
+     * before allocating, past 2^31 tried, and refused with the bytes when memory says no */
+    ck_refused_before_allocating(sp_coo_create(4, 4, INT64_MAX, SP_R_64F, &a),
+                                 SP_STATUS_ALLOC_FAILED, "9223372036854775807 entries of 16 bytes");
+    sp_test_fail_allocations_above((size_t)1 << 30);
+    ck_assert_status(sp_coo_create(4, 4, big, SP_R_64F, &a), SP_STATUS_ALLOC_FAILED);
+    ck_assert_error_has("2147483648 entries of 16 bytes (34359738368 bytes)");
+    ck_assert_status(sp_gen_uniform(30, 2, 1, SP_R_64F, &a), SP_STATUS_ALLOC_FAILED);
+    ck_assert_error_has("2147483648 entries of 16 bytes");
+    sp_test_restore_allocator();
+    ck_assert_int_eq(sp_test_live_allocations(), 0);
     ck_assert_ptr_null(a);
     ck_refused_before_allocating(sp_gen_kronecker(31, 1, 1, SP_R_64F, &a), SP_STATUS_NOT_SUPPORTED,
                                  "scale 31");
-    ck_refused_before_allocating(sp_gen_uniform(30, 2, 1, SP_R_64F, &a), SP_STATUS_NOT_SUPPORTED,
-                                 "2147483648 edges");
     ck_refused_before_allocating(sp_gen_poisson2d(46341, SP_R_64F, &a), SP_STATUS_NOT_SUPPORTED,
                                  "rows");
     ck_refused_before_allocating(sp_gen_poisson3d(1290, SP_R_64F, &a), SP_STATUS_NOT_SUPPORTED,
