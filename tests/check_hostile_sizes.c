@@ -83,6 +83,28 @@ START_TEST(mtx_headers)
 }
 END_TEST
 
+/* A declared count past 2^31 that the file's size can back (a sparse file: its body is
+ * never parsed) is taken up to memory (issue 20): the reserve for it fails under a 1 GiB
+ * cap with the count, where it was refused as beyond 32-bit indices. */
+START_TEST(mtx_count_past_32_bits)
+{
+    const char *p = write_file("big.mtx", "%%MatrixMarket matrix coordinate real general\n"
+                                          "3 3 2147483649\n");
+    ck_assert_int_eq(truncate(p, (off_t)10 << 30), 0);
+    sp_mtx_options_t opt = {0};
+    opt.nthreads = 2; /* the threaded read reserves for the file's size first */
+    sp_coo_t *a = NULL;
+    sp_test_fail_allocations_above((size_t)1 << 30);
+    sp_status_t st = sp_mtx_read(p, SP_R_64F, &opt, &a);
+    sp_test_restore_allocator();
+    ck_assert_msg(st == SP_STATUS_ALLOC_FAILED, "%s: %s", sp_status_string(st), sp_last_error());
+    ck_assert_error_has("2147483649");
+    ck_assert_ptr_null(a);
+    ck_assert_int_eq(sp_test_live_allocations(), 0);
+    ck_assert_int_eq(unlink(p), 0);
+}
+END_TEST
+
 /* A gzip file's entries cannot be bounded by its compressed size: the claim is refused
  * from the decompressed text, and the output arrays are never sized by the header. */
 START_TEST(mtx_gzip_claim)
@@ -301,6 +323,7 @@ int main(void)
     tcase_set_timeout(tc, 300);
     tcase_add_test(tc, mtx_headers);
     tcase_add_test(tc, mtx_gzip_claim);
+    tcase_add_test(tc, mtx_count_past_32_bits);
     tcase_add_test(tc, edgelist_headers);
     tcase_add_test(tc, cache_header);
     tcase_add_test(tc, sizes_above_32_bits);
