@@ -314,7 +314,9 @@ SP_API sp_status_t sp_gen_kronecker(int scale, int edgefactor, uint64_t seed,
 SP_API sp_status_t sp_gen_uniform(int scale, int edgefactor, uint64_t seed,
                                   sp_value_type_t value_type, sp_coo_t **coo);
 /* Poisson matrices on an n x n (x n) grid, Dirichlet boundary: 2D 5-point (4 on the
- * diagonal, -1 off), 3D 7-point (6, -1) and 3D 27-point (26, -1). Sorted, merged. */
+ * diagonal, -1 off), 3D 7-point (6, -1) and 3D 27-point (26, -1). Sorted, merged. Rows
+ * below 2^31 (above: SP_STATUS_NOT_SUPPORTED); entries as memory allows (3D 7-point 700^3
+ * has 2.4 x 10^9), SP_STATUS_ALLOC_FAILED naming the bytes when it does not. */
 SP_API sp_status_t sp_gen_poisson2d(int64_t n, sp_value_type_t value_type, sp_coo_t **coo);
 SP_API sp_status_t sp_gen_poisson3d(int64_t n, sp_value_type_t value_type, sp_coo_t **coo);
 SP_API sp_status_t sp_gen_poisson3d27(int64_t n, sp_value_type_t value_type, sp_coo_t **coo);
@@ -348,8 +350,9 @@ typedef struct sp_gen_shape {
     uint64_t seed;
 } sp_gen_shape_t;
 
-/* A matrix of shape g (deterministic in g). Sizes beyond 32-bit indices or offsets are
- * refused with SP_STATUS_NOT_SUPPORTED naming the count. */
+/* A matrix of shape g (deterministic in g). Rows or columns beyond 32-bit indices are
+ * refused with SP_STATUS_NOT_SUPPORTED naming the count; entries past 2^31 are made as
+ * memory allows (SP_STATUS_ALLOC_FAILED naming the bytes when it does not). */
 SP_API sp_status_t sp_gen_shape(const sp_gen_shape_t *g, sp_value_type_t value_type,
                                 sp_coo_t **coo);
 

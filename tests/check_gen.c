@@ -543,9 +543,12 @@ START_TEST(grid_bad_arguments)
     ck_assert_error_has("rows");
     ck_assert_status(gen(INT64_MAX, SP_R_64F, &a), SP_STATUS_NOT_SUPPORTED);
     ck_assert_error_has("rows");
-    /* rows fit, entries do not */
-    ck_assert_status(gen(three_d ? 1290 : 46340, SP_R_64F, &a), SP_STATUS_NOT_SUPPORTED);
-    ck_assert_error_has("entries");
+    /* rows fit, entries past 2^31: only memory refuses (issue 20), here a 1 GiB cap */
+    sp_test_fail_allocations_above((size_t)1 << 30);
+    ck_assert_status(gen(three_d ? 1290 : 46340, SP_R_64F, &a), SP_STATUS_ALLOC_FAILED);
+    sp_test_restore_allocator();
+    ck_assert_error_has("entries of 16 bytes");
+    ck_assert_int_eq(sp_test_live_allocations(), 0);
     ck_assert_ptr_eq(a, sentinel);
 }
 END_TEST

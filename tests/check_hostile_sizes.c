@@ -232,8 +232,10 @@ START_TEST(sizes_above_32_bits)
                                  "scale 31");
     ck_refused_before_allocating(sp_gen_poisson2d(46341, SP_R_64F, &a), SP_STATUS_NOT_SUPPORTED,
                                  "rows");
-    ck_refused_before_allocating(sp_gen_poisson3d(1290, SP_R_64F, &a), SP_STATUS_NOT_SUPPORTED,
-                                 "entries");
+    sp_test_fail_allocations_above((size_t)1 << 30);
+    ck_assert_status(sp_gen_poisson3d(1290, SP_R_64F, &a), SP_STATUS_ALLOC_FAILED);
+    sp_test_restore_allocator();
+    ck_assert_error_has("15016838400 entries of 16 bytes");
     ck_refused_before_allocating(sp_gen_poisson3d27(INT64_MAX, SP_R_64F, &a),
                                  SP_STATUS_NOT_SUPPORTED, "rows");
     ck_refused_before_allocating(sp_gen_grid2d((int64_t)1 << 40, SP_R_64F, &a),
