@@ -10,6 +10,11 @@
  *  - Handles are created and destroyed in pairs; every destroy/free accepts NULL.
  *  - Sizes cross the API as int64_t; indices are 32-bit and 0-based in memory. An input
  *    whose sizes do not fit 32-bit indices is refused with SP_STATUS_NOT_SUPPORTED.
+ *    Entry counts: the host COO layer (sp_coo_*, the generators, loaders and cache)
+ *    takes any count memory allows, past 2^31 (an allocation that fails gives
+ *    SP_STATUS_ALLOC_FAILED with the bytes); rows and columns stay below 2^31. A matrix
+ *    (sp_matrix_create, its formats, SpMV, BFS) still needs fewer than 2^31 entries and
+ *    refuses more with SP_STATUS_NOT_SUPPORTED naming the count and the bound.
  *  - Host memory is allocated through the hooks set with sp_set_host_allocator (default
  *    malloc/free); memory the library returns to the caller is released with the
  *    matching sp_*_free function, or sp_free for plain arrays.
@@ -138,7 +143,9 @@ typedef struct sp_coo {
     unsigned flags;
 } sp_coo_t;
 
-/* Allocate a COO with room for capacity entries, nnz = 0. */
+/* Allocate a COO with room for capacity entries, nnz = 0. nrows, ncols up to INT32_MAX
+ * (above: SP_STATUS_NOT_SUPPORTED); capacity as memory allows (SP_STATUS_ALLOC_FAILED
+ * naming the bytes when it does not, also past 2^31 entries). */
 SP_API sp_status_t sp_coo_create(int64_t nrows, int64_t ncols, int64_t capacity,
                                  sp_value_type_t value_type, sp_coo_t **coo);
 /* Deep copy, optionally converting the value type (SP_VALUE_NONE drops values; from
@@ -301,11 +308,15 @@ SP_API sp_status_t sp_coo_load(const char *path, sp_coo_t **coo);
  * kept; use sp_coo_symmetrize for the undirected graph). Values: uniform in [0,1). */
 SP_API sp_status_t sp_gen_kronecker(int scale, int edgefactor, uint64_t seed,
                                     sp_value_type_t value_type, sp_coo_t **coo);
-/* Uniform random (Erdos-Renyi style) graph, 2^scale vertices, edgefactor * 2^scale edges. */
+/* Uniform random (Erdos-Renyi style) graph, 2^scale vertices, edgefactor * 2^scale edges.
+ * Both: scale up to 30; the edge count only as memory allows (scale 30 with edge factor
+ * 16 is 2^34 entries); SP_STATUS_ALLOC_FAILED names the bytes when it does not. */
 SP_API sp_status_t sp_gen_uniform(int scale, int edgefactor, uint64_t seed,
                                   sp_value_type_t value_type, sp_coo_t **coo);
 /* Poisson matrices on an n x n (x n) grid, Dirichlet boundary: 2D 5-point (4 on the
- * diagonal, -1 off), 3D 7-point (6, -1) and 3D 27-point (26, -1). Sorted, merged. */
+ * diagonal, -1 off), 3D 7-point (6, -1) and 3D 27-point (26, -1). Sorted, merged. Rows
+ * below 2^31 (above: SP_STATUS_NOT_SUPPORTED); entries as memory allows (3D 7-point 700^3
+ * has 2.4 x 10^9), SP_STATUS_ALLOC_FAILED naming the bytes when it does not. */
 SP_API sp_status_t sp_gen_poisson2d(int64_t n, sp_value_type_t value_type, sp_coo_t **coo);
 SP_API sp_status_t sp_gen_poisson3d(int64_t n, sp_value_type_t value_type, sp_coo_t **coo);
 SP_API sp_status_t sp_gen_poisson3d27(int64_t n, sp_value_type_t value_type, sp_coo_t **coo);
@@ -339,8 +350,9 @@ typedef struct sp_gen_shape {
     uint64_t seed;
 } sp_gen_shape_t;
 
-/* A matrix of shape g (deterministic in g). Sizes beyond 32-bit indices or offsets are
- * refused with SP_STATUS_NOT_SUPPORTED naming the count. */
+/* A matrix of shape g (deterministic in g). Rows or columns beyond 32-bit indices are
+ * refused with SP_STATUS_NOT_SUPPORTED naming the count; entries past 2^31 are made as
+ * memory allows (SP_STATUS_ALLOC_FAILED naming the bytes when it does not). */
 SP_API sp_status_t sp_gen_shape(const sp_gen_shape_t *g, sp_value_type_t value_type,
                                 sp_coo_t **coo);
 

@@ -348,10 +348,12 @@ static sp_status_t check_header(const char *path, const cache_header_t *h, int64
         SP_FAIL(SP_STATUS_PARSE_ERROR,
                 "%s: file has %lld bytes, but %lld entries make %lld (trailing data)", path,
                 (long long)fsize, (long long)h->nnz, (long long)expected);
-    if (h->nrows > INT32_MAX || h->ncols > INT32_MAX || h->nnz > INT32_MAX)
+    /* row and column ids are 32-bit; the entry count is bounded by memory alone */
+    if (h->nrows > INT32_MAX || h->ncols > INT32_MAX)
         SP_FAIL(SP_STATUS_NOT_SUPPORTED,
-                "%s: %lld x %lld with %lld entries exceeds 32-bit indices (limit %d)", path,
-                (long long)h->nrows, (long long)h->ncols, (long long)h->nnz, INT32_MAX);
+                "%s: %lld x %lld with %lld entries exceeds 32-bit row and column ids "
+                "(limit %d)", path, (long long)h->nrows, (long long)h->ncols,
+                (long long)h->nnz, INT32_MAX);
 done:
     return st;
 }

@@ -627,10 +627,6 @@ static sp_status_t check_header_claims(const sp_el_read_t *r, uint64_t body_byte
                 "%s:%lld: %lld edges declared but the remaining %llu bytes cannot hold them",
                 r->path, (long long)r->header_line, (long long)r->declared_m,
                 (unsigned long long)body_bytes);
-    if (r->declared_m > INT32_MAX)
-        SP_FAIL(SP_STATUS_NOT_SUPPORTED,
-                "%s:%lld: %lld edges declared exceed 32-bit indices (limit %d)", r->path,
-                (long long)r->header_line, (long long)r->declared_m, INT32_MAX);
 done:
     return st;
 }
@@ -726,16 +722,13 @@ static int el_fits(void *ctx, const sp_piece_t *pc)
     return j->fmt != &sp__el_metis || pc->part_offset + pc->part <= j->r->declared_n;
 }
 
-/* Room for n edges, doubling (large blocks move by mremap on glibc, without a copy). */
+/* Room for n edges, doubling (large blocks move by mremap on glibc, without a copy); the
+ * edge count is bounded by memory alone (issue 20), vertex ids stay 32-bit. */
 static sp_status_t el_reserve(void *ctx, int64_t n, int64_t *cap)
 {
     sp_status_t st = SP_STATUS_SUCCESS;
     el_job_t *j = ctx;
     int64_t old = j->raw->capacity, want = 2 * old > n ? 2 * old : n;
-    if (n > INT32_MAX)
-        SP_FAIL(SP_STATUS_NOT_SUPPORTED, "%s: more than %d edges exceed 32-bit indices",
-                j->r->path, INT32_MAX);
-    if (want > INT32_MAX) want = INT32_MAX;
     if (j->r->compact) {
         int64_t *s = sp__realloc(j->src, (size_t)want * sizeof *s);
         if (s) j->src = s;

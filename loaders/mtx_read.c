@@ -159,9 +159,7 @@ static sp_status_t parse_sizes(job_t *j, const char *p, const char *end, int64_t
         SP_FAIL(SP_STATUS_PARSE_ERROR,
                 "%s:%lld: %lld entries declared but the remaining %zu bytes cannot hold them",
                 path, (long long)line, (long long)n, body_bytes);
-    if (n > INT32_MAX)
-        SP_FAIL(SP_STATUS_NOT_SUPPORTED, "%s:%lld: %lld entries exceed 32-bit indices (limit %d)",
-                path, (long long)line, (long long)n, INT32_MAX);
+    /* the entry count is bounded by memory alone (issue 20); row and column ids stay 32-bit */
     j->expected = n;
 done:
     return st;
@@ -662,8 +660,7 @@ static void limit_stream(const job_t *j, sp_source_t *src, size_t body)
 }
 
 /* Mirror the off-diagonal entries of symmetric files after the file's own. */
-static sp_status_t expand_symmetric(job_t *j, const sp_stream_result_t *res, int nthreads,
-                                    int64_t size_line)
+static sp_status_t expand_symmetric(job_t *j, const sp_stream_result_t *res, int nthreads)
 {
     sp_status_t st = SP_STATUS_SUCCESS;
     int64_t nmirror = 0;
@@ -672,11 +669,7 @@ static sp_status_t expand_symmetric(job_t *j, const sp_stream_result_t *res, int
         j->mirror_offset[c] = nmirror;
         nmirror += res->pieces[c].aux;
     }
-    if (j->a->nnz + nmirror > INT32_MAX)
-        SP_FAIL(SP_STATUS_NOT_SUPPORTED,
-                "%s:%lld: %lld entries after symmetric expansion exceed 32-bit indices "
-                "(limit %d)", j->path, (long long)size_line, (long long)(j->a->nnz + nmirror),
-                INT32_MAX);
+    /* at most twice the declared count: no overflow, memory the only bound (issue 20) */
     SP_TRY(sp__coo_grow(j->a, j->a->nnz + nmirror));
     j->pieces = res->pieces;
     SP_TRY(sp__parallel_for(nthreads, (int)res->npieces, mirror_task, j));
@@ -784,7 +777,7 @@ static sp_status_t read_mtx(const char *fn, const char *path, sp_value_type_t va
     if (j.symmetry != SP_SYMMETRY_GENERAL && opt.keep_symmetric)
         a->flags |= SP_COO_SYMMETRIC_STORED;
     else if (j.symmetry != SP_SYMMETRY_GENERAL)
-        SP_TRY(expand_symmetric(&j, &res, nthreads, body_line - 1));
+        SP_TRY(expand_symmetric(&j, &res, nthreads));
     if (ranged) { /* rows renumbered from the part's first; a part is not symmetric */
         for (int64_t k = 0; k < a->nnz; k++) a->row[k] = (int32_t)(a->row[k] - rb);
         a->nrows = re - rb;

@@ -22,24 +22,30 @@ sp_status_t sp_coo_create(int64_t nrows, int64_t ncols, int64_t capacity,
                  (long long)nrows, (long long)ncols, (long long)capacity);
     SP_CHECK_ARG(valid_type(value_type), "sp_coo_create: unknown value type %d",
                  (int)value_type);
-    if (nrows > INT32_MAX || ncols > INT32_MAX || capacity > INT32_MAX)
+    /* Row and column ids are 32-bit; the entry count is bounded only by memory. */
+    if (nrows > INT32_MAX || ncols > INT32_MAX)
         SP_FAIL(SP_STATUS_NOT_SUPPORTED,
-                "sp_coo_create: %lld x %lld with %lld entries exceeds 32-bit indices "
-                "(limit %d)", (long long)nrows, (long long)ncols, (long long)capacity,
-                INT32_MAX);
+                "sp_coo_create: %lld x %lld exceeds 32-bit row and column ids (limit %d)",
+                (long long)nrows, (long long)ncols, INT32_MAX);
+    size_t entry_bytes = 2 * sizeof(int32_t) + sp_value_size(value_type);
+    if ((uint64_t)capacity > SIZE_MAX / entry_bytes)
+        SP_FAIL(SP_STATUS_ALLOC_FAILED,
+                "sp_coo_create: %lld entries of %zu bytes (%.0f bytes) exceed the address "
+                "space", (long long)capacity, entry_bytes, (double)capacity * (double)entry_bytes);
     SP_CALLOC(a, 1);
     a->nrows = nrows;
     a->ncols = ncols;
     a->capacity = capacity;
     a->value_type = value_type;
-    SP_ALLOC(a->row, capacity);
-    SP_ALLOC(a->col, capacity);
-    if (value_type != SP_VALUE_NONE) {
+    a->row = sp__malloc_array((size_t)capacity, sizeof *a->row);
+    a->col = a->row ? sp__malloc_array((size_t)capacity, sizeof *a->col) : NULL;
+    if (a->col && value_type != SP_VALUE_NONE)
         a->val = sp__malloc_array((size_t)capacity, sp_value_size(value_type));
-        if (!a->val)
-            SP_FAIL(SP_STATUS_ALLOC_FAILED, "out of host memory allocating %lld values",
-                    (long long)capacity);
-    }
+    if (!a->row || !a->col || (value_type != SP_VALUE_NONE && !a->val))
+        SP_FAIL(SP_STATUS_ALLOC_FAILED,
+                "sp_coo_create: out of host memory for %lld entries of %zu bytes "
+                "(%.0f bytes)", (long long)capacity, entry_bytes,
+                (double)capacity * (double)entry_bytes);
     /* Left to the default 4 KiB pages, not MADV_HUGEPAGE: on the project's 2-core VMs (free
      * page reporting) a fresh process's first touch of 436 MB of huge pages took 0.3-0.8 s
      * longer; bench/results/c-kernels-loaders.md, 2026-11-24. */
@@ -118,20 +124,20 @@ sp_status_t sp__coo_symmetrize_threads(sp_coo_t *coo, int drop_self_loops, int n
                  (long long)coo->nrows, (long long)coo->ncols);
     int64_t n = coo->nnz, keep = 0;
     size_t vs = sp_value_size(coo->value_type);
-    if (2 * n > INT32_MAX)
-        SP_FAIL(SP_STATUS_NOT_SUPPORTED,
-                "sp_coo_symmetrize: %lld entries doubled exceed 32-bit indices",
+    if (n > INT64_MAX / 2)
+        SP_FAIL(SP_STATUS_NOT_SUPPORTED, "sp_coo_symmetrize: %lld entries doubled overflow",
                 (long long)n);
     t = *coo;
     t.row = t.col = NULL;
     t.val = NULL;
-    SP_ALLOC(t.row, 2 * n);
-    SP_ALLOC(t.col, 2 * n);
-    if (vs) {
-        t.val = sp__malloc_array((size_t)(2 * n), vs);
-        if (!t.val) SP_FAIL(SP_STATUS_ALLOC_FAILED, "out of host memory growing COO to %lld",
-                            (long long)(2 * n));
-    }
+    t.row = sp__malloc_array((size_t)(2 * n), sizeof *t.row);
+    t.col = t.row ? sp__malloc_array((size_t)(2 * n), sizeof *t.col) : NULL;
+    if (t.col && vs) t.val = sp__malloc_array((size_t)(2 * n), vs);
+    if (!t.row || !t.col || (vs && !t.val))
+        SP_FAIL(SP_STATUS_ALLOC_FAILED,
+                "sp_coo_symmetrize: out of host memory for %lld mirrored entries of %zu "
+                "bytes (%.0f bytes)", (long long)(2 * n), 2 * sizeof(int32_t) + vs,
+                (double)(2 * n) * (double)(2 * sizeof(int32_t) + vs));
     t.capacity = 2 * n;
     for (int64_t k = 0; k < n; k++) {
         if (drop_self_loops && coo->row[k] == coo->col[k]) continue;

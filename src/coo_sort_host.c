@@ -14,8 +14,13 @@
  * in the caller's arrays (the pool fails only before any task runs, so the COO changes
  * only on success).
  *
- * Memory: 12 bytes an entry twice (key and position, double-buffered) plus one value
- * buffer, against the reference's 12 + a value plus its two sorts' scratch. */
+ * Positions are 32-bit while n fits them (n <= UINT32_MAX, or the test limit
+ * sp__position32_limit), 64-bit above: the width is chosen once per call, and the tasks
+ * that touch positions (pack, scatter, merge) exist once per width (POSITION_TASKS).
+ *
+ * Memory: 12 bytes an entry twice (key and 32-bit position, double-buffered; 16 twice
+ * past 2^32 entries) plus one value buffer, against the reference's 12 + a value plus its
+ * two sorts' scratch. */
 #include <string.h>
 
 #include "sp_base.h"
@@ -30,13 +35,16 @@ enum {
     MIN_CHUNK = 1 << 15, /* entries a task takes at least: below, one thread sorts */
 };
 
+typedef sp_status_t (*task_fn)(int i, void *arg);
+
 typedef struct sort_job {
     sp_triplets_t *t;
     sp_dup_policy_t policy;
     int64_t n, chunk;
     int ntasks, cbits, shift;
     uint64_t *key[2];
-    uint32_t *pos[2];
+    void *pos[2]; /* uint32_t or uint64_t positions (wide) */
+    int wide;
     int src; /* which of the two buffers holds the current order */
     int64_t *hist; /* ntasks x BUCKETS: counts, then each task's offsets */
     int64_t *heads; /* ntasks + 1: run heads per chunk, then where each chunk's runs go */
@@ -57,27 +65,81 @@ static int bits_for(int64_t count)
     return b;
 }
 
-/* Check a chunk's entries (the reference's message for the first one outside), pack their
- * keys and count the first digit. */
-static sp_status_t pack_task(int i, void *arg)
-{
-    sort_job_t *j = arg;
-    const sp_triplets_t *t = j->t;
-    int64_t *h = j->hist + (size_t)i * BUCKETS;
-    memset(h, 0, BUCKETS * sizeof *h);
-    for (int64_t k = chunk_begin(j, i), e = chunk_begin(j, i + 1); k < e; k++) {
-        int32_t r = t->row[k], c = t->col[k];
-        if (r < 0 || r >= t->nrows || c < 0 || c >= t->ncols)
-            return SP_ERROR(SP_STATUS_INVALID_ARGUMENT,
-                            "coo sort: entry %lld at (%d, %d) outside %lld x %lld",
-                            (long long)k, r, c, (long long)t->nrows, (long long)t->ncols);
-        uint64_t key = (uint64_t)r << j->cbits | (uint64_t)c;
-        j->key[0][k] = key;
-        j->pos[0][k] = (uint32_t)k;
-        h[key & (BUCKETS - 1)]++;
+/* The tasks that read or write positions, for positions of type T (uint32_t or
+ * uint64_t): pack_task##W checks a chunk's entries (the reference's message for the first
+ * one outside), packs their keys and counts the first digit; scatter_task##W moves a
+ * chunk by the current digit; merge_task##W writes the runs that start in chunk i (rows,
+ * columns and values) into the out buffers. */
+#define POSITION_TASKS(W, T)                                                                \
+    static sp_status_t pack_task##W(int i, void *arg)                                       \
+    {                                                                                       \
+        sort_job_t *j = arg;                                                                \
+        const sp_triplets_t *t = j->t;                                                      \
+        T *pos = j->pos[0];                                                                 \
+        int64_t *h = j->hist + (size_t)i * BUCKETS;                                         \
+        memset(h, 0, BUCKETS * sizeof *h);                                                  \
+        for (int64_t k = chunk_begin(j, i), e = chunk_begin(j, i + 1); k < e; k++) {        \
+            int32_t r = t->row[k], c = t->col[k];                                           \
+            if (r < 0 || r >= t->nrows || c < 0 || c >= t->ncols)                           \
+                return SP_ERROR(SP_STATUS_INVALID_ARGUMENT,                                 \
+                                "coo sort: entry %lld at (%d, %d) outside %lld x %lld",     \
+                                (long long)k, r, c, (long long)t->nrows,                    \
+                                (long long)t->ncols);                                       \
+            uint64_t key = (uint64_t)r << j->cbits | (uint64_t)c;                           \
+            j->key[0][k] = key;                                                             \
+            pos[k] = (T)k;                                                                  \
+            h[key & (BUCKETS - 1)]++;                                                       \
+        }                                                                                   \
+        return SP_STATUS_SUCCESS;                                                           \
+    }                                                                                       \
+                                                                                            \
+    static sp_status_t scatter_task##W(int i, void *arg)                                    \
+    {                                                                                       \
+        sort_job_t *j = arg;                                                                \
+        const uint64_t *key = j->key[j->src];                                               \
+        const T *pos = j->pos[j->src];                                                      \
+        uint64_t *key_out = j->key[!j->src];                                                \
+        T *pos_out = j->pos[!j->src];                                                       \
+        int64_t *off = j->hist + (size_t)i * BUCKETS;                                       \
+        for (int64_t k = chunk_begin(j, i), e = chunk_begin(j, i + 1); k < e; k++) {        \
+            int64_t d = off[(key[k] >> j->shift) & (BUCKETS - 1)]++;                        \
+            key_out[d] = key[k];                                                            \
+            pos_out[d] = pos[k];                                                            \
+        }                                                                                   \
+        return SP_STATUS_SUCCESS;                                                           \
+    }                                                                                       \
+                                                                                            \
+    static sp_status_t merge_task##W(int i, void *arg)                                      \
+    {                                                                                       \
+        sort_job_t *j = arg;                                                                \
+        sp_triplets_t *t = j->t;                                                            \
+        const uint64_t *key = j->key[j->src];                                               \
+        const T *pos = j->pos[j->src];                                                      \
+        const uint64_t cmask = ((uint64_t)1 << j->cbits) - 1;                               \
+        sp_value_type_t vt = t->value_type;                                                 \
+        size_t vs = sp_value_size(vt);                                                      \
+        int64_t out = j->heads[i], e = chunk_begin(j, i + 1);                               \
+        for (int64_t k = chunk_begin(j, i); k < e; k++) {                                   \
+            if (k > 0 && key[k] == key[k - 1]) continue;                                    \
+            int64_t last = k + 1;                                                           \
+            while (last < j->n && key[last] == key[k]) last++;                              \
+            j->row_out[out] = (int32_t)(key[k] >> j->cbits);                                \
+            j->col_out[out] = (int32_t)(key[k] & cmask);                                    \
+            if (vs && j->policy == SP_DUP_KEEP) {                                           \
+                memcpy((char *)j->val_out + (size_t)out * vs,                               \
+                       (const char *)t->val + (size_t)pos[k] * vs, vs);                     \
+            } else if (vs) {                                                                \
+                double sum = 0.0;                                                           \
+                for (int64_t m = k; m < last; m++)                                          \
+                    sum += vt == SP_R_32F ? (double)((const float *)t->val)[pos[m]]         \
+                                          : ((const double *)t->val)[pos[m]];               \
+                if (vt == SP_R_32F) ((float *)j->val_out)[out] = (float)sum;                \
+                else ((double *)j->val_out)[out] = sum;                                     \
+            }                                                                               \
+            out++;                                                                          \
+        }                                                                                   \
+        return SP_STATUS_SUCCESS;                                                           \
     }
-    return SP_STATUS_SUCCESS;
-}
 
 static sp_status_t count_task(int i, void *arg)
 {
@@ -87,22 +149,6 @@ static sp_status_t count_task(int i, void *arg)
     memset(h, 0, BUCKETS * sizeof *h);
     for (int64_t k = chunk_begin(j, i), e = chunk_begin(j, i + 1); k < e; k++)
         h[(key[k] >> j->shift) & (BUCKETS - 1)]++;
-    return SP_STATUS_SUCCESS;
-}
-
-static sp_status_t scatter_task(int i, void *arg)
-{
-    sort_job_t *j = arg;
-    const uint64_t *key = j->key[j->src];
-    const uint32_t *pos = j->pos[j->src];
-    uint64_t *key_out = j->key[!j->src];
-    uint32_t *pos_out = j->pos[!j->src];
-    int64_t *off = j->hist + (size_t)i * BUCKETS;
-    for (int64_t k = chunk_begin(j, i), e = chunk_begin(j, i + 1); k < e; k++) {
-        int64_t d = off[(key[k] >> j->shift) & (BUCKETS - 1)]++;
-        key_out[d] = key[k];
-        pos_out[d] = pos[k];
-    }
     return SP_STATUS_SUCCESS;
 }
 
@@ -117,38 +163,8 @@ static sp_status_t head_task(int i, void *arg)
     return SP_STATUS_SUCCESS;
 }
 
-/* The runs that start in chunk i: rows, columns and values into the out buffers. */
-static sp_status_t merge_task(int i, void *arg)
-{
-    sort_job_t *j = arg;
-    sp_triplets_t *t = j->t;
-    const uint64_t *key = j->key[j->src];
-    const uint32_t *pos = j->pos[j->src];
-    const uint64_t cmask = ((uint64_t)1 << j->cbits) - 1;
-    sp_value_type_t vt = t->value_type;
-    size_t vs = sp_value_size(vt);
-    int64_t out = j->heads[i], e = chunk_begin(j, i + 1);
-    for (int64_t k = chunk_begin(j, i); k < e; k++) {
-        if (k > 0 && key[k] == key[k - 1]) continue;
-        int64_t last = k + 1;
-        while (last < j->n && key[last] == key[k]) last++;
-        j->row_out[out] = (int32_t)(key[k] >> j->cbits);
-        j->col_out[out] = (int32_t)(key[k] & cmask);
-        if (vs && j->policy == SP_DUP_KEEP) {
-            memcpy((char *)j->val_out + (size_t)out * vs, (const char *)t->val + (size_t)pos[k] * vs,
-                   vs);
-        } else if (vs) {
-            double sum = 0.0;
-            for (int64_t m = k; m < last; m++)
-                sum += vt == SP_R_32F ? (double)((const float *)t->val)[pos[m]]
-                                      : ((const double *)t->val)[pos[m]];
-            if (vt == SP_R_32F) ((float *)j->val_out)[out] = (float)sum;
-            else ((double *)j->val_out)[out] = sum;
-        }
-        out++;
-    }
-    return SP_STATUS_SUCCESS;
-}
+POSITION_TASKS(32, uint32_t)
+POSITION_TASKS(64, uint64_t)
 
 /* The merged entries [b, e) of chunk i's share into the caller's arrays. */
 static sp_status_t commit_task(int i, void *arg)
@@ -194,12 +210,11 @@ sp_status_t sp__coo_sort_merge_threads(sp_triplets_t *t, sp_dup_policy_t policy,
     SP_CHECK_ARG(t != NULL, "coo sort: coo is NULL");
     SP_CHECK_ARG(policy == SP_DUP_SUM || policy == SP_DUP_KEEP,
                  "coo sort: unknown duplicate policy %d", (int)policy);
-    SP_CHECK_ARG(t->nnz >= 0 && t->nnz <= INT32_MAX, "coo sort: nnz %lld outside 0..%d",
-                 (long long)t->nnz, INT32_MAX);
+    SP_CHECK_ARG(t->nnz >= 0, "coo sort: nnz %lld is negative", (long long)t->nnz);
     if (nthreads <= 0) nthreads = sp__ncores();
     j.n = t->nnz;
-    j.ntasks = (int)((j.n + MIN_CHUNK - 1) / MIN_CHUNK);
-    if (j.ntasks > nthreads) j.ntasks = nthreads;
+    int64_t chunks = (j.n + MIN_CHUNK - 1) / MIN_CHUNK;
+    j.ntasks = chunks < nthreads ? (int)chunks : nthreads;
     if (j.ntasks <= 1 || t->nrows <= 0 || t->ncols <= 0)
         return sp__ref_coo_sort_merge(t, policy, nmerged);
     j.t = t;
@@ -208,9 +223,18 @@ sp_status_t sp__coo_sort_merge_threads(sp_triplets_t *t, sp_dup_policy_t policy,
     j.cbits = bits_for(t->ncols);
     int total_bits = j.cbits + bits_for(t->nrows);
     size_t vs = sp_value_size(t->value_type);
+    /* the one choice of position width; a task table follows it */
+    j.wide = j.n > (int64_t)UINT32_MAX || j.n > sp__position32_limit();
+    task_fn pack = j.wide ? pack_task64 : pack_task32;
+    task_fn scatter = j.wide ? scatter_task64 : scatter_task32;
+    task_fn merge = j.wide ? merge_task64 : merge_task32;
+    size_t pos_bytes = j.wide ? sizeof(uint64_t) : sizeof(uint32_t);
     for (int b = 0; b < 2; b++) {
         SP_ALLOC(j.key[b], j.n);
-        SP_ALLOC(j.pos[b], j.n);
+        if (!(j.pos[b] = sp__malloc_array((size_t)j.n, pos_bytes)))
+            SP_FAIL(SP_STATUS_ALLOC_FAILED,
+                    "coo sort: out of host memory allocating %lld x %zu bytes of positions",
+                    (long long)j.n, pos_bytes);
     }
     SP_ALLOC(j.hist, (int64_t)j.ntasks * BUCKETS);
     SP_ALLOC(j.heads, j.ntasks + 1);
@@ -218,11 +242,11 @@ sp_status_t sp__coo_sort_merge_threads(sp_triplets_t *t, sp_dup_policy_t policy,
         SP_FAIL(SP_STATUS_ALLOC_FAILED, "coo sort: out of host memory for %lld values",
                 (long long)j.n);
     /* the first digit's counts come with the keys (and the check of every entry) */
-    SP_TRY(sp__parallel_for(nthreads, j.ntasks, pack_task, &j));
+    SP_TRY(sp__parallel_for(nthreads, j.ntasks, pack, &j));
     for (j.shift = 0; j.shift < total_bits; j.shift += DIGIT_BITS) {
         if (j.shift > 0) SP_TRY(sp__parallel_for(nthreads, j.ntasks, count_task, &j));
         if (pass_offsets(&j)) continue;
-        SP_TRY(sp__parallel_for(nthreads, j.ntasks, scatter_task, &j));
+        SP_TRY(sp__parallel_for(nthreads, j.ntasks, scatter, &j));
         j.src = !j.src;
     }
     SP_TRY(sp__parallel_for(nthreads, j.ntasks, head_task, &j));
@@ -238,7 +262,7 @@ sp_status_t sp__coo_sort_merge_threads(sp_triplets_t *t, sp_dup_policy_t policy,
     /* the free key buffer (8 bytes an entry) holds the merged rows and columns */
     j.row_out = (int32_t *)(void *)j.key[!j.src];
     j.col_out = j.row_out + j.n;
-    SP_TRY(sp__parallel_for(nthreads, j.ntasks, merge_task, &j));
+    SP_TRY(sp__parallel_for(nthreads, j.ntasks, merge, &j));
     /* the pool fails before any task runs, or runs them all: the COO changes only here */
     SP_TRY(sp__parallel_for(nthreads, j.ntasks, commit_task, &j));
     t->nnz = j.heads[j.ntasks];

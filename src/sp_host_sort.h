@@ -7,7 +7,9 @@
 /* The reference's sort-merge (sp__ref_coo_sort_merge: entries stably sorted by (row, col),
  * duplicates summed in input order or the first kept, the same bits and the same errors)
  * on up to nthreads threads (<= 0: every core). Below 2^15 entries a task, one thread runs
- * the reference itself. The COO changes only on success. */
+ * the reference itself. The COO changes only on success. Any nnz memory allows: entry
+ * positions are 32-bit up to UINT32_MAX entries (and sp__position32_limit, sp_ref.h), 64-bit
+ * above, chosen once per call. */
 sp_status_t sp__coo_sort_merge_threads(sp_triplets_t *t, sp_dup_policy_t policy,
                                        int64_t *nmerged, int nthreads);
 

@@ -281,6 +281,27 @@ START_TEST(huge_claims)
 }
 END_TEST
 
+/* A cache past 2^31 entries (a sparse file of the right size: its arrays are never read)
+ * is loaded as memory allows (issue 20): under a 1 GiB cap, refused with the count and
+ * the bytes, where it was refused as beyond 32-bit indices. */
+START_TEST(entries_past_32_bits)
+{
+    const char *p = saved_small("big.spcoo");
+    int64_t nnz = ((int64_t)1 << 31) + 1;
+    patch(p, 48, &nnz, 8);
+    ck_assert_int_eq(truncate(p, (off_t)(64 + 8 + nnz * 16)), 0);
+    sp_coo_t *b = NULL;
+    sp_test_fail_allocations_above((size_t)1 << 30);
+    sp_status_t st = sp_coo_load(p, &b);
+    sp_test_restore_allocator();
+    ck_assert_msg(st == SP_STATUS_ALLOC_FAILED, "%s: %s", sp_status_string(st), sp_last_error());
+    ck_assert_error_has("2147483649 entries of 16 bytes (34359738384 bytes)");
+    ck_assert_ptr_null(b);
+    ck_assert_int_eq(sp_test_live_allocations(), 0);
+    ck_assert_int_eq(unlink(p), 0);
+}
+END_TEST
+
 START_TEST(bad_arguments)
 {
     sp_coo_t *a = small_matrix(SP_R_64F), *b = NULL;
@@ -341,6 +362,7 @@ int main(void)
     tcase_add_test(tc, round_trip_types);
     tcase_add_test(tc, round_trip_empty);
     tcase_add_test(tc, round_trip_random);
+    tcase_add_test(tc, entries_past_32_bits);
     tcase_add_test(tc, overwrites_existing);
     tcase_add_test(tc, committed_fixture);
     tcase_add_test(tc, truncated);

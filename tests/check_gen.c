@@ -500,10 +500,14 @@ START_TEST(graph_bad_arguments)
     ck_assert_error_has("scale 31");
     ck_assert_status(gen(10, 0, 1, SP_R_64F, &a), SP_STATUS_INVALID_ARGUMENT);
     ck_assert_error_has("edgefactor 0");
-    ck_assert_status(gen(30, 2, 1, SP_R_64F, &a), SP_STATUS_NOT_SUPPORTED);
-    ck_assert_error_has("2147483648 edges");
-    ck_assert_status(gen(26, 64, 1, SP_R_64F, &a), SP_STATUS_NOT_SUPPORTED);
-    ck_assert_error_has("4294967296 edges");
+    /* past 2^31 edges only memory refuses (issue 20): here a 1 GiB cap on one request */
+    sp_test_fail_allocations_above((size_t)1 << 30);
+    ck_assert_status(gen(30, 2, 1, SP_R_64F, &a), SP_STATUS_ALLOC_FAILED);
+    ck_assert_error_has("2147483648 entries of 16 bytes (34359738368 bytes)");
+    ck_assert_status(gen(26, 64, 1, SP_VALUE_NONE, &a), SP_STATUS_ALLOC_FAILED);
+    ck_assert_error_has("4294967296 entries of 8 bytes (34359738368 bytes)");
+    sp_test_restore_allocator();
+    ck_assert_int_eq(sp_test_live_allocations(), 0);
     ck_assert_status(gen(4, 4, 1, (sp_value_type_t)7, &a), SP_STATUS_INVALID_ARGUMENT);
     ck_assert_error_has("value type 7");
     ck_assert_status(gen(4, 4, 1, SP_R_64F, NULL), SP_STATUS_INVALID_ARGUMENT);
@@ -539,9 +543,12 @@ START_TEST(grid_bad_arguments)
     ck_assert_error_has("rows");
     ck_assert_status(gen(INT64_MAX, SP_R_64F, &a), SP_STATUS_NOT_SUPPORTED);
     ck_assert_error_has("rows");
-    /* rows fit, entries do not */
-    ck_assert_status(gen(three_d ? 1290 : 46340, SP_R_64F, &a), SP_STATUS_NOT_SUPPORTED);
-    ck_assert_error_has("entries");
+    /* rows fit, entries past 2^31: only memory refuses (issue 20), here a 1 GiB cap */
+    sp_test_fail_allocations_above((size_t)1 << 30);
+    ck_assert_status(gen(three_d ? 1290 : 46340, SP_R_64F, &a), SP_STATUS_ALLOC_FAILED);
+    sp_test_restore_allocator();
+    ck_assert_error_has("entries of 16 bytes");
+    ck_assert_int_eq(sp_test_live_allocations(), 0);
     ck_assert_ptr_eq(a, sentinel);
 }
 END_TEST

@@ -83,6 +83,28 @@ START_TEST(mtx_headers)
 }
 END_TEST
 
+/* A declared count past 2^31 that the file's size can back (a sparse file: its body is
+ * never parsed) is taken up to memory (issue 20): the reserve for it fails under a 1 GiB
+ * cap with the count, where it was refused as beyond 32-bit indices. */
+START_TEST(mtx_count_past_32_bits)
+{
+    const char *p = write_file("big.mtx", "%%MatrixMarket matrix coordinate real general\n"
+                                          "3 3 2147483649\n");
+    ck_assert_int_eq(truncate(p, (off_t)10 << 30), 0);
+    sp_mtx_options_t opt = {0};
+    opt.nthreads = 2; /* the threaded read reserves for the file's size first */
+    sp_coo_t *a = NULL;
+    sp_test_fail_allocations_above((size_t)1 << 30);
+    sp_status_t st = sp_mtx_read(p, SP_R_64F, &opt, &a);
+    sp_test_restore_allocator();
+    ck_assert_msg(st == SP_STATUS_ALLOC_FAILED, "%s: %s", sp_status_string(st), sp_last_error());
+    ck_assert_error_has("2147483649");
+    ck_assert_ptr_null(a);
+    ck_assert_int_eq(sp_test_live_allocations(), 0);
+    ck_assert_int_eq(unlink(p), 0);
+}
+END_TEST
+
 /* A gzip file's entries cannot be bounded by its compressed size: the claim is refused
  * from the decompressed text, and the output arrays are never sized by the header. */
 START_TEST(mtx_gzip_claim)
@@ -192,19 +214,28 @@ START_TEST(sizes_above_32_bits)
                                  "2147483648 x 4");
     ck_refused_before_allocating(sp_coo_create(4, big, 0, SP_R_64F, &a), SP_STATUS_NOT_SUPPORTED,
                                  "4 x 2147483648");
-    ck_refused_before_allocating(sp_coo_create(4, 4, big, SP_R_64F, &a), SP_STATUS_NOT_SUPPORTED,
-                                 "2147483648 entries");
     ck_refused_before_allocating(sp_coo_create(INT64_MAX, INT64_MAX, INT64_MAX, SP_R_64F, &a),
                                  SP_STATUS_NOT_SUPPORTED, "9223372036854775807");
+    /* entry counts are bounded by memory alone (issue 20): past the address space refused
+     * before allocating, past 2^31 tried, and refused with the bytes when memory says no */
+    ck_refused_before_allocating(sp_coo_create(4, 4, INT64_MAX, SP_R_64F, &a),
+                                 SP_STATUS_ALLOC_FAILED, "9223372036854775807 entries of 16 bytes");
+    sp_test_fail_allocations_above((size_t)1 << 30);
+    ck_assert_status(sp_coo_create(4, 4, big, SP_R_64F, &a), SP_STATUS_ALLOC_FAILED);
+    ck_assert_error_has("2147483648 entries of 16 bytes (34359738368 bytes)");
+    ck_assert_status(sp_gen_uniform(30, 2, 1, SP_R_64F, &a), SP_STATUS_ALLOC_FAILED);
+    ck_assert_error_has("2147483648 entries of 16 bytes");
+    sp_test_restore_allocator();
+    ck_assert_int_eq(sp_test_live_allocations(), 0);
     ck_assert_ptr_null(a);
     ck_refused_before_allocating(sp_gen_kronecker(31, 1, 1, SP_R_64F, &a), SP_STATUS_NOT_SUPPORTED,
                                  "scale 31");
-    ck_refused_before_allocating(sp_gen_uniform(30, 2, 1, SP_R_64F, &a), SP_STATUS_NOT_SUPPORTED,
-                                 "2147483648 edges");
     ck_refused_before_allocating(sp_gen_poisson2d(46341, SP_R_64F, &a), SP_STATUS_NOT_SUPPORTED,
                                  "rows");
-    ck_refused_before_allocating(sp_gen_poisson3d(1290, SP_R_64F, &a), SP_STATUS_NOT_SUPPORTED,
-                                 "entries");
+    sp_test_fail_allocations_above((size_t)1 << 30);
+    ck_assert_status(sp_gen_poisson3d(1290, SP_R_64F, &a), SP_STATUS_ALLOC_FAILED);
+    sp_test_restore_allocator();
+    ck_assert_error_has("15016838400 entries of 16 bytes");
     ck_refused_before_allocating(sp_gen_poisson3d27(INT64_MAX, SP_R_64F, &a),
                                  SP_STATUS_NOT_SUPPORTED, "rows");
     ck_refused_before_allocating(sp_gen_grid2d((int64_t)1 << 40, SP_R_64F, &a),
@@ -294,6 +325,7 @@ int main(void)
     tcase_set_timeout(tc, 300);
     tcase_add_test(tc, mtx_headers);
     tcase_add_test(tc, mtx_gzip_claim);
+    tcase_add_test(tc, mtx_count_past_32_bits);
     tcase_add_test(tc, edgelist_headers);
     tcase_add_test(tc, cache_header);
     tcase_add_test(tc, sizes_above_32_bits);

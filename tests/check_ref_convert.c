@@ -335,6 +335,88 @@ START_TEST(sort_merge_threads_bad_entry)
 }
 END_TEST
 
+/* Both host sorts with their 64-bit positions (issue 20: used past INT32_MAX / UINT32_MAX
+ * entries, forced here by the test limit) give the 32-bit paths' result bit for bit. */
+static void assert_same_coo(const sp_coo_t *a, const sp_coo_t *b)
+{
+    size_t vs = sp_value_size(a->value_type);
+    ck_assert_int_eq(a->nnz, b->nnz);
+    ck_assert(memcmp(a->row, b->row, (size_t)a->nnz * sizeof *a->row) == 0);
+    ck_assert(memcmp(a->col, b->col, (size_t)a->nnz * sizeof *a->col) == 0);
+    if (vs) ck_assert(memcmp(a->val, b->val, (size_t)a->nnz * vs) == 0);
+}
+
+START_TEST(sort_merge_positions64)
+{
+    static const sp_value_type_t types[] = {SP_R_64F, SP_R_32F, SP_VALUE_NONE};
+    sp_value_type_t t = types[_i % 3];
+    sp_dup_policy_t policy = _i / 3 ? SP_DUP_KEEP : SP_DUP_SUM;
+    const int64_t nnz = 100000;
+    sp_coo_t *want = random_big(11 + (uint64_t)_i, 3000, 70000, nnz, t), *got[4] = {NULL};
+    int64_t mwant = -1, mgot;
+    for (int v = 0; v < 4; v++) ck_assert_ok(sp_coo_copy(want, t, &got[v]));
+    sp_triplets_t tw = sp__coo_triplets(want);
+    ck_assert_ok(sp__ref_coo_sort_merge(&tw, policy, &mwant));
+    want->nnz = tw.nnz;
+    ck_assert_int_gt(mwant, 0);
+    /* got[0], got[1]: the reference; got[2], got[3]: 3 threads; odd ones 64-bit forced */
+    for (int v = 0; v < 4; v++) {
+        sp_triplets_t tg = sp__coo_triplets(got[v]);
+        sp__test_set_position32_limit(v % 2 ? 0 : INT64_MAX);
+        if (v < 2) ck_assert_ok(sp__ref_coo_sort_merge(&tg, policy, &mgot));
+        else ck_assert_ok(sp__coo_sort_merge_threads(&tg, policy, &mgot, 3));
+        sp__test_set_position32_limit(INT64_MAX);
+        got[v]->nnz = tg.nnz;
+        ck_assert_int_eq(mgot, mwant);
+        assert_same_coo(want, got[v]);
+        sp_coo_free(got[v]);
+    }
+    sp_coo_free(want);
+}
+END_TEST
+
+START_TEST(symmetrize_positions64)
+{
+    const int64_t nnz = 100000;
+    sp_coo_t *want = random_big(5, 40000, 40000, nnz, SP_R_64F), *got[3] = {NULL};
+    for (int v = 0; v < 3; v++) ck_assert_ok(sp_coo_copy(want, SP_R_64F, &got[v]));
+    ck_assert_ok(sp__coo_symmetrize_threads(want, 1, 3));
+    ck_assert_int_gt(want->nnz, nnz);
+    /* 64-bit positions forced: on 3 threads, on 1 (the reference), and 32-bit on 1 */
+    static const int threads[] = {3, 1, 1};
+    for (int v = 0; v < 3; v++) {
+        sp__test_set_position32_limit(v < 2 ? 0 : INT64_MAX);
+        ck_assert_ok(sp__coo_symmetrize_threads(got[v], 1, threads[v]));
+        sp__test_set_position32_limit(INT64_MAX);
+        assert_same_coo(want, got[v]);
+        sp_coo_free(got[v]);
+    }
+    sp_coo_free(want);
+}
+END_TEST
+
+/* Past 2^30 edges (symmetrize) and 2^32 entries (sort) memory is the only bound: COO
+ * headers claiming that many entries get ALLOC_FAILED with the count (their arrays are
+ * never read: the scratch is allocated first), and stay as they were. */
+START_TEST(entries_past_32_bits)
+{
+    sp_coo_t fake = {4, 4, ((int64_t)1 << 30) + 1, ((int64_t)1 << 30) + 1, NULL, NULL, NULL,
+                     SP_R_64F, SP_SYMMETRY_GENERAL, 0};
+    sp_test_fail_allocations_above((size_t)1 << 30);
+    ck_assert_status(sp_coo_symmetrize(&fake, 0), SP_STATUS_ALLOC_FAILED);
+    ck_assert_error_has("2147483650 mirrored entries of 16 bytes (34359738400 bytes)");
+    ck_assert_int_eq(fake.nnz, ((int64_t)1 << 30) + 1);
+    ck_assert_ptr_null(fake.row);
+    fake.nnz = fake.capacity = ((int64_t)1 << 32) + 1;
+    sp_triplets_t t = sp__coo_triplets(&fake);
+    ck_assert_status(sp__coo_sort_merge_threads(&t, SP_DUP_SUM, NULL, 4), SP_STATUS_ALLOC_FAILED);
+    ck_assert_error_has("4294967297");
+    ck_assert_int_eq(t.nnz, fake.nnz);
+    sp_test_restore_allocator();
+    ck_assert_int_eq(sp_test_live_allocations(), 0);
+}
+END_TEST
+
 /* Decode every format of a random matrix back to dense and compare with the CSR's. */
 static void add_entry(double *d, int64_t ncols, int64_t r, int64_t c, const void *val,
                       sp_value_type_t t, int64_t k)
@@ -675,6 +757,9 @@ int main(void)
     tcase_add_loop_test(tc, sort_merge_random, 0, 4);
     tcase_add_loop_test(tc, sort_merge_threads, 0, 18);
     tcase_add_test(tc, sort_merge_threads_bad_entry);
+    tcase_add_loop_test(tc, sort_merge_positions64, 0, 6);
+    tcase_add_test(tc, symmetrize_positions64);
+    tcase_add_test(tc, entries_past_32_bits);
     tcase_add_test(tc, formats_random);
     tcase_add_test(tc, hyb_width_rule);
     tcase_add_test(tc, bad_inputs);

@@ -229,9 +229,13 @@ START_TEST(shapes_refuse_bad_arguments)
     g = (sp_gen_shape_t){.kind = SP_GEN_RECT, .nrows = 10, .ncols = 0, .mean = 2};
     ck_assert_status(sp_gen_shape(&g, SP_R_64F, &a), SP_STATUS_INVALID_ARGUMENT);
     ck_assert_error_has("10 x 0");
+    /* 5 x 10^9 entries: only memory refuses (issue 20), here a 1 GiB cap */
     g = (sp_gen_shape_t){.kind = SP_GEN_RECT, .nrows = 100000, .ncols = 100000, .mean = 50000};
-    ck_assert_status(sp_gen_shape(&g, SP_R_64F, &a), SP_STATUS_NOT_SUPPORTED);
-    ck_assert_error_has("32-bit");
+    sp_test_fail_allocations_above((size_t)1 << 30);
+    ck_assert_status(sp_gen_shape(&g, SP_R_64F, &a), SP_STATUS_ALLOC_FAILED);
+    sp_test_restore_allocator();
+    ck_assert_error_has("entries of 16 bytes");
+    ck_assert_int_eq(sp_test_live_allocations(), 0);
     ck_assert_status(sp_gen_shape(NULL, SP_R_64F, &a), SP_STATUS_INVALID_ARGUMENT);
     ck_assert_ptr_null(a);
 }

@@ -164,18 +164,19 @@ void sp_test_dense_spmv(const sp_coo_t *a, double alpha, const double *x, double
 /* Counts of the failing allocator; atomic because the parallel loaders allocate from
  * several threads. */
 static atomic_llong g_fail_from = -1, g_requests, g_live;
+static atomic_ullong g_max_bytes = ~0ull; /* requests above it fail */
 
-static int next_request_fails(void)
+static int next_request_fails(size_t bytes)
 {
     long long n = atomic_fetch_add(&g_requests, 1);
     long long k = atomic_load(&g_fail_from);
-    return k >= 0 && n >= k;
+    return (k >= 0 && n >= k) || bytes > atomic_load(&g_max_bytes);
 }
 
 static void *counting_alloc(size_t bytes, void *user)
 {
     (void)user;
-    if (next_request_fails()) return NULL;
+    if (next_request_fails(bytes)) return NULL;
     void *p = malloc(bytes);
     if (p) atomic_fetch_add(&g_live, 1);
     return p;
@@ -184,7 +185,7 @@ static void *counting_alloc(size_t bytes, void *user)
 static void *counting_realloc(void *ptr, size_t bytes, void *user)
 {
     (void)user;
-    if (next_request_fails()) return NULL;
+    if (next_request_fails(bytes)) return NULL;
     void *p = realloc(ptr, bytes);
     if (p && !ptr) atomic_fetch_add(&g_live, 1);
     return p;
@@ -202,9 +203,16 @@ void sp_test_fail_allocations_after(int64_t k)
     static const sp_allocator_t counting = {counting_alloc, counting_realloc, counting_free,
                                             NULL};
     atomic_store(&g_fail_from, k);
+    atomic_store(&g_max_bytes, ~0ull);
     atomic_store(&g_requests, 0);
     atomic_store(&g_live, 0);
     sp_set_host_allocator(&counting);
+}
+
+void sp_test_fail_allocations_above(size_t max_bytes)
+{
+    sp_test_fail_allocations_after(-1);
+    atomic_store(&g_max_bytes, (unsigned long long)max_bytes);
 }
 
 int64_t sp_test_allocations(void) { return atomic_load(&g_requests); }

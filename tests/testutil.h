@@ -86,6 +86,9 @@ void sp_test_dense_spmv(const sp_coo_t *a, double alpha, const double *x, double
  * and fails the k-th one onward (0-based: k = 0 fails every request; k < 0 never fails).
  * Thread-safe; the counts restart at every install. */
 void sp_test_fail_allocations_after(int64_t k);
+/* The same allocator failing every request of more than max_bytes (and no other): the
+ * machine's memory as far as libsp can tell, for sizes past 2^31 entries in CI. */
+void sp_test_fail_allocations_above(size_t max_bytes);
 /* Allocation requests (alloc and realloc, failed ones included) since the install. */
 int64_t sp_test_allocations(void);
 /* Blocks allocated and not yet freed since the install: 0 after a call leaked nothing. */

@@ -154,10 +154,7 @@ sp_status_t sp_gen_shape(const sp_gen_shape_t *g, sp_value_type_t value_type, sp
     kent = sp__rng_key(g->seed, RNG_ENTRY);
     if (g->kind == SP_GEN_POWERLAW) xmin = pareto_scale(g);
     for (int64_t r = 0; r < g->nrows; r++) nnz += row_length(g, klen, r, xmin);
-    if (nnz > INT32_MAX)
-        SP_FAIL(SP_STATUS_NOT_SUPPORTED,
-                "sp_gen_shape: %lld entries, beyond 32-bit offsets (limit %d)", (long long)nnz,
-                INT32_MAX);
+    /* entries past 2^31 as memory allows (issue 20): sp_coo_create names the bytes */
     SP_TRY(sp_coo_create(g->nrows, g->ncols, nnz, value_type, &a));
     for (int64_t r = 0; r < g->nrows; r++) {
         int64_t len = row_length(g, klen, r, xmin);

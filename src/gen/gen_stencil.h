@@ -18,8 +18,8 @@ typedef struct sp__stencil {
 /* The nrows x nrows matrix (nrows = n^ndims) of the stencil on the grid with Dirichlet
  * boundary (neighbours outside the grid dropped), vertex x + n*y + n*n*z, sorted by
  * (row, col) and merged; symmetry GENERAL (both triangles stored). Refuses n < 1
- * (INVALID_ARGUMENT) and sizes beyond 32-bit indices (NOT_SUPPORTED); messages start
- * with fn. */
+ * (INVALID_ARGUMENT) and rows beyond 32-bit indices (NOT_SUPPORTED); entries past 2^31
+ * as memory allows (ALLOC_FAILED with the bytes); messages start with fn. */
 sp_status_t sp__gen_stencil(const char *fn, int64_t n, const sp__stencil_t *stencil,
                             sp_value_type_t value_type, sp_coo_t **coo);
 

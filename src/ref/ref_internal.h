@@ -93,6 +93,8 @@ static inline int64_t ref_longest_row(const sp_csr_t *a)
 /* Reorder perm[0..n) stably so that keys[perm[i]] ascends (keys >= 0): one radix sort by
  * the gathered keys. Two calls, minor key first, give a stable two-key sort. */
 sp_status_t sp__ref_sort_perm(const int32_t *keys, int64_t n, int32_t *perm);
+/* The same with a 64-bit permutation (any n). */
+sp_status_t sp__ref_sort_perm64(const int32_t *keys, int64_t n, int64_t *perm);
 
 /* ELL of width `width` holding the first min(length, width) entries of each row (the ELL
  * half of HYB; sp__ref_csr_to_ell uses the longest row). ell->nnz = entries stored. */

@@ -35,6 +35,12 @@ sp_status_t sp__ref_radix_sort_u32(uint32_t *keys, int32_t *vals, int64_t n, int
  * SP_DUP_KEEP keeps the first in input order). In place: coo->nnz becomes the merged
  * count (the arrays keep their size). The twin of sp__gpu_coo_sort_merge, same input type. */
 sp_status_t sp__ref_coo_sort_merge(sp_triplets_t *coo, sp_dup_policy_t policy, int64_t *nmerged);
+/* Entry positions in the host sorts (this one and sp__coo_sort_merge_threads) are 32-bit
+ * while nnz fits them and nnz <= sp__position32_limit(), 64-bit above (issue 20). The
+ * limit is INT64_MAX unless a test lowers it (0 forces the 64-bit paths at any size); set
+ * it only while no sort runs. */
+void sp__test_set_position32_limit(int64_t limit);
+int64_t sp__position32_limit(void);
 /* CSR of sorted, merged triplets: count per row, exclusive scan, scatter. */
 sp_status_t sp__ref_coo_to_csr(const sp_triplets_t *coo, sp_csr_t *csr);
 /* CSC (transpose) of a CSR. */
