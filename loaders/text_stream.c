@@ -209,7 +209,8 @@ static int64_t room_for(const engine_t *en, const sp_piece_t *p)
     uint64_t through = en->placed_bytes + (uint64_t)(p->end - p->begin);
     if (need <= en->cap || en->direct || en->body_bytes <= through || need < 4096) return need;
     double est = (double)need * ((double)en->body_bytes / (double)through) * 1.0625;
-    if (est > (double)INT32_MAX) est = (double)INT32_MAX; /* a hint: never past the limit */
+    /* a hint, kept below 2^31 entries: past it the arrays grow by need (doubling) */
+    if (est > (double)INT32_MAX) est = (double)INT32_MAX;
     return est > (double)need ? (int64_t)est : need;
 }
 
