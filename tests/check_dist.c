@@ -776,6 +776,35 @@ END_TEST
 
 /* A bad range is refused naming the argument; an error in the file names file:line
  * whichever rows the reader keeps. */
+/* A Kronecker graph whose mean part would not fit a rank's 32-bit offsets is refused at
+ * once on every rank, with the counts and the way out (more ranks), before any edge is
+ * drawn: scale 27, edge factor 16, undirected is 2^32 entries, 2^31 a rank on two. */
+static sp_status_t kron_too_big_rank(job_t *j, int r, sp_comm_t *comm, sp_context_t *ctx)
+{
+    sp_dist_matrix_t *G = NULL;
+    sp_status_t st;
+    (void)j;
+    (void)r;
+    st = sp_dist_gen_kronecker(comm, ctx, 27, 16, 1, SP_VALUE_NONE, 1, NULL, &G);
+    sp_dist_matrix_destroy(G);
+    return st;
+}
+
+START_TEST(gen_kronecker_refuses_big_parts)
+{
+    for (int P = 1; P <= 2; P++) {
+        job_t j;
+        run_ranks(&j, P, kron_too_big_rank, NULL, 0);
+        for (int r = 0; r < P; r++) {
+            ck_assert_int_eq(j.st[r], SP_STATUS_NOT_SUPPORTED);
+            ck_assert_msg(strstr(j.msg[r], "4294967296 entries") &&
+                              strstr(j.msg[r], "use more ranks"),
+                          "rank %d: %s", r, j.msg[r]);
+        }
+    }
+}
+END_TEST
+
 START_TEST(read_rows_refusals)
 {
     const char *sym = sp_test_path("tests/fixtures/mtx/good_symmetric.mtx");
@@ -1626,6 +1655,7 @@ static Suite *dist_suite(void)
 #ifndef SP_DIST_TEST_GPU
     tcase_add_test(tc, read_rows_cover_the_file);
     tcase_add_test(tc, read_rows_refusals);
+    tcase_add_test(tc, gen_kronecker_refuses_big_parts);
 #endif
     tcase_add_test(tc, partition_file_matches_whole);
     tcase_add_test(tc, partition_file_errors_reach_every_rank);

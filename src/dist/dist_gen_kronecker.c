@@ -137,11 +137,17 @@ sp_status_t sp_dist_gen_kronecker(sp_comm_t *comm, sp_context_t *ctx, int scale,
                  "sp_dist_gen_kronecker: unknown value type %d", (int)value_type);
     n = (int64_t)1 << scale;
     m = (int64_t)edgefactor * n;
-    if (m * (undirected ? 2 : 1) > INT32_MAX)
+    /* The whole graph may pass 2^31 entries; each rank's part becomes an sp_matrix_t,
+     * which needs 32-bit offsets (sp_matrix_create refuses a part past them, with its
+     * count). The split balances entries, so refuse at once where the mean part would
+     * not fit, before any edge is drawn. */
+    if (m * (undirected ? 2 : 1) / P > INT32_MAX)
         SP_FAIL(SP_STATUS_NOT_SUPPORTED,
-                "sp_dist_gen_kronecker: scale %d edgefactor %d gives"
-                " %lld entries, beyond 32-bit indices",
-                scale, edgefactor, (long long)(m * (undirected ? 2 : 1)));
+                "sp_dist_gen_kronecker: scale %d edgefactor %d gives %lld entries, %lld a "
+                "rank over %d ranks, beyond the 32-bit offsets of a rank's matrix (limit %d "
+                "a rank: use more ranks)",
+                scale, edgefactor, (long long)(m * (undirected ? 2 : 1)),
+                (long long)(m * (undirected ? 2 : 1) / P), P, INT32_MAX);
     SP_TRY(draw_slice(comm, scale, m, seed, value_type, undirected, &w, &nw));
     SP_ALLOC(rb, P + 1);
     SP_TRY(split_rows(comm, n, w, nw, rb));
