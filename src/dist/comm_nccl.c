@@ -51,13 +51,30 @@ static sp_status_t cuda_fail(const char *what, cudaError_t e)
                     cudaGetErrorString(e));
 }
 
+/* Wait (bounded: a kernel the abort did not reach must not hang the caller) until the
+ * rank's stream has drained. */
+static void drain(nccl_rank_t *n)
+{
+    double t0 = now_s();
+    while (n->stream && cudaStreamQuery(n->stream) == cudaErrorNotReady && now_s() - t0 < 30.0)
+        sched_yield();
+}
+
+/* Abort the NCCL communicator, then drain: the aborted kernels leave the stream, so nothing
+ * of this operation still runs on the device when the caller goes on to free the buffers it
+ * named (the context's stream-ordered frees are not ordered after this stream). */
+static void abort_and_drain(nccl_rank_t *n)
+{
+    if (n->dead) return;
+    (void)ncclCommAbort(n->comm);
+    n->dead = 1;
+    drain(n);
+}
+
 /* The communicator is lost: abort it in NCCL, once, and say why. */
 static sp_status_t lose(nccl_rank_t *n, int rank, const char *fmt_why)
 {
-    if (!n->dead) {
-        (void)ncclCommAbort(n->comm);
-        n->dead = 1;
-    }
+    abort_and_drain(n);
     if (n->group && !__atomic_load_n(&n->group->aborted, __ATOMIC_ACQUIRE)) {
         snprintf(n->group->why, sizeof n->group->why, "%s", fmt_why);
         n->group->abort_rank = rank;
@@ -115,8 +132,7 @@ static sp_status_t wait_done(sp_comm_t *c, const char *what)
             int rank;
             const char *why;
             abort_reason(c, &rank, &why);
-            (void)ncclCommAbort(n->comm);
-            n->dead = 1;
+            abort_and_drain(n);
             return SP_ERROR(SP_STATUS_DEVICE_ERROR, "sp_comm: rank %d aborted: %s", rank, why);
         }
         if (now_s() - t0 > NCCL_TIMEOUT_S) {
@@ -138,8 +154,7 @@ static sp_status_t begin(sp_comm_t *c)
         int rank;
         const char *why;
         abort_reason(c, &rank, &why);
-        if (!n->dead) (void)ncclCommAbort(n->comm);
-        n->dead = 1;
+        abort_and_drain(n);
         return SP_ERROR(SP_STATUS_DEVICE_ERROR, "sp_comm: rank %d aborted: %s", rank, why);
     }
     if ((e = cudaSetDevice(n->device)) != cudaSuccess) return cuda_fail("cudaSetDevice", e);
@@ -346,9 +361,10 @@ static void nccl_destroy(sp_comm_t *c)
     nccl_rank_t *n = c->impl;
     (void)cudaSetDevice(n->device);
     if (!n->dead && __atomic_load_n(&n->abort_requested, __ATOMIC_ACQUIRE))
-        (void)ncclCommAbort(n->comm);
+        abort_and_drain(n);
     else if (!n->dead && n->owns_comm)
         (void)ncclCommDestroy(n->comm);
+    drain(n); /* nothing of it left on the device before its buffers go */
     if (n->d_scratch) (void)cudaFree(n->d_scratch);
     if (n->after) (void)cudaEventDestroy(n->after);
     if (n->stream) (void)cudaStreamDestroy(n->stream);
