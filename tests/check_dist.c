@@ -393,6 +393,28 @@ static sp_coo_t *arrow_matrix(int64_t n)
     return a;
 }
 
+/* A band (i-1, i, i+1) and, on every 37th row, an entry n/2 rows away: on P ranks a
+ * rank's ghost rows are its edge rows and a few lone rows between them (ghost runs). */
+static sp_coo_t *band_far_matrix(int64_t n)
+{
+    sp_coo_t *a = NULL;
+    int64_t i, d;
+    ck_assert_ok(sp_coo_create(n, n, 4 * n, SP_R_64F, &a));
+    for (i = 0; i < n; i++) {
+        for (d = -1; d <= 1; d++) {
+            if (i + d < 0 || i + d >= n) continue;
+            a->row[a->nnz] = (int32_t)i;
+            a->col[a->nnz] = (int32_t)(i + d);
+            ((double *)a->val)[a->nnz++] = d == 0 ? 4.0 : -1.0 - 0.01 * (double)(i % 5);
+        }
+        if (i % 37 != 0) continue;
+        a->row[a->nnz] = (int32_t)i;
+        a->col[a->nnz] = (int32_t)((i + n / 2) % n);
+        ((double *)a->val)[a->nnz++] = 0.25 + 0.001 * (double)i;
+    }
+    return a;
+}
+
 static sp_coo_t *tiny_matrix(void)
 {
     const double d[9] = {4, -1, 0, -1, 4, -1, 0, -1, 4};
@@ -616,6 +638,28 @@ START_TEST(spmv_matches_single)
     ck_assert_ok(sp_gen_poisson3d(5, SP_R_32F, &a)); /* float values and halo */
     check_spmv("poisson3d(5) float", a, 0);
     sp_coo_free(a);
+}
+END_TEST
+
+/* The ghost block cut into row runs (any gap splits, here): each run's product lands on its
+ * rows of y only, the others' untouched; the same results as one run of every row. */
+START_TEST(spmv_ghost_runs_match_single)
+{
+    sp_coo_t *a = NULL;
+    sp__dist_set_ghost_gap(1);
+    a = band_far_matrix(400); /* up to 8 runs a rank, a few rows each */
+    check_spmv("band_far(400) runs", a, 0);
+    sp_coo_free(a);
+    ck_assert_ok(sp_gen_poisson3d(5, SP_R_64F, &a)); /* a middle rank: a run at each end */
+    check_spmv("poisson3d(5) runs", a, 0);
+    sp_coo_free(a);
+    ck_assert_ok(sp_gen_poisson3d(5, SP_R_32F, &a));
+    check_spmv("poisson3d(5) float runs", a, 0);
+    sp_coo_free(a);
+    a = random_matrix(301, 9, 42); /* scattered: one run of every row */
+    check_spmv("random(301) runs", a, 0);
+    sp_coo_free(a);
+    sp__dist_set_ghost_gap(0);
 }
 END_TEST
 
@@ -1642,6 +1686,7 @@ static Suite *dist_suite(void)
     tc = sp_test_add_case(s, "matrix", NULL, NULL);
     tcase_add_test(tc, partition_by_entries);
     tcase_add_test(tc, spmv_matches_single);
+    tcase_add_test(tc, spmv_ghost_runs_match_single);
     tcase_add_test(tc, gen_kronecker_matches_single);
     tcase_add_test(tc, failing_rank_in_spmv);
     tcase_add_test(tc, refusals_name_the_argument);

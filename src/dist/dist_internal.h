@@ -64,6 +64,18 @@ typedef struct sp_dist_halo {
     int64_t *ghost_col;           /* recv_off[nrecv_peers] global columns */
 } sp_dist_halo_t;
 
+/* One run of the ghost block: rows row0 .. row0 + nrows - 1 of this rank (those holding
+ * entries in columns of other ranks, with the short gaps between them) times the ghost
+ * columns, applied to that slice of y. A rank whose ghost rows are few and clustered (a
+ * banded or mesh matrix: the rows next to its neighbours' parts) reads and writes only
+ * those rows of y, not all of them; scattered ghost rows make one run of every row. */
+enum { SP_DIST_GHOST_RUNS = 8 };
+typedef struct sp_dist_ghost_run {
+    int64_t row0, nrows;
+    sp_matrix_t *m;
+    sp_format_t format;
+} sp_dist_ghost_run_t;
+
 struct sp_dist_matrix {
     sp_comm_t *comm;
     sp_context_t *ctx;
@@ -73,14 +85,18 @@ struct sp_dist_matrix {
     int64_t local_nnz, ghost_nnz;
     sp_value_type_t value_type;
     sp_format_t format; /* of both blocks (AUTO resolved per block) */
-    sp_format_t local_format, ghost_format, pack_format;
-    sp_matrix_t *local, *ghost;      /* NULL when empty */
+    sp_format_t local_format, pack_format;
+    sp_matrix_t *local;              /* NULL when empty */
+    /* the ghost block in row runs: the ghost product touches only these rows of y */
+    int nghost_runs;
+    sp_dist_ghost_run_t ghost_runs[SP_DIST_GHOST_RUNS];
     sp_matrix_t *pack;               /* halo_send x nloc selection: packed = pack * x */
-    sp_matrix_t *jacobi;             /* nloc x nloc inverted diagonal (first PCG-Jacobi) */
+    sp_vector_t *jacobi;             /* nloc inverted diagonal values (first PCG-Jacobi) */
     sp_vector_t *sendbuf, *ghostbuf; /* packed x entries out, received ghosts in */
     /* sp_dist_solve's work vectors (nloc values): made by the first solve that needs them,
      * reused by later ones, freed with the matrix; cg_z only for PCG-Jacobi */
     sp_vector_t *cg_r, *cg_z, *cg_p, *cg_q;
+    sp_vector_t *cg_slots; /* the solve's scalars (doubles) in the context's memory */
     /* the halo exchange's messages (pointing into sendbuf and ghostbuf), made by the first
      * SpMV on several ranks */
     sp_comm_msg_t *halo_sends, *halo_recvs;
@@ -135,6 +151,10 @@ void sp__dist_bfs_gpu_free(sp_dist_matrix_t *A);
  * through the exchange too (as messages to itself), so that one rank runs the queue path
  * of several; 0 (default) visits them in place. */
 void sp__dist_bfs_set_route_own(int on);
+
+/* Test hook: ghost-free gaps of this many rows or more split the ghost block into runs
+ * (0: the default, 65536), so small matrices take the several-run path. */
+void sp__dist_set_ghost_gap(int64_t rows);
 int sp__dist_bfs_route_own(void);
 
 /* x and y are this rank's parts (vectors of nloc values of A's type), distinct; what names

@@ -54,15 +54,17 @@ void sp_dist_matrix_destroy(sp_dist_matrix_t *A)
     if (A == NULL) return;
     sp__dist_bfs_gpu_free(A);
     sp_matrix_destroy(A->local);
-    sp_matrix_destroy(A->ghost);
+    for (int k = 0; k < A->nghost_runs; k++)
+        sp_matrix_destroy(A->ghost_runs[k].m);
     sp_matrix_destroy(A->pack);
-    sp_matrix_destroy(A->jacobi);
+    sp_vector_destroy(A->jacobi);
     sp_vector_destroy(A->sendbuf);
     sp_vector_destroy(A->ghostbuf);
     sp_vector_destroy(A->cg_r);
     sp_vector_destroy(A->cg_z);
     sp_vector_destroy(A->cg_p);
     sp_vector_destroy(A->cg_q);
+    sp_vector_destroy(A->cg_slots);
     sp__free(A->halo_sends);
     sp__free(A->halo_recvs);
     sp__free(A->halo.send_peer);
@@ -224,6 +226,102 @@ done:
     return st;
 }
 
+/* Gaps of ghost-free rows shorter than this stay inside a run: a y row costs about 24 bytes
+ * read and written (a few ns at HBM rates per thousand rows), a separate launch microseconds. */
+#define GHOST_GAP_KEEP 65536
+static int64_t ghost_gap_keep = GHOST_GAP_KEEP;
+
+void sp__dist_set_ghost_gap(int64_t rows)
+{
+    ghost_gap_keep = rows > 0 ? rows : GHOST_GAP_KEEP;
+}
+
+/* Cut the ghost rows (has[i]: row i holds a ghost entry) into at most SP_DIST_GHOST_RUNS
+ * runs: split at the largest gaps between ghost rows, those of ghost_gap_keep rows or more.
+ * Several runs covering more than half the rows anyway become one run of every row. */
+static int ghost_runs(const unsigned char *has, int64_t nloc, int64_t *row0, int64_t *nrows)
+{
+    int64_t gap_at[SP_DIST_GHOST_RUNS - 1], gap_len[SP_DIST_GHOST_RUNS - 1];
+    int64_t first = -1, last = -1, i, covered = 0;
+    int ngaps = 0, k, j, runs;
+    for (i = 0; i < nloc; i++) {
+        if (!has[i]) continue;
+        if (last >= 0 && i - last - 1 >= ghost_gap_keep) { /* a gap: keep the largest */
+            int64_t len = i - last - 1;
+            if (ngaps < SP_DIST_GHOST_RUNS - 1) {
+                gap_at[ngaps] = last + 1;
+                gap_len[ngaps++] = len;
+            } else {
+                for (k = 0, j = 1; j < ngaps; j++)
+                    if (gap_len[j] < gap_len[k]) k = j;
+                if (len > gap_len[k]) gap_at[k] = last + 1, gap_len[k] = len;
+            }
+        }
+        if (first < 0) first = i;
+        last = i;
+    }
+    if (first < 0) return 0;
+    for (k = 1; k < ngaps; k++) /* by position */
+        for (j = k; j > 0 && gap_at[j - 1] > gap_at[j]; j--) {
+            int64_t t = gap_at[j];
+            gap_at[j] = gap_at[j - 1], gap_at[j - 1] = t;
+            t = gap_len[j], gap_len[j] = gap_len[j - 1], gap_len[j - 1] = t;
+        }
+    row0[0] = first;
+    for (k = 0; k < ngaps; k++) {
+        nrows[k] = gap_at[k] - row0[k];
+        row0[k + 1] = gap_at[k] + gap_len[k];
+    }
+    nrows[ngaps] = last + 1 - row0[ngaps];
+    runs = ngaps + 1;
+    for (k = 0; k < runs; k++)
+        covered += nrows[k];
+    if (runs > 1 && covered > nloc / 2) runs = 1, row0[0] = 0, nrows[0] = nloc;
+    return runs;
+}
+
+/* The ghost block gh (nloc x nghost) as row runs, each a prepared matrix. */
+static sp_status_t build_ghost_runs(sp_dist_matrix_t *A, const sp_coo_t *gh,
+                                    const sp_dist_options_t *o)
+{
+    sp_status_t st = SP_STATUS_SUCCESS;
+    unsigned char *has = NULL;
+    int64_t row0[SP_DIST_GHOST_RUNS], nrows[SP_DIST_GHOST_RUNS], k;
+    size_t vs = sp_value_size(gh->value_type);
+    sp_coo_t *piece = NULL;
+    int runs, r;
+    SP_CALLOC(has, A->nloc > 0 ? A->nloc : 1);
+    for (k = 0; k < gh->nnz; k++)
+        has[gh->row[k]] = 1;
+    runs = ghost_runs(has, A->nloc, row0, nrows);
+    for (r = 0; r < runs; r++) {
+        int64_t n = 0, lo = row0[r], hi = row0[r] + nrows[r];
+        for (k = 0; k < gh->nnz; k++)
+            n += gh->row[k] >= lo && gh->row[k] < hi;
+        SP_TRY(sp_coo_create(nrows[r], gh->ncols, n, gh->value_type, &piece));
+        for (k = 0; k < gh->nnz; k++) {
+            if (gh->row[k] < lo || gh->row[k] >= hi) continue;
+            piece->row[piece->nnz] = (int32_t)(gh->row[k] - lo);
+            piece->col[piece->nnz] = gh->col[k];
+            if (vs)
+                memcpy((char *)piece->val + (size_t)piece->nnz * vs,
+                       (const char *)gh->val + (size_t)k * vs, vs);
+            piece->nnz++;
+        }
+        piece->flags = gh->flags;
+        A->ghost_runs[r].row0 = lo;
+        A->ghost_runs[r].nrows = nrows[r];
+        SP_TRY(make_block(A, piece, o, &A->ghost_runs[r].m, &A->ghost_runs[r].format));
+        A->nghost_runs = r + 1;
+        sp_coo_free(piece);
+        piece = NULL;
+    }
+done:
+    sp_coo_free(piece);
+    sp__free(has);
+    return st;
+}
+
 /* Split the merged piece m into the local block (own columns renumbered), the ghost block
  * (columns renumbered into the ghost list) and the halo packing matrix; keep the host CSR. */
 static sp_status_t build_blocks(sp_dist_matrix_t *A, const sp_coo_t *m,
@@ -259,7 +357,7 @@ static sp_status_t build_blocks(sp_dist_matrix_t *A, const sp_coo_t *m,
         A->h_row_ptr[k + 1] += A->h_row_ptr[k];
     A->local_nnz = loc->nnz;
     if (A->nloc > 0) SP_TRY(make_block(A, loc, o, &A->local, &A->local_format));
-    if (gh->nnz > 0) SP_TRY(make_block(A, gh, o, &A->ghost, &A->ghost_format));
+    if (gh->nnz > 0) SP_TRY(build_ghost_runs(A, gh, o));
     if (m->value_type != SP_VALUE_NONE) {
         SP_TRY(sp_vector_create(A->ctx, m->value_type, nsend, NULL, &A->sendbuf));
         SP_TRY(sp_vector_create(A->ctx, m->value_type, nghost, NULL, &A->ghostbuf));

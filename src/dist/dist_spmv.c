@@ -3,6 +3,7 @@
  * another stream, overlapping the product), then add the ghost block's product over the
  * received entries. */
 #include "dist_internal.h"
+#include "sp_vector.h" /* the view of y a ghost run writes */
 
 sp_status_t sp__dist_check_parts(const sp_dist_matrix_t *A, const char *what,
                                  const sp_vector_t *x, const sp_vector_t *y)
@@ -68,7 +69,7 @@ sp_status_t sp_dist_spmv(sp_dist_matrix_t *A, double alpha, const sp_vector_t *x
                          sp_vector_t *y)
 {
     sp_status_t st = SP_STATUS_SUCCESS;
-    int multi;
+    int multi, k;
     if (A == NULL) return SP_ERROR(SP_STATUS_INVALID_ARGUMENT, "sp_dist_spmv: A is NULL");
     multi = A->comm->size > 1;
     SP_TRY(sp__dist_check_parts(A, "sp_dist_spmv", x, y));
@@ -82,9 +83,15 @@ sp_status_t sp_dist_spmv(sp_dist_matrix_t *A, double alpha, const sp_vector_t *x
         SP_TRY(sp_spmv_vec(A->ctx, A->local_format, SP_SPMV_ALG_DEFAULT, alpha, A->local, x,
                            beta, y));
     if (multi) SP_TRY(exchange_halo(A));
-    if (A->ghost)
-        SP_TRY(sp_spmv_vec(A->ctx, A->ghost_format, SP_SPMV_ALG_DEFAULT, alpha, A->ghost,
-                           A->ghostbuf, 1.0, y));
+    for (k = 0; k < A->nghost_runs; k++) {
+        const sp_dist_ghost_run_t *g = &A->ghost_runs[k];
+        sp_vector_t part = *y; /* the run's rows of y: a view, no scratch of its own */
+        part.n = g->nrows;
+        part.data = (char *)y->data + (size_t)g->row0 * sp_value_size(A->value_type);
+        part.scratch = NULL;
+        SP_TRY(sp_spmv_vec(A->ctx, g->format, SP_SPMV_ALG_DEFAULT, alpha, g->m, A->ghostbuf,
+                           1.0, &part));
+    }
 done:
     return sp__comm_fail(A ? A->comm : NULL, st);
 }
