@@ -685,8 +685,21 @@ int sb_dist_main(int argc, char **argv)
     if (!x || !ysingle || !d->y || !d->level || !d->parent || !sources || !s.level) goto done;
     for (i = 0; i < n; i++)
         x[i] = 2.0 * (double)(sb_splitmix(&state) >> 11) * 0x1p-53 - 1.0;
-    for (i = 0; i < o.nsources; i++)
-        sources[i] = (int64_t)(sb_splitmix(&state) % (uint64_t)n);
+    { /* Graph500's rule: sources with at least one edge (a draw that keeps finding none
+       * takes the vertex drawn last; an edgeless graph has only those) */
+        unsigned char *has = calloc((size_t)n + 1, 1);
+        int64_t k;
+        if (!has) goto done;
+        for (k = 0; k < coo->nnz; k++)
+            if (coo->row[k] != coo->col[k]) has[coo->row[k]] = has[coo->col[k]] = 1;
+        for (i = 0; i < o.nsources; i++) {
+            int tries = 0;
+            do
+                sources[i] = (int64_t)(sb_splitmix(&state) % (uint64_t)n);
+            while (!has[sources[i]] && ++tries < 1000);
+        }
+        free(has);
+    }
     printf("input: %s\nnrows: %lld\nnnz: %lld\nbackend: %s\n", o.path ? o.path : o.gen,
            (long long)n, (long long)coo->nnz,
            o.gpus ? "nccl (one process, a thread per GPU)"

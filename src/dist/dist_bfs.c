@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "dist_internal.h"
+#include "sp_text.h" /* sp__parallel_for */
 
 typedef struct bfs {
     sp_dist_matrix_t *A;
@@ -38,18 +39,96 @@ static void visit(bfs_t *b, int64_t v, int64_t parent)
     b->next_edges += degree(b->A, v);
 }
 
+/* The in-edge lists by target: edges (target, source) counted and placed by target on
+ * several threads, each owning a contiguous range of this rank's vertices and scanning every
+ * edge (random writes only into its own range; each target's sources keep the scan's
+ * order). The edges are the rank's own rows (one rank: every edge's target is its own) or
+ * the (target, source) pairs the other ranks routed here. */
+typedef struct in_edges_job {
+    sp_dist_matrix_t *A;
+    const int32_t *pairs; /* NULL: the rows of A (h_row_ptr, h_col) */
+    int64_t npairs;
+    int ntasks;
+    int64_t *cursor; /* nloc + 1: counts, then each target's next slot */
+    int fill;        /* 0: count, 1: place */
+} in_edges_job_t;
+
+static void in_edge(in_edges_job_t *j, int64_t lo, int64_t hi, int64_t target, int64_t source)
+{
+    int64_t t = target - j->A->rb;
+    if (t < lo || t >= hi) return;
+    if (j->fill) j->A->h_in[j->cursor[t]++] = (int32_t)source;
+    else j->cursor[t + 1]++;
+}
+
+static sp_status_t in_edges_task(int task, void *arg)
+{
+    in_edges_job_t *j = arg;
+    const sp_dist_matrix_t *A = j->A;
+    int64_t lo = A->nloc * task / j->ntasks, hi = A->nloc * (task + 1) / j->ntasks, i, k;
+    if (j->pairs)
+        for (k = 0; k < j->npairs; k++)
+            in_edge(j, lo, hi, j->pairs[2 * k], j->pairs[2 * k + 1]);
+    else
+        for (i = 0; i < A->nloc; i++)
+            for (k = A->h_row_ptr[i]; k < A->h_row_ptr[i + 1]; k++)
+                in_edge(j, lo, hi, A->h_col[k], A->rb + i);
+    return SP_STATUS_SUCCESS;
+}
+
+/* h_in_ptr / h_in from the edges of job j (count, prefix sums, place). */
+static sp_status_t place_in_edges(in_edges_job_t *j, int64_t total)
+{
+    sp_status_t st = SP_STATUS_SUCCESS;
+    sp_dist_matrix_t *A = j->A;
+    int64_t i;
+    int cores = sp__ncores() / (A->comm->size > 0 ? A->comm->size : 1);
+    int64_t per = total / (1 << 22) + 1; /* a thread per 4M edges at least */
+    j->ntasks = cores < 1 ? 1 : cores;
+    if (per < j->ntasks) j->ntasks = (int)per;
+    if (A->nloc < j->ntasks) j->ntasks = A->nloc > 0 ? (int)A->nloc : 1;
+    SP_CALLOC(A->h_in_ptr, A->nloc + 1);
+    SP_ALLOC(A->h_in, total > 0 ? total : 1);
+    SP_CALLOC(j->cursor, A->nloc + 1);
+    j->fill = 0;
+    SP_TRY(sp__parallel_for(j->ntasks, j->ntasks, in_edges_task, j));
+    for (i = 0; i < A->nloc; i++)
+        j->cursor[i + 1] += j->cursor[i];
+    memcpy(A->h_in_ptr, j->cursor, (size_t)(A->nloc + 1) * sizeof *A->h_in_ptr);
+    j->fill = 1;
+    SP_TRY(sp__parallel_for(j->ntasks, j->ntasks, in_edges_task, j));
+done:
+    sp__free(j->cursor);
+    j->cursor = NULL;
+    if (st != SP_STATUS_SUCCESS) { /* made whole or not at all: the next call tries again */
+        sp__free(A->h_in_ptr);
+        sp__free(A->h_in);
+        A->h_in_ptr = NULL;
+        A->h_in = NULL;
+    }
+    return st;
+}
+
 /* The in-edges of the owned vertices (u -> v stored at v's owner), sorted by u: every edge
- * goes to its target's owner, which counting-sorts them by target. Made once. */
+ * goes to its target's owner (one rank: no exchange), which counting-sorts them by target.
+ * Made once. */
 static sp_status_t build_in_edges(sp_dist_matrix_t *A)
 {
     sp_status_t st = SP_STATUS_SUCCESS;
     int P = A->comm->size, q;
     int64_t *scount = NULL, *rcount = NULL, *off = NULL, i, k, total = 0;
     int32_t *pairs = NULL, *got = NULL;
+    in_edges_job_t j;
+    memset(&j, 0, sizeof j);
+    j.A = A;
+    if (P == 1) {
+        SP_TRY(place_in_edges(&j, A->h_row_ptr[A->nloc]));
+        goto done;
+    }
     SP_CALLOC(scount, P);
     SP_CALLOC(rcount, P);
     SP_CALLOC(off, P + 1);
-    SP_ALLOC(pairs, 2 * A->h_row_ptr[A->nloc]);
+    SP_ALLOC(pairs, 2 * A->h_row_ptr[A->nloc] + 1);
     for (k = 0; k < A->h_row_ptr[A->nloc]; k++)
         scount[sp__dist_owner(A, A->h_col[k])]++;
     for (q = 0; q < P; q++)
@@ -63,21 +142,13 @@ static sp_status_t build_in_edges(sp_dist_matrix_t *A)
     /* each pair is 8 bytes: (target, source) */
     SP_TRY(
         sp__dist_alltoallv(A->comm, pairs, scount, 2 * sizeof(int32_t), (void **)&got, rcount));
+    sp__free(pairs);
+    pairs = NULL;
     for (q = 0; q < P; q++)
         total += rcount[q];
-    SP_CALLOC(A->h_in_ptr, A->nloc + 1);
-    SP_ALLOC(A->h_in, total);
-    for (k = 0; k < total; k++)
-        A->h_in_ptr[got[2 * k] - A->rb + 1]++;
-    for (i = 0; i < A->nloc; i++)
-        A->h_in_ptr[i + 1] += A->h_in_ptr[i];
-    for (k = 0; k < total; k++) { /* stable: sources stay in rank, then row, order */
-        int64_t v = got[2 * k] - A->rb;
-        A->h_in[A->h_in_ptr[v]++] = got[2 * k + 1];
-    }
-    for (i = A->nloc; i > 0; i--)
-        A->h_in_ptr[i] = A->h_in_ptr[i - 1];
-    A->h_in_ptr[0] = 0;
+    j.pairs = got;
+    j.npairs = total;
+    SP_TRY(place_in_edges(&j, total)); /* sources in rank, then row, order */
 done:
     sp__free(got);
     sp__free(pairs);
