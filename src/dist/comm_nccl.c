@@ -129,8 +129,18 @@ static sp_status_t wait_done(sp_comm_t *c, const char *what)
             }
         }
         if (group_aborted(n)) {
+            /* A peer may abort right after this very operation completed on its side (a
+             * refusal every rank reaches from the data this collective brings): give this
+             * rank's share a short grace to land before aborting it. A peer that never
+             * joined costs the grace only. */
             int rank;
             const char *why;
+            double tg = now_s();
+            while ((e = cudaStreamQuery(n->stream)) == cudaErrorNotReady && now_s() - tg < 1.0)
+                sched_yield();
+            if (e == cudaSuccess && ncclCommGetAsyncError(n->comm, &r) == ncclSuccess &&
+                r == ncclSuccess)
+                return SP_STATUS_SUCCESS;
             abort_reason(c, &rank, &why);
             abort_and_drain(n);
             return SP_ERROR(SP_STATUS_DEVICE_ERROR, "sp_comm: rank %d aborted: %s", rank, why);
