@@ -1,6 +1,7 @@
 /* Matrix handles: a sorted, merged COO on a context plus a cache of built formats, so a
  * conversion is paid once and amortized over many SpMV calls. */
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "policy.h"
@@ -231,8 +232,11 @@ static sp_status_t build(sp_matrix_t *A, sp_format_t f)
     int c = o->sell_c > 0 ? o->sell_c : p->sell_c;
     int sigma = o->sell_sigma > 0 ? o->sell_sigma : p->sell_sigma_factor * c;
     if (A->built & (1u << f)) goto done;
-    if (f != SP_FORMAT_COO && f != SP_FORMAT_CSR && f != SP_FORMAT_CSC)
-        SP_TRY(sp__matrix_needs_offsets32(A, sp_format_name(f)));
+    if (f != SP_FORMAT_COO && f != SP_FORMAT_CSR && f != SP_FORMAT_CSC) {
+        char what[32];
+        snprintf(what, sizeof what, "format %s", sp_format_name(f));
+        SP_TRY(sp__matrix_needs_offsets32(A, what));
+    }
     if (f != SP_FORMAT_CSR) SP_TRY(build(A, SP_FORMAT_CSR));
     if (f == SP_FORMAT_ELL && ell_bytes(A) > ell_bound(A))
         SP_FAIL(SP_STATUS_NOT_SUPPORTED,
