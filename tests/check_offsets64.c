@@ -13,14 +13,23 @@
 
 #include "testutil.h"
 
-/* A on ctx from coo with offset_bits bits, asserted, and its info's width checked. */
-static sp_matrix_t *make(sp_context_t *ctx, const sp_coo_t *coo, int bits)
+/* The host context of every case (a checked fixture). */
+static sp_context_t *ctx;
+static void host_setup(void) { ck_assert_ok(sp_context_create(SP_DEVICE_HOST, NULL, &ctx)); }
+static void host_teardown(void)
+{
+    sp_context_destroy(ctx);
+    ctx = NULL;
+}
+
+/* A on context `on` from coo with offset_bits bits, asserted, and its info's width checked. */
+static sp_matrix_t *make(sp_context_t *on, const sp_coo_t *coo, int bits)
 {
     sp_matrix_options_t o = {0};
     sp_matrix_t *A = NULL;
     sp_matrix_info_t info;
     o.offset_bits = bits;
-    ck_assert_ok(sp_matrix_create(ctx, coo, &o, &A));
+    ck_assert_ok(sp_matrix_create(on, coo, &o, &A));
     ck_assert_ok(sp_matrix_info(A, &info));
     ck_assert_int_eq(info.offset_bits, bits == 0 ? 32 : bits);
     return A;
@@ -28,7 +37,7 @@ static sp_matrix_t *make(sp_context_t *ctx, const sp_coo_t *coo, int bits)
 
 /* The pointers of format f (CSR or CSC) of A32 and A64: the same numbers, one array each;
  * and the 64-bit one's bytes are 4 more a pointer. */
-static void same_pointers(sp_context_t *ctx, sp_matrix_t *A32, sp_matrix_t *A64, sp_format_t f)
+static void same_pointers(sp_matrix_t *A32, sp_matrix_t *A64, sp_format_t f)
 {
     sp_format_view_t v32, v64;
     sp_matrix_info_t i32, i64;
@@ -55,8 +64,7 @@ static void same_pointers(sp_context_t *ctx, sp_matrix_t *A32, sp_matrix_t *A64,
 }
 
 /* y = 1.5 A x - 0.5 y in format f on A32 and A64 from the same x and y: equal bit for bit. */
-static void same_spmv(sp_context_t *ctx, sp_matrix_t *A32, sp_matrix_t *A64, sp_format_t f,
-                      uint64_t seed)
+static void same_spmv(sp_matrix_t *A32, sp_matrix_t *A64, sp_format_t f, uint64_t seed)
 {
     sp_matrix_info_t info;
     ck_assert_ok(sp_matrix_info(A32, &info));
@@ -93,25 +101,22 @@ static void same_spmv(sp_context_t *ctx, sp_matrix_t *A32, sp_matrix_t *A64, sp_
 /* The whole comparison for one COO (consumed). */
 static void compare_spmv(sp_coo_t *coo, uint64_t seed)
 {
-    sp_context_t *ctx = NULL;
     sp_format_t chosen = SP_FORMAT_AUTO;
-    ck_assert_ok(sp_context_create(SP_DEVICE_HOST, NULL, &ctx));
     sp_matrix_t *A32 = make(ctx, coo, 32), *A64 = make(ctx, coo, 64);
     sp_format_t formats[] = {SP_FORMAT_CSR, SP_FORMAT_COO, SP_FORMAT_CSC, SP_FORMAT_AUTO};
     for (size_t i = 0; i < sizeof formats / sizeof formats[0]; i++)
-        same_spmv(ctx, A32, A64, formats[i], seed + i);
-    same_pointers(ctx, A32, A64, SP_FORMAT_CSR);
-    same_pointers(ctx, A32, A64, SP_FORMAT_CSC);
+        same_spmv(A32, A64, formats[i], seed + i);
+    same_pointers(A32, A64, SP_FORMAT_CSR);
+    same_pointers(A32, A64, SP_FORMAT_CSC);
     ck_assert_ok(sp_spmv_choose_format(ctx, A64, &chosen));
     ck_assert_msg(chosen == SP_FORMAT_CSR || chosen == SP_FORMAT_COO,
                   "AUTO chose %s for 64-bit offsets", sp_format_name(chosen));
     ck_assert_ok(sp_spmv_tune(ctx, A64, &chosen, NULL));
     ck_assert_msg(chosen == SP_FORMAT_CSR || chosen == SP_FORMAT_COO,
                   "sp_spmv_tune chose %s for 64-bit offsets", sp_format_name(chosen));
-    same_spmv(ctx, A32, A64, SP_FORMAT_AUTO, seed + 7);
+    same_spmv(A32, A64, SP_FORMAT_AUTO, seed + 7);
     sp_matrix_destroy(A32);
     sp_matrix_destroy(A64);
-    sp_context_destroy(ctx);
     sp_coo_free(coo);
 }
 
@@ -148,9 +153,7 @@ END_TEST
 START_TEST(bfs_same_results)
 {
     enum { NSRC = 4 };
-    sp_context_t *ctx = NULL;
     sp_coo_t *g = NULL;
-    ck_assert_ok(sp_context_create(SP_DEVICE_HOST, NULL, &ctx));
     ck_assert_ok(sp_gen_kronecker(11, 8, 5, SP_VALUE_NONE, &g));
     ck_assert_ok(sp_coo_symmetrize(g, 1));
     sp_matrix_t *G32 = make(ctx, g, 0), *G64 = make(ctx, g, 64);
@@ -194,17 +197,14 @@ START_TEST(bfs_same_results)
     sp_matrix_destroy(G32);
     sp_matrix_destroy(G64);
     sp_coo_free(g);
-    sp_context_destroy(ctx);
 }
 END_TEST
 
 /* Formats and operations that serve 32-bit offsets only: refused, A left usable. */
 START_TEST(refusals_on_64bit)
 {
-    sp_context_t *ctx = NULL;
     sp_coo_t *a = NULL;
     sp_solver_t *solver = NULL;
-    ck_assert_ok(sp_context_create(SP_DEVICE_HOST, NULL, &ctx));
     ck_assert_ok(sp_gen_poisson2d(20, SP_R_64F, &a));
     sp_matrix_t *A = make(ctx, a, 64);
     double alpha = 1, beta = 0, x[400] = {0}, y[400] = {0};
@@ -246,18 +246,15 @@ START_TEST(refusals_on_64bit)
     ck_assert(y[0] == 2.0 && y[21] == 0.0); /* corner: 4 - 2; inside: 4 - 4 */
     sp_matrix_destroy(A);
     sp_coo_free(a);
-    sp_context_destroy(ctx);
 }
 END_TEST
 
 /* offset_bits: 0 and 32 keep today's matrix, other values are refused naming the field. */
 START_TEST(offset_bits_option)
 {
-    sp_context_t *ctx = NULL;
     sp_coo_t *a = NULL;
     sp_matrix_t *A = NULL;
     sp_matrix_info_t info;
-    ck_assert_ok(sp_context_create(SP_DEVICE_HOST, NULL, &ctx));
     ck_assert_ok(sp_gen_poisson2d(8, SP_R_32F, &a));
     ck_assert_ok(sp_matrix_create(ctx, a, NULL, &A));
     ck_assert_ok(sp_matrix_info(A, &info));
@@ -277,7 +274,6 @@ START_TEST(offset_bits_option)
         ck_assert_ptr_null(A);
     }
     sp_coo_free(a);
-    sp_context_destroy(ctx);
 }
 END_TEST
 
@@ -285,19 +281,19 @@ END_TEST
  * test, the context cannot be made). */
 START_TEST(cuda_refuses)
 {
-    sp_context_t *ctx = NULL;
+    sp_context_t *gpu = NULL;
     sp_coo_t *a = NULL;
     sp_matrix_t *A = NULL;
     sp_matrix_options_t o = {0};
-    if (sp_context_create(SP_DEVICE_CUDA, NULL, &ctx) != SP_STATUS_SUCCESS) return;
+    if (sp_context_create(SP_DEVICE_CUDA, NULL, &gpu) != SP_STATUS_SUCCESS) return;
     ck_assert_ok(sp_gen_poisson2d(8, SP_R_64F, &a));
     o.offset_bits = 64;
-    ck_assert_status(sp_matrix_create(ctx, a, &o, &A), SP_STATUS_NOT_SUPPORTED);
+    ck_assert_status(sp_matrix_create(gpu, a, &o, &A), SP_STATUS_NOT_SUPPORTED);
     ck_assert_error_has("sp_matrix_create: 288 entries with 64-bit offsets on a CUDA context");
     ck_assert_error_has("host-only so far");
     ck_assert_ptr_null(A);
     sp_coo_free(a);
-    sp_context_destroy(ctx);
+    sp_context_destroy(gpu);
 }
 END_TEST
 
@@ -306,6 +302,7 @@ static Suite *offsets64_suite(void)
     Suite *s = suite_create("offsets64");
     TCase *t = tcase_create("offsets64");
     tcase_set_timeout(t, 300);
+    tcase_add_checked_fixture(t, host_setup, host_teardown);
     tcase_add_test(t, spmv_poisson);
     tcase_add_test(t, spmv_random_irregular);
     tcase_add_test(t, spmv_rectangular_and_empty);
