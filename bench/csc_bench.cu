@@ -98,7 +98,7 @@ static void bench_input(const std::string &name, sp_context_t *ctx, cusparseHand
     SP_OK(sp_matrix_view(A, SP_FORMAT_CSC, &v));
     SP_OK(sp_matrix_info(A, &info));
     const int64_t m = v.nrows, n = v.ncols, nnz = v.nnz;
-    sp_csr_t csc = {m, n, nnz, SP_R_64F, nullptr, nullptr, nullptr};
+    sp_csr_t csc = {m, n, nnz, SP_R_64F, nullptr, nullptr, nullptr, nullptr};
     csc.ptr = static_cast<int32_t *>(upload(v.csc.col_ptr, (size_t)(n + 1) * 4));
     csc.idx = static_cast<int32_t *>(upload(v.csc.row, (size_t)nnz * 4));
     csc.val = upload(v.csc.val, (size_t)nnz * 8);

@@ -67,20 +67,20 @@ static int copy_to_host(const sb_bfs_request_t *q, void *h, const void *d, size_
 
 static int has_entry(const sp_csr_t *g, int32_t u, int32_t v)
 {
-    int64_t lo = g->ptr[u], hi = g->ptr[u + 1];
+    int64_t lo = sp__csr_at(g, u), hi = sp__csr_at(g, u + 1);
     while (lo < hi) {
         int64_t mid = lo + (hi - lo) / 2;
         if (g->idx[mid] < v) lo = mid + 1;
         else hi = mid;
     }
-    return lo < g->ptr[u + 1] && g->idx[lo] == v;
+    return lo < sp__csr_at(g, u + 1) && g->idx[lo] == v;
 }
 
 /* 1 when every entry (u, v) has its mirror (v, u). */
 static int is_symmetric(const sp_csr_t *g)
 {
     for (int32_t u = 0; u < g->nrows; u++)
-        for (int64_t k = g->ptr[u]; k < g->ptr[u + 1]; k++)
+        for (int64_t k = sp__csr_at(g, u); k < sp__csr_at(g, u + 1); k++)
             if (!has_entry(g, g->idx[k], u)) return 0;
     return 1;
 }
@@ -109,7 +109,7 @@ static int pick_sources(const sp_csr_t *g, const sb_bfs_request_t *q, int32_t *o
          tries++) {
         int32_t v = (int32_t)(sb_splitmix(&seed) % (uint64_t)g->nrows);
         int dup = 0;
-        if (g->ptr[v + 1] == g->ptr[v]) continue;
+        if (sp__csr_at(g, v + 1) == sp__csr_at(g, v)) continue;
         for (int i = 0; i < count; i++) dup |= out[i] == v;
         if (!dup) out[count++] = v;
     }

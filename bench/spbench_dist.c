@@ -342,6 +342,7 @@ static sp_status_t run_single(const dopts_t *o, const sp_coo_t *coo, const doubl
         csr->nnz = v.nnz;
         csr->value_type = SP_VALUE_NONE;
         memcpy(&csr->ptr, &v.csr.row_ptr, sizeof csr->ptr); /* read only by the validator */
+        memcpy(&csr->ptr64, &v.row_ptr64, sizeof csr->ptr64); /* 2^31 entries or more */
         memcpy(&csr->idx, &v.csr.col, sizeof csr->idx);
         goto done;
     }

@@ -497,6 +497,7 @@ void sb_print_shape(const sp_coo_t *coo, const sp_matrix_t *A, sb_report_t *r)
     printf("row_length: min %lld mean %.2f max %lld stddev %.2f\n", (long long)i->row_min,
            i->row_mean, (long long)i->row_max, i->row_stddev);
     printf("empty_rows: %lld\n", (long long)i->empty_rows);
+    printf("offset_bits: %d (CSR/CSC pointers)\n", i->offset_bits);
     printf("symmetry: %s (as stored)\n", r->symmetry);
     printf("value_type: %s\n", coo->value_type == SP_R_32F   ? "float"
                                : coo->value_type == SP_R_64F ? "double"

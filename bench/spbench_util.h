@@ -83,6 +83,7 @@ typedef struct sb_exec {
     sp_device_info_t device;
     char executor[512];
     int64_t long_row_bound; /* --long-row-bound: sp_matrix_options_t.long_row_bound */
+    int offset_bits;        /* --offsets: sp_matrix_options_t.offset_bits */
 } sb_exec_t;
 
 /* Vectors for SpMV: x (random in [-1, 1), fixed seed), y, and the check's reference in

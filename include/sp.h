@@ -13,8 +13,10 @@
  *    Entry counts: the host COO layer (sp_coo_*, the generators, loaders and cache)
  *    takes any count memory allows, past 2^31 (an allocation that fails gives
  *    SP_STATUS_ALLOC_FAILED with the bytes); rows and columns stay below 2^31. A matrix
- *    (sp_matrix_create, its formats, SpMV, BFS) still needs fewer than 2^31 entries and
- *    refuses more with SP_STATUS_NOT_SUPPORTED naming the count and the bound.
+ *    of 2^31 entries or more gets 64-bit CSR/CSC offsets (sp_matrix_options_t.offset_bits):
+ *    so far on a host context only, for COO, CSR, CSC, their SpMV and BFS; a CUDA context
+ *    and every other format or operation refuse it with SP_STATUS_NOT_SUPPORTED naming
+ *    the count (or the format) and "64-bit offsets".
  *  - Host memory is allocated through the hooks set with sp_set_host_allocator (default
  *    malloc/free); memory the library returns to the caller is released with the
  *    matching sp_*_free function, or sp_free for plain arrays.
@@ -436,6 +438,13 @@ typedef struct sp_matrix_options {
                                    at most 2 x mean); < 0: none. CSR scalar and vector
                                    hand the rows longer than it (0: 8 x mean + 32) to
                                    warp pieces */
+    int offset_bits;            /* width of CSR/CSC row (column) pointers: 0 chooses (32
+                                   below 2^31 entries, else 64), 32 or 64 forces it (32 with
+                                   more entries: SP_STATUS_NOT_SUPPORTED; other values:
+                                   SP_STATUS_INVALID_ARGUMENT). 64-bit offsets run on a host
+                                   context only so far, in COO, CSR and CSC (SpMV, BFS); other
+                                   formats, sp_sptrsv, the solvers and any CUDA context refuse
+                                   them with SP_STATUS_NOT_SUPPORTED (issue 20) */
 } sp_matrix_options_t;
 
 typedef struct sp_matrix sp_matrix_t;
@@ -472,6 +481,8 @@ typedef struct sp_matrix_info {
                                        none) */
     int64_t ell_long_row_bound;     /* and of ELL */
     int64_t ell_tail_nnz, jds_tail_nnz, sell_tail_nnz; /* entries in each built tail */
+    int offset_bits;                /* 32 or 64: the width of CSR/CSC pointers
+                                       (sp_matrix_options_t.offset_bits resolved) */
 } sp_matrix_info_t;
 
 SP_API sp_status_t sp_matrix_info(const sp_matrix_t *A, sp_matrix_info_t *info);
@@ -530,6 +541,9 @@ typedef struct sp_format_view {
         const int32_t *row, *col;
         const void *val;
     } tail;
+    /* CSR, CSC of a matrix with 64-bit offsets (sp_matrix_info_t.offset_bits): the
+       pointers, with csr.row_ptr (csc.col_ptr) NULL; NULL for 32-bit offsets */
+    const int64_t *row_ptr64, *col_ptr64;
 } sp_format_view_t;
 
 SP_API sp_status_t sp_matrix_view(sp_matrix_t *A, sp_format_t format, sp_format_view_t *view);

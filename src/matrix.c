@@ -1,11 +1,36 @@
 /* Matrix handles: a sorted, merged COO on a context plus a cache of built formats, so a
  * conversion is paid once and amortized over many SpMV calls. */
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "policy.h"
 
 static int64_t value_bytes(const sp_matrix_t *A) { return (int64_t)sp_value_size(A->f.coo.value_type); }
+
+/* The offset width options ask for (0: chosen from nnz), checked against the context:
+ * 64-bit offsets run on a host context only so far (issue 20). */
+static sp_status_t resolve_offset_bits(const sp_context_t *ctx, const sp_coo_t *coo,
+                                       const sp_matrix_options_t *options, int *bits)
+{
+    sp_status_t st = SP_STATUS_SUCCESS;
+    int want = options ? options->offset_bits : 0;
+    SP_CHECK_ARG(want == 0 || want == 32 || want == 64,
+                 "sp_matrix_create: options->offset_bits %d is not 0 (chosen from nnz), 32 or 64",
+                 want);
+    if (want == 32 && coo->nnz > INT32_MAX)
+        SP_FAIL(SP_STATUS_NOT_SUPPORTED,
+                "sp_matrix_create: options->offset_bits 32 cannot count %lld entries (limit %d): "
+                "use 64 or 0", (long long)coo->nnz, INT32_MAX);
+    *bits = want ? want : coo->nnz > INT32_MAX ? 64 : 32;
+    if (*bits == 64 && ctx->kind == SP_DEVICE_CUDA)
+        SP_FAIL(SP_STATUS_NOT_SUPPORTED,
+                "sp_matrix_create: %lld entries with 64-bit offsets on a CUDA context: 64-bit "
+                "offsets are host-only so far (a CUDA matrix takes at most %d entries, with "
+                "32-bit offsets)", (long long)coo->nnz, INT32_MAX);
+done:
+    return st;
+}
 
 static sp_status_t check_coo(const sp_coo_t *coo)
 {
@@ -13,10 +38,10 @@ static sp_status_t check_coo(const sp_coo_t *coo)
     SP_CHECK_ARG(coo->nrows >= 0 && coo->ncols >= 0 && coo->nnz >= 0,
                  "sp_matrix_create: negative size %lld x %lld, nnz %lld",
                  (long long)coo->nrows, (long long)coo->ncols, (long long)coo->nnz);
-    if (coo->nrows > INT32_MAX || coo->ncols > INT32_MAX || coo->nnz > INT32_MAX)
+    if (coo->nrows > INT32_MAX || coo->ncols > INT32_MAX)
         SP_FAIL(SP_STATUS_NOT_SUPPORTED,
                 "sp_matrix_create: %lld x %lld with %lld entries exceeds 32-bit indices "
-                "(limit %d)", (long long)coo->nrows, (long long)coo->ncols,
+                "(limit %d rows and columns)", (long long)coo->nrows, (long long)coo->ncols,
                 (long long)coo->nnz, INT32_MAX);
     SP_CHECK_ARG(coo->value_type == SP_VALUE_NONE || coo->val != NULL,
                  "sp_matrix_create: COO has value type %d but no values", (int)coo->value_type);
@@ -67,7 +92,9 @@ sp_status_t sp_matrix_create(sp_context_t *ctx, const sp_coo_t *coo,
     sp_matrix_t *A = NULL;
     sp_coo_t *sorted = NULL;
     int32_t *counts = NULL;
+    int offset_bits = 32;
     SP_CHECK_ARG(ctx != NULL && coo != NULL && out != NULL, "sp_matrix_create: NULL argument");
+    SP_TRY(resolve_offset_bits(ctx, coo, options, &offset_bits));
     SP_TRY(check_coo(coo));
     if (options)
         SP_CHECK_ARG(options->duplicates == SP_DUP_SUM || options->duplicates == SP_DUP_KEEP,
@@ -75,6 +102,7 @@ sp_status_t sp_matrix_create(sp_context_t *ctx, const sp_coo_t *coo,
     SP_CALLOC(A, 1);
     A->ctx = ctx;
     if (options) A->options = *options;
+    A->offset_bits = offset_bits;
     if (ctx->kind == SP_DEVICE_CUDA) {
         SP_TRY(sp__cuda_matrix_upload(A, coo, &counts));
     } else {
@@ -145,6 +173,16 @@ int64_t sp__matrix_long_row_bound(const sp_matrix_t *A, sp_format_t f)
     return sp__policy_long_row_bound(sp__policy_for(A->ctx), f, A->f.coo.nrows, A->f.coo.nnz);
 }
 
+sp_status_t sp__matrix_needs_offsets32(const sp_matrix_t *A, const char *what)
+{
+    if (A->offset_bits != 64) return SP_STATUS_SUCCESS;
+    return SP_ERROR(SP_STATUS_NOT_SUPPORTED,
+                    "%s of a %lld x %lld matrix with %lld entries and 64-bit offsets: not "
+                    "supported yet (64-bit offsets serve CSR, CSC and COO, host SpMV in them and "
+                    "host BFS so far)", what, (long long)A->f.coo.nrows,
+                    (long long)A->f.coo.ncols, (long long)A->f.coo.nnz);
+}
+
 /* Bytes ELL would take; the bound it must stay under (sp__matrix_policy_t). */
 static int64_t ell_bytes(const sp_matrix_t *A)
 {
@@ -194,6 +232,11 @@ static sp_status_t build(sp_matrix_t *A, sp_format_t f)
     int c = o->sell_c > 0 ? o->sell_c : p->sell_c;
     int sigma = o->sell_sigma > 0 ? o->sell_sigma : p->sell_sigma_factor * c;
     if (A->built & (1u << f)) goto done;
+    if (f != SP_FORMAT_COO && f != SP_FORMAT_CSR && f != SP_FORMAT_CSC) {
+        char what[32];
+        snprintf(what, sizeof what, "format %s", sp_format_name(f));
+        SP_TRY(sp__matrix_needs_offsets32(A, what));
+    }
     if (f != SP_FORMAT_CSR) SP_TRY(build(A, SP_FORMAT_CSR));
     if (f == SP_FORMAT_ELL && ell_bytes(A) > ell_bound(A))
         SP_FAIL(SP_STATUS_NOT_SUPPORTED,
@@ -208,7 +251,9 @@ static sp_status_t build(sp_matrix_t *A, sp_format_t f)
         SP_TRY(sp__cuda_matrix_build(A, f, c, sigma, sp__matrix_long_row_bound(A, f)));
     } else {
         switch (f) {
-        case SP_FORMAT_CSR: SP_TRY(sp__ref_coo_to_csr(&A->f.coo, &A->f.csr)); break;
+        case SP_FORMAT_CSR:
+            SP_TRY(sp__ref_coo_to_csr_offsets(&A->f.coo, A->offset_bits, &A->f.csr));
+            break;
         case SP_FORMAT_CSC: SP_TRY(sp__ref_csr_to_csc(&A->f.csr, &A->f.csc)); break;
         case SP_FORMAT_HYB:
             SP_TRY(sp__ref_csr_to_hyb(&A->f.csr, o->hyb_ell_width > 0 ? o->hyb_ell_width : -1,
@@ -257,12 +302,12 @@ done:
 
 static int64_t format_bytes(const sp_matrix_t *A, int f)
 {
-    int64_t v = 4 + value_bytes(A);
+    int64_t v = 4 + value_bytes(A), p = A->offset_bits / 8; /* CSR, CSC pointer bytes */
     if (!(A->built & (1u << f))) return 0;
     switch (f) {
     case SP_FORMAT_COO: return A->f.coo.nnz * (4 + v);
-    case SP_FORMAT_CSR: return (A->f.csr.nrows + 1) * 4 + A->f.csr.nnz * v;
-    case SP_FORMAT_CSC: return (A->f.csc.ncols + 1) * 4 + A->f.csc.nnz * v;
+    case SP_FORMAT_CSR: return (A->f.csr.nrows + 1) * p + A->f.csr.nnz * v;
+    case SP_FORMAT_CSC: return (A->f.csc.ncols + 1) * p + A->f.csc.nnz * v;
     case SP_FORMAT_ELL: return A->f.ell.nrows * A->f.ell.width * v + A->f.ell.tail.nnz * (4 + v);
     case SP_FORMAT_HYB:
         return A->f.hyb.ell.nrows * A->f.hyb.ell.width * v + A->f.hyb.coo.nnz * (4 + v);
@@ -303,6 +348,7 @@ sp_status_t sp_matrix_info(const sp_matrix_t *A, sp_matrix_info_t *info)
     info->ell_tail_nnz = A->f.ell.tail.nnz;
     info->jds_tail_nnz = A->f.jds.tail.nnz;
     info->sell_tail_nnz = A->f.sell.tail.nnz;
+    info->offset_bits = A->offset_bits;
 done:
     return st;
 }
@@ -337,9 +383,11 @@ sp_status_t sp_matrix_view(sp_matrix_t *A, sp_format_t f, sp_format_view_t *v)
         break;
     case SP_FORMAT_CSR:
         v->csr.row_ptr = h->csr.ptr, v->csr.col = h->csr.idx, v->csr.val = h->csr.val;
+        v->row_ptr64 = h->csr.ptr64;
         break;
     case SP_FORMAT_CSC:
         v->csc.col_ptr = h->csc.ptr, v->csc.row = h->csc.idx, v->csc.val = h->csc.val;
+        v->col_ptr64 = h->csc.ptr64;
         break;
     case SP_FORMAT_ELL:
         v->ell.width = h->ell.width, v->ell.col = h->ell.col, v->ell.val = h->ell.val;

@@ -260,7 +260,7 @@ sp__spmv_choice_t sp__policy_spmv_choose(const sp__policy_t *p, const sp__spmv_s
     out.format = SP_FORMAT_CSR;
     out.alg = SP_SPMV_ALG_CSR_ADAPTIVE;
     if (s->nnz == 0) {
-        out.format = SP_FORMAT_ELL;
+        out.format = s->offset_bits == 64 ? SP_FORMAT_CSR : SP_FORMAT_ELL;
         out.alg = SP_SPMV_ALG_DEFAULT;
         return out;
     }
@@ -295,6 +295,8 @@ sp__spmv_choice_t sp__policy_spmv_choose(const sp__policy_t *p, const sp__spmv_s
             }
         }
     }
+    /* 64-bit offsets (issue 20): the padded formats do not take them yet */
+    if (s->offset_bits == 64) return out;
     /* the padded formats: one thread per row walks up to `width` slots, 4 at a time */
     if (tail > 0.0) tail_us = kind_us(f, s, SP__KIND_TAIL, tail * (8 + v), 1.0, 1);
     {

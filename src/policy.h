@@ -53,6 +53,7 @@ typedef struct sp__spmv_stats {
     int64_t long_row_bound;      /* JDS, SELL (INT64_MAX: no tail) */
     int64_t row_max_kept;        /* the longest row within it (0: min(row_max, bound)) */
     int64_t ell_long_row_bound, ell_row_max_kept; /* the same for ELL (0: as JDS, SELL) */
+    int offset_bits;             /* 64: only CSR (and COO) serve the matrix (issue 20) */
 } sp__spmv_stats_t;
 
 /* What AUTO picks, and the model's time of each candidate (microseconds; < 0 when not a

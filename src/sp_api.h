@@ -29,6 +29,8 @@ typedef struct sp_format_set {
 struct sp_matrix {
     sp_context_t *ctx; /* borrowed: the context it was created on */
     sp_matrix_options_t options;
+    int offset_bits; /* 32 or 64: the width of CSR and CSC pointers (options.offset_bits
+                        resolved; 64 on a host context only so far, issue 20) */
     sp_format_set_t f;
     unsigned built;          /* bit f set when format f is built */
     sp_format_set_t *mirror; /* CUDA: host copies made for sp_matrix_view, else NULL */
@@ -204,6 +206,10 @@ double sp__coo_col_near(const sp_coo_t *coo);
 /* Rows of A longer than this go to the tail of format f (ELL, JDS, SELL): the matrix option
  * long_row_bound, else the policy's (src/policy.c); INT64_MAX when there is no tail. */
 int64_t sp__matrix_long_row_bound(const sp_matrix_t *A, sp_format_t f);
+/* SP_STATUS_NOT_SUPPORTED (recorded, naming `what`, A's size and "64-bit offsets") when A
+ * has 64-bit offsets, else success: the one guard of every format and operation that
+ * serves 32-bit offsets only so far (issue 20; src/matrix.c). */
+sp_status_t sp__matrix_needs_offsets32(const sp_matrix_t *A, const char *what);
 /* Frees every format of A (never COO) that is built now and was not in built_before (a
  * mask of A->built): a call that failed after building formats leaves A as it was. */
 void sp__matrix_drop_formats_since(sp_matrix_t *A, unsigned built_before);

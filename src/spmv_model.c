@@ -33,4 +33,5 @@ void sp__spmv_stats_of(const sp_context_t *ctx, const sp_matrix_t *A, sp__spmv_s
     s->row_max_kept = A->row_max_kept;
     s->ell_long_row_bound = sp__matrix_long_row_bound(A, SP_FORMAT_ELL);
     s->ell_row_max_kept = A->ell_row_max_kept;
+    s->offset_bits = A->offset_bits;
 }

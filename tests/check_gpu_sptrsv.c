@@ -306,7 +306,7 @@ START_TEST(test_tiny)
     int32_t ptr[] = {0, 3, 6, 9}, idx[] = {0, 1, 2, 0, 1, 2, 0, 1, 2};
     double val[] = {2, 1, 3, 4, 5, 6, 7, 8, 10}, x[3] = {0, 0, 0}, alpha = 2, one = 1;
     const double b_lower[] = {1, 7, 26.5}, b_upper[] = {13, 28, 30};
-    sp_csr_t h = {3, 3, 9, SP_R_64F, ptr, idx, val};
+    sp_csr_t h = {3, 3, 9, SP_R_64F, ptr, idx, val, NULL};
     sp_csr_t d = sp_test_env_upload_csr(&T, &h);
     double *d_b = sp_test_env_upload(&T, b_lower, sizeof b_lower),
            *d_x = sp_test_env_upload(&T, x, sizeof x);

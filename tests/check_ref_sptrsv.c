@@ -14,7 +14,7 @@
 static sp_csr_t csr_of(int64_t n, int32_t *ptr, int32_t *idx, const double *val,
                        sp_value_type_t t, void *vbuf)
 {
-    sp_csr_t a = {n, n, ptr[n], t, ptr, idx, vbuf};
+    sp_csr_t a = {n, n, ptr[n], t, ptr, idx, vbuf, NULL};
     for (int64_t k = 0; k < ptr[n]; k++) {
         if (t == SP_R_32F)
             ((float *)vbuf)[k] = (float)val[k];
@@ -92,7 +92,7 @@ START_TEST(other_triangle_ignored)
     int32_t ptr[] = {0, 2, 4}, idx[] = {0, 1, 0, 1};
     double lo[] = {2, NAN, 1, 4}, up[] = {2, 1, NAN, 4};
     double b[] = {2, 9}, x[2], alpha = 1;
-    sp_csr_t a = {2, 2, 4, SP_R_64F, ptr, idx, lo};
+    sp_csr_t a = {2, 2, 4, SP_R_64F, ptr, idx, lo, NULL};
     ck_assert_ok(sp__ref_sptrsv(&a, 0, 0, &alpha, b, x));
     ck_assert(x[0] == 1 && x[1] == 2);
     a.val = up;
@@ -130,7 +130,7 @@ START_TEST(random_residual)
         b[r] = 2 * sp_test_uniform(&s) - 1;
     }
     ptr[N] = nnz;
-    sp_csr_t a = {N, N, nnz, SP_R_64F, ptr, idx, val};
+    sp_csr_t a = {N, N, nnz, SP_R_64F, ptr, idx, val, NULL};
     for (int upper = 0; upper < 2; upper++) {
         ck_assert_ok(sp__ref_sptrsv(&a, upper, 0, &alpha, b, x));
         for (int r = 0; r < N; r++) {
@@ -153,7 +153,7 @@ START_TEST(refusals)
     /* row 1 has no diagonal, row 2 a zero one: the first (row 1) is named */
     int32_t ptr[] = {0, 1, 2, 4}, idx[] = {0, 0, 1, 2};
     double val[] = {1, 2, 1, 0}, b[3] = {1, 1, 1}, x[3] = {7, 7, 7}, alpha = 1;
-    sp_csr_t a = {3, 3, 4, SP_R_64F, ptr, idx, val};
+    sp_csr_t a = {3, 3, 4, SP_R_64F, ptr, idx, val, NULL};
     ck_assert_status(sp__ref_sptrsv(&a, 0, 0, &alpha, b, x), SP_STATUS_INVALID_ARGUMENT);
     ck_assert_error_has("row 1 has no non-zero diagonal entry");
     ck_assert(x[0] == 7 && x[1] == 7 && x[2] == 7); /* untouched */

@@ -369,8 +369,8 @@ static int compare_i32(const void *a, const void *b)
 
 int sp_test_has_edge(const sp_csr_t *g, int32_t u, int32_t v)
 {
-    size_t len = (size_t)(g->ptr[u + 1] - g->ptr[u]);
-    return len > 0 && bsearch(&v, g->idx + g->ptr[u], len, sizeof v, compare_i32) != NULL;
+    size_t len = (size_t)(sp__csr_at(g, u + 1) - sp__csr_at(g, u));
+    return len > 0 && bsearch(&v, g->idx + sp__csr_at(g, u), len, sizeof v, compare_i32) != NULL;
 }
 
 const sp_test_spmv_combo_t sp_test_spmv_combos[] = {

@@ -15,6 +15,7 @@ void sp__csr_free(sp_csr_t *a)
     sp__free(a->val);
     sp__free(a->idx);
     sp__free(a->ptr);
+    sp__free(a->ptr64);
     memset(a, 0, sizeof *a);
 }
 

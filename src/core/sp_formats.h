@@ -5,7 +5,8 @@
  *
  * Conventions: all arrays owned by the struct; empty arrays are NULL. Values are float or
  * double per value_type, or NULL for SP_VALUE_NONE (patterns). Padding slots hold column
- * -1 and value 0. Offsets (ptr, jd_ptr, slice_ptr) and indices are 32-bit. */
+ * -1 and value 0. Indices are 32-bit; offsets (jd_ptr, slice_ptr) too, except CSR/CSC's
+ * row (column) pointers, which are 32-bit (ptr) or 64-bit (ptr64) per matrix (issue 20). */
 #ifndef SP_FORMATS_H
 #define SP_FORMATS_H
 
@@ -18,16 +19,37 @@
 extern "C" {
 #endif
 
-/* Compressed rows (CSR) or, for CSC, compressed columns: ptr has n+1 entries where n is
- * nrows (CSR) or ncols (CSC); idx holds the column (CSR) or row (CSC) of each entry,
- * increasing within each row (column). */
+/* Compressed rows (CSR) or, for CSC, compressed columns: the pointers have n+1 entries
+ * where n is nrows (CSR) or ncols (CSC); idx holds the column (CSR) or row (CSC) of each
+ * entry, increasing within each row (column). The pointers are 32-bit (ptr) or, for a
+ * matrix with 64-bit offsets, 64-bit (ptr64): exactly one of the two is set (both NULL only
+ * in a zeroed struct). Code that serves both widths reads them through sp__csr_at. */
 typedef struct sp_csr {
     int64_t nrows, ncols, nnz;
     sp_value_type_t value_type;
     int32_t *ptr;
     int32_t *idx;
     void *val;
+    int64_t *ptr64;
 } sp_csr_t;
+
+/* Pointer i of a (0 <= i <= n), whichever width a holds. */
+static inline int64_t sp__csr_at(const sp_csr_t *a, int64_t i)
+{
+    return a->ptr64 ? a->ptr64[i] : (int64_t)a->ptr[i];
+}
+
+/* Pointer i of a = v (v fits a's width: the caller chose it from nnz). */
+static inline void sp__csr_set(sp_csr_t *a, int64_t i, int64_t v)
+{
+    if (a->ptr64)
+        a->ptr64[i] = v;
+    else
+        a->ptr[i] = (int32_t)v;
+}
+
+/* 64 when a holds 64-bit pointers, else 32. */
+static inline int sp__csr_offset_bits(const sp_csr_t *a) { return a->ptr64 ? 64 : 32; }
 
 /* Host triplets without the loader's bookkeeping (used for HYB's overflow, the
  * long-row tails of ELL, JDS and SELL, and device COO). */

@@ -42,7 +42,7 @@ sp_status_t sp__ref_bfs_with_queue(const sp_csr_t *g, int32_t source, int32_t *q
     while (head < tail) {
         int32_t u = queue[head++];
         if (level[u] < frontier_capacity) frontier_sizes[level[u]]++;
-        for (int64_t k = g->ptr[u]; k < g->ptr[u + 1]; k++, scanned++) {
+        for (int64_t k = sp__csr_at(g, u); k < sp__csr_at(g, u + 1); k++, scanned++) {
             int32_t v = g->idx[k];
             if (level[v] >= 0) continue;
             level[v] = level[u] + 1;

@@ -22,7 +22,7 @@ static int fail(char *why, size_t why_len, const char *fmt, ...)
 
 static int has_edge(const sp_csr_t *g, int32_t u, int32_t v)
 {
-    int64_t lo = g->ptr[u], hi = g->ptr[u + 1];
+    int64_t lo = sp__csr_at(g, u), hi = sp__csr_at(g, u + 1);
     while (lo < hi) {
         int64_t mid = lo + (hi - lo) / 2;
         if (g->idx[mid] < v)
@@ -30,7 +30,7 @@ static int has_edge(const sp_csr_t *g, int32_t u, int32_t v)
         else
             hi = mid;
     }
-    return lo < g->ptr[u + 1] && g->idx[lo] == v;
+    return lo < sp__csr_at(g, u + 1) && g->idx[lo] == v;
 }
 
 /* Every parent chain ends at the source: walk up from each reached vertex, marking the
@@ -111,7 +111,7 @@ int sp__ref_bfs_validate(const sp_csr_t *g, int32_t source, const int32_t *level
     }
     for (int32_t u = 0; u < g->nrows; u++) {
         if (level[u] < 0) continue;
-        for (int64_t k = g->ptr[u]; k < g->ptr[u + 1]; k++) {
+        for (int64_t k = sp__csr_at(g, u); k < sp__csr_at(g, u + 1); k++) {
             int32_t v = g->idx[k];
             if (level[v] < 0)
                 return fail(why, why_len, "rule component: vertex %d is reachable (edge from "

@@ -18,16 +18,16 @@ sp_status_t sp__ref_csr_split_long(const sp_csr_t *csr, int64_t bound, sp_csr_t 
     for (int64_t r = 0; r < csr->nrows; r++)
         if (ref_row_length(csr, r) > bound) nlong += ref_row_length(csr, r);
     SP_TRY(ref_csr_alloc(&s, csr->nrows, csr->ncols, csr->nnz - nlong, csr->nrows,
-                         csr->value_type));
+                         csr->value_type, sp__csr_offset_bits(csr)));
     t = (sp_triplets_t){csr->nrows, csr->ncols, nlong, csr->value_type, NULL, NULL, NULL};
     SP_ALLOC(t.row, nlong);
     SP_ALLOC(t.col, nlong);
     SP_TRY(ref_values_calloc(&t.val, t.value_type, nlong));
-    s.ptr[0] = 0;
+    sp__csr_set(&s, 0, 0);
     for (int64_t r = 0; r < csr->nrows; r++) {
-        int64_t len = ref_row_length(csr, r), at = s.ptr[r];
+        int64_t len = ref_row_length(csr, r), at = sp__csr_at(&s, r);
         for (int64_t k = 0; k < len; k++) {
-            int64_t e = csr->ptr[r] + k;
+            int64_t e = sp__csr_at(csr, r) + k;
             if (len > bound) {
                 t.row[q] = (int32_t)r;
                 t.col[q] = csr->idx[e];
@@ -37,7 +37,7 @@ sp_status_t sp__ref_csr_split_long(const sp_csr_t *csr, int64_t bound, sp_csr_t 
                 ref_value_copy(s.val, at + k, csr->val, e, vs);
             }
         }
-        s.ptr[r + 1] = (int32_t)(at + (len > bound ? 0 : len));
+        sp__csr_set(&s, r + 1, at + (len > bound ? 0 : len));
     }
     *short_rows = s;
     *tail = t;

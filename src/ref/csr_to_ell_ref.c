@@ -21,8 +21,8 @@ sp_status_t sp__ref_csr_to_ell_width(const sp_csr_t *csr, int64_t width, sp_ell_
     for (int64_t r = 0; r < e.nrows; r++) {
         int64_t len = ref_row_length(csr, r), stored = len < width ? len : width;
         for (int64_t k = 0; k < stored; k++) {
-            e.col[k * e.nrows + r] = csr->idx[csr->ptr[r] + k];
-            ref_value_copy(e.val, k * e.nrows + r, csr->val, csr->ptr[r] + k, vs);
+            e.col[k * e.nrows + r] = csr->idx[sp__csr_at(csr, r) + k];
+            ref_value_copy(e.val, k * e.nrows + r, csr->val, sp__csr_at(csr, r) + k, vs);
         }
         e.nnz += stored;
     }

@@ -45,7 +45,7 @@ sp_status_t sp__ref_csr_to_hyb(const sp_csr_t *csr, int64_t width, sp_hyb_t *hyb
     SP_TRY(ref_values_calloc(&h.coo.val, h.coo.value_type, h.coo.nnz));
     int64_t p = 0;
     for (int64_t r = 0; r < csr->nrows; r++)
-        for (int64_t k = csr->ptr[r] + width; k < csr->ptr[r + 1]; k++, p++) {
+        for (int64_t k = sp__csr_at(csr, r) + width; k < sp__csr_at(csr, r + 1); k++, p++) {
             h.coo.row[p] = (int32_t)r;
             h.coo.col[p] = csr->idx[k];
             ref_value_copy(h.coo.val, p, csr->val, k, vs);

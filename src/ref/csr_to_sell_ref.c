@@ -72,8 +72,8 @@ sp_status_t sp__ref_csr_to_sell(const sp_csr_t *csr, int c, int sigma, sp_sell_t
     for (int64_t p = 0; p < s.nrows; p++) {
         int64_t r = s.perm[p], base = s.slice_ptr[p / c] + p % c;
         for (int64_t k = 0; k < ref_row_length(csr, r); k++) {
-            s.col[base + k * c] = csr->idx[csr->ptr[r] + k];
-            ref_value_copy(s.val, base + k * c, csr->val, csr->ptr[r] + k, vs);
+            s.col[base + k * c] = csr->idx[sp__csr_at(csr, r) + k];
+            ref_value_copy(s.val, base + k * c, csr->val, sp__csr_at(csr, r) + k, vs);
         }
     }
     *sell = s;

@@ -53,13 +53,18 @@ static inline sp_status_t ref_values_calloc(void **val, sp_value_type_t t, int64
 }
 
 /* Empty compressed arrays for a nrows x ncols matrix with nnz entries and npointers
- * compressed rows (nrows for CSR, ncols for CSC); c is all-NULL again on failure. */
+ * compressed rows (nrows for CSR, ncols for CSC), with 32- or 64-bit pointers
+ * (offset_bits, sp_formats.h); c is all-NULL again on failure. */
 static inline sp_status_t ref_csr_alloc(sp_csr_t *c, int64_t nrows, int64_t ncols,
-                                        int64_t nnz, int64_t npointers, sp_value_type_t t)
+                                        int64_t nnz, int64_t npointers, sp_value_type_t t,
+                                        int offset_bits)
 {
     sp_status_t st = SP_STATUS_SUCCESS;
     *c = (sp_csr_t){.nrows = nrows, .ncols = ncols, .nnz = nnz, .value_type = t};
-    SP_ALLOC(c->ptr, npointers + 1);
+    if (offset_bits == 64)
+        SP_ALLOC(c->ptr64, npointers + 1);
+    else
+        SP_ALLOC(c->ptr, npointers + 1);
     SP_ALLOC(c->idx, nnz);
     SP_TRY(ref_values_calloc(&c->val, t, nnz));
 done:
@@ -67,18 +72,24 @@ done:
     return st;
 }
 
-/* ptr[0..n] = start of each of n segments, from the segment key of each of nnz entries
- * (count, then exclusive scan: the first two steps of every compression). */
-static inline void ref_segment_starts(const int32_t *keys, int64_t nnz, int32_t *ptr, int64_t n)
+/* c's pointers [0..n] = start of each of n segments, from the segment key of each of nnz
+ * entries, and next[0..n) = the same starts, the scatter's cursors (count, then exclusive
+ * scan: the first two steps of every compression; 64-bit counts serve both widths). Keys
+ * outside [0, n) are the caller's bug; they are skipped rather than counted out of bounds. */
+static inline void ref_segment_starts(const int32_t *keys, int64_t nnz, sp_csr_t *c, int64_t n,
+                                      int64_t *next)
 {
-    sp__ref_histogram(keys, nnz, ptr, n);
-    ptr[n] = (int32_t)sp__ref_exclusive_scan_i32(ptr, ptr, n);
+    for (int64_t s = 0; s < n; s++) next[s] = 0;
+    for (int64_t k = 0; k < nnz; k++)
+        if (keys[k] >= 0 && keys[k] < n) next[keys[k]]++;
+    sp__csr_set(c, n, sp__ref_exclusive_scan_i64(next, next, n));
+    for (int64_t s = 0; s < n; s++) sp__csr_set(c, s, next[s]);
 }
 
 /* Entries in row r of a CSR (column r of a CSC). */
 static inline int64_t ref_row_length(const sp_csr_t *a, int64_t r)
 {
-    return (int64_t)a->ptr[r + 1] - a->ptr[r];
+    return (int64_t)sp__csr_at(a, r + 1) - sp__csr_at(a, r);
 }
 
 /* Longest row of a CSR (0 when it has no rows). */

@@ -41,8 +41,11 @@ sp_status_t sp__ref_coo_sort_merge(sp_triplets_t *coo, sp_dup_policy_t policy, i
  * it only while no sort runs. */
 void sp__test_set_position32_limit(int64_t limit);
 int64_t sp__position32_limit(void);
-/* CSR of sorted, merged triplets: count per row, exclusive scan, scatter. */
+/* CSR of sorted, merged triplets: count per row, exclusive scan, scatter. Its pointers are
+ * 32-bit up to INT32_MAX entries, else 64-bit (sp_formats.h); the _offsets form takes the
+ * width (32 or 64; 0 chooses so), 32 refusing more than INT32_MAX entries. */
 sp_status_t sp__ref_coo_to_csr(const sp_triplets_t *coo, sp_csr_t *csr);
+sp_status_t sp__ref_coo_to_csr_offsets(const sp_triplets_t *coo, int offset_bits, sp_csr_t *csr);
 /* CSC (transpose) of a CSR. */
 sp_status_t sp__ref_csr_to_csc(const sp_csr_t *csr, sp_csr_t *csc);
 /* ELL of a CSR, padded to the longest row. */

@@ -11,7 +11,7 @@ void sp__ref_spmv_csc(const sp_csr_t *a, const void *alpha, const void *x, const
     for (int64_t i = 0; i < a->nrows; i++) ref_y_update(y, t, i, 1.0, 0.0, be);
     for (int64_t j = 0; j < a->ncols; j++) {
         double xj = ref_value_get(x, t, j);
-        for (int64_t k = a->ptr[j]; k < a->ptr[j + 1]; k++)
+        for (int64_t k = sp__csr_at(a, j); k < sp__csr_at(a, j + 1); k++)
             ref_y_update(y, t, a->idx[k], al, ref_value_get(a->val, t, k) * xj, 1.0);
     }
 }

@@ -9,7 +9,7 @@ void sp__ref_spmv_csr(const sp_csr_t *a, const void *alpha, const void *x, const
     double al = ref_value_get(alpha, t, 0), be = ref_value_get(beta, t, 0);
     for (int64_t r = 0; r < a->nrows; r++) {
         double sum = 0.0;
-        for (int64_t k = a->ptr[r]; k < a->ptr[r + 1]; k++)
+        for (int64_t k = sp__csr_at(a, r); k < sp__csr_at(a, r + 1); k++)
             sum += ref_value_get(a->val, t, k) * ref_value_get(x, t, a->idx[k]);
         ref_y_update(y, t, r, al, sum, be);
     }

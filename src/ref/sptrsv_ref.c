@@ -5,7 +5,7 @@
 /* The diagonal of row r within the used triangle, or 0 when none is stored. */
 static double row_diag(const sp_csr_t *a, int64_t r)
 {
-    for (int64_t k = a->ptr[r]; k < a->ptr[r + 1]; k++)
+    for (int64_t k = sp__csr_at(a, r); k < sp__csr_at(a, r + 1); k++)
         if (a->idx[k] == r) return ref_value_get(a->val, a->value_type, k);
     return 0.0;
 }
@@ -32,7 +32,7 @@ sp_status_t sp__ref_sptrsv(const sp_csr_t *a, int upper, int unit_diag, const vo
     for (int64_t i = 0; i < a->nrows; i++) {
         int64_t r = upper ? a->nrows - 1 - i : i;
         double sum = al * ref_value_get(b, t, r);
-        for (int64_t k = a->ptr[r]; k < a->ptr[r + 1]; k++) {
+        for (int64_t k = sp__csr_at(a, r); k < sp__csr_at(a, r + 1); k++) {
             int64_t c = a->idx[k];
             if (upper ? c > r : c < r) sum -= ref_value_get(a->val, t, k) * ref_value_get(x, t, c);
         }

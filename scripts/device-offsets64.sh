@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# Issue 20, first slice (64-bit offsets per matrix, host context only) on a 1-GPU machine,
+# in one device call of a few minutes: build in build-gpu (Release, sm_90), then
+#  1. check_offsets64 and check_hostile_sizes: with a GPU present check_offsets64's
+#     cuda_refuses case runs for real (a CUDA context refuses offset_bits 64 with the entry
+#     count and "host-only so far");
+#  2. the quick GPU suites (ctest -L gpu -LE slow): sp_csr_t grew a field (ptr64, NULL on
+#     the device) and every kernel was rebuilt, so 32-bit matrices must run as before;
+#  3. spbench --offsets 64 on the GPU: must print the refusal and exit non-zero;
+#  4. spbench --offsets 64 on the host context (CUDA_VISIBLE_DEVICES= hides the GPU): SpMV
+#     in CSR/COO/CSC/AUTO with max_rel_err printed, the padded formats refused, and BFS
+#     validated (bfs_valid: yes).
+# Logs under $OUT (else build-gpu/logs). Prints "== PASS <step>" / "== FAIL <step>" lines
+# and exits non-zero when any step fails.
+#   bash scripts/device-offsets64.sh
+set -u
+cd "$(dirname "$0")/.."
+L=${OUT:-build-gpu/logs}; mkdir -p "$L"
+. scripts/device-env.sh
+fail=0
+t0=$(date +%s)
+step() { # name rc: the verdict line
+  if [ "$2" -eq 0 ]; then echo "== PASS $1 ($(( $(date +%s) - t0 )) s)"
+  else echo "== FAIL $1 (rc=$2; logs in $L)"; fail=1; fi
+}
+nvidia-smi --query-gpu=index,name,driver_version --format=csv,noheader | tee "$L/gpu.txt"
+cmake -S . -B build-gpu -DSP_WITH_CUDA=ON -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
+  "${SP_ZLIB_ARGS[@]}" >"$L/configure.log" 2>&1 || { tail -20 "$L/configure.log"; exit 1; }
+cmake --build build-gpu -j"$(nproc)" >"$L/build.log" 2>&1 \
+  || { grep -E "error" "$L/build.log" | head -30; echo "== FAIL build"; exit 1; }
+echo "== PASS build ($(( $(date +%s) - t0 )) s)"
+
+# 1. the new suite (its CUDA case included) and the size refusals
+(cd build-gpu && timeout 300 ctest --output-on-failure -R '^(check_offsets64|check_hostile_sizes)$' \
+   >"$L/ctest-offsets64.log" 2>&1)
+rc=$?; grep -E "tests passed|Failed|Timeout" "$L/ctest-offsets64.log" | head; step offsets64-tests $rc
+
+# 2. the quick GPU suites: 32-bit matrices unchanged
+(cd build-gpu && timeout 420 ctest -j4 --timeout 400 --output-on-failure -L gpu -LE slow \
+   >"$L/ctest-gpu.log" 2>&1)
+rc=$?; grep -E "tests passed|\(Failed\)|\(Timeout\)|Not Run" "$L/ctest-gpu.log" | head -20
+step gpu-suites $rc
+
+# 3. spbench on the GPU refuses 64-bit offsets
+timeout 120 ./build-gpu/bench/spbench --gen poisson3d:40 --offsets 64 --reps 3 \
+  >"$L/spbench-gpu64.log" 2>&1
+rc=$?
+grep -E "executor|spbench:" "$L/spbench-gpu64.log" | head -3
+if [ "$rc" -ne 0 ] && grep -q "64-bit offsets on a CUDA context: 64-bit offsets are host-only so far" \
+     "$L/spbench-gpu64.log"; then step spbench-gpu-refusal 0; else step spbench-gpu-refusal 1; fi
+
+# 4. spbench on the host context with 64-bit offsets: SpMV and BFS run and check
+CUDA_VISIBLE_DEVICES= timeout 300 ./build-gpu/bench/spbench --gen poisson3d:40 --offsets 64 \
+  --reps 3 --check >"$L/spbench-host64-spmv.log" 2>&1
+rc=$?
+grep -E "^offset_bits|^format: (csr|coo|csc|auto)" "$L/spbench-host64-spmv.log" | cut -c1-150
+if [ "$rc" -eq 0 ] && grep -q "^offset_bits: 64" "$L/spbench-host64-spmv.log" \
+   && grep -q "^format: ell .*refused: SP_STATUS_NOT_SUPPORTED.*64-bit offsets" "$L/spbench-host64-spmv.log" \
+   && grep -q "^format: auto->csr" "$L/spbench-host64-spmv.log"; then
+  step spbench-host64-spmv 0; else step spbench-host64-spmv 1; fi
+CUDA_VISIBLE_DEVICES= timeout 300 ./build-gpu/bench/spbench --gen kron:16 --bfs --sources 8 \
+  --offsets 64 --check >"$L/spbench-host64-bfs.log" 2>&1
+rc=$?
+grep -E "^offset_bits|^bfs_valid|^bfs_GTEPS_graph500_hmean" "$L/spbench-host64-bfs.log"
+if [ "$rc" -eq 0 ] && grep -q "^bfs_valid: yes" "$L/spbench-host64-bfs.log"; then
+  step spbench-host64-bfs 0; else step spbench-host64-bfs 1; fi
+
+echo "== total $(( $(date +%s) - t0 )) s"
+[ "$fail" -eq 0 ] && echo "== ALL PASS" || echo "== SOME FAILED"
+exit "$fail"

@@ -1,0 +1,320 @@
+/* 64-bit offsets per matrix on a host context (issue 20, first slice): the same COO made
+ * with sp_matrix_options_t.offset_bits 32 and 64 gives the same CSR and CSC pointers (one
+ * array 32-bit, the other 64-bit, as sp_matrix_view and sp_matrix_info show them), the
+ * same SpMV in CSR, CSC, COO and AUTO bit for bit (Poisson, random with empty rows,
+ * duplicates and a long row, rectangular, empty; float and double), and the same BFS
+ * levels, parents and stats in every variant; everything else refuses a 64-bit matrix
+ * with SP_STATUS_NOT_SUPPORTED naming the format or operation and "64-bit offsets"
+ * (ELL, HYB, JDS, SELL, sp_sptrsv, sp_solver_setup), a bad offset_bits value with
+ * SP_STATUS_INVALID_ARGUMENT, and a CUDA context any 64-bit matrix (where one exists). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "testutil.h"
+
+/* The host context of every case (a checked fixture). */
+static sp_context_t *ctx;
+static void host_setup(void) { ck_assert_ok(sp_context_create(SP_DEVICE_HOST, NULL, &ctx)); }
+static void host_teardown(void)
+{
+    sp_context_destroy(ctx);
+    ctx = NULL;
+}
+
+/* A on context `on` from coo with offset_bits bits, asserted, and its info's width checked. */
+static sp_matrix_t *make(sp_context_t *on, const sp_coo_t *coo, int bits)
+{
+    sp_matrix_options_t o = {0};
+    sp_matrix_t *A = NULL;
+    sp_matrix_info_t info;
+    o.offset_bits = bits;
+    ck_assert_ok(sp_matrix_create(on, coo, &o, &A));
+    ck_assert_ok(sp_matrix_info(A, &info));
+    ck_assert_int_eq(info.offset_bits, bits == 0 ? 32 : bits);
+    return A;
+}
+
+/* The pointers of format f (CSR or CSC) of A32 and A64: the same numbers, one array each;
+ * and the 64-bit one's bytes are 4 more a pointer. */
+static void same_pointers(sp_matrix_t *A32, sp_matrix_t *A64, sp_format_t f)
+{
+    sp_format_view_t v32, v64;
+    sp_matrix_info_t i32, i64;
+    ck_assert_ok(sp_matrix_build(ctx, A32, f));
+    ck_assert_ok(sp_matrix_build(ctx, A64, f));
+    ck_assert_ok(sp_matrix_view(A32, f, &v32));
+    ck_assert_ok(sp_matrix_view(A64, f, &v64));
+    const int32_t *p32 = f == SP_FORMAT_CSR ? v32.csr.row_ptr : v32.csc.col_ptr;
+    const int32_t *none = f == SP_FORMAT_CSR ? v64.csr.row_ptr : v64.csc.col_ptr;
+    const int64_t *p64 = f == SP_FORMAT_CSR ? v64.row_ptr64 : v64.col_ptr64;
+    const int32_t *idx32 = f == SP_FORMAT_CSR ? v32.csr.col : v32.csc.row;
+    const int32_t *idx64 = f == SP_FORMAT_CSR ? v64.csr.col : v64.csc.row;
+    int64_t n = f == SP_FORMAT_CSR ? v32.nrows : v32.ncols;
+    ck_assert_ptr_null(none);
+    ck_assert_ptr_null(f == SP_FORMAT_CSR ? v32.row_ptr64 : v32.col_ptr64);
+    ck_assert_ptr_nonnull(p32);
+    ck_assert_ptr_nonnull(p64);
+    for (int64_t i = 0; i <= n; i++) ck_assert_int_eq(p32[i], p64[i]);
+    ck_assert_int_eq(p64[n], v64.nnz);
+    if (v32.nnz > 0) ck_assert_mem_eq(idx32, idx64, (size_t)v32.nnz * sizeof *idx32);
+    ck_assert_ok(sp_matrix_info(A32, &i32));
+    ck_assert_ok(sp_matrix_info(A64, &i64));
+    ck_assert_int_eq(i64.bytes[f], i32.bytes[f] + 4 * (n + 1));
+}
+
+/* y = 1.5 A x - 0.5 y in format f on A32 and A64 from the same x and y: equal bit for bit. */
+static void same_spmv(sp_matrix_t *A32, sp_matrix_t *A64, sp_format_t f, uint64_t seed)
+{
+    sp_matrix_info_t info;
+    ck_assert_ok(sp_matrix_info(A32, &info));
+    size_t vs = info.value_type == SP_R_32F ? 4 : 8;
+    size_t nx = (size_t)info.ncols + 1, ny = (size_t)info.nrows + 1;
+    unsigned char *x = malloc(nx * vs), *y32 = malloc(ny * vs), *y64 = malloc(ny * vs);
+    double a64 = 1.5, b64 = -0.5;
+    float a32 = 1.5f, b32 = -0.5f;
+    const void *alpha = vs == 4 ? (const void *)&a32 : (const void *)&a64;
+    const void *beta = vs == 4 ? (const void *)&b32 : (const void *)&b64;
+    ck_assert_ptr_nonnull(x);
+    ck_assert_ptr_nonnull(y32);
+    ck_assert_ptr_nonnull(y64);
+    for (size_t i = 0; i < nx; i++) {
+        double v = sp_test_uniform(&seed) * 2.0 - 1.0;
+        if (vs == 4) ((float *)x)[i] = (float)v;
+        else ((double *)x)[i] = v;
+    }
+    for (size_t i = 0; i < ny; i++) {
+        double v = sp_test_uniform(&seed);
+        if (vs == 4) ((float *)y32)[i] = (float)v;
+        else ((double *)y32)[i] = v;
+    }
+    memcpy(y64, y32, ny * vs);
+    ck_assert_ok(sp_spmv(ctx, f, SP_SPMV_ALG_DEFAULT, alpha, A32, x, beta, y32));
+    ck_assert_ok(sp_spmv(ctx, f, SP_SPMV_ALG_DEFAULT, alpha, A64, x, beta, y64));
+    ck_assert_msg(memcmp(y32, y64, ny * vs) == 0, "SpMV %s differs between 32- and 64-bit offsets",
+                  f == SP_FORMAT_AUTO ? "auto" : sp_format_name(f));
+    free(x);
+    free(y32);
+    free(y64);
+}
+
+/* The whole comparison for one COO (consumed). */
+static void compare_spmv(sp_coo_t *coo, uint64_t seed)
+{
+    sp_format_t chosen = SP_FORMAT_AUTO;
+    sp_matrix_t *A32 = make(ctx, coo, 32), *A64 = make(ctx, coo, 64);
+    sp_format_t formats[] = {SP_FORMAT_CSR, SP_FORMAT_COO, SP_FORMAT_CSC, SP_FORMAT_AUTO};
+    for (size_t i = 0; i < sizeof formats / sizeof formats[0]; i++)
+        same_spmv(A32, A64, formats[i], seed + i);
+    same_pointers(A32, A64, SP_FORMAT_CSR);
+    same_pointers(A32, A64, SP_FORMAT_CSC);
+    ck_assert_ok(sp_spmv_choose_format(ctx, A64, &chosen));
+    ck_assert_msg(chosen == SP_FORMAT_CSR || chosen == SP_FORMAT_COO,
+                  "AUTO chose %s for 64-bit offsets", sp_format_name(chosen));
+    ck_assert_ok(sp_spmv_tune(ctx, A64, &chosen, NULL));
+    ck_assert_msg(chosen == SP_FORMAT_CSR || chosen == SP_FORMAT_COO,
+                  "sp_spmv_tune chose %s for 64-bit offsets", sp_format_name(chosen));
+    same_spmv(A32, A64, SP_FORMAT_AUTO, seed + 7);
+    sp_matrix_destroy(A32);
+    sp_matrix_destroy(A64);
+    sp_coo_free(coo);
+}
+
+START_TEST(spmv_poisson)
+{
+    sp_coo_t *a = NULL;
+    ck_assert_ok(sp_gen_poisson3d(14, SP_R_64F, &a));
+    compare_spmv(a, 1);
+    ck_assert_ok(sp_gen_poisson2d(40, SP_R_32F, &a));
+    compare_spmv(a, 2);
+}
+END_TEST
+
+START_TEST(spmv_random_irregular)
+{
+    unsigned all = SP_TEST_DUPLICATES | SP_TEST_EMPTY_ROWS | SP_TEST_LONG_ROW;
+    compare_spmv(sp_test_random_coo(11, 3000, 3000, 40000, SP_R_64F, all), 3);
+    compare_spmv(sp_test_random_coo(12, 3000, 3000, 40000, SP_R_32F, all), 4);
+    compare_spmv(sp_test_random_coo(13, 2000, 2000, 9000, SP_R_64F,
+                                    SP_TEST_EMPTY_ROWS | SP_TEST_EMPTY_COLS), 5);
+}
+END_TEST
+
+START_TEST(spmv_rectangular_and_empty)
+{
+    compare_spmv(sp_test_random_coo(21, 700, 2311, 12000, SP_R_64F, SP_TEST_DUPLICATES), 6);
+    compare_spmv(sp_test_random_coo(22, 2311, 700, 12000, SP_R_32F, SP_TEST_EMPTY_ROWS), 7);
+    compare_spmv(sp_test_random_coo(23, 50, 80, 0, SP_R_64F, 0), 8);
+}
+END_TEST
+
+/* Every host BFS variant on a symmetrized Kronecker pattern graph: the same levels,
+ * parents and stats with 32- and 64-bit offsets. */
+START_TEST(bfs_same_results)
+{
+    enum { NSRC = 4 };
+    sp_coo_t *g = NULL;
+    ck_assert_ok(sp_gen_kronecker(11, 8, 5, SP_VALUE_NONE, &g));
+    ck_assert_ok(sp_coo_symmetrize(g, 1));
+    sp_matrix_t *G32 = make(ctx, g, 0), *G64 = make(ctx, g, 64);
+    int64_t n = g->nrows, m = g->nnz; /* sources with an edge (Graph500's rule) */
+    int64_t sources[NSRC] = {g->row[0], g->row[m / 3], g->row[m / 2], g->row[m - 1]};
+    sp_bfs_variant_t variants[] = {SP_BFS_AUTO,     SP_BFS_PUSH,       SP_BFS_PULL,
+                                   SP_BFS_EDGE,     SP_BFS_FRONTIER,   SP_BFS_PRIVATIZED,
+                                   SP_BFS_DIRECTION_OPT};
+    size_t bytes = (size_t)(NSRC * n) * sizeof(int32_t);
+    int32_t *l32 = malloc(bytes), *l64 = malloc(bytes), *p32 = malloc(bytes), *p64 = malloc(bytes);
+    ck_assert_ptr_nonnull(l32);
+    ck_assert_ptr_nonnull(l64);
+    ck_assert_ptr_nonnull(p32);
+    ck_assert_ptr_nonnull(p64);
+    for (size_t v = 0; v < sizeof variants / sizeof variants[0]; v++) {
+        sp_bfs_options_t o = {0};
+        sp_bfs_stats_t s32[NSRC], s64[NSRC];
+        o.variant = variants[v];
+        ck_assert_ok(sp_bfs_multi(ctx, G32, NSRC, sources, &o, l32, p32, s32));
+        ck_assert_ok(sp_bfs_multi(ctx, G64, NSRC, sources, &o, l64, p64, s64));
+        ck_assert_mem_eq(l32, l64, bytes);
+        ck_assert_mem_eq(p32, p64, bytes);
+        for (int i = 0; i < NSRC; i++) {
+            ck_assert_int_eq(s32[i].levels, s64[i].levels);
+            ck_assert_int_eq(s32[i].vertices_visited, s64[i].vertices_visited);
+            ck_assert_int_eq(s32[i].edges_traversed, s64[i].edges_traversed);
+            ck_assert_int_gt(s64[i].vertices_visited, 1);
+        }
+    }
+    /* a level checked by hand: every neighbour of the source is at level 1 */
+    ck_assert_ok(sp_bfs(ctx, G64, sources[0], NULL, l64, p64, NULL));
+    for (int64_t k = 0; k < g->nnz; k++)
+        if (g->row[k] == sources[0] && g->col[k] != sources[0]) {
+            ck_assert_int_eq(l64[g->col[k]], 1);
+            ck_assert_int_eq(p64[g->col[k]], sources[0]);
+        }
+    free(l32);
+    free(l64);
+    free(p32);
+    free(p64);
+    sp_matrix_destroy(G32);
+    sp_matrix_destroy(G64);
+    sp_coo_free(g);
+}
+END_TEST
+
+/* Formats and operations that serve 32-bit offsets only: refused, A left usable. */
+START_TEST(refusals_on_64bit)
+{
+    sp_coo_t *a = NULL;
+    sp_solver_t *solver = NULL;
+    ck_assert_ok(sp_gen_poisson2d(20, SP_R_64F, &a));
+    sp_matrix_t *A = make(ctx, a, 64);
+    double alpha = 1, beta = 0, x[400] = {0}, y[400] = {0};
+    sp_format_t refused[] = {SP_FORMAT_ELL, SP_FORMAT_HYB, SP_FORMAT_JDS, SP_FORMAT_SELL};
+    for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
+        const char *name = sp_format_name(refused[i]);
+        ck_assert_status(sp_matrix_build(ctx, A, refused[i]), SP_STATUS_NOT_SUPPORTED);
+        ck_assert_error_has(name);
+        ck_assert_error_has("64-bit offsets");
+        ck_assert_error_has("400 x 400 matrix with 1920 entries");
+        ck_assert_status(sp_spmv(ctx, refused[i], SP_SPMV_ALG_DEFAULT, &alpha, A, x, &beta, y),
+                         SP_STATUS_NOT_SUPPORTED);
+        ck_assert_error_has(name);
+        ck_assert_error_has("64-bit offsets");
+        ck_assert_status(sp_spmv_prepare(ctx, A, refused[i], SP_SPMV_ALG_DEFAULT),
+                         SP_STATUS_NOT_SUPPORTED);
+        ck_assert_error_has("64-bit offsets");
+        ck_assert_str_eq(sp_context_last_error(ctx), sp_last_error());
+    }
+    ck_assert_status(sp_sptrsv(ctx, A, SP_UPLO_LOWER, SP_DIAG_NON_UNIT, SP_SPTRSV_ALG_AUTO, &alpha,
+                               x, y),
+                     SP_STATUS_NOT_SUPPORTED);
+    ck_assert_error_has("sp_sptrsv of a 400 x 400 matrix with 1920 entries and 64-bit offsets");
+    ck_assert_status(sp_sptrsv_analyse(ctx, A, SP_UPLO_UPPER, SP_DIAG_UNIT, SP_SPTRSV_ALG_AUTO),
+                     SP_STATUS_NOT_SUPPORTED);
+    ck_assert_error_has("sp_sptrsv_analyse");
+    ck_assert_error_has("64-bit offsets");
+    ck_assert_ok(sp_solver_create(ctx, SP_SOLVER_CG, &solver));
+    ck_assert_status(sp_solver_setup(solver, A), SP_STATUS_NOT_SUPPORTED);
+    ck_assert_error_has("sp_solver_setup");
+    ck_assert_error_has("64-bit offsets");
+    sp_solver_destroy(solver);
+    /* nothing refused was built; what is supported still runs */
+    sp_matrix_info_t info;
+    ck_assert_ok(sp_matrix_info(A, &info));
+    for (int f = SP_FORMAT_ELL; f < SP_FORMAT_COUNT; f++) ck_assert_int_eq(info.bytes[f], 0);
+    for (int i = 0; i < 400; i++) x[i] = 1;
+    ck_assert_ok(sp_spmv(ctx, SP_FORMAT_CSR, SP_SPMV_ALG_DEFAULT, &alpha, A, x, &beta, y));
+    ck_assert(y[0] == 2.0 && y[21] == 0.0); /* corner: 4 - 2; inside: 4 - 4 */
+    sp_matrix_destroy(A);
+    sp_coo_free(a);
+}
+END_TEST
+
+/* offset_bits: 0 and 32 keep today's matrix, other values are refused naming the field. */
+START_TEST(offset_bits_option)
+{
+    sp_coo_t *a = NULL;
+    sp_matrix_t *A = NULL;
+    sp_matrix_info_t info;
+    ck_assert_ok(sp_gen_poisson2d(8, SP_R_32F, &a));
+    ck_assert_ok(sp_matrix_create(ctx, a, NULL, &A));
+    ck_assert_ok(sp_matrix_info(A, &info));
+    ck_assert_int_eq(info.offset_bits, 32);
+    sp_matrix_destroy(A);
+    A = NULL;
+    sp_matrix_destroy(make(ctx, a, 0));
+    sp_matrix_destroy(make(ctx, a, 32));
+    int bad[] = {16, 33, -1, 1, 128};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        sp_matrix_options_t o = {0};
+        char want[96];
+        o.offset_bits = bad[i];
+        ck_assert_status(sp_matrix_create(ctx, a, &o, &A), SP_STATUS_INVALID_ARGUMENT);
+        snprintf(want, sizeof want, "options->offset_bits %d is not 0", bad[i]);
+        ck_assert_error_has(want);
+        ck_assert_ptr_null(A);
+    }
+    sp_coo_free(a);
+}
+END_TEST
+
+/* A CUDA context refuses 64-bit offsets before any work (needs a GPU: else nothing to
+ * test, the context cannot be made). */
+START_TEST(cuda_refuses)
+{
+    sp_context_t *gpu = NULL;
+    sp_coo_t *a = NULL;
+    sp_matrix_t *A = NULL;
+    sp_matrix_options_t o = {0};
+    if (sp_context_create(SP_DEVICE_CUDA, NULL, &gpu) != SP_STATUS_SUCCESS) return;
+    ck_assert_ok(sp_gen_poisson2d(8, SP_R_64F, &a));
+    o.offset_bits = 64;
+    ck_assert_status(sp_matrix_create(gpu, a, &o, &A), SP_STATUS_NOT_SUPPORTED);
+    ck_assert_error_has("sp_matrix_create: 288 entries with 64-bit offsets on a CUDA context");
+    ck_assert_error_has("host-only so far");
+    ck_assert_ptr_null(A);
+    sp_coo_free(a);
+    sp_context_destroy(gpu);
+}
+END_TEST
+
+static Suite *offsets64_suite(void)
+{
+    Suite *s = suite_create("offsets64");
+    TCase *t = tcase_create("offsets64");
+    tcase_set_timeout(t, 300);
+    tcase_add_checked_fixture(t, host_setup, host_teardown);
+    tcase_add_test(t, spmv_poisson);
+    tcase_add_test(t, spmv_random_irregular);
+    tcase_add_test(t, spmv_rectangular_and_empty);
+    tcase_add_test(t, bfs_same_results);
+    tcase_add_test(t, refusals_on_64bit);
+    tcase_add_test(t, offset_bits_option);
+    tcase_add_test(t, cuda_refuses);
+    suite_add_tcase(s, t);
+    return s;
+}
+
+int main(void)
+{
+    return sp_test_run(offsets64_suite());
+}
