@@ -24,6 +24,7 @@
 #                   listed as skipped
 #   SCALE_ONLY=1    build, then the scaling runs only (a second call on a warm machine)
 #   SCALE_STEPS="poisson320 kron23 memcheck bfs-weak"   which scaling runs, in this order
+#                   (bfs-big, not in the default: Kronecker 26 on every GPU, about 7 minutes)
 #
 # NCCL_NVLS_ENABLE=0 always: NVLink multicast can put a shared machine's GPUs out of service.
 set -uo pipefail
@@ -209,7 +210,15 @@ else
         r=$(ratio "$gN" "$g1")
         say "bfs weak scaling: kron:24 1 GPU ${g1} GTEPS, kron:25 2 GPUs ${gN:-?} GTEPS: ${r}x (target >= 1.4x: $(verdict "$r" 1.4))"
       elif [ $? = 2 ]; then status=1; fi ;;
-    *) say "scaling step $s: unknown (poisson320 kron23 memcheck bfs-weak)" ;;
+    bfs-big) # the largest Kronecker graph two cards take that one card does not: scale 26
+      # (2.15G directed entries: past one matrix's 32-bit offsets on a GPU; about 1.07G a
+      # rank on two), generated in slices on the ranks; the reference BFS and the validator
+      # run on the host, whose matrices take 64-bit offsets
+      if budget_step bfs-kron26 420 560 $sb --gpus "$ngpu" --gen kron:26 --bfs --sources 2 --dist-gen --skip-one; then
+        checked bfs-kron26
+        say "bfs kron:26 (too large for one GPU's 32-bit offsets) on $ngpu GPUs: $(field "$logs/bfs-kron26.log" "$ngpu" bfs_gteps) GTEPS, validated: $(grep -m1 -o 'validated: [a-z]*' "$logs/bfs-kron26.log" || echo '?')"
+      elif [ $? = 2 ]; then status=1; fi ;;
+    *) say "scaling step $s: unknown (poisson320 kron23 memcheck bfs-weak bfs-big)" ;;
     esac
   done
 fi
