@@ -59,6 +59,33 @@ int64_t sp__gpu_sptrsv_plan_levels(const sp_gpu_sptrsv_plan_t *plan);
 /* Frees a plan (NULL accepted). */
 void sp__gpu_sptrsv_plan_free(const sp_gpu_env_t *env, sp_gpu_sptrsv_plan_t *plan);
 
+/* ---- the analysis's phases, timed (a measurement hook for bench/sptrsv_bench) ----------
+ * Off by default, and then it costs one branch per phase. While on, every
+ * sp__gpu_sptrsv_analyse (the public sp_sptrsv_analyse and first solve included) records
+ * a CUDA event on env's stream and the host clock at the end of each phase, synchronizes
+ * the stream once at its end and appends its phases to a process-wide record (at most
+ * SP_GPU_SPTRSV_PHASES_MAX, later ones dropped). Not thread-safe: for one measuring
+ * thread. Phases, in order: setup (plan, device arrays, memsets), bound (the triangle's
+ * row bounds and the diagonal check), level_pass, readback (the scalars: one stream
+ * synchronization), group_by_level (histogram, scan, radix sort and the level offsets'
+ * read-back: LEVELS, ordered SOFT, WAVE, SMALL), prepare (the kernel's own part: rank,
+ * flags, grid; units for WAVE), release (the analysis's temporaries freed). */
+#define SP_GPU_SPTRSV_PHASES_MAX 32
+typedef struct sp_gpu_sptrsv_phase {
+    const char *name; /* static string */
+    int analysis;     /* 0 for the first analysis since the record was reset, 1 ... */
+    double gpu_ms;    /* stream time from the previous phase's end to this one's (events) */
+    double host_ms;   /* host time in the phase: launches, host calls, synchronizations */
+} sp_gpu_sptrsv_phase_t;
+
+/* on != 0: record the phases of the analyses that follow; 0: stop. Either empties the
+ * record. */
+void sp__gpu_sptrsv_phase_timing(int on);
+
+/* Copies up to max recorded phases into out (out may be NULL when max is 0); returns how
+ * many are recorded. A phase whose event failed has gpu_ms < 0. */
+int sp__gpu_sptrsv_phases(sp_gpu_sptrsv_phase_t *out, int max);
+
 /* ---- the fused Krylov iterations (kernels/solve/cg_fused.cu; src/core/sp_cg_fused.h) -- */
 
 /* Queues step `step` (0 .. sp__cg_steps - 1; the last is the update step) of the method

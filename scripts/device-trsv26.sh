@@ -7,7 +7,8 @@
 # analysis and solve timed apart, cuSPARSE SpSV in the same process) on 3D Poisson 100^3
 # and 128^3, 2D Poisson 1000^2 and the square matrices of datasets/mtx with a full
 # diagonal. Prints per input libsp's (AUTO) and cuSPARSE's solve and analysis and their
-# ratios, then a line per target: MET or SHORT (solve >= 1.2x cuSPARSE, analysis no slower
+# ratios, a PHASES line per input for AUTO and LEVELS (the analysis's phases, gpu/host ms:
+# setup, bound, level_pass, readback, group_by_level, prepare, release), then a line per target: MET or SHORT (solve >= 1.2x cuSPARSE, analysis no slower
 # than cuSPARSE's) on poisson3d100, poisson3d128 and the SPD dataset with a full diagonal
 # (1138_bus; hangGlider_2, the other symmetric one, lacks diagonal entries and is skipped);
 # the other inputs are printed as info. Exit status: non-zero when the build, a test, the benchmark or an accuracy
@@ -66,6 +67,19 @@ if step bench 150 ./build-gpu/bench/sptrsv_bench --internal "${inputs[@]}"; then
        /^cusparse_analysis_ms:/ { an[m] = an[m] " cusparse=" $2 }
        END { for (m in sp) { print m ": solve x" sp[m]; print m ": analysis ms" an[m] } }' \
     "$logs/bench.log" | sort
+  echo "-- where the analysis goes: one more analysis of AUTO and LEVELS through the public API,"
+  echo "   its phases timed (gpu ms: the stream's time from the previous phase's end; host ms beside)"
+  awk '/^matrix:/ { m = $2 }
+       /^api_(auto|levels)_analysis_ms:/ { k = $1; sub("_analysis_ms:", "", k); tot[m, k] = $2 }
+       /^api_(auto|levels)_phase:/ {
+         k = $1; sub("_phase:", "", k); split($4, g, "="); split($5, h, "=")
+         line[m, k] = line[m, k] sprintf(" %s%s=%s/%s", $2 > 0 ? "#" $2 ":" : "", $3, g[2], h[2])
+         if (!((m, k) in seen)) { seen[m, k] = 1; order[++n] = m SUBSEP k }
+       }
+       /^api_(auto|levels)_phases_total:/ { k = $1; sub("_phases_total:", "", k); split($2, g, "="); sum[m, k] = g[2] }
+       END { for (i = 1; i <= n; i++) { split(order[i], mk, SUBSEP)
+               printf "PHASES %-18s %-10s analysis %s ms, phases %s ms:%s\n", mk[1], mk[2],
+                      tot[order[i]], sum[order[i]], line[order[i]] } }' "$logs/bench.log"
   sed -n '/^| matrix/,$p' "$logs/bench.log"
   # accuracy: every method within 1e-9 of the host reference
   awk '/^matrix:/ { m = $2 }

@@ -818,6 +818,48 @@ START_TEST(test_public_api)
     sp_test_gpu_host_contexts_destroy(&gpu, &host);
 }
 END_TEST
+/* The analysis's phase-timing hook (bench/sptrsv_bench prints it): off, nothing is recorded;
+ * on, each analysis appends its phases in order (setup, bound, level_pass, readback, then
+ * group_by_level for level scheduling and prepare for the soft kernel, release last), with
+ * non-negative times; the record is emptied when timing is switched. */
+START_TEST(test_phase_timing)
+{
+    static const char *const want_levels[] = {"setup", "bound", "level_pass", "readback",
+                                              "group_by_level", "release"};
+    static const char *const want_soft[] = {"setup",    "bound",   "level_pass",
+                                            "readback", "prepare", "release"};
+    sp_gpu_sptrsv_phase_t ph[SP_GPU_SPTRSV_PHASES_MAX];
+    sp_coo_t *coo = NULL;
+    sp_csr_t h, d;
+    sp_gpu_sptrsv_plan_t *plan = NULL;
+    ck_assert_ok(sp_gen_poisson2d(40, SP_R_64F, &coo));
+    host_csr(coo, SP_R_64F, &h);
+    d = sp_test_env_upload_csr(&T, &h);
+    sp__gpu_sptrsv_phase_timing(0);
+    ck_assert_ok(sp__gpu_sptrsv_analyse(&T.env, &d, 0, 0, SP_GPU_SPTRSV_LEVELS, &plan));
+    sp__gpu_sptrsv_plan_free(&T.env, plan);
+    ck_assert_int_eq(sp__gpu_sptrsv_phases(NULL, 0), 0);
+    sp__gpu_sptrsv_phase_timing(1);
+    ck_assert_ok(sp__gpu_sptrsv_analyse(&T.env, &d, 0, 0, SP_GPU_SPTRSV_LEVELS, &plan));
+    sp__gpu_sptrsv_plan_free(&T.env, plan);
+    ck_assert_ok(sp__gpu_sptrsv_analyse(&T.env, &d, 1, 0, SP_GPU_SPTRSV_SOFT, &plan));
+    sp__gpu_sptrsv_plan_free(&T.env, plan);
+    ck_assert_int_eq(sp__gpu_sptrsv_phases(ph, SP_GPU_SPTRSV_PHASES_MAX), 12);
+    for (int i = 0; i < 12; i++) {
+        const char *want = i < 6 ? want_levels[i] : want_soft[i - 6];
+        ck_assert_msg(strcmp(ph[i].name, want) == 0, "phase %d is %s, expected %s", i,
+                      ph[i].name, want);
+        ck_assert_int_eq(ph[i].analysis, i / 6);
+        ck_assert_msg(ph[i].gpu_ms >= 0 && ph[i].host_ms >= 0, "phase %s: %g / %g ms",
+                      ph[i].name, ph[i].gpu_ms, ph[i].host_ms);
+    }
+    sp__gpu_sptrsv_phase_timing(0);
+    ck_assert_int_eq(sp__gpu_sptrsv_phases(ph, SP_GPU_SPTRSV_PHASES_MAX), 0);
+    sp__gpu_csr_free(&T.env, &d);
+    sp__csr_free(&h);
+    sp_coo_free(coo);
+}
+END_TEST
 #endif /* SP_HAVE_CUDA */
 
 static Suite *gpu_sptrsv_suite(void)
@@ -842,6 +884,7 @@ static Suite *gpu_sptrsv_suite(void)
     tcase_add_test(contracts, test_refusals);
     tcase_add_test(contracts, test_alloc_failure);
     tcase_add_test(contracts, test_public_api);
+    tcase_add_test(contracts, test_phase_timing);
 #endif
     return s;
 }

@@ -127,6 +127,7 @@ extern "C" sp_status_t sp__gpu_sptrsv_analyse(const sp_gpu_env_t *env, const sp_
                 "sptrsv analyse: %lld rows exceed the single-block solve's %d bytes of x",
                 (long long)a->nrows, SP_GPU_SPTRSV_SMALL_MAX_BYTES);
     s = (cudaStream_t)env->stream;
+    sp__gpu_sptrsv_phase_begin(env);
     SP_TRY(host_array(&p, 1));
     memset(p, 0, sizeof *p);
     p->alg = alg;
@@ -142,6 +143,7 @@ extern "C" sp_status_t sp__gpu_sptrsv_analyse(const sp_gpu_env_t *env, const sp_
         SP_CUDA_TRY(cudaMemsetAsync(d_s, 0, sizeof *d_s, s));
         SP_CUDA_TRY(cudaMemsetAsync(&d_s->bad_row, 0xff, sizeof d_s->bad_row, s));
         SP_CUDA_TRY(cudaMemsetAsync(d_level, 0, (size_t)p->n * sizeof(int32_t), s));
+        sp__gpu_sptrsv_phase_mark("setup");
         by_value(a->value_type, [&](auto tag) {
             using T = decltype(tag);
             unsigned blocks = (unsigned)ceil_div(p->n, P::block_threads);
@@ -154,9 +156,12 @@ extern "C" sp_status_t sp__gpu_sptrsv_analyse(const sp_gpu_env_t *env, const sp_
                     a->ptr, a->idx, val, p->n, p->unit_diag != 0, p->d_bound, d_s);
         });
         SP_CUDA_LAUNCHED("sptrsv bound kernel");
+        sp__gpu_sptrsv_phase_mark("bound");
         /* the level pass needs no diagonal, so one read-back serves both passes */
         SP_TRY(sp__gpu_sptrsv_level_pass(env, a, p, d_level, &d_s->max_level, &d_s->ticket));
+        sp__gpu_sptrsv_phase_mark("level_pass");
         SP_TRY(read_scratch(env, d_s, &h_s));
+        sp__gpu_sptrsv_phase_mark("readback");
         if (h_s.bad_row != 0xffffffffu)
             SP_FAIL(SP_STATUS_INVALID_ARGUMENT,
                     "sptrsv analyse: row %u has no non-zero diagonal entry (singular triangle)",
@@ -167,14 +172,17 @@ extern "C" sp_status_t sp__gpu_sptrsv_analyse(const sp_gpu_env_t *env, const sp_
         p->ordered = alg == SP_GPU_SPTRSV_WAVE || alg == SP_GPU_SPTRSV_SMALL ||
                      (alg != SP_GPU_SPTRSV_LEVELS && alg != SP_GPU_SPTRSV_SOFT_NATURAL &&
                       p->n >= (int64_t)P::ordered_min_width * p->nlevels);
-        if (alg == SP_GPU_SPTRSV_LEVELS || p->ordered)
+        if (alg == SP_GPU_SPTRSV_LEVELS || p->ordered) {
             SP_TRY(sp__gpu_sptrsv_levels_prepare(env, p, d_level));
+            sp__gpu_sptrsv_phase_mark("group_by_level");
+        }
         if (alg == SP_GPU_SPTRSV_WAVE)
             SP_TRY(sp__gpu_sptrsv_wave_prepare(env, p));
         else if (alg == SP_GPU_SPTRSV_SMALL)
             SP_TRY(sp__gpu_sptrsv_small_prepare(env, p));
         else if (alg != SP_GPU_SPTRSV_LEVELS)
             SP_TRY(sp__gpu_sptrsv_soft_prepare(env, p));
+        if (alg != SP_GPU_SPTRSV_LEVELS) sp__gpu_sptrsv_phase_mark("prepare");
     }
     *plan = p;
     p = NULL;
@@ -184,6 +192,8 @@ done:
         env->free(env->self, d_s);
     }
     sp__gpu_sptrsv_plan_free(env, p);
+    sp__gpu_sptrsv_phase_mark("release");
+    sp__gpu_sptrsv_phase_end(st == SP_STATUS_SUCCESS);
     return st;
 }
 
