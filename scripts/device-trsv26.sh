@@ -80,6 +80,10 @@ if step bench 150 ./build-gpu/bench/sptrsv_bench --internal "${inputs[@]}"; then
        END { for (i = 1; i <= n; i++) { split(order[i], mk, SUBSEP)
                printf "PHASES %-18s %-10s analysis %s ms, phases %s ms:%s\n", mk[1], mk[2],
                       tot[order[i]], sum[order[i]], line[order[i]] } }' "$logs/bench.log"
+  if ! grep -q "^api_auto_phase: 0 level_pass " "$logs/bench.log"; then
+    echo "PHASES missing: sptrsv_bench printed no api_auto level_pass phase"
+    status=1
+  fi
   sed -n '/^| matrix/,$p' "$logs/bench.log"
   # accuracy: every method within 1e-9 of the host reference
   awk '/^matrix:/ { m = $2 }
