@@ -46,6 +46,22 @@ sp_status_t sp__gpu_sptrsv_analyse(const sp_gpu_env_t *env, const sp_csr_t *a, i
                                    int unit_diag, sp_gpu_sptrsv_alg_t alg,
                                    sp_gpu_sptrsv_plan_t **plan);
 
+/* Whether a triangle of n rows and nlevels levels wants the level-scheduling plan too
+ * (arg: the caller's, e.g. its policy). */
+typedef int (*sp_gpu_sptrsv_levels_wanted_t)(const void *arg, int64_t n, int64_t nlevels);
+
+/* As sp__gpu_sptrsv_analyse for alg, and where wanted(arg, n, nlevels) says so once the
+ * levels are counted (wanted NULL: never), *levels_plan = the SP_GPU_SPTRSV_LEVELS plan of
+ * the same triangle made from the same level pass, with its own copy of every array; else
+ * *levels_plan = NULL (also when alg is LEVELS). For AUTO, which learns whether a triangle
+ * suits level scheduling only from the soft plan's level count: one analysis instead of
+ * two. On failure neither plan is left allocated and *plan, *levels_plan are untouched. */
+sp_status_t sp__gpu_sptrsv_analyse_both(const sp_gpu_env_t *env, const sp_csr_t *a, int upper,
+                                        int unit_diag, sp_gpu_sptrsv_alg_t alg,
+                                        sp_gpu_sptrsv_levels_wanted_t wanted, const void *arg,
+                                        sp_gpu_sptrsv_plan_t **plan,
+                                        sp_gpu_sptrsv_plan_t **levels_plan);
+
 /* x = alpha * T^-1 b with T the analysed triangle of a (a must be the matrix analysed).
  * alpha is a host scalar of a->value_type; d_b and d_x hold n values of a->value_type and
  * must not overlap. Float accumulates in float, double in double. */
@@ -69,7 +85,8 @@ void sp__gpu_sptrsv_plan_free(const sp_gpu_env_t *env, sp_gpu_sptrsv_plan_t *pla
  * row bounds and the diagonal check), level_pass, readback (the scalars: one stream
  * synchronization), group_by_level (histogram, scan, radix sort and the level offsets'
  * read-back: LEVELS, ordered SOFT, WAVE, SMALL), prepare (the kernel's own part: rank,
- * flags, grid; units for WAVE), release (the analysis's temporaries freed). */
+ * flags, grid; units for WAVE), levels_plan (sp__gpu_sptrsv_analyse_both's second plan,
+ * where made), release (the analysis's temporaries freed). */
 #define SP_GPU_SPTRSV_PHASES_MAX 32
 typedef struct sp_gpu_sptrsv_phase {
     const char *name; /* static string */
