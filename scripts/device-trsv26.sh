@@ -16,6 +16,7 @@
 # failure (it is a measurement).
 #
 #   bash scripts/device-trsv26.sh [LOGDIR]     (LOGDIR default: $OUT, else build-gpu/logs)
+#   TRSV26_MEMCHECK=1 bash scripts/device-trsv26.sh   (adds memcheck of two test cases)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 logs=${1:-${OUT:-build-gpu/logs}}
@@ -54,6 +55,18 @@ step build 200 cmake --build build-gpu -j"$(nproc)" --target check_gpu_sptrsv sp
 step tests 120 env SP_TEST_SMALL=1 ctest --test-dir build-gpu --output-on-failure -j4 \
   -R '^check_gpu_sptrsv'
 grep -E "tests passed|tests failed|Failed" "$logs/tests.log" | tail -n 6
+
+# TRSV26_MEMCHECK=1: also compute-sanitizer memcheck on the chains case (the level pass
+# and every solve on chains and interleaved levels) and the contracts case (analyse_both,
+# the allocation sweep, the phase hook)
+if [ "${TRSV26_MEMCHECK:-0}" = 1 ]; then
+  for c in chains contracts; do
+    step "memcheck-$c" 240 env CK_RUN_CASE=$c SP_TEST_SMALL=1 SP_TEST_UNDER_SANITIZER=1 \
+      SP_TEST_SANITIZER_TOOL=memcheck compute-sanitizer --tool memcheck --error-exitcode 3 \
+      ./build-gpu/tests/check_gpu_sptrsv
+    grep -E "ERROR SUMMARY" "$logs/memcheck-$c.log" | tail -n 1
+  done
+fi
 
 inputs=(--input poisson3d100 --input poisson3d128 --input poisson2d1000)
 for f in datasets/mtx/*.mtx; do inputs+=(--input "$f"); done
