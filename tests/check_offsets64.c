@@ -6,7 +6,8 @@
  * levels, parents and stats in every variant; everything else refuses a 64-bit matrix
  * with SP_STATUS_NOT_SUPPORTED naming the format or operation and "64-bit offsets"
  * (ELL, HYB, JDS, SELL, sp_sptrsv, sp_solver_setup), a bad offset_bits value with
- * SP_STATUS_INVALID_ARGUMENT, and a CUDA context any 64-bit matrix (where one exists). */
+ * SP_STATUS_INVALID_ARGUMENT. A CUDA context (where one exists) takes a 64-bit matrix;
+ * check_gpu_offsets64 tests what it does with it. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -277,21 +278,23 @@ START_TEST(offset_bits_option)
 }
 END_TEST
 
-/* A CUDA context refuses 64-bit offsets before any work (needs a GPU: else nothing to
- * test, the context cannot be made). */
-START_TEST(cuda_refuses)
+/* A CUDA context takes 64-bit offsets below 2^31 entries (issue 20, second slice; needs a
+ * GPU: else nothing to test, the context cannot be made; check_gpu_offsets64 tests the
+ * rest). */
+START_TEST(cuda_accepts)
 {
     sp_context_t *gpu = NULL;
     sp_coo_t *a = NULL;
-    sp_matrix_t *A = NULL;
-    sp_matrix_options_t o = {0};
+    sp_format_view_t v;
     if (sp_context_create(SP_DEVICE_CUDA, NULL, &gpu) != SP_STATUS_SUCCESS) return;
     ck_assert_ok(sp_gen_poisson2d(8, SP_R_64F, &a));
-    o.offset_bits = 64;
-    ck_assert_status(sp_matrix_create(gpu, a, &o, &A), SP_STATUS_NOT_SUPPORTED);
-    ck_assert_error_has("sp_matrix_create: 288 entries with 64-bit offsets on a CUDA context");
-    ck_assert_error_has("host-only so far");
-    ck_assert_ptr_null(A);
+    sp_matrix_t *A = make(gpu, a, 64);
+    ck_assert_ok(sp_matrix_build(gpu, A, SP_FORMAT_CSR));
+    ck_assert_ok(sp_matrix_view(A, SP_FORMAT_CSR, &v));
+    ck_assert_ptr_null(v.csr.row_ptr);
+    ck_assert_ptr_nonnull(v.row_ptr64);
+    ck_assert_int_eq(v.row_ptr64[64], 288);
+    sp_matrix_destroy(A);
     sp_coo_free(a);
     sp_context_destroy(gpu);
 }
@@ -309,7 +312,7 @@ static Suite *offsets64_suite(void)
     tcase_add_test(t, bfs_same_results);
     tcase_add_test(t, refusals_on_64bit);
     tcase_add_test(t, offset_bits_option);
-    tcase_add_test(t, cuda_refuses);
+    tcase_add_test(t, cuda_accepts);
     suite_add_tcase(s, t);
     return s;
 }
