@@ -227,33 +227,12 @@ static void compare(sp_coo_t *coo, uint64_t seed)
     sp_coo_free(coo);
 }
 
-START_TEST(spmv_poisson)
+/* Matrix _i of the catalogue (sp_test_offsets64_matrix), a loop test. */
+START_TEST(spmv_catalogue)
 {
-    sp_coo_t *a = NULL;
-    ck_assert_ok(sp_gen_poisson3d(14, SP_R_64F, &a));
-    compare(a, 1);
-    ck_assert_ok(sp_gen_poisson2d(40, SP_R_32F, &a));
-    compare(a, 2);
-}
-END_TEST
-
-START_TEST(spmv_random_irregular)
-{
-    unsigned all = SP_TEST_DUPLICATES | SP_TEST_EMPTY_ROWS | SP_TEST_LONG_ROW;
-    compare(sp_test_random_coo(11, 3000, 3000, 40000, SP_R_64F, all), 3);
-    compare(sp_test_random_coo(12, 3000, 3000, 40000, SP_R_32F, all), 4);
-    compare(sp_test_random_coo(13, 2000, 2000, 9000, SP_R_64F,
-                               SP_TEST_EMPTY_ROWS | SP_TEST_EMPTY_COLS), 5);
-    /* more rows than entries: DEFAULT would take csr/merge at 32 bits */
-    compare(sp_test_random_coo(14, 60000, 500, 3000, SP_R_64F, SP_TEST_EMPTY_ROWS), 6);
-}
-END_TEST
-
-START_TEST(spmv_rectangular_and_empty)
-{
-    compare(sp_test_random_coo(21, 700, 2311, 12000, SP_R_64F, SP_TEST_DUPLICATES), 7);
-    compare(sp_test_random_coo(22, 2311, 700, 12000, SP_R_32F, SP_TEST_EMPTY_ROWS), 8);
-    compare(sp_test_random_coo(23, 50, 80, 0, SP_R_64F, 0), 9);
+    sp_coo_t *a = sp_test_offsets64_matrix((int)_i);
+    ck_assert_ptr_nonnull(a);
+    compare(a, (uint64_t)_i + 1);
 }
 END_TEST
 
@@ -353,9 +332,7 @@ static Suite *gpu_offsets64_suite(void)
 {
     Suite *s = suite_create("gpu_offsets64");
     TCase *t = sp_test_add_case(s, "gpu_offsets64", setup, teardown);
-    tcase_add_test(t, spmv_poisson);
-    tcase_add_test(t, spmv_random_irregular);
-    tcase_add_test(t, spmv_rectangular_and_empty);
+    tcase_add_loop_test(t, spmv_catalogue, 0, SP_TEST_OFFSETS64_MATRICES);
     tcase_add_test(t, refusals);
     tcase_add_test(t, past_int32_refused);
     return s;

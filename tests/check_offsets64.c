@@ -121,31 +121,12 @@ static void compare_spmv(sp_coo_t *coo, uint64_t seed)
     sp_coo_free(coo);
 }
 
-START_TEST(spmv_poisson)
+/* Matrix _i of the catalogue (sp_test_offsets64_matrix), a loop test. */
+START_TEST(spmv_catalogue)
 {
-    sp_coo_t *a = NULL;
-    ck_assert_ok(sp_gen_poisson3d(14, SP_R_64F, &a));
-    compare_spmv(a, 1);
-    ck_assert_ok(sp_gen_poisson2d(40, SP_R_32F, &a));
-    compare_spmv(a, 2);
-}
-END_TEST
-
-START_TEST(spmv_random_irregular)
-{
-    unsigned all = SP_TEST_DUPLICATES | SP_TEST_EMPTY_ROWS | SP_TEST_LONG_ROW;
-    compare_spmv(sp_test_random_coo(11, 3000, 3000, 40000, SP_R_64F, all), 3);
-    compare_spmv(sp_test_random_coo(12, 3000, 3000, 40000, SP_R_32F, all), 4);
-    compare_spmv(sp_test_random_coo(13, 2000, 2000, 9000, SP_R_64F,
-                                    SP_TEST_EMPTY_ROWS | SP_TEST_EMPTY_COLS), 5);
-}
-END_TEST
-
-START_TEST(spmv_rectangular_and_empty)
-{
-    compare_spmv(sp_test_random_coo(21, 700, 2311, 12000, SP_R_64F, SP_TEST_DUPLICATES), 6);
-    compare_spmv(sp_test_random_coo(22, 2311, 700, 12000, SP_R_32F, SP_TEST_EMPTY_ROWS), 7);
-    compare_spmv(sp_test_random_coo(23, 50, 80, 0, SP_R_64F, 0), 8);
+    sp_coo_t *a = sp_test_offsets64_matrix((int)_i);
+    ck_assert_ptr_nonnull(a);
+    compare_spmv(a, (uint64_t)_i + 1);
 }
 END_TEST
 
@@ -306,9 +287,7 @@ static Suite *offsets64_suite(void)
     TCase *t = tcase_create("offsets64");
     tcase_set_timeout(t, 300);
     tcase_add_checked_fixture(t, host_setup, host_teardown);
-    tcase_add_test(t, spmv_poisson);
-    tcase_add_test(t, spmv_random_irregular);
-    tcase_add_test(t, spmv_rectangular_and_empty);
+    tcase_add_loop_test(t, spmv_catalogue, 0, SP_TEST_OFFSETS64_MATRICES);
     tcase_add_test(t, bfs_same_results);
     tcase_add_test(t, refusals_on_64bit);
     tcase_add_test(t, offset_bits_option);
