@@ -181,8 +181,9 @@ sp_status_t sp__matrix_needs_offsets32(const sp_matrix_t *A, const char *what)
     return SP_ERROR(SP_STATUS_NOT_SUPPORTED,
                     "%s of a %lld x %lld matrix with %lld entries and 64-bit offsets: not "
                     "supported yet (64-bit offsets serve CSR, CSC and COO, host SpMV in them and "
-                    "host BFS; on a CUDA context COO, CSR and SpMV in them so far)", what, (long long)A->f.coo.nrows,
-                    (long long)A->f.coo.ncols, (long long)A->f.coo.nnz);
+                    "host BFS; on a CUDA context COO, CSR and SpMV in them so far)",
+                    what, (long long)A->f.coo.nrows, (long long)A->f.coo.ncols,
+                    (long long)A->f.coo.nnz);
 }
 
 /* Bytes ELL would take; the bound it must stay under (sp__matrix_policy_t). */

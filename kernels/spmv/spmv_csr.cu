@@ -246,8 +246,8 @@ sp_status_t launch_vector(const sp_gpu_env_t *env, const sp_gpu_spmv_plan_t *pla
     unsigned grid = spmv::grid_for(env, a->nrows * W, VP::block_threads, VP::blocks_per_sm);
     SP_CUDA_LAUNCH("vector_kernel",
                    sp_prim::launch(vector_kernel<W, Off, T>, grid, VP::block_threads,
-                                   env->stream, ptr, a->idx, static_cast<const T *>(a->val), a->nrows,
-                                   row_bound(plan), x, alpha, beta, y));
+                                   env->stream, ptr, a->idx, static_cast<const T *>(a->val),
+                                   a->nrows, row_bound(plan), x, alpha, beta, y));
     SP_TRY(launch_long_rows(env, plan, a, alpha, x, beta, y));
 done:
     return st;
