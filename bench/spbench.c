@@ -58,8 +58,9 @@ static void usage(FILE *f)
             "  --long-row-bound N   rows longer go to the tail of ELL/JDS/SELL (0: the\n"
             "                       policy's; -1: no tail, the layout before issue 23)\n"
             "  --offsets 32|64      CSR/CSC offset width of the matrices made (default:\n"
-            "                       64 from 2^31 entries); 64 runs on a host context only\n"
-            "                       so far (a CUDA context prints its refusal; issue 20)\n"
+            "                       64 from 2^31 entries); on a GPU 64 runs CSR and COO\n"
+            "                       below 2^31 entries, other rows print their refusal\n"
+            "                       (issue 20)\n"
             "  --type float|double  value type (default double)\n"
             "  --undirected         edge lists: add the reverse of every edge\n"
             "  --complex-real       complex Matrix Market files: keep the real part\n"
@@ -519,6 +520,11 @@ static void open_baseline(sb_exec_t *ex, sp_matrix_t *A, const sb_vectors_t *v)
     if (sp_matrix_build(ex->ctx, A, SP_FORMAT_CSR) != SP_STATUS_SUCCESS ||
         sp_matrix_view(A, SP_FORMAT_CSR, &csr) != SP_STATUS_SUCCESS) {
         fprintf(stderr, "spbench: no cuSPARSE baseline: %s\n", sp_last_error());
+        return;
+    }
+    if (csr.row_ptr64) { /* the baselines read 32-bit pointers (issue 20) */
+        fprintf(stderr, "spbench: no cuSPARSE baseline with --offsets 64 (run --offsets 32 "
+                        "on the same card for it)\n");
         return;
     }
     if (sb_cusparse_create(ex->gpu, &csr, v->d_x, v->d_y, &ex->cus, why, sizeof why))

@@ -79,6 +79,14 @@ static double elapsed_ms(double t0)
     return 1e3 * (sb_now() - t0);
 }
 
+/* A progress line on stderr (unbuffered) at the end of each phase, seconds since the
+ * start: a run cut off by a time limit still says how far it came and what took long. */
+static double g_start;
+static void progress(const char *what, long long arg)
+{
+    fprintf(stderr, "progress: %8.1f s  %s %lld\n", sb_now() - g_start, what, arg);
+}
+
 static sp_status_t rank_context(const drun_t *d, int r, sp_context_t **ctx)
 {
     sp_context_options_t co = {0};
@@ -151,8 +159,10 @@ static sp_status_t rank_bfs(drun_t *d, int r, sp_dist_matrix_t *A)
     if (!st && !(st = sp_comm_barrier(d->comms[r]))) {
         t0 = sb_now();
         if (!(st = sp_dist_bfs(A, d->sources[0], NULL, lv, pa, NULL)) &&
-            !(st = sp_comm_barrier(d->comms[r])) && r == 0)
+            !(st = sp_comm_barrier(d->comms[r])) && r == 0) {
             d->bfs_first_ms = elapsed_ms(t0);
+            progress("first distributed search (in-edges built), ranks", d->P);
+        }
     }
     for (s = 0; s < d->o->nsources && !st; s++) {
         if ((st = sp_comm_barrier(d->comms[r]))) break;
@@ -169,6 +179,7 @@ static sp_status_t rank_bfs(drun_t *d, int r, sp_dist_matrix_t *A)
         }
         if ((st = sp_dist_gather_i32(A, lv, d->level))) break;
         if ((st = sp_dist_gather_i32(A, pa, d->parent))) break;
+        if (r == 0) progress("distributed search timed and gathered, source", d->sources[s]);
         if (r == 0 && (memcmp(d->level, d->ref_level + (size_t)s * (size_t)n,
                               (size_t)n * sizeof *lv) != 0 ||
                        !sp__ref_bfs_validate(d->csr, (int32_t)d->sources[s], d->level,
@@ -177,6 +188,7 @@ static sp_status_t rank_bfs(drun_t *d, int r, sp_dist_matrix_t *A)
                     (long long)d->sources[s], why);
             d->bfs_bad = 1;
         }
+        if (r == 0) progress("validated, source", d->sources[s]);
         if ((st = sp_comm_barrier(d->comms[r]))) break; /* rank 0 read the whole arrays */
     }
     if (r == 0) {
@@ -235,6 +247,7 @@ static void *rank_main(void *p)
         st = rank_read_rows(d, r, ctx, &A);
     else if (!st)
         st = sp_dist_matrix_create(d->comms[r], ctx, d->coo, NULL, &A);
+    if (!st && r == 0) progress("rank's part built, ranks", d->P);
     if (!st) st = sp_dist_matrix_info(A, &d->info[r]);
     if (!st && !d->o->bfs) st = rank_spmv(d, r, A, ctx);
     if (!st && d->o->cg) st = rank_cg(d, r, A, ctx);
@@ -331,12 +344,15 @@ static sp_status_t run_single(const dopts_t *o, const sp_coo_t *coo, const doubl
         goto done;
     }
     if ((st = sp_matrix_create(ctx, coo, NULL, &A))) goto done;
+    progress("single-context matrix created, entries", (long long)coo->nnz);
     if (o->bfs) {
         sp_format_view_t v;
-        for (i = 0; i < o->nsources; i++)
+        for (i = 0; i < o->nsources; i++) {
             if ((st = sp_bfs(ctx, A, sources[i], NULL, s->level + (size_t)i * (size_t)n, NULL,
                              NULL)))
                 goto done;
+            progress("reference search (host context), source", (long long)sources[i]);
+        }
         if ((st = sp_matrix_view(A, SP_FORMAT_CSR, &v))) goto done;
         csr->nrows = csr->ncols = n;
         csr->nnz = v.nnz;
@@ -555,6 +571,7 @@ static sp_status_t load(const dopts_t *o, sp_coo_t **coo)
     if (!strcmp(kind, "grid2d")) return sp_gen_grid2d(a, t, coo);
     if (!strcmp(kind, "kron")) {
         if ((st = sp_gen_kronecker((int)a, (int)b, o->seed, t, coo))) return st;
+        progress("kronecker generated, entries", (long long)(*coo)->nnz);
         return sp_coo_symmetrize(*coo, 1);
     }
     fprintf(stderr, "spbench: --gen %s: poisson2d, poisson3d, grid2d or kron\n", o->gen);
@@ -669,11 +686,13 @@ int sb_dist_main(int argc, char **argv)
     int rc = 1;
     memset(&s, 0, sizeof s);
     memset(&csr, 0, sizeof csr);
+    g_start = sb_now();
     if (!d || parse_dist_args(argc, argv, &o)) goto done;
     if (load(&o, &coo)) {
         fprintf(stderr, "spbench: %s\n", sp_last_error());
         goto done;
     }
+    progress("input loaded, entries", (long long)coo->nnz);
     n = coo->nrows;
     state = o.seed;
     x = malloc((size_t)(n + 1) * sizeof *x);
@@ -701,6 +720,7 @@ int sb_dist_main(int argc, char **argv)
         }
         free(has);
     }
+    progress("sources drawn", o.nsources);
     printf("input: %s\nnrows: %lld\nnnz: %lld\nbackend: %s\n", o.path ? o.path : o.gen,
            (long long)n, (long long)coo->nnz,
            o.gpus ? "nccl (one process, a thread per GPU)"

@@ -462,7 +462,8 @@ static const char *symmetry_name(sp_symmetry_t s)
 static double model_bytes(const sb_report_t *r)
 {
     double vs = (double)sp_value_size(r->type);
-    return (double)r->info.nnz * (vs + 4) + (double)(r->info.nrows + 1) * 4 +
+    double pointer = r->info.offset_bits == 64 ? 8 : 4; /* --offsets 64: int64_t row pointers */
+    return (double)r->info.nnz * (vs + 4) + (double)(r->info.nrows + 1) * pointer +
            (double)r->info.nrows * vs + (double)r->info.ncols * vs;
 }
 

@@ -14,7 +14,10 @@
  * its CSR built, outside the timing; cuSPARSE: a new SpSV descriptor and buffer, outside
  * the timing), interleaved with cuSPARSE's, CUDA events around the call (it may
  * synchronize inside), 1 warm-up and ana_reps timed, median; the host wall clock of the
- * same calls beside it. Solve: CUDA events, warm-up, then timed calls, median, each method
+ * same calls beside it; then one more analysis (the one the solves use) with its phases
+ * timed by the kernel layer's hook (sp__gpu_sptrsv_phase_timing: events on the stream and
+ * the host clock at each phase's end), printed as `<method>_phase: <analysis#> <name>
+ * gpu_ms=.. host_ms=..` lines and their sum. Solve: CUDA events, warm-up, then timed calls, median, each method
  * interleaved with cuSPARSE (its ratio is to the cuSPARSE median of its own pair), levels
  * and soft_natural alone. Accuracy: max |x - x_ref| / max |x_ref| against the CPU
  * reference, after the first and after the last timed solve.
@@ -167,6 +170,7 @@ struct result {
     double ana_ms[11], ana_wall_ms[11], cus_ana_ms[11], solve_us[11], cus_us[11], err[11];
     int reps[11];
     bool skipped[11];
+    std::vector<sp_gpu_sptrsv_phase_t> phases[11]; /* of one more analysis, timed by phase */
 };
 enum {
     M_CUSPARSE,
@@ -391,9 +395,17 @@ static bool run_matrix(const std::string &name, sp_coo_t *coo, result *res)
         std::sort(wall.begin(), wall.end());
         res->ana_wall_ms[m] = wall[wall.size() / 2];
         if (first_pair) res->ana_ms[M_CUSPARSE] = st_cus.median, first_pair = false;
-        /* the handle the solves use: analysed once more, untimed */
+        /* the handle the solves use: analysed once more, untimed as a whole, its phases
+         * timed (kernels/solve/sptrsv_phases.cu) */
         prep();
+        sp__gpu_sptrsv_phase_timing(1);
         analyse();
+        CUDA_OK(cudaStreamSynchronize(stream));
+        res->phases[m].resize(SP_GPU_SPTRSV_PHASES_MAX);
+        res->phases[m].resize((size_t)std::min(
+            sp__gpu_sptrsv_phases(res->phases[m].data(), SP_GPU_SPTRSV_PHASES_MAX),
+            SP_GPU_SPTRSV_PHASES_MAX));
+        sp__gpu_sptrsv_phase_timing(0);
         if (api) A[m] = M;
     }
     cus_new();
@@ -507,6 +519,17 @@ static void print_result(const result &r)
                     "%s_max_rel_err: %.3g\n",
                     nm, r.ana_ms[m], nm, r.ana_wall_ms[m], nm, r.cus_ana_ms[m], nm,
                     r.solve_us[m], nm, r.reps[m], nm, r.err[m]);
+        /* where the analysis's time goes: a line per phase of one more analysis (gpu: the
+         * stream's time from the previous phase's end, host: the thread's), and its sum */
+        double sum_gpu = 0, sum_host = 0;
+        for (const sp_gpu_sptrsv_phase_t &ph : r.phases[m]) {
+            std::printf("%s_phase: %d %s gpu_ms=%.3f host_ms=%.3f\n", nm, ph.analysis, ph.name,
+                        ph.gpu_ms, ph.host_ms);
+            sum_gpu += ph.gpu_ms > 0 ? ph.gpu_ms : 0;
+            sum_host += ph.host_ms;
+        }
+        if (!r.phases[m].empty())
+            std::printf("%s_phases_total: gpu_ms=%.3f host_ms=%.3f\n", nm, sum_gpu, sum_host);
         if (m != M_LEVELS && m != M_SOFT_NAT)
             std::printf("%s_speedup_vs_cusparse: %.2f\n", nm, r.cus_us[m] / r.solve_us[m]);
         std::printf("%s_analysis_vs_cusparse: %.2f\n", nm,

@@ -14,9 +14,10 @@
  *    takes any count memory allows, past 2^31 (an allocation that fails gives
  *    SP_STATUS_ALLOC_FAILED with the bytes); rows and columns stay below 2^31. A matrix
  *    of 2^31 entries or more gets 64-bit CSR/CSC offsets (sp_matrix_options_t.offset_bits):
- *    so far on a host context only, for COO, CSR, CSC, their SpMV and BFS; a CUDA context
- *    and every other format or operation refuse it with SP_STATUS_NOT_SUPPORTED naming
- *    the count (or the format) and "64-bit offsets".
+ *    on a host context for COO, CSR, CSC, their SpMV and BFS; on a CUDA context (below
+ *    2^31 entries so far) for COO, CSR and SpMV in them (CSR: csr/scalar, csr/vector);
+ *    every other format or operation refuses it with SP_STATUS_NOT_SUPPORTED naming the
+ *    count (or the format, algorithm or call) and "64-bit offsets".
  *  - Host memory is allocated through the hooks set with sp_set_host_allocator (default
  *    malloc/free); memory the library returns to the caller is released with the
  *    matching sp_*_free function, or sp_free for plain arrays.
@@ -442,9 +443,11 @@ typedef struct sp_matrix_options {
                                    below 2^31 entries, else 64), 32 or 64 forces it (32 with
                                    more entries: SP_STATUS_NOT_SUPPORTED; other values:
                                    SP_STATUS_INVALID_ARGUMENT). 64-bit offsets run on a host
-                                   context only so far, in COO, CSR and CSC (SpMV, BFS); other
-                                   formats, sp_sptrsv, the solvers and any CUDA context refuse
-                                   them with SP_STATUS_NOT_SUPPORTED (issue 20) */
+                                   context in COO, CSR and CSC (SpMV, BFS), on a CUDA context
+                                   in COO and CSR (SpMV: csr/scalar, csr/vector; fewer than
+                                   2^31 entries so far); other formats and algorithms,
+                                   sp_sptrsv, the solvers, sp_spmv_tune and BFS on a CUDA
+                                   context refuse them with SP_STATUS_NOT_SUPPORTED (issue 20) */
 } sp_matrix_options_t;
 
 typedef struct sp_matrix sp_matrix_t;

@@ -95,6 +95,11 @@ sp_status_t sp__gpu_coo_sort_merge(const sp_gpu_env_t *env, sp_triplets_t *coo,
  * histogram, idx and val = coo's col and val. */
 sp_status_t sp__gpu_coo_to_csr(const sp_gpu_env_t *env, const sp_triplets_t *coo,
                                sp_csr_t *csr);
+/* The same with the pointers' width chosen (as sp__ref_coo_to_csr_offsets): 32 (ptr; the
+ * call above), 64 (ptr64, from a per-row binary search over the sorted rows, all positions
+ * 64-bit: issue 20) or 0 (64 past INT32_MAX entries, else 32). */
+sp_status_t sp__gpu_coo_to_csr_offsets(const sp_gpu_env_t *env, const sp_triplets_t *coo,
+                                       int offset_bits, sp_csr_t *csr);
 /* csc = the transpose's CSR (rows increasing within each column). */
 sp_status_t sp__gpu_csr_to_csc(const sp_gpu_env_t *env, const sp_csr_t *csr, sp_csr_t *csc);
 /* The same by count, scan and stable scatter, no general sort (csr_to_csc.cu's header);

@@ -46,6 +46,22 @@ sp_status_t sp__gpu_sptrsv_analyse(const sp_gpu_env_t *env, const sp_csr_t *a, i
                                    int unit_diag, sp_gpu_sptrsv_alg_t alg,
                                    sp_gpu_sptrsv_plan_t **plan);
 
+/* Whether a triangle of n rows and nlevels levels wants the level-scheduling plan too
+ * (arg: the caller's, e.g. its policy). */
+typedef int (*sp_gpu_sptrsv_levels_wanted_t)(const void *arg, int64_t n, int64_t nlevels);
+
+/* As sp__gpu_sptrsv_analyse for alg, and where wanted(arg, n, nlevels) says so once the
+ * levels are counted (wanted NULL: never), *levels_plan = the SP_GPU_SPTRSV_LEVELS plan of
+ * the same triangle made from the same level pass, with its own copy of every array; else
+ * *levels_plan = NULL (also when alg is LEVELS). For AUTO, which learns whether a triangle
+ * suits level scheduling only from the soft plan's level count: one analysis instead of
+ * two. On failure neither plan is left allocated and *plan, *levels_plan are untouched. */
+sp_status_t sp__gpu_sptrsv_analyse_both(const sp_gpu_env_t *env, const sp_csr_t *a, int upper,
+                                        int unit_diag, sp_gpu_sptrsv_alg_t alg,
+                                        sp_gpu_sptrsv_levels_wanted_t wanted, const void *arg,
+                                        sp_gpu_sptrsv_plan_t **plan,
+                                        sp_gpu_sptrsv_plan_t **levels_plan);
+
 /* x = alpha * T^-1 b with T the analysed triangle of a (a must be the matrix analysed).
  * alpha is a host scalar of a->value_type; d_b and d_x hold n values of a->value_type and
  * must not overlap. Float accumulates in float, double in double. */
@@ -58,6 +74,34 @@ int64_t sp__gpu_sptrsv_plan_levels(const sp_gpu_sptrsv_plan_t *plan);
 
 /* Frees a plan (NULL accepted). */
 void sp__gpu_sptrsv_plan_free(const sp_gpu_env_t *env, sp_gpu_sptrsv_plan_t *plan);
+
+/* ---- the analysis's phases, timed (a measurement hook for bench/sptrsv_bench) ----------
+ * Off by default, and then it costs one branch per phase. While on, every
+ * sp__gpu_sptrsv_analyse (the public sp_sptrsv_analyse and first solve included) records
+ * a CUDA event on env's stream and the host clock at the end of each phase, synchronizes
+ * the stream once at its end and appends its phases to a process-wide record (at most
+ * SP_GPU_SPTRSV_PHASES_MAX, later ones dropped). Not thread-safe: for one measuring
+ * thread. Phases, in order: setup (plan, device arrays, memsets), bound (the triangle's
+ * row bounds and the diagonal check), level_pass, readback (the scalars: one stream
+ * synchronization), group_by_level (histogram, scan, radix sort and the level offsets'
+ * read-back: LEVELS, ordered SOFT, WAVE, SMALL), prepare (the kernel's own part: rank,
+ * flags, grid; units for WAVE), levels_plan (sp__gpu_sptrsv_analyse_both's second plan,
+ * where made), release (the analysis's temporaries freed). */
+#define SP_GPU_SPTRSV_PHASES_MAX 32
+typedef struct sp_gpu_sptrsv_phase {
+    const char *name; /* static string */
+    int analysis;     /* 0 for the first analysis since the record was reset, 1 ... */
+    double gpu_ms;    /* stream time from the previous phase's end to this one's (events) */
+    double host_ms;   /* host time in the phase: launches, host calls, synchronizations */
+} sp_gpu_sptrsv_phase_t;
+
+/* on != 0: record the phases of the analyses that follow; 0: stop. Either empties the
+ * record. */
+void sp__gpu_sptrsv_phase_timing(int on);
+
+/* Copies up to max recorded phases into out (out may be NULL when max is 0); returns how
+ * many are recorded. A phase whose event failed has gpu_ms < 0. */
+int sp__gpu_sptrsv_phases(sp_gpu_sptrsv_phase_t *out, int max);
 
 /* ---- the fused Krylov iterations (kernels/solve/cg_fused.cu; src/core/sp_cg_fused.h) -- */
 

@@ -24,7 +24,8 @@
 #                   listed as skipped
 #   SCALE_ONLY=1    build, then the scaling runs only (a second call on a warm machine)
 #   SCALE_STEPS="poisson320 kron23 memcheck bfs-weak"   which scaling runs, in this order
-#                   (bfs-big, not in the default: Kronecker 26 on every GPU, about 7 minutes)
+#                   (bfs-big, not in the default: Kronecker 26 on every GPU, about 8.5
+#                   minutes on 2 x H200, most of it the host's reference and validator)
 #
 # NCCL_NVLS_ENABLE=0 always: NVLink multicast can put a shared machine's GPUs out of service.
 set -uo pipefail
@@ -210,13 +211,17 @@ else
         r=$(ratio "$gN" "$g1")
         say "bfs weak scaling: kron:24 1 GPU ${g1} GTEPS, kron:25 2 GPUs ${gN:-?} GTEPS: ${r}x (target >= 1.4x: $(verdict "$r" 1.4))"
       elif [ $? = 2 ]; then status=1; fi ;;
-    bfs-big) # the largest Kronecker graph two cards take that one card does not: scale 26
-      # (2.15G directed entries: past one matrix's 32-bit offsets on a GPU; about 1.07G a
-      # rank on two), generated in slices on the ranks; the reference BFS and the validator
-      # run on the host, whose matrices take 64-bit offsets
+    bfs-big) # the largest Kronecker graph one call validates: scale 26, 2.10G directed
+      # entries once self loops and duplicates go (2^31 - 2.10G: it is just under one
+      # matrix's 32-bit offsets, and one H200 would hold it; 1.05G a rank on two),
+      # generated in slices on the ranks; the reference BFS and the validator run on the
+      # host (121 GB of its memory at the peak, 490 s of the step on 2 x H200: the whole
+      # graph generated, symmetrized and searched twice there, each search validated).
+      # Scale 27 (4.2G entries: past one GPU's 32-bit offsets) would take twice the host
+      # memory and about twice the time, over one call's 600 s.
       if budget_step bfs-kron26 420 560 $sb --gpus "$ngpu" --gen kron:26 --bfs --sources 2 --dist-gen --skip-one; then
         checked bfs-kron26
-        say "bfs kron:26 (too large for one GPU's 32-bit offsets) on $ngpu GPUs: $(field "$logs/bfs-kron26.log" "$ngpu" bfs_gteps) GTEPS, validated: $(grep -m1 -o 'validated: [a-z]*' "$logs/bfs-kron26.log" || echo '?')"
+        say "bfs kron:26 ($(awk '/^nnz:/{printf "%.2fG", $2/1e9; exit}' "$logs/bfs-kron26.log") directed entries) on $ngpu GPUs: $(field "$logs/bfs-kron26.log" "$ngpu" bfs_gteps) GTEPS, validated: $(grep -m1 -o 'validated: [a-z]*' "$logs/bfs-kron26.log" || echo '?')"
       elif [ $? = 2 ]; then status=1; fi ;;
     *) say "scaling step $s: unknown (poisson320 kron23 memcheck bfs-weak bfs-big)" ;;
     esac

@@ -7,7 +7,8 @@
 # analysis and solve timed apart, cuSPARSE SpSV in the same process) on 3D Poisson 100^3
 # and 128^3, 2D Poisson 1000^2 and the square matrices of datasets/mtx with a full
 # diagonal. Prints per input libsp's (AUTO) and cuSPARSE's solve and analysis and their
-# ratios, then a line per target: MET or SHORT (solve >= 1.2x cuSPARSE, analysis no slower
+# ratios, a PHASES line per input for AUTO and LEVELS (the analysis's phases, gpu/host ms:
+# setup, bound, level_pass, readback, group_by_level, prepare, release), then a line per target: MET or SHORT (solve >= 1.2x cuSPARSE, analysis no slower
 # than cuSPARSE's) on poisson3d100, poisson3d128 and the SPD dataset with a full diagonal
 # (1138_bus; hangGlider_2, the other symmetric one, lacks diagonal entries and is skipped);
 # the other inputs are printed as info. Exit status: non-zero when the build, a test, the benchmark or an accuracy
@@ -15,6 +16,7 @@
 # failure (it is a measurement).
 #
 #   bash scripts/device-trsv26.sh [LOGDIR]     (LOGDIR default: $OUT, else build-gpu/logs)
+#   TRSV26_MEMCHECK=1 bash scripts/device-trsv26.sh   (adds memcheck of two test cases)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 logs=${1:-${OUT:-build-gpu/logs}}
@@ -54,6 +56,18 @@ step tests 120 env SP_TEST_SMALL=1 ctest --test-dir build-gpu --output-on-failur
   -R '^check_gpu_sptrsv'
 grep -E "tests passed|tests failed|Failed" "$logs/tests.log" | tail -n 6
 
+# TRSV26_MEMCHECK=1: also compute-sanitizer memcheck on the chains case (the level pass
+# and every solve on chains and interleaved levels) and the contracts case (analyse_both,
+# the allocation sweep, the phase hook)
+if [ "${TRSV26_MEMCHECK:-0}" = 1 ]; then
+  for c in chains contracts; do
+    step "memcheck-$c" 240 env CK_RUN_CASE=$c SP_TEST_SMALL=1 SP_TEST_UNDER_SANITIZER=1 \
+      SP_TEST_SANITIZER_TOOL=memcheck compute-sanitizer --tool memcheck --error-exitcode 3 \
+      ./build-gpu/tests/check_gpu_sptrsv
+    grep -E "ERROR SUMMARY" "$logs/memcheck-$c.log" | tail -n 1
+  done
+fi
+
 inputs=(--input poisson3d100 --input poisson3d128 --input poisson2d1000)
 for f in datasets/mtx/*.mtx; do inputs+=(--input "$f"); done
 if step bench 150 ./build-gpu/bench/sptrsv_bench --internal "${inputs[@]}"; then
@@ -66,6 +80,23 @@ if step bench 150 ./build-gpu/bench/sptrsv_bench --internal "${inputs[@]}"; then
        /^cusparse_analysis_ms:/ { an[m] = an[m] " cusparse=" $2 }
        END { for (m in sp) { print m ": solve x" sp[m]; print m ": analysis ms" an[m] } }' \
     "$logs/bench.log" | sort
+  echo "-- where the analysis goes: one more analysis of AUTO and LEVELS through the public API,"
+  echo "   its phases timed (gpu ms: the stream's time from the previous phase's end; host ms beside)"
+  awk '/^matrix:/ { m = $2 }
+       /^api_(auto|levels)_analysis_ms:/ { k = $1; sub("_analysis_ms:", "", k); tot[m, k] = $2 }
+       /^api_(auto|levels)_phase:/ {
+         k = $1; sub("_phase:", "", k); split($4, g, "="); split($5, h, "=")
+         line[m, k] = line[m, k] sprintf(" %s%s=%s/%s", $2 > 0 ? "#" $2 ":" : "", $3, g[2], h[2])
+         if (!((m, k) in seen)) { seen[m, k] = 1; order[++n] = m SUBSEP k }
+       }
+       /^api_(auto|levels)_phases_total:/ { k = $1; sub("_phases_total:", "", k); split($2, g, "="); sum[m, k] = g[2] }
+       END { for (i = 1; i <= n; i++) { split(order[i], mk, SUBSEP)
+               printf "PHASES %-18s %-10s analysis %s ms, phases %s ms:%s\n", mk[1], mk[2],
+                      tot[order[i]], sum[order[i]], line[order[i]] } }' "$logs/bench.log"
+  if ! grep -q "^api_auto_phase: 0 level_pass " "$logs/bench.log"; then
+    echo "PHASES missing: sptrsv_bench printed no api_auto level_pass phase"
+    status=1
+  fi
   sed -n '/^| matrix/,$p' "$logs/bench.log"
   # accuracy: every method within 1e-9 of the host reference
   awk '/^matrix:/ { m = $2 }

@@ -1,6 +1,7 @@
 /* sp_bfs and sp_bfs_multi: argument checks, resolution of AUTO, and dispatch: on a host
  * context every variant runs the reference queue BFS over CSR (the variants differ only in
  * how a GPU does the work), on a CUDA context src/bfs_cuda.c runs the kernels. */
+#include <stdio.h>
 #include <time.h>
 
 #include "policy.h"
@@ -87,6 +88,11 @@ static sp_status_t check_bfs(const char *what, sp_context_t *ctx, sp_matrix_t *G
     sp_status_t st = SP_STATUS_SUCCESS;
     SP_CHECK_ARG(ctx != NULL && G != NULL, "%s: ctx or G is NULL", what);
     SP_CHECK_ARG(G->ctx == ctx, "%s: graph belongs to another context", what);
+    if (ctx->kind == SP_DEVICE_CUDA) { /* the GPU's BFS reads 32-bit offsets (issue 20) */
+        char on[64];
+        snprintf(on, sizeof on, "%s on a CUDA context", what);
+        SP_TRY(sp__matrix_needs_offsets32(G, on));
+    }
     SP_CHECK_ARG(G->f.coo.nrows == G->f.coo.ncols, "%s: graph matrix is %lld x %lld, not square",
                  what, (long long)G->f.coo.nrows, (long long)G->f.coo.ncols);
     SP_CHECK_ARG(nsources >= 0 && (nsources == 0 || sources != NULL),

@@ -8,8 +8,9 @@
 
 static int64_t value_bytes(const sp_matrix_t *A) { return (int64_t)sp_value_size(A->f.coo.value_type); }
 
-/* The offset width options ask for (0: chosen from nnz), checked against the context:
- * 64-bit offsets run on a host context only so far (issue 20). */
+/* The offset width options ask for (0: chosen from nnz), checked against the context: a
+ * CUDA context takes 64-bit offsets below 2^31 entries only so far, its sort and merge
+ * counting entries in 32 bits (issue 20). */
 static sp_status_t resolve_offset_bits(const sp_context_t *ctx, const sp_coo_t *coo,
                                        const sp_matrix_options_t *options, int *bits)
 {
@@ -23,11 +24,12 @@ static sp_status_t resolve_offset_bits(const sp_context_t *ctx, const sp_coo_t *
                 "sp_matrix_create: options->offset_bits 32 cannot count %lld entries (limit %d): "
                 "use 64 or 0", (long long)coo->nnz, INT32_MAX);
     *bits = want ? want : coo->nnz > INT32_MAX ? 64 : 32;
-    if (*bits == 64 && ctx->kind == SP_DEVICE_CUDA)
+    if (ctx->kind == SP_DEVICE_CUDA && coo->nnz > INT32_MAX)
         SP_FAIL(SP_STATUS_NOT_SUPPORTED,
-                "sp_matrix_create: %lld entries with 64-bit offsets on a CUDA context: 64-bit "
-                "offsets are host-only so far (a CUDA matrix takes at most %d entries, with "
-                "32-bit offsets)", (long long)coo->nnz, INT32_MAX);
+                "sp_matrix_create: %lld entries with 64-bit offsets on a CUDA context: the "
+                "device sort and merge count entries in 32 bits so far (at most %d entries; "
+                "below that, offset_bits 64 runs CSR SpMV on the GPU)", (long long)coo->nnz,
+                INT32_MAX);
 done:
     return st;
 }
@@ -179,8 +181,9 @@ sp_status_t sp__matrix_needs_offsets32(const sp_matrix_t *A, const char *what)
     return SP_ERROR(SP_STATUS_NOT_SUPPORTED,
                     "%s of a %lld x %lld matrix with %lld entries and 64-bit offsets: not "
                     "supported yet (64-bit offsets serve CSR, CSC and COO, host SpMV in them and "
-                    "host BFS so far)", what, (long long)A->f.coo.nrows,
-                    (long long)A->f.coo.ncols, (long long)A->f.coo.nnz);
+                    "host BFS; on a CUDA context COO, CSR and SpMV in them so far)",
+                    what, (long long)A->f.coo.nrows, (long long)A->f.coo.ncols,
+                    (long long)A->f.coo.nnz);
 }
 
 /* Bytes ELL would take; the bound it must stay under (sp__matrix_policy_t). */
@@ -232,9 +235,11 @@ static sp_status_t build(sp_matrix_t *A, sp_format_t f)
     int c = o->sell_c > 0 ? o->sell_c : p->sell_c;
     int sigma = o->sell_sigma > 0 ? o->sell_sigma : p->sell_sigma_factor * c;
     if (A->built & (1u << f)) goto done;
-    if (f != SP_FORMAT_COO && f != SP_FORMAT_CSR && f != SP_FORMAT_CSC) {
-        char what[32];
-        snprintf(what, sizeof what, "format %s", sp_format_name(f));
+    if (f != SP_FORMAT_COO && f != SP_FORMAT_CSR &&
+        (f != SP_FORMAT_CSC || A->ctx->kind == SP_DEVICE_CUDA)) {
+        char what[48];
+        snprintf(what, sizeof what, "format %s%s", sp_format_name(f),
+                 A->ctx->kind == SP_DEVICE_CUDA ? " on a CUDA context" : "");
         SP_TRY(sp__matrix_needs_offsets32(A, what));
     }
     if (f != SP_FORMAT_CSR) SP_TRY(build(A, SP_FORMAT_CSR));

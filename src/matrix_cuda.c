@@ -39,7 +39,7 @@ static int64_t build_bytes(const sp_matrix_t *A, sp_format_t f)
     int64_t m = A->f.coo.nrows, n = A->f.coo.ncols, nnz = A->f.coo.nnz;
     int64_t entry = 4 + (int64_t)sp_value_size(A->f.coo.value_type);
     switch (f) {
-    case SP_FORMAT_CSR: return bytes_of(nnz, entry, 4 * (m + 1));
+    case SP_FORMAT_CSR: return bytes_of(nnz, entry, (A->offset_bits / 8) * (m + 1));
     case SP_FORMAT_CSC: return bytes_of(nnz, entry, 4 * (n + 1));
     case SP_FORMAT_ELL:
         return bytes_of(m, bytes_of(A->ell_row_max_kept, entry, 0), 0);
@@ -125,7 +125,9 @@ sp_status_t sp__cuda_matrix_build(sp_matrix_t *A, sp_format_t f, int sell_c, int
     snprintf(what, sizeof what, "building %s", sp_format_name(f) ? sp_format_name(f) : "?");
     SP_TRY(sp__cuda_check_room(A->ctx, build_bytes(A, f), what));
     switch (f) {
-    case SP_FORMAT_CSR: SP_TRY(sp__gpu_coo_to_csr(&env, &A->f.coo, &A->f.csr)); break;
+    case SP_FORMAT_CSR:
+        SP_TRY(sp__gpu_coo_to_csr_offsets(&env, &A->f.coo, A->offset_bits, &A->f.csr));
+        break;
     case SP_FORMAT_CSC: SP_TRY(sp__gpu_csr_to_csc(&env, &A->f.csr, &A->f.csc)); break;
     case SP_FORMAT_HYB: SP_TRY(sp__gpu_csr_to_hyb(&env, &A->f.csr, hyb_width, &A->f.hyb)); break;
     case SP_FORMAT_ELL:
@@ -225,10 +227,13 @@ sp_status_t sp__cuda_matrix_mirror(sp_matrix_t *A, sp_format_t f)
     case SP_FORMAT_CSC: {
         const sp_csr_t *d = f == SP_FORMAT_CSR ? &A->f.csr : &A->f.csc;
         sp_csr_t *h = f == SP_FORMAT_CSR ? &m->csr : &m->csc;
+        int64_t npointers = (f == SP_FORMAT_CSR ? d->nrows : d->ncols) + 1;
         *h = *d;
         h->ptr = h->idx = NULL;
+        h->ptr64 = NULL;
         h->val = NULL;
-        DOWN_I32(h->ptr, d->ptr, (f == SP_FORMAT_CSR ? d->nrows : d->ncols) + 1);
+        DOWN_I32(h->ptr, d->ptr, npointers);
+        SP_TRY(download(&env, d->ptr64, npointers, sizeof(int64_t), (void **)&h->ptr64));
         DOWN_I32(h->idx, d->idx, d->nnz);
         DOWN(h->val, d->val, d->nnz, d->value_type);
         break;

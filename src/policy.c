@@ -255,7 +255,7 @@ sp__spmv_choice_t sp__policy_spmv_choose(const sp__policy_t *p, const sp__spmv_s
     double width = s->row_max_kept > 0 ? (double)s->row_max_kept
                    : (double)(s->row_max < s->long_row_bound ? s->row_max : s->long_row_bound);
     double longest = (double)s->row_max, tail_us = 0.0, best;
-    double csr_bytes = nnz * (4 + v) + (m + 1) * 4 + xy;
+    double csr_bytes = nnz * (4 + v) + (m + 1) * (s->offset_bits == 64 ? 8 : 4) + xy;
     for (int g = 0; g < SP_FORMAT_COUNT; g++) out.us[g] = -1.0;
     out.format = SP_FORMAT_CSR;
     out.alg = SP_SPMV_ALG_CSR_ADAPTIVE;
@@ -264,8 +264,9 @@ sp__spmv_choice_t sp__policy_spmv_choose(const sp__policy_t *p, const sp__spmv_s
         out.alg = SP_SPMV_ALG_DEFAULT;
         return out;
     }
-    /* CSR: its best algorithm (merge when rows outnumber entries, as CSR DEFAULT) */
-    if (m > c->merge_min_rows_per_entry * nnz) {
+    /* CSR: its best algorithm (merge when rows outnumber entries, as CSR DEFAULT; with
+       64-bit offsets scalar or vector, the two that take them on a GPU: issue 20) */
+    if (m > c->merge_min_rows_per_entry * nnz && s->offset_bits != 64) {
         out.alg = SP_SPMV_ALG_CSR_MERGE;
         out.us[SP_FORMAT_CSR] = kind_us(f, s, SP__KIND_CSR_ADAPTIVE, csr_bytes, 2.0, 2);
     } else {
@@ -289,6 +290,9 @@ sp__spmv_choice_t sp__policy_spmv_choose(const sp__policy_t *p, const sp__spmv_s
         out.us[SP_FORMAT_CSR] = -1.0;
         for (size_t i = 0; i < sizeof cand / sizeof cand[0]; i++) {
             double t = kind_us(f, s, cand[i].k, csr_bytes, cand[i].chain, 1);
+            if (s->offset_bits == 64 && cand[i].alg != SP_SPMV_ALG_CSR_SCALAR &&
+                cand[i].alg != SP_SPMV_ALG_CSR_VECTOR)
+                continue;
             if (out.us[SP_FORMAT_CSR] < 0.0 || t < out.us[SP_FORMAT_CSR]) {
                 out.us[SP_FORMAT_CSR] = t;
                 out.alg = cand[i].alg;

@@ -25,6 +25,43 @@ typedef struct spmv_plans {
     unsigned made[SP_FORMAT_COUNT];
 } spmv_plans_t;
 
+/* "csr/merge", for the messages. */
+static const char *csr_alg_name(sp_spmv_alg_t alg)
+{
+    switch (alg) {
+    case SP_SPMV_ALG_CSR_SCALAR: return "csr/scalar";
+    case SP_SPMV_ALG_CSR_VECTOR: return "csr/vector";
+    case SP_SPMV_ALG_CSR_MERGE: return "csr/merge";
+    case SP_SPMV_ALG_CSR_SPLIT: return "csr/split";
+    case SP_SPMV_ALG_CSR_BINNED: return "csr/binned";
+    case SP_SPMV_ALG_CSR_ADAPTIVE: return "csr/adaptive";
+    default: return "csr/?";
+    }
+}
+
+/* A's CSR has 64-bit offsets (issue 20): scalar and vector (templates on the offset type)
+ * serve it, the others refuse. DEFAULT (asked = SP_SPMV_ALG_DEFAULT) keeps the policy's
+ * pick when it is one of the two, else takes vector at the policy's width for A's mean;
+ * an algorithm asked for by name is refused before any work. */
+static sp_status_t csr_alg_offsets64(const sp_matrix_t *A, sp_spmv_alg_t asked,
+                                     sp_spmv_alg_t *r, int *width)
+{
+    sp_status_t st = SP_STATUS_SUCCESS;
+    if (*r == SP_SPMV_ALG_CSR_SCALAR || *r == SP_SPMV_ALG_CSR_VECTOR) goto done;
+    if (asked == SP_SPMV_ALG_DEFAULT) {
+        *r = sp__policy_spmv_csr_alg(sp__policy_for(A->ctx), SP_SPMV_ALG_CSR_VECTOR,
+                                     A->f.csr.nrows, A->f.csr.nnz, A->row_max, width);
+        goto done;
+    }
+    SP_FAIL(SP_STATUS_NOT_SUPPORTED,
+            "SpMV in %s of a %lld x %lld matrix with %lld entries and 64-bit offsets on a CUDA "
+            "context: not supported yet (csr/scalar and csr/vector serve 64-bit offsets)",
+            csr_alg_name(*r), (long long)A->f.coo.nrows, (long long)A->f.coo.ncols,
+            (long long)A->f.coo.nnz);
+done:
+    return st;
+}
+
 static sp_status_t get_plan(sp_matrix_t *A, sp_format_t f, sp_spmv_alg_t alg,
                             const sp_gpu_env_t *env, const sp_gpu_spmv_plan_t **out)
 {
@@ -46,6 +83,7 @@ static sp_status_t get_plan(sp_matrix_t *A, sp_format_t f, sp_spmv_alg_t alg,
             int64_t bound = sp__policy_spmv_csr_long_bound(pol, A->f.csr.nrows, A->f.csr.nnz,
                                                            A->row_max,
                                                            A->options.long_row_bound);
+            if (A->offset_bits == 64) SP_TRY(csr_alg_offsets64(A, alg, &r, &width));
             SP_TRY(sp__gpu_spmv_csr_plan(env, &A->f.csr, r, width, bound, &plan));
         } else if (f == SP_FORMAT_CSC) {
             const sp__policy_t *pol = sp__policy_for(A->ctx);

@@ -38,10 +38,16 @@ done:
     return st;
 }
 
+/* AUTO's rule, for sp__gpu_sptrsv_analyse_both (arg: the policy). */
+static int levels_wanted(const void *pol, int64_t n, int64_t nlevels)
+{
+    return sp__policy_sptrsv_use_levels((const sp__policy_t *)pol, n, nlevels);
+}
+
 /* *plan = the plan a solve of (upper, unit_diag, alg) runs, analysed now where missing (AUTO
- * may analyse two: the soft plan counts the levels, and a triangle that suits level
- * scheduling better gets that plan too; both stay cached). A failed call keeps no plan it
- * made and leaves a matrix that had no plan table without one. */
+ * may make two: the soft plan counts the levels, and a triangle that suits level scheduling
+ * better gets that plan too, from the same analysis; both stay cached). A failed call keeps
+ * no plan it made and leaves a matrix that had no plan table without one. */
 static sp_status_t plan_of(const sp_gpu_env_t *env, sp_matrix_t *A, int upper, int unit_diag,
                            int alg, const sp_gpu_sptrsv_plan_t **plan)
 {
@@ -59,7 +65,18 @@ static sp_status_t plan_of(const sp_gpu_env_t *env, sp_matrix_t *A, int upper, i
                                     sp_value_size(A->f.csr.value_type))) {
         SP_TRY(plan_for(env, A, p, upper, unit_diag, SLOT_SMALL, &slot));
     } else if (alg == SP_SPTRSV_ALG_AUTO) {
-        SP_TRY(plan_for(env, A, p, upper, unit_diag, SLOT_SOFT, &slot));
+        slot = &pair[SLOT_SOFT];
+        if (!*slot) {
+            sp_gpu_sptrsv_plan_t *soft = NULL, *levels = NULL;
+            SP_TRY(sp__gpu_sptrsv_analyse_both(env, &A->f.csr, upper, unit_diag,
+                                               (sp_gpu_sptrsv_alg_t)pol->sptrsv->soft_kernel,
+                                               levels_wanted, pol, &soft, &levels));
+            *slot = soft;
+            if (levels && !pair[SLOT_LEVELS])
+                pair[SLOT_LEVELS] = levels;
+            else
+                sp__gpu_sptrsv_plan_free(env, levels);
+        }
         if (sp__policy_sptrsv_use_levels(pol, A->f.csr.nrows, sp__gpu_sptrsv_plan_levels(*slot)))
             SP_TRY(plan_for(env, A, p, upper, unit_diag, SLOT_LEVELS, &slot));
     } else {

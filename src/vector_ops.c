@@ -85,6 +85,7 @@ sp_status_t sp__vec_diagonal(sp_context_t *ctx, sp_matrix_t *A, sp_vector_t *dia
         goto done;
     }
 #ifdef SP_HAVE_CUDA
+    SP_TRY(sp__matrix_needs_offsets32(A, "the diagonal on a CUDA context"));
     {
         ON_GPU(ctx, env);
         SP_TRY(sp__gpu_csr_diagonal(&env, &A->f.csr, diag->data));

@@ -197,31 +197,18 @@ static void check_x(const solve_case_t *c, const char *what, double alpha, const
                       xmax, (long long)levels);
 }
 
-/* Analyse, then two solves (different b and alpha) into NaN-filled x, each checked. */
-static void check_solve(const solve_case_t *c, sp_gpu_sptrsv_alg_t alg)
+/* Two solves with plan (different b and alpha) into NaN-filled x, each checked, and the
+ * plan's level count. */
+static void check_plan(const solve_case_t *c, const char *what, const sp_gpu_sptrsv_plan_t *plan)
 {
     const sp_csr_t *h = c->h;
     sp_value_type_t t = h->value_type;
     size_t vs = sp_value_size(t), bytes = (size_t)h->nrows * vs;
     int64_t n = h->nrows, want_levels = host_levels(h, c->upper);
-    char what[256];
-    sp_gpu_sptrsv_plan_t *plan = NULL;
     void *b = malloc(bytes + 8), *x = malloc(bytes + 8), *x_ref = malloc(bytes + 8);
     void *d_b = NULL, *d_x = NULL;
     uint64_t s = 77 + (uint64_t)n;
     ck_assert(b && x && x_ref);
-    snprintf(what, sizeof what, "%s %s %s%s %s", c->name, t == SP_R_32F ? "float" : "double",
-             c->unit ? "unit " : "", c->upper ? "upper" : "lower", alg_names[alg]);
-    if (!alg_takes(alg, n, t)) {
-        ck_assert_status(sp__gpu_sptrsv_analyse(&T.env, c->d, c->upper, c->unit, alg, &plan),
-                         SP_STATUS_NOT_SUPPORTED);
-        ck_assert_error_has("exceed the single-block solve");
-        ck_assert_ptr_null(plan);
-        goto done;
-    }
-    ck_assert_msg(sp__gpu_sptrsv_analyse(&T.env, c->d, c->upper, c->unit, alg, &plan) ==
-                      SP_STATUS_SUCCESS,
-                  "%s: analyse: %s", what, sp_last_error());
     ck_assert_msg(sp__gpu_sptrsv_plan_levels(plan) == want_levels, "%s: %lld levels, expected %lld",
                   what, (long long)sp__gpu_sptrsv_plan_levels(plan), (long long)want_levels);
     if (n > 0) {
@@ -250,10 +237,31 @@ static void check_solve(const solve_case_t *c, sp_gpu_sptrsv_alg_t alg)
 done:
     sp_test_env_free(&T, d_x);
     sp_test_env_free(&T, d_b);
-    sp__gpu_sptrsv_plan_free(&T.env, plan);
     free(x_ref);
     free(x);
     free(b);
+}
+
+/* Analyse, then check_plan. */
+static void check_solve(const solve_case_t *c, sp_gpu_sptrsv_alg_t alg)
+{
+    sp_value_type_t t = c->h->value_type;
+    char what[256];
+    sp_gpu_sptrsv_plan_t *plan = NULL;
+    snprintf(what, sizeof what, "%s %s %s%s %s", c->name, t == SP_R_32F ? "float" : "double",
+             c->unit ? "unit " : "", c->upper ? "upper" : "lower", alg_names[alg]);
+    if (!alg_takes(alg, c->h->nrows, t)) {
+        ck_assert_status(sp__gpu_sptrsv_analyse(&T.env, c->d, c->upper, c->unit, alg, &plan),
+                         SP_STATUS_NOT_SUPPORTED);
+        ck_assert_error_has("exceed the single-block solve");
+        ck_assert_ptr_null(plan);
+        return;
+    }
+    ck_assert_msg(sp__gpu_sptrsv_analyse(&T.env, c->d, c->upper, c->unit, alg, &plan) ==
+                      SP_STATUS_SUCCESS,
+                  "%s: analyse: %s", what, sp_last_error());
+    check_plan(c, what, plan);
+    sp__gpu_sptrsv_plan_free(&T.env, plan);
 }
 
 /* Both value types, both triangles, unit and not, every algorithm. */
@@ -695,6 +703,19 @@ START_TEST(test_refusals)
 }
 END_TEST
 
+/* wanted callbacks of sp__gpu_sptrsv_analyse_both */
+static int levels_always(const void *arg, int64_t n, int64_t nlevels)
+{
+    (void)arg, (void)n, (void)nlevels;
+    return 1;
+}
+
+static int levels_never(const void *arg, int64_t n, int64_t nlevels)
+{
+    (void)arg, (void)n, (void)nlevels;
+    return 0;
+}
+
 START_TEST(test_alloc_failure)
 {
     sp_coo_t *a = random_dominant(9, 3000, 5, 0);
@@ -702,28 +723,40 @@ START_TEST(test_alloc_failure)
     host_csr(a, SP_R_32F, &h);
     sp_csr_t d = sp_test_env_upload_csr(&T, &h);
     int64_t base = T.live;
-    for (int k = 0; k < NALGS; k++) {
+    /* every algorithm, then (k == NALGS) sp__gpu_sptrsv_analyse_both making both plans */
+    for (int k = 0; k <= NALGS; k++) {
+        const char *name = k < NALGS ? alg_names[algs[k]] : "analyse_both";
         int64_t failing = 0;
         for (int64_t i = 0;; i++) {
-            sp_gpu_sptrsv_plan_t *plan = (sp_gpu_sptrsv_plan_t *)&h;
+            sp_gpu_sptrsv_plan_t *plan = (sp_gpu_sptrsv_plan_t *)&h, *levels = plan;
+            sp_status_t st;
             T.calls = 0;
             T.fail_at = i;
-            sp_status_t st = sp__gpu_sptrsv_analyse(&T.env, &d, i % 2, 0, algs[k], &plan);
+            if (k < NALGS)
+                st = sp__gpu_sptrsv_analyse(&T.env, &d, i % 2, 0, algs[k], &plan);
+            else
+                st = sp__gpu_sptrsv_analyse_both(&T.env, &d, i % 2, 0, SP_GPU_SPTRSV_SOFT_BLOCK,
+                                                 levels_always, NULL, &plan, &levels);
             int64_t calls = T.calls;
             T.fail_at = -1;
             if (calls <= i) {
                 ck_assert_msg(st == SP_STATUS_SUCCESS, "%s: %s with no failed allocation: %s",
-                              alg_names[algs[k]], sp_status_string(st), sp_last_error());
+                              name, sp_status_string(st), sp_last_error());
                 sp__gpu_sptrsv_plan_free(&T.env, plan);
+                if (k == NALGS) {
+                    ck_assert_ptr_nonnull(levels);
+                    sp__gpu_sptrsv_plan_free(&T.env, levels);
+                }
                 ck_assert_int_eq(T.live, base);
                 break;
             }
             ck_assert_msg(st == SP_STATUS_ALLOC_FAILED, "%s: %s with allocation %lld failing",
-                          alg_names[algs[k]], sp_status_string(st), (long long)i);
+                          name, sp_status_string(st), (long long)i);
             ck_assert_error_has("test env: refused");
             ck_assert_ptr_eq(plan, (sp_gpu_sptrsv_plan_t *)&h);
+            ck_assert_ptr_eq(levels, (sp_gpu_sptrsv_plan_t *)&h);
             ck_assert_msg(T.live == base, "%s: %lld blocks leaked with allocation %lld failing",
-                          alg_names[algs[k]], (long long)(T.live - base), (long long)i);
+                          name, (long long)(T.live - base), (long long)i);
             failing++;
         }
         ck_assert_int_ge(failing, 3);
@@ -818,6 +851,111 @@ START_TEST(test_public_api)
     sp_test_gpu_host_contexts_destroy(&gpu, &host);
 }
 END_TEST
+/* sp__gpu_sptrsv_analyse_both (AUTO's one analysis for two plans): on a chain (the soft
+ * plan in the natural order gives its grouping by level to the level-scheduling plan) and
+ * on 3D Poisson (the level order: both keep a copy) both plans solve right, in either
+ * order of freeing; wanted saying no gives no second plan; no levels_plan is refused. */
+START_TEST(test_analyse_both)
+{
+    for (int shape = 0; shape < 3; shape++) {
+        int64_t n = 3000;
+        sp_coo_t *a = NULL;
+        sp_csr_t h, d;
+        sp_gpu_sptrsv_plan_t *soft = NULL, *levels = NULL;
+        const char *name = shape == 0 ? "chain" : shape == 1 ? "poisson3d" : "empty";
+        if (shape == 0) {
+            a = coo_new(n, 2 * n);
+            for (int64_t r = 0; r < n; r++) {
+                if (r > 0) coo_push(a, r, r - 1, -1);
+                coo_push(a, r, r, 2.5);
+            }
+        } else if (shape == 1) {
+            ck_assert_ok(sp_gen_poisson3d(14, SP_R_64F, &a)); /* 2744 rows, 40 levels */
+        } else {
+            a = coo_new(0, 1);
+        }
+        host_csr(a, SP_R_64F, &h);
+        d = sp_test_env_upload_csr(&T, &h);
+        for (int upper = 0; upper < 2; upper++) {
+            solve_case_t c = {name, &h, &d, upper, 0, FORWARD};
+            char what[128];
+            ck_assert_ok(sp__gpu_sptrsv_analyse_both(&T.env, &d, upper, 0,
+                                                     SP_GPU_SPTRSV_SOFT_BLOCK, levels_always,
+                                                     NULL, &soft, &levels));
+            ck_assert_ptr_nonnull(soft);
+            ck_assert_ptr_nonnull(levels);
+            snprintf(what, sizeof what, "%s %s: both, soft plan", name, upper ? "upper" : "lower");
+            check_plan(&c, what, soft);
+            snprintf(what, sizeof what, "%s %s: both, levels plan", name, upper ? "upper" : "lower");
+            check_plan(&c, what, levels);
+            if (upper) { /* either plan may go first */
+                sp__gpu_sptrsv_plan_free(&T.env, soft);
+                sp__gpu_sptrsv_plan_free(&T.env, levels);
+            } else {
+                sp__gpu_sptrsv_plan_free(&T.env, levels);
+                sp__gpu_sptrsv_plan_free(&T.env, soft);
+            }
+            ck_assert_ok(sp__gpu_sptrsv_analyse_both(&T.env, &d, upper, 0, SP_GPU_SPTRSV_SOFT,
+                                                     levels_never, NULL, &soft, &levels));
+            ck_assert_ptr_null(levels);
+            snprintf(what, sizeof what, "%s %s: soft alone", name, upper ? "upper" : "lower");
+            check_plan(&c, what, soft);
+            sp__gpu_sptrsv_plan_free(&T.env, soft);
+            soft = NULL;
+        }
+        ck_assert_status(sp__gpu_sptrsv_analyse_both(&T.env, &d, 0, 0, SP_GPU_SPTRSV_SOFT,
+                                                     levels_always, NULL, &soft, NULL),
+                         SP_STATUS_INVALID_ARGUMENT);
+        ck_assert_error_has("levels_plan is NULL");
+        sp__gpu_csr_free(&T.env, &d);
+        sp__csr_free(&h);
+        sp_coo_free(a);
+    }
+}
+END_TEST
+
+/* The analysis's phase-timing hook (bench/sptrsv_bench prints it): off, nothing is recorded;
+ * on, each analysis appends its phases in order (setup, bound, level_pass, readback, then
+ * group_by_level for level scheduling and prepare for the soft kernel, release last), with
+ * non-negative times; the record is emptied when timing is switched. */
+START_TEST(test_phase_timing)
+{
+    static const char *const want_levels[] = {"setup", "bound", "level_pass", "readback",
+                                              "group_by_level", "release"};
+    static const char *const want_soft[] = {"setup",    "bound",   "level_pass",
+                                            "readback", "prepare", "release"};
+    sp_gpu_sptrsv_phase_t ph[SP_GPU_SPTRSV_PHASES_MAX];
+    sp_coo_t *coo = NULL;
+    sp_csr_t h, d;
+    sp_gpu_sptrsv_plan_t *plan = NULL;
+    ck_assert_ok(sp_gen_poisson2d(40, SP_R_64F, &coo));
+    host_csr(coo, SP_R_64F, &h);
+    d = sp_test_env_upload_csr(&T, &h);
+    sp__gpu_sptrsv_phase_timing(0);
+    ck_assert_ok(sp__gpu_sptrsv_analyse(&T.env, &d, 0, 0, SP_GPU_SPTRSV_LEVELS, &plan));
+    sp__gpu_sptrsv_plan_free(&T.env, plan);
+    ck_assert_int_eq(sp__gpu_sptrsv_phases(NULL, 0), 0);
+    sp__gpu_sptrsv_phase_timing(1);
+    ck_assert_ok(sp__gpu_sptrsv_analyse(&T.env, &d, 0, 0, SP_GPU_SPTRSV_LEVELS, &plan));
+    sp__gpu_sptrsv_plan_free(&T.env, plan);
+    ck_assert_ok(sp__gpu_sptrsv_analyse(&T.env, &d, 1, 0, SP_GPU_SPTRSV_SOFT, &plan));
+    sp__gpu_sptrsv_plan_free(&T.env, plan);
+    ck_assert_int_eq(sp__gpu_sptrsv_phases(ph, SP_GPU_SPTRSV_PHASES_MAX), 12);
+    for (int i = 0; i < 12; i++) {
+        const char *want = i < 6 ? want_levels[i] : want_soft[i - 6];
+        ck_assert_msg(strcmp(ph[i].name, want) == 0, "phase %d is %s, expected %s", i,
+                      ph[i].name, want);
+        ck_assert_int_eq(ph[i].analysis, i / 6);
+        ck_assert_msg(ph[i].gpu_ms >= 0 && ph[i].host_ms >= 0, "phase %s: %g / %g ms",
+                      ph[i].name, ph[i].gpu_ms, ph[i].host_ms);
+    }
+    sp__gpu_sptrsv_phase_timing(0);
+    ck_assert_int_eq(sp__gpu_sptrsv_phases(ph, SP_GPU_SPTRSV_PHASES_MAX), 0);
+    sp__gpu_csr_free(&T.env, &d);
+    sp__csr_free(&h);
+    sp_coo_free(coo);
+}
+END_TEST
 #endif /* SP_HAVE_CUDA */
 
 static Suite *gpu_sptrsv_suite(void)
@@ -842,6 +980,8 @@ static Suite *gpu_sptrsv_suite(void)
     tcase_add_test(contracts, test_refusals);
     tcase_add_test(contracts, test_alloc_failure);
     tcase_add_test(contracts, test_public_api);
+    tcase_add_test(contracts, test_phase_timing);
+    tcase_add_test(contracts, test_analyse_both);
 #endif
     return s;
 }

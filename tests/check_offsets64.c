@@ -6,7 +6,8 @@
  * levels, parents and stats in every variant; everything else refuses a 64-bit matrix
  * with SP_STATUS_NOT_SUPPORTED naming the format or operation and "64-bit offsets"
  * (ELL, HYB, JDS, SELL, sp_sptrsv, sp_solver_setup), a bad offset_bits value with
- * SP_STATUS_INVALID_ARGUMENT, and a CUDA context any 64-bit matrix (where one exists). */
+ * SP_STATUS_INVALID_ARGUMENT. A CUDA context (where one exists) takes a 64-bit matrix;
+ * check_gpu_offsets64 tests what it does with it. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -120,31 +121,12 @@ static void compare_spmv(sp_coo_t *coo, uint64_t seed)
     sp_coo_free(coo);
 }
 
-START_TEST(spmv_poisson)
+/* Matrix _i of the catalogue (sp_test_offsets64_matrix), a loop test. */
+START_TEST(spmv_catalogue)
 {
-    sp_coo_t *a = NULL;
-    ck_assert_ok(sp_gen_poisson3d(14, SP_R_64F, &a));
-    compare_spmv(a, 1);
-    ck_assert_ok(sp_gen_poisson2d(40, SP_R_32F, &a));
-    compare_spmv(a, 2);
-}
-END_TEST
-
-START_TEST(spmv_random_irregular)
-{
-    unsigned all = SP_TEST_DUPLICATES | SP_TEST_EMPTY_ROWS | SP_TEST_LONG_ROW;
-    compare_spmv(sp_test_random_coo(11, 3000, 3000, 40000, SP_R_64F, all), 3);
-    compare_spmv(sp_test_random_coo(12, 3000, 3000, 40000, SP_R_32F, all), 4);
-    compare_spmv(sp_test_random_coo(13, 2000, 2000, 9000, SP_R_64F,
-                                    SP_TEST_EMPTY_ROWS | SP_TEST_EMPTY_COLS), 5);
-}
-END_TEST
-
-START_TEST(spmv_rectangular_and_empty)
-{
-    compare_spmv(sp_test_random_coo(21, 700, 2311, 12000, SP_R_64F, SP_TEST_DUPLICATES), 6);
-    compare_spmv(sp_test_random_coo(22, 2311, 700, 12000, SP_R_32F, SP_TEST_EMPTY_ROWS), 7);
-    compare_spmv(sp_test_random_coo(23, 50, 80, 0, SP_R_64F, 0), 8);
+    sp_coo_t *a = sp_test_offsets64_matrix((int)_i);
+    ck_assert_ptr_nonnull(a);
+    compare_spmv(a, (uint64_t)_i + 1);
 }
 END_TEST
 
@@ -277,21 +259,23 @@ START_TEST(offset_bits_option)
 }
 END_TEST
 
-/* A CUDA context refuses 64-bit offsets before any work (needs a GPU: else nothing to
- * test, the context cannot be made). */
-START_TEST(cuda_refuses)
+/* A CUDA context takes 64-bit offsets below 2^31 entries (issue 20, second slice; needs a
+ * GPU: else nothing to test, the context cannot be made; check_gpu_offsets64 tests the
+ * rest). */
+START_TEST(cuda_accepts)
 {
     sp_context_t *gpu = NULL;
     sp_coo_t *a = NULL;
-    sp_matrix_t *A = NULL;
-    sp_matrix_options_t o = {0};
+    sp_format_view_t v;
     if (sp_context_create(SP_DEVICE_CUDA, NULL, &gpu) != SP_STATUS_SUCCESS) return;
     ck_assert_ok(sp_gen_poisson2d(8, SP_R_64F, &a));
-    o.offset_bits = 64;
-    ck_assert_status(sp_matrix_create(gpu, a, &o, &A), SP_STATUS_NOT_SUPPORTED);
-    ck_assert_error_has("sp_matrix_create: 288 entries with 64-bit offsets on a CUDA context");
-    ck_assert_error_has("host-only so far");
-    ck_assert_ptr_null(A);
+    sp_matrix_t *A = make(gpu, a, 64);
+    ck_assert_ok(sp_matrix_build(gpu, A, SP_FORMAT_CSR));
+    ck_assert_ok(sp_matrix_view(A, SP_FORMAT_CSR, &v));
+    ck_assert_ptr_null(v.csr.row_ptr);
+    ck_assert_ptr_nonnull(v.row_ptr64);
+    ck_assert_int_eq(v.row_ptr64[64], 288);
+    sp_matrix_destroy(A);
     sp_coo_free(a);
     sp_context_destroy(gpu);
 }
@@ -303,13 +287,11 @@ static Suite *offsets64_suite(void)
     TCase *t = tcase_create("offsets64");
     tcase_set_timeout(t, 300);
     tcase_add_checked_fixture(t, host_setup, host_teardown);
-    tcase_add_test(t, spmv_poisson);
-    tcase_add_test(t, spmv_random_irregular);
-    tcase_add_test(t, spmv_rectangular_and_empty);
+    tcase_add_loop_test(t, spmv_catalogue, 0, SP_TEST_OFFSETS64_MATRICES);
     tcase_add_test(t, bfs_same_results);
     tcase_add_test(t, refusals_on_64bit);
     tcase_add_test(t, offset_bits_option);
-    tcase_add_test(t, cuda_refuses);
+    tcase_add_test(t, cuda_accepts);
     suite_add_tcase(s, t);
     return s;
 }

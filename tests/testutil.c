@@ -149,6 +149,27 @@ sp_coo_t *sp_test_random_coo(uint64_t seed, int64_t nrows, int64_t ncols, int64_
     return a;
 }
 
+sp_coo_t *sp_test_offsets64_matrix(int i)
+{
+    const unsigned all = SP_TEST_DUPLICATES | SP_TEST_EMPTY_ROWS | SP_TEST_LONG_ROW;
+    sp_coo_t *a = NULL;
+    switch (i) {
+    case 0: ck_assert_ok(sp_gen_poisson3d(14, SP_R_64F, &a)); return a;
+    case 1: ck_assert_ok(sp_gen_poisson2d(40, SP_R_32F, &a)); return a;
+    case 2: return sp_test_random_coo(11, 3000, 3000, 40000, SP_R_64F, all);
+    case 3: return sp_test_random_coo(12, 3000, 3000, 40000, SP_R_32F, all);
+    case 4:
+        return sp_test_random_coo(13, 2000, 2000, 9000, SP_R_64F,
+                                  SP_TEST_EMPTY_ROWS | SP_TEST_EMPTY_COLS);
+    case 5: /* more rows than entries: csr DEFAULT takes merge at 32 bits */
+        return sp_test_random_coo(14, 60000, 500, 3000, SP_R_64F, SP_TEST_EMPTY_ROWS);
+    case 6: return sp_test_random_coo(21, 700, 2311, 12000, SP_R_64F, SP_TEST_DUPLICATES);
+    case 7: return sp_test_random_coo(22, 2311, 700, 12000, SP_R_32F, SP_TEST_EMPTY_ROWS);
+    case 8: return sp_test_random_coo(23, 50, 80, 0, SP_R_64F, 0);
+    default: return NULL;
+    }
+}
+
 void sp_test_dense_spmv(const sp_coo_t *a, double alpha, const double *x, double beta,
                         double *y)
 {

@@ -75,6 +75,13 @@ extern const int sp_test_spmv_ncombos;
 sp_coo_t *sp_test_random_coo(uint64_t seed, int64_t nrows, int64_t ncols, int64_t nnz,
                              sp_value_type_t type, unsigned features);
 
+/* Matrix i (0, 1, ...) of the 64-bit-offset suites' catalogue (check_offsets64 on the host,
+ * check_gpu_offsets64 on a GPU): Poisson 3D and 2D, random with duplicates, empty rows and
+ * a long row (double and float), empty rows and columns, more rows than entries,
+ * rectangular both ways, 0 entries; NULL past the last. */
+#define SP_TEST_OFFSETS64_MATRICES 9
+sp_coo_t *sp_test_offsets64_matrix(int i);
+
 /* Dense reference y = alpha*A*x + beta*y from a COO (duplicates add), in double. beta == 0
  * ignores y's input. */
 void sp_test_dense_spmv(const sp_coo_t *a, double alpha, const double *x, double beta,

@@ -13,6 +13,7 @@ extern "C" void sp__gpu_csr_free(const sp_gpu_env_t *env, sp_csr_t *a)
         env_free(env, a->val);
         env_free(env, a->idx);
         env_free(env, a->ptr);
+        env_free(env, a->ptr64);
     }
     memset(a, 0, sizeof *a);
 }

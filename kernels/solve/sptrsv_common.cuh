@@ -315,6 +315,13 @@ using sp_prim::by_value; /* kernels/prim/kernel_util.cuh */
 sp_status_t sp__gpu_sptrsv_level_pass(const sp_gpu_env_t *env, const sp_csr_t *a,
                                       const sp_gpu_sptrsv_plan_t *plan, int32_t *d_level,
                                       unsigned *d_max_level, unsigned long long *d_ticket);
+/* The analysis's phase timing (sptrsv_phases.cu; the public side in sp_kernels_solve.h):
+ * begin at the analysis's start, a mark at the end of each phase (name: a static string),
+ * end once (record false: the analysis failed, its phases are dropped). Each is one branch
+ * while timing is off. */
+void sp__gpu_sptrsv_phase_begin(const sp_gpu_env_t *env);
+void sp__gpu_sptrsv_phase_mark(const char *name);
+void sp__gpu_sptrsv_phase_end(bool record);
 /* Whether alg is one of the value-as-flag soft solves. */
 static inline bool sp__gpu_sptrsv_value_alg(sp_gpu_sptrsv_alg_t alg)
 {

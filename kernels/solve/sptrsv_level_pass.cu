@@ -1,20 +1,27 @@
 /* The analysis's dependency levels, level[r] = 1 + max level of the rows r depends on, in one
  * soft-synchronized pass in the natural order (ticket i = row i for a lower triangle, row
  * n-1-i for an upper one), the level array its own ready flag (0 until set). A warp takes
- * 32 consecutive tickets: each lane first waits for its row's dependencies outside the unit
- * (all of them at once, relaxed GPU-scope loads: a level is the only datum read, so no
- * fence), then the unit's own dependencies are resolved by shuffles: a chain (each row
- * depending at most on the one before it in the unit, as a stencil line) by a segmented
- * max-scan in 5 steps, any other pattern in ticket order (lane j is final once lanes < j
- * are: one broadcast per lane that others depend on). A chain inside the unit thus costs
- * no L2 round trip or pass of a polling loop per row; the unit waits once for the rows
- * before it.
+ * 32 consecutive tickets and loops in passes until every lane's row is published. In a
+ * pass each lane polls its row's dependencies outside the unit (relaxed GPU-scope loads,
+ * from the first one not yet seen finished: a level is the only datum read, so no fence),
+ * then the unit's own dependencies are resolved by shuffles: a chain (each row depending at
+ * most on the one before it in the unit, as a stencil line) by a segmented max-scan in 5
+ * steps, any other pattern in ticket order (lane j is final once its outside dependencies
+ * and the lanes it depends on are: one broadcast per lane that others depend on). A lane
+ * publishes as soon as it is final, not when the whole unit is: where a unit holds the end
+ * of one grid line and the start of the next (any line length not a multiple of 32), the
+ * next line's rows do not wait for the previous unit, whose rows only the first segment
+ * depends on. Waiting for the whole unit chained nearly every unit to the one before it:
+ * unit hand-overs on the critical path, whole-unit wait against per-lane publish
+ * (scripts/sptrsv-level-pass-model.c, 7-point stencils): 3D Poisson 100^3 14787 against 223, 2D 1000^2
+ * 23780 against 1124, 128^3 (lines of 4 whole units) 258 either way.
  *
  * Why it cannot deadlock: a lane waits only on rows of smaller units, whose tickets were
  * claimed by running warps that finish them without waiting on anything later (the
- * argument of sptrsv_soft.cu); the in-unit step waits on nothing. The grid is every
- * resident warp: in the natural order the rows in flight must span the wavefront, which on
- * a 3D stencil crosses every plane (a smaller window serializes the planes). */
+ * argument of sptrsv_soft.cu), and on earlier lanes of its unit, resolved in the same pass
+ * as the last of their outside dependencies. The grid is every resident warp: in the
+ * natural order the rows in flight must span the wavefront, which on a 3D stencil crosses
+ * every plane (a smaller window serializes the planes). */
 #include "solve/sptrsv_common.cuh"
 
 using namespace sptrsv;
@@ -27,13 +34,125 @@ __device__ __forceinline__ void store_relaxed(int32_t *p, int32_t v)
     asm volatile("st.relaxed.gpu.global.b32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
 }
 
+/* Whether column col of row r is a dependency outside the unit starting at ticket first;
+ * *inside: a dependency inside it, at lane *d. Entries outside the strict triangle
+ * (possible only in unsorted input) are neither. */
+template <bool UPPER>
+__device__ __forceinline__ bool outside(int64_t col, int64_t r, int64_t n, int64_t first,
+                                        bool *inside, int64_t *d)
+{
+    *inside = false;
+    if (UPPER ? col <= r : col >= r) return false;
+    *d = (UPPER ? n - 1 - col : col) - first;
+    *inside = *d >= 0; /* d < lane: an earlier lane */
+    return !*inside;
+}
+
+/* The lanes of the unit that row r (strict entries [k0, k1)) depends on. */
+template <bool UPPER>
+__device__ __forceinline__ unsigned unit_mask(const int32_t *__restrict__ idx, int64_t k0,
+                                              int64_t k1, int64_t r, int64_t n, int64_t first)
+{
+    unsigned mask = 0;
+    bool inside;
+    int64_t d = 0;
+#pragma unroll 4
+    for (int64_t k = k0; k < k1; k++)
+        if (!outside<UPPER>(__ldg(idx + k), r, n, first, &inside, &d) && inside)
+            mask |= 1u << (unsigned)d;
+    return mask;
+}
+
+/* Advances *k over row r's strict entries [*k, k1) while their dependencies outside the
+ * unit are finished (level != 0), folding those levels into *ext (row_window loads in
+ * flight); entries inside the unit are passed over. Returns whether all are finished. */
+template <bool UPPER>
+__device__ __forceinline__ bool poll_outside(const int32_t *__restrict__ idx, const int32_t *level,
+                                             int64_t r, int64_t n, int64_t first, int64_t *k,
+                                             int64_t k1, int32_t *ext)
+{
+    constexpr int E = P::row_window;
+    constexpr uint32_t none = 0xffffffffu; /* an entry that is no outside dependency */
+    while (*k < k1) {
+        uint32_t v[E];
+        int stop = E;
+#pragma unroll
+        for (int e = 0; e < E; e++) {
+            bool inside;
+            int64_t d = 0, col = 0;
+            v[e] = none;
+            if (*k + e < k1) {
+                col = __ldg(idx + *k + e);
+                if (outside<UPPER>(col, r, n, first, &inside, &d))
+                    v[e] = load_relaxed(reinterpret_cast<const uint32_t *>(level + col));
+            }
+        }
+#pragma unroll
+        for (int e = E - 1; e >= 0; e--)
+            if (v[e] == 0) stop = e;
+#pragma unroll
+        for (int e = 0; e < E; e++)
+            if (e < stop && v[e] != none && (int32_t)v[e] > *ext) *ext = (int32_t)v[e];
+        if (stop < E) {
+            *k += stop;
+            return false;
+        }
+        *k += E;
+    }
+    return true;
+}
+
+/* One pass's in-unit step for a chain unit (each lane depends at most on the one before it):
+ * level = 1 + max(ext, level of lane - 1) unrolls to lane + 1 + max(ext_j - j) over j from
+ * the lane's segment head (a lane with no in-unit dependency) to the lane: a segmented
+ * max-scan, 5 shuffle steps. *ok: every lane from the head to this one is ready. */
+__device__ __forceinline__ int32_t chain_level(int lane, int32_t ext, unsigned mask,
+                                               unsigned heads, unsigned ready, bool *ok)
+{
+    const unsigned upto = (2u << lane) - 1u; /* lanes 0 .. lane (lane 31: all) */
+    const unsigned from = 31u - (unsigned)__clz(heads & upto); /* lane 0 is always a head */
+    const unsigned span = upto & ~((1u << from) - 1u);
+    int32_t v = ext - lane;
+    unsigned head = mask == 0;
+#pragma unroll
+    for (int d = 1; d < 32; d <<= 1) {
+        int32_t ov = __shfl_up_sync(sp_prim::full_mask, v, d);
+        unsigned oh = __shfl_up_sync(sp_prim::full_mask, head, d);
+        if (lane >= d && !head) {
+            v = v > ov ? v : ov;
+            head = oh;
+        }
+    }
+    *ok = (ready & span) == span;
+    return lane + 1 + v;
+}
+
+/* One pass's in-unit step for any other unit: lanes in ticket order; lane j is final when it
+ * is ready and every lane it depends on (all earlier) is final; a final lane's level is
+ * folded into the lanes depending on it. *ok: this lane is final. */
+__device__ __forceinline__ int32_t general_level(int32_t ext, unsigned mask, bool ready, bool *ok)
+{
+    unsigned feeders = __reduce_or_sync(sp_prim::full_mask, mask), fin = 0;
+    while (feeders) {
+        int j = __ffs(feeders) - 1;
+        feeders &= feeders - 1;
+        int jok = __shfl_sync(sp_prim::full_mask, (int)(ready && (mask & ~fin) == 0), j);
+        int32_t lj = __shfl_sync(sp_prim::full_mask, ext + 1, j);
+        if (jok) {
+            fin |= 1u << (unsigned)j;
+            if ((mask >> (unsigned)j) & 1u) ext = ext > lj ? ext : lj;
+        }
+    }
+    *ok = ready && (mask & ~fin) == 0;
+    return ext + 1;
+}
+
 template <bool UPPER>
 __global__ void __launch_bounds__(P::block_threads)
     level_pass_kernel(const int32_t *__restrict__ ptr, const int32_t *__restrict__ idx,
                       const int32_t *__restrict__ bound, int64_t n, int32_t *level,
                       unsigned *max_level, unsigned long long *ticket)
 {
-    constexpr int E = P::row_window;
     const int lane = threadIdx.x & 31;
     const int64_t units = ceil_div(n, 32);
     int32_t published_max = 0;
@@ -43,76 +162,36 @@ __global__ void __launch_bounds__(P::block_threads)
         t = __shfl_sync(sp_prim::full_mask, t, 0);
         if ((int64_t)t >= units) break;
         const int64_t first = (int64_t)t * 32, i = first + lane;
-        int32_t ext = 0;   /* max level of the dependencies seen so far */
+        int64_t r = 0, k = 0, k1 = 0;
         unsigned mask = 0; /* lanes of this unit the row depends on */
-        int64_t r = 0;
         if (i < n) {
-            int64_t k0, k1;
             r = row_of(i, n, UPPER);
-            strict_range(ptr, bound, r, UPPER, &k0, &k1);
-            for (int64_t k = k0; k < k1; k += E) {
-                int64_t c[E];
-                uint32_t v[E];
-#pragma unroll
-                for (int e = 0; e < E; e++) {
-                    c[e] = -1;
-                    v[e] = 1;
-                    if (k + e < k1) {
-                        int64_t col = __ldg(idx + k + e);
-                        if (UPPER ? col <= r : col >= r) continue; /* unsorted input only */
-                        int64_t d = (UPPER ? n - 1 - col : col) - first;
-                        if (d >= 0) {
-                            mask |= 1u << (unsigned)d; /* d < lane: an earlier lane */
-                        } else {
-                            c[e] = col;
-                            v[e] =
-                                load_relaxed(reinterpret_cast<const uint32_t *>(level + col));
-                        }
-                    }
-                }
-#pragma unroll
-                for (int e = 0; e < E; e++) {
-                    if (c[e] < 0) continue;
-                    spin sp;
-                    while (v[e] == 0) {
-                        sp.pause();
-                        v[e] = load_relaxed(reinterpret_cast<const uint32_t *>(level + c[e]));
-                    }
-                    ext = ext > (int32_t)v[e] ? ext : (int32_t)v[e];
-                }
-            }
+            strict_range(ptr, bound, r, UPPER, &k, &k1);
+            mask = unit_mask<UPPER>(idx, k, k1, r, n, first);
         }
-        /* in-unit dependencies. Where each lane depends at most on the lane before it (a
-         * stencil line in the natural order), level = 1 + max(ext, level of lane - 1)
-         * unrolls to lane + 1 + max(ext_j - j) over j from the chain's start to the lane:
-         * a segmented max-scan, 5 shuffle steps. Otherwise lanes in ticket order: lane j's
-         * level is final when its turn comes (its dependencies are lanes < j, folded at
-         * their turns). */
-        if (__all_sync(sp_prim::full_mask, mask == 0 || mask == 1u << (unsigned)(lane - 1))) {
-            int32_t v = ext - lane;
-            unsigned head = mask == 0; /* lane 0 always: a chain starts in the unit */
-#pragma unroll
-            for (int d = 1; d < 32; d <<= 1) {
-                int32_t ov = __shfl_up_sync(sp_prim::full_mask, v, d);
-                unsigned oh = __shfl_up_sync(sp_prim::full_mask, head, d);
-                if (lane >= d && !head) {
-                    v = v > ov ? v : ov;
-                    head = oh;
-                }
+        const bool chain =
+            __all_sync(sp_prim::full_mask, mask == 0 || mask == 1u << (unsigned)(lane - 1));
+        const unsigned heads = __ballot_sync(sp_prim::full_mask, mask == 0);
+        int32_t ext = 0; /* max level of the outside dependencies seen so far */
+        bool published = i >= n;
+        spin sp;
+        for (;;) {
+            bool ready = poll_outside<UPPER>(idx, level, r, n, first, &k, k1, &ext), ok;
+            unsigned ready_lanes = __ballot_sync(sp_prim::full_mask, ready);
+            int32_t lev = chain ? chain_level(lane, ext, mask, heads, ready_lanes, &ok)
+                                : general_level(ext, mask, ready, &ok);
+            bool fresh = ok && !published;
+            if (fresh) {
+                store_relaxed(level + r, lev);
+                published_max = published_max > lev ? published_max : lev;
+                published = true;
             }
-            ext = lane + v;
-        } else {
-            unsigned feeders = __reduce_or_sync(sp_prim::full_mask, mask);
-            while (feeders) {
-                int j = __ffs(feeders) - 1;
-                feeders &= feeders - 1;
-                int32_t lj = __shfl_sync(sp_prim::full_mask, ext + 1, j);
-                if ((mask >> (unsigned)j) & 1u) ext = ext > lj ? ext : lj;
-            }
-        }
-        if (i < n) {
-            store_relaxed(level + r, ext + 1);
-            published_max = published_max > ext + 1 ? published_max : ext + 1;
+            unsigned fresh_lanes = __ballot_sync(sp_prim::full_mask, fresh);
+            if (__all_sync(sp_prim::full_mask, published)) break;
+            if (fresh_lanes)
+                sp.reset();
+            else
+                sp.pause();
         }
     }
     published_max = warp_reduce<level_max>(published_max);

@@ -106,15 +106,69 @@ extern "C" int64_t sp__gpu_sptrsv_plan_levels(const sp_gpu_sptrsv_plan_t *plan)
     return plan ? plan->nlevels : 0;
 }
 
-extern "C" sp_status_t sp__gpu_sptrsv_analyse(const sp_gpu_env_t *env, const sp_csr_t *a,
-                                              int upper, int unit_diag, sp_gpu_sptrsv_alg_t alg,
-                                              sp_gpu_sptrsv_plan_t **plan)
+namespace {
+
+/* *out = the level-scheduling plan of p's triangle from p's analysis, p's rows already
+ * grouped by level: the bound array copied, the grouping moved where p's solve does not use
+ * it (the natural order) and copied where it does. */
+sp_status_t levels_plan_from(const sp_gpu_env_t *env, sp_gpu_sptrsv_plan_t *p,
+                             sp_gpu_sptrsv_plan_t **out)
 {
     sp_status_t st = SP_STATUS_SUCCESS;
-    sp_gpu_sptrsv_plan_t *p = NULL;
+    sp_gpu_sptrsv_plan_t *q = NULL;
+    cudaStream_t s = (cudaStream_t)env->stream;
+    const size_t nb = (size_t)p->n * sizeof(int32_t), lb = (size_t)p->nlevels * sizeof(int32_t);
+    SP_TRY(host_array(&q, 1));
+    memset(q, 0, sizeof *q);
+    q->alg = SP_GPU_SPTRSV_LEVELS;
+    q->upper = p->upper;
+    q->unit_diag = p->unit_diag;
+    q->n = p->n;
+    q->nnz = p->nnz;
+    q->value_type = p->value_type;
+    q->nlevels = p->nlevels;
+    q->tri_nnz = p->tri_nnz;
+    q->warp_per_row = p->warp_per_row;
+    if (p->n > 0) {
+        SP_TRY(env->alloc(env->self, (void **)&q->d_bound, nb));
+        SP_CUDA_TRY(cudaMemcpyAsync(q->d_bound, p->d_bound, nb, cudaMemcpyDeviceToDevice, s));
+        if (p->ordered) {
+            SP_TRY(env->alloc(env->self, (void **)&q->d_order, nb));
+            SP_TRY(env->alloc(env->self, (void **)&q->d_level_ptr, lb));
+            SP_TRY(host_array(&q->h_level_ptr, p->nlevels + 1));
+            SP_CUDA_TRY(cudaMemcpyAsync(q->d_order, p->d_order, nb, cudaMemcpyDeviceToDevice, s));
+            SP_CUDA_TRY(
+                cudaMemcpyAsync(q->d_level_ptr, p->d_level_ptr, lb, cudaMemcpyDeviceToDevice, s));
+            memcpy(q->h_level_ptr, p->h_level_ptr, (size_t)(p->nlevels + 1) * sizeof(int64_t));
+        } else {
+            q->d_order = p->d_order;
+            q->d_level_ptr = p->d_level_ptr;
+            q->h_level_ptr = p->h_level_ptr;
+            p->d_order = p->d_level_ptr = NULL;
+            p->h_level_ptr = NULL;
+        }
+    }
+    *out = q;
+    q = NULL;
+done:
+    sp__gpu_sptrsv_plan_free(env, q);
+    return st;
+}
+
+/* sp__gpu_sptrsv_analyse, and the level-scheduling plan beside where levels_plan != NULL and
+ * wanted(arg, n, nlevels). */
+sp_status_t analyse(const sp_gpu_env_t *env, const sp_csr_t *a, int upper, int unit_diag,
+                    sp_gpu_sptrsv_alg_t alg, sp_gpu_sptrsv_levels_wanted_t wanted,
+                    const void *arg, sp_gpu_sptrsv_plan_t **plan,
+                    sp_gpu_sptrsv_plan_t **levels_plan)
+{
+    sp_status_t st = SP_STATUS_SUCCESS;
+    sp_gpu_sptrsv_plan_t *p = NULL, *lp = NULL;
     analysis_scratch *d_s = NULL, h_s;
     int32_t *d_level = NULL;
     cudaStream_t s = NULL;
+    bool both = false, may_both = levels_plan != NULL && wanted != NULL &&
+                                  alg != SP_GPU_SPTRSV_LEVELS;
     SP_CHECK_ARG(env != NULL && a != NULL && plan != NULL, "sptrsv analyse: NULL argument");
     SP_CHECK_ARG(alg == SP_GPU_SPTRSV_LEVELS || alg == SP_GPU_SPTRSV_SOFT ||
                      alg == SP_GPU_SPTRSV_SOFT_NATURAL || sp__gpu_sptrsv_value_alg(alg) ||
@@ -127,6 +181,7 @@ extern "C" sp_status_t sp__gpu_sptrsv_analyse(const sp_gpu_env_t *env, const sp_
                 "sptrsv analyse: %lld rows exceed the single-block solve's %d bytes of x",
                 (long long)a->nrows, SP_GPU_SPTRSV_SMALL_MAX_BYTES);
     s = (cudaStream_t)env->stream;
+    sp__gpu_sptrsv_phase_begin(env);
     SP_TRY(host_array(&p, 1));
     memset(p, 0, sizeof *p);
     p->alg = alg;
@@ -142,6 +197,7 @@ extern "C" sp_status_t sp__gpu_sptrsv_analyse(const sp_gpu_env_t *env, const sp_
         SP_CUDA_TRY(cudaMemsetAsync(d_s, 0, sizeof *d_s, s));
         SP_CUDA_TRY(cudaMemsetAsync(&d_s->bad_row, 0xff, sizeof d_s->bad_row, s));
         SP_CUDA_TRY(cudaMemsetAsync(d_level, 0, (size_t)p->n * sizeof(int32_t), s));
+        sp__gpu_sptrsv_phase_mark("setup");
         by_value(a->value_type, [&](auto tag) {
             using T = decltype(tag);
             unsigned blocks = (unsigned)ceil_div(p->n, P::block_threads);
@@ -154,9 +210,12 @@ extern "C" sp_status_t sp__gpu_sptrsv_analyse(const sp_gpu_env_t *env, const sp_
                     a->ptr, a->idx, val, p->n, p->unit_diag != 0, p->d_bound, d_s);
         });
         SP_CUDA_LAUNCHED("sptrsv bound kernel");
+        sp__gpu_sptrsv_phase_mark("bound");
         /* the level pass needs no diagonal, so one read-back serves both passes */
         SP_TRY(sp__gpu_sptrsv_level_pass(env, a, p, d_level, &d_s->max_level, &d_s->ticket));
+        sp__gpu_sptrsv_phase_mark("level_pass");
         SP_TRY(read_scratch(env, d_s, &h_s));
+        sp__gpu_sptrsv_phase_mark("readback");
         if (h_s.bad_row != 0xffffffffu)
             SP_FAIL(SP_STATUS_INVALID_ARGUMENT,
                     "sptrsv analyse: row %u has no non-zero diagonal entry (singular triangle)",
@@ -167,24 +226,60 @@ extern "C" sp_status_t sp__gpu_sptrsv_analyse(const sp_gpu_env_t *env, const sp_
         p->ordered = alg == SP_GPU_SPTRSV_WAVE || alg == SP_GPU_SPTRSV_SMALL ||
                      (alg != SP_GPU_SPTRSV_LEVELS && alg != SP_GPU_SPTRSV_SOFT_NATURAL &&
                       p->n >= (int64_t)P::ordered_min_width * p->nlevels);
-        if (alg == SP_GPU_SPTRSV_LEVELS || p->ordered)
+        both = may_both && wanted(arg, p->n, p->nlevels);
+        if (alg == SP_GPU_SPTRSV_LEVELS || p->ordered || both) {
             SP_TRY(sp__gpu_sptrsv_levels_prepare(env, p, d_level));
+            sp__gpu_sptrsv_phase_mark("group_by_level");
+        }
         if (alg == SP_GPU_SPTRSV_WAVE)
             SP_TRY(sp__gpu_sptrsv_wave_prepare(env, p));
         else if (alg == SP_GPU_SPTRSV_SMALL)
             SP_TRY(sp__gpu_sptrsv_small_prepare(env, p));
         else if (alg != SP_GPU_SPTRSV_LEVELS)
             SP_TRY(sp__gpu_sptrsv_soft_prepare(env, p));
+        if (alg != SP_GPU_SPTRSV_LEVELS) sp__gpu_sptrsv_phase_mark("prepare");
+    } else {
+        both = may_both && wanted(arg, 0, 0);
+    }
+    if (both) {
+        SP_TRY(levels_plan_from(env, p, &lp));
+        sp__gpu_sptrsv_phase_mark("levels_plan");
     }
     *plan = p;
     p = NULL;
+    if (levels_plan) *levels_plan = lp;
+    lp = NULL;
 done:
     if (env != NULL) {
         env->free(env->self, d_level);
         env->free(env->self, d_s);
     }
+    sp__gpu_sptrsv_plan_free(env, lp);
     sp__gpu_sptrsv_plan_free(env, p);
+    sp__gpu_sptrsv_phase_mark("release");
+    sp__gpu_sptrsv_phase_end(st == SP_STATUS_SUCCESS);
     return st;
+}
+
+} /* namespace */
+
+extern "C" sp_status_t sp__gpu_sptrsv_analyse(const sp_gpu_env_t *env, const sp_csr_t *a,
+                                              int upper, int unit_diag, sp_gpu_sptrsv_alg_t alg,
+                                              sp_gpu_sptrsv_plan_t **plan)
+{
+    return analyse(env, a, upper, unit_diag, alg, NULL, NULL, plan, NULL);
+}
+
+extern "C" sp_status_t sp__gpu_sptrsv_analyse_both(const sp_gpu_env_t *env, const sp_csr_t *a,
+                                                   int upper, int unit_diag,
+                                                   sp_gpu_sptrsv_alg_t alg,
+                                                   sp_gpu_sptrsv_levels_wanted_t wanted,
+                                                   const void *arg, sp_gpu_sptrsv_plan_t **plan,
+                                                   sp_gpu_sptrsv_plan_t **levels_plan)
+{
+    if (levels_plan == NULL)
+        return SP_ERROR(SP_STATUS_INVALID_ARGUMENT, "sptrsv analyse: levels_plan is NULL");
+    return analyse(env, a, upper, unit_diag, alg, wanted, arg, plan, levels_plan);
 }
 
 extern "C" sp_status_t sp__gpu_sptrsv_solve(const sp_gpu_env_t *env,

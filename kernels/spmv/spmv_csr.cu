@@ -9,7 +9,14 @@
  * the matrix has them) are cut into pieces of a few thousand entries, a warp each, in a
  * second launch (spmv_long_rows.cuh, as binned and adaptive do), so no thread or sub-warp
  * walks a row of a million entries alone. Without long rows the bound is INT32_MAX and
- * the only cost is one comparison a row. */
+ * the only cost is one comparison a row.
+ * Scalar and vector are templates on the row pointers' type Off (int32_t, or int64_t for a
+ * matrix with 64-bit offsets, issue 20), chosen once a call from the matrix (a->ptr64 set),
+ * never per entry; the int32_t instances are the kernels as they were. With 64-bit offsets
+ * the plan has no long-row pieces (their tables are 32-bit), so scalar and vector take
+ * every row themselves; merge, split, binned and adaptive refuse such a matrix. */
+#include <type_traits>
+
 #include "spmv_common.cuh"
 #include "spmv_long_rows.cuh"
 #include "spmv_policy_csr.h"
@@ -22,14 +29,14 @@ using MP = sp_spmv_csr_merge_policy;
 using LP = sp_spmv_csr_long_policy;
 
 /* Rows of more than bound entries are left to long_rows_kernel. */
-template <typename T>
+template <typename Off, typename T>
 __global__ void __launch_bounds__(SP::block_threads)
-scalar_kernel(const int32_t *ptr, const int32_t *idx, const T *val, int64_t nrows,
+scalar_kernel(const Off *ptr, const int32_t *idx, const T *val, int64_t nrows,
               int32_t bound, const T *x, T alpha, T beta, T *y)
 {
     for (int64_t r = (int64_t)blockIdx.x * SP::block_threads + threadIdx.x; r < nrows;
          r += (int64_t)gridDim.x * SP::block_threads) {
-        int32_t k = ptr[r], end = ptr[r + 1];
+        Off k = ptr[r], end = ptr[r + 1];
         if (end - k > bound) continue;
         T sum = T(0);
         for (; k < end; k++) sum += val[k] * spmv::load_x(x, idx[k]);
@@ -39,9 +46,9 @@ scalar_kernel(const int32_t *ptr, const int32_t *idx, const T *val, int64_t nrow
 
 /* W lanes per row; the loop bound is the same for the whole warp so every lane reaches
  * the shuffles. Rows of more than bound entries are left to long_rows_kernel. */
-template <int W, typename T>
+template <int W, typename Off, typename T>
 __global__ void __launch_bounds__(VP::block_threads)
-vector_kernel(const int32_t *ptr, const int32_t *idx, const T *val, int64_t nrows,
+vector_kernel(const Off *ptr, const int32_t *idx, const T *val, int64_t nrows,
               int32_t bound, const T *x, T alpha, T beta, T *y)
 {
     constexpr int rows_per_warp = 32 / W;
@@ -169,16 +176,20 @@ merge_kernel(const int32_t *ptr, const int32_t *idx, const T *val, int64_t nrows
     }
 }
 
-/* The checks every CSR call makes (a's arrays present, 32-bit sizes). */
+/* The checks every CSR call makes (a's arrays present, 32-bit sizes; more than INT32_MAX
+ * entries only with 64-bit offsets). */
 sp_status_t check_csr(const char *what, const sp_gpu_env_t *env, const sp_csr_t *a,
                       const void *alpha, const void *d_x, const void *beta, const void *d_y)
 {
     sp_status_t st = SP_STATUS_SUCCESS;
     SP_CHECK_ARG(a != NULL, "%s: NULL matrix", what);
     SP_TRY(spmv::check_call(what, env, a->value_type, a->nrows, a->ncols, alpha, d_x, beta, d_y));
-    SP_CHECK_ARG(a->nnz >= 0 && a->nnz <= INT32_MAX, "%s: entry count %lld outside 0..%d",
-                 what, (long long)a->nnz, INT32_MAX);
-    SP_CHECK_ARG(a->ptr != NULL, "%s: ptr is NULL", what);
+    SP_CHECK_ARG(a->nnz >= 0 && (a->ptr64 != NULL || a->nnz <= INT32_MAX),
+                 "%s: entry count %lld outside 0..%d (32-bit offsets)", what, (long long)a->nnz,
+                 INT32_MAX);
+    SP_CHECK_ARG((a->ptr != NULL) != (a->ptr64 != NULL),
+                 "%s: exactly one of ptr and ptr64 must be set (ptr %s, ptr64 %s)", what,
+                 a->ptr ? "set" : "NULL", a->ptr64 ? "set" : "NULL");
     SP_CHECK_ARG(a->nnz == 0 || (a->idx != NULL && a->val != NULL),
                  "%s: NULL arrays for %lld entries", what, (long long)a->nnz);
 done:
@@ -191,7 +202,8 @@ static inline int32_t row_bound(const sp_gpu_spmv_plan_t *plan)
     return plan->long_pieces > 0 ? plan->long_bound : INT32_MAX;
 }
 
-/* The long rows' pieces, when the plan has any (after scalar or vector, same stream). */
+/* The long rows' pieces, when the plan has any (after scalar or vector, same stream; a
+ * 64-bit-offset plan has none). */
 template <typename T>
 sp_status_t launch_long_rows(const sp_gpu_env_t *env, const sp_gpu_spmv_plan_t *plan,
                              const sp_csr_t *a, T alpha, const T *x, T beta, T *y)
@@ -199,6 +211,7 @@ sp_status_t launch_long_rows(const sp_gpu_env_t *env, const sp_gpu_spmv_plan_t *
     sp_status_t st = SP_STATUS_SUCCESS;
     constexpr int warps = LP::block_threads / 32;
     if (plan->long_pieces == 0) goto done;
+    SP_CHECK_ARG(a->ptr != NULL, "csr spmv: long-row pieces need 32-bit offsets");
     SP_CUDA_LAUNCH("long_rows_kernel",
                    sp_prim::launch(long_rows_kernel<T>,
                                    (unsigned)((plan->long_pieces + warps - 1) / warps),
@@ -210,31 +223,31 @@ done:
     return st;
 }
 
-template <typename T>
+template <typename Off, typename T>
 sp_status_t launch_scalar(const sp_gpu_env_t *env, const sp_gpu_spmv_plan_t *plan,
-                          const sp_csr_t *a, T alpha, const T *x, T beta, T *y)
+                          const sp_csr_t *a, const Off *ptr, T alpha, const T *x, T beta, T *y)
 {
     sp_status_t st = SP_STATUS_SUCCESS;
     unsigned grid = spmv::grid_for(env, a->nrows, SP::block_threads, SP::blocks_per_sm);
     SP_CUDA_LAUNCH("scalar_kernel",
-                   sp_prim::launch(scalar_kernel<T>, grid, SP::block_threads, env->stream,
-                                   a->ptr, a->idx, static_cast<const T *>(a->val), a->nrows,
+                   sp_prim::launch(scalar_kernel<Off, T>, grid, SP::block_threads, env->stream,
+                                   ptr, a->idx, static_cast<const T *>(a->val), a->nrows,
                                    row_bound(plan), x, alpha, beta, y));
     SP_TRY(launch_long_rows(env, plan, a, alpha, x, beta, y));
 done:
     return st;
 }
 
-template <int W, typename T>
+template <int W, typename Off, typename T>
 sp_status_t launch_vector(const sp_gpu_env_t *env, const sp_gpu_spmv_plan_t *plan,
-                          const sp_csr_t *a, T alpha, const T *x, T beta, T *y)
+                          const sp_csr_t *a, const Off *ptr, T alpha, const T *x, T beta, T *y)
 {
     sp_status_t st = SP_STATUS_SUCCESS;
     unsigned grid = spmv::grid_for(env, a->nrows * W, VP::block_threads, VP::blocks_per_sm);
     SP_CUDA_LAUNCH("vector_kernel",
-                   sp_prim::launch(vector_kernel<W, T>, grid, VP::block_threads, env->stream,
-                                   a->ptr, a->idx, static_cast<const T *>(a->val), a->nrows,
-                                   row_bound(plan), x, alpha, beta, y));
+                   sp_prim::launch(vector_kernel<W, Off, T>, grid, VP::block_threads,
+                                   env->stream, ptr, a->idx, static_cast<const T *>(a->val),
+                                   a->nrows, row_bound(plan), x, alpha, beta, y));
     SP_TRY(launch_long_rows(env, plan, a, alpha, x, beta, y));
 done:
     return st;
@@ -259,21 +272,28 @@ done:
     return st;
 }
 
-template <typename T>
+/* Scalar, vector or merge with row pointers ptr of type Off (merge: int32_t only; the
+ * caller refuses it for 64-bit offsets). */
+template <typename Off, typename T>
 sp_status_t launch(const sp_gpu_env_t *env, const sp_gpu_spmv_plan_t *plan, const sp_csr_t *a,
-                   T alpha, const T *x, T beta, T *y)
+                   const Off *ptr, T alpha, const T *x, T beta, T *y)
 {
     switch (plan->alg) {
-    case SP_SPMV_ALG_CSR_SCALAR: return launch_scalar(env, plan, a, alpha, x, beta, y);
-    case SP_SPMV_ALG_CSR_MERGE: return launch_merge(env, plan, a, alpha, x, beta, y);
+    case SP_SPMV_ALG_CSR_SCALAR: return launch_scalar(env, plan, a, ptr, alpha, x, beta, y);
+    case SP_SPMV_ALG_CSR_MERGE:
+        if constexpr (std::is_same<Off, int32_t>::value)
+            return launch_merge(env, plan, a, alpha, x, beta, y);
+        else
+            return SP_ERROR(SP_STATUS_NOT_SUPPORTED,
+                            "csr spmv: csr/merge with 64-bit offsets is not supported yet");
     default: break;
     }
     switch (plan->param) {
-    case 2: return launch_vector<2>(env, plan, a, alpha, x, beta, y);
-    case 4: return launch_vector<4>(env, plan, a, alpha, x, beta, y);
-    case 8: return launch_vector<8>(env, plan, a, alpha, x, beta, y);
-    case 16: return launch_vector<16>(env, plan, a, alpha, x, beta, y);
-    default: return launch_vector<32>(env, plan, a, alpha, x, beta, y);
+    case 2: return launch_vector<2>(env, plan, a, ptr, alpha, x, beta, y);
+    case 4: return launch_vector<4>(env, plan, a, ptr, alpha, x, beta, y);
+    case 8: return launch_vector<8>(env, plan, a, ptr, alpha, x, beta, y);
+    case 16: return launch_vector<16>(env, plan, a, ptr, alpha, x, beta, y);
+    default: return launch_vector<32>(env, plan, a, ptr, alpha, x, beta, y);
     }
 }
 
@@ -339,6 +359,14 @@ extern "C" sp_status_t sp__gpu_spmv_csr(const sp_gpu_env_t *env, const sp_gpu_sp
                      "(plan made for another matrix?)",
                      (long long)plan->naux, plan->param);
     }
+    if (a->ptr64 && plan->alg != SP_SPMV_ALG_CSR_SCALAR && plan->alg != SP_SPMV_ALG_CSR_VECTOR)
+        SP_FAIL(SP_STATUS_NOT_SUPPORTED,
+                "csr spmv: plan algorithm %d on a CSR with 64-bit offsets: only csr/scalar and "
+                "csr/vector serve 64-bit offsets so far", (int)plan->alg);
+    if (a->ptr64 && plan->long_pieces > 0)
+        SP_FAIL(SP_STATUS_INVALID_ARGUMENT,
+                "csr spmv: a plan with long-row pieces on a CSR with 64-bit offsets (plan made "
+                "for another matrix?)");
     if (a->nrows == 0) goto done;
     if (plan->alg == SP_SPMV_ALG_CSR_ADAPTIVE) {
         st = sp__gpu_spmv_csr_adaptive(env, plan, a, alpha, d_x, beta, d_y);
@@ -354,8 +382,14 @@ extern "C" sp_status_t sp__gpu_spmv_csr(const sp_gpu_env_t *env, const sp_gpu_sp
     }
     spmv::by_value(a->value_type, [&](auto tag) {
         using T = decltype(tag);
-        st = launch<T>(env, plan, a, spmv::host_value<T>(alpha), static_cast<const T *>(d_x),
-                       spmv::host_value<T>(beta), static_cast<T *>(d_y));
+        if (a->ptr64)
+            st = launch<int64_t, T>(env, plan, a, a->ptr64, spmv::host_value<T>(alpha),
+                                    static_cast<const T *>(d_x), spmv::host_value<T>(beta),
+                                    static_cast<T *>(d_y));
+        else
+            st = launch<int32_t, T>(env, plan, a, a->ptr, spmv::host_value<T>(alpha),
+                                    static_cast<const T *>(d_x), spmv::host_value<T>(beta),
+                                    static_cast<T *>(d_y));
     });
 done:
     return st;

@@ -156,13 +156,22 @@ extern "C" sp_status_t sp__gpu_spmv_csr_plan(const sp_gpu_env_t *env, const sp_c
                      alg == SP_SPMV_ALG_CSR_SPLIT || alg == SP_SPMV_ALG_CSR_BINNED ||
                      alg == SP_SPMV_ALG_CSR_ADAPTIVE,
                  "csr spmv plan: algorithm %d is not a resolved CSR algorithm", (int)alg);
-    SP_CHECK_ARG(a->nrows >= 0 && a->nrows <= INT32_MAX && a->nnz >= 0 && a->nnz <= INT32_MAX,
+    SP_CHECK_ARG(a->nrows >= 0 && a->nrows <= INT32_MAX && a->nnz >= 0 &&
+                     (a->ptr64 != NULL || a->nnz <= INT32_MAX),
                  "csr spmv plan: %lld rows and %lld entries outside 0..%d", (long long)a->nrows,
                  (long long)a->nnz, INT32_MAX);
-    SP_CHECK_ARG(a->ptr != NULL, "csr spmv plan: ptr is NULL");
+    SP_CHECK_ARG((a->ptr != NULL) != (a->ptr64 != NULL),
+                 "csr spmv plan: exactly one of ptr and ptr64 must be set");
+    if (a->ptr64 && alg != SP_SPMV_ALG_CSR_SCALAR && alg != SP_SPMV_ALG_CSR_VECTOR)
+        SP_FAIL(SP_STATUS_NOT_SUPPORTED,
+                "csr spmv plan: algorithm %d on a CSR with 64-bit offsets: only csr/scalar and "
+                "csr/vector serve 64-bit offsets so far", (int)alg);
     p.format = SP_FORMAT_CSR;
     p.alg = alg;
     if (p.alg == SP_SPMV_ALG_CSR_VECTOR) p.param = width;
+    /* 64-bit offsets: no long-row pieces (their tables and counters are 32-bit), so scalar
+       and vector take every row themselves */
+    if (a->ptr64) long_bound = -1;
     if ((p.alg == SP_SPMV_ALG_CSR_SCALAR || p.alg == SP_SPMV_ALG_CSR_VECTOR) &&
         long_bound >= 0 && long_bound < INT32_MAX && a->nrows > 0)
         SP_TRY(long_rows_plan(env, a, long_bound, &p));

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "dist_internal.h"
+#include "sp_host_sort.h"
 #include "gen/gen_random.h"
 
 typedef struct kedge {
@@ -19,42 +20,62 @@ typedef struct kedge {
     double val;     /* float values are exact in a double */
 } kedge_t;
 
-static int cmp_kedge(const void *a, const void *b)
-{
-    const kedge_t *x = a, *y = b;
-    if (x->row != y->row) return x->row < y->row ? -1 : 1;
-    if (x->col != y->col) return x->col < y->col ? -1 : 1;
-    return (x->order > y->order) - (x->order < y->order);
-}
+/* The slice's edges, drawn by slices on every core: edge e of the slice fills slots
+ * 2 (e - e0) and 2 (e - e0) + 1 (undirected: the edge and its mirror, both with row -1 for
+ * a self loop, which is dropped) or slot e - e0 (directed). */
+typedef struct draw_job {
+    uint64_t key;
+    int64_t e0;
+    int scale, undirected;
+    sp_value_type_t vt;
+    const int32_t *perm;
+    kedge_t *w;
+} draw_job_t;
 
-/* This rank's slice of edges, relabelled (undirected: self loops dropped, mirrors added). */
-static sp_status_t draw_slice(sp_comm_t *c, int scale, int64_t m, uint64_t seed,
-                              sp_value_type_t vt, int undirected, kedge_t **out, int64_t *nout)
+static void draw_fill(int64_t begin, int64_t end, void *arg)
 {
-    sp_status_t st = SP_STATUS_SUCCESS;
-    int64_t n = (int64_t)1 << scale, P = c->size, r = c->rank, k = 0, e;
-    int64_t e0 = (m / P) * r + (m % P) * r / P, e1 = (m / P) * (r + 1) + (m % P) * (r + 1) / P;
-    int32_t *perm = NULL;
-    kedge_t *w = NULL;
-    uint64_t key = sp__rng_key(seed, SP__RNG_KRON_EDGE);
-    SP_ALLOC(perm, n);
-    SP_ALLOC(w, 2 * (e1 - e0));
-    SP_TRY(sp__gen_kron_permutation(seed, perm, n, 1)); /* ranks may share the host's cores */
-    for (e = e0; e < e1; e++) {
+    const draw_job_t *j = arg;
+    for (int64_t i = begin; i < end; i++) {
+        int64_t e = j->e0 + i;
         uint32_t u, v;
         uint64_t bits;
         double val = 0;
         float f = 0;
-        sp__gen_kron_edge(key, e, scale, &u, &v, &bits);
-        if (vt == SP_R_64F) sp__rng_store_unit(bits, vt, &val, 0);
-        if (vt == SP_R_32F) sp__rng_store_unit(bits, vt, &f, 0), val = f;
-        if (undirected && perm[u] == perm[v]) continue;
-        w[k++] = (kedge_t){perm[u], perm[v], (uint64_t)e, val};
-        if (undirected)
-            w[k++] = (kedge_t){perm[v], perm[u], (uint64_t)1 << 63 | (uint64_t)e, val};
+        sp__gen_kron_edge(j->key, e, j->scale, &u, &v, &bits);
+        if (j->vt == SP_R_64F) sp__rng_store_unit(bits, j->vt, &val, 0);
+        if (j->vt == SP_R_32F) sp__rng_store_unit(bits, j->vt, &f, 0), val = f;
+        int32_t a = j->perm[u], b = j->perm[v];
+        if (!j->undirected) {
+            j->w[i] = (kedge_t){a, b, (uint64_t)e, val};
+        } else if (a == b) {
+            j->w[2 * i].row = j->w[2 * i + 1].row = -1;
+        } else {
+            j->w[2 * i] = (kedge_t){a, b, (uint64_t)e, val};
+            j->w[2 * i + 1] = (kedge_t){b, a, (uint64_t)1 << 63 | (uint64_t)e, val};
+        }
+    }
+}
+
+/* This rank's slice of edges, relabelled (undirected: mirrors added, self loops left as
+ * slots of row -1, which the routing skips); *nout counts the slots. */
+static sp_status_t draw_slice(sp_comm_t *c, int scale, int64_t m, uint64_t seed,
+                              sp_value_type_t vt, int undirected, kedge_t **out, int64_t *nout)
+{
+    sp_status_t st = SP_STATUS_SUCCESS;
+    int64_t n = (int64_t)1 << scale, P = c->size, r = c->rank;
+    int64_t e0 = (m / P) * r + (m % P) * r / P, e1 = (m / P) * (r + 1) + (m % P) * (r + 1) / P;
+    int32_t *perm = NULL;
+    kedge_t *w = NULL;
+    SP_ALLOC(perm, n);
+    SP_ALLOC(w, (undirected ? 2 : 1) * (e1 - e0));
+    SP_TRY(sp__gen_kron_permutation(seed, perm, n, 1)); /* ranks may share the host's cores */
+    {
+        draw_job_t j = {sp__rng_key(seed, SP__RNG_KRON_EDGE), e0, scale, undirected, vt, perm,
+                        w};
+        SP_TRY(sp__gen_slices(0, e1 - e0, draw_fill, &j));
     }
     *out = w;
-    *nout = k;
+    *nout = (undirected ? 2 : 1) * (e1 - e0);
     w = NULL;
 done:
     sp__free(w);
@@ -72,7 +93,7 @@ static sp_status_t split_rows(sp_comm_t *c, int64_t n, const kedge_t *w, int64_t
     int r, P = c->size;
     SP_CALLOC(cnt, B);
     for (k = 0; k < nw; k++)
-        cnt[(int64_t)w[k].row * B / n]++;
+        if (w[k].row >= 0) cnt[(int64_t)w[k].row * B / n]++;
     SP_TRY(sp__comm_allreduce_host(c, cnt, B, SP_COMM_I64, SP_COMM_SUM));
     for (k = 0; k < B; k++)
         total += cnt[k];
@@ -88,28 +109,39 @@ done:
     return st;
 }
 
-/* The received edges as this rank's piece: sorted in the single-process order, duplicates
- * of an undirected graph dropped (the first kept), rows renumbered from rb. */
-static sp_status_t make_piece(kedge_t *got, int64_t ngot, int64_t rb, int64_t rows, int64_t n,
+/* The received edges as this rank's piece, rows renumbered from rb, in the single-process
+ * order: the originals by edge index, then (undirected) the mirrors by edge index, which
+ * is the order sp_coo_symmetrize sorts stably. The host's parallel stable sort then keeps
+ * the first of each undirected duplicate, as symmetrize does, or sums directed duplicates
+ * in that order, as sp_matrix_create does: the matrices are the same. Received from rank
+ * q = 0, 1, ... in slice order, the edges already come by increasing index. *got is freed
+ * before the sort (it is the largest buffer). */
+static sp_status_t make_piece(kedge_t **got, int64_t ngot, int64_t rb, int64_t rows, int64_t n,
                               sp_value_type_t vt, int undirected, sp_coo_t **piece)
 {
     sp_status_t st = SP_STATUS_SUCCESS;
     sp_coo_t *p = NULL;
-    int64_t k;
-    qsort(got, (size_t)ngot, sizeof *got, cmp_kedge);
+    const kedge_t *g = *got;
+    int64_t k, orig = 0, mirror = 0;
+    for (k = 0; k < ngot; k++)
+        orig += !(g[k].order >> 63);
     SP_TRY(sp_coo_create(rows, n, ngot, vt, &p));
     for (k = 0; k < ngot; k++) {
-        if (undirected && k > 0 && got[k].row == got[k - 1].row && got[k].col == got[k - 1].col)
-            continue;
-        p->row[p->nnz] = (int32_t)(got[k].row - rb);
-        p->col[p->nnz] = got[k].col;
-        if (vt == SP_R_64F) ((double *)p->val)[p->nnz] = got[k].val;
-        if (vt == SP_R_32F) ((float *)p->val)[p->nnz] = (float)got[k].val;
-        p->nnz++;
+        int64_t at = g[k].order >> 63 ? orig + mirror++ : k - mirror;
+        p->row[at] = (int32_t)(g[k].row - rb);
+        p->col[at] = g[k].col;
+        if (vt == SP_R_64F) ((double *)p->val)[at] = g[k].val;
+        if (vt == SP_R_32F) ((float *)p->val)[at] = (float)g[k].val;
     }
-    /* undirected: sorted and merged already; directed: sorted, duplicates left to the
-     * stable merge, which sums them in this (the single-process) order */
-    p->flags = undirected ? SP_COO_SORTED | SP_COO_MERGED : SP_COO_SORTED;
+    p->nnz = ngot;
+    sp__free(*got);
+    *got = NULL;
+    {
+        sp_triplets_t t = sp__coo_triplets(p);
+        SP_TRY(sp__coo_sort_merge_threads(&t, undirected ? SP_DUP_KEEP : SP_DUP_SUM, NULL, 0));
+        p->nnz = t.nnz;
+    }
+    p->flags = SP_COO_SORTED | SP_COO_MERGED;
     *piece = p;
     p = NULL;
 done:
@@ -156,17 +188,19 @@ sp_status_t sp_dist_gen_kronecker(sp_comm_t *comm, sp_context_t *ctx, int scale,
     SP_CALLOC(off, P + 1);
     SP_ALLOC(sorted, nw);
     for (k = 0; k < nw; k++)
-        scount[sp__dist_owner_in(rb, P, w[k].row)]++;
+        if (w[k].row >= 0) scount[sp__dist_owner_in(rb, P, w[k].row)]++;
     for (q = 0; q < P; q++)
         off[q + 1] = off[q] + scount[q];
     for (k = 0; k < nw; k++)
-        sorted[off[sp__dist_owner_in(rb, P, w[k].row)]++] = w[k];
+        if (w[k].row >= 0) sorted[off[sp__dist_owner_in(rb, P, w[k].row)]++] = w[k];
     sp__free(w);
     w = NULL;
     SP_TRY(sp__dist_alltoallv(comm, sorted, scount, sizeof *sorted, (void **)&got, rcount));
+    sp__free(sorted);
+    sorted = NULL;
     for (q = 0; q < P; q++)
         ngot += rcount[q];
-    SP_TRY(make_piece(got, ngot, rb[comm->rank], rb[comm->rank + 1] - rb[comm->rank], n,
+    SP_TRY(make_piece(&got, ngot, rb[comm->rank], rb[comm->rank + 1] - rb[comm->rank], n,
                       value_type, undirected, &piece));
     SP_TRY(sp_dist_matrix_create_local(comm, ctx, piece, rb[comm->rank], options, G));
 done:

@@ -192,18 +192,36 @@ done:
     return st;
 }
 
-/* Index of global column c in the ghost list (present by construction). */
-static int64_t ghost_index(const sp_dist_halo_t *h, int64_t nghost, int64_t c)
+/* The ghost list's index of a global column, in constant time: a bitmap of the ghost
+ * columns and, per 64-column word, how many ghosts come before it (the rank of c among
+ * the set bits). A binary search per ghost entry was the host's largest cost of building
+ * a rank's part of a large graph. */
+typedef struct ghost_rank {
+    uint64_t *bits;
+    int64_t *before;
+} ghost_rank_t;
+
+static sp_status_t ghost_rank_build(const sp_dist_halo_t *h, int64_t nghost, int64_t ncols,
+                                    ghost_rank_t *g)
 {
-    int64_t lo = 0, hi = nghost;
-    while (lo < hi) {
-        int64_t mid = lo + (hi - lo) / 2;
-        if (h->ghost_col[mid] < c)
-            lo = mid + 1;
-        else
-            hi = mid;
+    sp_status_t st = SP_STATUS_SUCCESS;
+    int64_t words = (ncols + 63) / 64, k, w, run = 0;
+    SP_CALLOC(g->bits, words + 1);
+    SP_ALLOC(g->before, words + 1);
+    for (k = 0; k < nghost; k++)
+        g->bits[h->ghost_col[k] >> 6] |= (uint64_t)1 << (h->ghost_col[k] & 63);
+    for (w = 0; w <= words; w++) {
+        g->before[w] = run;
+        run += __builtin_popcountll(g->bits[w]);
     }
-    return lo;
+done:
+    return st;
+}
+
+static int64_t ghost_index(const ghost_rank_t *g, int64_t c)
+{
+    uint64_t below = ((uint64_t)1 << (c & 63)) - 1;
+    return g->before[c >> 6] + __builtin_popcountll(g->bits[c >> 6] & below);
 }
 
 /* A matrix on A's context from a COO made by fill; the SpMV format resolved and prepared. */
@@ -332,6 +350,8 @@ static sp_status_t build_blocks(sp_dist_matrix_t *A, const sp_coo_t *m,
     sp_coo_t *loc = NULL, *gh = NULL, *pk = NULL, *ones = NULL;
     int64_t nghost = h->recv_off[h->nrecv_peers], nsend = h->send_off[h->nsend_peers], k;
     size_t vs = sp_value_size(m->value_type);
+    ghost_rank_t gr = {NULL, NULL};
+    SP_TRY(ghost_rank_build(h, nghost, A->n, &gr));
     SP_TRY(sp_coo_create(A->nloc, A->nloc, m->nnz - A->ghost_nnz, m->value_type, &loc));
     SP_TRY(sp_coo_create(A->nloc, nghost, A->ghost_nnz, m->value_type, &gh));
     SP_CALLOC(A->h_row_ptr, A->nloc + 1);
@@ -342,7 +362,7 @@ static sp_status_t build_blocks(sp_dist_matrix_t *A, const sp_coo_t *m,
         int own = c >= A->rb && c < A->rb + A->nloc;
         sp_coo_t *t = own ? loc : gh;
         t->row[t->nnz] = m->row[k];
-        t->col[t->nnz] = (int32_t)(own ? c - A->rb : ghost_index(h, nghost, c));
+        t->col[t->nnz] = (int32_t)(own ? c - A->rb : ghost_index(&gr, c));
         if (vs)
             memcpy((char *)t->val + (size_t)t->nnz * vs, (const char *)m->val + (size_t)k * vs,
                    vs);
@@ -355,6 +375,10 @@ static sp_status_t build_blocks(sp_dist_matrix_t *A, const sp_coo_t *m,
     }
     for (k = 0; k < A->nloc; k++)
         A->h_row_ptr[k + 1] += A->h_row_ptr[k];
+    sp__free(gr.bits);
+    sp__free(gr.before);
+    gr.bits = NULL;
+    gr.before = NULL;
     A->local_nnz = loc->nnz;
     if (A->nloc > 0) SP_TRY(make_block(A, loc, o, &A->local, &A->local_format));
     if (gh->nnz > 0) SP_TRY(build_ghost_runs(A, gh, o));
@@ -374,6 +398,8 @@ static sp_status_t build_blocks(sp_dist_matrix_t *A, const sp_coo_t *m,
         SP_TRY(make_block(A, ones, NULL, &A->pack, &A->pack_format));
     }
 done:
+    sp__free(gr.before);
+    sp__free(gr.bits);
     sp_coo_free(ones);
     sp_coo_free(pk);
     sp_coo_free(gh);
