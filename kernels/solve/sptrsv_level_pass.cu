@@ -298,9 +298,12 @@ sp_status_t sp__gpu_sptrsv_level_pass(const sp_gpu_env_t *env, const sp_csr_t *a
     unsigned grid;
     if (R == 0) {
         /* the fewest units a ticket that put every unit in flight, else the most in flight
-         * (more units a warp cost registers, so fewer warps are resident) */
+         * (more units a warp cost registers, so fewer warps are resident), at most 4: 8
+         * holds the most in flight but each pass walks 8 units, and it was slower than 4
+         * on every stencil measured (H200: Poisson 100^3 level pass 1.01 against 0.86 ms,
+         * 128^3 1.31 against 1.18, 2D 1000^2 3.87 against 2.87) */
         int64_t best = -1;
-        for (int c = 1; c <= 8; c *= 2) {
+        for (int c = 1; c <= 4; c *= 2) {
             const void *k = plan->upper ? level_kernel<true>(c) : level_kernel<false>(c);
             SP_TRY(resident_blocks(env, k, P::block_threads, &sms, &resident));
             int64_t window = (int64_t)c * resident * P::warps; /* units in flight */
