@@ -24,8 +24,9 @@
  * Prints `Label: value` lines per matrix, a `summary:` line per matrix (AUTO against
  * cuSPARSE) and a markdown table.
  *
- *   sptrsv_bench [--reps N] [--float] [--internal] [--input NAME]...   NAME: poisson3d128,
- *       poisson3d100, poisson2d1000, chain1M, or a .mtx path (default: poisson3d100,
+ *   sptrsv_bench [--reps N] [--float] [--internal] [--level-units U] [--input NAME]...
+ *     U: the level pass's units of 32 rows a ticket (1, 2, 4 or 8; else chosen by size)
+ *     NAME: poisson3d128, poisson3d100, poisson2d1000, chain1M, or a .mtx path (default: poisson3d100,
  *       poisson3d128, poisson2d1000, chain1M and every square matrix of datasets/mtx with
  *       a full non-zero diagonal)
  *
@@ -555,10 +556,13 @@ int main(int argc, char **argv)
         else if (!std::strcmp(argv[i], "--float")) vtype = SP_R_32F;
         else if (!std::strcmp(argv[i], "--internal"))
             internal = true;
+        else if (!std::strcmp(argv[i], "--level-units") && i + 1 < argc)
+            sp__gpu_sptrsv_set_level_units(std::atoi(argv[++i])); /* 1, 2, 4, 8; else chosen */
         else {
             std::fprintf(
                 stderr,
-                "usage: %s [--reps N (>= 20)] [--float] [--internal] [--input NAME]...\n",
+                "usage: %s [--reps N (>= 20)] [--float] [--internal] [--level-units U] "
+                "[--input NAME]...\n",
                 argv[0]);
             return 2;
         }

@@ -99,6 +99,10 @@ typedef struct sp_gpu_sptrsv_phase {
  * record. */
 void sp__gpu_sptrsv_phase_timing(int on);
 
+/* Test hook: the level pass takes units (1, 2, 4 or 8) units of 32 rows a ticket; any
+ * other value restores the choice (the fewest that put every unit in flight at once). */
+void sp__gpu_sptrsv_set_level_units(int units);
+
 /* Copies up to max recorded phases into out (out may be NULL when max is 0); returns how
  * many are recorded. A phase whose event failed has gpu_ms < 0. */
 int sp__gpu_sptrsv_phases(sp_gpu_sptrsv_phase_t *out, int max);

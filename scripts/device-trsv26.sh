@@ -13,7 +13,8 @@
 # (1138_bus; hangGlider_2, the other symmetric one, lacks diagonal entries and is skipped);
 # the other inputs are printed as info. Exit status: non-zero when the build, a test, the benchmark or an accuracy
 # check (every method's max relative error <= 1e-9) fails; a SHORT target alone is not a
-# failure (it is a measurement).
+# failure (it is a measurement). TRSV26_UNITS="1 2 4 8" adds the level pass's units sweep
+# on the three stencils (see the end).
 #
 #   bash scripts/device-trsv26.sh [LOGDIR]     (LOGDIR default: $OUT, else build-gpu/logs)
 #   TRSV26_MEMCHECK=1 bash scripts/device-trsv26.sh   (adds memcheck of two test cases)
@@ -117,6 +118,28 @@ if step bench 150 ./build-gpu/bench/sptrsv_bench --internal "${inputs[@]}"; then
        }
        END { printf "targets: %d of %d met (solve and analysis on %d inputs)\n", met, 2 * n, n }' \
     "$logs/bench.log"
+fi
+# TRSV26_UNITS="1 2 4 8": the stencils again with the level pass forced to each count of
+# 32-row units a ticket (--level-units), AUTO's analysis and its level pass per count, so
+# the launch's choice (the row "chosen", from the run above) can be judged against each
+if [ -n "${TRSV26_UNITS:-}" ]; then
+  echo "-- the level pass by units a ticket (AUTO through the public API; ms: analysis, level pass gpu)"
+  for u in $TRSV26_UNITS; do
+    if step "units-$u" 90 ./build-gpu/bench/sptrsv_bench --reps 20 --level-units "$u" \
+         --input poisson3d100 --input poisson3d128 --input poisson2d1000; then
+      awk -v u="$u" '/^matrix:/ { m = $2 }
+           /^api_auto_analysis_ms:/ { an[m] = $2 }
+           /^api_auto_phase: 0 level_pass / { split($4, g, "="); lp[m] = g[2] }
+           /^api_auto_max_rel_err:/ { err[m] = $2 }
+           END { for (m in an) printf "UNITS %s %-14s analysis %s ms  level_pass %s ms  err %s\n", u, m, an[m], lp[m], err[m] }' \
+        "$logs/units-$u.log" | sort
+    fi
+  done
+  awk '/^matrix:/ { m = $2 }
+       /^api_auto_analysis_ms:/ { an[m] = $2 }
+       /^api_auto_phase: 0 level_pass / { split($4, g, "="); lp[m] = g[2] }
+       END { for (m in an) if (m ~ /^poisson/) printf "UNITS chosen %-14s analysis %s ms  level_pass %s ms\n", m, an[m], lp[m] }' \
+    "$logs/bench.log" | sort
 fi
 echo
 echo "== summary"

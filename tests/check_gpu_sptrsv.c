@@ -914,6 +914,59 @@ START_TEST(test_analyse_both)
 }
 END_TEST
 
+/* The level pass with 1, 2, 4 and 8 units of 32 rows a ticket (sp__gpu_sptrsv_set_level_units;
+ * the launch chooses among them by size, so small matrices would only meet one): the level
+ * count and the level-scheduled and soft solves against the host, both triangles, on a 3D
+ * stencil, a 2D one whose lines (70 rows) straddle units, a chain, and a random triangle
+ * with a dense row and a dense column; sizes not a multiple of a ticket's rows. */
+START_TEST(test_level_units)
+{
+    static const int units[4] = {1, 2, 4, 8};
+    for (int shape = 0; shape < 4; shape++) {
+        sp_coo_t *a = NULL;
+        sp_csr_t h, d;
+        const char *name = shape == 0   ? "poisson3d 15"
+                           : shape == 1 ? "poisson2d 70"
+                           : shape == 2 ? "chain 3001"
+                                        : "random 5003";
+        if (shape == 0) ck_assert_ok(sp_gen_poisson3d(15, SP_R_64F, &a));
+        if (shape == 1) ck_assert_ok(sp_gen_poisson2d(70, SP_R_64F, &a));
+        if (shape == 2) {
+            a = coo_new(3001, 2 * 3001);
+            for (int64_t r = 0; r < 3001; r++) {
+                if (r > 0) coo_push(a, r, r - 1, -1);
+                coo_push(a, r, r, 2.5);
+            }
+        }
+        if (shape == 3) a = random_dominant(91, 5003, 4, DENSE_ROW | DENSE_COL | ONLY_DIAG_ROWS);
+        host_csr(a, SP_R_64F, &h);
+        d = sp_test_env_upload_csr(&T, &h);
+        for (int u = 0; u < 4; u++) {
+            sp__gpu_sptrsv_set_level_units(units[u]);
+            for (int upper = 0; upper < 2; upper++)
+                for (int alg = 0; alg < 2; alg++) {
+                    solve_case_t c = {name, &h, &d, upper, 0, FORWARD};
+                    sp_gpu_sptrsv_alg_t g = alg ? SP_GPU_SPTRSV_SOFT : SP_GPU_SPTRSV_LEVELS;
+                    sp_gpu_sptrsv_plan_t *plan = NULL;
+                    char what[128];
+                    snprintf(what, sizeof what, "%s %s %s, %d units a ticket", name,
+                             upper ? "upper" : "lower", alg_names[g], units[u]);
+                    ck_assert_msg(sp__gpu_sptrsv_analyse(&T.env, &d, upper, 0, g, &plan) ==
+                                      SP_STATUS_SUCCESS,
+                                  "%s: analyse: %s", what, sp_last_error());
+                    check_plan(&c, what, plan);
+                    sp__gpu_sptrsv_plan_free(&T.env, plan);
+                }
+        }
+        sp__gpu_sptrsv_set_level_units(0);
+        sp__gpu_csr_free(&T.env, &d);
+        sp__csr_free(&h);
+        sp_coo_free(a);
+    }
+    ck_assert_int_eq(T.live, 0);
+}
+END_TEST
+
 /* The analysis's phase-timing hook (bench/sptrsv_bench prints it): off, nothing is recorded;
  * on, each analysis appends its phases in order (setup, bound, level_pass, readback, then
  * group_by_level for level scheduling and prepare for the soft kernel, release last), with
@@ -982,6 +1035,7 @@ static Suite *gpu_sptrsv_suite(void)
     tcase_add_test(contracts, test_public_api);
     tcase_add_test(contracts, test_phase_timing);
     tcase_add_test(contracts, test_analyse_both);
+    tcase_add_test(contracts, test_level_units);
 #endif
     return s;
 }

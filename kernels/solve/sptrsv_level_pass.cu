@@ -147,48 +147,113 @@ __device__ __forceinline__ int32_t general_level(int32_t ext, unsigned mask, boo
     return ext + 1;
 }
 
+/* One unit's state between passes, per lane, in 32-bit words (a row of a matrix the pass
+ * takes has a 32-bit index and 32-bit offsets): the next entry to poll and the end of the
+ * strict entries, the max level of the outside dependencies seen so far, the lanes of the
+ * unit the row depends on. The row (from the unit's first ticket and the lane) and the
+ * unit's heads (a ballot of the masks) are recomputed each pass: registers bound how many
+ * warps are resident, and the units a warp holds multiply its state. */
+struct unit_state {
+    int32_t k, k1, ext;
+    unsigned mask;
+};
+
+/* Starts a unit: its state, and whether it is a chain (every lane depending at most on the
+ * lane before it; warp-uniform). */
 template <bool UPPER>
+__device__ __forceinline__ bool unit_start(const int32_t *__restrict__ ptr,
+                                           const int32_t *__restrict__ idx,
+                                           const int32_t *__restrict__ bound, int64_t n,
+                                           int64_t first, int lane, unit_state *u)
+{
+    const int64_t i = first + lane;
+    int64_t k = 0, k1 = 0;
+    u->mask = 0;
+    u->ext = 0;
+    if (i < n) {
+        int64_t r = row_of(i, n, UPPER);
+        strict_range(ptr, bound, r, UPPER, &k, &k1);
+        u->mask = unit_mask<UPPER>(idx, k, k1, r, n, first);
+    }
+    u->k = (int32_t)k;
+    u->k1 = (int32_t)k1;
+    return __all_sync(sp_prim::full_mask,
+                      u->mask == 0 || u->mask == 1u << (unsigned)(lane - 1));
+}
+
+/* One pass over one unit not yet published: poll, resolve inside the unit, publish the lanes
+ * that became final. Returns whether this lane is published after the pass; *fresh: it
+ * published in this pass. */
+template <bool UPPER>
+__device__ __forceinline__ bool unit_pass(const int32_t *__restrict__ idx, int32_t *level,
+                                          int64_t n, int64_t first, int lane, bool chain,
+                                          bool published, unit_state *u, bool *fresh,
+                                          int32_t *published_max)
+{
+    const int64_t i = first + lane;
+    const int64_t r = i < n ? row_of(i, n, UPPER) : 0;
+    int64_t k = u->k;
+    bool ready = poll_outside<UPPER>(idx, level, r, n, first, &k, u->k1, &u->ext), ok;
+    u->k = (int32_t)k;
+    unsigned ready_lanes = __ballot_sync(sp_prim::full_mask, ready);
+    unsigned heads = __ballot_sync(sp_prim::full_mask, u->mask == 0);
+    int32_t lev = chain ? chain_level(lane, u->ext, u->mask, heads, ready_lanes, &ok)
+                        : general_level(u->ext, u->mask, ready, &ok);
+    *fresh = ok && !published;
+    if (*fresh) {
+        store_relaxed(level + r, lev);
+        *published_max = *published_max > lev ? *published_max : lev;
+    }
+    return published || *fresh;
+}
+
+/* A warp takes R consecutive units a ticket (32 R rows) and passes over all of them until
+ * every row is published: R times the rows in flight for the same resident warps. In the
+ * natural order the rows in flight must span the wavefront for the pass to run at its
+ * dependency chain's pace: on a 3D stencil that is every plane (a line's rows wait on the
+ * line before, a plane's on the plane before, so the planes in flight advance together),
+ * and with fewer rows in flight the planes go through the window in turns. Unit j + 1's
+ * first row reads unit j's last through the level array, published earlier in the same
+ * pass by this warp (a __syncwarp orders the lanes' store and load). */
+template <bool UPPER, int R>
 __global__ void __launch_bounds__(P::block_threads)
     level_pass_kernel(const int32_t *__restrict__ ptr, const int32_t *__restrict__ idx,
                       const int32_t *__restrict__ bound, int64_t n, int32_t *level,
                       unsigned *max_level, unsigned long long *ticket)
 {
     const int lane = threadIdx.x & 31;
-    const int64_t units = ceil_div(n, 32);
+    const int64_t tickets = ceil_div(ceil_div(n, 32), R);
     int32_t published_max = 0;
     for (;;) {
         unsigned long long t = 0;
         if (lane == 0) t = atomicAdd(ticket, 1ull);
         t = __shfl_sync(sp_prim::full_mask, t, 0);
-        if ((int64_t)t >= units) break;
-        const int64_t first = (int64_t)t * 32, i = first + lane;
-        int64_t r = 0, k = 0, k1 = 0;
-        unsigned mask = 0; /* lanes of this unit the row depends on */
-        if (i < n) {
-            r = row_of(i, n, UPPER);
-            strict_range(ptr, bound, r, UPPER, &k, &k1);
-            mask = unit_mask<UPPER>(idx, k, k1, r, n, first);
+        if ((int64_t)t >= tickets) break;
+        const int64_t first = (int64_t)t * R * 32;
+        unit_state u[R];
+        unsigned chains = 0, done = 0; /* bit j: unit j is a chain / this lane's row of unit
+                                          j is published (or past the last row) */
+#pragma unroll
+        for (int j = 0; j < R; j++) {
+            if (unit_start<UPPER>(ptr, idx, bound, n, first + 32 * j, lane, &u[j]))
+                chains |= 1u << j;
+            if (first + 32 * j + lane >= n) done |= 1u << j;
         }
-        const bool chain =
-            __all_sync(sp_prim::full_mask, mask == 0 || mask == 1u << (unsigned)(lane - 1));
-        const unsigned heads = __ballot_sync(sp_prim::full_mask, mask == 0);
-        int32_t ext = 0; /* max level of the outside dependencies seen so far */
-        bool published = i >= n;
         spin sp;
         for (;;) {
-            bool ready = poll_outside<UPPER>(idx, level, r, n, first, &k, k1, &ext), ok;
-            unsigned ready_lanes = __ballot_sync(sp_prim::full_mask, ready);
-            int32_t lev = chain ? chain_level(lane, ext, mask, heads, ready_lanes, &ok)
-                                : general_level(ext, mask, ready, &ok);
-            bool fresh = ok && !published;
-            if (fresh) {
-                store_relaxed(level + r, lev);
-                published_max = published_max > lev ? published_max : lev;
-                published = true;
+            bool fresh_any = false;
+#pragma unroll
+            for (int j = 0; j < R; j++) {
+                if (__all_sync(sp_prim::full_mask, (done >> j) & 1u)) continue;
+                bool fresh;
+                if (unit_pass<UPPER>(idx, level, n, first + 32 * j, lane, (chains >> j) & 1u,
+                                     (done >> j) & 1u, &u[j], &fresh, &published_max))
+                    done |= 1u << j;
+                fresh_any |= fresh;
+                __syncwarp(); /* unit j's stores before unit j + 1's loads of them */
             }
-            unsigned fresh_lanes = __ballot_sync(sp_prim::full_mask, fresh);
-            if (__all_sync(sp_prim::full_mask, published)) break;
-            if (fresh_lanes)
+            if (__all_sync(sp_prim::full_mask, done == (1u << R) - 1u)) break;
+            if (__any_sync(sp_prim::full_mask, fresh_any))
                 sp.reset();
             else
                 sp.pause();
@@ -198,7 +263,27 @@ __global__ void __launch_bounds__(P::block_threads)
     if (lane == 0 && published_max > 0) atomicMax(max_level, (unsigned)published_max);
 }
 
+/* Units a ticket: forced by the test hook (sp__gpu_sptrsv_set_level_units), else chosen at
+ * launch (sp__gpu_sptrsv_level_pass). */
+static int level_rows_forced = 0;
+
+template <bool UPPER>
+const void *level_kernel(int R)
+{
+    switch (R) {
+    case 1: return (const void *)level_pass_kernel<UPPER, 1>;
+    case 2: return (const void *)level_pass_kernel<UPPER, 2>;
+    case 4: return (const void *)level_pass_kernel<UPPER, 4>;
+    default: return (const void *)level_pass_kernel<UPPER, 8>;
+    }
+}
+
 } /* namespace */
+
+void sp__gpu_sptrsv_set_level_units(int units)
+{
+    level_rows_forced = units == 1 || units == 2 || units == 4 || units == 8 ? units : 0;
+}
 
 sp_status_t sp__gpu_sptrsv_level_pass(const sp_gpu_env_t *env, const sp_csr_t *a,
                                       const sp_gpu_sptrsv_plan_t *plan, int32_t *d_level,
@@ -206,18 +291,37 @@ sp_status_t sp__gpu_sptrsv_level_pass(const sp_gpu_env_t *env, const sp_csr_t *a
 {
     sp_status_t st = SP_STATUS_SUCCESS;
     cudaStream_t s = (cudaStream_t)env->stream;
-    const void *kernel = plan->upper ? (const void *)level_pass_kernel<true>
-                                     : (const void *)level_pass_kernel<false>;
-    int64_t sms = 0, resident = 0, need = ceil_div(ceil_div(plan->n, 32), P::warps);
+    const int64_t units = ceil_div(plan->n, 32);
+    int64_t sms = 0, resident = 0, need;
+    int R = level_rows_forced;
+    const void *kernel;
     unsigned grid;
+    if (R == 0) {
+        /* the fewest units a ticket that put every unit in flight, else the most in flight
+         * (more units a warp cost registers, so fewer warps are resident), at most 4: 8
+         * holds the most in flight but each pass walks 8 units, and it was slower than 4
+         * on every stencil measured (H200: Poisson 100^3 level pass 1.01 against 0.86 ms,
+         * 128^3 1.31 against 1.18, 2D 1000^2 3.87 against 2.87) */
+        int64_t best = -1;
+        for (int c = 1; c <= 4; c *= 2) {
+            const void *k = plan->upper ? level_kernel<true>(c) : level_kernel<false>(c);
+            SP_TRY(resident_blocks(env, k, P::block_threads, &sms, &resident));
+            int64_t window = (int64_t)c * resident * P::warps; /* units in flight */
+            if (window > best) best = window, R = c;
+            if (window >= units) break;
+        }
+    }
+    kernel = plan->upper ? level_kernel<true>(R) : level_kernel<false>(R);
     SP_TRY(resident_blocks(env, kernel, P::block_threads, &sms, &resident));
+    need = ceil_div(ceil_div(units, R), P::warps);
     grid = (unsigned)(need < resident ? need : resident);
-    if (plan->upper)
-        level_pass_kernel<true><<<grid, P::block_threads, 0, s>>>(
-            a->ptr, a->idx, plan->d_bound, plan->n, d_level, d_max_level, d_ticket);
-    else
-        level_pass_kernel<false><<<grid, P::block_threads, 0, s>>>(
-            a->ptr, a->idx, plan->d_bound, plan->n, d_level, d_max_level, d_ticket);
+    {
+        const int32_t *ptr = a->ptr, *idx = a->idx, *bound = plan->d_bound;
+        int64_t n = plan->n;
+        void *args[] = {(void *)&ptr, (void *)&idx, (void *)&bound, (void *)&n,
+                        (void *)&d_level, (void *)&d_max_level, (void *)&d_ticket};
+        SP_CUDA_TRY(cudaLaunchKernel(kernel, dim3(grid), dim3(P::block_threads), args, 0, s));
+    }
     SP_CUDA_LAUNCHED("sptrsv level pass");
 done:
     return st;
