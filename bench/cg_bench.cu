@@ -19,8 +19,9 @@
  *   cg_bench [--n 160 | --mtx FILE] [--rtol 1e-8] [--max-iterations 5000] [--reps 3]
  *            [--rhs ones|aones] [--pcg | --bicgstab] [--spmv-min-blocks B]
  *
- * (--spmv-min-blocks 4|5|6|8: the fused CG's ELL spmv step built for at least B resident
- * blocks an SM, an experiment on its register count and occupancy; default the plain build.)
+ * (--spmv-min-blocks 1|4|5|6|8: the fused CG's ELL spmv step built for at least B resident
+ * blocks an SM, an experiment on its register count and occupancy; 1 the uncapped build,
+ * default 4.)
  *
  * (--mtx: a symmetric positive definite Matrix Market file instead of Poisson.)
  *
@@ -331,7 +332,7 @@ int main(int argc, char **argv)
             maxit = std::atoi(v);
         else if (v && !std::strcmp(argv[i], "--reps") && std::atoi(v) >= 1)
             reps = std::atoi(v);
-        else if (v && !std::strcmp(argv[i], "--spmv-min-blocks")) /* 4, 5, 6, 8: a register cap */
+        else if (v && !std::strcmp(argv[i], "--spmv-min-blocks")) /* 1, 4, 5, 6, 8 */
             sp__gpu_cg_set_spmv_min_blocks(std::atoi(v));
         else if (v && !std::strcmp(argv[i], "--rhs") &&
                  (!std::strcmp(v, "ones") || !std::strcmp(v, "aones")))

@@ -387,10 +387,14 @@ struct step_kernels {
 
 /* The spmv step for OP over the block's matrix: ELL a thread per row, CSR a sub-warp of
  * 4, 8 or 32 lanes per row by the mean row length. */
-/* Test and benchmark hook (sp__gpu_cg_set_spmv_min_blocks): the classic CG's ELL spmv
- * step compiled for at least this many resident blocks an SM (a register cap: 4, 5, 6, 8
- * blocks of 256 threads leave 64, 48, 40, 32 registers a thread); 0: the default build. */
-static int spmv_min_blocks = 0;
+/* The classic CG's ELL spmv step is built for at least 4 resident blocks of 256 threads an
+ * SM: a cap of 64 registers a thread (16 bytes spilled) where the plain build takes 80,
+ * 24 warps an SM. Measured on an H200 (2026-11-26, cg_bench, the device loop, same run):
+ * CG Poisson 160^3 0.2260 -> 0.1980 ms an iteration, 100^3 0.0709 -> 0.0642, PCG-Jacobi
+ * 0.2427 -> 0.2141 and 0.0763 -> 0.0694, the same bits; caps of 48, 40 and 32 registers
+ * (5, 6, 8 blocks) spilled more and were slower than the plain build. Benchmark hook
+ * (sp__gpu_cg_set_spmv_min_blocks): 1 the plain build, 5, 6 or 8 the tighter caps. */
+static int spmv_min_blocks = 4;
 
 template <typename T, int OP, bool PREC> void *ell_step_of()
 {
@@ -481,7 +485,7 @@ done:
 
 extern "C" void sp__gpu_cg_set_spmv_min_blocks(int blocks)
 {
-    spmv_min_blocks = blocks >= 4 && blocks <= 8 && blocks != 7 ? blocks : 0;
+    spmv_min_blocks = blocks == 1 || blocks == 5 || blocks == 6 || blocks == 8 ? blocks : 4;
 }
 
 extern "C" sp_status_t sp__gpu_cg_step(const sp_gpu_env_t *env, sp_cg_block_t *d_blk,
