@@ -17,7 +17,11 @@
  * iteration / SpMV.
  *
  *   cg_bench [--n 160 | --mtx FILE] [--rtol 1e-8] [--max-iterations 5000] [--reps 3]
- *            [--rhs ones|aones] [--pcg | --bicgstab]
+ *            [--rhs ones|aones] [--pcg | --bicgstab] [--spmv-min-blocks B]
+ *
+ * (--spmv-min-blocks 1|4|5|6|8: the fused CG's ELL spmv step built for at least B resident
+ * blocks an SM, an experiment on its register count and occupancy; 1 the uncapped build,
+ * default 4.)
  *
  * (--mtx: a symmetric positive definite Matrix Market file instead of Poisson.)
  *
@@ -32,6 +36,7 @@
 #include <vector>
 
 #include "cusparse_ok.cuh"
+#include "sp_kernels_solve.h" /* sp__gpu_cg_set_spmv_min_blocks */
 #include "gpu_timing.cuh"
 
 #define CUBLAS_OK(call)                                                                   \
@@ -327,6 +332,8 @@ int main(int argc, char **argv)
             maxit = std::atoi(v);
         else if (v && !std::strcmp(argv[i], "--reps") && std::atoi(v) >= 1)
             reps = std::atoi(v);
+        else if (v && !std::strcmp(argv[i], "--spmv-min-blocks")) /* 1, 4, 5, 6, 8 */
+            sp__gpu_cg_set_spmv_min_blocks(std::atoi(v));
         else if (v && !std::strcmp(argv[i], "--rhs") &&
                  (!std::strcmp(v, "ones") || !std::strcmp(v, "aones")))
             aones = !std::strcmp(v, "aones");
@@ -334,7 +341,7 @@ int main(int argc, char **argv)
             std::fprintf(
                 stderr,
                 "usage: %s [--n N | --mtx FILE] [--rtol R] [--max-iterations K] [--reps R] "
-                "[--rhs ones|aones] [--pcg | --bicgstab]\n",
+                "[--rhs ones|aones] [--pcg | --bicgstab] [--spmv-min-blocks B]\n",
                 argv[0]);
             return 2;
         }

@@ -109,6 +109,10 @@ int sp__gpu_sptrsv_phases(sp_gpu_sptrsv_phase_t *out, int max);
 
 /* ---- the fused Krylov iterations (kernels/solve/cg_fused.cu; src/core/sp_cg_fused.h) -- */
 
+/* Benchmark hook: the classic CG's ELL spmv step built for at least blocks (1: no cap, 5,
+ * 6 or 8) resident blocks an SM; any other value restores the default (4: 64 registers). */
+void sp__gpu_cg_set_spmv_min_blocks(int blocks);
+
 /* Queues step `step` (0 .. sp__cg_steps - 1; the last is the update step) of the method
  * that h_args describes, on the block d_blk (context memory; h_args: a host copy of its
  * args, read for the launch shape only). A step whose state's verdict is set does nothing. */

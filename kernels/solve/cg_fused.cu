@@ -168,8 +168,8 @@ __device__ __forceinline__ double row_product(const sp_cg_args_t &a, const mat_v
 
 /* A spmv step: rows in warp-uniform passes (every lane of a warp runs the same number of
  * passes, so the sub-warp butterflies always see the whole warp), then the step's sums. */
-template <typename T, int KIND, int SUB, int OP, bool PREC>
-__global__ void __launch_bounds__(CP::block_threads) spmv_step_kernel(sp_cg_block_t *blk)
+template <typename T, int KIND, int SUB, int OP, bool PREC, int MINB = 1>
+__global__ void __launch_bounds__(CP::block_threads, MINB) spmv_step_kernel(sp_cg_block_t *blk)
 {
     const sp_cg_args_t &a = blk->args;
     sp_cg_state_t *s = &blk->state;
@@ -387,9 +387,29 @@ struct step_kernels {
 
 /* The spmv step for OP over the block's matrix: ELL a thread per row, CSR a sub-warp of
  * 4, 8 or 32 lanes per row by the mean row length. */
+/* The classic CG's ELL spmv step is built for at least 4 resident blocks of 256 threads an
+ * SM: a cap of 64 registers a thread (16 bytes spilled) where the plain build takes 80,
+ * 24 warps an SM. Measured on an H200 (2026-11-26, cg_bench, the device loop, same run):
+ * CG Poisson 160^3 0.2260 -> 0.1980 ms an iteration, 100^3 0.0709 -> 0.0642, PCG-Jacobi
+ * 0.2427 -> 0.2141 and 0.0763 -> 0.0694, the same bits; caps of 48, 40 and 32 registers
+ * (5, 6, 8 blocks) spilled more and were slower than the plain build. Benchmark hook
+ * (sp__gpu_cg_set_spmv_min_blocks): 1 the plain build, 5, 6 or 8 the tighter caps. */
+static int spmv_min_blocks = 4;
+
+template <typename T, int OP, bool PREC> void *ell_step_of()
+{
+    if constexpr (OP == OP_CG) {
+        if (spmv_min_blocks == 4) return (void *)spmv_step_kernel<T, KIND_ELL, 1, OP, PREC, 4>;
+        if (spmv_min_blocks == 5) return (void *)spmv_step_kernel<T, KIND_ELL, 1, OP, PREC, 5>;
+        if (spmv_min_blocks == 6) return (void *)spmv_step_kernel<T, KIND_ELL, 1, OP, PREC, 6>;
+        if (spmv_min_blocks == 8) return (void *)spmv_step_kernel<T, KIND_ELL, 1, OP, PREC, 8>;
+    }
+    return (void *)spmv_step_kernel<T, KIND_ELL, 1, OP, PREC>;
+}
+
 template <typename T, int OP, bool PREC> void *spmv_kernel_of(const sp_cg_args_t *a)
 {
-    if (a->mat_kind == SP_CG_MAT_ELL) return (void *)spmv_step_kernel<T, KIND_ELL, 1, OP, PREC>;
+    if (a->mat_kind == SP_CG_MAT_ELL) return ell_step_of<T, OP, PREC>();
     double mean = a->n > 0 ? (double)a->nnz / (double)a->n : 0.0;
     if (mean <= CP::sub4_max_mean) return (void *)spmv_step_kernel<T, KIND_CSR, 4, OP, PREC>;
     if (mean <= CP::sub8_max_mean) return (void *)spmv_step_kernel<T, KIND_CSR, 8, OP, PREC>;
@@ -462,6 +482,11 @@ done:
 }
 
 } /* namespace */
+
+extern "C" void sp__gpu_cg_set_spmv_min_blocks(int blocks)
+{
+    spmv_min_blocks = blocks == 1 || blocks == 5 || blocks == 6 || blocks == 8 ? blocks : 4;
+}
 
 extern "C" sp_status_t sp__gpu_cg_step(const sp_gpu_env_t *env, sp_cg_block_t *d_blk,
                                        const sp_cg_args_t *h_args, int step)
