@@ -26,6 +26,8 @@
  *
  *   sptrsv_bench [--reps N] [--float] [--internal] [--level-units U] [--input NAME]...
  *     U: the level pass's units of 32 rows a ticket (1, 2, 4 or 8; else chosen by size)
+ *     --value-tuning W:NS: the value-as-flag solves' grid floor of W warps an SM and
+ *     longest sleep NS between polls (0 or less / negative: the defaults, 8 and 512)
  *     NAME: poisson3d128, poisson3d100, poisson2d1000, chain1M, or a .mtx path (default: poisson3d100,
  *       poisson3d128, poisson2d1000, chain1M and every square matrix of datasets/mtx with
  *       a full non-zero diagonal)
@@ -556,12 +558,17 @@ int main(int argc, char **argv)
         else if (!std::strcmp(argv[i], "--float")) vtype = SP_R_32F;
         else if (!std::strcmp(argv[i], "--internal"))
             internal = true;
-        else if (!std::strcmp(argv[i], "--level-units") && i + 1 < argc)
+        else if (!std::strcmp(argv[i], "--value-tuning") && i + 1 < argc) {
+            int w = 0, ns = -1; /* WARPS_PER_SM:BACKOFF_MAX_NS */
+            std::sscanf(argv[++i], "%d:%d", &w, &ns);
+            sp__gpu_sptrsv_set_value_tuning(w, ns);
+        } else if (!std::strcmp(argv[i], "--level-units") && i + 1 < argc)
             sp__gpu_sptrsv_set_level_units(std::atoi(argv[++i])); /* 1, 2, 4, 8; else chosen */
         else {
             std::fprintf(
                 stderr,
                 "usage: %s [--reps N (>= 20)] [--float] [--internal] [--level-units U] "
+                "[--value-tuning WARPS_PER_SM:BACKOFF_MAX_NS] "
                 "[--input NAME]...\n",
                 argv[0]);
             return 2;

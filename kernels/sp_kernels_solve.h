@@ -99,6 +99,11 @@ typedef struct sp_gpu_sptrsv_phase {
  * record. */
 void sp__gpu_sptrsv_phase_timing(int on);
 
+/* Benchmark hook: the value-as-flag lane-per-row solves' longest sleep between polls
+ * (backoff_max_ns; 0: no sleep; negative: the default) and the level-order grid's floor of
+ * warps an SM (warps_per_sm; 0 or less: the default). Plans made after the call use it. */
+void sp__gpu_sptrsv_set_value_tuning(int warps_per_sm, int backoff_max_ns);
+
 /* Test hook: the level pass takes units (1, 2, 4 or 8) units of 32 rows a ticket; any
  * other value restores the choice (the fewest that put every unit in flight at once). */
 void sp__gpu_sptrsv_set_level_units(int units);

@@ -206,6 +206,30 @@ __device__ __forceinline__ bool consume(const value_args<T> &a, int64_t r, int64
     return any;
 }
 
+/* Benchmark hook (sp__gpu_sptrsv_set_value_tuning): the lane-per-row kernels' longest
+ * sleep between polls (P::backoff_max_ns unless set; 0: poll without sleeping) and the
+ * level-order grid's floor of warps an SM (P::warps_per_sm_min unless set). */
+__constant__ unsigned c_backoff_max_ns = P::backoff_max_ns;
+static int tuning_warps_per_sm = 0;
+
+/* spin (sptrsv_common.cuh) with its longest sleep from c_backoff_max_ns. */
+struct spin_tuned {
+    unsigned polls = 0, ns = 0;
+    __device__ __forceinline__ void pause()
+    {
+        if (polls < P::spin_polls) {
+            polls++;
+            return;
+        }
+        const unsigned cap = c_backoff_max_ns;
+        if (cap == 0) return;
+        ns = ns == 0 ? (P::backoff_min_ns < cap ? P::backoff_min_ns : cap)
+                     : (ns >= cap / 2 ? cap : 2 * ns);
+        __nanosleep(ns);
+    }
+    __device__ __forceinline__ void reset() { polls = ns = 0; }
+};
+
 /* A lane per row, UNIT consecutive tickets per claim: 32 by a warp, or THREADS by the
  * block. Each pass, every unfinished lane consumes what it can (consume); a finished row is
  * stored to x and to the unit's shared slot. A warp sleeps (spin) only after passes in
@@ -249,7 +273,7 @@ __global__ void __launch_bounds__(THREADS) value_unit_kernel(value_args<T> a)
             row_start<T, UPPER>(a, r, &ent.k, &ent.k1, &rhs, &diag);
             ent.template load<UPPER>(a, r);
         }
-        spin sp;
+        spin_tuned sp;
         for (;;) {
             bool progressed = false;
             if (!done) {
@@ -351,7 +375,8 @@ sp_status_t grid_of(const sp_gpu_env_t *env, const sp_gpu_sptrsv_plan_t *plan, c
                 if (w > widest) widest = w;
             }
             int64_t want = ceil_div(2 * ceil_div(widest, sh.unit), sh.claims_per_block);
-            int64_t floor_blocks = ceil_div(sms * P::warps_per_sm_min, sh.threads / 32);
+            int64_t floor_warps = tuning_warps_per_sm > 0 ? tuning_warps_per_sm : P::warps_per_sm_min;
+            int64_t floor_blocks = ceil_div(sms * floor_warps, sh.threads / 32);
             if (want < floor_blocks) want = floor_blocks;
             if (want < need) need = want;
         }
@@ -375,6 +400,13 @@ void launch(const sp_gpu_sptrsv_plan_t *plan, const value_args<T> &a, cudaStream
 }
 
 } /* namespace */
+
+void sp__gpu_sptrsv_set_value_tuning(int warps_per_sm, int backoff_max_ns)
+{
+    unsigned cap = backoff_max_ns >= 0 ? (unsigned)backoff_max_ns : P::backoff_max_ns;
+    tuning_warps_per_sm = warps_per_sm > 0 ? warps_per_sm : 0;
+    (void)cudaMemcpyToSymbol(c_backoff_max_ns, &cap, sizeof cap);
+}
 
 sp_status_t sp__gpu_sptrsv_value_grid(const sp_gpu_env_t *env, sp_gpu_sptrsv_plan_t *plan)
 {
