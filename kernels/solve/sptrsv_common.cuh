@@ -162,21 +162,28 @@ struct backoff {
     __device__ __forceinline__ void reset() { ns = 0; }
 };
 
-/* Exponential backoff after spin_polls free polls up to MAX_NS: the value-as-flag kernels'
- * and the level pass's wait (MAX_NS backoff_max_ns), the wave kernel's (wave_backoff_max_ns). */
-template <unsigned MAX_NS = P::backoff_max_ns>
-struct spin_upto {
-    unsigned polls = 0, ns = 0;
+/* Exponential backoff after spin_polls free polls up to a cap: the value-as-flag kernels'
+ * and the level pass's wait (backoff_max_ns), the wave kernel's (wave_backoff_max_ns); a
+ * cap read at run time (a benchmark's) may be 0: poll without sleeping. */
+struct spin_capped {
+    unsigned polls = 0, ns = 0, cap;
+    __device__ __forceinline__ explicit spin_capped(unsigned max_ns) : cap(max_ns) {}
     __device__ __forceinline__ void pause()
     {
         if (polls < P::spin_polls) {
             polls++;
             return;
         }
-        ns = ns == 0 ? P::backoff_min_ns : (ns >= MAX_NS / 2 ? MAX_NS : 2 * ns);
+        if (cap == 0) return;
+        ns = ns == 0 ? (P::backoff_min_ns < cap ? P::backoff_min_ns : cap)
+                     : (ns >= cap / 2 ? cap : 2 * ns);
         __nanosleep(ns);
     }
     __device__ __forceinline__ void reset() { polls = ns = 0; }
+};
+template <unsigned MAX_NS = P::backoff_max_ns>
+struct spin_upto : spin_capped {
+    __device__ __forceinline__ spin_upto() : spin_capped(MAX_NS) {}
 };
 using spin = spin_upto<>;
 

@@ -212,24 +212,6 @@ __device__ __forceinline__ bool consume(const value_args<T> &a, int64_t r, int64
 __constant__ unsigned c_backoff_max_ns = P::backoff_max_ns;
 static int tuning_warps_per_sm = 0;
 
-/* spin (sptrsv_common.cuh) with its longest sleep from c_backoff_max_ns. */
-struct spin_tuned {
-    unsigned polls = 0, ns = 0;
-    __device__ __forceinline__ void pause()
-    {
-        if (polls < P::spin_polls) {
-            polls++;
-            return;
-        }
-        const unsigned cap = c_backoff_max_ns;
-        if (cap == 0) return;
-        ns = ns == 0 ? (P::backoff_min_ns < cap ? P::backoff_min_ns : cap)
-                     : (ns >= cap / 2 ? cap : 2 * ns);
-        __nanosleep(ns);
-    }
-    __device__ __forceinline__ void reset() { polls = ns = 0; }
-};
-
 /* A lane per row, UNIT consecutive tickets per claim: 32 by a warp, or THREADS by the
  * block. Each pass, every unfinished lane consumes what it can (consume); a finished row is
  * stored to x and to the unit's shared slot. A warp sleeps (spin) only after passes in
@@ -273,7 +255,7 @@ __global__ void __launch_bounds__(THREADS) value_unit_kernel(value_args<T> a)
             row_start<T, UPPER>(a, r, &ent.k, &ent.k1, &rhs, &diag);
             ent.template load<UPPER>(a, r);
         }
-        spin_tuned sp;
+        spin_capped sp(c_backoff_max_ns);
         for (;;) {
             bool progressed = false;
             if (!done) {
