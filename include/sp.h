@@ -14,10 +14,12 @@
  *    takes any count memory allows, past 2^31 (an allocation that fails gives
  *    SP_STATUS_ALLOC_FAILED with the bytes); rows and columns stay below 2^31. A matrix
  *    of 2^31 entries or more gets 64-bit CSR/CSC offsets (sp_matrix_options_t.offset_bits):
- *    on a host context for COO, CSR, CSC, their SpMV and BFS; on a CUDA context (below
- *    2^31 entries so far) for COO, CSR and SpMV in them (CSR: csr/scalar, csr/vector);
- *    every other format or operation refuses it with SP_STATUS_NOT_SUPPORTED naming the
- *    count (or the format, algorithm or call) and "64-bit offsets".
+ *    on a host context for COO, CSR, CSC, their SpMV and BFS (and below 2^31 entries for
+ *    every other format and operation, through the pointers narrowed to 32 bits); on a
+ *    CUDA context (below 2^31 entries so far) for COO, CSR and SpMV in them (CSR:
+ *    csr/scalar, csr/vector); every other format or operation refuses it with
+ *    SP_STATUS_NOT_SUPPORTED naming the count (or the format, algorithm or call) and
+ *    "64-bit offsets".
  *  - Host memory is allocated through the hooks set with sp_set_host_allocator (default
  *    malloc/free); memory the library returns to the caller is released with the
  *    matching sp_*_free function, or sp_free for plain arrays.
@@ -443,11 +445,14 @@ typedef struct sp_matrix_options {
                                    below 2^31 entries, else 64), 32 or 64 forces it (32 with
                                    more entries: SP_STATUS_NOT_SUPPORTED; other values:
                                    SP_STATUS_INVALID_ARGUMENT). 64-bit offsets run on a host
-                                   context in COO, CSR and CSC (SpMV, BFS), on a CUDA context
-                                   in COO and CSR (SpMV: csr/scalar, csr/vector; fewer than
-                                   2^31 entries so far); other formats and algorithms,
-                                   sp_sptrsv, the solvers, sp_spmv_tune and BFS on a CUDA
-                                   context refuse them with SP_STATUS_NOT_SUPPORTED (issue 20) */
+                                   context in COO, CSR and CSC (SpMV, BFS), and below 2^31
+                                   entries in everything else (the pointers narrowed to 32
+                                   bits), on a CUDA context in COO and CSR (SpMV: csr/scalar,
+                                   csr/vector; fewer than 2^31 entries so far); other
+                                   formats and algorithms, sp_sptrsv, the solvers,
+                                   sp_spmv_tune and BFS on a CUDA context (and those past
+                                   2^31 entries on a host context) refuse them with
+                                   SP_STATUS_NOT_SUPPORTED (issue 20) */
 } sp_matrix_options_t;
 
 typedef struct sp_matrix sp_matrix_t;

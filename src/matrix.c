@@ -8,9 +8,19 @@
 
 static int64_t value_bytes(const sp_matrix_t *A) { return (int64_t)sp_value_size(A->f.coo.value_type); }
 
+/* What offset_bits 0 resolves to below 2^31 entries on a host context: 32, or 64 under the
+ * test hook sp__test_set_default_offset_bits (SP_TEST_OFFSET_BITS=64 in the Check suites). */
+static int g_default_offset_bits = 32;
+
+void sp__test_set_default_offset_bits(int bits)
+{
+    g_default_offset_bits = bits == 64 ? 64 : 32;
+}
+
 /* The offset width options ask for (0: chosen from nnz), checked against the context: a
  * CUDA context takes 64-bit offsets below 2^31 entries only so far, its sort and merge
- * counting entries in 32 bits (issue 20). */
+ * counting entries in 32 bits (issue 20). The test hook's default applies to host contexts
+ * only: a CUDA context still refuses CSC, BFS and the padded formats at 64 bits. */
 static sp_status_t resolve_offset_bits(const sp_context_t *ctx, const sp_coo_t *coo,
                                        const sp_matrix_options_t *options, int *bits)
 {
@@ -23,7 +33,10 @@ static sp_status_t resolve_offset_bits(const sp_context_t *ctx, const sp_coo_t *
         SP_FAIL(SP_STATUS_NOT_SUPPORTED,
                 "sp_matrix_create: options->offset_bits 32 cannot count %lld entries (limit %d): "
                 "use 64 or 0", (long long)coo->nnz, INT32_MAX);
-    *bits = want ? want : coo->nnz > INT32_MAX ? 64 : 32;
+    *bits = want                          ? want
+            : coo->nnz > INT32_MAX        ? 64
+            : ctx->kind == SP_DEVICE_HOST ? g_default_offset_bits
+                                          : 32;
     if (ctx->kind == SP_DEVICE_CUDA && coo->nnz > INT32_MAX)
         SP_FAIL(SP_STATUS_NOT_SUPPORTED,
                 "sp_matrix_create: %lld entries with 64-bit offsets on a CUDA context: the "
@@ -143,10 +156,19 @@ void sp__format_set_free(sp_format_set_t *set, sp_format_t format)
     }
 }
 
+/* The CSR's narrowed pointers freed (nothing when there are none). */
+static void drop_csr32(sp_matrix_t *A)
+{
+    sp__free(A->csr_ptr32);
+    A->csr_ptr32 = NULL;
+    A->built &= ~SP__BUILT_CSR32;
+}
+
 /* Free format f of A (device or host) and its host mirror. */
 static void free_format(sp_matrix_t *A, sp_format_t f)
 {
     if (f == SP_FORMAT_CSR || f == SP_FORMAT_CSC) sp__bfs_cache_free(A); /* it indexes them */
+    if (f == SP_FORMAT_CSR) drop_csr32(A); /* narrowed from it */
     if (A->ctx->kind == SP_DEVICE_CUDA) {
         sp__cuda_spmv_free_plans(A, f);
         if (f == SP_FORMAT_CSR) sp__cuda_sptrsv_free_plans(A); /* they index the CSR */
@@ -175,15 +197,51 @@ int64_t sp__matrix_long_row_bound(const sp_matrix_t *A, sp_format_t f)
     return sp__policy_long_row_bound(sp__policy_for(A->ctx), f, A->f.coo.nrows, A->f.coo.nnz);
 }
 
+/* The most entries a host matrix with 64-bit offsets narrows its CSR pointers for
+ * (INT32_MAX; the test hook sp__test_set_narrow_limit lowers it so the refusal above it runs
+ * at small sizes). */
+static int64_t g_narrow_limit = INT32_MAX;
+
+void sp__test_set_narrow_limit(int64_t limit)
+{
+    g_narrow_limit = limit < INT32_MAX ? limit : INT32_MAX;
+}
+
 sp_status_t sp__matrix_needs_offsets32(const sp_matrix_t *A, const char *what)
 {
     if (A->offset_bits != 64) return SP_STATUS_SUCCESS;
+    if (A->ctx->kind == SP_DEVICE_HOST && A->f.coo.nnz <= g_narrow_limit)
+        return SP_STATUS_SUCCESS; /* read at both widths, or through sp__matrix_csr32 */
     return SP_ERROR(SP_STATUS_NOT_SUPPORTED,
                     "%s of a %lld x %lld matrix with %lld entries and 64-bit offsets: not "
                     "supported yet (64-bit offsets serve CSR, CSC and COO, host SpMV in them and "
-                    "host BFS; on a CUDA context COO, CSR and SpMV in them so far)",
+                    "host BFS, and on the host everything else up to %lld entries, through the "
+                    "CSR's pointers narrowed to 32 bits; on a CUDA context COO, CSR and SpMV in "
+                    "them so far)",
                     what, (long long)A->f.coo.nrows, (long long)A->f.coo.ncols,
-                    (long long)A->f.coo.nnz);
+                    (long long)A->f.coo.nnz, (long long)g_narrow_limit);
+}
+
+/* A's CSR (built) with 32-bit pointers, for what reads 32-bit pointers only: the CSR itself at
+ * 32 bits; at 64 bits (sp__matrix_needs_offsets32 passed: fewer entries than the narrow
+ * limit) the same column ids and values with the pointers narrowed once into
+ * A->csr_ptr32, kept with the CSR (SP__BUILT_CSR32) until it goes or a failed call drops
+ * what it built. */
+sp_status_t sp__matrix_csr32(sp_matrix_t *A, sp_csr_t *csr)
+{
+    sp_status_t st = SP_STATUS_SUCCESS;
+    const sp_csr_t *a = &A->f.csr;
+    *csr = *a;
+    if (!a->ptr64) goto done;
+    if (!A->csr_ptr32) {
+        SP_ALLOC(A->csr_ptr32, a->nrows + 1);
+        for (int64_t i = 0; i <= a->nrows; i++) A->csr_ptr32[i] = (int32_t)a->ptr64[i];
+        A->built |= SP__BUILT_CSR32;
+    }
+    csr->ptr = A->csr_ptr32;
+    csr->ptr64 = NULL;
+done:
+    return st;
 }
 
 /* Bytes ELL would take; the bound it must stay under (sp__matrix_policy_t). */
@@ -208,21 +266,43 @@ static sp_status_t convert_padded_host(const sp_csr_t *csr, sp_format_t f, int c
     return sp__ref_csr_to_sell(csr, c, sigma, &set->sell);
 }
 
-/* ELL, JDS or SELL on the host, the rows longer than the bound kept in the format's tail. */
-static sp_status_t build_padded_host(sp_matrix_t *A, sp_format_t f, int c, int sigma)
+/* ELL, JDS or SELL on the host from csr (32-bit pointers), the rows longer than the bound
+ * kept in the format's tail. */
+static sp_status_t build_padded_host(sp_matrix_t *A, const sp_csr_t *csr, sp_format_t f, int c,
+                                     int sigma)
 {
     sp_status_t st = SP_STATUS_SUCCESS;
     sp_csr_t kept = {0};
     sp_triplets_t tail = {0};
     int64_t bound = sp__matrix_long_row_bound(A, f);
-    if (A->row_max <= bound) return convert_padded_host(&A->f.csr, f, c, sigma, &A->f);
-    SP_TRY(sp__ref_csr_split_long(&A->f.csr, bound, &kept, &tail));
+    if (A->row_max <= bound) return convert_padded_host(csr, f, c, sigma, &A->f);
+    SP_TRY(sp__ref_csr_split_long(csr, bound, &kept, &tail));
     SP_TRY(convert_padded_host(&kept, f, c, sigma, &A->f));
     *sp__format_tail(&A->f, f) = tail;
     tail = (sp_triplets_t){0};
 done:
     sp__csr_free(&kept);
     sp__triplets_free(&tail);
+    return st;
+}
+
+/* ELL, HYB, JDS or SELL on the host, from the CSR with 32-bit pointers (sp__matrix_csr32;
+ * narrowed pointers made for this build only are dropped after it: the format keeps no
+ * pointer into them). */
+static sp_status_t build_from_csr32_host(sp_matrix_t *A, sp_format_t f, int c, int sigma)
+{
+    sp_status_t st = SP_STATUS_SUCCESS;
+    const sp_matrix_options_t *o = &A->options;
+    unsigned built_before = A->built;
+    sp_csr_t csr;
+    SP_TRY(sp__matrix_csr32(A, &csr));
+    if (f == SP_FORMAT_HYB)
+        SP_TRY(sp__ref_csr_to_hyb(&csr, o->hyb_ell_width > 0 ? o->hyb_ell_width : -1,
+                                  &A->f.hyb));
+    else
+        SP_TRY(build_padded_host(A, &csr, f, c, sigma));
+done:
+    if (!(built_before & SP__BUILT_CSR32)) drop_csr32(A);
     return st;
 }
 
@@ -260,13 +340,10 @@ static sp_status_t build(sp_matrix_t *A, sp_format_t f)
             SP_TRY(sp__ref_coo_to_csr_offsets(&A->f.coo, A->offset_bits, &A->f.csr));
             break;
         case SP_FORMAT_CSC: SP_TRY(sp__ref_csr_to_csc(&A->f.csr, &A->f.csc)); break;
-        case SP_FORMAT_HYB:
-            SP_TRY(sp__ref_csr_to_hyb(&A->f.csr, o->hyb_ell_width > 0 ? o->hyb_ell_width : -1,
-                                      &A->f.hyb));
-            break;
         case SP_FORMAT_ELL:
+        case SP_FORMAT_HYB:
         case SP_FORMAT_JDS:
-        case SP_FORMAT_SELL: SP_TRY(build_padded_host(A, f, c, sigma)); break;
+        case SP_FORMAT_SELL: SP_TRY(build_from_csr32_host(A, f, c, sigma)); break;
         default: break;
         }
     }
@@ -289,6 +366,7 @@ done:
 
 void sp__matrix_drop_formats_since(sp_matrix_t *A, unsigned built_before)
 {
+    if ((A->built & SP__BUILT_CSR32) && !(built_before & SP__BUILT_CSR32)) drop_csr32(A);
     for (int f = SP_FORMAT_CSR; f < SP_FORMAT_COUNT; f++)
         if ((A->built & (1u << f)) && !(built_before & (1u << f))) free_format(A, (sp_format_t)f);
 }
@@ -311,7 +389,8 @@ static int64_t format_bytes(const sp_matrix_t *A, int f)
     if (!(A->built & (1u << f))) return 0;
     switch (f) {
     case SP_FORMAT_COO: return A->f.coo.nnz * (4 + v);
-    case SP_FORMAT_CSR: return (A->f.csr.nrows + 1) * p + A->f.csr.nnz * v;
+    case SP_FORMAT_CSR: /* and its pointers narrowed for a 32-bit reader, if kept */
+        return (A->f.csr.nrows + 1) * (p + (A->csr_ptr32 ? 4 : 0)) + A->f.csr.nnz * v;
     case SP_FORMAT_CSC: return (A->f.csc.ncols + 1) * p + A->f.csc.nnz * v;
     case SP_FORMAT_ELL: return A->f.ell.nrows * A->f.ell.width * v + A->f.ell.tail.nnz * (4 + v);
     case SP_FORMAT_HYB:

@@ -7,6 +7,9 @@
 #include "sp_ref.h"
 
 enum { SP_CONTEXT_MESSAGE_MAX = 1024, SP_ROW_HIST_BINS = 33 };
+/* A bit of sp_matrix_t.built past the formats': the CSR's pointers narrowed to 32 bits are
+ * kept (csr_ptr32), so sp__matrix_drop_formats_since drops them as it drops formats. */
+#define SP__BUILT_CSR32 (1u << SP_FORMAT_COUNT)
 
 struct sp_context {
     sp_device_kind_t kind;
@@ -32,7 +35,9 @@ struct sp_matrix {
     int offset_bits; /* 32 or 64: the width of CSR and CSC pointers (options.offset_bits
                         resolved; 64 on a host context only so far, issue 20) */
     sp_format_set_t f;
-    unsigned built;          /* bit f set when format f is built */
+    int32_t *csr_ptr32; /* host, 64-bit offsets: the CSR's pointers narrowed for what reads
+                           32-bit pointers only (sp__matrix_csr32, SP__BUILT_CSR32), or NULL */
+    unsigned built;          /* bit f set when format f is built (and SP__BUILT_CSR32) */
     sp_format_set_t *mirror; /* CUDA: host copies made for sp_matrix_view, else NULL */
     void *gpu_plans;         /* CUDA: SpMV plans per format and algorithm (spmv_cuda.c) */
     void *sptrsv_plans;      /* CUDA: triangular-solve plans of the CSR (sptrsv_cuda.c) */
@@ -207,9 +212,22 @@ double sp__coo_col_near(const sp_coo_t *coo);
  * long_row_bound, else the policy's (src/policy.c); INT64_MAX when there is no tail. */
 int64_t sp__matrix_long_row_bound(const sp_matrix_t *A, sp_format_t f);
 /* SP_STATUS_NOT_SUPPORTED (recorded, naming `what`, A's size and "64-bit offsets") when A
- * has 64-bit offsets, else success: the one guard of every format and operation that
- * serves 32-bit offsets only so far (issue 20; src/matrix.c). */
+ * has 64-bit offsets and is on a CUDA context or holds 2^31 entries or more, else success:
+ * the one guard of every format and operation that reads 32-bit offsets only so far (issue
+ * 20; src/matrix.c). On a host context below 2^31 entries such a reader takes
+ * sp__matrix_csr32, or reads both widths (sp__csr_at). */
 sp_status_t sp__matrix_needs_offsets32(const sp_matrix_t *A, const char *what);
+/* A's CSR (built, the guard above passed) with 32-bit pointers: the CSR itself at 32 bits;
+ * at 64 its column ids and values with the pointers narrowed once (kept with the CSR,
+ * counted in its bytes). Host contexts only. */
+sp_status_t sp__matrix_csr32(sp_matrix_t *A, sp_csr_t *csr);
+/* Test hooks (src/matrix.c; the Check suites, never the library): what offset_bits 0 gives
+ * below 2^31 entries on a host context (64, or anything else for 32: SP_TEST_OFFSET_BITS=64
+ * in tests/testutil.c runs whole suites with 64-bit offsets), and the most entries a host
+ * matrix with 64-bit offsets narrows its pointers for (sp__matrix_csr32; INT32_MAX, and
+ * never above; lowered, the guard's refusal runs at small sizes). */
+void sp__test_set_default_offset_bits(int bits);
+void sp__test_set_narrow_limit(int64_t limit);
 /* Frees every format of A (never COO) that is built now and was not in built_before (a
  * mask of A->built): a call that failed after building formats leaves A as it was. */
 void sp__matrix_drop_formats_since(sp_matrix_t *A, unsigned built_before);

@@ -106,11 +106,12 @@ START_TEST(test_matrix_info_and_views)
     ck_assert_error_has("not built");
     for (int f = 0; f < SP_FORMAT_COUNT; f++) ck_assert_ok(sp_matrix_build(ctx, A, (sp_format_t)f));
     ck_assert_ok(sp_matrix_info(A, &info));
-    ck_assert_int_eq(info.bytes[SP_FORMAT_CSR], 5 * 4 + 7 * 12);
+    ck_assert_int_eq(info.bytes[SP_FORMAT_CSR], 5 * (sp_test_default_offset_bits() / 8) + 7 * 12);
     ck_assert_int_eq(info.bytes[SP_FORMAT_ELL], 4 * 3 * 12);
     ck_assert_ok(sp_matrix_view(A, SP_FORMAT_CSR, &v));
     static const int32_t ptr[] = {0, 2, 2, 5, 7}, idx[] = {0, 2, 1, 2, 3, 0, 3};
-    ck_assert_mem_eq(v.csr.row_ptr, ptr, sizeof ptr);
+    for (int i = 0; i < 5; i++)
+        ck_assert_int_eq(sp_test_view_pointer(&v, SP_FORMAT_CSR, i), ptr[i]);
     ck_assert_mem_eq(v.csr.col, idx, sizeof idx);
     ck_assert_ptr_null(v.coo.row); /* only the member of the format is set */
     ck_assert_ok(sp_matrix_view(A, SP_FORMAT_ELL, &v));
@@ -125,7 +126,8 @@ START_TEST(test_matrix_info_and_views)
     ck_assert_mem_eq(v.coo.row, coo_row, sizeof coo_row);
     ck_assert_mem_eq(v.coo.col, idx, sizeof idx);
     ck_assert_ok(sp_matrix_view(A, SP_FORMAT_CSC, &v));
-    ck_assert_mem_eq(v.csc.col_ptr, col_ptr, sizeof col_ptr);
+    for (int i = 0; i < 5; i++)
+        ck_assert_int_eq(sp_test_view_pointer(&v, SP_FORMAT_CSC, i), col_ptr[i]);
     ck_assert_mem_eq(v.csc.row, csc_row, sizeof csc_row);
     ck_assert_ok(sp_matrix_view(A, SP_FORMAT_JDS, &v));
     ck_assert_int_eq(v.jds.njd, 3);

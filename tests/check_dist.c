@@ -1529,6 +1529,7 @@ static void check_bfs(const char *name, const sp_coo_t *g, const int64_t *source
     csr.nnz = v.nnz;
     csr.value_type = SP_VALUE_NONE;
     memcpy(&csr.ptr, &v.csr.row_ptr, sizeof csr.ptr); /* the validator only reads them */
+    memcpy(&csr.ptr64, &v.row_ptr64, sizeof csr.ptr64); /* (whichever width G holds) */
     memcpy(&csr.idx, &v.csr.col, sizeof csr.idx);
 #ifdef SP_DIST_TEST_GPU
     single_gpu_levels(name, g, sources, ns, ref);

@@ -1,17 +1,21 @@
-/* 64-bit offsets per matrix on a host context (issue 20, first slice): the same COO made
- * with sp_matrix_options_t.offset_bits 32 and 64 gives the same CSR and CSC pointers (one
- * array 32-bit, the other 64-bit, as sp_matrix_view and sp_matrix_info show them), the
- * same SpMV in CSR, CSC, COO and AUTO bit for bit (Poisson, random with empty rows,
- * duplicates and a long row, rectangular, empty; float and double), and the same BFS
- * levels, parents and stats in every variant; everything else refuses a 64-bit matrix
- * with SP_STATUS_NOT_SUPPORTED naming the format or operation and "64-bit offsets"
- * (ELL, HYB, JDS, SELL, sp_sptrsv, sp_solver_setup), a bad offset_bits value with
- * SP_STATUS_INVALID_ARGUMENT. A CUDA context (where one exists) takes a 64-bit matrix;
- * check_gpu_offsets64 tests what it does with it. */
+/* 64-bit offsets per matrix on a host context (issue 20): the same COO made with
+ * sp_matrix_options_t.offset_bits 32 and 64 gives the same CSR and CSC pointers (one array
+ * 32-bit, the other 64-bit, as sp_matrix_view and sp_matrix_info show them), the same SpMV
+ * in every format and AUTO bit for bit (Poisson, random with empty rows, duplicates and a
+ * long row, rectangular, empty; float and double: ELL, HYB, JDS and SELL built from the
+ * CSR's pointers narrowed to 32 bits), the same BFS levels, parents and stats in every
+ * variant, the same triangular solves and solver iterates; above the narrow limit (2^31
+ * entries, lowered by sp__test_set_narrow_limit) the 32-bit readers refuse a 64-bit matrix
+ * with SP_STATUS_NOT_SUPPORTED naming the format or operation and "64-bit offsets", a bad
+ * offset_bits value gets SP_STATUS_INVALID_ARGUMENT. offset_bits 0 gives 64 under
+ * SP_TEST_OFFSET_BITS=64 (the forced run of the suites labelled offsets64), which
+ * default_width asserts so that run cannot pass with the mode off. A CUDA context (where
+ * one exists) takes a 64-bit matrix; check_gpu_offsets64 tests what it does with it. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "sp_api.h" /* the test hooks sp__test_set_default_offset_bits, _narrow_limit */
 #include "testutil.h"
 
 /* The host context of every case (a checked fixture). */
@@ -32,7 +36,7 @@ static sp_matrix_t *make(sp_context_t *on, const sp_coo_t *coo, int bits)
     o.offset_bits = bits;
     ck_assert_ok(sp_matrix_create(on, coo, &o, &A));
     ck_assert_ok(sp_matrix_info(A, &info));
-    ck_assert_int_eq(info.offset_bits, bits == 0 ? 32 : bits);
+    ck_assert_int_eq(info.offset_bits, bits == 0 ? sp_test_default_offset_bits() : bits);
     return A;
 }
 
@@ -90,8 +94,11 @@ static void same_spmv(sp_matrix_t *A32, sp_matrix_t *A64, sp_format_t f, uint64_
         else ((double *)y32)[i] = v;
     }
     memcpy(y64, y32, ny * vs);
-    ck_assert_ok(sp_spmv(ctx, f, SP_SPMV_ALG_DEFAULT, alpha, A32, x, beta, y32));
-    ck_assert_ok(sp_spmv(ctx, f, SP_SPMV_ALG_DEFAULT, alpha, A64, x, beta, y64));
+    sp_status_t st32 = sp_spmv(ctx, f, SP_SPMV_ALG_DEFAULT, alpha, A32, x, beta, y32);
+    sp_status_t st64 = sp_spmv(ctx, f, SP_SPMV_ALG_DEFAULT, alpha, A64, x, beta, y64);
+    ck_assert_msg(st32 == st64 && (st32 == SP_STATUS_SUCCESS || f == SP_FORMAT_ELL),
+                  "SpMV %s: %s at 32 bits, %s at 64: %s", sp_format_name(f),
+                  sp_status_string(st32), sp_status_string(st64), sp_last_error());
     ck_assert_msg(memcmp(y32, y64, ny * vs) == 0, "SpMV %s differs between 32- and 64-bit offsets",
                   f == SP_FORMAT_AUTO ? "auto" : sp_format_name(f));
     free(x);
@@ -104,10 +111,16 @@ static void compare_spmv(sp_coo_t *coo, uint64_t seed)
 {
     sp_format_t chosen = SP_FORMAT_AUTO;
     sp_matrix_t *A32 = make(ctx, coo, 32), *A64 = make(ctx, coo, 64);
-    sp_format_t formats[] = {SP_FORMAT_CSR, SP_FORMAT_COO, SP_FORMAT_CSC, SP_FORMAT_AUTO};
+    sp_format_t formats[] = {SP_FORMAT_CSR, SP_FORMAT_COO, SP_FORMAT_CSC, SP_FORMAT_ELL,
+                             SP_FORMAT_HYB, SP_FORMAT_JDS, SP_FORMAT_SELL, SP_FORMAT_AUTO};
+    sp_matrix_info_t i32, i64;
     for (size_t i = 0; i < sizeof formats / sizeof formats[0]; i++)
         same_spmv(A32, A64, formats[i], seed + i);
-    same_pointers(A32, A64, SP_FORMAT_CSR);
+    ck_assert_ok(sp_matrix_info(A32, &i32));
+    ck_assert_ok(sp_matrix_info(A64, &i64));
+    for (int f = SP_FORMAT_ELL; f < SP_FORMAT_COUNT; f++) /* the same padded formats */
+        ck_assert_int_eq(i32.bytes[f], i64.bytes[f]);
+    same_pointers(A32, A64, SP_FORMAT_CSR); /* (its bytes: no narrowed pointers kept) */
     same_pointers(A32, A64, SP_FORMAT_CSC);
     ck_assert_ok(sp_spmv_choose_format(ctx, A64, &chosen));
     ck_assert_msg(chosen == SP_FORMAT_CSR || chosen == SP_FORMAT_COO,
@@ -138,7 +151,7 @@ START_TEST(bfs_same_results)
     sp_coo_t *g = NULL;
     ck_assert_ok(sp_gen_kronecker(11, 8, 5, SP_VALUE_NONE, &g));
     ck_assert_ok(sp_coo_symmetrize(g, 1));
-    sp_matrix_t *G32 = make(ctx, g, 0), *G64 = make(ctx, g, 64);
+    sp_matrix_t *G32 = make(ctx, g, 32), *G64 = make(ctx, g, 64);
     int64_t n = g->nrows, m = g->nnz; /* sources with an edge (Graph500's rule) */
     int64_t sources[NSRC] = {g->row[0], g->row[m / 3], g->row[m / 2], g->row[m - 1]};
     sp_bfs_variant_t variants[] = {SP_BFS_AUTO,     SP_BFS_PUSH,       SP_BFS_PULL,
@@ -182,8 +195,63 @@ START_TEST(bfs_same_results)
 }
 END_TEST
 
-/* Formats and operations that serve 32-bit offsets only: refused, A left usable. */
-START_TEST(refusals_on_64bit)
+/* y = alpha L^-1 b from the lower triangle, then x from PCG with symmetric Gauss-Seidel and
+ * from CG in fused steps (20 iterations each) on A32 and A64: the same bits. The fused steps
+ * read the CSR's pointers narrowed to 32 bits, kept with A64's CSR (its bytes: 4 more a
+ * pointer) until the CSR goes. */
+START_TEST(sptrsv_and_solver_same_results)
+{
+    enum { N = 400, SOLVES = 2 };
+    static const sp_solver_type_t types[SOLVES] = {SP_SOLVER_PCG_SGS, SP_SOLVER_CG};
+    static const sp_solver_loop_t loops[SOLVES] = {SP_SOLVER_LOOP_AUTO, SP_SOLVER_LOOP_DEVICE};
+    sp_coo_t *a = NULL;
+    ck_assert_ok(sp_gen_poisson2d(20, SP_R_64F, &a));
+    sp_matrix_t *A[2] = {make(ctx, a, 32), make(ctx, a, 64)};
+    double alpha = 1.5, b[N], y[2][N], x[2][SOLVES][N];
+    int64_t iterations[2][SOLVES];
+    for (int i = 0; i < N; i++) b[i] = 1.0 + (i % 7);
+    for (int w = 0; w < 2; w++) {
+        sp_vector_t *vb = NULL, *vx = NULL;
+        sp_matrix_info_t info;
+        ck_assert_ok(sp_sptrsv(ctx, A[w], SP_UPLO_LOWER, SP_DIAG_NON_UNIT, SP_SPTRSV_ALG_AUTO,
+                               &alpha, b, y[w]));
+        ck_assert_ok(sp_vector_create(ctx, SP_R_64F, N, b, &vb));
+        ck_assert_ok(sp_vector_create(ctx, SP_R_64F, N, NULL, &vx));
+        for (int k = 0; k < SOLVES; k++) {
+            sp_solver_t *s = NULL;
+            sp_solver_result_t res;
+            sp_solver_options_t o = {.max_iterations = 20, .loop = loops[k]};
+            ck_assert_ok(sp_solver_create(ctx, types[k], &s));
+            ck_assert_ok(sp_solver_set_options(s, &o));
+            ck_assert_ok(sp_solver_setup(s, A[w]));
+            ck_assert_ok(sp_vector_fill(ctx, vx, 0.0));
+            ck_assert_ok(sp_solver_solve(s, vb, vx));
+            ck_assert_ok(sp_solver_result(s, &res));
+            iterations[w][k] = res.iterations;
+            ck_assert_ok(sp_vector_copy_to_host(ctx, vx, x[w][k]));
+            sp_solver_destroy(s);
+        }
+        ck_assert_ok(sp_matrix_info(A[w], &info));
+        ck_assert_int_eq(info.bytes[SP_FORMAT_CSR], (N + 1) * (w ? 12 : 4) + 1920 * 12);
+        sp_vector_destroy(vx);
+        sp_vector_destroy(vb);
+    }
+    ck_assert_mem_eq(y[0], y[1], sizeof y[0]);
+    ck_assert_mem_eq(x[0], x[1], sizeof x[0]);
+    for (int k = 0; k < SOLVES; k++) {
+        ck_assert_int_eq(iterations[0][k], iterations[1][k]);
+        ck_assert_int_gt(iterations[0][k], 1);
+    }
+    ck_assert_ok(sp_matrix_release(ctx, A[1], SP_FORMAT_CSR)); /* the narrowed copy with it */
+    sp_matrix_destroy(A[0]);
+    sp_matrix_destroy(A[1]);
+    sp_coo_free(a);
+}
+END_TEST
+
+/* Above the narrow limit (2^31 entries; lowered here to 1000) what reads 32-bit offsets
+ * only refuses a 64-bit matrix before any work, naming it; A is left usable. */
+START_TEST(refusals_above_narrow_limit)
 {
     sp_coo_t *a = NULL;
     sp_solver_t *solver = NULL;
@@ -191,12 +259,14 @@ START_TEST(refusals_on_64bit)
     sp_matrix_t *A = make(ctx, a, 64);
     double alpha = 1, beta = 0, x[400] = {0}, y[400] = {0};
     sp_format_t refused[] = {SP_FORMAT_ELL, SP_FORMAT_HYB, SP_FORMAT_JDS, SP_FORMAT_SELL};
+    sp__test_set_narrow_limit(1000);
     for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
         const char *name = sp_format_name(refused[i]);
         ck_assert_status(sp_matrix_build(ctx, A, refused[i]), SP_STATUS_NOT_SUPPORTED);
         ck_assert_error_has(name);
         ck_assert_error_has("64-bit offsets");
         ck_assert_error_has("400 x 400 matrix with 1920 entries");
+        ck_assert_error_has("up to 1000 entries");
         ck_assert_status(sp_spmv(ctx, refused[i], SP_SPMV_ALG_DEFAULT, &alpha, A, x, &beta, y),
                          SP_STATUS_NOT_SUPPORTED);
         ck_assert_error_has(name);
@@ -219,19 +289,57 @@ START_TEST(refusals_on_64bit)
     ck_assert_error_has("sp_solver_setup");
     ck_assert_error_has("64-bit offsets");
     sp_solver_destroy(solver);
-    /* nothing refused was built; what is supported still runs */
+    /* nothing refused was built; what is supported still runs; at the limit ELL builds */
     sp_matrix_info_t info;
     ck_assert_ok(sp_matrix_info(A, &info));
     for (int f = SP_FORMAT_ELL; f < SP_FORMAT_COUNT; f++) ck_assert_int_eq(info.bytes[f], 0);
     for (int i = 0; i < 400; i++) x[i] = 1;
     ck_assert_ok(sp_spmv(ctx, SP_FORMAT_CSR, SP_SPMV_ALG_DEFAULT, &alpha, A, x, &beta, y));
     ck_assert(y[0] == 2.0 && y[21] == 0.0); /* corner: 4 - 2; inside: 4 - 4 */
+    sp__test_set_narrow_limit(1920);
+    ck_assert_ok(sp_spmv(ctx, SP_FORMAT_ELL, SP_SPMV_ALG_DEFAULT, &alpha, A, x, &beta, y));
+    ck_assert(y[0] == 2.0 && y[21] == 0.0);
+    sp__test_set_narrow_limit(INT64_MAX); /* back to 2^31 - 1 */
     sp_matrix_destroy(A);
     sp_coo_free(a);
 }
 END_TEST
 
-/* offset_bits: 0 and 32 keep today's matrix, other values are refused naming the field. */
+/* offset_bits 0 below 2^31 entries: 32, or 64 under the test hook (SP_TEST_OFFSET_BITS=64,
+ * set by sp_test_run: asserted here, so the forced run cannot pass with the mode off); the
+ * hook leaves an explicit 32 alone, and a CUDA context (where one exists) at 32. */
+START_TEST(default_width)
+{
+    const char *env = getenv("SP_TEST_OFFSET_BITS");
+    sp_context_t *gpu = NULL;
+    sp_coo_t *a = NULL;
+    ck_assert_ok(sp_gen_poisson2d(8, SP_R_64F, &a));
+    ck_assert_int_eq(sp_test_default_offset_bits(), env && strcmp(env, "64") == 0 ? 64 : 32);
+    sp_matrix_destroy(make(ctx, a, 0)); /* asserts sp_test_default_offset_bits() */
+    for (int bits = 32; bits <= 64; bits += 32) {
+        sp_matrix_t *A = NULL;
+        sp_matrix_info_t info;
+        sp__test_set_default_offset_bits(bits);
+        ck_assert_ok(sp_matrix_create(ctx, a, NULL, &A));
+        ck_assert_ok(sp_matrix_info(A, &info));
+        ck_assert_int_eq(info.offset_bits, bits);
+        sp_matrix_destroy(A);
+        sp_matrix_destroy(make(ctx, a, 32));
+        if (sp_context_create(SP_DEVICE_CUDA, NULL, &gpu) == SP_STATUS_SUCCESS) {
+            ck_assert_ok(sp_matrix_create(gpu, a, NULL, &A));
+            ck_assert_ok(sp_matrix_info(A, &info));
+            ck_assert_int_eq(info.offset_bits, 32);
+            sp_matrix_destroy(A);
+            sp_context_destroy(gpu);
+        }
+    }
+    sp__test_set_default_offset_bits(sp_test_default_offset_bits());
+    sp_coo_free(a);
+}
+END_TEST
+
+/* offset_bits: 0 (the run's default) and 32 are taken, other values are refused naming the
+ * field. */
 START_TEST(offset_bits_option)
 {
     sp_coo_t *a = NULL;
@@ -240,7 +348,7 @@ START_TEST(offset_bits_option)
     ck_assert_ok(sp_gen_poisson2d(8, SP_R_32F, &a));
     ck_assert_ok(sp_matrix_create(ctx, a, NULL, &A));
     ck_assert_ok(sp_matrix_info(A, &info));
-    ck_assert_int_eq(info.offset_bits, 32);
+    ck_assert_int_eq(info.offset_bits, sp_test_default_offset_bits());
     sp_matrix_destroy(A);
     A = NULL;
     sp_matrix_destroy(make(ctx, a, 0));
@@ -289,7 +397,9 @@ static Suite *offsets64_suite(void)
     tcase_add_checked_fixture(t, host_setup, host_teardown);
     tcase_add_loop_test(t, spmv_catalogue, 0, SP_TEST_OFFSETS64_MATRICES);
     tcase_add_test(t, bfs_same_results);
-    tcase_add_test(t, refusals_on_64bit);
+    tcase_add_test(t, sptrsv_and_solver_same_results);
+    tcase_add_test(t, refusals_above_narrow_limit);
+    tcase_add_test(t, default_width);
     tcase_add_test(t, offset_bits_option);
     tcase_add_test(t, cuda_accepts);
     suite_add_tcase(s, t);

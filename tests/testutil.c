@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "sp_api.h" /* sp__test_set_default_offset_bits */
 #include "sp_ref.h"
 
 const char *sp_test_path(const char *relative)
@@ -38,8 +39,24 @@ static int run_all(SRunner *runner)
     return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }
 
+int sp_test_default_offset_bits(void)
+{
+    const char *s = getenv("SP_TEST_OFFSET_BITS");
+    if (s == NULL || *s == '\0' || strcmp(s, "32") == 0) return 32;
+    return strcmp(s, "64") == 0 ? 64 : -1;
+}
+
 int sp_test_run(Suite *suite)
 {
+    int bits = sp_test_default_offset_bits();
+    if (bits < 0) {
+        printf("SP_TEST_OFFSET_BITS=%s: not 32 or 64, no test ran\n",
+               getenv("SP_TEST_OFFSET_BITS"));
+        srunner_free(srunner_create(suite)); /* frees the suite */
+        return EXIT_FAILURE;
+    }
+    if (bits == 64) printf("SP_TEST_OFFSET_BITS=64: host matrices default to 64-bit offsets\n");
+    sp__test_set_default_offset_bits(bits); /* before the fork: every test inherits it */
     SRunner *runner = srunner_create(suite);
     return run_all(runner);
 }
@@ -168,6 +185,15 @@ sp_coo_t *sp_test_offsets64_matrix(int i)
     case 8: return sp_test_random_coo(23, 50, 80, 0, SP_R_64F, 0);
     default: return NULL;
     }
+}
+
+int64_t sp_test_view_pointer(const sp_format_view_t *v, sp_format_t f, int64_t i)
+{
+    const int32_t *p32 = f == SP_FORMAT_CSR ? v->csr.row_ptr : v->csc.col_ptr;
+    const int64_t *p64 = f == SP_FORMAT_CSR ? v->row_ptr64 : v->col_ptr64;
+    ck_assert_msg((p32 == NULL) != (p64 == NULL), "view of %s: not exactly one pointer array",
+                  sp_format_name(f));
+    return p64 ? p64[i] : p32[i];
 }
 
 void sp_test_dense_spmv(const sp_coo_t *a, double alpha, const double *x, double beta,

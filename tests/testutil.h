@@ -15,6 +15,11 @@ const char *sp_test_path(const char *relative);
  * exit status: 0 when all passed, a failure too when CK_RUN_CASE names no case of the
  * suite (ctest runs the longest suites a case at a time: tests/CMakeLists.txt). */
 int sp_test_run(Suite *suite);
+/* The width offset_bits 0 gives a host matrix below 2^31 entries in this run: 64 when
+ * SP_TEST_OFFSET_BITS=64 (sp_test_run then sets sp__test_set_default_offset_bits, so the
+ * suites labelled offsets64 in tests/CMakeLists.txt run with every such matrix at 64 bits),
+ * 32 when it is unset, empty or 32, -1 for any other value (sp_test_run fails then). */
+int sp_test_default_offset_bits(void);
 
 /* For GPU suites: 77 (ctest's skip code) when no CUDA device is usable (built without
  * CUDA, or none present); else run every test in this process (CUDA does not survive
@@ -81,6 +86,10 @@ sp_coo_t *sp_test_random_coo(uint64_t seed, int64_t nrows, int64_t ncols, int64_
  * rectangular both ways, 0 entries; NULL past the last. */
 #define SP_TEST_OFFSETS64_MATRICES 9
 sp_coo_t *sp_test_offsets64_matrix(int i);
+
+/* Pointer i of format f (CSR or CSC) in view v, whichever width the matrix holds
+ * (row_ptr / col_ptr, or row_ptr64 / col_ptr64 at 64-bit offsets). */
+int64_t sp_test_view_pointer(const sp_format_view_t *v, sp_format_t f, int64_t i);
 
 /* Dense reference y = alpha*A*x + beta*y from a COO (duplicates add), in double. beta == 0
  * ignores y's input. */

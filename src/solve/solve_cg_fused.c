@@ -59,6 +59,7 @@ static sp_status_t matrix_args(sp_solver_t *s, sp_cg_args_t *a)
 {
     sp_status_t st = SP_STATUS_SUCCESS;
     sp_matrix_t *A = s->A;
+    sp_csr_t csr;
     if (s->format == SP_FORMAT_ELL) {
         a->mat_kind = SP_CG_MAT_ELL;
         a->nnz = A->f.ell.nnz;
@@ -68,11 +69,12 @@ static sp_status_t matrix_args(sp_solver_t *s, sp_cg_args_t *a)
         goto done;
     }
     SP_TRY(sp_matrix_build(s->ctx, A, SP_FORMAT_CSR));
+    SP_TRY(sp__matrix_csr32(A, &csr)); /* the steps read 32-bit pointers */
     a->mat_kind = SP_CG_MAT_CSR;
-    a->nnz = A->f.csr.nnz;
-    a->ptr = A->f.csr.ptr;
-    a->idx = A->f.csr.idx;
-    a->val = A->f.csr.val;
+    a->nnz = csr.nnz;
+    a->ptr = csr.ptr;
+    a->idx = csr.idx;
+    a->val = csr.val;
 done:
     return st;
 }
