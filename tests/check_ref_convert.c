@@ -335,6 +335,57 @@ START_TEST(sort_merge_threads_bad_entry)
 }
 END_TEST
 
+/* An input already in strictly increasing (row, col) order comes back as it was, nothing
+ * merged (the sort is skipped); one step back anywhere, or a duplicate, or an entry outside
+ * the matrix in an otherwise sorted input, still goes through the sort: the reference's
+ * result, and its message for the bad entry. 2^17 + 9 entries, 4 threads, so the check
+ * runs in chunks and the step back can sit in the last one. */
+START_TEST(sort_merge_threads_sorted_input)
+{
+    int64_t nnz = ((int64_t)1 << 17) + 9, m = 40000, n = 50;
+    for (int variant = 0; variant < 4; variant++) {
+        sp_coo_t *a = random_big(11, m, n, nnz, SP_R_64F), *b = NULL, *c = NULL;
+        sp_triplets_t ta = sp__coo_triplets(a);
+        int64_t ma = -1, mb = -1;
+        ck_assert_ok(sp__ref_coo_sort_merge(&ta, SP_DUP_SUM, NULL)); /* sorted, merged */
+        a->nnz = ta.nnz;
+        if (variant == 1) { /* a step back in the last chunk */
+            int64_t k = a->nnz - 3;
+            int32_t r = a->row[k], col = a->col[k];
+            double v = ((double *)a->val)[k];
+            a->row[k] = a->row[k + 1], a->col[k] = a->col[k + 1];
+            ((double *)a->val)[k] = ((double *)a->val)[k + 1];
+            a->row[k + 1] = r, a->col[k + 1] = col, ((double *)a->val)[k + 1] = v;
+        }
+        if (variant == 2) /* a duplicate: entry 5000 again at 5001 */
+            a->row[5001] = a->row[5000], a->col[5001] = a->col[5000];
+        if (variant == 3) a->col[a->nnz - 2] = (int32_t)n; /* outside, sorted otherwise */
+        ck_assert_ok(sp_coo_copy(a, SP_R_64F, &b));
+        ck_assert_ok(sp_coo_copy(a, SP_R_64F, &c));
+        sp_triplets_t tb = sp__coo_triplets(b), tc = sp__coo_triplets(c);
+        sp_status_t sb = sp__ref_coo_sort_merge(&tb, SP_DUP_SUM, &ma);
+        sp_status_t sc = sp__coo_sort_merge_threads(&tc, SP_DUP_SUM, &mb, 4);
+        ck_assert_int_eq(sb, sc);
+        if (variant == 3) {
+            ck_assert_int_eq(sc, SP_STATUS_INVALID_ARGUMENT);
+            ck_assert_msg(strstr(sp_last_error(), "entry") != NULL, "%s", sp_last_error());
+        } else {
+            ck_assert_int_eq(ma, mb);
+            ck_assert_int_eq(mb, variant == 2 ? 1 : 0);
+            ck_assert_int_eq(tb.nnz, tc.nnz);
+            ck_assert(memcmp(b->row, c->row, (size_t)tb.nnz * sizeof *b->row) == 0);
+            ck_assert(memcmp(b->col, c->col, (size_t)tb.nnz * sizeof *b->col) == 0);
+            ck_assert(memcmp(b->val, c->val, (size_t)tb.nnz * sizeof(double)) == 0);
+            if (variant == 0) /* untouched */
+                ck_assert(memcmp(a->row, c->row, (size_t)a->nnz * sizeof *a->row) == 0);
+        }
+        sp_coo_free(a);
+        sp_coo_free(b);
+        sp_coo_free(c);
+    }
+}
+END_TEST
+
 /* Both host sorts with their 64-bit positions (issue 20: used past INT32_MAX / UINT32_MAX
  * entries, forced here by the test limit) give the 32-bit paths' result bit for bit. */
 static void assert_same_coo(const sp_coo_t *a, const sp_coo_t *b)
@@ -757,6 +808,7 @@ int main(void)
     tcase_add_loop_test(tc, sort_merge_random, 0, 4);
     tcase_add_loop_test(tc, sort_merge_threads, 0, 18);
     tcase_add_test(tc, sort_merge_threads_bad_entry);
+    tcase_add_test(tc, sort_merge_threads_sorted_input);
     tcase_add_loop_test(tc, sort_merge_positions64, 0, 6);
     tcase_add_test(tc, symmetrize_positions64);
     tcase_add_test(tc, entries_past_32_bits);
