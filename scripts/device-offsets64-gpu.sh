@@ -18,18 +18,7 @@ set -u
 cd "$(dirname "$0")/.."
 L=${OUT:-build-gpu/logs}; mkdir -p "$L"
 . scripts/device-env.sh
-fail=0
-t0=$(date +%s)
-step() { # name rc: the verdict line
-  if [ "$2" -eq 0 ]; then echo "== PASS $1 ($(( $(date +%s) - t0 )) s)"
-  else echo "== FAIL $1 (rc=$2; logs in $L)"; fail=1; fi
-}
-nvidia-smi --query-gpu=index,name,driver_version --format=csv,noheader | tee "$L/gpu.txt"
-cmake -S . -B build-gpu -DSP_WITH_CUDA=ON -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
-  "${SP_ZLIB_ARGS[@]}" >"$L/configure.log" 2>&1 || { tail -20 "$L/configure.log"; exit 1; }
-cmake --build build-gpu -j"$(nproc)" >"$L/build.log" 2>&1 \
-  || { grep -E "error" "$L/build.log" | head -30; echo "== FAIL build"; exit 1; }
-echo "== PASS build ($(( $(date +%s) - t0 )) s)"
+. scripts/device-build.sh # step, t0, fail; build-gpu built
 
 # 1. the new GPU suite and the host suite (a skip, 77, would hide the GPU: a failure here)
 (cd build-gpu && timeout 300 ctest --output-on-failure -R '^(check_gpu_offsets64|check_offsets64)$' \
