@@ -14,10 +14,11 @@ out=${OUT:-/tmp/sp_gen20_out}
 b=$root/build-gpu-gen
 mkdir -p "$out"
 cd "$root" || exit 1
+. scripts/device-env.sh # Check from .deps (the test targets need it), SP_ZLIB_ARGS
 t0=$(date +%s)
 rc=0
 { lscpu; uname -r; cat /sys/kernel/mm/transparent_hugepage/enabled; } > "$out/host.txt" 2>&1
-cmake -S . -B "$b" -DCMAKE_BUILD_TYPE=Release -DSP_WITH_CUDA=OFF -DSP_BUILD_EXAMPLES=OFF \
+cmake -S . -B "$b" -DCMAKE_BUILD_TYPE=Release -DSP_WITH_CUDA=OFF -DSP_BUILD_EXAMPLES=OFF "${SP_ZLIB_ARGS[@]}" \
     > "$out/build.log" 2>&1 &&
     cmake --build "$b" -j"$(nproc)" --target gen_bench check_gen check_dist \
         >> "$out/build.log" 2>&1 || { tail -20 "$out/build.log"; echo "gen20: FAIL build"; exit 1; }
