@@ -3,8 +3,8 @@
  * cooperative-groups barrier for comparison): mean and harmonic-mean time, GTEPS counted
  * as Graph500 does (input undirected edges of the traversed component) and as directed
  * edges traversed, levels and time per level. Every search measured is validated by the
- * Graph500 rules (sp__ref_bfs_validate, outside the timing); --check also compares the
- * levels with the reference. */
+ * Graph500 rules (sp__bfs_validate_threads: the reference's rules on every core, outside
+ * the timing); --check also compares the levels with the reference. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -186,8 +186,8 @@ static int validate(const sb_bfs_request_t *q, bfs_buffers_t *b,
         if (sp__ref_bfs(b->g, source, b->ref, NULL, NULL, NULL, NULL, NULL, 0)) return 0;
         b->ref_source = source;
     }
-    return sp__ref_bfs_validate(b->g, source, b->level, b->parent,
-                                q->check ? b->ref : NULL, why, len);
+    return sp__bfs_validate_threads(b->g, source, b->level, b->parent,
+                                    q->check ? b->ref : NULL, why, len, 0);
 }
 
 /* The amortized figure of combination c: sp_bfs_multi over all sources (in batches whose

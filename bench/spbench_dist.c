@@ -28,6 +28,7 @@
 #include <string.h>
 
 #include "sp.h"
+#include "sp_api.h" /* sp__bfs_validate_threads */
 #include "sp_ref.h"
 #include "spbench_dist.h"
 #include "spbench_util.h"
@@ -182,8 +183,8 @@ static sp_status_t rank_bfs(drun_t *d, int r, sp_dist_matrix_t *A)
         if (r == 0) progress("distributed search timed and gathered, source", d->sources[s]);
         if (r == 0 && (memcmp(d->level, d->ref_level + (size_t)s * (size_t)n,
                               (size_t)n * sizeof *lv) != 0 ||
-                       !sp__ref_bfs_validate(d->csr, (int32_t)d->sources[s], d->level,
-                                             d->parent, NULL, why, sizeof why))) {
+                       !sp__bfs_validate_threads(d->csr, (int32_t)d->sources[s], d->level,
+                                                 d->parent, NULL, why, sizeof why, 0))) {
             fprintf(stderr, "spbench: distributed BFS from %lld wrong: %s\n",
                     (long long)d->sources[s], why);
             d->bfs_bad = 1;

@@ -221,6 +221,12 @@ sp_status_t sp__matrix_needs_offsets32(const sp_matrix_t *A, const char *what);
  * at 64 its column ids and values with the pointers narrowed once (kept with the CSR,
  * counted in its bytes). Host contexts only. */
 sp_status_t sp__matrix_csr32(sp_matrix_t *A, sp_csr_t *csr);
+/* sp__ref_bfs_validate with its row-wise rules on up to nthreads threads (<= 0: every
+ * core; graphs below 2^16 vertices take one): the same verdict and message
+ * (src/bfs_validate.c). */
+int sp__bfs_validate_threads(const sp_csr_t *g, int32_t source, const int32_t *level,
+                             const int32_t *parent, const int32_t *ref_level, char *why,
+                             size_t why_len, int nthreads);
 /* Test hooks (src/matrix.c; the Check suites, never the library): what offset_bits 0 gives
  * below 2^31 entries on a host context (64, or anything else for 32: SP_TEST_OFFSET_BITS=64
  * in tests/testutil.c runs whole suites with 64-bit offsets), and the most entries a host
@@ -228,6 +234,10 @@ sp_status_t sp__matrix_csr32(sp_matrix_t *A, sp_csr_t *csr);
  * never above; lowered, the guard's refusal runs at small sizes). */
 void sp__test_set_default_offset_bits(int bits);
 void sp__test_set_narrow_limit(int64_t limit);
+/* Test hook (src/matrix_cuda.c): the most entries a CUDA context sorts and merges on the
+ * device (INT32_MAX, its 32-bit counts; never above). A COO with more is put in order on
+ * the host and uploaded sorted; lowered, that path runs at small sizes. */
+void sp__test_set_device_sort_limit(int64_t limit);
 /* Frees every format of A (never COO) that is built now and was not in built_before (a
  * mask of A->built): a call that failed after building formats leaves A as it was. */
 void sp__matrix_drop_formats_since(sp_matrix_t *A, unsigned built_before);

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sp_api.h" /* sp__bfs_validate_threads */
 #include "sp_ref.h"
 #include "testutil.h"
 #include "testutil_ref.h"
@@ -142,6 +143,81 @@ START_TEST(directed_graph)
 }
 END_TEST
 
+/* sp__bfs_validate_threads splits the row-wise rules among threads: on a graph past its
+ * serial bound it gives the serial verdict and the serial message (the first failure in
+ * row order), for correct output and for corruptions several tasks see at once. */
+static int64_t degree(const sp_csr_t *g, int64_t v) { return sp__csr_at(g, v + 1) - sp__csr_at(g, v); }
+
+static int adjacent(const sp_csr_t *g, int32_t u, int32_t v)
+{
+    for (int64_t k = sp__csr_at(g, u); k < sp__csr_at(g, u + 1); k++)
+        if (g->idx[k] == v) return 1;
+    return 0;
+}
+
+static void both_agree(const sp_csr_t *g, int32_t src, const int32_t *level,
+                       const int32_t *parent, const int32_t *ref, int want)
+{
+    char serial[256], threaded[256];
+    int s = sp__ref_bfs_validate(g, src, level, parent, ref, serial, sizeof serial);
+    ck_assert_int_eq(s, want);
+    for (int t = 0; t <= 4; t += 2) {
+        int p = sp__bfs_validate_threads(g, src, level, parent, ref, threaded, sizeof threaded, t);
+        ck_assert_int_eq(p, s);
+        if (!s) ck_assert_str_eq(threaded, serial);
+    }
+}
+
+START_TEST(threads_agree)
+{
+    sp_coo_t *a = NULL;
+    sp_csr_t g;
+    int32_t src = 0, *level, *parent, *ref, *lv, *pa;
+    ck_assert_ok(sp_gen_kronecker(17, 8, 5, SP_VALUE_NONE, &a));
+    ck_assert_ok(sp_coo_symmetrize(a, 1));
+    ck_assert_ok(sp_test_coo_to_csr(a, &g));
+    sp_coo_free(a);
+    size_t bytes = (size_t)g.nrows * sizeof(int32_t);
+    level = malloc(bytes), parent = malloc(bytes), ref = malloc(bytes);
+    lv = malloc(bytes), pa = malloc(bytes);
+    ck_assert(level && parent && ref && lv && pa);
+    while (degree(&g, src) == 0) src++;
+    ck_assert_ok(sp__ref_bfs(&g, src, ref, parent, NULL, NULL, NULL, NULL, 0));
+    memcpy(level, ref, bytes);
+    both_agree(&g, src, level, parent, ref, 1);
+    /* the edge rule broken in many rows at once: every reached vertex above the middle
+       one level deeper (its tree edges then break first: rule 0 before rule 1) */
+    int64_t hits = 0;
+    memcpy(lv, level, bytes);
+    for (int64_t v = g.nrows / 2; v < g.nrows; v++)
+        if (lv[v] > 0) lv[v] += 2, hits++;
+    ck_assert_int_gt(hits, 100);
+    both_agree(&g, src, lv, parent, NULL, 0);
+    both_agree(&g, src, lv, NULL, NULL, 0); /* without parents: the edge rule alone */
+    /* parent edges not in the graph (a vertex of the right level, not a neighbour), in
+       two far-apart rows */
+    memcpy(pa, parent, bytes);
+    for (int64_t from = g.nrows / 3, changed = 0; changed < 2; from = 2 * g.nrows / 3) {
+        int64_t w = from;
+        while (w < g.nrows && level[w] < 2) w++;
+        ck_assert_int_lt(w, g.nrows);
+        for (int64_t u = 0; u < g.nrows; u++)
+            if (level[u] == level[w] - 1 && !adjacent(&g, (int32_t)u, (int32_t)w)) {
+                pa[w] = (int32_t)u;
+                changed++;
+                break;
+            }
+    }
+    both_agree(&g, src, level, pa, NULL, 0);
+    /* the reference's levels differ (and only they) */
+    memcpy(lv, ref, bytes);
+    lv[g.nrows - 1] = lv[g.nrows - 1] == 5 ? 6 : 5;
+    both_agree(&g, src, level, parent, lv, 0);
+    free(level), free(parent), free(ref), free(lv), free(pa);
+    sp__csr_free(&g);
+}
+END_TEST
+
 static Suite *bfs_validate_suite(void)
 {
     Suite *s = suite_create("bfs_validate");
@@ -149,6 +225,7 @@ static Suite *bfs_validate_suite(void)
     tcase_add_test(t, correct_outputs_pass);
     tcase_add_test(t, each_rule_fires);
     tcase_add_test(t, directed_graph);
+    tcase_add_test(t, threads_agree);
     suite_add_tcase(s, t);
     return s;
 }

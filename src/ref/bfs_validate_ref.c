@@ -88,9 +88,8 @@ static int check_shape(const sp_csr_t *g, int32_t source, const int32_t *level,
     return 1;
 }
 
-int sp__ref_bfs_validate(const sp_csr_t *g, int32_t source, const int32_t *level,
-                         const int32_t *parent, const int32_t *ref_level, char *why,
-                         size_t why_len)
+int sp__ref_bfs_validate_start(const sp_csr_t *g, int32_t source, const int32_t *level,
+                               const int32_t *parent, char *why, size_t why_len)
 {
     if (why && why_len) why[0] = '\0';
     if (!g || !level || g->nrows != g->ncols || source < 0 || source >= g->nrows)
@@ -98,8 +97,15 @@ int sp__ref_bfs_validate(const sp_csr_t *g, int32_t source, const int32_t *level
                     source);
     if (!check_shape(g, source, level, parent, why, why_len)) return 0;
     if (parent && !check_tree(g, source, level, parent, why, why_len)) return 0;
-    for (int32_t v = 0; parent && v < g->nrows; v++) {
-        int32_t p = parent[v];
+    return 1;
+}
+
+int sp__ref_bfs_validate_rows(const sp_csr_t *g, int32_t source, const int32_t *level,
+                              const int32_t *parent, int rule, int64_t lo, int64_t hi,
+                              char *why, size_t why_len)
+{
+    for (int64_t i = lo; rule == 0 && parent && i < hi; i++) {
+        int32_t v = (int32_t)i, p = parent[v];
         if (v == source || p < 0) continue;
         if (level[p] != level[v] - 1)
             return fail(why, why_len,
@@ -109,7 +115,8 @@ int sp__ref_bfs_validate(const sp_csr_t *g, int32_t source, const int32_t *level
             return fail(why, why_len, "rule parent edge: parent edge (%d, %d) of vertex %d is "
                         "not in the graph", p, v, v);
     }
-    for (int32_t u = 0; u < g->nrows; u++) {
+    for (int64_t i = lo; rule == 1 && i < hi; i++) {
+        int32_t u = (int32_t)i;
         if (level[u] < 0) continue;
         for (int64_t k = sp__csr_at(g, u); k < sp__csr_at(g, u + 1); k++) {
             int32_t v = g->idx[k];
@@ -121,9 +128,25 @@ int sp__ref_bfs_validate(const sp_csr_t *g, int32_t source, const int32_t *level
                             u, v, level[u], level[v]);
         }
     }
+    return 1;
+}
+
+int sp__ref_bfs_validate_reference(const sp_csr_t *g, const int32_t *level,
+                                   const int32_t *ref_level, char *why, size_t why_len)
+{
     for (int32_t v = 0; ref_level && v < g->nrows; v++)
         if (level[v] != ref_level[v])
             return fail(why, why_len, "rule reference: level[%d] = %d, the reference has %d", v,
                         level[v], ref_level[v]);
     return 1;
+}
+
+int sp__ref_bfs_validate(const sp_csr_t *g, int32_t source, const int32_t *level,
+                         const int32_t *parent, const int32_t *ref_level, char *why,
+                         size_t why_len)
+{
+    return sp__ref_bfs_validate_start(g, source, level, parent, why, why_len) &&
+           sp__ref_bfs_validate_rows(g, source, level, parent, 0, 0, g->nrows, why, why_len) &&
+           sp__ref_bfs_validate_rows(g, source, level, parent, 1, 0, g->nrows, why, why_len) &&
+           sp__ref_bfs_validate_reference(g, level, ref_level, why, why_len);
 }

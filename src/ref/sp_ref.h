@@ -108,6 +108,18 @@ sp_status_t sp__ref_bfs_with_queue(const sp_csr_t *g, int32_t source, int32_t *q
 int sp__ref_bfs_validate(const sp_csr_t *g, int32_t source, const int32_t *level,
                          const int32_t *parent, const int32_t *ref_level, char *why,
                          size_t why_len);
+/* Its steps, in its order, for callers that split the rows among threads
+ * (sp__bfs_validate_threads, src/bfs_validate.c): the arguments, ranges, parents and parent
+ * chains (whole); rule 0 (tree and parent edges, of vertices lo..hi-1) or rule 1 (the
+ * out-edges of vertices lo..hi-1); the reference's levels. The first failure of a step in
+ * row order is the one sp__ref_bfs_validate reports. */
+int sp__ref_bfs_validate_start(const sp_csr_t *g, int32_t source, const int32_t *level,
+                               const int32_t *parent, char *why, size_t why_len);
+int sp__ref_bfs_validate_rows(const sp_csr_t *g, int32_t source, const int32_t *level,
+                              const int32_t *parent, int rule, int64_t lo, int64_t hi,
+                              char *why, size_t why_len);
+int sp__ref_bfs_validate_reference(const sp_csr_t *g, const int32_t *level,
+                                   const int32_t *ref_level, char *why, size_t why_len);
 
 /* ---- sparse triangular solve: x = alpha * T^-1 b, T the lower (upper == 0: entries with
  * col <= row) or upper (col >= row) triangle of the square CSR a; the other triangle is
