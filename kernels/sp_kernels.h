@@ -100,6 +100,10 @@ sp_status_t sp__gpu_coo_to_csr(const sp_gpu_env_t *env, const sp_triplets_t *coo
  * 64-bit: issue 20) or 0 (64 past INT32_MAX entries, else 32). */
 sp_status_t sp__gpu_coo_to_csr_offsets(const sp_gpu_env_t *env, const sp_triplets_t *coo,
                                        int offset_bits, sp_csr_t *csr);
+/* d_counts[r] = the entries of row r of a sorted, merged coo (any nnz: two 64-bit binary
+ * searches a row, where the histogram counts at most INT32_MAX entries). */
+sp_status_t sp__gpu_sorted_row_counts(const sp_gpu_env_t *env, const sp_triplets_t *coo,
+                                      int32_t *d_counts);
 /* csc = the transpose's CSR (rows increasing within each column). */
 sp_status_t sp__gpu_csr_to_csc(const sp_gpu_env_t *env, const sp_csr_t *csr, sp_csr_t *csc);
 /* The same by count, scan and stable scatter, no general sort (csr_to_csc.cu's header);

@@ -18,6 +18,8 @@ typedef struct sp_cuda_state {
     cudaMemPool_t pool;              /* stream-ordered pool that keeps freed memory */
     int has_pool;
     int64_t test_room_cap; /* test only (sp__cuda_test_cap_room): > 0 caps the room */
+    void *staging;         /* pinned host memory of the uploads (sp__cuda_staging) */
+    size_t staging_bytes;
 } sp_cuda_state_t;
 
 
@@ -86,9 +88,29 @@ void sp__cuda_context_fini(sp_context_t *ctx)
     (void)cudaStreamSynchronize(s->stream);
     if (s->owns_stream) (void)cudaStreamDestroy(s->stream);
     if (s->has_pool) (void)cudaMemPoolDestroy(s->pool);
+    if (s->staging) (void)cudaFreeHost(s->staging);
     (void)cudaGetLastError();
     sp__free(s);
     ctx->cuda = NULL;
+}
+
+/* Pinned host memory for the uploads, allocated on first use and kept with the context
+ * (pinning costs milliseconds, once). NULL when the host will not pin it: the caller then
+ * copies from pageable memory. Only the context's calls use it, one at a time. */
+void *sp__cuda_staging(sp_context_t *ctx, size_t bytes)
+{
+    sp_cuda_state_t *s = ctx->cuda;
+    if (s->staging_bytes >= bytes) return s->staging;
+    if (s->staging) (void)cudaFreeHost(s->staging);
+    s->staging = NULL;
+    s->staging_bytes = 0;
+    if (cudaHostAlloc(&s->staging, bytes, cudaHostAllocDefault) != cudaSuccess) {
+        (void)cudaGetLastError();
+        s->staging = NULL;
+        return NULL;
+    }
+    s->staging_bytes = bytes;
+    return s->staging;
 }
 
 sp_status_t sp__cuda_synchronize(sp_context_t *ctx)

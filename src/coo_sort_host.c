@@ -235,10 +235,11 @@ static sp_status_t sorted_task(int i, void *arg)
     return SP_STATUS_SUCCESS;
 }
 
-static int already_sorted(const sp_triplets_t *t, int nthreads)
+int sp__coo_in_order(const sp_triplets_t *t, int nthreads)
 {
     sorted_check_t c = {t->row, t->col, t->nnz, t->ncols, 0, 0};
     int tasks;
+    if (nthreads <= 0) nthreads = sp__ncores();
     if (t->nnz < 2) return 0; /* nothing to gain: the sort checks the entries */
     /* rows rise, so the first and the last bound them all; columns are checked one by one */
     if (t->row[0] < 0 || t->row[t->nnz - 1] >= t->nrows || t->col[0] < 0 || t->col[0] >= t->ncols)
@@ -268,7 +269,7 @@ sp_status_t sp__coo_sort_merge_threads(sp_triplets_t *t, sp_dup_policy_t policy,
                  "coo sort: unknown duplicate policy %d", (int)policy);
     SP_CHECK_ARG(t->nnz >= 0, "coo sort: nnz %lld is negative", (long long)t->nnz);
     if (nthreads <= 0) nthreads = sp__ncores();
-    if (t->row && t->col && already_sorted(t, nthreads)) { /* the sort would be the identity */
+    if (t->row && t->col && sp__coo_in_order(t, nthreads)) { /* the sort would be the identity */
         if (nmerged) *nmerged = 0;
         return SP_STATUS_SUCCESS;
     }

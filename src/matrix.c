@@ -17,10 +17,9 @@ void sp__test_set_default_offset_bits(int bits)
     g_default_offset_bits = bits == 64 ? 64 : 32;
 }
 
-/* The offset width options ask for (0: chosen from nnz), checked against the context: a
- * CUDA context takes 64-bit offsets below 2^31 entries only so far, its sort and merge
- * counting entries in 32 bits (issue 20). The test hook's default applies to host contexts
- * only: a CUDA context still refuses CSC, BFS and the padded formats at 64 bits. */
+/* The offset width options ask for (0: chosen from nnz). The test hook's default applies
+ * to host contexts only: a CUDA context still refuses CSC, BFS and the padded formats at
+ * 64 bits (issue 20). */
 static sp_status_t resolve_offset_bits(const sp_context_t *ctx, const sp_coo_t *coo,
                                        const sp_matrix_options_t *options, int *bits)
 {
@@ -37,17 +36,15 @@ static sp_status_t resolve_offset_bits(const sp_context_t *ctx, const sp_coo_t *
             : coo->nnz > INT32_MAX        ? 64
             : ctx->kind == SP_DEVICE_HOST ? g_default_offset_bits
                                           : 32;
-    if (ctx->kind == SP_DEVICE_CUDA && coo->nnz > INT32_MAX)
-        SP_FAIL(SP_STATUS_NOT_SUPPORTED,
-                "sp_matrix_create: %lld entries with 64-bit offsets on a CUDA context: the "
-                "device sort and merge count entries in 32 bits so far (at most %d entries; "
-                "below that, offset_bits 64 runs CSR SpMV on the GPU)", (long long)coo->nnz,
-                INT32_MAX);
 done:
     return st;
 }
 
-static sp_status_t check_coo(const sp_coo_t *coo)
+/* The COO's sizes and arrays; its entries too where host_entries is set (a CUDA context
+ * checks them where it reads them anyway: on the device in its sort's first pass, or on
+ * the host as it puts a long COO in order, src/matrix_cuda.c; the host's scan would be a
+ * second pass over the caller's arrays). */
+static sp_status_t check_coo(const sp_coo_t *coo, int host_entries)
 {
     sp_status_t st = SP_STATUS_SUCCESS;
     SP_CHECK_ARG(coo->nrows >= 0 && coo->ncols >= 0 && coo->nnz >= 0,
@@ -61,7 +58,7 @@ static sp_status_t check_coo(const sp_coo_t *coo)
     SP_CHECK_ARG(coo->value_type == SP_VALUE_NONE || coo->val != NULL,
                  "sp_matrix_create: COO has value type %d but no values", (int)coo->value_type);
     SP_CHECK_ARG(coo->nnz == 0 || (coo->row && coo->col), "sp_matrix_create: COO arrays are NULL");
-    for (int64_t k = 0; k < coo->nnz; k++) {
+    for (int64_t k = 0; host_entries && k < coo->nnz; k++) {
         if (coo->row[k] < 0 || coo->row[k] >= coo->nrows || coo->col[k] < 0 ||
             coo->col[k] >= coo->ncols)
             SP_FAIL(SP_STATUS_INVALID_ARGUMENT,
@@ -110,7 +107,7 @@ sp_status_t sp_matrix_create(sp_context_t *ctx, const sp_coo_t *coo,
     int offset_bits = 32;
     SP_CHECK_ARG(ctx != NULL && coo != NULL && out != NULL, "sp_matrix_create: NULL argument");
     SP_TRY(resolve_offset_bits(ctx, coo, options, &offset_bits));
-    SP_TRY(check_coo(coo));
+    SP_TRY(check_coo(coo, ctx->kind != SP_DEVICE_CUDA));
     if (options)
         SP_CHECK_ARG(options->duplicates == SP_DUP_SUM || options->duplicates == SP_DUP_KEEP,
                      "sp_matrix_create: unknown duplicate policy %d", (int)options->duplicates);

@@ -8,14 +8,132 @@
 
 #ifdef SP_HAVE_CUDA
 #include "sp_cuda.h"
+#include "sp_host_sort.h" /* sp__coo_in_order, sp__coo_sort_merge_threads */
+#include "sp_text.h"      /* sp__parallel_for, sp__ncores */
 
-static sp_status_t upload(const sp_gpu_env_t *env, void **d, const void *h, size_t bytes)
+/* ---- Host COO to the device ----
+ * The upload is the largest part of a host COO's way to a device CSR (16 bytes an entry of
+ * a double matrix over the host link), so big arrays go through pinned staging kept by the
+ * context (sp__cuda_staging): lanes of host threads each copy a chunk of the caller's
+ * pageable arrays into their own half of the staging and start its transfer on their own
+ * stream, then fill the other half while it runs; the link stays busy and the caller's
+ * arrays are read once. Small arrays (or a host that will not pin) take one plain
+ * cudaMemcpyAsync from pageable memory. */
+enum {
+    UPLOAD_LANES = 8,                    /* host threads (and streams) at most */
+    UPLOAD_CHUNK = 4 << 20,              /* bytes a lane copies and sends at a time */
+    UPLOAD_STAGED_FROM = 16 << 20        /* total bytes from which the staging pays */
+};
+
+typedef struct upload_array {
+    char *d;
+    const char *h;
+    size_t bytes;
+} upload_array_t;
+
+typedef struct upload_job {
+    upload_array_t arr[3];
+    int narr, lanes, device;
+    int64_t nchunks;
+    char *staging; /* lanes x 2 chunks */
+    cudaStream_t stream[UPLOAD_LANES];
+    cudaEvent_t sent[UPLOAD_LANES][2]; /* the transfer out of each half */
+} upload_job_t;
+
+static int64_t chunks_of(size_t bytes) { return (int64_t)((bytes + UPLOAD_CHUNK - 1) / UPLOAD_CHUNK); }
+
+/* Chunk c of the arrays taken one after the other, each cut at UPLOAD_CHUNK. */
+static upload_array_t chunk_at(const upload_job_t *j, int64_t c)
+{
+    upload_array_t a = {NULL, NULL, 0};
+    for (int i = 0; i < j->narr; i++) {
+        int64_t n = chunks_of(j->arr[i].bytes);
+        if (c < n) {
+            size_t off = (size_t)c * UPLOAD_CHUNK, left = j->arr[i].bytes - off;
+            a.d = j->arr[i].d + off;
+            a.h = j->arr[i].h + off;
+            a.bytes = left < UPLOAD_CHUNK ? left : UPLOAD_CHUNK;
+            return a;
+        }
+        c -= n;
+    }
+    return a;
+}
+
+/* Lane i: chunks i, i + lanes, ... through its two halves of the staging. */
+static sp_status_t upload_lane(int i, void *arg)
 {
     sp_status_t st = SP_STATUS_SUCCESS;
-    SP_TRY(env->alloc(env->self, d, bytes));
-    if (bytes) SP_CUDA_TRY(cudaMemcpyAsync(*d, h, bytes, cudaMemcpyHostToDevice, env->stream));
+    upload_job_t *j = arg;
+    int64_t k = 0;
+    SP_CUDA_TRY(cudaSetDevice(j->device));
+    for (int64_t c = i; c < j->nchunks; c += j->lanes, k++) {
+        int half = (int)(k & 1);
+        char *buf = j->staging + ((size_t)2 * i + half) * UPLOAD_CHUNK;
+        upload_array_t a = chunk_at(j, c);
+        if (k >= 2) SP_CUDA_TRY(cudaEventSynchronize(j->sent[i][half])); /* the half is free */
+        memcpy(buf, a.h, a.bytes);
+        SP_CUDA_TRY(cudaMemcpyAsync(a.d, buf, a.bytes, cudaMemcpyHostToDevice, j->stream[i]));
+        SP_CUDA_TRY(cudaEventRecord(j->sent[i][half], j->stream[i]));
+    }
 done:
+    /* nothing of this lane in flight once it returns, failed or not */
+    if (cudaStreamSynchronize(j->stream[i]) != cudaSuccess && st == SP_STATUS_SUCCESS)
+        st = SP_ERROR(SP_STATUS_DEVICE_ERROR, "upload: a transfer failed (%s)",
+                      cudaGetErrorString(cudaGetLastError()));
     return st;
+}
+
+/* The arrays copied to the device (allocated through env on its stream beforehand). */
+static sp_status_t upload_arrays(sp_context_t *ctx, const sp_gpu_env_t *env, upload_job_t *j)
+{
+    sp_status_t st = SP_STATUS_SUCCESS;
+    size_t total = 0;
+    int made = 0;
+    for (int i = 0; i < j->narr; i++) total += j->arr[i].bytes;
+    for (int i = 0; i < j->narr; i++) j->nchunks += chunks_of(j->arr[i].bytes);
+    j->lanes = sp__ncores();
+    if (j->lanes > UPLOAD_LANES) j->lanes = UPLOAD_LANES;
+    if (j->lanes > j->nchunks) j->lanes = (int)j->nchunks;
+    if (total >= UPLOAD_STAGED_FROM && j->lanes >= 1)
+        j->staging = sp__cuda_staging(ctx, (size_t)2 * j->lanes * UPLOAD_CHUNK);
+    if (!j->staging) { /* small, or nothing pinned: plain copies on the context's stream */
+        for (int i = 0; i < j->narr; i++)
+            if (j->arr[i].bytes)
+                SP_CUDA_TRY(cudaMemcpyAsync(j->arr[i].d, j->arr[i].h, j->arr[i].bytes,
+                                            cudaMemcpyHostToDevice, env->stream));
+        goto done;
+    }
+    SP_CUDA_TRY(cudaGetDevice(&j->device));
+    /* the arrays were allocated in the stream's order: ready before other streams use them */
+    SP_CUDA_TRY(cudaStreamSynchronize(env->stream));
+    for (; made < j->lanes; made++) {
+        SP_CUDA_TRY(cudaStreamCreateWithFlags(&j->stream[made], cudaStreamNonBlocking));
+        if (cudaEventCreateWithFlags(&j->sent[made][0], cudaEventDisableTiming) != cudaSuccess ||
+            cudaEventCreateWithFlags(&j->sent[made][1], cudaEventDisableTiming) != cudaSuccess) {
+            (void)cudaEventDestroy(j->sent[made][0]); /* destroying a null event is harmless */
+            (void)cudaStreamDestroy(j->stream[made]);
+            SP_FAIL(SP_STATUS_DEVICE_ERROR, "upload: cannot create events (%s)",
+                    cudaGetErrorString(cudaGetLastError()));
+        }
+    }
+    SP_TRY(sp__parallel_for(j->lanes, j->lanes, upload_lane, j));
+done:
+    for (int i = 0; i < made; i++) {
+        (void)cudaEventDestroy(j->sent[i][0]);
+        (void)cudaEventDestroy(j->sent[i][1]);
+        (void)cudaStreamDestroy(j->stream[i]);
+    }
+    return st;
+}
+
+/* The most entries the device sort and merge take (their counts are 32-bit); the test hook
+ * lowers it so the sorted upload past it runs at small sizes. */
+static int64_t g_device_sort_limit = INT32_MAX;
+
+void sp__test_set_device_sort_limit(int64_t limit)
+{
+    g_device_sort_limit = limit > 0 && limit < INT32_MAX ? limit : INT32_MAX;
 }
 
 /* a * b + c bytes, saturating at INT64_MAX (ELL of a long row in many rows). */
@@ -27,11 +145,13 @@ static int64_t bytes_of(int64_t a, int64_t b, int64_t c)
 
 /* Device bytes a step certainly needs, from sizes known on the host: its outputs and the
  * temporaries it cannot do without (a lower bound, so nothing that fits is refused). */
-static int64_t upload_bytes(const sp_coo_t *coo)
+static int64_t upload_bytes(const sp_coo_t *coo, int in_order)
 {
     int64_t entry = 8 + (int64_t)sp_value_size(coo->value_type);
-    /* the copy, the merged output, sort keys and permutation; row counts */
-    return bytes_of(coo->nnz, 2 * entry + 8, 4 * coo->nrows);
+    /* in order: the copy and the row counts; else also the merged output, sort keys and
+     * permutation */
+    return in_order ? bytes_of(coo->nnz, entry, 4 * coo->nrows)
+                    : bytes_of(coo->nnz, 2 * entry + 8, 4 * coo->nrows);
 }
 
 static int64_t build_bytes(const sp_matrix_t *A, sp_format_t f)
@@ -50,25 +170,72 @@ static int64_t build_bytes(const sp_matrix_t *A, sp_format_t f)
     }
 }
 
+/* A COO too long for the device sort is put in order on the host, unless it already is:
+ * *ordered = 1 then, and *copy (NULL when the caller's COO is in order) holds the sorted,
+ * merged copy to upload. */
+static sp_status_t order_on_host(sp_matrix_t *A, const sp_coo_t *coo, sp_coo_t **copy,
+                                 int *ordered)
+{
+    sp_status_t st = SP_STATUS_SUCCESS;
+    sp_triplets_t t = {coo->nrows, coo->ncols, coo->nnz, coo->value_type, coo->row, coo->col,
+                       coo->val};
+    *ordered = 0;
+    if (coo->nnz <= g_device_sort_limit) goto done;
+    *ordered = 1;
+    if (sp__coo_in_order(&t, 0)) goto done;
+    SP_TRY(sp_coo_copy(coo, coo->value_type, copy));
+    t = (sp_triplets_t){coo->nrows, coo->ncols, coo->nnz, coo->value_type, (*copy)->row,
+                        (*copy)->col, (*copy)->val};
+    SP_TRY(sp__coo_sort_merge_threads(&t, A->options.duplicates, &A->duplicates_merged, 0));
+    (*copy)->nnz = t.nnz;
+done:
+    return st;
+}
+
 sp_status_t sp__cuda_matrix_upload(sp_matrix_t *A, const sp_coo_t *coo, int32_t **h_row_counts)
 {
     sp_status_t st = SP_STATUS_SUCCESS;
     sp_gpu_env_t env;
-    sp_triplets_t t = {coo->nrows, coo->ncols, coo->nnz, coo->value_type, NULL, NULL, NULL};
-    size_t n = (size_t)coo->nnz, vs = sp_value_size(coo->value_type), temp_bytes = 0;
+    sp_coo_t *copy = NULL;
+    const sp_coo_t *src = coo;
+    sp_triplets_t t = {coo->nrows, coo->ncols, 0, coo->value_type, NULL, NULL, NULL};
+    size_t n, vs = sp_value_size(coo->value_type), temp_bytes = 0;
     int32_t *d_counts = NULL, *counts = NULL;
     void *d_temp = NULL;
+    int ordered = 0;
+    upload_job_t job;
+    memset(&job, 0, sizeof job);
+    SP_TRY(order_on_host(A, coo, &copy, &ordered));
+    if (copy) src = copy;
+    n = (size_t)src->nnz;
+    t.nnz = src->nnz;
     sp__cuda_env(A->ctx, &env);
-    SP_TRY(sp__cuda_check_room(A->ctx, upload_bytes(coo), "uploading and sorting the COO"));
-    SP_TRY(upload(&env, (void **)&t.row, coo->row, n * sizeof(int32_t)));
-    SP_TRY(upload(&env, (void **)&t.col, coo->col, n * sizeof(int32_t)));
-    if (vs) SP_TRY(upload(&env, &t.val, coo->val, n * vs));
-    SP_TRY(sp__gpu_coo_sort_merge(&env, &t, A->options.duplicates, &A->duplicates_merged));
-    /* row lengths for the statistics: a histogram of the merged rows */
+    SP_TRY(sp__cuda_check_room(A->ctx, upload_bytes(src, ordered), "uploading and sorting the COO"));
+    SP_TRY(env.alloc(env.self, (void **)&t.row, n * sizeof(int32_t)));
+    SP_TRY(env.alloc(env.self, (void **)&t.col, n * sizeof(int32_t)));
+    if (vs) SP_TRY(env.alloc(env.self, &t.val, n * vs));
+    job.arr[0] = (upload_array_t){(char *)t.row, (const char *)src->row, n * sizeof(int32_t)};
+    job.arr[1] = (upload_array_t){(char *)t.col, (const char *)src->col, n * sizeof(int32_t)};
+    job.arr[2] = (upload_array_t){(char *)t.val, (const char *)src->val, n * vs};
+    job.narr = vs ? 3 : 2;
+    SP_TRY(upload_arrays(A->ctx, &env, &job));
+    sp_coo_free(copy); /* uploaded (a staged upload has finished; a plain one copies from
+                          pageable memory before it returns) */
+    copy = NULL;
+    /* in order already (checked on the host), or sorted and merged here (kept as it is
+       when the device finds it in order) */
+    if (!ordered)
+        SP_TRY(sp__gpu_coo_sort_merge(&env, &t, A->options.duplicates, &A->duplicates_merged));
+    /* row lengths for the statistics */
     SP_TRY(env.alloc(env.self, (void **)&d_counts, (size_t)t.nrows * sizeof(int32_t)));
-    SP_TRY(sp__gpu_histogram(t.row, t.nnz, d_counts, t.nrows, NULL, &temp_bytes, env.stream));
-    SP_TRY(env.alloc(env.self, &d_temp, temp_bytes));
-    SP_TRY(sp__gpu_histogram(t.row, t.nnz, d_counts, t.nrows, d_temp, &temp_bytes, env.stream));
+    if (ordered) {
+        SP_TRY(sp__gpu_sorted_row_counts(&env, &t, d_counts));
+    } else {
+        SP_TRY(sp__gpu_histogram(t.row, t.nnz, d_counts, t.nrows, NULL, &temp_bytes, env.stream));
+        SP_TRY(env.alloc(env.self, &d_temp, temp_bytes));
+        SP_TRY(sp__gpu_histogram(t.row, t.nnz, d_counts, t.nrows, d_temp, &temp_bytes,
+                                 env.stream));
+    }
     SP_ALLOC(counts, t.nrows);
     SP_CUDA_TRY(cudaMemcpyAsync(counts, d_counts, (size_t)t.nrows * sizeof(int32_t),
                                 cudaMemcpyDeviceToHost, env.stream));
@@ -82,6 +249,7 @@ done:
     env.free(env.self, d_counts);
     sp__gpu_triplets_free(&env, &t);
     sp__free(counts);
+    sp_coo_free(copy);
     return st;
 }
 
@@ -282,6 +450,8 @@ done:
 }
 
 #else /* !SP_HAVE_CUDA: a CUDA context cannot exist, but the layer stays linkable */
+
+void sp__test_set_device_sort_limit(int64_t limit) { (void)limit; }
 
 static sp_status_t not_compiled(void)
 {

@@ -177,6 +177,9 @@ void sp__cuda_sptrsv_free_plans(sp_matrix_t *A);
  * context's pool); success when it fits, when the figure is unknown, or when the context
  * uses the caller's allocator hooks. Called before a step launches anything. */
 sp_status_t sp__cuda_check_room(const sp_context_t *ctx, int64_t need, const char *what);
+/* Pinned host memory of at least bytes kept by a CUDA context for its uploads (allocated on
+ * first use, freed with the context); NULL when it cannot be pinned. */
+void *sp__cuda_staging(sp_context_t *ctx, size_t bytes);
 /* TEST ONLY: cap the room figure of sp__cuda_check_room at bytes (> 0; 0 removes the
  * cap), and apply the check even with allocator hooks, so tests can provoke the refusal
  * without filling the device. */

@@ -13,6 +13,12 @@
 sp_status_t sp__coo_sort_merge_threads(sp_triplets_t *t, sp_dup_policy_t policy,
                                        int64_t *nmerged, int nthreads);
 
+/* 1 when t's entries stand in strictly increasing (row, col) order with every column inside
+ * the matrix and the rows from the first to the last inside it too (so the sort-merge would
+ * return them as they are), checked on up to nthreads threads (<= 0: every core); else 0,
+ * also for fewer than 2 entries or when threads cannot be had. */
+int sp__coo_in_order(const sp_triplets_t *t, int nthreads);
+
 /* sp_coo_symmetrize with its sort on up to nthreads threads (<= 0: every core). */
 sp_status_t sp__coo_symmetrize_threads(sp_coo_t *coo, int drop_self_loops, int nthreads);
 

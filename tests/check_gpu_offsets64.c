@@ -7,14 +7,16 @@
  * reference; sp_matrix_info reports the width and the pointer bytes. Everything a CUDA
  * context does not serve with 64-bit offsets yet refuses before any work with
  * SP_STATUS_NOT_SUPPORTED naming the operation and "64-bit offsets": CSC, ELL, HYB, JDS,
- * SELL, csr/merge, split, binned, adaptive, BFS, SpTRSV, solvers, tune, and more than
- * INT32_MAX entries (the device sort counts in 32 bits). Vectors go through the public
- * sp_vector API. Exits 77 without a GPU. */
+ * SELL, csr/merge, split, binned, adaptive, BFS, SpTRSV, solvers, tune. Past the device
+ * sort's limit (INT32_MAX entries, lowered by a test hook) the COO is uploaded in order and
+ * gives the same matrix. Vectors go through the public sp_vector API. Exits 77 without a
+ * GPU. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "sp_api.h" /* the test hook sp__test_set_device_sort_limit */
 #include "testutil.h"
 
 /* |y_gpu - y_ref| per row within BOUND_C * eps * (row length + 2) * (sum_j |alpha a_ij
@@ -311,20 +313,121 @@ START_TEST(refusals)
 }
 END_TEST
 
-/* More than INT32_MAX entries: refused on a CUDA context from the count alone, before any
- * array is read or any device memory taken (the arrays here are never allocated). */
-START_TEST(past_int32_refused)
+/* More than INT32_MAX entries go to a CUDA context sorted (the device sort counts in 32
+ * bits): put in order on the host unless they are, then uploaded and kept as they are.
+ * The test hook lowers that limit, so the path runs at small sizes: every matrix of the
+ * catalogue, as given (unsorted, duplicates) and sorted beforehand, gives the pointers,
+ * columns and SpMV results of compare() against the host. */
+static void sort_limit_setup(void)
 {
-    sp_coo_t big;
-    sp_matrix_t *A = NULL;
-    memset(&big, 0, sizeof big);
-    big.nrows = big.ncols = 1 << 20;
-    big.nnz = (int64_t)INT32_MAX + 1;
-    big.value_type = SP_R_64F;
-    ck_assert_status(sp_matrix_create(g_gpu, &big, NULL, &A), SP_STATUS_NOT_SUPPORTED);
-    ck_assert_error_has("2147483648 entries with 64-bit offsets on a CUDA context");
-    ck_assert_error_has("device sort and merge count entries in 32 bits");
-    ck_assert_ptr_null(A);
+    setup();
+    sp__test_set_device_sort_limit(16);
+}
+
+static void sort_limit_teardown(void)
+{
+    sp__test_set_device_sort_limit(INT32_MAX);
+    teardown();
+}
+
+START_TEST(past_sort_limit_catalogue)
+{
+    sp_coo_t *a = sp_test_offsets64_matrix((int)_i), *b = NULL;
+    ck_assert_ptr_nonnull(a);
+    ck_assert_ok(sp_coo_copy(a, a->value_type, &b));
+    ck_assert_ok(sp_coo_sort_merge(b, SP_DUP_SUM, NULL));
+    compare(a, (uint64_t)_i + 1);
+    compare(b, (uint64_t)_i + 101);
+}
+END_TEST
+
+/* Past the limit: duplicates merged as on the host (their count too), an entry outside the
+ * matrix refused with its place, the caller's COO unchanged. */
+START_TEST(past_sort_limit_duplicates_and_errors)
+{
+    sp_coo_t *a = NULL, *keep = NULL;
+    sp_matrix_t *G = NULL, *H = NULL;
+    sp_matrix_info_t ig, ih;
+    sp_format_view_t vg, vh;
+    sp_coo_t *p = NULL;
+    ck_assert_ok(sp_gen_poisson2d(12, SP_R_64F, &p));
+    /* every entry twice (the copy's value differs), in reverse order: unsorted, duplicates */
+    ck_assert_ok(sp_coo_create(p->nrows, p->ncols, 2 * p->nnz, SP_R_64F, &a));
+    for (int64_t k = 0; k < 2 * p->nnz; k++) {
+        int64_t from = (2 * p->nnz - 1 - k) % p->nnz;
+        a->row[k] = p->row[from];
+        a->col[k] = p->col[from];
+        ((double *)a->val)[k] = ((const double *)p->val)[from] + (k < p->nnz ? 0.25 : 0.0);
+    }
+    a->nnz = 2 * p->nnz;
+    sp_coo_free(p);
+    ck_assert_ok(sp_coo_copy(a, a->value_type, &keep));
+    ck_assert_ok(sp_matrix_create(g_gpu, a, NULL, &G));
+    ck_assert_ok(sp_matrix_create(g_host, a, NULL, &H));
+    ck_assert_ok(sp_matrix_info(G, &ig));
+    ck_assert_ok(sp_matrix_info(H, &ih));
+    ck_assert_int_eq(ig.nnz, ih.nnz);
+    ck_assert_int_eq(ig.duplicates_merged, ih.duplicates_merged);
+    ck_assert_int_eq(ig.duplicates_merged, a->nnz / 2);
+    ck_assert_int_eq(ig.row_max, ih.row_max);
+    ck_assert_int_eq(ig.empty_rows, ih.empty_rows);
+    ck_assert_ok(sp_matrix_view(G, SP_FORMAT_COO, &vg));
+    ck_assert_ok(sp_matrix_view(H, SP_FORMAT_COO, &vh));
+    ck_assert_mem_eq(vg.coo.row, vh.coo.row, (size_t)ih.nnz * sizeof(int32_t));
+    ck_assert_mem_eq(vg.coo.col, vh.coo.col, (size_t)ih.nnz * sizeof(int32_t));
+    ck_assert_mem_eq(vg.coo.val, vh.coo.val, (size_t)ih.nnz * sizeof(double));
+    ck_assert_mem_eq(a->row, keep->row, (size_t)a->nnz * sizeof(int32_t)); /* untouched */
+    ck_assert_mem_eq(a->val, keep->val, (size_t)a->nnz * sizeof(double));
+    sp_matrix_destroy(G);
+    sp_matrix_destroy(H);
+    G = NULL;
+    a->col[a->nnz - 3] = (int32_t)a->ncols; /* outside, unsorted input */
+    ck_assert_status(sp_matrix_create(g_gpu, a, NULL, &G), SP_STATUS_INVALID_ARGUMENT);
+    ck_assert_error_has("outside");
+    ck_assert_ptr_null(G);
+    ck_assert_ok(sp_coo_sort_merge(keep, SP_DUP_SUM, NULL));
+    keep->col[keep->nnz - 1] = (int32_t)keep->ncols; /* outside, sorted input */
+    ck_assert_status(sp_matrix_create(g_gpu, keep, NULL, &G), SP_STATUS_INVALID_ARGUMENT);
+    ck_assert_error_has("outside");
+    ck_assert_ptr_null(G);
+    sp_coo_free(a);
+    sp_coo_free(keep);
+}
+END_TEST
+
+/* Below the limit, a COO in strictly increasing order is kept as uploaded (the device
+ * sort skipped): the same matrix as from its shuffled entries. */
+START_TEST(in_order_kept)
+{
+    sp_coo_t *a = NULL, *b = NULL;
+    sp_matrix_t *A = NULL, *B = NULL;
+    sp_format_view_t va, vb;
+    ck_assert_ok(sp_gen_poisson3d(20, SP_R_32F, &a));
+    ck_assert_ok(sp_coo_copy(a, a->value_type, &b));
+    for (int64_t k = b->nnz - 1, r = 7; k > 0; k--) { /* shuffled (an LCG's Fisher-Yates) */
+        int64_t j;
+        r = (r * 6364136223846793005LL + 1442695040888963407LL) & INT64_MAX;
+        j = (r >> 16) % (k + 1);
+        int32_t tr = b->row[k], tc = b->col[k];
+        float tv = ((float *)b->val)[k];
+        b->row[k] = b->row[j], b->col[k] = b->col[j], ((float *)b->val)[k] = ((float *)b->val)[j];
+        b->row[j] = tr, b->col[j] = tc, ((float *)b->val)[j] = tv;
+    }
+    b->flags &= ~(SP_COO_SORTED | SP_COO_MERGED);
+    ck_assert_ok(sp_matrix_create(g_gpu, a, NULL, &A));
+    ck_assert_ok(sp_matrix_create(g_gpu, b, NULL, &B));
+    ck_assert_ok(sp_matrix_build(g_gpu, A, SP_FORMAT_CSR));
+    ck_assert_ok(sp_matrix_build(g_gpu, B, SP_FORMAT_CSR));
+    ck_assert_ok(sp_matrix_view(A, SP_FORMAT_CSR, &va));
+    ck_assert_ok(sp_matrix_view(B, SP_FORMAT_CSR, &vb));
+    ck_assert_int_eq(va.nnz, vb.nnz);
+    ck_assert_mem_eq(va.csr.row_ptr, vb.csr.row_ptr, (size_t)(va.nrows + 1) * sizeof(int32_t));
+    ck_assert_mem_eq(va.csr.col, vb.csr.col, (size_t)va.nnz * sizeof(int32_t));
+    ck_assert_mem_eq(va.csr.val, vb.csr.val, (size_t)va.nnz * sizeof(float));
+    sp_matrix_destroy(A);
+    sp_matrix_destroy(B);
+    sp_coo_free(a);
+    sp_coo_free(b);
 }
 END_TEST
 
@@ -334,7 +437,10 @@ static Suite *gpu_offsets64_suite(void)
     TCase *t = sp_test_add_case(s, "gpu_offsets64", setup, teardown);
     tcase_add_loop_test(t, spmv_catalogue, 0, SP_TEST_OFFSETS64_MATRICES);
     tcase_add_test(t, refusals);
-    tcase_add_test(t, past_int32_refused);
+    tcase_add_test(t, in_order_kept);
+    t = sp_test_add_case(s, "past_sort_limit", sort_limit_setup, sort_limit_teardown);
+    tcase_add_loop_test(t, past_sort_limit_catalogue, 0, SP_TEST_OFFSETS64_MATRICES);
+    tcase_add_test(t, past_sort_limit_duplicates_and_errors);
     return s;
 }
 

@@ -1,22 +1,43 @@
 /* COO sorted by (row, col) with duplicates merged, on the GPU: a stable LSD radix sort of
  * an index permutation (one pass on the key row|col when both fit 32 bits, else col then
  * row), head flags scanned into output positions, one thread per output entry merging its
- * run in input order (PMPP, sorting and sparse-format chapters), as sp__ref_coo_sort_merge. */
+ * run in input order (PMPP, sorting and sparse-format chapters), as sp__ref_coo_sort_merge.
+ * One pass first checks the range and the order: entries already in strictly increasing
+ * (row, col) order are the sort's and the merge's result as they are, so they are kept
+ * without the sort's scratch (24 bytes an entry) or a second copy: the input of a sorted
+ * upload, and the only way past 2^31 entries, where the sort and the merge count in 32
+ * bits (issue 20). */
 #include "convert_common.cuh"
 
 using namespace sp_convert;
 
 namespace {
 
-/* *first_bad = smallest index of an entry outside nrows x ncols (stays 0xffffffff if none). */
+/* What the check pass finds: the smallest index of an entry outside the matrix (~0 if
+ * none), and whether some entry does not come strictly after the one before it. */
+struct check_result {
+    unsigned long long first_bad;
+    unsigned unordered;
+};
+
+/* out->first_bad = smallest index of an entry outside nrows x ncols; out->unordered = 1
+ * if some entry i > 0 is not strictly after entry i - 1 in (row, col) order. */
 __global__ void __launch_bounds__(P::block_threads)
 check_kernel(const int32_t *row, const int32_t *col, int64_t n, int64_t nrows, int64_t ncols,
-             unsigned *first_bad)
+             check_result *out)
 {
+    bool unordered = false;
     for (int64_t i = (int64_t)blockIdx.x * P::block_threads + threadIdx.x; i < n;
-         i += (int64_t)gridDim.x * P::block_threads)
-        if (row[i] < 0 || row[i] >= nrows || col[i] < 0 || col[i] >= ncols)
-            atomicMin(first_bad, (unsigned)i);
+         i += (int64_t)gridDim.x * P::block_threads) {
+        int32_t r = row[i], c = col[i];
+        if (r < 0 || r >= nrows || c < 0 || c >= ncols)
+            atomicMin(&out->first_bad, (unsigned long long)i);
+        if (i > 0) {
+            int32_t pr = row[i - 1];
+            unordered |= pr > r || (pr == r && col[i - 1] >= c);
+        }
+    }
+    if (__syncthreads_or(unordered) && threadIdx.x == 0) out->unordered = 1;
 }
 
 /* keys[i] = (row << col_bits) | col of entry i, or col alone (col_bits 0 asks for col
@@ -113,24 +134,29 @@ void launch_merge(const sp_gpu_env_t *env, const sp_triplets_t *coo, sp_dup_poli
             coo->row, coo->col, val, perm, start, coo->nnz, nout, row_out, col_out, vout);
 }
 
-/* Fails with the reference's message if an entry lies outside the matrix. */
-sp_status_t check_entries(const sp_gpu_env_t *env, const sp_triplets_t *coo, unsigned *d_bad)
+/* Fails with the reference's message if an entry lies outside the matrix; else
+ * *ordered = 1 when the entries are in strictly increasing (row, col) order (sorted, no
+ * two alike: nothing to sort or merge). */
+sp_status_t check_entries(const sp_gpu_env_t *env, const sp_triplets_t *coo, int *ordered)
 {
     sp_status_t st = SP_STATUS_SUCCESS;
     cudaStream_t s = (cudaStream_t)env->stream;
-    unsigned bad = 0;
+    check_result h = {~0ull, 0}, *d = NULL;
     int32_t rc[2] = {0, 0};
-    SP_CUDA_TRY(cudaMemsetAsync(d_bad, 0xff, sizeof *d_bad, s));
+    SP_TRY(env_alloc(env, (void **)&d, sizeof *d));
+    SP_CUDA_TRY(cudaMemcpyAsync(d, &h, sizeof h, cudaMemcpyHostToDevice, s));
     check_kernel<<<grid_for(env, coo->nnz), P::block_threads, 0, s>>>(
-        coo->row, coo->col, coo->nnz, coo->nrows, coo->ncols, d_bad);
+        coo->row, coo->col, coo->nnz, coo->nrows, coo->ncols, d);
     SP_CUDA_LAUNCHED("check_kernel");
-    SP_TRY(to_host(env, &bad, d_bad, sizeof bad));
-    if (bad == 0xffffffffu) goto done;
-    SP_TRY(to_host(env, &rc[0], coo->row + bad, sizeof rc[0]));
-    SP_TRY(to_host(env, &rc[1], coo->col + bad, sizeof rc[1]));
+    SP_TRY(to_host(env, &h, d, sizeof h));
+    *ordered = !h.unordered;
+    if (h.first_bad == ~0ull) goto done;
+    SP_TRY(to_host(env, &rc[0], coo->row + h.first_bad, sizeof rc[0]));
+    SP_TRY(to_host(env, &rc[1], coo->col + h.first_bad, sizeof rc[1]));
     SP_FAIL(SP_STATUS_INVALID_ARGUMENT, "coo sort: entry %lld at (%d, %d) outside %lld x %lld",
-            (long long)bad, rc[0], rc[1], (long long)coo->nrows, (long long)coo->ncols);
+            (long long)h.first_bad, rc[0], rc[1], (long long)coo->nrows, (long long)coo->ncols);
 done:
+    env_free(env, d);
     return st;
 }
 
@@ -170,6 +196,7 @@ extern "C" sp_status_t sp__gpu_coo_sort_merge(const sp_gpu_env_t *env, sp_triple
     size_t o_perm, o_keys, o_pos, o_start, o_slot, o_temp;
     int32_t h_nout = 0;
     int64_t n = 0, nout = 0;
+    int ordered = 0;
     size_t vs = 0;
     cudaStream_t s = NULL;
     SP_CHECK_ARG(env != NULL && coo != NULL, "coo sort: NULL argument");
@@ -180,7 +207,7 @@ extern "C" sp_status_t sp__gpu_coo_sort_merge(const sp_gpu_env_t *env, sp_triple
     SP_CHECK_ARG(coo->nrows >= 0 && coo->ncols >= 0 && coo->nnz >= 0,
                  "coo sort: negative size %lld x %lld with %lld entries", (long long)coo->nrows,
                  (long long)coo->ncols, (long long)coo->nnz);
-    if (coo->nrows > INT32_MAX || coo->ncols > INT32_MAX || coo->nnz > INT32_MAX)
+    if (coo->nrows > INT32_MAX || coo->ncols > INT32_MAX)
         SP_FAIL(SP_STATUS_NOT_SUPPORTED,
                 "coo sort: %lld x %lld with %lld entries exceeds 32-bit indices",
                 (long long)coo->nrows, (long long)coo->ncols, (long long)coo->nnz);
@@ -191,6 +218,13 @@ extern "C" sp_status_t sp__gpu_coo_sort_merge(const sp_gpu_env_t *env, sp_triple
     n = coo->nnz;
     s = (cudaStream_t)env->stream;
     if (n == 0) goto finish;
+    SP_TRY(check_entries(env, coo, &ordered));
+    if (ordered) goto finish; /* sorted and merged already: kept as they are */
+    if (n > INT32_MAX)
+        SP_FAIL(SP_STATUS_NOT_SUPPORTED,
+                "coo sort: %lld entries out of (row, col) order: the device sort and merge "
+                "count entries in 32 bits (at most %d; sort them on the host first, as "
+                "sp_matrix_create does)", (long long)n, INT32_MAX);
 
     SP_TRY(sort_pairs_temp_bytes(n, &sort_bytes));
     SP_TRY(sp__gpu_exclusive_scan_i32(NULL, NULL, n, NULL, NULL, &scan_bytes, s));
@@ -203,7 +237,6 @@ extern "C" sp_status_t sp__gpu_coo_sort_merge(const sp_gpu_env_t *env, sp_triple
     o_temp = plan.add(temp_bytes);
     SP_TRY(env_alloc(env, &scratch, plan.total));
 
-    SP_TRY(check_entries(env, coo, at<unsigned>(scratch, o_slot)));
     SP_TRY(sort_entries(env, coo, at<uint32_t>(scratch, o_keys), at<int32_t>(scratch, o_perm),
                         at<void>(scratch, o_temp), temp_bytes));
     heads_kernel<<<grid_for(env, n), P::block_threads, 0, s>>>(
@@ -240,7 +273,7 @@ extern "C" sp_status_t sp__gpu_coo_sort_merge(const sp_gpu_env_t *env, sp_triple
     row_out = col_out = NULL;
     val_out = NULL;
 finish:
-    if (nmerged) *nmerged = n - nout;
+    if (nmerged) *nmerged = ordered ? 0 : n - nout;
 done:
     env_free(env, val_out);
     env_free(env, col_out);

@@ -11,26 +11,59 @@ using namespace sp_convert;
 
 namespace {
 
+/* First i in [0, nnz) with row[i] >= r (nnz when none); row sorted ascending. */
+__device__ __forceinline__ int64_t first_at_least(const int32_t *row, int64_t nnz, int64_t r)
+{
+    int64_t lo = 0, hi = nnz;
+    while (lo < hi) {
+        int64_t mid = lo + (hi - lo) / 2;
+        if ((int64_t)row[mid] < r)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
 /* ptr[r] = first i in [0, nnz) with row[i] >= r (nnz when none), for r = 0..nrows; row
  * sorted ascending. */
 __global__ void __launch_bounds__(P::block_threads)
 row_starts64_kernel(const int32_t *row, int64_t nnz, int64_t nrows, int64_t *ptr)
 {
     for (int64_t r = (int64_t)blockIdx.x * P::block_threads + threadIdx.x; r <= nrows;
-         r += (int64_t)gridDim.x * P::block_threads) {
-        int64_t lo = 0, hi = nnz;
-        while (lo < hi) {
-            int64_t mid = lo + (hi - lo) / 2;
-            if ((int64_t)row[mid] < r)
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
-        ptr[r] = lo;
-    }
+         r += (int64_t)gridDim.x * P::block_threads)
+        ptr[r] = first_at_least(row, nnz, r);
+}
+
+/* counts[r] = entries in row r of sorted, merged rows: two searches a row, 64-bit
+ * positions (a row of a merged COO holds fewer than 2^31 entries: its columns differ). */
+__global__ void __launch_bounds__(P::block_threads)
+sorted_row_counts_kernel(const int32_t *row, int64_t nnz, int64_t nrows, int32_t *counts)
+{
+    for (int64_t r = (int64_t)blockIdx.x * P::block_threads + threadIdx.x; r < nrows;
+         r += (int64_t)gridDim.x * P::block_threads)
+        counts[r] = (int32_t)(first_at_least(row, nnz, r + 1) - first_at_least(row, nnz, r));
 }
 
 } /* namespace */
+
+extern "C" sp_status_t sp__gpu_sorted_row_counts(const sp_gpu_env_t *env,
+                                                 const sp_triplets_t *coo, int32_t *d_counts)
+{
+    sp_status_t st = SP_STATUS_SUCCESS;
+    SP_CHECK_ARG(env != NULL && coo != NULL, "sorted row counts: NULL argument");
+    SP_CHECK_ARG(coo->nrows >= 0 && coo->nrows <= INT32_MAX && coo->nnz >= 0,
+                 "sorted row counts: %lld rows, %lld entries", (long long)coo->nrows,
+                 (long long)coo->nnz);
+    SP_CHECK_ARG(coo->nrows == 0 || d_counts != NULL, "sorted row counts: counts are NULL");
+    if (coo->nrows == 0) goto done;
+    sorted_row_counts_kernel<<<grid_for(env, coo->nrows), P::block_threads, 0,
+                               (cudaStream_t)env->stream>>>(coo->row, coo->nnz, coo->nrows,
+                                                            d_counts);
+    SP_CUDA_LAUNCHED("sorted_row_counts_kernel");
+done:
+    return st;
+}
 
 extern "C" sp_status_t sp__gpu_coo_to_csr_offsets(const sp_gpu_env_t *env,
                                                   const sp_triplets_t *coo, int offset_bits,
