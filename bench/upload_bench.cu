@@ -19,7 +19,7 @@
  *                    (sp_gen_kronecker + sp_coo_symmetrize, as convert_bench's kron22)
  *       --offsets    sp_matrix_options_t.offset_bits (0: the library chooses)
  * Prints a markdown table and one `upload:` line per input; exits 1 when a check fails or
- * libsp refuses an input, 2 on bad arguments. */
+ * libsp refuses an input, 2 on bad arguments, 77 without a GPU. */
 #include <cuda_runtime.h>
 #include <cusparse.h>
 
@@ -354,7 +354,7 @@ int main(int argc, char **argv)
         return 2;
     }
     const int dev = gpu_banner();
-    if (dev < 0) return 1;
+    if (dev < 0) return 77; /* no GPU: ctest's skip code */
     cusparse_open(&stream, &handle);
     sp_context_options_t co;
     std::memset(&co, 0, sizeof co);

@@ -2,6 +2,7 @@
 # Issue 20's two measured targets on a 1-GPU H100 or H200, in one device call (600 s limit;
 # about 4-6 minutes): build upload_bench and spmv64_bench in build-gpu (Release, sm_90),
 # then
+#  0. their three small ctest entries (upload_bench_small{,_offsets64}, spmv64_bench_small);
 #  1. upload_bench on poisson3d:160, kron:22 and kron:23: host COO (shuffled, pageable
 #     arrays) -> device CSR, upload included; libsp against the plain cuSPARSE path and the
 #     pinned host link, interleaved, medians of 5; the CSRs compared array for array. FAIL on
@@ -26,6 +27,14 @@ SP_BUILD_TARGETS="upload_bench spmv64_bench"
 B=./build-gpu/bench
 budget=560 # seconds for the whole script; step 3 gets what is left
 free -g | head -2 | tee "$L/host-memory.txt"
+
+# 0. the benches' small ctest entries (label gpu): CSRs from shuffled entries at 32 and 64
+#    bits, SpMV with 64-bit offsets, all checked against cuSPARSE (seconds)
+(cd build-gpu && timeout 120 ctest --output-on-failure -R '^(upload_bench_small|upload_bench_small_offsets64|spmv64_bench_small)$' \
+   >"$L/ctest-small.log" 2>&1)
+rc=$?; grep -E "tests passed|Failed|Timeout|Not Run|Skipped" "$L/ctest-small.log" | head
+grep -q "Skipped" "$L/ctest-small.log" && rc=1 # a skip (77) means no GPU: a failure here
+step bench-small $rc
 
 # 1. host COO -> device CSR
 timeout 240 "$B/upload_bench" --inputs poisson3d:160,kron:22,kron:23 --reps 5 \
