@@ -25,6 +25,7 @@
 #include <cstring>
 #include <string>
 
+#include "bench_host.cuh"
 #include "cusparse_ok.cuh"
 #include "gpu_timing.cuh"
 #include "sp_kernels.h"
@@ -111,14 +112,6 @@ struct input {
     sp_coo_t *coo; /* host, double values, sorted and merged */
 };
 
-static uint64_t splitmix(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-
 /* Generates or reads the input; a file the library refuses (complex values, say) gives
  * coo NULL and the reason in `why`. */
 static input load_input(const std::string &name, std::string *why)
@@ -204,13 +197,7 @@ static void bench_coo_to_csr(const input &in, const sp_coo_t *h, int reps, sp_cs
     std::vector<int32_t> r(h->row, h->row + nnz), c(h->col, h->col + nnz);
     const double *hv = static_cast<const double *>(h->val);
     std::vector<double> v(hv, hv + nnz);
-    uint64_t seed = 12345;
-    for (int64_t i = nnz - 1; i > 0; i--) {
-        int64_t j = (int64_t)(splitmix(&seed) % (uint64_t)(i + 1));
-        std::swap(r[i], r[j]);
-        std::swap(c[i], c[j]);
-        std::swap(v[i], v[j]);
-    }
+    shuffle_entries(r.data(), c.data(), v.data(), nnz, 12345);
     dev_coo src = {(int32_t *)dmalloc(ib), (int32_t *)dmalloc(ib), (double *)dmalloc(vb)};
     to_dev(src.row, r.data(), ib);
     to_dev(src.col, c.data(), ib);

@@ -1,6 +1,7 @@
-/* What the GPU benchmarks (prim_bench, convert_bench) share: fatal-error checks for CUDA
- * and libsp calls, and interleaved timing of two callables with CUDA events, reduced to
- * median / min / max. Header-only; each benchmark is one translation unit. */
+/* What the GPU benchmarks (prim_bench, convert_bench, spmv64_bench, ...) share: fatal-error
+ * checks for CUDA and libsp calls, and interleaved timing of two callables (or a group of
+ * them) with CUDA events, reduced to median / min / max. Header-only; each benchmark is
+ * one translation unit. */
 #ifndef SP_GPU_TIMING_CUH
 #define SP_GPU_TIMING_CUH
 
@@ -79,6 +80,33 @@ static inline void time_pair(cudaStream_t stream, int warmup, int reps,
     CUDA_OK(cudaEventDestroy(e1));
     *sa = summarize(ta);
     if (sb) *sb = b ? summarize(tb) : stats{0, 0, 0};
+}
+
+/* Times the callables of `fns` interleaved on `stream`, one after the other in each round
+ * (warmup untimed rounds, then reps timed ones), each between its own pair of CUDA events;
+ * (*out)[i] gets the summary of fns[i]. A callable may run several calls: divide by them. */
+static inline void time_group(cudaStream_t stream, int warmup, int reps,
+                              const std::vector<std::function<void()>> &fns,
+                              std::vector<stats> *out)
+{
+    cudaEvent_t e0, e1;
+    CUDA_OK(cudaEventCreate(&e0));
+    CUDA_OK(cudaEventCreate(&e1));
+    std::vector<std::vector<double>> t(fns.size());
+    for (int r = 0; r < warmup + reps; r++)
+        for (size_t i = 0; i < fns.size(); i++) {
+            CUDA_OK(cudaEventRecord(e0, stream));
+            fns[i]();
+            CUDA_OK(cudaEventRecord(e1, stream));
+            CUDA_OK(cudaEventSynchronize(e1));
+            float ms = 0;
+            CUDA_OK(cudaEventElapsedTime(&ms, e0, e1));
+            if (r >= warmup) t[i].push_back(ms);
+        }
+    CUDA_OK(cudaEventDestroy(e0));
+    CUDA_OK(cudaEventDestroy(e1));
+    out->clear();
+    for (auto &ti : t) out->push_back(summarize(ti));
 }
 
 #endif /* SP_GPU_TIMING_CUH */
