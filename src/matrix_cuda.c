@@ -205,11 +205,11 @@ sp_status_t sp__cuda_matrix_upload(sp_matrix_t *A, const sp_coo_t *coo, int32_t 
     int ordered = 0;
     upload_job_t job;
     memset(&job, 0, sizeof job);
+    sp__cuda_env(A->ctx, &env); /* first: the cleanup below frees through it */
     SP_TRY(order_on_host(A, coo, &copy, &ordered));
     if (copy) src = copy;
     n = (size_t)src->nnz;
     t.nnz = src->nnz;
-    sp__cuda_env(A->ctx, &env);
     SP_TRY(sp__cuda_check_room(A->ctx, upload_bytes(src, ordered), "uploading and sorting the COO"));
     SP_TRY(env.alloc(env.self, (void **)&t.row, n * sizeof(int32_t)));
     SP_TRY(env.alloc(env.self, (void **)&t.col, n * sizeof(int32_t)));
