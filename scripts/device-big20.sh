@@ -20,7 +20,7 @@ T=(); [ -x /usr/bin/time ] && T=(/usr/bin/time -v) # the host's peak memory of e
 bfs() { # scale timeout
   local s=$1 lim=$2 rc
   "${T[@]}" timeout "$lim" "$B/spbench" --gen "kron:$s" --bfs --sources 8 \
-    --bfs-variant direction_opt --bfs-loop auto --json "$L/kron$s.json" \
+    --bfs-variant direction_opt,auto --bfs-loop host,graph,auto --json "$L/kron$s.json" \
     >"$L/kron$s.log" 2>"$L/kron$s.err"
   rc=$?
   grep -E "^(input|nrows|nnz|gpu|bfs)|direction_opt|validated|peak_device" "$L/kron$s.log" | head -20
