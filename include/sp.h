@@ -405,6 +405,30 @@ typedef struct sp_device_info {
 /* Host contexts report name "host" and zero sizes. */
 SP_API sp_status_t sp_context_device_info(const sp_context_t *ctx, sp_device_info_t *info);
 
+/* ---- Device memory accounting (issue 20: lean device memory) ---------------------
+ * What the context's own allocator holds for libsp (formats, plans, caches, scratch of a
+ * call), so a caller can measure a phase: reset the peak, run the phase, read the peak.
+ * Memory the caller allocated itself (vectors made with cudaMalloc, for example) is not
+ * counted; sp_vector_t vectors on the context are. */
+typedef struct sp_memory_stats {
+    int64_t current_bytes; /* held now */
+    int64_t peak_bytes;    /* the most held at once since the context was created or since
+                              the last sp_context_memory_reset_peak (>= current_bytes) */
+} sp_memory_stats_t;
+
+/* The context's figures. A CUDA context with its own memory pool (no allocator hooks in
+ * sp_context_options_t) reads the pool's used-memory counters (cudaMemPoolAttrUsedMemCurrent
+ * and UsedMemHigh; sizes as the pool rounds them) after synchronizing the context's stream,
+ * so frees queued on it are counted. SP_STATUS_NOT_SUPPORTED, with the reason in the
+ * message, on a CUDA context with the caller's allocator hooks (the memory is the hooks':
+ * their free is not given a size, so count it there) and on a host context (host arrays
+ * come from the process-wide sp_set_host_allocator hooks, shared by every context and
+ * every function without one). out is untouched on failure. */
+SP_API sp_status_t sp_context_memory(sp_context_t *ctx, sp_memory_stats_t *out);
+/* Start a new peak: afterwards peak_bytes counts from what is held now. Synchronizes the
+ * context's stream. The same refusals as sp_context_memory. */
+SP_API sp_status_t sp_context_memory_reset_peak(sp_context_t *ctx);
+
 /* ------------------------------------------------------------------------------------
  * Matrices on a context, with a cache of built formats.
  * ---------------------------------------------------------------------------------- */

@@ -101,6 +101,35 @@ done:
     return st;
 }
 
+/* The pool's used-memory counters, read once the stream has drained (a free queued on it
+ * is counted once it runs). The high-water mark can only be reset to zero; whether it then
+ * reads zero or what is in use until the next allocation, max(high, current) is the peak
+ * counted from now. */
+sp_status_t sp__cuda_memory(sp_context_t *ctx, int reset, sp_memory_stats_t *out)
+{
+    sp_status_t st = SP_STATUS_SUCCESS;
+    sp_cuda_state_t *s = ctx->cuda;
+    uint64_t used = 0, high = 0, zero = 0;
+    if (!s->has_pool)
+        SP_FAIL(SP_STATUS_NOT_SUPPORTED,
+                "%s: the context allocates through the caller's hooks "
+                "(sp_context_options_t.allocator), whose free is not given a size: count "
+                "the bytes in the hooks", reset ? "sp_context_memory_reset_peak"
+                                                : "sp_context_memory");
+    SP_CUDA_TRY(cudaSetDevice(s->device));
+    SP_CUDA_TRY(cudaStreamSynchronize(s->stream));
+    if (reset) {
+        SP_CUDA_TRY(cudaMemPoolSetAttribute(s->pool, cudaMemPoolAttrUsedMemHigh, &zero));
+        goto done;
+    }
+    SP_CUDA_TRY(cudaMemPoolGetAttribute(s->pool, cudaMemPoolAttrUsedMemCurrent, &used));
+    SP_CUDA_TRY(cudaMemPoolGetAttribute(s->pool, cudaMemPoolAttrUsedMemHigh, &high));
+    out->current_bytes = (int64_t)used;
+    out->peak_bytes = (int64_t)(high > used ? high : used);
+done:
+    return st;
+}
+
 /* Device memory through the caller's hooks or the context's pool, on its stream. A
  * failure names the bytes asked for and what the device has free. */
 static sp_status_t env_alloc(void *self, void **d_ptr, size_t bytes)
@@ -217,6 +246,12 @@ void sp__cuda_context_fini(sp_context_t *ctx) { (void)ctx; }
 sp_status_t sp__cuda_synchronize(sp_context_t *ctx)
 {
     (void)ctx;
+    return SP_ERROR(SP_STATUS_NOT_COMPILED, "libsp was built without CUDA");
+}
+
+sp_status_t sp__cuda_memory(sp_context_t *ctx, int reset, sp_memory_stats_t *out)
+{
+    (void)ctx, (void)reset, (void)out;
     return SP_ERROR(SP_STATUS_NOT_COMPILED, "libsp was built without CUDA");
 }
 

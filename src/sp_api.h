@@ -66,6 +66,9 @@ sp_status_t sp__context_record(sp_context_t *ctx, sp_status_t status);
 sp_status_t sp__cuda_context_init(sp_context_t *ctx, const sp_context_options_t *options);
 void sp__cuda_context_fini(sp_context_t *ctx);
 sp_status_t sp__cuda_synchronize(sp_context_t *ctx);
+/* sp_context_memory and sp_context_memory_reset_peak on a CUDA context (reset != 0:
+ * the reset; out NULL then). src/context_cuda.c. */
+sp_status_t sp__cuda_memory(sp_context_t *ctx, int reset, sp_memory_stats_t *out);
 
 #ifdef SP_HAVE_CUDA
 #include "sp_kernels.h"

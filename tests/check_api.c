@@ -56,6 +56,28 @@ START_TEST(test_context)
 }
 END_TEST
 
+/* Memory accounting: a host context refuses it, saying why, and leaves out as it was;
+ * missing arguments are named. The CUDA figures are tested in check_gpu_context. */
+START_TEST(test_context_memory_on_host)
+{
+    sp_context_t *ctx = host();
+    sp_memory_stats_t m = {.current_bytes = -7, .peak_bytes = -7};
+    ck_assert_status(sp_context_memory(ctx, &m), SP_STATUS_NOT_SUPPORTED);
+    ck_assert_error_has("sp_context_memory: a host context does not count its memory");
+    ck_assert_str_eq(sp_context_last_error(ctx), sp_last_error());
+    ck_assert_int_eq(m.current_bytes, -7);
+    ck_assert_int_eq(m.peak_bytes, -7);
+    ck_assert_status(sp_context_memory_reset_peak(ctx), SP_STATUS_NOT_SUPPORTED);
+    ck_assert_error_has("sp_context_memory_reset_peak: a host context");
+    ck_assert_status(sp_context_memory(ctx, NULL), SP_STATUS_INVALID_ARGUMENT);
+    ck_assert_error_has("sp_context_memory: out is NULL");
+    ck_assert_status(sp_context_memory(NULL, &m), SP_STATUS_INVALID_ARGUMENT);
+    ck_assert_error_has("sp_context_memory: ctx is NULL");
+    ck_assert_status(sp_context_memory_reset_peak(NULL), SP_STATUS_INVALID_ARGUMENT);
+    sp_context_destroy(ctx);
+}
+END_TEST
+
 START_TEST(test_cuda_context_without_gpu_is_clean)
 {
     sp_context_t *ctx = NULL;
@@ -524,6 +546,7 @@ static Suite *api_suite(void)
     tcase_add_test(tc, test_status_and_version);
     tcase_add_test(tc, test_context);
     tcase_add_test(tc, test_cuda_context_without_gpu_is_clean);
+    tcase_add_test(tc, test_context_memory_on_host);
     tcase_add_test(tc, test_matrix_info_and_views);
     tcase_add_test(tc, test_matrix_create_refuses_bad_coo);
     tcase_add_test(tc, test_duplicates_policy);
