@@ -34,6 +34,8 @@ struct sp_matrix {
     sp_matrix_options_t options;
     int offset_bits; /* 32 or 64: the width of CSR and CSC pointers (options.offset_bits
                         resolved; 64 on a host context only so far, issue 20) */
+    int pattern_symmetric; /* (i,j) present iff (j,i): the COO's flags or the option, taken
+                              at sp_matrix_create; BFS pulls through the CSR (issue 20) */
     sp_format_set_t f;
     int32_t *csr_ptr32; /* host, 64-bit offsets: the CSR's pointers narrowed for what reads
                            32-bit pointers only (sp__matrix_csr32, SP__BUILT_CSR32), or NULL */
@@ -210,6 +212,16 @@ static inline sp_triplets_t *sp__format_tail(sp_format_set_t *set, sp_format_t f
  * local the gathers of x are (stencils, bands, FEM near 1; random and Kronecker near 0).
  * 1 for an empty matrix. src/spmv_model.c. */
 double sp__coo_col_near(const sp_coo_t *coo);
+
+/* Whether coo's flags say that (i,j) is present iff (j,i) is: SP_COO_SYMMETRIC_PATTERN, or
+ * a symmetric file expanded (SP_COO_SYMMETRIC_EXPANDED, set by readers and caches older
+ * than the pattern flag), never one triangle as stored; square only. */
+static inline int sp__coo_pattern_symmetric(const sp_coo_t *coo)
+{
+    unsigned f = coo->flags;
+    return coo->nrows == coo->ncols && !(f & SP_COO_SYMMETRIC_STORED) &&
+           (f & (SP_COO_SYMMETRIC_PATTERN | SP_COO_SYMMETRIC_EXPANDED)) != 0;
+}
 
 /* Rows of A longer than this go to the tail of format f (ELL, JDS, SELL): the matrix option
  * long_row_bound, else the policy's (src/policy.c); INT64_MAX when there is no tail. */

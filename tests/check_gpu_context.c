@@ -263,6 +263,7 @@ START_TEST(test_memory_accounting)
     printf("memory: csr %lld bytes, build peak %lld, rebuild peak %lld\n",
            (long long)info.bytes[SP_FORMAT_CSR], (long long)m1.peak_bytes,
            (long long)m4.peak_bytes);
+    fflush(stdout);
     sp_matrix_destroy(A);
     A = NULL;
     ck_assert_ok(sp_context_memory(ctx, &m4));
