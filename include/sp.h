@@ -427,14 +427,15 @@ typedef struct sp_memory_stats {
 /* The context's figures. A CUDA context with its own memory pool (no allocator hooks in
  * sp_context_options_t) reads the pool's used-memory counters (cudaMemPoolAttrUsedMemCurrent
  * and UsedMemHigh; sizes as the pool rounds them) after synchronizing the context's stream,
- * so frees queued on it are counted. SP_STATUS_NOT_SUPPORTED, with the reason in the
- * message, on a CUDA context with the caller's allocator hooks (the memory is the hooks':
- * their free is not given a size, so count it there) and on a host context (host arrays
- * come from the process-wide sp_set_host_allocator hooks, shared by every context and
- * every function without one). out is untouched on failure. */
+ * so frees queued on it are counted. With the caller's allocator hooks the context counts
+ * the bytes it asks them for and gives back, as it calls them (a table of its live blocks,
+ * kept in host memory; no synchronization). SP_STATUS_NOT_SUPPORTED, with the reason in the
+ * message, on a host context (host arrays come from the process-wide sp_set_host_allocator
+ * hooks, shared by every context and every function without one). out is untouched on
+ * failure. */
 SP_API sp_status_t sp_context_memory(sp_context_t *ctx, sp_memory_stats_t *out);
 /* Start a new peak: afterwards peak_bytes counts from what is held now. Synchronizes the
- * context's stream. The same refusals as sp_context_memory. */
+ * context's stream (with its own pool). The same refusal as sp_context_memory. */
 SP_API sp_status_t sp_context_memory_reset_peak(sp_context_t *ctx);
 
 /* ------------------------------------------------------------------------------------

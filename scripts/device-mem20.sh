@@ -3,7 +3,7 @@
 # 10 minutes: build in build-gpu (Release, sm_90), then
 #  1. the suites this branch touches, with their output kept (ctest -V):
 #     GPU: check_gpu_context (test_memory_accounting: sp_context_memory's current and peak
-#     bytes against sp_matrix_info's CSR bytes, the reset, the refusal with allocator hooks),
+#     bytes against sp_matrix_info's CSR bytes, the reset; with allocator hooks exactly),
 #     check_gpu_bfs (every graph: no CSC on a pattern-symmetric one, a CSC otherwise;
 #     symmetric_pulls_through_csr with the memory prepare saves; the cache on both),
 #     check_gpu_bfs_loops, check_gpu_alloc_sweep.bfs (the grid with and without the flag);

@@ -72,6 +72,24 @@ sp_status_t sp__cuda_synchronize(sp_context_t *ctx);
  * the reset; out NULL then). src/context_cuda.c. */
 sp_status_t sp__cuda_memory(sp_context_t *ctx, int reset, sp_memory_stats_t *out);
 
+/* Live blocks of an allocator whose free has no size, and what they add up to (a CUDA
+ * context with allocator hooks; src/size_table.c). Zero-initialised: empty. */
+typedef struct sp__size_table {
+    void **key;      /* cap slots, NULL: empty */
+    size_t *bytes;
+    int64_t cap, count;
+    int64_t current, peak; /* bytes live now; the most since the last reset (peak = current) */
+} sp__size_table_t;
+/* Room for blocks live blocks without growing (so an operation's allocations need no host
+ * memory for the table until then). SP_STATUS_ALLOC_FAILED, table unchanged, on failure. */
+sp_status_t sp__size_table_reserve(sp__size_table_t *t, int64_t blocks);
+/* Record ptr's bytes (the same pointer again: replaced). SP_STATUS_ALLOC_FAILED naming the
+ * bytes when the table cannot grow; the table is then unchanged. */
+sp_status_t sp__size_table_add(sp__size_table_t *t, void *ptr, size_t bytes);
+/* Forget ptr (NULL or unknown: nothing). Never allocates. */
+void sp__size_table_remove(sp__size_table_t *t, const void *ptr);
+void sp__size_table_free(sp__size_table_t *t);
+
 #ifdef SP_HAVE_CUDA
 #include "sp_kernels.h"
 /* The kernel layer's view of a CUDA context: stream and device memory, the context's
