@@ -767,9 +767,9 @@ typedef enum sp_bfs_direction {
  *  - on a CUDA context with loop HOST (a few launches and one 24-byte read-back per level)
  *    every variant runs; the formats it needs are built and cached in G (CSR always, CSC
  *    for PULL and DIRECTION_OPT unless G is pattern-symmetric, whose CSR serves as its
- *    in-edges: sp_matrix_options_t.pattern_symmetric). DIRECTION_OPT pushes while the frontier's out-edges
- *    m_f <= m_u / alpha (m_u: out-edges of unvisited vertices), then pulls while the
- *    frontier grows or holds more than n / beta vertices;
+ *    in-edges: sp_matrix_options_t.pattern_symmetric). DIRECTION_OPT pushes while the
+ *    frontier's out-edges m_f <= m_u / alpha (m_u: out-edges of unvisited vertices), then
+ *    pulls while the frontier grows or holds more than n / beta vertices;
  *  - loops SINGLE_BLOCK and PERSISTENT run the frontier-queue push inside the GPU (no
  *    host round trip per level) and take variant FRONTIER or AUTO only (other
  *    combinations: SP_STATUS_NOT_SUPPORTED naming both);

@@ -118,8 +118,9 @@ sp_status_t sp_matrix_create(sp_context_t *ctx, const sp_coo_t *coo,
     A->ctx = ctx;
     if (options) A->options = *options;
     A->offset_bits = offset_bits;
-    A->pattern_symmetric = coo->nrows == coo->ncols &&
-                           ((options && options->pattern_symmetric) || sp__coo_pattern_symmetric(coo));
+    A->pattern_symmetric =
+        coo->nrows == coo->ncols &&
+        ((options && options->pattern_symmetric) || sp__coo_pattern_symmetric(coo));
     if (ctx->kind == SP_DEVICE_CUDA) {
         SP_TRY(sp__cuda_matrix_upload(A, coo, &counts));
     } else {

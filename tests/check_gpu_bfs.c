@@ -227,8 +227,9 @@ static void check_graph(const char *name, const sp_coo_t *coo, const int32_t *gi
     ck_assert_int_eq(info.pattern_symmetric,
                      assert_symmetric || (coo->flags & SP_COO_SYMMETRIC_PATTERN) != 0);
     if (info.pattern_symmetric)
-        ck_assert_msg(info.bytes[SP_FORMAT_CSC] == 0, "%s: pattern-symmetric, yet a CSC of %lld "
-                      "bytes", name, (long long)info.bytes[SP_FORMAT_CSC]);
+        ck_assert_msg(info.bytes[SP_FORMAT_CSC] == 0,
+                      "%s: pattern-symmetric, yet a CSC of %lld bytes", name,
+                      (long long)info.bytes[SP_FORMAT_CSC]);
     else
         ck_assert_msg(info.bytes[SP_FORMAT_CSC] > 0, "%s: pull ran without a CSC", name);
     free(ex.sizes);

@@ -284,8 +284,9 @@ START_TEST(test_memory_accounting)
         ck_assert_ok(sp_matrix_info(A, &info));
         ck_assert_ok(sp_context_memory(ctx, &m1));
         /* exactly the arrays the matrix holds (COO and CSR with doubles: none empty) */
-        ck_assert_int_eq(m1.current_bytes, info.bytes[SP_FORMAT_COO] + info.bytes[SP_FORMAT_CSR]);
-        ck_assert_int_gt(m1.peak_bytes, m1.current_bytes); /* the sort's scratch came and went */
+        ck_assert_int_eq(m1.current_bytes,
+                         info.bytes[SP_FORMAT_COO] + info.bytes[SP_FORMAT_CSR]);
+        ck_assert_int_gt(m1.peak_bytes, m1.current_bytes); /* the sort's scratch, gone */
         ck_assert_ok(sp_context_memory_reset_peak(ctx));
         ck_assert_ok(sp_context_memory(ctx, &m2));
         ck_assert_int_eq(m2.peak_bytes, m1.current_bytes);
