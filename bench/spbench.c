@@ -90,6 +90,10 @@ static void usage(FILE *f)
             "  --bfs-suite          the BFS benchmark graphs (Kronecker, uniform, grid,\n"
             "                       datasets/), a row per graph x variant x loop\n"
             "  --json FILE          write every figure as JSON\n"
+            "                       (on a GPU also peak_device_bytes: the context\n"
+            "                       allocator's peak in the build, matrix create and\n"
+            "                       the CSR, and in the run, SpMV table or BFS, also\n"
+            "                       printed as peak_device_bytes: build N run M)\n"
             "  --suite              the benchmark set (BENCHMARKING.md), then a summary\n"
             "  --suite-quick        a small subset of it (seconds on the host)\n"
             "  --suite-wide         the wider set nobody tuned on: the shapes below in\n"
@@ -544,6 +548,20 @@ static sp_status_t create_matrix(sb_exec_t *ex, const sp_coo_t *coo, sb_report_t
     return st;
 }
 
+/* peak_device_bytes (CUDA context): the most the context's allocator held during the
+ * build (sp_matrix_create and the CSR build before the run) and during the run (the SpMV
+ * table or BFS, with the formats, plans and caches they make); the peak is reset between
+ * them. spbench's own vectors and BFS outputs (cudaMalloc) are not counted. -1: unknown. */
+static int64_t device_peak(const sb_exec_t *ex, int reset_after)
+{
+    sp_memory_stats_t m;
+    int64_t peak = -1;
+    if (!ex->gpu) return -1;
+    if (sp_context_memory(ex->ctx, &m) == SP_STATUS_SUCCESS) peak = m.peak_bytes;
+    if (reset_after && sp_context_memory_reset_peak(ex->ctx) != SP_STATUS_SUCCESS) peak = -1;
+    return peak;
+}
+
 /* The BFS request of the command line. */
 static sb_bfs_request_t bfs_request(const options_t *o, const sb_exec_t *ex)
 {
@@ -618,6 +636,8 @@ static int bench_input(const options_t *o, sb_exec_t *ex, const char *path, cons
     }
     if (save_cache(o, path, coo)) goto done;
     printf("input: %s\nexecutor: %s\n", r->input, r->executor);
+    r->peak_device_build = r->peak_device_run = -1;
+    if (ex->gpu) (void)sp_context_memory_reset_peak(ex->ctx);
     if (create_matrix(ex, coo, r, &A) != SP_STATUS_SUCCESS) {
         fprintf(stderr, "spbench: %s\n", sp_last_error());
         goto done;
@@ -629,13 +649,23 @@ static int bench_input(const options_t *o, sb_exec_t *ex, const char *path, cons
         goto done;
     }
     if (spmv) open_baseline(ex, A, &v);
+    /* BFS's CSR: built in the build phase, so peak_device_bytes' build holds it */
+    if (ex->gpu && o->bfs && sp_matrix_build(ex->ctx, A, SP_FORMAT_CSR) != SP_STATUS_SUCCESS) {
+        fprintf(stderr, "spbench: %s\n", sp_last_error());
+        goto done;
+    }
     set_baselines(ex, r, spmv);
     sb_print_shape(coo, A, r);
+    r->peak_device_build = device_peak(ex, 1);
     rc = 0;
     if (coo->value_type == SP_VALUE_NONE) printf("spmv: skipped (pattern matrix without values)\n");
     else if (!spmv) printf("spmv: skipped (--bfs without --formats)\n");
     else rc = run_spmv(ex, A, o, r, &v);
     if (o->bfs) rc |= run_bfs(o, ex, coo, A, r);
+    r->peak_device_run = device_peak(ex, 0);
+    if (r->peak_device_build >= 0 && r->peak_device_run >= 0)
+        printf("peak_device_bytes: build %lld run %lld\n", (long long)r->peak_device_build,
+               (long long)r->peak_device_run);
 done:
     sb_cusparse_destroy(ex->cus);
     ex->cus = NULL;

@@ -673,6 +673,9 @@ void sb_json_report(FILE *f, const sb_report_t *r)
                 r->bfs_sources, r->bfs_ms_median, r->bfs_teps_hmean,
                 (long long)r->bfs_edges_mean, r->bfs_valid ? "true" : "false", r->bfs_gteps_g500,
                 r->bfs_gteps_g500_multi, r->bfs_gteps_g500_kernel);
+    if (r->on_gpu && r->peak_device_build >= 0 && r->peak_device_run >= 0)
+        fprintf(f, ",\n  \"peak_device_bytes\": {\"build\": %lld, \"run\": %lld}",
+                (long long)r->peak_device_build, (long long)r->peak_device_run);
     fprintf(f, "\n}");
 }
 

@@ -71,6 +71,9 @@ typedef struct sb_report {
                                              over sp_bfs_multi, kernels alone (0: not run) */
     int64_t bfs_edges_mean;
     int bfs_valid;
+    /* GPU: the context allocator's peak bytes in the build and in the run (-1: unknown;
+     * spbench.c's device_peak) */
+    int64_t peak_device_build, peak_device_run;
 } sb_report_t;
 
 /* Where SpMV runs: a host context (wall clock, the baseline is libsp's host CSR), or a

@@ -133,6 +133,13 @@ typedef enum sp_symmetry {
 #define SP_COO_MERGED 0x2u             /* no two entries share (row, col) */
 #define SP_COO_SYMMETRIC_EXPANDED 0x4u /* mirrored entries of a symmetric file added */
 #define SP_COO_SYMMETRIC_STORED 0x8u   /* one triangle only, as stored (not expanded) */
+/* (i,j) is present iff (j,i) is (values may differ): set by sp_coo_symmetrize, by the
+ * readers where they expand a symmetric file or an undirected edge list (with
+ * SP_COO_SYMMETRIC_EXPANDED, which sp_matrix_create takes to imply it) and by the stencil
+ * generators; kept by sp_coo_sort_merge, sp_coo_drop_self_loops, sp_coo_copy and the
+ * binary cache. A caller that edits the arrays clears it. sp_matrix_create records it
+ * (issue 20): BFS on a CUDA context then pulls through the CSR instead of building a CSC. */
+#define SP_COO_SYMMETRIC_PATTERN 0x10u
 
 /* Host triplets: entry k is A(row[k], col[k]) = val[k], indices 0-based.
  * val is float* or double* per value_type, NULL for SP_VALUE_NONE. Arrays have room
@@ -169,7 +176,8 @@ typedef enum sp_dup_policy {
 SP_API sp_status_t sp_coo_sort_merge(sp_coo_t *coo, sp_dup_policy_t policy, int64_t *nmerged);
 
 /* Make a square pattern undirected: add (j,i) for every (i,j), optionally drop self
- * loops, then sort and keep one of each edge. Values of mirrored entries are copied. */
+ * loops, then sort and keep one of each edge. Values of mirrored entries are copied.
+ * Sets SP_COO_SORTED | SP_COO_MERGED | SP_COO_SYMMETRIC_PATTERN. */
 SP_API sp_status_t sp_coo_symmetrize(sp_coo_t *coo, int drop_self_loops);
 
 /* Remove the entries (v, v) in place, keeping the others in order (flags kept).
@@ -405,6 +413,31 @@ typedef struct sp_device_info {
 /* Host contexts report name "host" and zero sizes. */
 SP_API sp_status_t sp_context_device_info(const sp_context_t *ctx, sp_device_info_t *info);
 
+/* ---- Device memory accounting (issue 20: lean device memory) ---------------------
+ * What the context's own allocator holds for libsp (formats, plans, caches, scratch of a
+ * call), so a caller can measure a phase: reset the peak, run the phase, read the peak.
+ * Memory the caller allocated itself (vectors made with cudaMalloc, for example) is not
+ * counted; sp_vector_t vectors on the context are. */
+typedef struct sp_memory_stats {
+    int64_t current_bytes; /* held now */
+    int64_t peak_bytes;    /* the most held at once since the context was created or since
+                              the last sp_context_memory_reset_peak (>= current_bytes) */
+} sp_memory_stats_t;
+
+/* The context's figures. A CUDA context with its own memory pool (no allocator hooks in
+ * sp_context_options_t) reads the pool's used-memory counters (cudaMemPoolAttrUsedMemCurrent
+ * and UsedMemHigh; sizes as the pool rounds them) after synchronizing the context's stream,
+ * so frees queued on it are counted. With the caller's allocator hooks the context counts
+ * the bytes it asks them for and gives back, as it calls them (a table of its live blocks,
+ * kept in host memory; no synchronization). SP_STATUS_NOT_SUPPORTED, with the reason in the
+ * message, on a host context (host arrays come from the process-wide sp_set_host_allocator
+ * hooks, shared by every context and every function without one). out is untouched on
+ * failure. */
+SP_API sp_status_t sp_context_memory(sp_context_t *ctx, sp_memory_stats_t *out);
+/* Start a new peak: afterwards peak_bytes counts from what is held now. Synchronizes the
+ * context's stream (with its own pool). The same refusal as sp_context_memory. */
+SP_API sp_status_t sp_context_memory_reset_peak(sp_context_t *ctx);
+
 /* ------------------------------------------------------------------------------------
  * Matrices on a context, with a cache of built formats.
  * ---------------------------------------------------------------------------------- */
@@ -453,6 +486,13 @@ typedef struct sp_matrix_options {
                                    sp_spmv_tune and BFS on a CUDA context (and those past
                                    2^31 entries on a host context) refuse them with
                                    SP_STATUS_NOT_SUPPORTED (issue 20) */
+    int pattern_symmetric;      /* nonzero: the caller asserts that entry (i,j) is present
+                                   iff (j,i) is (square; values may differ), as the COO flag
+                                   SP_COO_SYMMETRIC_PATTERN (or SP_COO_SYMMETRIC_EXPANDED)
+                                   says, which is taken as well. Trusted, not checked: BFS
+                                   on a CUDA context pulls through the CSR (in-edges equal
+                                   out-edges) and builds no CSC; a wrong assertion gives
+                                   wrong pull levels (issue 20) */
 } sp_matrix_options_t;
 
 typedef struct sp_matrix sp_matrix_t;
@@ -491,6 +531,9 @@ typedef struct sp_matrix_info {
     int64_t ell_tail_nnz, jds_tail_nnz, sell_tail_nnz; /* entries in each built tail */
     int offset_bits;                /* 32 or 64: the width of CSR/CSC pointers
                                        (sp_matrix_options_t.offset_bits resolved) */
+    int pattern_symmetric;          /* 1: recorded as pattern-symmetric at sp_matrix_create
+                                       (the COO's flag or the option), so BFS pulls through
+                                       the CSR (bytes[SP_FORMAT_CSC] stays 0) */
 } sp_matrix_info_t;
 
 SP_API sp_status_t sp_matrix_info(const sp_matrix_t *A, sp_matrix_info_t *info);
@@ -639,7 +682,8 @@ SP_API sp_status_t sp_spmv_choose_format(const sp_context_t *ctx, const sp_matri
 typedef enum sp_bfs_variant {
     SP_BFS_AUTO = 0,
     SP_BFS_PUSH = 1,          /* vertex-centric push over CSR */
-    SP_BFS_PULL = 2,          /* vertex-centric pull over CSC */
+    SP_BFS_PULL = 2,          /* vertex-centric pull over CSC (the CSR where the pattern
+                                 is symmetric: sp_matrix_info_t.pattern_symmetric) */
     SP_BFS_EDGE = 3,          /* edge-centric over COO */
     SP_BFS_FRONTIER = 4,      /* frontier queue push */
     SP_BFS_PRIVATIZED = 5,    /* block-private frontier queues */
@@ -722,9 +766,10 @@ typedef enum sp_bfs_direction {
  *  - on a host context every variant runs the reference queue BFS (loop HOST);
  *  - on a CUDA context with loop HOST (a few launches and one 24-byte read-back per level)
  *    every variant runs; the formats it needs are built and cached in G (CSR always, CSC
- *    for PULL and DIRECTION_OPT). DIRECTION_OPT pushes while the frontier's out-edges
- *    m_f <= m_u / alpha (m_u: out-edges of unvisited vertices), then pulls while the
- *    frontier grows or holds more than n / beta vertices;
+ *    for PULL and DIRECTION_OPT unless G is pattern-symmetric, whose CSR serves as its
+ *    in-edges: sp_matrix_options_t.pattern_symmetric). DIRECTION_OPT pushes while the
+ *    frontier's out-edges m_f <= m_u / alpha (m_u: out-edges of unvisited vertices), then
+ *    pulls while the frontier grows or holds more than n / beta vertices;
  *  - loops SINGLE_BLOCK and PERSISTENT run the frontier-queue push inside the GPU (no
  *    host round trip per level) and take variant FRONTIER or AUTO only (other
  *    combinations: SP_STATUS_NOT_SUPPORTED naming both);
@@ -747,7 +792,8 @@ SP_API sp_status_t sp_bfs(sp_context_t *ctx, sp_matrix_t *G, int64_t source,
 
 /* Make now what sp_bfs and sp_bfs_multi with these options (NULL: defaults) need beyond
  * their outputs, so that those calls pay only the search (cf. cusparseSpMV_preprocess):
- * AUTO resolved, the formats built (CSR; CSC for PULL and DIRECTION_OPT on a GPU), and a
+ * AUTO resolved, the formats built (CSR; CSC for PULL and DIRECTION_OPT on a GPU unless G
+ * is pattern-symmetric), and a
  * cache kept in G: the level loops' scratch, the graph loop's instantiated CUDA graph and
  * the timing events on a CUDA context, the reference's queue on a host context. G keeps
  * one such cache, for the last options it was used with (variant, loop, alpha, beta, and

@@ -10,7 +10,8 @@
  *       12    4  u32 byte-order mark 0x01020304
  *       16    4  u32 value type: 0 pattern, 1 float, 2 double (sp_value_type_t)
  *       20    4  u32 symmetry as the source stored it (sp_symmetry_t, 0..3)
- *       24    4  u32 flags (SP_COO_* bits, only the low four defined)
+ *       24    4  u32 flags (SP_COO_* bits, the low five defined; 0x10, the symmetric
+ *                pattern, since issue 20: older readers refuse a file that has it)
  *       28    4  u32 reserved, 0
  *       32    8  i64 nrows
  *       40    8  i64 ncols
@@ -39,8 +40,9 @@
 #define CACHE_MARK_SWAPPED 0x04030201u
 #define CACHE_HEADER_BYTES 64
 #define CACHE_TRAILER_BYTES 8
-#define CACHE_KNOWN_FLAGS \
-    (SP_COO_SORTED | SP_COO_MERGED | SP_COO_SYMMETRIC_EXPANDED | SP_COO_SYMMETRIC_STORED)
+#define CACHE_KNOWN_FLAGS                                                                  \
+    (SP_COO_SORTED | SP_COO_MERGED | SP_COO_SYMMETRIC_EXPANDED | SP_COO_SYMMETRIC_STORED |  \
+     SP_COO_SYMMETRIC_PATTERN)
 
 static const unsigned char cache_magic[8] = {'S', 'P', 'C', 'O', 'O', '\0', '\r', '\n'};
 

@@ -527,7 +527,8 @@ static inline sp_status_t el_expand_all(sp_coo_t *raw, int64_t m, int64_t n,
     for (int64_t i = 0; i < m; i++)
         k += el_expand(raw, i, o, ranged, rb, re, a, k, &loop);
     a->nnz = k;
-    if (o->undirected && !ranged) a->flags |= SP_COO_SYMMETRIC_EXPANDED;
+    if (o->undirected && !ranged)
+        a->flags |= SP_COO_SYMMETRIC_EXPANDED | SP_COO_SYMMETRIC_PATTERN;
     *dropped = o->drop_self_loops ? loops : 0;
     *out = a;
     a = NULL;

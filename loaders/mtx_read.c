@@ -674,7 +674,7 @@ static sp_status_t expand_symmetric(job_t *j, const sp_stream_result_t *res, int
     j->pieces = res->pieces;
     SP_TRY(sp__parallel_for(nthreads, (int)res->npieces, mirror_task, j));
     j->a->nnz += nmirror;
-    j->a->flags |= SP_COO_SYMMETRIC_EXPANDED;
+    j->a->flags |= SP_COO_SYMMETRIC_EXPANDED | SP_COO_SYMMETRIC_PATTERN;
 done:
     sp__free(j->mirror_offset);
     j->mirror_offset = NULL;
@@ -782,7 +782,7 @@ static sp_status_t read_mtx(const char *fn, const char *path, sp_value_type_t va
         for (int64_t k = 0; k < a->nnz; k++) a->row[k] = (int32_t)(a->row[k] - rb);
         a->nrows = re - rb;
         a->symmetry = SP_SYMMETRY_GENERAL;
-        a->flags &= ~SP_COO_SYMMETRIC_EXPANDED;
+        a->flags &= ~(SP_COO_SYMMETRIC_EXPANDED | SP_COO_SYMMETRIC_PATTERN);
     }
     *coo = a;
     a = NULL;

@@ -218,7 +218,9 @@ static sp_status_t prepare(const char *what, sp_context_t *ctx, sp_matrix_t *G,
     *rollback = 1;
     *key = key_for(ctx, G, options);
     SP_TRY(sp_matrix_build(ctx, G, SP_FORMAT_CSR));
-    if (ctx->kind == SP_DEVICE_CUDA &&
+    /* pull steps read in-edges: the CSC, or the CSR itself where the pattern is symmetric
+     * (the same arrays, no copy: issue 20) */
+    if (ctx->kind == SP_DEVICE_CUDA && !G->pattern_symmetric &&
         (key->variant == SP_BFS_PULL || key->variant == SP_BFS_DIRECTION_OPT))
         SP_TRY(sp_matrix_build(ctx, G, SP_FORMAT_CSC));
     SP_TRY(sp__bfs_cache_get(G, key, cache));

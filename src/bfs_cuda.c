@@ -238,8 +238,10 @@ sp_status_t sp__cuda_bfs_cache_make(sp_matrix_t *G, const sp__bfs_key_t *key, vo
     c->g.d_coo_row = G->f.coo.row;
     c->g.d_coo_col = G->f.coo.col;
     if (key->variant == SP_BFS_PULL || key->variant == SP_BFS_DIRECTION_OPT) {
-        c->g.d_in_ptr = G->f.csc.ptr; /* built by the caller */
-        c->g.d_in_idx = G->f.csc.idx;
+        /* built by the caller; a pattern-symmetric graph's CSR is its CSC (issue 20) */
+        const sp_csr_t *in = G->pattern_symmetric ? &G->f.csr : &G->f.csc;
+        c->g.d_in_ptr = in->ptr;
+        c->g.d_in_idx = in->idx;
     }
     if (key->loop == SP_BFS_LOOP_HOST || key->loop == SP_BFS_LOOP_GRAPH) {
         SP_TRY(env.alloc(env.self, &c->d_temp, sp__gpu_bfs_work_bytes(n, c->g.nnz)));

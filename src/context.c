@@ -68,3 +68,30 @@ sp_status_t sp_context_device_info(const sp_context_t *ctx, sp_device_info_t *in
 done:
     return st;
 }
+
+/* One body for both calls: the checks and the host's refusal are the same. */
+static sp_status_t context_memory(sp_context_t *ctx, int reset, sp_memory_stats_t *out)
+{
+    sp_status_t st = SP_STATUS_SUCCESS;
+    const char *call = reset ? "sp_context_memory_reset_peak" : "sp_context_memory";
+    SP_CHECK_ARG(ctx != NULL, "%s: ctx is NULL", call);
+    SP_CHECK_ARG(reset || out != NULL, "%s: out is NULL", call);
+    if (ctx->kind == SP_DEVICE_HOST)
+        SP_FAIL(SP_STATUS_NOT_SUPPORTED,
+                "%s: a host context does not count its memory (host arrays come from the "
+                "process-wide sp_set_host_allocator hooks, shared by every context, whose "
+                "free is not given a size)", call);
+    st = sp__cuda_memory(ctx, reset, out);
+done:
+    return sp__context_record(ctx, st);
+}
+
+sp_status_t sp_context_memory(sp_context_t *ctx, sp_memory_stats_t *out)
+{
+    return context_memory(ctx, 0, out);
+}
+
+sp_status_t sp_context_memory_reset_peak(sp_context_t *ctx)
+{
+    return context_memory(ctx, 1, NULL);
+}

@@ -10,6 +10,8 @@
 
 #include "sp_kernels.h"
 
+enum { SP_HOOKED_BLOCKS = 1024 }; /* live blocks the hooks' size table holds before growing */
+
 typedef struct sp_cuda_state {
     int device;
     cudaStream_t stream;
@@ -17,6 +19,7 @@ typedef struct sp_cuda_state {
     sp_device_allocator_t allocator; /* alloc == NULL: the context's own memory pool */
     cudaMemPool_t pool;              /* stream-ordered pool that keeps freed memory */
     int has_pool;
+    sp__size_table_t hooked; /* with hooks: the bytes of each live block (sp_context_memory) */
     int64_t test_room_cap; /* test only (sp__cuda_test_cap_room): > 0 caps the room */
     void *staging;         /* pinned host memory of the uploads (sp__cuda_staging) */
     size_t staging_bytes;
@@ -52,6 +55,8 @@ sp_status_t sp__cuda_context_init(sp_context_t *ctx, const sp_context_options_t 
         SP_CHECK_ARG(options->allocator->alloc && options->allocator->free,
                      "sp_context_create: allocator hooks alloc and free are both required");
         s->allocator = *options->allocator;
+        /* room for the blocks of several matrices, so calls do not grow it as they go */
+        SP_TRY(sp__size_table_reserve(&s->hooked, SP_HOOKED_BLOCKS));
     } else {
         /* A pool of our own (not the device's default one, which belongs to the whole
          * process), keeping freed memory so repeated builds and plans pay no cudaMalloc. */
@@ -77,6 +82,7 @@ sp_status_t sp__cuda_context_init(sp_context_t *ctx, const sp_context_options_t 
 done:
     if (s && s->owns_stream) (void)cudaStreamDestroy(s->stream);
     if (s && s->has_pool) (void)cudaMemPoolDestroy(s->pool);
+    if (s) sp__size_table_free(&s->hooked);
     sp__free(s);
     return st;
 }
@@ -90,6 +96,7 @@ void sp__cuda_context_fini(sp_context_t *ctx)
     if (s->has_pool) (void)cudaMemPoolDestroy(s->pool);
     if (s->staging) (void)cudaFreeHost(s->staging);
     (void)cudaGetLastError();
+    sp__size_table_free(&s->hooked);
     sp__free(s);
     ctx->cuda = NULL;
 }
@@ -123,6 +130,35 @@ done:
     return st;
 }
 
+/* With allocator hooks: the bytes libsp asked them for and has not given back, counted as
+ * it calls them. With the pool: its used-memory counters, read once the stream has drained
+ * (a free queued on it is counted once it runs). The pool's high-water mark can only be
+ * reset to zero; whether it then reads zero or what is in use until the next allocation,
+ * max(high, current) is the peak counted from now. */
+sp_status_t sp__cuda_memory(sp_context_t *ctx, int reset, sp_memory_stats_t *out)
+{
+    sp_status_t st = SP_STATUS_SUCCESS;
+    sp_cuda_state_t *s = ctx->cuda;
+    uint64_t used = 0, high = 0, zero = 0;
+    if (!s->has_pool) {
+        if (reset) s->hooked.peak = s->hooked.current;
+        else out->current_bytes = s->hooked.current, out->peak_bytes = s->hooked.peak;
+        goto done;
+    }
+    SP_CUDA_TRY(cudaSetDevice(s->device));
+    SP_CUDA_TRY(cudaStreamSynchronize(s->stream));
+    if (reset) {
+        SP_CUDA_TRY(cudaMemPoolSetAttribute(s->pool, cudaMemPoolAttrUsedMemHigh, &zero));
+        goto done;
+    }
+    SP_CUDA_TRY(cudaMemPoolGetAttribute(s->pool, cudaMemPoolAttrUsedMemCurrent, &used));
+    SP_CUDA_TRY(cudaMemPoolGetAttribute(s->pool, cudaMemPoolAttrUsedMemHigh, &high));
+    out->current_bytes = (int64_t)used;
+    out->peak_bytes = (int64_t)(high > used ? high : used);
+done:
+    return st;
+}
+
 /* Device memory through the caller's hooks or the context's pool, on its stream. A
  * failure names the bytes asked for and what the device has free. */
 static sp_status_t env_alloc(void *self, void **d_ptr, size_t bytes)
@@ -135,6 +171,13 @@ static sp_status_t env_alloc(void *self, void **d_ptr, size_t bytes)
     if (s->allocator.alloc) {
         failed = s->allocator.alloc(d_ptr, bytes, s->stream, s->allocator.user) != 0;
         if (failed) (void)cudaGetLastError(); /* what the hook's failed cudaMalloc left */
+        if (!failed && sp__size_table_add(&s->hooked, *d_ptr, bytes) != SP_STATUS_SUCCESS) {
+            s->allocator.free(*d_ptr, s->stream, s->allocator.user); /* uncounted: given back */
+            *d_ptr = NULL;
+            SP_FAIL(SP_STATUS_ALLOC_FAILED, "out of host memory counting a device block of "
+                    "%zu bytes (sp_context_memory's table of the allocator hooks' blocks)",
+                    bytes);
+        }
     } else {
         failed = cudaMallocFromPoolAsync(d_ptr, bytes, s->pool, s->stream) != cudaSuccess;
         (void)cudaGetLastError();
@@ -155,7 +198,10 @@ static void env_free(void *self, void *d_ptr)
 {
     sp_cuda_state_t *s = self;
     if (!d_ptr) return;
-    if (s->allocator.free) s->allocator.free(d_ptr, s->stream, s->allocator.user);
+    if (s->allocator.free) {
+        sp__size_table_remove(&s->hooked, d_ptr);
+        s->allocator.free(d_ptr, s->stream, s->allocator.user);
+    }
     else (void)cudaFreeAsync(d_ptr, s->stream);
 }
 
@@ -239,6 +285,12 @@ void sp__cuda_context_fini(sp_context_t *ctx) { (void)ctx; }
 sp_status_t sp__cuda_synchronize(sp_context_t *ctx)
 {
     (void)ctx;
+    return SP_ERROR(SP_STATUS_NOT_COMPILED, "libsp was built without CUDA");
+}
+
+sp_status_t sp__cuda_memory(sp_context_t *ctx, int reset, sp_memory_stats_t *out)
+{
+    (void)ctx, (void)reset, (void)out;
     return SP_ERROR(SP_STATUS_NOT_COMPILED, "libsp was built without CUDA");
 }
 

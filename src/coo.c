@@ -157,7 +157,7 @@ sp_status_t sp__coo_symmetrize_threads(sp_coo_t *coo, int drop_self_loops, int n
         sp_triplets_t sorted = sp__coo_triplets(&t);
         SP_TRY(sp__coo_sort_merge_threads(&sorted, SP_DUP_KEEP, NULL, nthreads));
         t.nnz = sorted.nnz;
-        t.flags |= SP_COO_SORTED | SP_COO_MERGED;
+        t.flags |= SP_COO_SORTED | SP_COO_MERGED | SP_COO_SYMMETRIC_PATTERN;
     }
     sp__free(coo->row);
     sp__free(coo->col);

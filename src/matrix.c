@@ -115,6 +115,9 @@ sp_status_t sp_matrix_create(sp_context_t *ctx, const sp_coo_t *coo,
     A->ctx = ctx;
     if (options) A->options = *options;
     A->offset_bits = offset_bits;
+    A->pattern_symmetric =
+        coo->nrows == coo->ncols &&
+        ((options && options->pattern_symmetric) || sp__coo_pattern_symmetric(coo));
     if (ctx->kind == SP_DEVICE_CUDA) {
         SP_TRY(sp__cuda_matrix_upload(A, coo, &counts));
     } else {
@@ -430,6 +433,7 @@ sp_status_t sp_matrix_info(const sp_matrix_t *A, sp_matrix_info_t *info)
     info->jds_tail_nnz = A->f.jds.tail.nnz;
     info->sell_tail_nnz = A->f.sell.tail.nnz;
     info->offset_bits = A->offset_bits;
+    info->pattern_symmetric = A->pattern_symmetric;
 done:
     return st;
 }

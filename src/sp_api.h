@@ -34,6 +34,8 @@ struct sp_matrix {
     sp_matrix_options_t options;
     int offset_bits; /* 32 or 64: the width of CSR and CSC pointers (options.offset_bits
                         resolved; 64 on a host context only so far, issue 20) */
+    int pattern_symmetric; /* (i,j) present iff (j,i): the COO's flags or the option, taken
+                              at sp_matrix_create; BFS pulls through the CSR (issue 20) */
     sp_format_set_t f;
     int32_t *csr_ptr32; /* host, 64-bit offsets: the CSR's pointers narrowed for what reads
                            32-bit pointers only (sp__matrix_csr32, SP__BUILT_CSR32), or NULL */
@@ -66,6 +68,27 @@ sp_status_t sp__context_record(sp_context_t *ctx, sp_status_t status);
 sp_status_t sp__cuda_context_init(sp_context_t *ctx, const sp_context_options_t *options);
 void sp__cuda_context_fini(sp_context_t *ctx);
 sp_status_t sp__cuda_synchronize(sp_context_t *ctx);
+/* sp_context_memory and sp_context_memory_reset_peak on a CUDA context (reset != 0:
+ * the reset; out NULL then). src/context_cuda.c. */
+sp_status_t sp__cuda_memory(sp_context_t *ctx, int reset, sp_memory_stats_t *out);
+
+/* Live blocks of an allocator whose free has no size, and what they add up to (a CUDA
+ * context with allocator hooks; src/size_table.c). Zero-initialised: empty. */
+typedef struct sp__size_table {
+    void **key;      /* cap slots, NULL: empty */
+    size_t *bytes;
+    int64_t cap, count;
+    int64_t current, peak; /* bytes live now; the most since the last reset (peak = current) */
+} sp__size_table_t;
+/* Room for blocks live blocks without growing (so an operation's allocations need no host
+ * memory for the table until then). SP_STATUS_ALLOC_FAILED, table unchanged, on failure. */
+sp_status_t sp__size_table_reserve(sp__size_table_t *t, int64_t blocks);
+/* Record ptr's bytes (the same pointer again: replaced). SP_STATUS_ALLOC_FAILED naming the
+ * bytes when the table cannot grow; the table is then unchanged. */
+sp_status_t sp__size_table_add(sp__size_table_t *t, void *ptr, size_t bytes);
+/* Forget ptr (NULL or unknown: nothing). Never allocates. */
+void sp__size_table_remove(sp__size_table_t *t, const void *ptr);
+void sp__size_table_free(sp__size_table_t *t);
 
 #ifdef SP_HAVE_CUDA
 #include "sp_kernels.h"
@@ -210,6 +233,16 @@ static inline sp_triplets_t *sp__format_tail(sp_format_set_t *set, sp_format_t f
  * local the gathers of x are (stencils, bands, FEM near 1; random and Kronecker near 0).
  * 1 for an empty matrix. src/spmv_model.c. */
 double sp__coo_col_near(const sp_coo_t *coo);
+
+/* Whether coo's flags say that (i,j) is present iff (j,i) is: SP_COO_SYMMETRIC_PATTERN, or
+ * a symmetric file expanded (SP_COO_SYMMETRIC_EXPANDED, set by readers and caches older
+ * than the pattern flag), never one triangle as stored; square only. */
+static inline int sp__coo_pattern_symmetric(const sp_coo_t *coo)
+{
+    unsigned f = coo->flags;
+    return coo->nrows == coo->ncols && !(f & SP_COO_SYMMETRIC_STORED) &&
+           (f & (SP_COO_SYMMETRIC_PATTERN | SP_COO_SYMMETRIC_EXPANDED)) != 0;
+}
 
 /* Rows of A longer than this go to the tail of format f (ELL, JDS, SELL): the matrix option
  * long_row_bound, else the policy's (src/policy.c); INT64_MAX when there is no tail. */

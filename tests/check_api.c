@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sp_api.h"
 #include "testutil.h"
 
 static sp_context_t *host(void)
@@ -53,6 +54,92 @@ START_TEST(test_context)
     sp_matrix_destroy(NULL);
     sp_coo_free(NULL);
     sp_free(NULL);
+}
+END_TEST
+
+/* Memory accounting: a host context refuses it, saying why, and leaves out as it was;
+ * missing arguments are named. The CUDA figures are tested in check_gpu_context. */
+START_TEST(test_context_memory_on_host)
+{
+    sp_context_t *ctx = host();
+    sp_memory_stats_t m = {.current_bytes = -7, .peak_bytes = -7};
+    ck_assert_status(sp_context_memory(ctx, &m), SP_STATUS_NOT_SUPPORTED);
+    ck_assert_error_has("sp_context_memory: a host context does not count its memory");
+    ck_assert_str_eq(sp_context_last_error(ctx), sp_last_error());
+    ck_assert_int_eq(m.current_bytes, -7);
+    ck_assert_int_eq(m.peak_bytes, -7);
+    ck_assert_status(sp_context_memory_reset_peak(ctx), SP_STATUS_NOT_SUPPORTED);
+    ck_assert_error_has("sp_context_memory_reset_peak: a host context");
+    ck_assert_status(sp_context_memory(ctx, NULL), SP_STATUS_INVALID_ARGUMENT);
+    ck_assert_error_has("sp_context_memory: out is NULL");
+    ck_assert_status(sp_context_memory(NULL, &m), SP_STATUS_INVALID_ARGUMENT);
+    ck_assert_error_has("sp_context_memory: ctx is NULL");
+    ck_assert_status(sp_context_memory_reset_peak(NULL), SP_STATUS_INVALID_ARGUMENT);
+    sp_context_destroy(ctx);
+}
+END_TEST
+
+/* The size table behind a CUDA context's accounting with allocator hooks (src/size_table.c):
+ * current and peak through adds and removes in several orders, growth far past the first
+ * size with every entry still found, a re-added pointer, unknown pointers ignored, and a
+ * growth that fails leaving the table as it was. */
+START_TEST(test_size_table)
+{
+    enum { N = 5000 };
+    sp__size_table_t t = {0};
+    static char blocks[N * 256]; /* distinct 256-aligned-ish addresses to stand for blocks */
+    int64_t want = 0, peak = 0;
+    for (int i = 0; i < N; i++) {
+        ck_assert_ok(sp__size_table_add(&t, blocks + 256 * (size_t)i, (size_t)(i + 1)));
+        want += i + 1;
+    }
+    peak = want;
+    ck_assert_int_eq(t.count, N);
+    ck_assert_int_eq(t.current, want);
+    ck_assert_int_eq(t.peak, peak);
+    /* remove every third, then every other one left, checking the sum as it goes */
+    for (int i = 0; i < N; i += 3) {
+        sp__size_table_remove(&t, blocks + 256 * (size_t)i);
+        want -= i + 1;
+    }
+    ck_assert_int_eq(t.current, want);
+    sp__size_table_remove(&t, blocks + 256 * 3); /* already gone: nothing */
+    sp__size_table_remove(&t, NULL);
+    sp__size_table_remove(&t, blocks + 1);       /* never added */
+    ck_assert_int_eq(t.current, want);
+    t.peak = t.current; /* what sp_context_memory_reset_peak does */
+    ck_assert_ok(sp__size_table_add(&t, blocks + 256 * 1, 1000)); /* re-added: new size */
+    want += 1000 - 2;
+    ck_assert_int_eq(t.current, want);
+    ck_assert_int_eq(t.peak, want);
+    for (int i = 0; i < N; i++)
+        if (i % 3) sp__size_table_remove(&t, blocks + 256 * (size_t)i);
+    ck_assert_int_eq(t.count, 0);
+    ck_assert_int_eq(t.current, 0);
+    ck_assert_int_lt(t.peak, peak);
+    /* the table still finds what it holds after all that shifting */
+    ck_assert_ok(sp__size_table_add(&t, blocks, 7));
+    sp__size_table_remove(&t, blocks);
+    ck_assert_int_eq(t.current, 0);
+    sp__size_table_free(&t);
+    ck_assert_ptr_null(t.key);
+    /* a growth that fails: the table as it was */
+    ck_assert_ok(sp__size_table_reserve(&t, 10));
+    int64_t cap = t.cap;
+    for (int64_t i = 0; i * 4 < cap * 3; i++)
+        ck_assert_ok(sp__size_table_add(&t, blocks + 256 * (size_t)i, 1));
+    int64_t count = t.count;
+    sp_test_fail_allocations_after(0);
+    sp_status_t st = sp__size_table_add(&t, blocks + 256 * (size_t)count, 5);
+    sp_test_restore_allocator();
+    ck_assert_int_eq(st, SP_STATUS_ALLOC_FAILED);
+    ck_assert_int_eq(t.cap, cap);
+    ck_assert_int_eq(t.count, count);
+    ck_assert_int_eq(t.current, count);
+    for (int64_t i = 0; i < count; i++) sp__size_table_remove(&t, blocks + 256 * (size_t)i);
+    ck_assert_int_eq(t.count, 0);
+    ck_assert_int_eq(t.current, 0);
+    sp__size_table_free(&t);
 }
 END_TEST
 
@@ -524,6 +611,8 @@ static Suite *api_suite(void)
     tcase_add_test(tc, test_status_and_version);
     tcase_add_test(tc, test_context);
     tcase_add_test(tc, test_cuda_context_without_gpu_is_clean);
+    tcase_add_test(tc, test_context_memory_on_host);
+    tcase_add_test(tc, test_size_table);
     tcase_add_test(tc, test_matrix_info_and_views);
     tcase_add_test(tc, test_matrix_create_refuses_bad_coo);
     tcase_add_test(tc, test_duplicates_policy);

@@ -354,6 +354,105 @@ START_TEST(no_temporary_left)
 }
 END_TEST
 
+/* Whether (j,i) is an entry for every entry (i,j) of a, by a binary search of a sorted
+ * copy: the property SP_COO_SYMMETRIC_PATTERN claims. */
+static int pattern_is_symmetric(const sp_coo_t *a)
+{
+    sp_coo_t *s = NULL;
+    int ok = 1;
+    ck_assert_ok(sp_coo_copy(a, SP_VALUE_NONE, &s));
+    ck_assert_ok(sp_coo_sort_merge(s, SP_DUP_KEEP, NULL));
+    for (int64_t k = 0; k < s->nnz && ok; k++) {
+        int64_t lo = 0, hi = s->nnz;
+        int32_t r = s->col[k], c = s->row[k];
+        while (lo < hi) {
+            int64_t mid = lo + (hi - lo) / 2;
+            if (s->row[mid] < r || (s->row[mid] == r && s->col[mid] < c)) lo = mid + 1;
+            else hi = mid;
+        }
+        ok = lo < s->nnz && s->row[lo] == r && s->col[lo] == c;
+    }
+    sp_coo_free(s);
+    return ok;
+}
+
+/* What sp_matrix_create on a host context records from a's flags (and the option). */
+static int matrix_pattern_symmetric(const sp_coo_t *a, int assert_option)
+{
+    sp_context_t *ctx = NULL;
+    sp_matrix_t *A = NULL;
+    sp_matrix_info_t info;
+    sp_matrix_options_t o = {0};
+    o.pattern_symmetric = assert_option;
+    ck_assert_ok(sp_context_create(SP_DEVICE_HOST, NULL, &ctx));
+    ck_assert_ok(sp_matrix_create(ctx, a, &o, &A));
+    ck_assert_ok(sp_matrix_info(A, &info));
+    sp_matrix_destroy(A);
+    sp_context_destroy(ctx);
+    return info.pattern_symmetric;
+}
+
+/* SP_COO_SYMMETRIC_PATTERN (issue 20): set by the Matrix Market reader where it expands a
+ * symmetric file, by an undirected edge list, sp_coo_symmetrize and the stencils, each
+ * time truly symmetric; kept by the binary cache and recorded by sp_matrix_create; absent
+ * where a file keeps one triangle, a part of the rows is read or the matrix is general
+ * (there the option asserts it). */
+START_TEST(symmetric_pattern_flag)
+{
+    sp_coo_t *a = NULL;
+    sp_mtx_options_t keep = {0};
+    sp_edgelist_options_t und = {0};
+    const char *karate = sp_test_path("datasets/mtx/karate.mtx");
+    ck_assert_ok(sp_mtx_read(karate, SP_VALUE_NONE, NULL, &a));
+    ck_assert_uint_eq(a->flags & (SP_COO_SYMMETRIC_PATTERN | SP_COO_SYMMETRIC_EXPANDED),
+                      SP_COO_SYMMETRIC_PATTERN | SP_COO_SYMMETRIC_EXPANDED);
+    ck_assert(pattern_is_symmetric(a));
+    round_trip(a, "karate.spcoo"); /* the flags come back as they were */
+    ck_assert_int_eq(matrix_pattern_symmetric(a, 0), 1);
+    /* a cache written before the flag: EXPANDED alone still counts */
+    a->flags &= ~SP_COO_SYMMETRIC_PATTERN;
+    ck_assert_int_eq(matrix_pattern_symmetric(a, 0), 1);
+    sp_coo_free(a);
+    keep.keep_symmetric = 1;
+    ck_assert_ok(sp_mtx_read(karate, SP_VALUE_NONE, &keep, &a));
+    ck_assert_uint_eq(a->flags & SP_COO_SYMMETRIC_PATTERN, 0);
+    ck_assert_int_eq(matrix_pattern_symmetric(a, 0), 0);
+    sp_coo_free(a);
+    ck_assert_ok(sp_mtx_read_rows(karate, SP_VALUE_NONE, NULL, 0, 17, &a));
+    ck_assert_uint_eq(a->flags & (SP_COO_SYMMETRIC_PATTERN | SP_COO_SYMMETRIC_EXPANDED), 0);
+    sp_coo_free(a);
+    und.undirected = 1;
+    ck_assert_ok(sp_edgelist_read(sp_test_path("datasets/graphs/Wiki-Vote.txt"), SP_VALUE_NONE,
+                                  &und, &a, NULL));
+    ck_assert_uint_ne(a->flags & SP_COO_SYMMETRIC_PATTERN, 0);
+    ck_assert(pattern_is_symmetric(a));
+    sp_coo_free(a);
+    ck_assert_ok(sp_edgelist_read(sp_test_path("datasets/graphs/Wiki-Vote.txt"), SP_VALUE_NONE,
+                                  NULL, &a, NULL));
+    ck_assert_uint_eq(a->flags & SP_COO_SYMMETRIC_PATTERN, 0);
+    ck_assert(!pattern_is_symmetric(a)); /* directed: the flag is rightly absent */
+    ck_assert_int_eq(matrix_pattern_symmetric(a, 0), 0);
+    ck_assert_ok(sp_coo_symmetrize(a, 1));
+    ck_assert_uint_ne(a->flags & SP_COO_SYMMETRIC_PATTERN, 0);
+    ck_assert(pattern_is_symmetric(a));
+    round_trip(a, "wiki-vote-undirected.spcoo");
+    ck_assert_int_eq(matrix_pattern_symmetric(a, 0), 1);
+    sp_coo_free(a);
+    ck_assert_ok(sp_gen_poisson3d27(6, SP_R_64F, &a));
+    ck_assert_uint_ne(a->flags & SP_COO_SYMMETRIC_PATTERN, 0);
+    ck_assert(pattern_is_symmetric(a));
+    sp_coo_free(a);
+    /* general: not recorded unless the caller asserts it; not square: never */
+    a = small_matrix(SP_R_64F);
+    ck_assert_int_eq(matrix_pattern_symmetric(a, 0), 0);
+    ck_assert_int_eq(matrix_pattern_symmetric(a, 1), 0); /* 3 x 4 */
+    a->ncols = 3;
+    a->col[2] = 2;
+    ck_assert_int_eq(matrix_pattern_symmetric(a, 1), 1);
+    sp_coo_free(a);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("coo_cache");
@@ -374,6 +473,7 @@ int main(void)
     tcase_add_test(tc, huge_claims);
     tcase_add_test(tc, bad_arguments);
     tcase_add_test(tc, no_temporary_left);
+    tcase_add_test(tc, symmetric_pattern_flag);
     suite_add_tcase(s, tc);
     return sp_test_run(s);
 }

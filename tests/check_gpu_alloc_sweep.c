@@ -545,17 +545,36 @@ START_TEST(bfs_device_and_host)
         {SP_BFS_FRONTIER, SP_BFS_LOOP_GRAPH, 0},
         {SP_BFS_DIRECTION_OPT, SP_BFS_LOOP_GRAPH, 0},
     };
+    enum { NCASES = sizeof cases / sizeof cases[0] };
+    int64_t with_csc[NCASES];
     sp_coo_t *g = NULL;
     ck_assert_ok(sp_gen_grid2d(sp_test_small() ? 12 : 40, SP_VALUE_NONE, &g));
+    /* the grid's pattern is symmetric, so pull steps would read its CSR: without the flag
+     * they build (and so sweep) a CSC, as on a directed graph */
+    g->flags &= ~SP_COO_SYMMETRIC_PATTERN;
     int64_t push = bfs_case(g, SP_BFS_PUSH, SP_BFS_LOOP_HOST, 0, 1, 0);
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    for (size_t i = 0; i < NCASES; i++) {
+        with_csc[i] = 0;
         if (cases[i].l == SP_BFS_LOOP_GRAPH && sp_test_skip_graph_loop()) continue;
         /* the CSR build and the scratch at least; pull and direction_opt build CSC too */
         int64_t one = bfs_case(g, cases[i].v, cases[i].l, cases[i].coop, 1, 1);
         ck_assert_int_ge(one, 2);
         if (cases[i].v == SP_BFS_PULL || cases[i].v == SP_BFS_DIRECTION_OPT)
             ck_assert_int_gt(one, push);
+        with_csc[i] = one;
         if (!cases[i].coop) bfs_case(g, cases[i].v, cases[i].l, 0, 3, 1);
+    }
+    /* pattern-symmetric (issue 20): pull and direction_opt read the CSR, build no CSC, so
+     * fewer allocations can fail, and a failure still leaves everything as it was */
+    g->flags |= SP_COO_SYMMETRIC_PATTERN;
+    for (size_t i = 0; i < NCASES; i++) {
+        if (cases[i].v != SP_BFS_PULL && cases[i].v != SP_BFS_DIRECTION_OPT) continue;
+        if (cases[i].l == SP_BFS_LOOP_GRAPH && sp_test_skip_graph_loop()) continue;
+        int64_t lean = bfs_case(g, cases[i].v, cases[i].l, 0, 1, 1);
+        ck_assert_int_ge(lean, 2);
+        ck_assert_msg(lean < with_csc[i], "%s/%s: %lld failing allocations on a symmetric "
+                      "pattern, %lld with a CSC", sp_bfs_variant_name(cases[i].v),
+                      sp_bfs_loop_name(cases[i].l), (long long)lean, (long long)with_csc[i]);
     }
     sp_coo_free(g);
 }

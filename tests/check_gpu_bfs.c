@@ -6,7 +6,8 @@
  * (levels, vertices, edges, frontier sizes) equal to the reference's, directions and the
  * variant and loop used reported; multi-source; refusals; the cache a search keeps in the
  * matrix (no allocation after sp_bfs_prepare, the same levels on every call, freed with
- * the formats). SP_TEST_SMALL=1 shrinks the
+ * the formats); a pattern-symmetric graph pulls through its CSR and builds no CSC, a
+ * directed one builds it (issue 20). SP_TEST_SMALL=1 shrinks the
  * largest inputs; under scripts/device-sanitize.sh (SP_TEST_UNDER_SANITIZER) one source a
  * graph, the datasets of up to 20000 entries and a 300-vertex path. Exits 77 without a GPU. */
 #include <dirent.h>
@@ -29,6 +30,7 @@ static sp_context_t *g_gpu, *g_host;
 static int small;          /* SP_TEST_SMALL */
 static int sanitizing;     /* SP_TEST_UNDER_SANITIZER: one source a graph, small datasets */
 static int skipped_loops;  /* single-block / persistent not in this build: said once */
+static int assert_symmetric; /* check_graph creates G with options.pattern_symmetric */
 
 static void setup(void)
 {
@@ -177,8 +179,11 @@ static void check_graph(const char *name, const sp_coo_t *coo, const int32_t *gi
 {
     sp_matrix_t *H = NULL, *G = NULL;
     int32_t *d_level = NULL, *d_parent = NULL, srcs[3];
+    sp_matrix_options_t mo = {0};
+    sp_matrix_info_t info;
+    mo.pattern_symmetric = assert_symmetric;
     ck_assert_ok(sp_matrix_create(g_host, coo, NULL, &H));
-    ck_assert_ok(sp_matrix_create(g_gpu, coo, NULL, &G));
+    ck_assert_ok(sp_matrix_create(g_gpu, coo, &mo, &G));
     ck_assert_ok(sp_matrix_build(g_host, H, SP_FORMAT_CSR));
     const sp_csr_t *h = &H->f.csr;
     int64_t n = h->nrows;
@@ -217,6 +222,16 @@ static void check_graph(const char *name, const sp_coo_t *coo, const int32_t *gi
                           sp_bfs_variant_name(g_cases[c].variant), sp_bfs_loop_name(g_cases[c].loop));
         }
     }
+    /* in-edges: a pattern-symmetric graph's CSR, else the CSC that pull (always run) built */
+    ck_assert_ok(sp_matrix_info(G, &info));
+    ck_assert_int_eq(info.pattern_symmetric,
+                     assert_symmetric || (coo->flags & SP_COO_SYMMETRIC_PATTERN) != 0);
+    if (info.pattern_symmetric)
+        ck_assert_msg(info.bytes[SP_FORMAT_CSC] == 0,
+                      "%s: pattern-symmetric, yet a CSC of %lld bytes", name,
+                      (long long)info.bytes[SP_FORMAT_CSC]);
+    else
+        ck_assert_msg(info.bytes[SP_FORMAT_CSC] > 0, "%s: pull ran without a CSC", name);
     free(ex.sizes);
     free(ex.level);
     free(parent);
@@ -309,6 +324,69 @@ START_TEST(generated)
     sp_coo_free(a);
     ck_assert_ok(sp_gen_uniform(small ? 10 : 15, 8, 2, SP_VALUE_NONE, &a));
     check_graph("uniform", a, NULL, 0);
+    sp_coo_free(a);
+}
+END_TEST
+
+/* Pattern-symmetric graphs pull through their CSR (issue 20): a symmetrized Kronecker graph
+ * (the flag from sp_coo_symmetrize) and a hand-made undirected star (the caller's
+ * assertion, options.pattern_symmetric) give the reference's levels in every case,
+ * pull and direction_opt on the host and graph loops included, with no CSC built
+ * (check_graph asserts bytes[SP_FORMAT_CSC] == 0); the same star without the assertion
+ * builds its CSC and gives the same levels. */
+/* The device memory sp_bfs_prepare (direction_opt, host loop) adds at its peak over what
+ * the COO and CSR hold, on a fresh context with its own pool; *csc gets the CSC's bytes
+ * afterwards (0 when none was built). */
+static int64_t prepare_peak(const sp_coo_t *a, int64_t *csc)
+{
+    sp_context_t *ctx = NULL;
+    sp_matrix_t *G = NULL;
+    sp_memory_stats_t before, after;
+    sp_matrix_info_t info;
+    sp_bfs_options_t o = {.variant = SP_BFS_DIRECTION_OPT, .loop = SP_BFS_LOOP_HOST};
+    ck_assert_ok(sp_context_create(SP_DEVICE_CUDA, NULL, &ctx));
+    ck_assert_ok(sp_matrix_create(ctx, a, NULL, &G));
+    ck_assert_ok(sp_matrix_build(ctx, G, SP_FORMAT_CSR));
+    ck_assert_ok(sp_context_memory_reset_peak(ctx));
+    ck_assert_ok(sp_context_memory(ctx, &before));
+    ck_assert_ok(sp_bfs_prepare(ctx, G, &o));
+    ck_assert_ok(sp_context_memory(ctx, &after));
+    ck_assert_ok(sp_matrix_info(G, &info));
+    *csc = info.bytes[SP_FORMAT_CSC];
+    sp_matrix_destroy(G);
+    sp_context_destroy(ctx);
+    return after.peak_bytes - before.current_bytes;
+}
+
+START_TEST(symmetric_pulls_through_csr)
+{
+    sp_coo_t *a = NULL;
+    ck_assert_ok(sp_gen_kronecker(small ? 10 : 14, 16, 9, SP_VALUE_NONE, &a));
+    ck_assert_ok(sp_coo_symmetrize(a, 0)); /* self loops kept */
+    ck_assert_uint_ne(a->flags & SP_COO_SYMMETRIC_PATTERN, 0);
+    check_graph("kronecker symmetrized", a, NULL, 0);
+    /* the memory: without the flag the same graph's prepare holds a CSC on top */
+    int64_t csc_lean = -1, csc_full = -1, lean = prepare_peak(a, &csc_lean);
+    a->flags &= ~SP_COO_SYMMETRIC_PATTERN;
+    int64_t full = prepare_peak(a, &csc_full);
+    printf("gpu_bfs: direction_opt prepare on kronecker %d symmetrized: %lld bytes at the peak "
+           "through the CSR, %lld with a CSC of %lld bytes\n", small ? 10 : 14,
+           (long long)lean, (long long)full, (long long)csc_full);
+    fflush(stdout);
+    ck_assert_int_eq(csc_lean, 0);
+    ck_assert_int_ge(csc_full, (a->nnz + a->nrows + 1) * 4);
+    ck_assert_int_gt(lean, 0); /* the level kernels' scratch */
+    ck_assert_int_ge(full - lean, csc_full);
+    sp_coo_free(a);
+    int64_t leaves = small ? 5000 : 300000;
+    a = edges_coo(leaves + 1, 2 * leaves);
+    for (int32_t v = 1; v <= leaves; v++) add(a, 0, v), add(a, v, 0);
+    int32_t hub_and_leaf[2] = {0, (int32_t)leaves / 2};
+    ck_assert_uint_eq(a->flags & SP_COO_SYMMETRIC_PATTERN, 0);
+    assert_symmetric = 1;
+    check_graph("star asserted symmetric", a, hub_and_leaf, 2);
+    assert_symmetric = 0;
+    check_graph("star with its CSC", a, hub_and_leaf, 2);
     sp_coo_free(a);
 }
 END_TEST
@@ -474,8 +552,9 @@ END_TEST
  * after which the searches ask the device and host allocators for nothing, keep the same
  * cache and give the same levels on every repetition (and the same levels in every case:
  * BFS levels are unique); the call's wall clock holds the traversal's GPU time; releasing
- * the CSR and CSC frees it, every device block back. */
-START_TEST(cache)
+ * the CSR and CSC frees it, every device block back. On the symmetrized graph (symmetric)
+ * pull steps read the CSR and no CSC is built; on the directed one they read a CSC. */
+static void check_cache(int symmetric)
 {
     sp_context_options_t co = {0};
     sp_context_t *ctx = NULL;
@@ -486,7 +565,7 @@ START_TEST(cache)
     int64_t live0 = sp_test_gpu_live_allocations();
     ck_assert_ok(sp_context_create(SP_DEVICE_CUDA, &co, &ctx));
     ck_assert_ok(sp_gen_kronecker(small ? 9 : 12, 8, 5, SP_VALUE_NONE, &a));
-    ck_assert_ok(sp_coo_symmetrize(a, 1));
+    if (symmetric) ck_assert_ok(sp_coo_symmetrize(a, 1));
     ck_assert_ok(sp_matrix_create(ctx, a, NULL, &G));
     ck_assert_ok(sp_context_synchronize(ctx));
     int64_t n = a->nrows, sources[2] = {0, n / 2}, live = sp_test_gpu_live_allocations();
@@ -537,7 +616,11 @@ START_TEST(cache)
                           "%s/%s rep %d: other levels", vn, ln, rep);
         }
     }
-    ck_assert_ok(sp_matrix_release(ctx, G, SP_FORMAT_CSC));
+    sp_matrix_info_t info;
+    ck_assert_ok(sp_matrix_info(G, &info));
+    if (symmetric) ck_assert_int_eq(info.bytes[SP_FORMAT_CSC], 0);
+    else ck_assert_int_gt(info.bytes[SP_FORMAT_CSC], 0);
+    ck_assert_ok(sp_matrix_release(ctx, G, symmetric ? SP_FORMAT_CSR : SP_FORMAT_CSC));
     ck_assert_ptr_null(G->bfs_cache);
     ck_assert_ok(sp_matrix_release(ctx, G, SP_FORMAT_CSR));
     ck_assert_ok(sp_context_synchronize(ctx));
@@ -550,6 +633,12 @@ START_TEST(cache)
     sp_coo_free(a);
     sp_context_destroy(ctx);
     ck_assert_int_eq(sp_test_gpu_live_allocations(), live0);
+}
+
+START_TEST(cache)
+{
+    check_cache(1);
+    check_cache(0);
 }
 END_TEST
 #endif /* SP_HAVE_CUDA */
@@ -565,6 +654,7 @@ static Suite *gpu_bfs_suite(void)
     tcase_add_test(t, long_path);
     tcase_add_test(t, stars);
     tcase_add_test(t, generated);
+    tcase_add_test(t, symmetric_pulls_through_csr);
     tcase_add_test(t, random_and_disconnected);
     tcase_add_test(t, datasets);
     tcase_add_test(t, multi_source);

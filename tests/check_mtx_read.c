@@ -87,7 +87,8 @@ START_TEST(test_symmetric)
     static const int32_t row[] = {0, 1, 0, 2, 0, 2}, col[] = {0, 0, 2, 2, 1, 0};
     static const double val[] = {2, -1.5, 4.25, 8, -1.5, 4.25};
     sp_coo_t *a = read_ok(FIX("good_symmetric.mtx"), SP_R_64F, NULL);
-    ck_assert(a->symmetry == SP_SYMMETRY_SYMMETRIC && a->flags == SP_COO_SYMMETRIC_EXPANDED);
+    ck_assert(a->symmetry == SP_SYMMETRY_SYMMETRIC &&
+              a->flags == (SP_COO_SYMMETRIC_EXPANDED | SP_COO_SYMMETRIC_PATTERN));
     expect_entries(a, 6, row, col, val);
     sp_coo_free(a);
     sp_mtx_options_t o = {0};

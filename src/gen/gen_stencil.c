@@ -91,7 +91,7 @@ sp_status_t sp__gen_stencil(const char *fn, int64_t n, const sp__stencil_t *sten
                 (long long)k, (long long)nnz);
     a->nnz = nnz;
     a->symmetry = SP_SYMMETRY_GENERAL;
-    a->flags = SP_COO_SORTED | SP_COO_MERGED;
+    a->flags = SP_COO_SORTED | SP_COO_MERGED | SP_COO_SYMMETRIC_PATTERN; /* offsets +- alike */
     *coo = a;
     a = NULL;
 done:
