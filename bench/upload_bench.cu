@@ -32,6 +32,9 @@
 #include "bench_host.cuh"
 #include "cusparse_ok.cuh"
 #include "gpu_timing.cuh"
+extern "C" {
+#include "sp_api.h" /* the upload's test hooks (--shapes) */
+}
 
 static cudaStream_t stream;
 static cusparseHandle_t handle;
@@ -326,10 +329,62 @@ static bool bench_input(const user_coo &u, int reps, int offset_bits, std::strin
     return check.compare(0, 2, "ok") == 0;
 }
 
+/* --shapes L:C,...: libsp alone with the upload's staging at L lanes of C MiB (0:0 the
+ * plain pageable copies), the shapes interleaved round by round; per shape the medians of
+ * the whole call and of the upload's phases (sp__test_upload_phases). Then the default
+ * shape again. */
+static bool sweep_shapes(const user_coo &u, int reps, int offset_bits, const char *list)
+{
+    std::vector<std::pair<int, int>> shapes;
+    for (const char *p = list; *p;) {
+        int l = 0, c = 0, used = 0;
+        if (std::sscanf(p, "%d:%d%n", &l, &c, &used) != 2) return false;
+        shapes.push_back({l, c});
+        p += used;
+        if (*p == ',') p++;
+    }
+    sp_matrix_options_t opts;
+    std::memset(&opts, 0, sizeof opts);
+    opts.offset_bits = offset_bits;
+    std::vector<std::vector<double>> t(shapes.size()), ph(shapes.size() * 4);
+    for (int r = 0; r < 1 + reps; r++)
+        for (size_t i = 0; i < shapes.size(); i++) {
+            sp__test_set_upload_shape(shapes[i].first, (size_t)shapes[i].second << 20);
+            sp_matrix_t *A = nullptr;
+            sp_status_t st;
+            double create_ms = 0, a = run_libsp(u, &opts, &A, &create_ms, &st);
+            double p4[4];
+            sp__test_upload_phases(p4);
+            sp_matrix_destroy(A);
+            CUDA_OK(cudaDeviceSynchronize());
+            if (st != SP_STATUS_SUCCESS) {
+                std::printf("upload: %s: libsp refused: %s\n", u.name.c_str(), sp_last_error());
+                return false;
+            }
+            if (r == 0) continue;
+            t[i].push_back(a);
+            for (int k = 0; k < 4; k++) ph[i * 4 + k].push_back(p4[k]);
+        }
+    sp__test_set_upload_shape(-1, 0);
+    for (size_t i = 0; i < shapes.size(); i++) {
+        const double up = summarize(ph[i * 4 + 1]).median;
+        std::printf("upload-shape: %s nnz %lld lanes %d chunk_MiB %d libsp_ms %.1f phases_ms "
+                    "order %.1f transfer %.1f (%.1f GB/s) device_sort %.1f counts %.1f\n",
+                    u.name.c_str(), (long long)u.nnz, shapes[i].first, shapes[i].second,
+                    summarize(t[i]).median, summarize(ph[i * 4]).median, up,
+                    16.0 * (double)u.nnz / (up * 1e-3) / 1e9, summarize(ph[i * 4 + 2]).median,
+                    summarize(ph[i * 4 + 3]).median);
+    }
+    std::fflush(stdout);
+    return true;
+}
+
 static void usage(const char *argv0)
 {
     std::fprintf(stderr,
-                 "usage: %s [--inputs poisson3d:N,kron:S,...] [--reps N] [--offsets 0|32|64]\n",
+                 "usage: %s [--inputs poisson3d:N,kron:S,...] [--reps N] [--offsets 0|32|64]\n"
+                 "          [--shapes LANES:MIB,...]  (libsp alone: the upload's staging at\n"
+                 "          each shape, 0:0 plain copies; medians of the call and its phases)\n",
                  argv0);
 }
 
@@ -337,6 +392,7 @@ int main(int argc, char **argv)
 {
     std::string inputs = "poisson3d:160,kron:22,kron:23";
     int reps = 5, offset_bits = 0;
+    const char *shapes = nullptr;
     for (int i = 1; i < argc; i++) {
         if (!std::strcmp(argv[i], "--inputs") && i + 1 < argc) {
             inputs = argv[++i];
@@ -344,6 +400,8 @@ int main(int argc, char **argv)
             reps = std::atoi(argv[++i]);
         } else if (!std::strcmp(argv[i], "--offsets") && i + 1 < argc) {
             offset_bits = std::atoi(argv[++i]);
+        } else if (!std::strcmp(argv[i], "--shapes") && i + 1 < argc) {
+            shapes = argv[++i];
         } else {
             usage(argv[0]);
             return 2;
@@ -381,7 +439,9 @@ int main(int argc, char **argv)
             ok = false;
             continue;
         }
-        if (!bench_input(u, reps, offset_bits, &table)) ok = false;
+        if (shapes ? !sweep_shapes(u, reps, offset_bits, shapes)
+                   : !bench_input(u, reps, offset_bits, &table))
+            ok = false;
         user_coo_free(&u);
     }
     std::printf("\n| input | nnz | offset bits | libsp ms med / min / max | of which "

@@ -20,10 +20,30 @@
  * arrays are read once. Small arrays (or a host that will not pin) take one plain
  * cudaMemcpyAsync from pageable memory. */
 enum {
-    UPLOAD_LANES = 8,                    /* host threads (and streams) at most */
-    UPLOAD_CHUNK = 4 << 20,              /* bytes a lane copies and sends at a time */
-    UPLOAD_STAGED_FROM = 16 << 20        /* total bytes from which the staging pays */
+    UPLOAD_LANES_MAX = 32,        /* host threads (and streams) at most */
+    UPLOAD_STAGED_FROM = 16 << 20 /* total bytes from which the staging pays */
 };
+
+/* The staging's shape: lanes (at most the cores; 0: plain pageable copies) and the bytes
+ * a lane copies and sends at a time. The test hook sp__test_set_upload_shape sets them. */
+static int g_upload_lanes = 8;
+static size_t g_upload_chunk = (size_t)4 << 20;
+#define UPLOAD_CHUNK g_upload_chunk
+
+void sp__test_set_upload_shape(int lanes, size_t chunk_bytes)
+{
+    g_upload_lanes = lanes < 0 ? 8 : lanes > UPLOAD_LANES_MAX ? UPLOAD_LANES_MAX : lanes;
+    g_upload_chunk = chunk_bytes >= ((size_t)64 << 10) ? chunk_bytes : (size_t)4 << 20;
+}
+
+/* Wall-clock milliseconds of the last upload's phases (a test hook reads them): ordering
+ * on the host, the transfer, the device's check/sort/merge, the row counts read back. */
+static double g_upload_ms[4];
+
+void sp__test_upload_phases(double ms[4])
+{
+    memcpy(ms, g_upload_ms, sizeof g_upload_ms);
+}
 
 typedef struct upload_array {
     char *d;
@@ -36,8 +56,8 @@ typedef struct upload_job {
     int narr, lanes, device;
     int64_t nchunks;
     char *staging; /* lanes x 2 chunks */
-    cudaStream_t stream[UPLOAD_LANES];
-    cudaEvent_t sent[UPLOAD_LANES][2]; /* the transfer out of each half */
+    cudaStream_t stream[UPLOAD_LANES_MAX];
+    cudaEvent_t sent[UPLOAD_LANES_MAX][2]; /* the transfer out of each half */
 } upload_job_t;
 
 static int64_t chunks_of(size_t bytes) { return (int64_t)((bytes + UPLOAD_CHUNK - 1) / UPLOAD_CHUNK); }
@@ -93,7 +113,7 @@ static sp_status_t upload_arrays(sp_context_t *ctx, const sp_gpu_env_t *env, upl
     for (int i = 0; i < j->narr; i++) total += j->arr[i].bytes;
     for (int i = 0; i < j->narr; i++) j->nchunks += chunks_of(j->arr[i].bytes);
     j->lanes = sp__ncores();
-    if (j->lanes > UPLOAD_LANES) j->lanes = UPLOAD_LANES;
+    if (j->lanes > g_upload_lanes) j->lanes = g_upload_lanes;
     if (j->lanes > j->nchunks) j->lanes = (int)j->nchunks;
     if (total >= UPLOAD_STAGED_FROM && j->lanes >= 1)
         j->staging = sp__cuda_staging(ctx, (size_t)2 * j->lanes * UPLOAD_CHUNK);
@@ -203,10 +223,13 @@ sp_status_t sp__cuda_matrix_upload(sp_matrix_t *A, const sp_coo_t *coo, int32_t 
     int32_t *d_counts = NULL, *counts = NULL;
     void *d_temp = NULL;
     int ordered = 0;
+    double t_ms = 0.0;
     upload_job_t job;
     memset(&job, 0, sizeof job);
     sp__cuda_env(A->ctx, &env); /* first: the cleanup below frees through it */
+    t_ms = sp__bfs_now_ms();
     SP_TRY(order_on_host(A, coo, &copy, &ordered));
+    g_upload_ms[0] = sp__bfs_now_ms() - t_ms;
     if (copy) src = copy;
     n = (size_t)src->nnz;
     t.nnz = src->nnz;
@@ -218,7 +241,11 @@ sp_status_t sp__cuda_matrix_upload(sp_matrix_t *A, const sp_coo_t *coo, int32_t 
     job.arr[1] = (upload_array_t){(char *)t.col, (const char *)src->col, n * sizeof(int32_t)};
     job.arr[2] = (upload_array_t){(char *)t.val, (const char *)src->val, n * vs};
     job.narr = vs ? 3 : 2;
+    t_ms = sp__bfs_now_ms();
     SP_TRY(upload_arrays(A->ctx, &env, &job));
+    SP_CUDA_TRY(cudaStreamSynchronize(env.stream)); /* the phases apart (plain copies) */
+    g_upload_ms[1] = sp__bfs_now_ms() - t_ms;
+    t_ms = sp__bfs_now_ms();
     sp_coo_free(copy); /* uploaded (a staged upload has finished; a plain one copies from
                           pageable memory before it returns) */
     copy = NULL;
@@ -226,6 +253,9 @@ sp_status_t sp__cuda_matrix_upload(sp_matrix_t *A, const sp_coo_t *coo, int32_t 
        when the device finds it in order) */
     if (!ordered)
         SP_TRY(sp__gpu_coo_sort_merge(&env, &t, A->options.duplicates, &A->duplicates_merged));
+    SP_CUDA_TRY(cudaStreamSynchronize(env.stream));
+    g_upload_ms[2] = sp__bfs_now_ms() - t_ms;
+    t_ms = sp__bfs_now_ms();
     /* row lengths for the statistics */
     SP_TRY(env.alloc(env.self, (void **)&d_counts, (size_t)t.nrows * sizeof(int32_t)));
     if (ordered) {
@@ -240,6 +270,7 @@ sp_status_t sp__cuda_matrix_upload(sp_matrix_t *A, const sp_coo_t *coo, int32_t 
     SP_CUDA_TRY(cudaMemcpyAsync(counts, d_counts, (size_t)t.nrows * sizeof(int32_t),
                                 cudaMemcpyDeviceToHost, env.stream));
     SP_CUDA_TRY(cudaStreamSynchronize(env.stream));
+    g_upload_ms[3] = sp__bfs_now_ms() - t_ms;
     A->f.coo = t;
     memset(&t, 0, sizeof t);
     *h_row_counts = counts;
@@ -452,6 +483,8 @@ done:
 #else /* !SP_HAVE_CUDA: a CUDA context cannot exist, but the layer stays linkable */
 
 void sp__test_set_device_sort_limit(int64_t limit) { (void)limit; }
+void sp__test_set_upload_shape(int lanes, size_t chunk_bytes) { (void)lanes, (void)chunk_bytes; }
+void sp__test_upload_phases(double ms[4]) { memset(ms, 0, 4 * sizeof *ms); }
 
 static sp_status_t not_compiled(void)
 {

@@ -274,6 +274,12 @@ void sp__test_set_narrow_limit(int64_t limit);
  * device (INT32_MAX, its 32-bit counts; never above). A COO with more is put in order on
  * the host and uploaded sorted; lowered, that path runs at small sizes. */
 void sp__test_set_device_sort_limit(int64_t limit);
+/* Test hooks of the upload (src/matrix_cuda.c; benchmarks and tests, never the library):
+ * its staging's lanes (0: plain pageable copies; at most 32, and the cores) and chunk bytes
+ * (at least 64 KiB; default 8 lanes of 4 MiB), and the wall-clock milliseconds of the last
+ * upload's phases: host ordering, transfer, the device's check/sort/merge, row counts. */
+void sp__test_set_upload_shape(int lanes, size_t chunk_bytes);
+void sp__test_upload_phases(double ms[4]);
 /* Frees every format of A (never COO) that is built now and was not in built_before (a
  * mask of A->built): a call that failed after building formats leaves A as it was. */
 void sp__matrix_drop_formats_since(sp_matrix_t *A, unsigned built_before);
