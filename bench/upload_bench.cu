@@ -346,14 +346,14 @@ static bool sweep_shapes(const user_coo &u, int reps, int offset_bits, const cha
     sp_matrix_options_t opts;
     std::memset(&opts, 0, sizeof opts);
     opts.offset_bits = offset_bits;
-    std::vector<std::vector<double>> t(shapes.size()), ph(shapes.size() * 4);
+    std::vector<std::vector<double>> t(shapes.size()), ph(shapes.size() * 5);
     for (int r = 0; r < 1 + reps; r++)
         for (size_t i = 0; i < shapes.size(); i++) {
             sp__test_set_upload_shape(shapes[i].first, (size_t)shapes[i].second << 20);
             sp_matrix_t *A = nullptr;
             sp_status_t st;
             double create_ms = 0, a = run_libsp(u, &opts, &A, &create_ms, &st);
-            double p4[4];
+            double p4[5];
             sp__test_upload_phases(p4);
             sp_matrix_destroy(A);
             CUDA_OK(cudaDeviceSynchronize());
@@ -363,17 +363,18 @@ static bool sweep_shapes(const user_coo &u, int reps, int offset_bits, const cha
             }
             if (r == 0) continue;
             t[i].push_back(a);
-            for (int k = 0; k < 4; k++) ph[i * 4 + k].push_back(p4[k]);
+            for (int k = 0; k < 5; k++) ph[i * 5 + k].push_back(p4[k]);
         }
     sp__test_set_upload_shape(-1, 0);
     for (size_t i = 0; i < shapes.size(); i++) {
-        const double up = summarize(ph[i * 4 + 1]).median;
+        const double up = summarize(ph[i * 5 + 1]).median;
         std::printf("upload-shape: %s nnz %lld lanes %d chunk_MiB %d libsp_ms %.1f phases_ms "
-                    "order %.1f transfer %.1f (%.1f GB/s) device_sort %.1f counts %.1f\n",
+                    "order %.1f transfer %.1f (%.1f GB/s) col_near %.1f device_sort %.1f "
+                    "counts %.1f\n",
                     u.name.c_str(), (long long)u.nnz, shapes[i].first, shapes[i].second,
-                    summarize(t[i]).median, summarize(ph[i * 4]).median, up,
-                    16.0 * (double)u.nnz / (up * 1e-3) / 1e9, summarize(ph[i * 4 + 2]).median,
-                    summarize(ph[i * 4 + 3]).median);
+                    summarize(t[i]).median, summarize(ph[i * 5]).median, up,
+                    16.0 * (double)u.nnz / (up * 1e-3) / 1e9, summarize(ph[i * 5 + 4]).median,
+                    summarize(ph[i * 5 + 2]).median, summarize(ph[i * 5 + 3]).median);
     }
     std::fflush(stdout);
     return true;

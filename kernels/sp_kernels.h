@@ -91,6 +91,10 @@ void sp__gpu_radix_sort_onesweep_fault(int64_t withheld_tile, int64_t timeout_ms
  * *nmerged (may be NULL) = entries removed. Entries outside nrows x ncols are refused. */
 sp_status_t sp__gpu_coo_sort_merge(const sp_gpu_env_t *env, sp_triplets_t *coo,
                                    sp_dup_policy_t policy, int64_t *nmerged);
+/* *out = sp__coo_col_near of coo in its order as given (the same samples and arithmetic,
+ * so the same fraction): read where the entries already are, instead of a second strided
+ * pass over the caller's host arrays. */
+sp_status_t sp__gpu_coo_col_near(const sp_gpu_env_t *env, const sp_triplets_t *coo, double *out);
 /* csr = compressed rows of a sorted, merged coo: ptr = exclusive scan of the row
  * histogram, idx and val = coo's col and val. */
 sp_status_t sp__gpu_coo_to_csr(const sp_gpu_env_t *env, const sp_triplets_t *coo,

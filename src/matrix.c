@@ -132,7 +132,8 @@ sp_status_t sp_matrix_create(sp_context_t *ctx, const sp_coo_t *coo,
     }
     A->built = 1u << SP_FORMAT_COO;
     row_statistics(A, counts);
-    A->col_near = sp__coo_col_near(coo);
+    if (ctx->kind != SP_DEVICE_CUDA) /* a CUDA context samples it on the device */
+        A->col_near = sp__coo_col_near(coo);
     *out = A;
     A = NULL;
 done:

@@ -277,9 +277,10 @@ void sp__test_set_device_sort_limit(int64_t limit);
 /* Test hooks of the upload (src/matrix_cuda.c; benchmarks and tests, never the library):
  * its staging's lanes (0: plain pageable copies; at most 32, and the cores) and chunk bytes
  * (at least 64 KiB; default 8 lanes of 4 MiB), and the wall-clock milliseconds of the last
- * upload's phases: host ordering, transfer, the device's check/sort/merge, row counts. */
+ * upload's phases: host ordering, transfer, the device's check/sort/merge, row counts, the
+ * diagonal-nearness sample. */
 void sp__test_set_upload_shape(int lanes, size_t chunk_bytes);
-void sp__test_upload_phases(double ms[4]);
+void sp__test_upload_phases(double ms[5]);
 /* Frees every format of A (never COO) that is built now and was not in built_before (a
  * mask of A->built): a call that failed after building formats leaves A as it was. */
 void sp__matrix_drop_formats_since(sp_matrix_t *A, unsigned built_before);

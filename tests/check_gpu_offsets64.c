@@ -175,6 +175,10 @@ static void same_pointers(sp_matrix_t *G32, sp_matrix_t *G64, const sp_coo_t *co
     ck_assert_int_eq(i32.offset_bits, 32);
     ck_assert_int_eq(i64.offset_bits, 64);
     ck_assert_int_eq(i64.bytes[SP_FORMAT_CSR], i32.bytes[SP_FORMAT_CSR] + 4 * (v32.nrows + 1));
+    /* the diagonal-nearness sample taken on the device: the host's fraction exactly */
+    ck_assert_msg(G32->col_near == H->col_near && G64->col_near == H->col_near,
+                  "col_near %.17g / %.17g on the GPU, %.17g on the host", G32->col_near,
+                  G64->col_near, H->col_near);
     sp_matrix_destroy(H);
 }
 
@@ -431,6 +435,28 @@ START_TEST(in_order_kept)
 }
 END_TEST
 
+/* Past 2^20 entries the diagonal-nearness fraction is a strided sample, taken on the
+ * device from the entries as uploaded: the host's fraction exactly, shuffled or not. */
+START_TEST(col_near_sampled)
+{
+    sp_coo_t *a = NULL;
+    ck_assert_ok(sp_gen_kronecker(18, 12, 3, SP_R_32F, &a));
+    ck_assert_int_gt(a->nnz, 1 << 21); /* a stride of 2 at least */
+    for (int pass = 0; pass < 2; pass++) {
+        sp_matrix_t *G = NULL, *H = NULL;
+        ck_assert_ok(sp_matrix_create(g_gpu, a, NULL, &G));
+        ck_assert_ok(sp_matrix_create(g_host, a, NULL, &H));
+        ck_assert_msg(G->col_near == H->col_near, "col_near %.17g on the GPU, %.17g on the host",
+                      G->col_near, H->col_near);
+        ck_assert(G->col_near > 0.0 && G->col_near < 1.0);
+        sp_matrix_destroy(G);
+        sp_matrix_destroy(H);
+        ck_assert_ok(sp_coo_sort_merge(a, SP_DUP_SUM, NULL)); /* then in order */
+    }
+    sp_coo_free(a);
+}
+END_TEST
+
 static Suite *gpu_offsets64_suite(void)
 {
     Suite *s = suite_create("gpu_offsets64");
@@ -438,6 +464,7 @@ static Suite *gpu_offsets64_suite(void)
     tcase_add_loop_test(t, spmv_catalogue, 0, SP_TEST_OFFSETS64_MATRICES);
     tcase_add_test(t, refusals);
     tcase_add_test(t, in_order_kept);
+    tcase_add_test(t, col_near_sampled);
     t = sp_test_add_case(s, "past_sort_limit", sort_limit_setup, sort_limit_teardown);
     tcase_add_loop_test(t, past_sort_limit_catalogue, 0, SP_TEST_OFFSETS64_MATRICES);
     tcase_add_test(t, past_sort_limit_duplicates_and_errors);

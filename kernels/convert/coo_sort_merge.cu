@@ -183,7 +183,49 @@ done:
     return st;
 }
 
+/* *near += the samples k = s * step (s < taken) whose column lies within window of the
+ * row's diagonal position row * scale: sp__coo_col_near's arithmetic, rounded the same
+ * (no fused multiply-add). */
+__global__ void __launch_bounds__(P::block_threads)
+col_near_kernel(const int32_t *row, const int32_t *col, int64_t taken, int64_t step,
+                double scale, double window, unsigned long long *near)
+{
+    unsigned long long mine = 0;
+    for (int64_t s = (int64_t)blockIdx.x * P::block_threads + threadIdx.x; s < taken;
+         s += (int64_t)gridDim.x * P::block_threads) {
+        int64_t k = s * step;
+        double d = __dsub_rn((double)col[k], __dmul_rn((double)row[k], scale));
+        mine += d <= window && d >= -window;
+    }
+    for (int o = 16; o > 0; o >>= 1) mine += __shfl_down_sync(0xffffffffu, mine, o);
+    if ((threadIdx.x & 31) == 0 && mine) atomicAdd(near, mine);
+}
+
 } /* namespace */
+
+extern "C" sp_status_t sp__gpu_coo_col_near(const sp_gpu_env_t *env, const sp_triplets_t *coo,
+                                           double *out)
+{
+    sp_status_t st = SP_STATUS_SUCCESS;
+    cudaStream_t s = (cudaStream_t)env->stream;
+    const int64_t n = coo->nnz, step = n > ((int64_t)1 << 20) ? n >> 20 : 1;
+    const int64_t taken = n > 0 ? (n - 1) / step + 1 : 0;
+    const double scale = coo->nrows > 0 ? (double)coo->ncols / (double)coo->nrows : 1.0;
+    const double window = coo->ncols / 64 > 4096 ? (double)(coo->ncols / 64) : 4096.0;
+    unsigned long long near = 0, *d = NULL;
+    *out = 1.0;
+    if (n == 0) goto done;
+    SP_TRY(env_alloc(env, (void **)&d, sizeof *d));
+    SP_CUDA_TRY(cudaMemsetAsync(d, 0, sizeof *d, s));
+    col_near_kernel<<<grid_for(env, taken), P::block_threads, 0, s>>>(coo->row, coo->col, taken,
+                                                                      step, scale, window, d);
+    SP_CUDA_LAUNCHED("col_near_kernel");
+    SP_TRY(to_host(env, &near, d, sizeof near));
+    *out = (double)near / (double)taken;
+done:
+    env_free(env, d);
+    return st;
+}
 
 extern "C" sp_status_t sp__gpu_coo_sort_merge(const sp_gpu_env_t *env, sp_triplets_t *coo,
                                               sp_dup_policy_t policy, int64_t *nmerged)
