@@ -373,8 +373,12 @@ static sp_status_t build(sp_matrix_t *A, sp_format_t f)
     int c = o->sell_c > 0 ? o->sell_c : p->sell_c;
     int sigma = o->sell_sigma > 0 ? o->sell_sigma : p->sell_sigma_factor * c;
     if (A->built & (1u << f)) goto done;
+    /* a CUDA context converts a 64-bit CSR to ELL when no row goes to ELL's tail (the
+       conversion reads either width; the tail's split reads 32-bit pointers) */
     if (f != SP_FORMAT_COO && f != SP_FORMAT_CSR &&
-        (f != SP_FORMAT_CSC || A->ctx->kind == SP_DEVICE_CUDA)) {
+        (f != SP_FORMAT_CSC || A->ctx->kind == SP_DEVICE_CUDA) &&
+        !(f == SP_FORMAT_ELL && A->ctx->kind == SP_DEVICE_CUDA &&
+          A->row_max <= sp__matrix_long_row_bound(A, SP_FORMAT_ELL))) {
         char what[48];
         snprintf(what, sizeof what, "format %s%s", sp_format_name(f),
                  A->ctx->kind == SP_DEVICE_CUDA ? " on a CUDA context" : "");

@@ -106,8 +106,10 @@ __global__ void __launch_bounds__(BLOCK) row_lengths_kernel(const int32_t *ptr, 
 }
 
 /* The checks every CSR input gets: present, 32-bit sizes, nnz matching. */
+/* The checks of a conversion's CSR input; with_ptr64, for a conversion that reads either
+ * width (ELL), 64-bit pointers are taken and the entries may pass INT32_MAX. */
 static inline sp_status_t check_csr(const char *what, const sp_gpu_env_t *env, const sp_csr_t *csr,
-                                    const void *out)
+                                    const void *out, bool with_ptr64 = false)
 {
     sp_status_t st = SP_STATUS_SUCCESS;
     SP_CHECK_ARG(env != NULL && csr != NULL && out != NULL, "%s: NULL argument", what);
@@ -116,10 +118,13 @@ static inline sp_status_t check_csr(const char *what, const sp_gpu_env_t *env, c
     SP_CHECK_ARG(csr->nrows >= 0 && csr->ncols >= 0 && csr->nnz >= 0,
                  "%s: negative size %lld x %lld with %lld entries", what, (long long)csr->nrows,
                  (long long)csr->ncols, (long long)csr->nnz);
-    if (csr->nrows > INT32_MAX || csr->ncols > INT32_MAX || csr->nnz > INT32_MAX)
+    if (csr->nrows > INT32_MAX || csr->ncols > INT32_MAX ||
+        (csr->nnz > INT32_MAX && !(with_ptr64 && csr->ptr64)))
         SP_FAIL(SP_STATUS_NOT_SUPPORTED, "%s: %lld x %lld with %lld entries exceeds 32-bit indices",
                 what, (long long)csr->nrows, (long long)csr->ncols, (long long)csr->nnz);
-    SP_CHECK_ARG(csr->ptr != NULL, "%s: ptr is NULL", what);
+    if (csr->ptr64 && !with_ptr64)
+        SP_FAIL(SP_STATUS_NOT_SUPPORTED, "%s: 64-bit offsets are not read here", what);
+    SP_CHECK_ARG(csr->ptr != NULL || (with_ptr64 && csr->ptr64 != NULL), "%s: ptr is NULL", what);
     SP_CHECK_ARG(csr->nnz == 0 || csr->idx != NULL, "%s: idx is NULL for %lld entries", what,
                  (long long)csr->nnz);
     SP_CHECK_ARG(csr->nnz == 0 || csr->value_type == SP_VALUE_NONE || csr->val != NULL,
