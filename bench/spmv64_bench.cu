@@ -307,6 +307,23 @@ static void reader_run(reader *r)
     CUDA_OK(cudaGetLastError());
 }
 
+/* A read buffer of the bench's own for *r (where cuSPARSE's arrays are not there to read):
+ * want bytes, or what the device has free less 2 GiB; nullptr (r untouched) below 1 GiB. */
+static void *own_read_buffer(double want, reader *r)
+{
+    size_t fb = 0, tb = 0;
+    CUDA_OK(cudaMemGetInfo(&fb, &tb));
+    const double room = (double)fb - 2.0 * (1 << 30), bytes = want < room ? want : room;
+    void *d = nullptr;
+    if (bytes < (double)(1 << 30)) return nullptr;
+    CUDA_OK(cudaMalloc(&d, (size_t)bytes + 16));
+    CUDA_OK(cudaMemset(d, 1, (size_t)bytes + 16));
+    const void *rp[1] = {d};
+    const double rb[1] = {bytes};
+    reader_init(r, rp, rb, 1);
+    return d;
+}
+
 /* ---- checks ----------------------------------------------------------------------------- */
 
 static std::vector<double> to_host(const double *d, int64_t n)
@@ -522,28 +539,32 @@ int main(int argc, char **argv)
                 for (int k = 0; k < calls; k++) reader_run(&rd);
             }};
     };
+    /* libsp's lines when cuSPARSE cannot run the matrix: against the read bandwidth only */
+    auto report_alone = [&](const std::vector<stats> &lib, double read_gbs) {
+        for (size_t i = 0; i < formats.size(); i++) {
+            const double ms = lib[i].median / calls, gbs = fmodel[i] / (ms * 1e-3) / 1e9;
+            std::printf("spmv64: n %lld nnz %lld offset_bits %d alg %s libsp_ms %.3f (min %.3f "
+                        "max %.3f) libsp_GBs %.1f read_GBs %.1f bw_fraction %.2f (target >= "
+                        "0.85: %s) cusparse_ms n/a (refused above)\n",
+                        o.n, (long long)nnz, info.offset_bits, labels[i].c_str(), ms,
+                        lib[i].min / calls, lib[i].max / calls, gbs, read_gbs,
+                        read_gbs > 0 ? gbs / read_gbs : 0.0,
+                        read_gbs > 0 && gbs / read_gbs >= 0.85 ? "met" : "missed");
+        }
+        std::fflush(stdout);
+    };
     std::vector<std::vector<double>> y_lib;
     if (together) {
         CUDA_OK(cudaMalloc(&d_yc, (size_t)vec + 8));
         if (!cus_build(coo, cus_ptr_bits, col64, d_x, d_yc, &cus)) {
             /* libsp against the read bandwidth alone: a streaming read of a buffer of its own
                (the model's bytes, or what fits), interleaved with libsp */
-            size_t fb = 0, tb = 0;
-            CUDA_OK(cudaMemGetInfo(&fb, &tb));
-            double want = model, room = (double)fb - 2.0 * (1 << 30);
-            double rbytes = want < room ? want : room;
-            void *d_read = nullptr;
+            void *d_read = own_read_buffer(model, &rd);
             std::vector<stats> s_all;
-            if (rbytes >= (double)(1 << 30)) {
-                CUDA_OK(cudaMalloc(&d_read, (size_t)rbytes + 16));
-                CUDA_OK(cudaMemset(d_read, 1, (size_t)rbytes + 16));
-                const void *rp[1] = {d_read};
-                const double rb[1] = {rbytes};
-                reader_init(&rd, rp, rb, 1);
+            if (d_read)
                 fns.push_back([&] {
                     for (int k = 0; k < calls; k++) reader_run(&rd);
                 });
-            }
             time_group(stream, o.warmup, o.reps, fns, &s_all);
             const double read_gbs = d_read ? rd.bytes / (s_all.back().median / calls * 1e-3) / 1e9
                                            : 0.0;
@@ -551,17 +572,7 @@ int main(int argc, char **argv)
                 std::printf("spmv64: read_bw %.1f GB/s (streaming read of a buffer of %.0f bytes "
                             "of its own, interleaved with libsp)\n",
                             read_gbs, rd.bytes);
-            for (size_t i = 0; i < formats.size(); i++) {
-                const double ms = s_all[i].median / calls, gbs = fmodel[i] / (ms * 1e-3) / 1e9;
-                std::printf("spmv64: n %lld nnz %lld offset_bits %d alg %s libsp_ms %.3f (min "
-                            "%.3f max %.3f) libsp_GBs %.1f read_GBs %.1f bw_fraction %.2f "
-                            "(target >= 0.85: %s) cusparse_ms n/a (refused above)\n",
-                            o.n, (long long)nnz, info.offset_bits, labels[i].c_str(), ms,
-                            s_all[i].min / calls, s_all[i].max / calls, gbs, read_gbs,
-                            read_gbs > 0 ? gbs / read_gbs : 0.0,
-                            read_gbs > 0 && gbs / read_gbs >= 0.85 ? "met" : "missed");
-            }
-            std::fflush(stdout);
+            report_alone(s_all, read_gbs);
             if (d_read) CUDA_OK(cudaFree(d_read));
             return 3;
         }
@@ -588,17 +599,8 @@ int main(int argc, char **argv)
         d_y = nullptr;
         if (!cus_build(coo, cus_ptr_bits, col64, d_x, d_yc, &cus)) {
             /* the read bandwidth alone (libsp is gone): a buffer of its own */
-            size_t fb = 0, tb = 0;
-            CUDA_OK(cudaMemGetInfo(&fb, &tb));
-            double room = (double)fb - 2.0 * (1 << 30), rbytes = model < room ? model : room;
             double read_gbs = 0.0;
-            void *d_read = nullptr;
-            if (rbytes >= (double)(1 << 30)) {
-                CUDA_OK(cudaMalloc(&d_read, (size_t)rbytes + 16));
-                CUDA_OK(cudaMemset(d_read, 1, (size_t)rbytes + 16));
-                const void *rp[1] = {d_read};
-                const double rb[1] = {rbytes};
-                reader_init(&rd, rp, rb, 1);
+            if (void *d_read = own_read_buffer(model, &rd)) {
                 std::vector<stats> s_read;
                 time_group(stream, o.warmup, o.reps,
                            {[&] {
@@ -611,16 +613,7 @@ int main(int argc, char **argv)
                             read_gbs, rd.bytes);
                 CUDA_OK(cudaFree(d_read));
             }
-            for (size_t i = 0; i < formats.size(); i++) {
-                const double ms = s_lib[i].median / calls, gbs = fmodel[i] / (ms * 1e-3) / 1e9;
-                std::printf("spmv64: n %lld nnz %lld alg %s libsp_ms %.3f libsp_GBs %.1f "
-                            "read_GBs %.1f bw_fraction %.2f (target >= 0.85: %s) cusparse_ms "
-                            "n/a (refused above)\n",
-                            o.n, (long long)nnz, labels[i].c_str(), ms, gbs, read_gbs,
-                            read_gbs > 0 ? gbs / read_gbs : 0.0,
-                            read_gbs > 0 && gbs / read_gbs >= 0.85 ? "met" : "missed");
-            }
-            std::fflush(stdout);
+            report_alone(s_lib, read_gbs);
             return 3;
         }
         time_group(stream, o.warmup, o.reps, add_baselines(), &s_cus);
