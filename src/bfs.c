@@ -2,16 +2,8 @@
  * context every variant runs the reference queue BFS over CSR (the variants differ only in
  * how a GPU does the work), on a CUDA context src/bfs_cuda.c runs the kernels. */
 #include <stdio.h>
-#include <time.h>
 
 #include "policy.h"
-
-double sp__bfs_now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return 1e3 * (double)ts.tv_sec + 1e-6 * (double)ts.tv_nsec;
-}
 
 /* The record arrays: a capacity needs an array, an array needs a capacity, and the
  * nsources searches of sp_bfs_multi fit one index. */
@@ -118,7 +110,7 @@ static sp_status_t host_bfs(sp_matrix_t *G, const sp__bfs_cache_t *c, int64_t ns
     for (int64_t i = 0; i < nsources; i++) {
         sp__bfs_record_t r = sp__bfs_record(options, i);
         int64_t levels = 0, vertices = 0, edges = 0;
-        double t0 = r.measure_time ? sp__bfs_now_ms() : 0, t1;
+        double t0 = r.measure_time ? sp__now_ms() : 0, t1;
         SP_TRY(sp__ref_bfs_with_queue(&G->f.csr, (int32_t)sources[i], c->h_queue,
                                       level + i * n, parent ? parent + i * n : NULL, &levels,
                                       &vertices, &edges, r.frontier_sizes,
@@ -127,7 +119,7 @@ static sp_status_t host_bfs(sp_matrix_t *G, const sp__bfs_cache_t *c, int64_t ns
             r.directions[l] = l < levels ? SP_BFS_DIR_PUSH : -1;
         for (int64_t l = 0; r.level_times_ms && l < r.frontier_capacity; l++)
             r.level_times_ms[l] = -1; /* the reference is not timed per level */
-        t1 = r.measure_time ? sp__bfs_now_ms() : 0;
+        t1 = r.measure_time ? sp__now_ms() : 0;
         if (stats) {
             stats[i].levels = levels;
             stats[i].vertices_visited = vertices;
@@ -234,7 +226,7 @@ static sp_status_t run_bfs(const char *what, sp_context_t *ctx, sp_matrix_t *G,
                            sp_bfs_stats_t *stats)
 {
     sp_status_t st = SP_STATUS_SUCCESS;
-    double t_ms = sp__bfs_now_ms(); /* the call's start: its whole cost is in the times */
+    double t_ms = sp__now_ms(); /* the call's start: its whole cost is in the times */
     sp__bfs_key_t key;
     sp__bfs_cache_t *c = NULL;
     unsigned built_before = 0;
@@ -293,7 +285,7 @@ sp_status_t sp__bfs_persistent_coop(sp_context_t *ctx, sp_matrix_t *G, int64_t s
                                     int32_t *parent, sp_bfs_stats_t *stats)
 {
     sp_status_t st = SP_STATUS_SUCCESS;
-    double t_ms = sp__bfs_now_ms();
+    double t_ms = sp__now_ms();
     sp_bfs_options_t o = {0};
     sp__bfs_key_t key;
     sp__bfs_cache_t *c = NULL;

@@ -308,7 +308,7 @@ sp_status_t sp__cuda_bfs(sp_matrix_t *G, const sp__bfs_cache_t *cache, int64_t n
             SP_CUDA_TRY(cudaEventSynchronize(c->ev[1]));
             SP_CUDA_TRY(cudaEventElapsedTime(&ms, c->ev[0], c->ev[1]));
         }
-        end_ms = timed ? sp__bfs_now_ms() : 0;
+        end_ms = timed ? sp__now_ms() : 0;
         if (stats) {
             stats[i].levels = lg.levels;
             stats[i].vertices_visited = lg.vertices;

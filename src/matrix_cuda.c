@@ -228,9 +228,9 @@ sp_status_t sp__cuda_matrix_upload(sp_matrix_t *A, const sp_coo_t *coo, int32_t 
     upload_job_t job;
     memset(&job, 0, sizeof job);
     sp__cuda_env(A->ctx, &env); /* first: the cleanup below frees through it */
-    t_ms = sp__bfs_now_ms();
+    t_ms = sp__now_ms();
     SP_TRY(order_on_host(A, coo, &copy, &ordered));
-    g_upload_ms[0] = sp__bfs_now_ms() - t_ms;
+    g_upload_ms[0] = sp__now_ms() - t_ms;
     if (copy) src = copy;
     n = (size_t)src->nnz;
     t.nnz = src->nnz;
@@ -242,11 +242,11 @@ sp_status_t sp__cuda_matrix_upload(sp_matrix_t *A, const sp_coo_t *coo, int32_t 
     job.arr[1] = (upload_array_t){(char *)t.col, (const char *)src->col, n * sizeof(int32_t)};
     job.arr[2] = (upload_array_t){(char *)t.val, (const char *)src->val, n * vs};
     job.narr = vs ? 3 : 2;
-    t_ms = sp__bfs_now_ms();
+    t_ms = sp__now_ms();
     SP_TRY(upload_arrays(A->ctx, &env, &job));
     SP_CUDA_TRY(cudaStreamSynchronize(env.stream)); /* the phases apart (plain copies) */
-    g_upload_ms[1] = sp__bfs_now_ms() - t_ms;
-    t_ms = sp__bfs_now_ms();
+    g_upload_ms[1] = sp__now_ms() - t_ms;
+    t_ms = sp__now_ms();
     sent_copy = copy != NULL;
     sp_coo_free(copy); /* uploaded (a staged upload has finished; a plain one copies from
                           pageable memory before it returns) */
@@ -254,15 +254,15 @@ sp_status_t sp__cuda_matrix_upload(sp_matrix_t *A, const sp_coo_t *coo, int32_t 
     /* the caller's order is on the device unless a sorted copy went up instead */
     if (!sent_copy) SP_TRY(sp__gpu_coo_col_near(&env, &t, &A->col_near));
     else A->col_near = sp__coo_col_near(coo);
-    g_upload_ms[4] = sp__bfs_now_ms() - t_ms;
-    t_ms = sp__bfs_now_ms();
+    g_upload_ms[4] = sp__now_ms() - t_ms;
+    t_ms = sp__now_ms();
     /* in order already (checked on the host), or sorted and merged here (kept as it is
        when the device finds it in order) */
     if (!ordered)
         SP_TRY(sp__gpu_coo_sort_merge(&env, &t, A->options.duplicates, &A->duplicates_merged));
     SP_CUDA_TRY(cudaStreamSynchronize(env.stream));
-    g_upload_ms[2] = sp__bfs_now_ms() - t_ms;
-    t_ms = sp__bfs_now_ms();
+    g_upload_ms[2] = sp__now_ms() - t_ms;
+    t_ms = sp__now_ms();
     /* row lengths for the statistics */
     SP_TRY(env.alloc(env.self, (void **)&d_counts, (size_t)t.nrows * sizeof(int32_t)));
     if (ordered) {
@@ -277,7 +277,7 @@ sp_status_t sp__cuda_matrix_upload(sp_matrix_t *A, const sp_coo_t *coo, int32_t 
     SP_CUDA_TRY(cudaMemcpyAsync(counts, d_counts, (size_t)t.nrows * sizeof(int32_t),
                                 cudaMemcpyDeviceToHost, env.stream));
     SP_CUDA_TRY(cudaStreamSynchronize(env.stream));
-    g_upload_ms[3] = sp__bfs_now_ms() - t_ms;
+    g_upload_ms[3] = sp__now_ms() - t_ms;
     A->f.coo = t;
     memset(&t, 0, sizeof t);
     *h_row_counts = counts;

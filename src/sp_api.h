@@ -175,8 +175,6 @@ void sp__cuda_bfs_cache_free(sp_matrix_t *G, void *cuda);
 sp_status_t sp__cuda_bfs(sp_matrix_t *G, const sp__bfs_cache_t *c, int64_t nsources,
                          const int64_t *sources, int sync, const sp_bfs_options_t *options,
                          int32_t *level, int32_t *parent, sp_bfs_stats_t *stats, double *t_ms);
-/* Host wall clock in ms (CLOCK_MONOTONIC). */
-double sp__bfs_now_ms(void);
 /* sp_bfs with the persistent loop and its cooperative-groups grid barrier (the baseline
  * spbench compares the soft-synchronized barrier with); options (may be NULL) give the
  * records and measure_time, their variant and loop are not read (FRONTIER, PERSISTENT). */

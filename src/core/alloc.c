@@ -4,6 +4,7 @@
 #endif
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #if defined(__linux__)
 #include <sys/mman.h>
@@ -76,6 +77,13 @@ void sp__prefault(void *ptr, size_t bytes)
 #else
     (void)ptr, (void)bytes;
 #endif
+}
+
+double sp__now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return 1e3 * (double)ts.tv_sec + 1e-6 * (double)ts.tv_nsec;
 }
 
 int sp__ncores(void)

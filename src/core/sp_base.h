@@ -82,6 +82,9 @@ void sp__advise_huge(void *ptr, size_t bytes);
 /* Number of online cores (>= 1). */
 int sp__ncores(void);
 
+/* Host wall clock in milliseconds (CLOCK_MONOTONIC): the library's one timer. */
+double sp__now_ms(void);
+
 #ifdef __cplusplus
 }
 #endif

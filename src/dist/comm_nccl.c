@@ -16,7 +16,6 @@
 #include <cuda_runtime.h>
 #include <nccl.h>
 #include <sched.h>
-#include <time.h>
 
 #define NCCL_TIMEOUT_S 300.0
 
@@ -38,13 +37,6 @@ typedef struct nccl_rank {
     nccl_group_t *group;
 } nccl_rank_t;
 
-static double now_s(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
 static sp_status_t cuda_fail(const char *what, cudaError_t e)
 {
     return SP_ERROR(SP_STATUS_DEVICE_ERROR, "sp_comm (NCCL): %s: %s", what,
@@ -55,8 +47,9 @@ static sp_status_t cuda_fail(const char *what, cudaError_t e)
  * rank's stream has drained. */
 static void drain(nccl_rank_t *n)
 {
-    double t0 = now_s();
-    while (n->stream && cudaStreamQuery(n->stream) == cudaErrorNotReady && now_s() - t0 < 30.0)
+    double t0 = sp__now_ms();
+    while (n->stream && cudaStreamQuery(n->stream) == cudaErrorNotReady &&
+           sp__now_ms() - t0 < 30e3)
         sched_yield();
 }
 
@@ -112,7 +105,7 @@ static void abort_reason(const sp_comm_t *c, int *rank, const char **why)
 static sp_status_t wait_done(sp_comm_t *c, const char *what)
 {
     nccl_rank_t *n = c->impl;
-    double t0 = now_s();
+    double t0 = sp__now_ms();
     ncclResult_t r = ncclInProgress;
     cudaError_t e;
     for (;;) {
@@ -135,8 +128,9 @@ static sp_status_t wait_done(sp_comm_t *c, const char *what)
              * joined costs the grace only. */
             int rank;
             const char *why;
-            double tg = now_s();
-            while ((e = cudaStreamQuery(n->stream)) == cudaErrorNotReady && now_s() - tg < 1.0)
+            double tg = sp__now_ms();
+            while ((e = cudaStreamQuery(n->stream)) == cudaErrorNotReady &&
+                   sp__now_ms() - tg < 1e3)
                 sched_yield();
             if (e == cudaSuccess && ncclCommGetAsyncError(n->comm, &r) == ncclSuccess &&
                 r == ncclSuccess)
@@ -145,7 +139,7 @@ static sp_status_t wait_done(sp_comm_t *c, const char *what)
             abort_and_drain(n);
             return SP_ERROR(SP_STATUS_DEVICE_ERROR, "sp_comm: rank %d aborted: %s", rank, why);
         }
-        if (now_s() - t0 > NCCL_TIMEOUT_S) {
+        if (sp__now_ms() - t0 > 1e3 * NCCL_TIMEOUT_S) {
             char why[128];
             snprintf(why, sizeof why, "%s timed out after %g s waiting for the other ranks",
                      what, NCCL_TIMEOUT_S);
@@ -495,7 +489,7 @@ sp_status_t sp_comm_create_nccl_rank(const sp_comm_nccl_id_t *id, int nranks, in
     ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
     ncclResult_t r, state = ncclInProgress;
     cudaError_t e;
-    double t0 = now_s();
+    double t0 = sp__now_ms();
     SP_CHECK_ARG(id != NULL && comm != NULL, "sp_comm_create_nccl_rank: id or comm is NULL");
     SP_CHECK_ARG(nranks >= 1 && rank >= 0 && rank < nranks,
                  "sp_comm_create_nccl_rank: rank %d of %d ranks", rank, nranks);
@@ -512,7 +506,7 @@ sp_status_t sp_comm_create_nccl_rank(const sp_comm_nccl_id_t *id, int nranks, in
                 rank, nranks, ncclGetErrorString(r));
     while (state == ncclInProgress) {
         if ((r = ncclCommGetAsyncError(nc, &state)) != ncclSuccess) state = r;
-        if (state == ncclInProgress && now_s() - t0 > NCCL_TIMEOUT_S) {
+        if (state == ncclInProgress && sp__now_ms() - t0 > 1e3 * NCCL_TIMEOUT_S) {
             (void)ncclCommAbort(nc);
             SP_FAIL(SP_STATUS_DEVICE_ERROR,
                     "sp_comm_create_nccl_rank: rank %d of %d: the other"

@@ -6,17 +6,9 @@
  * halo, the two all-reduces) and reads the scalars once. */
 #include <math.h>
 #include <string.h>
-#include <time.h>
 
 #include "dist_internal.h"
 #include "sp_vector.h" /* the vector steps with results in the context's memory */
-
-static double now_seconds(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
 
 /* out[i] = sum over the ranks of x_i . y_i, for n pairs, in one all-reduce. */
 static sp_status_t dots(sp_dist_matrix_t *A, int n, const sp_vector_t *const *x,
@@ -201,7 +193,7 @@ sp_status_t sp_dist_solve(sp_dist_matrix_t *A, sp_solver_type_t type,
     sp_status_t st = SP_STATUS_SUCCESS;
     sp_solver_result_t res = {.status = SP_SOLVER_NOT_RUN};
     work_t w = {NULL, NULL, NULL, NULL, NULL};
-    double t0 = now_seconds(), bb, rr;
+    double t0 = sp__now_ms(), bb, rr;
     const sp_vector_t *bv[1] = {b}, *rv[1];
     int jacobi = type == SP_SOLVER_PCG_JACOBI;
     if (A == NULL) return SP_ERROR(SP_STATUS_INVALID_ARGUMENT, "sp_dist_solve: A is NULL");
@@ -233,7 +225,7 @@ sp_status_t sp_dist_solve(sp_dist_matrix_t *A, sp_solver_type_t type,
         SP_TRY(dots(A, 1, rv, rv, &rr));
         res.relative_residual = sqrt(rr) / sqrt(bb);
     }
-    res.seconds = now_seconds() - t0;
+    res.seconds = 1e-3 * (sp__now_ms() - t0);
     *result = res;
 done:
     return sp__comm_fail(A ? A->comm : NULL, st);
