@@ -353,8 +353,8 @@ static bool sweep_shapes(const user_coo &u, int reps, int offset_bits, const cha
             sp_matrix_t *A = nullptr;
             sp_status_t st;
             double create_ms = 0, a = run_libsp(u, &opts, &A, &create_ms, &st);
-            double p4[5];
-            sp__test_upload_phases(p4);
+            double p4[5] = {0, 0, 0, 0, 0};
+            if (A) sp__test_upload_phases(A, p4);
             sp_matrix_destroy(A);
             CUDA_OK(cudaDeviceSynchronize());
             if (st != SP_STATUS_SUCCESS) {

@@ -36,14 +36,12 @@ void sp__test_set_upload_shape(int lanes, size_t chunk_bytes)
     g_upload_chunk = chunk_bytes >= ((size_t)64 << 10) ? chunk_bytes : (size_t)4 << 20;
 }
 
-/* Wall-clock milliseconds of the last upload's phases (a test hook reads them): ordering
- * on the host, the transfer, the device's check/sort/merge, the row counts read back, the
+/* Wall-clock milliseconds of A's upload's phases (sp_matrix_t.upload_ms): ordering on the
+ * host, the transfer, the device's check/sort/merge, the row counts read back, the
  * diagonal-nearness sample (sp__gpu_coo_col_near). */
-static double g_upload_ms[5];
-
-void sp__test_upload_phases(double ms[5])
+void sp__test_upload_phases(const sp_matrix_t *A, double ms[5])
 {
-    memcpy(ms, g_upload_ms, sizeof g_upload_ms);
+    memcpy(ms, A->upload_ms, sizeof A->upload_ms);
 }
 
 typedef struct upload_array {
@@ -230,7 +228,7 @@ sp_status_t sp__cuda_matrix_upload(sp_matrix_t *A, const sp_coo_t *coo, int32_t 
     sp__cuda_env(A->ctx, &env); /* first: the cleanup below frees through it */
     t_ms = sp__now_ms();
     SP_TRY(order_on_host(A, coo, &copy, &ordered));
-    g_upload_ms[0] = sp__now_ms() - t_ms;
+    A->upload_ms[0] = sp__now_ms() - t_ms;
     if (copy) src = copy;
     n = (size_t)src->nnz;
     t.nnz = src->nnz;
@@ -245,7 +243,7 @@ sp_status_t sp__cuda_matrix_upload(sp_matrix_t *A, const sp_coo_t *coo, int32_t 
     t_ms = sp__now_ms();
     SP_TRY(upload_arrays(A->ctx, &env, &job));
     SP_CUDA_TRY(cudaStreamSynchronize(env.stream)); /* the phases apart (plain copies) */
-    g_upload_ms[1] = sp__now_ms() - t_ms;
+    A->upload_ms[1] = sp__now_ms() - t_ms;
     t_ms = sp__now_ms();
     sent_copy = copy != NULL;
     sp_coo_free(copy); /* uploaded (a staged upload has finished; a plain one copies from
@@ -254,14 +252,14 @@ sp_status_t sp__cuda_matrix_upload(sp_matrix_t *A, const sp_coo_t *coo, int32_t 
     /* the caller's order is on the device unless a sorted copy went up instead */
     if (!sent_copy) SP_TRY(sp__gpu_coo_col_near(&env, &t, &A->col_near));
     else A->col_near = sp__coo_col_near(coo);
-    g_upload_ms[4] = sp__now_ms() - t_ms;
+    A->upload_ms[4] = sp__now_ms() - t_ms;
     t_ms = sp__now_ms();
     /* in order already (checked on the host), or sorted and merged here (kept as it is
        when the device finds it in order) */
     if (!ordered)
         SP_TRY(sp__gpu_coo_sort_merge(&env, &t, A->options.duplicates, &A->duplicates_merged));
     SP_CUDA_TRY(cudaStreamSynchronize(env.stream));
-    g_upload_ms[2] = sp__now_ms() - t_ms;
+    A->upload_ms[2] = sp__now_ms() - t_ms;
     t_ms = sp__now_ms();
     /* row lengths for the statistics */
     SP_TRY(env.alloc(env.self, (void **)&d_counts, (size_t)t.nrows * sizeof(int32_t)));
@@ -277,7 +275,7 @@ sp_status_t sp__cuda_matrix_upload(sp_matrix_t *A, const sp_coo_t *coo, int32_t 
     SP_CUDA_TRY(cudaMemcpyAsync(counts, d_counts, (size_t)t.nrows * sizeof(int32_t),
                                 cudaMemcpyDeviceToHost, env.stream));
     SP_CUDA_TRY(cudaStreamSynchronize(env.stream));
-    g_upload_ms[3] = sp__now_ms() - t_ms;
+    A->upload_ms[3] = sp__now_ms() - t_ms;
     A->f.coo = t;
     memset(&t, 0, sizeof t);
     *h_row_counts = counts;
@@ -491,7 +489,11 @@ done:
 
 void sp__test_set_device_sort_limit(int64_t limit) { (void)limit; }
 void sp__test_set_upload_shape(int lanes, size_t chunk_bytes) { (void)lanes, (void)chunk_bytes; }
-void sp__test_upload_phases(double ms[5]) { memset(ms, 0, 5 * sizeof *ms); }
+void sp__test_upload_phases(const sp_matrix_t *A, double ms[5])
+{
+    (void)A;
+    memset(ms, 0, 5 * sizeof *ms);
+}
 
 static sp_status_t not_compiled(void)
 {

@@ -52,6 +52,7 @@ struct sp_matrix {
      * 2^(b-1) .. 2^b - 1 entries (the SpMV cost model's input, src/policy.c) */
     int64_t row_hist[SP_ROW_HIST_BINS], row_hist_nnz[SP_ROW_HIST_BINS];
     double col_near; /* fraction of entries near the diagonal (sp__coo_col_near) */
+    double upload_ms[5]; /* CUDA: wall-clock ms of the upload's phases (sp__test_upload_phases) */
     /* the longest rows of at most sp__matrix_long_row_bound entries (JDS, SELL; ELL) */
     int64_t row_max_kept, ell_row_max_kept;
     /* sp_spmv_tune's choice, used by SP_FORMAT_AUTO once set (src/spmv_tune.c) */
@@ -274,11 +275,11 @@ void sp__test_set_narrow_limit(int64_t limit);
 void sp__test_set_device_sort_limit(int64_t limit);
 /* Test hooks of the upload (src/matrix_cuda.c; benchmarks and tests, never the library):
  * its staging's lanes (0: plain pageable copies; at most 32, and the cores) and chunk bytes
- * (at least 64 KiB; default 8 lanes of 4 MiB), and the wall-clock milliseconds of the last
- * upload's phases: host ordering, transfer, the device's check/sort/merge, row counts, the
- * diagonal-nearness sample. */
+ * (at least 64 KiB; default 8 lanes of 4 MiB), and the wall-clock milliseconds of A's
+ * upload's phases (kept in A, no state shared between calls): host ordering, transfer, the
+ * device's check/sort/merge, row counts, the diagonal-nearness sample. */
 void sp__test_set_upload_shape(int lanes, size_t chunk_bytes);
-void sp__test_upload_phases(double ms[5]);
+void sp__test_upload_phases(const sp_matrix_t *A, double ms[5]);
 /* Frees every format of A (never COO) that is built now and was not in built_before (a
  * mask of A->built): a call that failed after building formats leaves A as it was. */
 void sp__matrix_drop_formats_since(sp_matrix_t *A, unsigned built_before);
