@@ -109,16 +109,17 @@ void setup_env()
 }
 
 /* The baseline: one launch of the grid-wide frontier kernel per level and a read-back of
- * the next frontier's size before the next launch. */
-sp_status_t host_loop(const sp_csr_t *g, int32_t source, int32_t *d_level, int32_t *d_parent,
-                      sp_gpu_bfs_result_t *r)
+ * the next frontier's size before the next launch (the graph's pointer width: Off). */
+template <typename Off>
+sp_status_t host_loop_of(const sp_csr_t *g, int32_t source, int32_t *d_level,
+                         int32_t *d_parent, sp_gpu_bfs_result_t *r)
 {
     sp_status_t st = SP_STATUS_SUCCESS;
     sp_gpu_bfs_loop_scratch_t sc{};
-    bfsk::state_t s;
+    bfsk::state_t<Off> s;
     int32_t lvl = 0, size = 1;
     SP_TRY(bfsk::loop_scratch_alloc(&env, g->nrows, 0, &sc));
-    s = bfsk::carve(&sc, g, d_level, d_parent);
+    s = bfsk::carve<Off>(&sc, g, d_level, d_parent);
     SP_TRY(bfsk::start(&env, s, source));
     while (size > 0) {
         SP_TRY(bfsk::launch_level(&env, s, lvl, size));
@@ -129,6 +130,13 @@ sp_status_t host_loop(const sp_csr_t *g, int32_t source, int32_t *d_level, int32
 done:
     bfsk::loop_scratch_free(&env, &sc);
     return st;
+}
+
+sp_status_t host_loop(const sp_csr_t *g, int32_t source, int32_t *d_level, int32_t *d_parent,
+                      sp_gpu_bfs_result_t *r)
+{
+    return g->ptr64 ? host_loop_of<int64_t>(g, source, d_level, d_parent, r)
+                    : host_loop_of<int32_t>(g, source, d_level, d_parent, r);
 }
 
 enum { SINGLE, SOFT, COOP, HOST, NVARIANTS };

@@ -118,15 +118,22 @@ void sp__gpu_bfs_set_persistent_prefetch(int mode);
  * d_parent is set, parent[w] = a vertex of level cur with an edge to w; it adds to
  * d_counters (which the caller zeroes before the level with sp__gpu_bfs_counters_reset
  * and reads back once after it). No level call synchronizes. The graph arrays are
- * square (n x n, n >= 1, nnz < 2^31); duplicates and self-loops are allowed. */
+ * square (n x n, 1 <= n < 2^31; nnz < 2^31 with 32-bit pointers, any with 64-bit ones);
+ * duplicates and self-loops are allowed. */
 
 /* The graph as the level kernels see it: out-edges (CSR, always: degrees come from it),
- * in-edges (CSC: pull and direction-optimized) and the sorted COO (edge-centric). */
+ * in-edges (CSC: pull and direction-optimized) and the sorted COO (edge-centric). The
+ * pointers are 32-bit (d_out_ptr, d_in_ptr) or 64-bit (d_out_ptr64, d_in_ptr64; issue 20:
+ * a graph of 2^31 edges or more, or 64-bit offsets forced), exactly one of each pair set
+ * and both pairs of one width; every kernel is a template on the offset type, chosen once a
+ * call from d_out_ptr64 (the int32_t instances are the kernels as they were). Vertex ids,
+ * queues and degrees stay 32-bit: a vertex of 2^31 - hub_degree edges or more is refused. */
 typedef struct sp_gpu_bfs_graph {
     int64_t n, nnz;
     const int32_t *d_out_ptr, *d_out_idx; /* CSR */
     const int32_t *d_in_ptr, *d_in_idx;   /* CSC, or NULL */
     const int32_t *d_coo_row, *d_coo_col; /* COO, or NULL */
+    const int64_t *d_out_ptr64, *d_in_ptr64; /* the 64-bit pointers instead, or NULL */
 } sp_gpu_bfs_graph_t;
 
 /* Per-level counters in device memory. */

@@ -73,6 +73,11 @@ sp__bfs_record_t sp__bfs_record(const sp_bfs_options_t *options, int64_t i)
     return r;
 }
 
+/* Edges a vertex of a 64-bit graph may have beyond INT32_MAX - margin on a GPU: its hub
+ * pieces start at multiples of sp_bfs_policy::hub_degree (kernels/bfs/bfs_policy.h, which
+ * asserts it is at most this margin) inside a 32-bit degree. */
+#define SP__BFS_DEGREE_MARGIN 65536
+
 static sp_status_t check_bfs(const char *what, sp_context_t *ctx, sp_matrix_t *G,
                              int64_t nsources, const int64_t *sources,
                              const sp_bfs_options_t *options, const int32_t *level)
@@ -80,11 +85,15 @@ static sp_status_t check_bfs(const char *what, sp_context_t *ctx, sp_matrix_t *G
     sp_status_t st = SP_STATUS_SUCCESS;
     SP_CHECK_ARG(ctx != NULL && G != NULL, "%s: ctx or G is NULL", what);
     SP_CHECK_ARG(G->ctx == ctx, "%s: graph belongs to another context", what);
-    if (ctx->kind == SP_DEVICE_CUDA) { /* the GPU's BFS reads 32-bit offsets (issue 20) */
-        char on[64];
-        snprintf(on, sizeof on, "%s on a CUDA context", what);
-        SP_TRY(sp__matrix_needs_offsets32(G, on));
-    }
+    /* 64-bit offsets (issue 20): the GPU's kernels take them; vertex ids, degrees and the
+     * hub pieces' starts stay 32-bit, so a vertex of nearly 2^31 edges (only possible with
+     * duplicate entries) is refused (row_max bounds the in-degrees too: a CUDA context
+     * builds no CSC past 2^31 entries, and a symmetric pattern's CSR is its CSC) */
+    if (ctx->kind == SP_DEVICE_CUDA && G->offset_bits == 64 &&
+        G->row_max > (int64_t)INT32_MAX - SP__BFS_DEGREE_MARGIN)
+        SP_FAIL(SP_STATUS_NOT_SUPPORTED,
+                "%s on a CUDA context: a vertex of %lld edges (at most %lld on a GPU)", what,
+                (long long)G->row_max, (long long)INT32_MAX - SP__BFS_DEGREE_MARGIN);
     SP_CHECK_ARG(G->f.coo.nrows == G->f.coo.ncols, "%s: graph matrix is %lld x %lld, not square",
                  what, (long long)G->f.coo.nrows, (long long)G->f.coo.ncols);
     SP_CHECK_ARG(nsources >= 0 && (nsources == 0 || sources != NULL),

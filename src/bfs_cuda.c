@@ -226,21 +226,30 @@ sp_status_t sp__cuda_bfs_cache_make(sp_matrix_t *G, const sp__bfs_key_t *key, vo
     int64_t n = G->f.csr.nrows;
     *cuda = NULL;
     sp__cuda_env(G->ctx, &env);
-    if (n > INT32_MAX || G->f.csr.nnz > INT32_MAX)
-        SP_FAIL(SP_STATUS_NOT_SUPPORTED, "sp_bfs: %lld vertices and %lld edges exceed 32-bit indices",
-                (long long)n, (long long)G->f.csr.nnz);
+    if (n > INT32_MAX || (G->f.csr.nnz > INT32_MAX && !G->f.csr.ptr64))
+        SP_FAIL(SP_STATUS_NOT_SUPPORTED,
+                "sp_bfs: %lld vertices and %lld edges exceed 32-bit indices", (long long)n,
+                (long long)G->f.csr.nnz);
     SP_CALLOC(c, 1);
     c->g.n = n;
     c->g.nnz = G->f.csr.nnz;
+    /* the kernels take either pointer width (issue 20): 64-bit offsets pass through */
     c->g.d_out_ptr = G->f.csr.ptr;
+    c->g.d_out_ptr64 = G->f.csr.ptr64;
     c->g.d_out_idx = G->f.csr.idx;
     c->g.d_in_ptr = c->g.d_in_idx = NULL;
+    c->g.d_in_ptr64 = NULL;
     c->g.d_coo_row = G->f.coo.row;
     c->g.d_coo_col = G->f.coo.col;
     if (key->variant == SP_BFS_PULL || key->variant == SP_BFS_DIRECTION_OPT) {
         /* built by the caller; a pattern-symmetric graph's CSR is its CSC (issue 20) */
         const sp_csr_t *in = G->pattern_symmetric ? &G->f.csr : &G->f.csc;
+        if ((in->ptr64 != NULL) != (G->f.csr.ptr64 != NULL))
+            SP_FAIL(SP_STATUS_INTERNAL_ERROR,
+                    "sp_bfs: the CSC's pointers are %d-bit, the CSR's %d-bit (a bug in libsp)",
+                    in->ptr64 ? 64 : 32, G->f.csr.ptr64 ? 64 : 32);
         c->g.d_in_ptr = in->ptr;
+        c->g.d_in_ptr64 = in->ptr64;
         c->g.d_in_idx = in->idx;
     }
     if (key->loop == SP_BFS_LOOP_HOST || key->loop == SP_BFS_LOOP_GRAPH) {

@@ -7,7 +7,8 @@
  * variant and loop used reported; multi-source; refusals; the cache a search keeps in the
  * matrix (no allocation after sp_bfs_prepare, the same levels on every call, freed with
  * the formats); a pattern-symmetric graph pulls through its CSR and builds no CSC, a
- * directed one builds it (issue 20). SP_TEST_SMALL=1 shrinks the
+ * directed one builds it (issue 20); the traversal cases again with 64-bit offsets
+ * (TCase offsets64: every kernel's int64_t instance). SP_TEST_SMALL=1 shrinks the
  * largest inputs; under scripts/device-sanitize.sh (SP_TEST_UNDER_SANITIZER) one source a
  * graph, the datasets of up to 20000 entries and a 300-vertex path. Exits 77 without a GPU. */
 #include <dirent.h>
@@ -31,6 +32,7 @@ static int small;          /* SP_TEST_SMALL */
 static int sanitizing;     /* SP_TEST_UNDER_SANITIZER: one source a graph, small datasets */
 static int skipped_loops;  /* single-block / persistent not in this build: said once */
 static int assert_symmetric; /* check_graph creates G with options.pattern_symmetric */
+static int offsets64;        /* the offsets64 cases: G with 64-bit offsets (issue 20) */
 
 static void setup(void)
 {
@@ -42,6 +44,15 @@ static void setup(void)
 static void teardown(void)
 {
     sp_test_gpu_host_contexts_destroy(&g_gpu, &g_host);
+    offsets64 = 0;
+}
+
+/* The same cases on graphs whose CSR (and CSC) have 64-bit pointers on the GPU: every
+ * kernel's int64_t instance against the same reference (the host's CSR stays 32-bit). */
+static void setup64(void)
+{
+    setup();
+    offsets64 = 1;
 }
 
 /* The variant x loop cases: every variant on the host loop, AUTO, and the frontier
@@ -179,11 +190,17 @@ static void check_graph(const char *name, const sp_coo_t *coo, const int32_t *gi
 {
     sp_matrix_t *H = NULL, *G = NULL;
     int32_t *d_level = NULL, *d_parent = NULL, srcs[3];
-    sp_matrix_options_t mo = {0};
+    sp_matrix_options_t mo = {0}, ho = {0};
     sp_matrix_info_t info;
     mo.pattern_symmetric = assert_symmetric;
-    ck_assert_ok(sp_matrix_create(g_host, coo, NULL, &H));
+    mo.offset_bits = offsets64 ? 64 : 0;
+    ho.offset_bits = 32; /* the reference reads h->ptr (whatever SP_TEST_OFFSET_BITS says) */
+    ck_assert_ok(sp_matrix_create(g_host, coo, &ho, &H));
     ck_assert_ok(sp_matrix_create(g_gpu, coo, &mo, &G));
+    if (offsets64) {
+        ck_assert_ok(sp_matrix_info(G, &info));
+        ck_assert_int_eq(info.offset_bits, 64);
+    }
     ck_assert_ok(sp_matrix_build(g_host, H, SP_FORMAT_CSR));
     const sp_csr_t *h = &H->f.csr;
     int64_t n = h->nrows;
@@ -463,7 +480,9 @@ START_TEST(multi_source)
     sp_matrix_t *G = NULL;
     ck_assert_ok(sp_gen_kronecker(small ? 9 : 14, 8, 3, SP_VALUE_NONE, &a));
     ck_assert_ok(sp_coo_symmetrize(a, 1));
-    ck_assert_ok(sp_matrix_create(g_gpu, a, NULL, &G));
+    sp_matrix_options_t mo = {0};
+    mo.offset_bits = offsets64 ? 64 : 0;
+    ck_assert_ok(sp_matrix_create(g_gpu, a, &mo, &G));
     int64_t n = a->nrows, sources[4] = {0, 1, 2, n - 1};
     int32_t *d_level = NULL, *d_parent = NULL, *one = NULL;
     ck_cuda(cudaMalloc((void **)&d_level, (size_t)(4 * n) * sizeof(int32_t)));
@@ -661,6 +680,19 @@ static Suite *gpu_bfs_suite(void)
     tcase_add_test(t, refusals);
     tcase_add_test(t, cache);
     suite_add_tcase(s, t);
+    /* 64-bit offsets (issue 20): the traversal cases again with every kernel's int64_t
+     * instance (the CSC of the directed graphs at the CSR's width) */
+    TCase *t64 = tcase_create("offsets64");
+    tcase_add_checked_fixture(t64, setup64, teardown);
+    tcase_set_timeout(t64, 600);
+    tcase_add_test(t64, tiny_graphs);
+    tcase_add_test(t64, long_path);
+    tcase_add_test(t64, stars);
+    tcase_add_test(t64, generated);
+    tcase_add_test(t64, symmetric_pulls_through_csr);
+    tcase_add_test(t64, random_and_disconnected);
+    tcase_add_test(t64, multi_source);
+    suite_add_tcase(s, t64);
 #endif
     return s;
 }

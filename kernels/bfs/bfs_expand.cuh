@@ -29,10 +29,24 @@ namespace bfs {
 
 using P = sp_bfs_policy;
 
-/* What an expansion reads and writes: out-edges (ptr, idx), the level and parent arrays
- * (parent may be NULL), the visited bitmap, and the level its claims get. */
+/* The pointers of offset type Off among a graph's 32- and 64-bit ones. */
+template <typename Off> const Off *offsets_of(const int32_t *p32, const int64_t *p64);
+template <> inline const int32_t *offsets_of<int32_t>(const int32_t *p32, const int64_t *)
+{
+    return p32;
+}
+template <> inline const int64_t *offsets_of<int64_t>(const int32_t *, const int64_t *p64)
+{
+    return p64;
+}
+
+/* What an expansion reads and writes: out-edges (ptr, idx; ptr of the graph's offset type
+ * Off, int32_t or int64_t), the level and parent arrays (parent may be NULL), the visited
+ * bitmap, and the level its claims get. */
+template <typename Off>
 struct push_view {
-    const int32_t *ptr, *idx;
+    const Off *ptr;
+    const int32_t *idx;
     int32_t *level, *parent;
     uint32_t *visited;
     int32_t next_level;
@@ -76,9 +90,9 @@ __device__ __forceinline__ void warp_append(Sink &sink, const bool (&c)[K],
  * one round for all K edges (loads, visited reads, atomics, degree reads), where one edge
  * at a time makes a chain of dependent loads and atomics per edge. All 32 lanes must call
  * it (the sink may reserve per warp). */
-template <int K, typename I, typename Sink, typename Tally>
-__device__ __forceinline__ void visit_batch(const push_view &g, Sink &sink, Tally &t, int32_t u,
-                                            I k0, I stride, I kend, bool preread)
+template <int K, typename I, typename Sink, typename Tally, typename Off>
+__device__ __forceinline__ void visit_batch(const push_view<Off> &g, Sink &sink, Tally &t,
+                                            int32_t u, I k0, I stride, I kend, bool preread)
 {
     int32_t v[K];
     uint32_t w[K];
@@ -100,7 +114,7 @@ __device__ __forceinline__ void visit_batch(const push_view &g, Sink &sink, Tall
         int32_t deg[K];
 #pragma unroll
         for (int j = 0; j < K; j++)
-            deg[j] = c[j] ? __ldg(g.ptr + v[j] + 1) - __ldg(g.ptr + v[j]) : 0;
+            deg[j] = c[j] ? (int32_t)(__ldg(g.ptr + v[j] + 1) - __ldg(g.ptr + v[j])) : 0;
 #pragma unroll
         for (int j = 0; j < K; j++) {
             t.vertices += c[j];
@@ -119,9 +133,9 @@ __device__ __forceinline__ void visit_batch(const push_view &g, Sink &sink, Tall
 /* Edges [b, e) of u by a group of threads: the caller's thread at offset `first` of the
  * group, `stride` threads (a warp: lane and 32; a block: threadIdx.x and its size). The
  * trip count is the group's, so every lane calls visit_batch in every trip. */
-template <int K, typename Sink, typename Tally>
-__device__ __forceinline__ void visit_range(const push_view &g, Sink &sink, Tally &t, int32_t u,
-                                            int64_t b, int64_t e, int64_t first,
+template <int K, typename Sink, typename Tally, typename Off>
+__device__ __forceinline__ void visit_range(const push_view<Off> &g, Sink &sink, Tally &t,
+                                            int32_t u, int64_t b, int64_t e, int64_t first,
                                             int64_t stride, bool preread)
 {
     for (int64_t k0 = b; k0 < e; k0 += stride * K)
@@ -132,9 +146,9 @@ __device__ __forceinline__ void visit_range(const push_view &g, Sink &sink, Tall
  * hubs out): lists of warp_degree edges or more by the whole warp, one list at a time
  * (coalesced reads of the adjacency), the rest by the lane, K edges a round. All 32 lanes
  * must call it. */
-template <int K, typename I, typename Sink, typename Tally>
-__device__ __forceinline__ void expand_lane(const push_view &g, Sink &sink, Tally &t, int32_t u,
-                                            I b, I e, bool preread)
+template <int K, typename I, typename Sink, typename Tally, typename Off>
+__device__ __forceinline__ void expand_lane(const push_view<Off> &g, Sink &sink, Tally &t,
+                                            int32_t u, I b, I e, bool preread)
 {
     const int lane = threadIdx.x & 31;
     unsigned mid = __ballot_sync(sp_prim::full_mask, e - b >= P::warp_degree);

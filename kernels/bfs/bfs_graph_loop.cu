@@ -128,7 +128,8 @@ __global__ void init_kernel(graph_state *st, int32_t *level, int32_t *parent, in
 }
 
 /* a with this level's number and the search's outputs. */
-__device__ __forceinline__ level_args for_level(level_args a, const graph_state *st)
+template <typename Off>
+__device__ __forceinline__ level_args<Off> for_level(level_args<Off> a, const graph_state *st)
 {
     a.cur = st->cur;
     a.level = st->level;
@@ -141,12 +142,12 @@ __device__ __forceinline__ level_args for_level(level_args a, const graph_state 
  * direction-optimized kernel holds the push and the pull bodies and needs 40 unbounded,
  * which leaves 6 blocks an SM; bounded, Kronecker 22 ran 154.7 against 151.9 GTEPS (H200,
  * 32 sources, same run). */
-template <int MODE>
+template <int MODE, typename Off>
 __global__ void __launch_bounds__(P::block_threads, P::blocks_per_sm)
-expand_kernel(level_args a0, const graph_state *st)
+expand_kernel(level_args<Off> a0, const graph_state *st)
 {
     if (st->done) return;
-    level_args a = for_level(a0, st);
+    level_args<Off> a = for_level(a0, st);
     if (MODE == SP_GPU_BFS_GRAPH_PUSH)
         frontier_body<EMIT_QUEUE>(a, st->count);
     else if (MODE == SP_GPU_BFS_GRAPH_PULL || st->dir == SP_GPU_BFS_DIR_PULL)
@@ -160,13 +161,13 @@ expand_kernel(level_args a0, const graph_state *st)
 /* The level's hub pieces, then the decision of the next level by the block that finishes
  * last (its ticket sees every other block's tallies: each block adds them, fences, then
  * takes its ticket; no block waits for another). */
-template <int MODE>
-__global__ void __launch_bounds__(P::block_threads) hubs_kernel(level_args a0, graph_state *st,
-                                                                decide_args d)
+template <int MODE, typename Off>
+__global__ void __launch_bounds__(P::block_threads) hubs_kernel(level_args<Off> a0,
+                                                                graph_state *st, decide_args d)
 {
     __shared__ bool last;
     if (st->done) return;
-    level_args a = for_level(a0, st);
+    level_args<Off> a = for_level(a0, st);
     if (MODE == SP_GPU_BFS_GRAPH_PUSH)
         hub_push_body<EMIT_QUEUE>(a);
     else if (MODE == SP_GPU_BFS_GRAPH_PULL || st->dir == SP_GPU_BFS_DIR_PULL)
@@ -208,18 +209,19 @@ struct kernels_of_mode {
     void *expand, *hubs;
 };
 
+template <typename Off>
 kernels_of_mode kernels_for(int mode)
 {
     switch (mode) {
     case SP_GPU_BFS_GRAPH_PUSH:
-        return {(void *)expand_kernel<SP_GPU_BFS_GRAPH_PUSH>,
-                (void *)hubs_kernel<SP_GPU_BFS_GRAPH_PUSH>};
+        return {(void *)expand_kernel<SP_GPU_BFS_GRAPH_PUSH, Off>,
+                (void *)hubs_kernel<SP_GPU_BFS_GRAPH_PUSH, Off>};
     case SP_GPU_BFS_GRAPH_PULL:
-        return {(void *)expand_kernel<SP_GPU_BFS_GRAPH_PULL>,
-                (void *)hubs_kernel<SP_GPU_BFS_GRAPH_PULL>};
+        return {(void *)expand_kernel<SP_GPU_BFS_GRAPH_PULL, Off>,
+                (void *)hubs_kernel<SP_GPU_BFS_GRAPH_PULL, Off>};
     default:
-        return {(void *)expand_kernel<SP_GPU_BFS_GRAPH_DIROPT>,
-                (void *)hubs_kernel<SP_GPU_BFS_GRAPH_DIROPT>};
+        return {(void *)expand_kernel<SP_GPU_BFS_GRAPH_DIROPT, Off>,
+                (void *)hubs_kernel<SP_GPU_BFS_GRAPH_DIROPT, Off>};
     }
 }
 
@@ -241,11 +243,13 @@ done:
 }
 
 /* One level of the body, for the parity whose pointers a carries. */
+template <typename Off>
 sp_status_t add_level(cudaGraph_t body, cudaGraphNode_t *last, const sp_gpu_env_t *env,
-                      int mode, level_args a, graph_state *gs, decide_args d, int64_t words)
+                      int mode, level_args<Off> a, graph_state *gs, decide_args d,
+                      int64_t words)
 {
     sp_status_t st = SP_STATUS_SUCCESS;
-    kernels_of_mode k = kernels_for(mode);
+    kernels_of_mode k = kernels_for<Off>(mode);
     void *level_params[] = {&a, &gs};
     void *hubs_params[] = {&a, &gs, &d};
     unsigned grid = hub_grid(env); /* grid_for's cap: every level's work strides over it */
@@ -267,14 +271,10 @@ done:
     return st;
 }
 
-} /* namespace */
-
-extern "C" sp_status_t sp__gpu_bfs_graph_loop_create(const sp_gpu_env_t *env,
-                                                     const sp_gpu_bfs_graph_t *g,
-                                                     const sp_gpu_bfs_work_t *w,
-                                                     sp_gpu_bfs_graph_mode_t mode, double alpha,
-                                                     double beta, int64_t capacity,
-                                                     sp_gpu_bfs_graph_loop_t *loop)
+template <typename Off>
+sp_status_t loop_create(const sp_gpu_env_t *env, const sp_gpu_bfs_graph_t *g,
+                        const sp_gpu_bfs_work_t *w, sp_gpu_bfs_graph_mode_t mode, double alpha,
+                        double beta, int64_t capacity, sp_gpu_bfs_graph_loop_t *loop)
 {
     sp_status_t st = SP_STATUS_SUCCESS;
     cudaGraph_t graph = NULL;
@@ -286,7 +286,7 @@ extern "C" sp_status_t sp__gpu_bfs_graph_loop_create(const sp_gpu_env_t *env,
     unsigned long long *h_stamps = NULL;
     block_layout l;
     decide_args d;
-    level_args a;
+    level_args<Off> a;
     int64_t words;
     SP_CHECK_ARG(loop != NULL, "bfs graph loop: NULL loop");
     *loop = sp_gpu_bfs_graph_loop_t{NULL, NULL, NULL, NULL, 0, 0};
@@ -295,7 +295,8 @@ extern "C" sp_status_t sp__gpu_bfs_graph_loop_create(const sp_gpu_env_t *env,
                      mode == SP_GPU_BFS_GRAPH_DIROPT,
                  "bfs graph loop: unknown mode %d", (int)mode);
     SP_CHECK_ARG(mode == SP_GPU_BFS_GRAPH_PUSH ||
-                     (g->d_in_ptr != NULL && (g->nnz == 0 || g->d_in_idx != NULL)),
+                     ((g->d_in_ptr != NULL || g->d_in_ptr64 != NULL) &&
+                      (g->nnz == 0 || g->d_in_idx != NULL)),
                  "bfs graph loop: the pull and direction-optimized modes need the CSC");
     SP_CHECK_ARG(alpha > 0 && beta > 0, "bfs graph loop: alpha %g and beta %g must be > 0",
                  alpha, beta);
@@ -328,7 +329,7 @@ extern "C" sp_status_t sp__gpu_bfs_graph_loop_create(const sp_gpu_env_t *env,
     d.dirs = capacity ? (int32_t *)((char *)d_base + l.dirs) : NULL;
     d.stamps = capacity ? (unsigned long long *)((char *)d_base + l.stamps) : NULL;
     d.handle = handle;
-    a = make_args(g, w, 0);
+    a = make_args<Off>(g, w, 0);
     for (int parity = 0; parity < 2; parity++) {
         SP_TRY(add_level(body, &last, env, (int)mode, a,
                          (graph_state *)d_base, d, words));
@@ -356,6 +357,19 @@ done:
     if (d_base) env->free(env->self, d_base);
     sp__free(h_stamps);
     return st;
+}
+
+} /* namespace */
+
+extern "C" sp_status_t sp__gpu_bfs_graph_loop_create(const sp_gpu_env_t *env,
+                                                     const sp_gpu_bfs_graph_t *g,
+                                                     const sp_gpu_bfs_work_t *w,
+                                                     sp_gpu_bfs_graph_mode_t mode, double alpha,
+                                                     double beta, int64_t capacity,
+                                                     sp_gpu_bfs_graph_loop_t *loop)
+{
+    return wide_offsets(g) ? loop_create<int64_t>(env, g, w, mode, alpha, beta, capacity, loop)
+                           : loop_create<int32_t>(env, g, w, mode, alpha, beta, capacity, loop);
 }
 
 extern "C" sp_status_t sp__gpu_bfs_graph_loop_run(const sp_gpu_env_t *env,

@@ -13,10 +13,15 @@
 
 namespace bfs {
 
-/* Everything a level kernel reads or writes, passed by value. */
+/* Everything a level kernel reads or writes, passed by value; Off is the graph's offset
+ * type (int32_t, or int64_t for 64-bit pointers: sp_gpu_bfs_graph_t). */
+template <typename Off>
 struct level_args {
     int64_t n;
-    const int32_t *out_ptr, *out_idx, *in_ptr, *in_idx, *coo_row, *coo_col;
+    const Off *out_ptr;
+    const int32_t *out_idx;
+    const Off *in_ptr;
+    const int32_t *in_idx, *coo_row, *coo_col;
     int64_t nnz;
     int32_t *level, *parent;
     uint32_t *visited, *front, *next;
@@ -31,15 +36,16 @@ struct level_args {
     int32_t hub_min;
 };
 
-static inline level_args make_args(const sp_gpu_bfs_graph_t *g, const sp_gpu_bfs_work_t *w,
-                                   int32_t cur)
+template <typename Off>
+static inline level_args<Off> make_args(const sp_gpu_bfs_graph_t *g,
+                                        const sp_gpu_bfs_work_t *w, int32_t cur)
 {
-    level_args a;
+    level_args<Off> a;
     a.n = g->n;
     a.nnz = g->nnz;
-    a.out_ptr = g->d_out_ptr;
+    a.out_ptr = offsets_of<Off>(g->d_out_ptr, g->d_out_ptr64);
     a.out_idx = g->d_out_idx;
-    a.in_ptr = g->d_in_ptr;
+    a.in_ptr = offsets_of<Off>(g->d_in_ptr, g->d_in_ptr64);
     a.in_idx = g->d_in_idx;
     a.coo_row = g->d_coo_row;
     a.coo_col = g->d_coo_col;
@@ -109,12 +115,19 @@ static inline sp_status_t check_level(const char *what, const sp_gpu_env_t *env,
 {
     sp_status_t st = SP_STATUS_SUCCESS;
     SP_CHECK_ARG(env != NULL && g != NULL && w != NULL, "%s: NULL argument", what);
-    SP_CHECK_ARG(g->n >= 1 && g->n <= INT32_MAX && g->nnz >= 0 && g->nnz <= INT32_MAX,
-                 "%s: graph of %lld vertices and %lld edges (need 1..2^31-1 and < 2^31)", what,
-                 (long long)g->n, (long long)g->nnz);
-    SP_CHECK_ARG(g->d_out_ptr != NULL && (w->d_level != NULL || !outputs) && w->d_visited != NULL &&
-                     w->d_counters != NULL,
-                 "%s: NULL CSR, level, visited or counters", what);
+    SP_CHECK_ARG(g->n >= 1 && g->n <= INT32_MAX && g->nnz >= 0 &&
+                     (g->nnz <= INT32_MAX || g->d_out_ptr64 != NULL),
+                 "%s: graph of %lld vertices and %lld edges (need 1..2^31-1, and < 2^31 edges "
+                 "with 32-bit pointers)",
+                 what, (long long)g->n, (long long)g->nnz);
+    SP_CHECK_ARG((g->d_out_ptr != NULL) != (g->d_out_ptr64 != NULL) &&
+                     (g->d_in_ptr == NULL || g->d_in_ptr64 == NULL) &&
+                     ((g->d_in_ptr == NULL && g->d_in_ptr64 == NULL) ||
+                      (g->d_in_ptr64 != NULL) == (g->d_out_ptr64 != NULL)),
+                 "%s: the CSR needs exactly one of 32- and 64-bit pointers, and a CSC the CSR's "
+                 "width", what);
+    SP_CHECK_ARG((w->d_level != NULL || !outputs) && w->d_visited != NULL && w->d_counters != NULL,
+                 "%s: NULL level, visited or counters", what);
 done:
     return st;
 }
@@ -146,7 +159,8 @@ struct tally {
 };
 
 /* All 32 lanes of the warp must call it. */
-__device__ __forceinline__ void flush(const level_args &a, tally t)
+template <typename Off>
+__device__ __forceinline__ void flush(const level_args<Off> &a, tally t)
 {
     int32_t v = sp_prim::warp_sum(t.vertices);
     unsigned long long e = sp_prim::warp_sum(t.edges);
@@ -174,8 +188,9 @@ __device__ __forceinline__ bool claim(uint32_t *visited, int32_t w)
 
 /* w was claimed by this thread from parent u, one edge at a time (the edge-centric kernel
  * counts it, the pull's hub pieces also set it in the next bitmap): record it. */
-template <int EMIT>
-__device__ __forceinline__ void discovered(const level_args &a, int32_t u, int32_t w, tally &t)
+template <int EMIT, typename Off>
+__device__ __forceinline__ void discovered(const level_args<Off> &a, int32_t u, int32_t w,
+                                           tally &t)
 {
     static_assert(EMIT == EMIT_COUNT || EMIT == EMIT_BITMAP, "push levels use the engine");
     a.level[w] = a.cur + 1;
@@ -185,8 +200,8 @@ __device__ __forceinline__ void discovered(const level_args &a, int32_t u, int32
     if (EMIT == EMIT_BITMAP) atomicOr(a.next + (w >> 5), 1u << (w & 31));
 }
 
-template <int EMIT>
-__device__ __forceinline__ void visit(const level_args &a, int32_t u, int32_t w, tally &t)
+template <int EMIT, typename Off>
+__device__ __forceinline__ void visit(const level_args<Off> &a, int32_t u, int32_t w, tally &t)
 {
     if (claim(a.visited, w)) discovered<EMIT>(a, u, w, t);
 }
@@ -197,7 +212,8 @@ __device__ __forceinline__ void visit(const level_args &a, int32_t u, int32_t w,
  * so max_pieces = 2 * nnz / hub_degree + 1 suffices for hub_min = hub_degree, and
  * small_frontier_hub_min lowers hub_min only where count + nnz / hub_degree + 1 fit; the
  * bound check only guards memory. */
-__device__ __forceinline__ void defer_hub(const level_args &a, int32_t v, int32_t deg)
+template <typename Off>
+__device__ __forceinline__ void defer_hub(const level_args<Off> &a, int32_t v, int32_t deg)
 {
     int32_t np = (deg + P::hub_degree - 1) / P::hub_degree;
     int32_t base = atomicAdd(&a.ctr->hub_pieces, np);
@@ -212,10 +228,10 @@ __device__ __forceinline__ void defer_hub(const level_args &a, int32_t v, int32_
  * block's shared queue (EMIT_SHARED: one shared reservation per warp; what lies past the
  * shared queue's end goes to the global queue, one global reservation per warp);
  * EMIT_COUNT only counts. */
-template <int EMIT>
+template <int EMIT, typename Off>
 struct level_sink {
     static_assert(EMIT != EMIT_BITMAP, "pull levels record through discovered()");
-    const level_args &a;
+    const level_args<Off> &a;
     shared_queue *sq;
     __device__ int32_t reserve(int k) { return atomicAdd(&a.ctr->queue_tail, (int32_t)k); }
     __device__ void store(int32_t pos, int32_t v) { a.next_queue[pos] = v; }
@@ -263,9 +279,10 @@ struct level_sink {
 };
 
 /* The level's view for the engine: out-edges, claims for level cur + 1. */
-__device__ __forceinline__ push_view view_of(const level_args &a)
+template <typename Off>
+__device__ __forceinline__ push_view<Off> view_of(const level_args<Off> &a)
 {
-    return push_view{a.out_ptr, a.out_idx, a.level, a.parent, a.visited, a.cur + 1};
+    return push_view<Off>{a.out_ptr, a.out_idx, a.level, a.parent, a.visited, a.cur + 1};
 }
 
 /* Edges a lane of a push level visits at once: P::batch, except the graph loop's
@@ -281,25 +298,26 @@ __host__ __device__ constexpr int push_batch()
 /* Push expansion of one vertex per lane (v < 0: none) by the engine: hubs (a.hub_min
  * edges or more) deferred to the grid-wide pieces, the rest by the warp or the lane. All
  * 32 lanes must call it. */
-template <int EMIT>
-__device__ __forceinline__ void expand_push(const level_args &a, int32_t v, tally &t,
+template <int EMIT, typename Off>
+__device__ __forceinline__ void expand_push(const level_args<Off> &a, int32_t v, tally &t,
                                             shared_queue *sq)
 {
-    int32_t beg = 0, end = 0;
+    Off beg = 0, end = 0;
     if (v >= 0) {
         beg = a.out_ptr[v];
         end = a.out_ptr[v + 1];
     }
     if (end - beg >= a.hub_min) {
-        defer_hub(a, v, end - beg);
+        defer_hub(a, v, (int32_t)(end - beg));
         end = beg;
     }
-    level_sink<EMIT> sink{a, sq};
+    level_sink<EMIT, Off> sink{a, sq};
     expand_lane<push_batch<EMIT>()>(view_of(a), sink, t, v, beg, end, true);
 }
 
 /* The hub pieces deferred in this level (the bound only guards memory: see defer_hub). */
-__device__ __forceinline__ int64_t hub_pieces(const level_args &a)
+template <typename Off>
+__device__ __forceinline__ int64_t hub_pieces(const level_args<Off> &a)
 {
     int64_t np = a.ctr->hub_pieces;
     return np < a.max_pieces ? np : a.max_pieces;
@@ -307,7 +325,8 @@ __device__ __forceinline__ int64_t hub_pieces(const level_args &a)
 
 /* Piece p: its vertex *v and its edge range [*b, *e) in the adjacency ptr (out_ptr for
  * push, in_ptr for pull). */
-__device__ __forceinline__ void hub_piece(const level_args &a, const int32_t *ptr, int64_t p,
+template <typename Off>
+__device__ __forceinline__ void hub_piece(const level_args<Off> &a, const Off *ptr, int64_t p,
                                           int32_t *v, int64_t *b, int64_t *e)
 {
     *v = a.piece_vertex[p];
@@ -319,8 +338,8 @@ __device__ __forceinline__ void hub_piece(const level_args &a, const int32_t *pt
 /* f(v, b, e) for each hub piece deferred in this level, one block per piece (grid-stride
  * over the pieces counted in the counters by the kernel before it on the stream); ptr is
  * the adjacency the pieces cut (out_ptr for push, in_ptr for pull). */
-template <typename F>
-__device__ __forceinline__ void for_each_hub_piece(const level_args &a, const int32_t *ptr,
+template <typename Off, typename F>
+__device__ __forceinline__ void for_each_hub_piece(const level_args<Off> &a, const Off *ptr,
                                                    F f)
 {
     int64_t np = hub_pieces(a);
@@ -334,29 +353,29 @@ __device__ __forceinline__ void for_each_hub_piece(const level_args &a, const in
 
 /* The deferred hub pieces of a push level, each thread visiting batch edges of its
  * block's piece at once. */
-template <int EMIT>
-__device__ __forceinline__ void hub_push_body(const level_args &a)
+template <int EMIT, typename Off>
+__device__ __forceinline__ void hub_push_body(const level_args<Off> &a)
 {
     static_assert(EMIT != EMIT_SHARED, "hub pieces append to the global queue");
     tally t = {0, 0};
-    level_sink<EMIT> sink{a, nullptr};
-    const push_view g = view_of(a);
+    level_sink<EMIT, Off> sink{a, nullptr};
+    const push_view<Off> g = view_of(a);
     for_each_hub_piece(a, a.out_ptr, [&](int32_t v, int64_t b, int64_t e) {
         visit_range<P::batch>(g, sink, t, v, b, e, threadIdx.x, P::block_threads, true);
     });
     flush(a, t);
 }
 
-template <int EMIT>
-__global__ void __launch_bounds__(P::block_threads) hub_push_kernel(level_args a)
+template <int EMIT, typename Off>
+__global__ void __launch_bounds__(P::block_threads) hub_push_kernel(level_args<Off> a)
 {
     hub_push_body<EMIT>(a);
 }
 
 /* A push level over the frontier bitmap a.front (the level after a pull, which leaves no
  * queue): a warp per word of 32 vertices, the lanes of the set bits expanding theirs. */
-template <int EMIT>
-__device__ __forceinline__ void bitmap_push_body(const level_args &a)
+template <int EMIT, typename Off>
+__device__ __forceinline__ void bitmap_push_body(const level_args<Off> &a)
 {
     tally t = {0, 0};
     int lane = threadIdx.x & 31;
@@ -372,8 +391,8 @@ __device__ __forceinline__ void bitmap_push_body(const level_args &a)
 
 /* A frontier-queue push level: the count vertices of a.queue, a warp's worth at a time,
  * expanded by expand_push (grid-stride; every thread of the grid must call it). */
-template <int EMIT>
-__device__ __forceinline__ void frontier_body(const level_args &a, int64_t count)
+template <int EMIT, typename Off>
+__device__ __forceinline__ void frontier_body(const level_args<Off> &a, int64_t count)
 {
     tally t = {0, 0};
     int lane = threadIdx.x & 31;
@@ -387,12 +406,12 @@ __device__ __forceinline__ void frontier_body(const level_args &a, int64_t count
 
 /* Launch the hub kernel after a push level kernel (it finds no pieces when none were
  * deferred; the launch is the price of not reading the count back). */
-template <int EMIT>
-static inline sp_status_t launch_hubs_push(const sp_gpu_env_t *env, const level_args &a)
+template <int EMIT, typename Off>
+static inline sp_status_t launch_hubs_push(const sp_gpu_env_t *env, const level_args<Off> &a)
 {
     sp_status_t st = SP_STATUS_SUCCESS;
     if (a.nnz < a.hub_min) goto done; /* no vertex can be a hub */
-    hub_push_kernel<EMIT><<<hub_grid(env),
+    hub_push_kernel<EMIT, Off><<<hub_grid(env),
                             P::block_threads, 0, (cudaStream_t)env->stream>>>(a);
     SP_CUDA_LAUNCHED("hub_push_kernel");
 done:
@@ -406,6 +425,13 @@ static inline sp_status_t reset_counters(const sp_gpu_env_t *env, sp_gpu_bfs_cou
     SP_CUDA_TRY(cudaMemsetAsync(ctr, 0, sizeof *ctr, (cudaStream_t)env->stream));
 done:
     return st;
+}
+
+/* Whether g's pointers are 64-bit: each entry point runs its int64_t instance then, else
+ * the int32_t one (check_level, inside either, rejects a graph with neither or both). */
+static inline bool wide_offsets(const sp_gpu_bfs_graph_t *g)
+{
+    return g != NULL && g->d_out_ptr64 != NULL;
 }
 
 } /* namespace bfs */

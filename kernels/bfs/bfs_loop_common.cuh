@@ -43,8 +43,10 @@ struct alignas(128) ctl_t {
  * high 32 bits count the chunks of level L - 1 the persistent kernel has finished, so
  * that one word read tells a waiting block both that a level has ended and how large the
  * next one is (the other loops leave the high half zero). */
+template <typename Off>
 struct state_t {
-    const int32_t *ptr, *idx;
+    const Off *ptr; /* the CSR's pointers: int32_t, or int64_t (64-bit offsets) */
+    const int32_t *idx;
     int32_t *level, *parent; /* parent may be NULL */
     uint32_t *visited;
     int32_t *queue[2];
@@ -88,8 +90,11 @@ static inline sp_status_t check_args(const char *what, const sp_gpu_env_t *env,
     if (g->nrows > INT32_MAX)
         SP_FAIL(SP_STATUS_NOT_SUPPORTED, "%s: %lld vertices exceed 32-bit indices", what,
                 (long long)g->nrows);
-    SP_CHECK_ARG(g->ptr != NULL && (g->nnz == 0 || g->idx != NULL), "%s: graph has no arrays",
-                 what);
+    SP_CHECK_ARG((g->ptr != NULL || g->ptr64 != NULL) && (g->nnz == 0 || g->idx != NULL),
+                 "%s: graph has no arrays", what);
+    if (g->ptr64 == NULL && g->nnz > INT32_MAX)
+        SP_FAIL(SP_STATUS_NOT_SUPPORTED, "%s: %lld edges need 64-bit pointers", what,
+                (long long)g->nnz);
     SP_CHECK_ARG(source >= 0 && source < g->nrows, "%s: source %d outside 0..%lld", what,
                  source, (long long)g->nrows - 1);
     SP_CHECK_ARG(frontier_capacity >= 0 && (frontier_sizes != NULL || frontier_capacity == 0),
@@ -113,15 +118,15 @@ __device__ __forceinline__ bool preread_for(int64_t size)
  * block, the rest by the engine (their warp from warp_degree, else their own thread), so a
  * hub does not stall one thread. Every thread of the block must call it (it contains
  * __syncthreads); cur(i) reads queue entry i. */
-template <int BLOCK, typename Cur, typename Sink>
-__device__ __forceinline__ void expand(const state_t &s, Cur cur, int64_t begin, int count,
+template <int BLOCK, typename Cur, typename Sink, typename Off>
+__device__ __forceinline__ void expand(const state_t<Off> &s, Cur cur, int64_t begin, int count,
                                        int64_t size, int32_t lvl, Sink &sink,
                                        expand_smem_t<BLOCK> &sm, tally_t &tally)
 {
     const bool pre = preread_for(size);
     static_assert(BLOCK % 32 == 0 && BLOCK >= P::warp_degree, "whole warps");
     const int tid = threadIdx.x;
-    const bfs::push_view g{s.ptr, s.idx, s.level, s.parent, s.visited, lvl + 1};
+    const bfs::push_view<Off> g{s.ptr, s.idx, s.level, s.parent, s.visited, lvl + 1};
     const int p = tally.calls & 1;
     if (tid == 0 && tally.calls == 0) sm.nhub[0] = 0;
     tally.calls++;
@@ -191,7 +196,8 @@ __device__ __forceinline__ void flush_tally(const tally_t &t, ctl_t *ctl)
 }
 
 /* Everything unvisited, the source as level 0's only vertex, counters zero. */
-static __global__ void init_kernel(state_t s, int32_t source)
+template <typename Off>
+static __global__ void init_kernel(state_t<Off> s, int32_t source)
 {
     int64_t words = (s.n + 31) / 32;
     for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i <= s.n;
@@ -214,8 +220,8 @@ static __global__ void init_kernel(state_t s, int32_t source)
 
 /* One level, grid-wide: blocks stride over the chunks of the frontier of level lvl
  * (size vertices in queue[lvl & 1]), the next frontier goes to queue[(lvl + 1) & 1]. */
-template <int BLOCK>
-__global__ void __launch_bounds__(BLOCK) level_kernel(state_t s, int32_t lvl, int32_t size)
+template <int BLOCK, typename Off>
+__global__ void __launch_bounds__(BLOCK) level_kernel(state_t<Off> s, int32_t lvl, int32_t size)
 {
     __shared__ expand_smem_t<BLOCK> sm;
     tally_t tally;
@@ -311,13 +317,14 @@ done:
 }
 
 /* The state of one traversal over the scratch's device block; d_level and d_parent are
- * the caller's. */
-static inline state_t carve(const sp_gpu_bfs_loop_scratch_t *sc, const sp_csr_t *g,
-                            int32_t *d_level, int32_t *d_parent)
+ * the caller's; Off the width of g's pointers (g->ptr64 set: int64_t). */
+template <typename Off>
+static inline state_t<Off> carve(const sp_gpu_bfs_loop_scratch_t *sc, const sp_csr_t *g,
+                                 int32_t *d_level, int32_t *d_parent)
 {
     layout_t l = layout_of(g->nrows);
-    state_t s{};
-    s.ptr = g->ptr;
+    state_t<Off> s{};
+    s.ptr = bfs::offsets_of<Off>(g->ptr, g->ptr64);
     s.idx = g->idx;
     s.level = d_level;
     s.parent = d_parent;
@@ -331,10 +338,11 @@ static inline state_t carve(const sp_gpu_bfs_loop_scratch_t *sc, const sp_csr_t 
 }
 
 /* Queue the initialisation of a traversal from source. */
-static inline sp_status_t start(const sp_gpu_env_t *env, const state_t &s, int32_t source)
+template <typename Off>
+static inline sp_status_t start(const sp_gpu_env_t *env, const state_t<Off> &s, int32_t source)
 {
     sp_status_t st = SP_STATUS_SUCCESS;
-    init_kernel<<<sp_prim::grid_for(env, s.n + 1, grid_block, P::blocks_per_sm), grid_block, 0,
+    init_kernel<Off><<<sp_prim::grid_for(env, s.n + 1, grid_block, P::blocks_per_sm), grid_block, 0,
                   (cudaStream_t)env->stream>>>(s, source);
     SP_CUDA_LAUNCHED("bfs init_kernel");
 done:
@@ -342,11 +350,12 @@ done:
 }
 
 /* Queue one grid-wide level (size > 0 vertices at level lvl). */
-static inline sp_status_t launch_level(const sp_gpu_env_t *env, const state_t &s, int32_t lvl,
-                                       int32_t size)
+template <typename Off>
+static inline sp_status_t launch_level(const sp_gpu_env_t *env, const state_t<Off> &s,
+                                       int32_t lvl, int32_t size)
 {
     sp_status_t st = SP_STATUS_SUCCESS;
-    level_kernel<grid_block><<<sp_prim::grid_for(env, size, grid_block, P::blocks_per_sm),
+    level_kernel<grid_block, Off><<<sp_prim::grid_for(env, size, grid_block, P::blocks_per_sm),
                                grid_block, 0, (cudaStream_t)env->stream>>>(s, lvl, size);
     SP_CUDA_LAUNCHED("bfs level_kernel");
 done:
@@ -359,7 +368,8 @@ done:
  * ctl's). A traversal the persistent kernel's safety net aborted (ctl->stalled; stall_ns:
  * its limit) is SP_STATUS_INTERNAL_ERROR, frontier_sizes and *result untouched (the level
  * and parent arrays are partly written). Allocates nothing. */
-static inline sp_status_t finish(const sp_gpu_env_t *env, const state_t &s,
+template <typename Off>
+static inline sp_status_t finish(const sp_gpu_env_t *env, const state_t<Off> &s,
                                  const sp_gpu_bfs_loop_scratch_t *sc, int64_t levels,
                                  int64_t *frontier_sizes, int64_t frontier_capacity,
                                  sp_gpu_bfs_result_t *result, uint64_t stall_ns = 0)

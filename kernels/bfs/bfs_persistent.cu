@@ -132,9 +132,10 @@ __device__ unsigned long long wait_for_level(counter_ref &word, flag_ref &stalle
  * whose adjacency prefetch() then brings into L2 for the next level's expansion (see
  * P::prefetch_max_level; on a grid a frontier vertex queues about one). A prefetch
  * changes no memory, so it is safe wherever it runs; row pointers never change. */
+template <typename Off>
 struct prefetching_sink {
     bfsk::global_sink q;
-    const int32_t *early; /* mode 2: the row pointers, prefetched as each vertex is queued */
+    const Off *early; /* mode 2: the row pointers, prefetched as each vertex is queued */
     int32_t last = -1;
     __device__ __forceinline__ int32_t reserve(int k) { return q.reserve(k); }
     __device__ __forceinline__ void store(int32_t pos, int32_t v)
@@ -150,10 +151,10 @@ struct prefetching_sink {
     }
     /* The row pointers, then the list's first and last entries (a grid vertex's list is
      * 16 bytes, at most two sectors). */
-    __device__ __forceinline__ void prefetch(const bfsk::state_t &s) const
+    __device__ __forceinline__ void prefetch(const bfsk::state_t<Off> &s) const
     {
         if (last < 0) return;
-        int32_t b = __ldg(s.ptr + last), e = __ldg(s.ptr + last + 1);
+        Off b = __ldg(s.ptr + last), e = __ldg(s.ptr + last + 1);
         if (e > b) {
             asm volatile("prefetch.global.L2 [%0];" ::"l"(s.idx + b));
             asm volatile("prefetch.global.L2 [%0];" ::"l"(s.idx + e - 1));
@@ -161,8 +162,8 @@ struct prefetching_sink {
     }
 };
 
-template <int BLOCK, typename Sink>
-__device__ __forceinline__ void expand_chunk(const bfsk::state_t &s, int32_t lvl,
+template <int BLOCK, typename Sink, typename Off>
+__device__ __forceinline__ void expand_chunk(const bfsk::state_t<Off> &s, int32_t lvl,
                                              int32_t size, int64_t chunk,
                                              bfsk::expand_smem_t<BLOCK> &sm,
                                              bfsk::tally_t &tally, Sink &sink)
@@ -178,8 +179,8 @@ __host__ __device__ constexpr int64_t chunks_of(int64_t size, int block)
     return (size + block - 1) / block;
 }
 
-template <int BLOCK, bool COOP>
-__global__ void __launch_bounds__(BLOCK) persistent_kernel(bfsk::state_t s,
+template <int BLOCK, bool COOP, typename Off>
+__global__ void __launch_bounds__(BLOCK) persistent_kernel(bfsk::state_t<Off> s,
                                                            unsigned long long stall_ns,
                                                            poll_t poll, int prefetch)
 {
@@ -252,7 +253,7 @@ __global__ void __launch_bounds__(BLOCK) persistent_kernel(bfsk::state_t s,
             }
             if (finished) break;
             const bool pf = prefetch != 0 && size < bfsk::P::prefetch_max_level;
-            prefetching_sink sink{{s.q(lvl + 1), s.sizes + lvl + 1},
+            prefetching_sink<Off> sink{{s.q(lvl + 1), s.sizes + lvl + 1},
                                   pf && prefetch == 2 ? s.ptr : nullptr};
             expand_chunk<BLOCK>(s, lvl, size, (int64_t)(t - base), sm, tally, sink);
             __syncthreads(); /* the whole chunk is written */
@@ -269,7 +270,7 @@ __global__ void __launch_bounds__(BLOCK) persistent_kernel(bfsk::state_t s,
 
 /* Blocks of the persistent grid: the co-resident count, at most persistent_blocks_per_sm
  * an SM (or the test knob, if smaller). */
-template <bool COOP>
+template <bool COOP, typename Off>
 sp_status_t grid_size(const sp_gpu_env_t *env, sp_gpu_bfs_loop_scratch_t *scratch, int *blocks)
 {
     sp_status_t st = SP_STATUS_SUCCESS;
@@ -284,7 +285,7 @@ sp_status_t grid_size(const sp_gpu_env_t *env, sp_gpu_bfs_loop_scratch_t *scratc
         sms = lim.sm_count;
     }
     SP_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-        &per_sm, persistent_kernel<grid_block, COOP>, grid_block, 0));
+        &per_sm, persistent_kernel<grid_block, COOP, Off>, grid_block, 0));
     if (per_sm < 1)
         SP_FAIL(SP_STATUS_DEVICE_ERROR, "sp__gpu_bfs_persistent: no block of %d threads fits an SM",
                 grid_block);
@@ -321,8 +322,10 @@ extern "C" void sp__gpu_bfs_set_persistent_prefetch(int mode)
     prefetch_mode.store(mode >= 0 && mode <= 2 ? mode : 1);
 }
 
-extern "C" sp_status_t
-sp__gpu_bfs_persistent(const sp_gpu_env_t *env, sp_gpu_bfs_loop_scratch_t *scratch,
+namespace {
+
+template <typename Off>
+sp_status_t persistent(const sp_gpu_env_t *env, sp_gpu_bfs_loop_scratch_t *scratch,
                        const sp_csr_t *g, int32_t source, sp_gpu_bfs_sync_t sync,
                        int32_t *d_level, int32_t *d_parent, int64_t *frontier_sizes,
                        int64_t frontier_capacity, sp_gpu_bfs_result_t *result)
@@ -331,7 +334,7 @@ sp__gpu_bfs_persistent(const sp_gpu_env_t *env, sp_gpu_bfs_loop_scratch_t *scrat
     const char *what = "sp__gpu_bfs_persistent";
     sp_gpu_bfs_loop_scratch_t own{};
     const sp_gpu_bfs_loop_scratch_t *sc = NULL;
-    bfsk::state_t s;
+    bfsk::state_t<Off> s;
     int blocks = 0;
     cudaStream_t strm = NULL;
     unsigned long long stall_ns = forced_stall_ns.load();
@@ -351,20 +354,20 @@ sp__gpu_bfs_persistent(const sp_gpu_env_t *env, sp_gpu_bfs_loop_scratch_t *scrat
         SP_CUDA_TRY(cudaDeviceGetAttribute(&coop, cudaDevAttrCooperativeLaunch, dev));
         if (!coop)
             SP_FAIL(SP_STATUS_NOT_SUPPORTED, "%s: the device has no cooperative launch", what);
-        SP_TRY(grid_size<true>(env, scratch, &blocks));
+        SP_TRY((grid_size<true, Off>(env, scratch, &blocks)));
     } else {
-        SP_TRY(grid_size<false>(env, scratch, &blocks));
+        SP_TRY((grid_size<false, Off>(env, scratch, &blocks)));
     }
     SP_TRY(bfsk::use_scratch(what, env, g, frontier_capacity, scratch, &own, &sc));
-    s = bfsk::carve(sc, g, d_level, d_parent);
+    s = bfsk::carve<Off>(sc, g, d_level, d_parent);
     SP_TRY(bfsk::start(env, s, source));
     if (sync == SP_GPU_BFS_SYNC_COOP) {
         void *args[] = {&s, &stall_ns, &poll, &prefetch};
-        SP_CUDA_TRY(cudaLaunchCooperativeKernel((const void *)persistent_kernel<grid_block, true>,
+        SP_CUDA_TRY(cudaLaunchCooperativeKernel((const void *)persistent_kernel<grid_block, true, Off>,
                                                 dim3((unsigned)blocks), dim3(grid_block), args,
                                                 0, strm));
     } else {
-        persistent_kernel<grid_block, false>
+        persistent_kernel<grid_block, false, Off>
             <<<(unsigned)blocks, grid_block, 0, strm>>>(s, stall_ns, poll, prefetch);
         SP_CUDA_LAUNCHED("bfs persistent_kernel");
     }
@@ -372,4 +375,19 @@ sp__gpu_bfs_persistent(const sp_gpu_env_t *env, sp_gpu_bfs_loop_scratch_t *scrat
 done:
     if (env) bfsk::loop_scratch_free(env, &own);
     return st;
+}
+
+} /* namespace */
+
+extern "C" sp_status_t
+sp__gpu_bfs_persistent(const sp_gpu_env_t *env, sp_gpu_bfs_loop_scratch_t *scratch,
+                       const sp_csr_t *g, int32_t source, sp_gpu_bfs_sync_t sync,
+                       int32_t *d_level, int32_t *d_parent, int64_t *frontier_sizes,
+                       int64_t frontier_capacity, sp_gpu_bfs_result_t *result)
+{
+    if (g != NULL && g->ptr64 != NULL)
+        return persistent<int64_t>(env, scratch, g, source, sync, d_level, d_parent,
+                                   frontier_sizes, frontier_capacity, result);
+    return persistent<int32_t>(env, scratch, g, source, sync, d_level, d_parent, frontier_sizes,
+                               frontier_capacity, result);
 }

@@ -78,5 +78,7 @@ struct sp_bfs_policy {
     static constexpr int single_block_threads = 1024;
     static constexpr int64_t single_block_max_capacity = 16384;
 };
+static_assert(sp_bfs_policy::hub_degree <= 65536,
+              "src/bfs.c's SP__BFS_DEGREE_MARGIN bounds a 64-bit graph's degrees by it");
 
 #endif /* SP_BFS_POLICY_H */

@@ -8,7 +8,9 @@ using namespace bfs;
 
 namespace {
 
-__global__ void __launch_bounds__(P::block_threads) privatized_kernel(level_args a, int32_t count)
+template <typename Off>
+__global__ void __launch_bounds__(P::block_threads) privatized_kernel(level_args<Off> a,
+                                                                      int32_t count)
 {
     __shared__ shared_queue sq;
     tally t = {0, 0};
@@ -26,6 +28,27 @@ __global__ void __launch_bounds__(P::block_threads) privatized_kernel(level_args
     flush(a, t);
 }
 
+template <typename Off>
+sp_status_t privatized_level(const sp_gpu_env_t *env, const sp_gpu_bfs_graph_t *g,
+                             const sp_gpu_bfs_work_t *w, int32_t cur, int32_t count)
+{
+    sp_status_t st = SP_STATUS_SUCCESS;
+    level_args<Off> a;
+    unsigned blocks;
+    SP_TRY(check_level("bfs privatized", env, g, w));
+    SP_CHECK_ARG(count >= 0 && count <= g->n,
+                 "bfs privatized: frontier of %d vertices, n = %lld", count, (long long)g->n);
+    if (count == 0) goto done;
+    a = make_args<Off>(g, w, cur);
+    a.hub_min = small_frontier_hub_min(env, g, w, count);
+    blocks = (unsigned)(((int64_t)count + P::block_threads - 1) / P::block_threads);
+    privatized_kernel<Off><<<blocks, P::block_threads, 0, (cudaStream_t)env->stream>>>(a, count);
+    SP_CUDA_LAUNCHED("privatized_kernel");
+    SP_TRY(launch_hubs_push<EMIT_QUEUE>(env, a));
+done:
+    return st;
+}
+
 } /* namespace */
 
 extern "C" sp_status_t sp__gpu_bfs_privatized_level(const sp_gpu_env_t *env,
@@ -33,19 +56,6 @@ extern "C" sp_status_t sp__gpu_bfs_privatized_level(const sp_gpu_env_t *env,
                                                     const sp_gpu_bfs_work_t *w, int32_t cur,
                                                     int32_t count)
 {
-    sp_status_t st = SP_STATUS_SUCCESS;
-    level_args a;
-    unsigned blocks;
-    SP_TRY(check_level("bfs privatized", env, g, w));
-    SP_CHECK_ARG(count >= 0 && count <= g->n,
-                 "bfs privatized: frontier of %d vertices, n = %lld", count, (long long)g->n);
-    if (count == 0) goto done;
-    a = make_args(g, w, cur);
-    a.hub_min = small_frontier_hub_min(env, g, w, count);
-    blocks = (unsigned)(((int64_t)count + P::block_threads - 1) / P::block_threads);
-    privatized_kernel<<<blocks, P::block_threads, 0, (cudaStream_t)env->stream>>>(a, count);
-    SP_CUDA_LAUNCHED("privatized_kernel");
-    SP_TRY(launch_hubs_push<EMIT_QUEUE>(env, a));
-done:
-    return st;
+    return wide_offsets(g) ? privatized_level<int64_t>(env, g, w, cur, count)
+                           : privatized_level<int32_t>(env, g, w, cur, count);
 }

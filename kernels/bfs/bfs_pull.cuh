@@ -15,13 +15,16 @@
 namespace bfs {
 
 /* d_front is not written during a pull level: read it through the read-only path. */
-__device__ __forceinline__ bool in_front(const level_args &a, int32_t u)
+template <typename Off>
+__device__ __forceinline__ bool in_front(const level_args<Off> &a, int32_t u)
 {
     return (__ldg(a.front + (u >> 5)) >> (u & 31)) & 1u;
 }
 
 /* The first vertex of frontier among u[0..3] (-1 for none; u < 0 is no edge). */
-__device__ __forceinline__ int32_t first_in_front(const level_args &a, const int32_t (&u)[4])
+template <typename Off>
+__device__ __forceinline__ int32_t first_in_front(const level_args<Off> &a,
+                                                  const int32_t (&u)[4])
 {
     bool f[4];
 #pragma unroll
@@ -34,7 +37,9 @@ __device__ __forceinline__ int32_t first_in_front(const level_args &a, const int
 
 /* Scan in-edges [k, lim) of the lane's vertex four at a time (four independent loads in
  * flight instead of a chain of dependent ones) until one is in the frontier. */
-__device__ __forceinline__ int32_t scan_in_edges(const level_args &a, int64_t k, int64_t lim)
+template <typename Off>
+__device__ __forceinline__ int32_t scan_in_edges(const level_args<Off> &a, int64_t k,
+                                                 int64_t lim)
 {
     int32_t found = -1;
     for (; k < lim && found < 0; k += 4) {
@@ -54,7 +59,8 @@ __device__ __forceinline__ int32_t scan_in_edges(const level_args &a, int64_t k,
  * at the big pull levels, so the warp rarely falls back to walking one vertex's list at a
  * time. What is left after the probe is walked by the lane (up to pull_thread_rest more),
  * by the whole warp, 32 in-edges a step (medium lists), or by the grid (hubs, deferred). */
-__device__ __forceinline__ void pull_body(const level_args &a)
+template <typename Off>
+__device__ __forceinline__ void pull_body(const level_args<Off> &a)
 {
     tally t = {0, 0};
     int lane = threadIdx.x & 31;
@@ -62,7 +68,8 @@ __device__ __forceinline__ void pull_body(const level_args &a)
          base < a.n; base += (int64_t)gridDim.x * P::block_threads) {
         int64_t vv = base + lane;
         int32_t v = vv < a.n ? (int32_t)vv : -1;
-        int32_t beg = 0, end = 0, obeg = 0, oend = 0, found = -1;
+        Off beg = 0, end = 0, obeg = 0, oend = 0;
+        int32_t found = -1;
         /* base is a multiple of 32: the warp's vertices share one visited word (bits past
          * n are never set, so a full word has 32 vertices, all visited). The word, both
          * degrees (in: to scan; out: counted if found) load together: one round trip. */
@@ -75,7 +82,7 @@ __device__ __forceinline__ void pull_body(const level_args &a)
         }
         if (seen == 0xffffffffu) continue;
         if ((seen >> lane) & 1u) end = beg;
-        int32_t deg = end - beg;
+        int32_t deg = (int32_t)(end - beg);
         /* the probe: its in-edge loads in one round, its frontier tests in the next */
         int64_t lim = beg + P::pull_probe < end ? beg + P::pull_probe : end;
         int32_t u[P::pull_probe];
@@ -124,7 +131,8 @@ __device__ __forceinline__ void pull_body(const level_args &a)
 
 /* One block per piece of a deferred vertex's in-edges; every piece stops as soon as the
  * vertex is visited (found by any piece), and the claim lets exactly one finder record. */
-__device__ __forceinline__ void hub_pull_body(const level_args &a)
+template <typename Off>
+__device__ __forceinline__ void hub_pull_body(const level_args<Off> &a)
 {
     tally t = {0, 0};
     for_each_hub_piece(a, a.in_ptr, [&](int32_t v, int64_t b, int64_t e) {

@@ -8,7 +8,8 @@ using namespace bfs;
 
 namespace {
 
-__global__ void __launch_bounds__(P::block_threads) push_kernel(level_args a)
+template <typename Off>
+__global__ void __launch_bounds__(P::block_threads) push_kernel(level_args<Off> a)
 {
     tally t = {0, 0};
     int lane = threadIdx.x & 31;
@@ -22,18 +23,26 @@ __global__ void __launch_bounds__(P::block_threads) push_kernel(level_args a)
     flush(a, t);
 }
 
+template <typename Off>
+sp_status_t push_level(const sp_gpu_env_t *env, const sp_gpu_bfs_graph_t *g,
+                       const sp_gpu_bfs_work_t *w, int32_t cur)
+{
+    sp_status_t st = SP_STATUS_SUCCESS;
+    level_args<Off> a;
+    SP_TRY(check_level("bfs push", env, g, w));
+    a = make_args<Off>(g, w, cur);
+    push_kernel<Off><<<grid_for(env, g->n), P::block_threads, 0, (cudaStream_t)env->stream>>>(a);
+    SP_CUDA_LAUNCHED("push_kernel");
+    SP_TRY(launch_hubs_push<EMIT_COUNT>(env, a));
+done:
+    return st;
+}
+
 } /* namespace */
 
 extern "C" sp_status_t sp__gpu_bfs_push_level(const sp_gpu_env_t *env, const sp_gpu_bfs_graph_t *g,
                                               const sp_gpu_bfs_work_t *w, int32_t cur)
 {
-    sp_status_t st = SP_STATUS_SUCCESS;
-    level_args a;
-    SP_TRY(check_level("bfs push", env, g, w));
-    a = make_args(g, w, cur);
-    push_kernel<<<grid_for(env, g->n), P::block_threads, 0, (cudaStream_t)env->stream>>>(a);
-    SP_CUDA_LAUNCHED("push_kernel");
-    SP_TRY(launch_hubs_push<EMIT_COUNT>(env, a));
-done:
-    return st;
+    return wide_offsets(g) ? push_level<int64_t>(env, g, w, cur)
+                           : push_level<int32_t>(env, g, w, cur);
 }

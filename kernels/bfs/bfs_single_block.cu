@@ -50,8 +50,8 @@ struct shared_sink {
 /* Levels lvl, lvl + 1, ... from the frontier of level lvl (size <= cap vertices in
  * queue[lvl & 1]) until a level is empty (the traversal ends) or outgrows cap; records
  * where it stopped in ctl (sb_level, sb_size) and the sizes of the levels it produced. */
-template <int BLOCK>
-__global__ void __launch_bounds__(BLOCK) single_block_kernel(bfsk::state_t s, int32_t lvl,
+template <int BLOCK, typename Off>
+__global__ void __launch_bounds__(BLOCK) single_block_kernel(bfsk::state_t<Off> s, int32_t lvl,
                                                              int32_t size, int cap)
 {
     extern __shared__ int32_t s_queues[]; /* 2 * cap */
@@ -97,6 +97,7 @@ __global__ void __launch_bounds__(BLOCK) single_block_kernel(bfsk::state_t s, in
 
 /* Vertices per shared buffer: what the device's opt-in shared memory leaves beside the
  * kernel's static shared memory, at most sb_max_capacity, or the test knob if smaller. */
+template <typename Off>
 sp_status_t capacity(sp_gpu_bfs_loop_scratch_t *scratch, int *cap)
 {
     sp_status_t st = SP_STATUS_SUCCESS;
@@ -110,7 +111,7 @@ sp_status_t capacity(sp_gpu_bfs_loop_scratch_t *scratch, int *cap)
         goto done;
     }
     SP_CUDA_TRY(sp_prim::get_device_limits(&lim));
-    SP_CUDA_TRY(cudaFuncGetAttributes(&attr, single_block_kernel<sb_block>));
+    SP_CUDA_TRY(cudaFuncGetAttributes(&attr, single_block_kernel<sb_block, Off>));
     c = ((int64_t)lim.smem_optin - (int64_t)attr.sharedSizeBytes) / (2 * (int64_t)sizeof(int32_t));
     if (c > sb_max_capacity) c = sb_max_capacity;
     found = c;
@@ -119,21 +120,14 @@ sp_status_t capacity(sp_gpu_bfs_loop_scratch_t *scratch, int *cap)
         SP_FAIL(SP_STATUS_DEVICE_ERROR, "sp__gpu_bfs_single_block: no room for a shared queue (%d bytes of shared memory)",
                 lim.smem_optin);
     *cap = (int)c;
-    SP_CUDA_TRY(sp_prim::allow_max_dynamic_smem(single_block_kernel<sb_block>, lim));
+    SP_CUDA_TRY(sp_prim::allow_max_dynamic_smem(single_block_kernel<sb_block, Off>, lim));
     if (scratch && found >= 1) scratch->sb_capacity = (int)found;
 done:
     return st;
 }
 
-} /* namespace */
-
-extern "C" void sp__gpu_bfs_set_single_block_capacity(int64_t cap)
-{
-    forced_capacity.store(cap > 0 ? (long long)cap : 0);
-}
-
-extern "C" sp_status_t
-sp__gpu_bfs_single_block(const sp_gpu_env_t *env, sp_gpu_bfs_loop_scratch_t *scratch,
+template <typename Off>
+sp_status_t single_block(const sp_gpu_env_t *env, sp_gpu_bfs_loop_scratch_t *scratch,
                          const sp_csr_t *g, int32_t source, int32_t *d_level, int32_t *d_parent,
                          int64_t *frontier_sizes, int64_t frontier_capacity,
                          sp_gpu_bfs_result_t *result)
@@ -142,18 +136,18 @@ sp__gpu_bfs_single_block(const sp_gpu_env_t *env, sp_gpu_bfs_loop_scratch_t *scr
     const char *what = "sp__gpu_bfs_single_block";
     sp_gpu_bfs_loop_scratch_t own{};
     const sp_gpu_bfs_loop_scratch_t *sc = NULL;
-    bfsk::state_t s;
+    bfsk::state_t<Off> s;
     int cap = 0;
     int32_t lvl = 0, size = 1; /* level 0: the source */
     SP_TRY(bfsk::check_args(what, env, g, source, d_level, frontier_sizes, frontier_capacity));
-    SP_TRY(capacity(scratch, &cap));
+    SP_TRY(capacity<Off>(scratch, &cap));
     SP_TRY(bfsk::use_scratch(what, env, g, frontier_capacity, scratch, &own, &sc));
-    s = bfsk::carve(sc, g, d_level, d_parent);
+    s = bfsk::carve<Off>(sc, g, d_level, d_parent);
     SP_TRY(bfsk::start(env, s, source));
     for (;;) {
         if (size <= cap) {
             int32_t stop[2];
-            single_block_kernel<sb_block>
+            single_block_kernel<sb_block, Off>
                 <<<1, sb_block, (size_t)2 * cap * sizeof(int32_t), (cudaStream_t)env->stream>>>(
                     s, lvl, size, cap);
             SP_CUDA_LAUNCHED("bfs single_block_kernel");
@@ -171,4 +165,24 @@ sp__gpu_bfs_single_block(const sp_gpu_env_t *env, sp_gpu_bfs_loop_scratch_t *scr
 done:
     if (env) bfsk::loop_scratch_free(env, &own);
     return st;
+}
+
+} /* namespace */
+
+extern "C" void sp__gpu_bfs_set_single_block_capacity(int64_t cap)
+{
+    forced_capacity.store(cap > 0 ? (long long)cap : 0);
+}
+
+extern "C" sp_status_t
+sp__gpu_bfs_single_block(const sp_gpu_env_t *env, sp_gpu_bfs_loop_scratch_t *scratch,
+                         const sp_csr_t *g, int32_t source, int32_t *d_level, int32_t *d_parent,
+                         int64_t *frontier_sizes, int64_t frontier_capacity,
+                         sp_gpu_bfs_result_t *result)
+{
+    if (g != NULL && g->ptr64 != NULL)
+        return single_block<int64_t>(env, scratch, g, source, d_level, d_parent, frontier_sizes,
+                                     frontier_capacity, result);
+    return single_block<int32_t>(env, scratch, g, source, d_level, d_parent, frontier_sizes,
+                                 frontier_capacity, result);
 }

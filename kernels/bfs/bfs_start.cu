@@ -30,7 +30,8 @@ layout layout_of(int64_t n, int64_t nnz)
     return l;
 }
 
-__global__ void start_kernel(const int32_t *out_ptr, int32_t source, int32_t *level,
+template <typename Off>
+__global__ void start_kernel(const Off *out_ptr, int32_t source, int32_t *level,
                              int32_t *parent, uint32_t *visited, uint32_t *front,
                              int32_t *queue, sp_gpu_bfs_counters_t *ctr)
 {
@@ -89,8 +90,12 @@ extern "C" sp_status_t sp__gpu_bfs_start(const sp_gpu_env_t *env, const sp_gpu_b
         SP_CUDA_TRY(cudaMemsetAsync(w->d_parent, 0xff, (size_t)g->n * sizeof(int32_t), s));
     SP_CUDA_TRY(cudaMemsetAsync(w->d_visited, 0, words, s));
     SP_CUDA_TRY(cudaMemsetAsync(w->d_front, 0, words, s));
-    start_kernel<<<1, 1, 0, s>>>(g->d_out_ptr, source, w->d_level, w->d_parent, w->d_visited,
-                                 w->d_front, w->d_queue, w->d_counters);
+    if (wide_offsets(g))
+        start_kernel<<<1, 1, 0, s>>>(g->d_out_ptr64, source, w->d_level, w->d_parent,
+                                     w->d_visited, w->d_front, w->d_queue, w->d_counters);
+    else
+        start_kernel<<<1, 1, 0, s>>>(g->d_out_ptr, source, w->d_level, w->d_parent,
+                                     w->d_visited, w->d_front, w->d_queue, w->d_counters);
     SP_CUDA_LAUNCHED("start_kernel");
 done:
     return st;
