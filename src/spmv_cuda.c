@@ -112,6 +112,7 @@ static sp_status_t get_plan(sp_matrix_t *A, sp_format_t f, sp_spmv_alg_t alg,
 {
     sp_status_t st = SP_STATUS_SUCCESS;
     spmv_plans_t *p = A->gpu_plans, *fresh = NULL;
+    int had_csc32 = p && p->csc_ptr32;
     if (!p) {
         SP_CALLOC(fresh, 1);
         p = fresh;
@@ -152,7 +153,10 @@ static sp_status_t get_plan(sp_matrix_t *A, sp_format_t f, sp_spmv_alg_t alg,
     fresh = NULL;
     *out = &p->plan[f][alg];
 done:
-    if (fresh && fresh->csc_ptr32) env->free(env->self, fresh->csc_ptr32);
+    if (st != SP_STATUS_SUCCESS && p && !had_csc32 && p->csc_ptr32) {
+        env->free(env->self, p->csc_ptr32); /* a failed CSC plan keeps no narrowed copy */
+        p->csc_ptr32 = NULL;
+    }
     sp__free(fresh); /* a failed first plan leaves the matrix without a plan table */
     return st;
 }
