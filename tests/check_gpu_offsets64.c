@@ -369,6 +369,7 @@ START_TEST(narrowed_catalogue)
     void *y64 = alloc_or_fail((size_t)coo->nrows * in.vs);
     size_t ybytes = (size_t)coo->nrows * in.vs;
     for (size_t bi = 0; bi < sizeof bounds / sizeof bounds[0]; bi++) {
+        if (sp_test_under_sanitizer() && bounds[bi] != 3) continue; /* the tails: enough */
         sp_matrix_t *G32 = make_bound(g_gpu, coo, 32, bounds[bi]);
         sp_matrix_t *G64 = make_bound(g_gpu, coo, 64, bounds[bi]);
         sp_matrix_info_t i32, i64;
