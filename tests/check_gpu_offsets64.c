@@ -554,14 +554,6 @@ START_TEST(default_width)
 }
 END_TEST
 
-/* status NOT_SUPPORTED and a message holding `name` and "64-bit offsets". */
-#define ck_refused(call, name)                                \
-    do {                                                      \
-        ck_assert_status((call), SP_STATUS_NOT_SUPPORTED);    \
-        ck_assert_error_has(name);                            \
-        ck_assert_error_has("64-bit offsets");                \
-    } while (0)
-
 /* The narrow limit lowered to 1000 entries for a case (and put back after it, failed or
  * not: the GPU suites run without fork). */
 static void narrow_limit_setup(void)
