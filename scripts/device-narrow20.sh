@@ -10,16 +10,20 @@
 #  1. check_gpu_offsets64 at the default width and forced to 64, and check_offsets64 (host;
 #     its default_width and cuda_accepts cases touch the GPU): none may be skipped, and the
 #     forced run's default_width case is what proves the mode took effect;
-#  2. the quick GPU suites (ctest -L gpu -LE 'slow|offsets64gpu'): 32-bit matrices unchanged;
-#  3. the same suites forced to 64 bits (ctest -L offsets64gpu -LE slow); none skipped;
-#  4. compute-sanitizer memcheck on check_gpu_offsets64 (the narrowed paths and the
-#     refusals) and on check_gpu_solver forced to 64 bits (SP_TEST_SMALL=1; the fused steps,
-#     the diagonal and the triangular solves on narrowed pointers);
-#  5. with FULL=1 also the slow GPU suites at both widths (minutes more: may not fit one
-#     10-minute call together with the rest; run it as a second call).
+#  2. every GPU test (ctest -L gpu, slow ones included, -j8) at the default width: 32-bit
+#     matrices unchanged;
+#  3. in the same ctest run, the same suites forced to 64 bits (label offsets64gpu, tests
+#     named <test>.offsets64), judged apart; none may be skipped;
+#  4. compute-sanitizer memcheck (--leak-check full) side by side: check_gpu_offsets64 (the
+#     narrowed paths and the refusals), and at small size with 64 bits forced
+#     check_gpu_alloc_sweep's formats case (the narrowed pointers' rollback under failing
+#     allocations) and check_gpu_solver (the fused steps, the diagonal and the triangular
+#     solves on narrowed pointers).
 # Logs under $OUT (else build-gpu/logs-narrow20). Prints "== PASS <step>" / "== FAIL <step>"
 # lines and exits non-zero when any step fails.
-#   bash scripts/device-narrow20.sh          (FULL=1 bash scripts/device-narrow20.sh)
+# About 6 minutes on a warm H100/H200 (build-gpu already built): the ctest run about 3, the
+# memchecks up to 5 (their limit).
+#   bash scripts/device-narrow20.sh
 set -u
 cd "$(dirname "$0")/.." || exit 1
 L=${OUT:-build-gpu/logs-narrow20}; mkdir -p "$L"
@@ -42,47 +46,60 @@ grep -qE "check_gpu_offsets64\.offsets64 \.+ +Passed" "$L/ctest-offsets64.log" |
      "$L/ctest-offsets64.log")" -eq 3 ] || rc=1
 step offsets64-suites $rc
 
-# 2. the quick GPU suites at the default width
-(cd build-gpu && timeout 420 ctest -j4 --timeout 400 --output-on-failure \
-   -L gpu -LE 'slow|offsets64gpu' >"$L/ctest-gpu32.log" 2>&1)
-rc=$?; summary "$L/ctest-gpu32.log"
-no_skips "$L/ctest-gpu32.log" || rc=1
+# 2+3. every GPU test (label gpu) in one ctest run on the card, side by side: the suites at
+#    the default width (32 bits; 32-bit matrices unchanged) and their <test>.offsets64
+#    registrations (64-bit offsets forced); judged apart, none may be skipped
+(cd build-gpu && timeout 420 ctest -j8 --timeout 400 --output-on-failure -L gpu \
+   >"$L/ctest-gpu.log" 2>&1)
+rc_all=$?; summary "$L/ctest-gpu.log"
+grep -E "Test +#[0-9]+: " "$L/ctest-gpu.log" >"$L/ctest-gpu-results.txt"
+judge() { # label name-filter (grep -E, -v when $3 = v): every line Passed, at least one
+  local lines
+  if [ "${3:-}" = v ]; then lines=$(grep -vE "$2" "$L/ctest-gpu-results.txt")
+  else lines=$(grep -E "$2" "$L/ctest-gpu-results.txt"); fi
+  local n_all n_pass
+  n_all=$(printf '%s\n' "$lines" | grep -c "Test")
+  n_pass=$(printf '%s\n' "$lines" | grep -cE " +Passed ")
+  echo "$1: $n_pass of $n_all passed"
+  printf '%s\n' "$lines" | grep -vE " +Passed " | grep "Test" | head -20
+  [ "$n_all" -gt 0 ] && [ "$n_pass" -eq "$n_all" ]
+}
+judge "gpu tests at 32 bits" '\.offsets64 ' v; rc=$?
+[ "$rc_all" -eq 124 ] && rc=1
 step gpu-suites-32 $rc
-
-# 3. the same suites with 64-bit offsets forced (registered as <test>.offsets64)
-(cd build-gpu && timeout 420 ctest -j4 --timeout 400 --output-on-failure \
-   -L offsets64gpu -LE slow >"$L/ctest-gpu64.log" 2>&1)
-rc=$?; summary "$L/ctest-gpu64.log"
-no_skips "$L/ctest-gpu64.log" || rc=1
-grep -qE "check_gpu_offsets64\.offsets64 \.+ +Passed" "$L/ctest-gpu64.log" || rc=1
-echo "left out of the forced run (BFS): $(grep -oE 'set\(SP_TEST_OFFSETS64GPU_EXCLUDED[^)]*' \
-  tests/CMakeLists.txt | tr -s ' \n' ' ' | cut -d' ' -f2-)"
+judge "gpu tests forced to 64 bits" '\.offsets64 '; rc=$?
+grep -qE "check_gpu_offsets64\.offsets64 \.+ +Passed" "$L/ctest-gpu-results.txt" || rc=1
+[ "$rc_all" -eq 124 ] && rc=1
+echo "left out of the forced run (BFS): $(sed -n '/^set(SP_TEST_OFFSETS64GPU_EXCLUDED/,/)/p' \
+  tests/CMakeLists.txt | tr -s ' \n()' ' ' | cut -d' ' -f3-)"
 step gpu-suites-64 $rc
 
-# 4. memcheck: the narrowing suite, and one forced suite at small size (in-process, as the
-#    GPU suites run anyway)
-SP_TEST_SMALL=1 SP_TEST_UNDER_SANITIZER=1 SP_TEST_SANITIZER_TOOL=memcheck CK_FORK=no \
-  timeout 420 compute-sanitizer --tool memcheck --report-api-errors no --error-exitcode 3 \
-  ./build-gpu/tests/check_gpu_offsets64 >"$L/memcheck-offsets64.log" 2>&1
-rc=$?; grep -E "ERROR SUMMARY|Checks|Failures|Errors" "$L/memcheck-offsets64.log" | tail -3
-step memcheck-offsets64 $rc
-SP_TEST_OFFSET_BITS=64 SP_TEST_SMALL=1 SP_TEST_UNDER_SANITIZER=1 SP_TEST_SANITIZER_TOOL=memcheck \
-  CK_FORK=no SP_SOURCE_DIR="$PWD" timeout 300 compute-sanitizer --tool memcheck \
-  --report-api-errors no --error-exitcode 3 ./build-gpu/tests/check_gpu_solver \
-  >"$L/memcheck-solver64.log" 2>&1
-rc=$?; grep -E "SP_TEST_OFFSET_BITS=64|ERROR SUMMARY|Checks|Failures|Errors" \
-  "$L/memcheck-solver64.log" | tail -4
-grep -q "SP_TEST_OFFSET_BITS=64: matrices default to 64-bit offsets" "$L/memcheck-solver64.log" || rc=1
-step memcheck-solver-64 $rc
-
-# 5. optional: the slow GPU suites at both widths
-if [ "${FULL:-0}" = 1 ]; then
-  (cd build-gpu && timeout 580 ctest -j2 --timeout 560 --output-on-failure -L slow -L gpu \
-     >"$L/ctest-gpu-slow.log" 2>&1)
-  rc=$?; summary "$L/ctest-gpu-slow.log"
-  no_skips "$L/ctest-gpu-slow.log" || rc=1
-  step gpu-suites-slow-both-widths $rc
-fi
+# 4. memcheck (leak check full), side by side on the card: the narrowing suite, and two
+#    suites forced to 64 bits at small size (the allocation-failure sweep of every format's
+#    build and SpMV: the narrowed pointers' rollback; the solvers: the fused steps, the
+#    diagonal and the triangular solves on narrowed pointers)
+mc() { # name env... -- command: memcheck into $L/memcheck-NAME.log, rc into $L/memcheck-NAME.rc
+  local name=$1; shift
+  ( env SP_TEST_SMALL=1 SP_TEST_UNDER_SANITIZER=1 SP_TEST_SANITIZER_TOOL=memcheck CK_FORK=no \
+      SP_SOURCE_DIR="$PWD" "$@" >"$L/memcheck-$name.log" 2>&1; echo $? >"$L/memcheck-$name.rc" )
+}
+MC=(timeout 300 compute-sanitizer --tool memcheck --leak-check full --report-api-errors no
+    --error-exitcode 3)
+mc offsets64 "${MC[@]}" ./build-gpu/tests/check_gpu_offsets64 &
+mc alloc-formats-64 SP_TEST_OFFSET_BITS=64 CK_RUN_CASE=formats "${MC[@]}" \
+  ./build-gpu/tests/check_gpu_alloc_sweep &
+mc solver-64 SP_TEST_OFFSET_BITS=64 "${MC[@]}" ./build-gpu/tests/check_gpu_solver &
+wait
+for name in offsets64 alloc-formats-64 solver-64; do
+  rc=$(cat "$L/memcheck-$name.rc" 2>/dev/null || echo 1)
+  grep -E "Checks:|LEAK SUMMARY|ERROR SUMMARY" "$L/memcheck-$name.log" | tail -3
+  grep -q "ERROR SUMMARY: 0 errors" "$L/memcheck-$name.log" || rc=1
+  case $name in *-64)
+    grep -q "SP_TEST_OFFSET_BITS=64: matrices default to 64-bit offsets" \
+      "$L/memcheck-$name.log" || rc=1 ;;
+  esac
+  step "memcheck-$name" "$rc"
+done
 
 echo "== total $(( $(date +%s) - t0 )) s"
 [ "$fail" -eq 0 ] && echo "== ALL PASS" || echo "== SOME FAILED"
