@@ -9,7 +9,9 @@
 
 static int64_t value_bytes(const sp_matrix_t *A) { return (int64_t)sp_value_size(A->f.coo.value_type); }
 
-/* What offset_bits 0 resolves to below 2^31 entries: 32, or 64 under the test hook sp__test_set_default_offset_bits (SP_TEST_OFFSET_BITS=64 in the Check suites). */
+/* What offset_bits 0 resolves to below 2^31 entries (host and CUDA contexts): 32, or 64
+ * under the test hook sp__test_set_default_offset_bits (SP_TEST_OFFSET_BITS=64 in the Check
+ * suites). */
 static int g_default_offset_bits = 32;
 
 void sp__test_set_default_offset_bits(int bits)

@@ -35,8 +35,8 @@ static sp_status_t plan_for(const sp_gpu_env_t *env, sp_matrix_t *A, sptrsv_plan
         if (s == SLOT_SOFT) kernel = sp__policy_for(A->ctx)->sptrsv->soft_kernel;
         if (s == SLOT_SMALL) kernel = SP_GPU_SPTRSV_SMALL;
         SP_TRY(sp__matrix_csr32(A, &csr));
-        SP_TRY(sp__gpu_sptrsv_analyse(env, &csr, upper, unit_diag,
-                                      (sp_gpu_sptrsv_alg_t)kernel, &made));
+        SP_TRY(sp__gpu_sptrsv_analyse(env, &csr, upper, unit_diag, (sp_gpu_sptrsv_alg_t)kernel,
+                                      &made));
         **slot = made;
     }
 done:

@@ -166,8 +166,8 @@ static void same_array(const void *a, const void *b, int64_t n, size_t size, con
     if (n <= 0 || size == 0) return;
     ck_assert_ptr_nonnull(a);
     ck_assert_ptr_nonnull(b);
-    ck_assert_msg(memcmp(a, b, (size_t)n * size) == 0,
-                  "%s: the 32- and 64-bit matrices differ", what);
+    ck_assert_msg(memcmp(a, b, (size_t)n * size) == 0, "%s: the 32- and 64-bit matrices differ",
+                  what);
 }
 
 /* Format f (CSR or CSC) of G32 and G64 (GPU) and of H (host, 64-bit offsets), built here:
@@ -207,8 +207,8 @@ static void same_compressed(sp_matrix_t *G32, sp_matrix_t *G64, sp_matrix_t *H, 
     ck_assert_ok(sp_matrix_info(G64, &i64));
     ck_assert_int_eq(i32.offset_bits, 32);
     ck_assert_int_eq(i64.offset_bits, 64);
-    ck_assert_int_eq(i64.bytes[f], i32.bytes[f] + 4 * (n + 1) +
-                                       (csr && G64->csr_ptr32 ? 4 * (n + 1) : 0));
+    ck_assert_int_eq(i64.bytes[f],
+                     i32.bytes[f] + 4 * (n + 1) + (csr && G64->csr_ptr32 ? 4 * (n + 1) : 0));
 }
 
 /* The CSR pointers of G32 and G64 as same_compressed says; the diagonal-nearness sample
@@ -642,7 +642,8 @@ START_TEST(refusals_past_narrow_limit)
     ck_assert_ok(sp_spmv_vec(g_gpu, SP_FORMAT_HYB, SP_SPMV_ALG_DEFAULT, alpha, A, x, beta, y));
     ck_assert_ok(sp_vector_copy_to_host(g_gpu, y, h_y));
     ck_assert(h_y[0] == 2.0 && h_y[21] == 0.0);
-    ck_assert_ok(sp_spmv_vec(g_gpu, SP_FORMAT_CSR, SP_SPMV_ALG_CSR_MERGE, alpha, A, x, beta, y));
+    ck_assert_ok(
+        sp_spmv_vec(g_gpu, SP_FORMAT_CSR, SP_SPMV_ALG_CSR_MERGE, alpha, A, x, beta, y));
     ck_assert_ok(sp_vector_copy_to_host(g_gpu, y, h_y));
     ck_assert(h_y[0] == 2.0 && h_y[21] == 0.0);
     ck_assert_ok(sp_matrix_build(g_gpu, T, SP_FORMAT_ELL));
