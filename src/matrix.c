@@ -287,9 +287,14 @@ sp_status_t sp__matrix_needs_offsets32(const sp_matrix_t *A, const char *what)
     return refuse_offsets64(A, what);
 }
 
+int sp__matrix_narrows(const sp_matrix_t *A)
+{
+    return A->offset_bits == 64 && A->f.coo.nnz <= g_narrow_limit;
+}
+
 sp_status_t sp__matrix_narrowable(const sp_matrix_t *A, const char *what)
 {
-    if (A->offset_bits != 64 || A->f.coo.nnz <= g_narrow_limit) return SP_STATUS_SUCCESS;
+    if (A->offset_bits != 64 || sp__matrix_narrows(A)) return SP_STATUS_SUCCESS;
     return refuse_offsets64(A, what);
 }
 

@@ -263,6 +263,9 @@ sp_status_t sp__matrix_needs_offsets32(const sp_matrix_t *A, const char *what);
  * CUDA context (ELL's tail, HYB, JDS, SELL, CSC on a GPU, SpTRSV, the solvers, tune, the
  * diagonal, CSR merge/split/binned/adaptive on a GPU). */
 sp_status_t sp__matrix_narrowable(const sp_matrix_t *A, const char *what);
+/* 1 when A has 64-bit offsets and at most the narrow limit's entries (its pointers can be
+ * narrowed: sp__matrix_narrowable passes), else 0; sets no error. */
+int sp__matrix_narrows(const sp_matrix_t *A);
 /* A's CSR (built, sp__matrix_narrowable passed) with 32-bit pointers: the CSR itself at 32
  * bits; at 64 its column ids and values with the pointers narrowed once (kept with the
  * CSR, counted in its bytes, in the context's memory: narrowed on the device on a CUDA

@@ -44,12 +44,26 @@ static const char *csr_alg_name(sp_spmv_alg_t alg)
     }
 }
 
-/* Whether CSR algorithm alg reads A's own pointers: scalar and vector (templates on the
- * offset type) read either width; the others read 32-bit pointers, so with 64-bit offsets
- * they take the CSR's pointers narrowed (sp__matrix_csr32), plan and call alike. */
-static int reads_own_pointers(const sp_matrix_t *A, sp_spmv_alg_t alg)
+/* Whether a CSR plan of algorithm alg reads A's own pointers, at plan time (long_bound: the
+ * long-row bound it is made with) and at call time (pieces: the plan's long_pieces).
+ * Scalar and vector (templates on the offset type) read either width, but their long-row
+ * pieces 32-bit pointers only; the other algorithms read 32-bit pointers only. So with
+ * 64-bit offsets those take the CSR's pointers narrowed (sp__matrix_csr32), plan and call
+ * alike: the other algorithms always (below the narrow limit: csr_alg_offsets64 refuses
+ * them past it), scalar and vector where rows are longer than the bound below the narrow
+ * limit (the 32-bit matrix's pieces, so its bits; past it the plan has no pieces). */
+static int plan_reads_own(const sp_matrix_t *A, sp_spmv_alg_t alg, int64_t long_bound)
 {
-    return !A->f.csr.ptr64 || alg == SP_SPMV_ALG_CSR_SCALAR || alg == SP_SPMV_ALG_CSR_VECTOR;
+    if (!A->f.csr.ptr64) return 1;
+    if (alg != SP_SPMV_ALG_CSR_SCALAR && alg != SP_SPMV_ALG_CSR_VECTOR) return 0;
+    return !sp__matrix_narrows(A) || long_bound < 0 || long_bound >= A->row_max;
+}
+
+static int call_reads_own(const sp_matrix_t *A, const sp_gpu_spmv_plan_t *plan)
+{
+    if (!A->f.csr.ptr64) return 1;
+    if (plan->alg != SP_SPMV_ALG_CSR_SCALAR && plan->alg != SP_SPMV_ALG_CSR_VECTOR) return 0;
+    return plan->long_pieces == 0;
 }
 
 /* A's CSR has 64-bit offsets (issue 20): scalar and vector serve it at any size; DEFAULT
@@ -74,11 +88,12 @@ done:
     return st;
 }
 
-/* The CSR that plan's algorithm reads: A's own, or with the pointers narrowed. */
-static sp_status_t csr_for(sp_matrix_t *A, sp_spmv_alg_t alg, sp_csr_t *csr)
+/* The CSR a plan or call reads (own: as the rules above say): A's own, or with the
+ * pointers narrowed. */
+static sp_status_t csr_for(sp_matrix_t *A, int own, sp_csr_t *csr)
 {
     *csr = A->f.csr;
-    return reads_own_pointers(A, alg) ? SP_STATUS_SUCCESS : sp__matrix_csr32(A, csr);
+    return own ? SP_STATUS_SUCCESS : sp__matrix_csr32(A, csr);
 }
 
 /* The CSC the CSC kernels read (32-bit column pointers): A's own, or with 64-bit offsets
@@ -131,7 +146,7 @@ static sp_status_t get_plan(sp_matrix_t *A, sp_format_t f, sp_spmv_alg_t alg,
                                                            A->options.long_row_bound);
             sp_csr_t csr;
             if (A->offset_bits == 64) SP_TRY(csr_alg_offsets64(A, alg, &r, &width));
-            SP_TRY(csr_for(A, r, &csr));
+            SP_TRY(csr_for(A, plan_reads_own(A, r, bound), &csr));
             SP_TRY(sp__gpu_spmv_csr_plan(env, &csr, r, width, bound, &plan));
         } else if (f == SP_FORMAT_CSC) {
             const sp__policy_t *pol = sp__policy_for(A->ctx);
@@ -188,7 +203,7 @@ sp_status_t sp__cuda_spmv(sp_matrix_t *A, sp_format_t f, sp_spmv_alg_t alg, cons
         break;
     case SP_FORMAT_CSR:
         SP_TRY(get_plan(A, f, alg, &env, &plan));
-        SP_TRY(csr_for(A, plan->alg, &csr)); /* narrowed ones made with the plan */
+        SP_TRY(csr_for(A, call_reads_own(A, plan), &csr)); /* narrowed: made with the plan */
         SP_TRY(sp__gpu_spmv_csr(&env, plan, &csr, alpha, x, beta, y));
         break;
     case SP_FORMAT_CSC:

@@ -352,13 +352,15 @@ static int64_t same_padded(sp_matrix_t *G32, sp_matrix_t *G64, sp_format_t f, si
  * the catalogue with no tails (long_row_bound -1) and with the policy's and a bound of 3
  * (long rows in the tails): ELL, HYB, JDS, SELL the same arrays at both widths and their
  * SpMV the same bits (within rounding where a tail's atomics add), csr/merge, split, binned
- * and adaptive the same bits, CSC as same_compressed says and its SpMV within rounding; the
+ * and adaptive the same bits, csr/scalar and vector too (their long-row pieces, where rows
+ * pass the bound, run on the narrowed pointers as at 32 bits), CSC as same_compressed says and its SpMV within rounding; the
  * narrowed pointers kept with the CSR count 4 bytes a pointer. */
 START_TEST(narrowed_catalogue)
 {
     sp_coo_t *coo = sp_test_offsets64_matrix((int)_i);
     const sp_format_t padded[] = {SP_FORMAT_ELL, SP_FORMAT_HYB, SP_FORMAT_JDS, SP_FORMAT_SELL};
-    const sp_spmv_alg_t algs[] = {SP_SPMV_ALG_CSR_MERGE, SP_SPMV_ALG_CSR_SPLIT,
+    const sp_spmv_alg_t algs[] = {SP_SPMV_ALG_CSR_SCALAR, SP_SPMV_ALG_CSR_VECTOR,
+                                  SP_SPMV_ALG_CSR_MERGE,  SP_SPMV_ALG_CSR_SPLIT,
                                   SP_SPMV_ALG_CSR_BINNED, SP_SPMV_ALG_CSR_ADAPTIVE};
     const int64_t bounds[] = {-1, 0, 3};
     spmv_inputs_t in;
