@@ -16,9 +16,9 @@
 #     named <test>.offsets64), judged apart; none may be skipped;
 #  4. compute-sanitizer memcheck (--leak-check full) side by side: check_gpu_offsets64 (the
 #     narrowed paths and the refusals), and at small size with 64 bits forced
-#     check_gpu_alloc_sweep's formats case (the narrowed pointers' rollback under failing
-#     allocations) and check_gpu_solver (the fused steps, the diagonal and the triangular
-#     solves on narrowed pointers).
+#     check_gpu_alloc_sweep's formats and solvers cases (the narrowed pointers' rollback
+#     under failing allocations) and check_gpu_solver's fused case (the fused steps, the
+#     diagonal and the triangular solves on narrowed pointers).
 # Logs under $OUT (else build-gpu/logs-narrow20). Prints "== PASS <step>" / "== FAIL <step>"
 # lines and exits non-zero when any step fails.
 # About 6 minutes on a warm H100/H200 (build-gpu already built): the ctest run about 3, the
@@ -74,10 +74,11 @@ echo "left out of the forced run (BFS): $(sed -n '/^set(SP_TEST_OFFSETS64GPU_EXC
   tests/CMakeLists.txt | tr -s ' \n()' ' ' | cut -d' ' -f3-)"
 step gpu-suites-64 $rc
 
-# 4. memcheck (leak check full), side by side on the card: the narrowing suite, and two
-#    suites forced to 64 bits at small size (the allocation-failure sweep of every format's
-#    build and SpMV: the narrowed pointers' rollback; the solvers: the fused steps, the
-#    diagonal and the triangular solves on narrowed pointers)
+# 4. memcheck (leak check full), side by side on the card: the narrowing suite, and forced
+#    to 64 bits at small size the allocation-failure sweeps of every format's build and
+#    SpMV and of the solvers and SpTRSV (the narrowed pointers' rollback), and the solvers'
+#    fused case (the fused steps, the diagonal and the triangular solves on narrowed
+#    pointers)
 mc() { # name env... -- command: memcheck into $L/memcheck-NAME.log, rc into $L/memcheck-NAME.rc
   local name=$1; shift
   ( env SP_TEST_SMALL=1 SP_TEST_UNDER_SANITIZER=1 SP_TEST_SANITIZER_TOOL=memcheck CK_FORK=no \
@@ -88,9 +89,12 @@ MC=(timeout 300 compute-sanitizer --tool memcheck --leak-check full --report-api
 mc offsets64 "${MC[@]}" ./build-gpu/tests/check_gpu_offsets64 &
 mc alloc-formats-64 SP_TEST_OFFSET_BITS=64 CK_RUN_CASE=formats "${MC[@]}" \
   ./build-gpu/tests/check_gpu_alloc_sweep &
-mc solver-64 SP_TEST_OFFSET_BITS=64 "${MC[@]}" ./build-gpu/tests/check_gpu_solver &
+mc alloc-solvers-64 SP_TEST_OFFSET_BITS=64 CK_RUN_CASE=solvers "${MC[@]}" \
+  ./build-gpu/tests/check_gpu_alloc_sweep &
+mc solver-fused-64 SP_TEST_OFFSET_BITS=64 CK_RUN_CASE=fused "${MC[@]}" \
+  ./build-gpu/tests/check_gpu_solver &
 wait
-for name in offsets64 alloc-formats-64 solver-64; do
+for name in offsets64 alloc-formats-64 alloc-solvers-64 solver-fused-64; do
   rc=$(cat "$L/memcheck-$name.rc" 2>/dev/null || echo 1)
   grep -E "Checks:|LEAK SUMMARY|ERROR SUMMARY" "$L/memcheck-$name.log" | tail -3
   grep -q "ERROR SUMMARY: 0 errors" "$L/memcheck-$name.log" || rc=1
