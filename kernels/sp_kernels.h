@@ -116,6 +116,13 @@ sp_status_t sp__gpu_csr_to_csc(const sp_gpu_env_t *env, const sp_csr_t *csr, sp_
  * sort path ran instead, else 1. */
 sp_status_t sp__gpu_csr_to_csc_scatter(const sp_gpu_env_t *env, const sp_csr_t *csr,
                                        sp_csr_t *csc, int *scattered);
+/* d_ptr[i] = d_ptr64[i] for i < n (the caller knows every value fits: a matrix with
+ * 64-bit offsets below the narrow limit, issue 20), and the widening back; both queued on
+ * env's stream. */
+sp_status_t sp__gpu_offsets_narrow(const sp_gpu_env_t *env, const int64_t *d_ptr64, int64_t n,
+                                   int32_t *d_ptr);
+sp_status_t sp__gpu_offsets_widen(const sp_gpu_env_t *env, const int32_t *d_ptr, int64_t n,
+                                  int64_t *d_ptr64);
 /* ell = csr padded to its longest row, column-major. */
 sp_status_t sp__gpu_csr_to_ell(const sp_gpu_env_t *env, const sp_csr_t *csr, sp_ell_t *ell);
 /* ell = the first min(length, width) entries of each row, padded to width (HYB's ELL). */

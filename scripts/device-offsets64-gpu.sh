@@ -54,10 +54,10 @@ ok=1
 grep -q "spbench --offsets 32: rc=0" "$L/spbench-rc.txt" || ok=0
 grep -q "spbench --offsets 64: rc=0" "$L/spbench-rc.txt" || ok=0
 grep -q "^offset_bits: 64" "$L/spbench-offsets64.log" || ok=0
-grep -qE "^format: csc .*refused: SP_STATUS_NOT_SUPPORTED.*64-bit offsets" \
-  "$L/spbench-offsets64.log" || ok=0
-grep -qE "^format: csr/merge .*refused: SP_STATUS_NOT_SUPPORTED.*csr/merge.*64-bit offsets" \
-  "$L/spbench-offsets64.log" || ok=0
+# below the narrow limit CSC and csr/merge are served at 64 bits (the device narrowing,
+# scripts/device-narrow20.sh): their rows must run, not be refused
+grep -qE "^format: csc " "$L/spbench-offsets64.log" || ok=0
+grep -qE "^format: (csc|csr/merge) .*refused" "$L/spbench-offsets64.log" && ok=0
 for label in csr csr/scalar csr/vector coo; do
   a=$(ms "$L/spbench-offsets32.log" "$label"); b=$(ms "$L/spbench-offsets64.log" "$label")
   if [ -z "$a" ] || [ -z "$b" ]; then

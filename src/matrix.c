@@ -9,8 +9,9 @@
 
 static int64_t value_bytes(const sp_matrix_t *A) { return (int64_t)sp_value_size(A->f.coo.value_type); }
 
-/* What offset_bits 0 resolves to below 2^31 entries on a host context: 32, or 64 under the
- * test hook sp__test_set_default_offset_bits (SP_TEST_OFFSET_BITS=64 in the Check suites). */
+/* What offset_bits 0 resolves to below 2^31 entries (host and CUDA contexts): 32, or 64
+ * under the test hook sp__test_set_default_offset_bits (SP_TEST_OFFSET_BITS=64 in the Check
+ * suites). */
 static int g_default_offset_bits = 32;
 
 void sp__test_set_default_offset_bits(int bits)
@@ -19,8 +20,9 @@ void sp__test_set_default_offset_bits(int bits)
 }
 
 /* The offset width options ask for (0: chosen from nnz). The test hook's default applies
- * to host contexts only: a CUDA context still refuses CSC, BFS and the padded formats at
- * 64 bits (issue 20). */
+ * to host and CUDA contexts: below the narrow limit both serve everything at 64 bits
+ * through the narrowed pointers (sp__matrix_csr32), except BFS on a CUDA context so far
+ * (issue 20). */
 static sp_status_t resolve_offset_bits(const sp_context_t *ctx, const sp_coo_t *coo,
                                        const sp_matrix_options_t *options, int *bits)
 {
@@ -33,10 +35,8 @@ static sp_status_t resolve_offset_bits(const sp_context_t *ctx, const sp_coo_t *
         SP_FAIL(SP_STATUS_NOT_SUPPORTED,
                 "sp_matrix_create: options->offset_bits 32 cannot count %lld entries (limit %d): "
                 "use 64 or 0", (long long)coo->nnz, INT32_MAX);
-    *bits = want                          ? want
-            : coo->nnz > INT32_MAX        ? 64
-            : ctx->kind == SP_DEVICE_HOST ? g_default_offset_bits
-                                          : 32;
+    (void)ctx;
+    *bits = want ? want : coo->nnz > INT32_MAX ? 64 : g_default_offset_bits;
 done:
     return st;
 }
@@ -217,7 +217,8 @@ void sp__format_set_free(sp_format_set_t *set, sp_format_t format)
 /* The CSR's narrowed pointers freed (nothing when there are none). */
 static void drop_csr32(sp_matrix_t *A)
 {
-    sp__free(A->csr_ptr32);
+    if (A->ctx->kind == SP_DEVICE_CUDA) sp__cuda_matrix_free_csr32(A);
+    else sp__free(A->csr_ptr32);
     A->csr_ptr32 = NULL;
     A->built &= ~SP__BUILT_CSR32;
 }
@@ -255,7 +256,7 @@ int64_t sp__matrix_long_row_bound(const sp_matrix_t *A, sp_format_t f)
     return sp__policy_long_row_bound(sp__policy_for(A->ctx), f, A->f.coo.nrows, A->f.coo.nnz);
 }
 
-/* The most entries a host matrix with 64-bit offsets narrows its CSR pointers for
+/* The most entries a matrix with 64-bit offsets narrows its CSR pointers for
  * (INT32_MAX; the test hook sp__test_set_narrow_limit lowers it so the refusal above it runs
  * at small sizes). */
 static int64_t g_narrow_limit = INT32_MAX;
@@ -265,33 +266,45 @@ void sp__test_set_narrow_limit(int64_t limit)
     g_narrow_limit = limit < INT32_MAX ? limit : INT32_MAX;
 }
 
-sp_status_t sp__matrix_needs_offsets32(const sp_matrix_t *A, const char *what)
+/* The refusal of the guard below. */
+static sp_status_t refuse_offsets64(const sp_matrix_t *A, const char *what)
 {
-    if (A->offset_bits != 64) return SP_STATUS_SUCCESS;
-    if (A->ctx->kind == SP_DEVICE_HOST && A->f.coo.nnz <= g_narrow_limit)
-        return SP_STATUS_SUCCESS; /* read at both widths, or through sp__matrix_csr32 */
     return SP_ERROR(SP_STATUS_NOT_SUPPORTED,
                     "%s of a %lld x %lld matrix with %lld entries and 64-bit offsets: not "
-                    "supported yet (64-bit offsets serve CSR, CSC and COO, host SpMV in them and "
-                    "host BFS, and on the host everything else up to %lld entries, through the "
-                    "CSR's pointers narrowed to 32 bits; on a CUDA context COO, CSR and SpMV in "
-                    "them so far)",
+                    "supported yet (64-bit offsets serve COO, CSR, SpMV in them, ELL without "
+                    "a tail, BFS and host CSC at any size, and everything else up to %lld "
+                    "entries, through the CSR's pointers narrowed to 32 bits)",
                     what, (long long)A->f.coo.nrows, (long long)A->f.coo.ncols,
                     (long long)A->f.coo.nnz, (long long)g_narrow_limit);
 }
 
+int sp__matrix_narrows(const sp_matrix_t *A)
+{
+    return A->offset_bits == 64 && A->f.coo.nnz <= g_narrow_limit;
+}
+
+sp_status_t sp__matrix_narrowable(const sp_matrix_t *A, const char *what)
+{
+    if (A->offset_bits != 64 || sp__matrix_narrows(A)) return SP_STATUS_SUCCESS;
+    return refuse_offsets64(A, what);
+}
+
 /* A's CSR (built) with 32-bit pointers, for what reads 32-bit pointers only: the CSR itself at
- * 32 bits; at 64 bits (sp__matrix_needs_offsets32 passed: fewer entries than the narrow
- * limit) the same column ids and values with the pointers narrowed once into
- * A->csr_ptr32, kept with the CSR (SP__BUILT_CSR32) until it goes or a failed call drops
- * what it built. */
+ * 32 bits; at 64 bits (sp__matrix_narrowable passed: fewer entries than the narrow limit)
+ * the same column ids and values with the pointers narrowed once into A->csr_ptr32 (on the
+ * host, or on the device by sp__cuda_matrix_csr32), kept with the CSR (SP__BUILT_CSR32)
+ * until it goes or a failed call drops what it built. */
 sp_status_t sp__matrix_csr32(sp_matrix_t *A, sp_csr_t *csr)
 {
     sp_status_t st = SP_STATUS_SUCCESS;
     const sp_csr_t *a = &A->f.csr;
     *csr = *a;
     if (!a->ptr64) goto done;
-    if (!A->csr_ptr32) {
+    SP_TRY(sp__matrix_narrowable(A, "narrowing the CSR's pointers")); /* every value fits */
+    if (!A->csr_ptr32 && A->ctx->kind == SP_DEVICE_CUDA) {
+        SP_TRY(sp__cuda_matrix_csr32(A));
+        A->built |= SP__BUILT_CSR32;
+    } else if (!A->csr_ptr32) {
         SP_ALLOC(A->csr_ptr32, a->nrows + 1);
         for (int64_t i = 0; i <= a->nrows; i++) A->csr_ptr32[i] = (int32_t)a->ptr64[i];
         A->built |= SP__BUILT_CSR32;
@@ -372,9 +385,12 @@ static sp_status_t build(sp_matrix_t *A, sp_format_t f)
     const sp__matrix_policy_t *p = sp__policy_for(A->ctx)->matrix;
     int c = o->sell_c > 0 ? o->sell_c : p->sell_c;
     int sigma = o->sell_sigma > 0 ? o->sell_sigma : p->sell_sigma_factor * c;
+    unsigned built_before = A->built;
     if (A->built & (1u << f)) goto done;
-    /* a CUDA context converts a 64-bit CSR to ELL when no row goes to ELL's tail (the
-       conversion reads either width; the tail's split reads 32-bit pointers) */
+    /* below the narrow limit everything is converted from the CSR's pointers narrowed to 32
+       bits (sp__matrix_csr32); past it a CUDA context converts a 64-bit CSR to ELL when no
+       row goes to ELL's tail (the conversion reads either width; the tail's split reads
+       32-bit pointers), and the host to CSC (its transpose reads either width) */
     if (f != SP_FORMAT_COO && f != SP_FORMAT_CSR &&
         (f != SP_FORMAT_CSC || A->ctx->kind == SP_DEVICE_CUDA) &&
         !(f == SP_FORMAT_ELL && A->ctx->kind == SP_DEVICE_CUDA &&
@@ -382,7 +398,7 @@ static sp_status_t build(sp_matrix_t *A, sp_format_t f)
         char what[48];
         snprintf(what, sizeof what, "format %s%s", sp_format_name(f),
                  A->ctx->kind == SP_DEVICE_CUDA ? " on a CUDA context" : "");
-        SP_TRY(sp__matrix_needs_offsets32(A, what));
+        SP_TRY(sp__matrix_narrowable(A, what));
     }
     if (f != SP_FORMAT_CSR) SP_TRY(build(A, SP_FORMAT_CSR));
     if (f == SP_FORMAT_ELL && ell_bytes(A) > ell_bound(A))
@@ -395,7 +411,11 @@ static sp_status_t build(sp_matrix_t *A, sp_format_t f)
     SP_CHECK_ARG(c > 0 && sigma > 0 && sigma % c == 0,
                  "SELL: sigma %d must be a positive multiple of C %d", sigma, c);
     if (A->ctx->kind == SP_DEVICE_CUDA) {
-        SP_TRY(sp__cuda_matrix_build(A, f, c, sigma, sp__matrix_long_row_bound(A, f)));
+        /* narrowed pointers made for this conversion only go after it (the format keeps no
+           pointer into them), as on the host (build_from_csr32_host) */
+        st = sp__cuda_matrix_build(A, f, c, sigma, sp__matrix_long_row_bound(A, f));
+        if ((A->built & SP__BUILT_CSR32) && !(built_before & SP__BUILT_CSR32)) drop_csr32(A);
+        SP_TRY(st);
     } else {
         switch (f) {
         case SP_FORMAT_CSR:

@@ -179,7 +179,7 @@ static int64_t build_bytes(const sp_matrix_t *A, sp_format_t f)
     int64_t entry = 4 + (int64_t)sp_value_size(A->f.coo.value_type);
     switch (f) {
     case SP_FORMAT_CSR: return bytes_of(nnz, entry, (A->offset_bits / 8) * (m + 1));
-    case SP_FORMAT_CSC: return bytes_of(nnz, entry, 4 * (n + 1));
+    case SP_FORMAT_CSC: return bytes_of(nnz, entry, (A->offset_bits / 8) * (n + 1));
     case SP_FORMAT_ELL:
         return bytes_of(m, bytes_of(A->ell_row_max_kept, entry, 0), 0);
     case SP_FORMAT_HYB: return bytes_of(nnz, entry, 0);
@@ -298,17 +298,18 @@ static sp_status_t convert_padded(const sp_gpu_env_t *env, const sp_csr_t *csr, 
     return sp__gpu_csr_to_sell(env, csr, sell_c, sell_sigma, &set->sell);
 }
 
-/* ELL, JDS or SELL on the GPU, the rows longer than bound kept in the format's tail. */
-static sp_status_t build_padded(const sp_gpu_env_t *env, sp_matrix_t *A, sp_format_t f,
-                                int sell_c, int sell_sigma, int64_t bound)
+/* ELL, JDS or SELL on the GPU from csr, the rows longer than bound kept in the format's
+ * tail. */
+static sp_status_t build_padded(const sp_gpu_env_t *env, sp_matrix_t *A, const sp_csr_t *csr,
+                                sp_format_t f, int sell_c, int sell_sigma, int64_t bound)
 {
     sp_status_t st = SP_STATUS_SUCCESS;
     sp_csr_t kept;
     sp_triplets_t tail;
     memset(&kept, 0, sizeof kept);
     memset(&tail, 0, sizeof tail);
-    if (A->row_max <= bound) return convert_padded(env, &A->f.csr, f, sell_c, sell_sigma, &A->f);
-    SP_TRY(sp__gpu_csr_split_long(env, &A->f.csr, bound, &kept, &tail));
+    if (A->row_max <= bound) return convert_padded(env, csr, f, sell_c, sell_sigma, &A->f);
+    SP_TRY(sp__gpu_csr_split_long(env, csr, bound, &kept, &tail));
     SP_TRY(convert_padded(env, &kept, f, sell_c, sell_sigma, &A->f));
     *sp__format_tail(&A->f, f) = tail;
     memset(&tail, 0, sizeof tail);
@@ -318,29 +319,93 @@ done:
     return st;
 }
 
+/* CSC from csr (32-bit pointers) into A; with 64-bit offsets the CSC takes the CSR's width
+ * as on the host (sp__ref_csr_to_csc): its column pointers widened to int64_t on the
+ * device, so sp_matrix_view shows col_ptr64 on both contexts. */
+static sp_status_t build_csc(const sp_gpu_env_t *env, sp_matrix_t *A, const sp_csr_t *csr)
+{
+    sp_status_t st = SP_STATUS_SUCCESS;
+    sp_csr_t c;
+    memset(&c, 0, sizeof c);
+    SP_TRY(sp__gpu_csr_to_csc(env, csr, &c));
+    if (A->offset_bits == 64) {
+        SP_TRY(env->alloc(env->self, (void **)&c.ptr64, (size_t)(c.ncols + 1) * sizeof(int64_t)));
+        SP_TRY(sp__gpu_offsets_widen(env, c.ptr, c.ncols + 1, c.ptr64));
+        env->free(env->self, c.ptr);
+        c.ptr = NULL;
+    }
+    A->f.csc = c;
+    memset(&c, 0, sizeof c);
+done:
+    sp__gpu_csr_free(env, &c);
+    return st;
+}
+
+/* The CSR format f is converted from: A's own, except with 64-bit offsets for what reads
+ * 32-bit pointers (all but ELL without a tail): the pointers narrowed (sp__matrix_csr32;
+ * the caller checked the narrow limit and drops what was made for this build). */
+static sp_status_t source_csr(sp_matrix_t *A, sp_format_t f, int64_t long_bound, sp_csr_t *csr)
+{
+    *csr = A->f.csr;
+    if (!A->f.csr.ptr64 || (f == SP_FORMAT_ELL && A->row_max <= long_bound))
+        return SP_STATUS_SUCCESS;
+    return sp__matrix_csr32(A, csr);
+}
+
 sp_status_t sp__cuda_matrix_build(sp_matrix_t *A, sp_format_t f, int sell_c, int sell_sigma,
                                   int64_t long_bound)
 {
     sp_status_t st = SP_STATUS_SUCCESS;
     sp_gpu_env_t env;
     int64_t hyb_width = A->options.hyb_ell_width > 0 ? A->options.hyb_ell_width : -1;
+    sp_csr_t csr;
     char what[32];
     sp__cuda_env(A->ctx, &env);
     snprintf(what, sizeof what, "building %s", sp_format_name(f) ? sp_format_name(f) : "?");
     SP_TRY(sp__cuda_check_room(A->ctx, build_bytes(A, f), what));
-    switch (f) {
-    case SP_FORMAT_CSR:
+    if (f == SP_FORMAT_CSR) {
         SP_TRY(sp__gpu_coo_to_csr_offsets(&env, &A->f.coo, A->offset_bits, &A->f.csr));
-        break;
-    case SP_FORMAT_CSC: SP_TRY(sp__gpu_csr_to_csc(&env, &A->f.csr, &A->f.csc)); break;
-    case SP_FORMAT_HYB: SP_TRY(sp__gpu_csr_to_hyb(&env, &A->f.csr, hyb_width, &A->f.hyb)); break;
+        goto done;
+    }
+    SP_TRY(source_csr(A, f, long_bound, &csr));
+    switch (f) {
+    case SP_FORMAT_CSC: SP_TRY(build_csc(&env, A, &csr)); break;
+    case SP_FORMAT_HYB: SP_TRY(sp__gpu_csr_to_hyb(&env, &csr, hyb_width, &A->f.hyb)); break;
     case SP_FORMAT_ELL:
     case SP_FORMAT_JDS:
-    case SP_FORMAT_SELL: SP_TRY(build_padded(&env, A, f, sell_c, sell_sigma, long_bound)); break;
+    case SP_FORMAT_SELL:
+        SP_TRY(build_padded(&env, A, &csr, f, sell_c, sell_sigma, long_bound));
+        break;
     default: break;
     }
 done:
     return st;
+}
+
+sp_status_t sp__cuda_matrix_csr32(sp_matrix_t *A)
+{
+    sp_status_t st = SP_STATUS_SUCCESS;
+    sp_gpu_env_t env;
+    int32_t *d_ptr = NULL;
+    int64_t n = A->f.csr.nrows + 1;
+    sp__cuda_env(A->ctx, &env);
+    SP_TRY(sp__cuda_check_room(A->ctx, 4 * n, "narrowing the CSR's pointers"));
+    SP_TRY(env.alloc(env.self, (void **)&d_ptr, (size_t)n * sizeof(int32_t)));
+    SP_TRY(sp__gpu_offsets_narrow(&env, A->f.csr.ptr64, n, d_ptr));
+    A->csr_ptr32 = d_ptr;
+    d_ptr = NULL;
+done:
+    if (d_ptr) env.free(env.self, d_ptr);
+    return st;
+}
+
+void sp__cuda_matrix_free_csr32(sp_matrix_t *A)
+{
+    sp_gpu_env_t env;
+    if (!A->csr_ptr32) return;
+    sp__cuda_env(A->ctx, &env);
+    env.free(env.self, A->csr_ptr32);
+    A->csr_ptr32 = NULL;
 }
 
 void sp__cuda_matrix_free_format(sp_matrix_t *A, sp_format_t f)
@@ -511,6 +576,12 @@ sp_status_t sp__cuda_matrix_build(sp_matrix_t *A, sp_format_t f, int sell_c, int
     return not_compiled();
 }
 void sp__cuda_matrix_free_format(sp_matrix_t *A, sp_format_t f) { (void)A, (void)f; }
+sp_status_t sp__cuda_matrix_csr32(sp_matrix_t *A)
+{
+    (void)A;
+    return not_compiled();
+}
+void sp__cuda_matrix_free_csr32(sp_matrix_t *A) { (void)A; }
 sp_status_t sp__cuda_matrix_mirror(sp_matrix_t *A, sp_format_t f)
 {
     (void)A, (void)f;

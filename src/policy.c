@@ -255,18 +255,18 @@ sp__spmv_choice_t sp__policy_spmv_choose(const sp__policy_t *p, const sp__spmv_s
     double width = s->row_max_kept > 0 ? (double)s->row_max_kept
                    : (double)(s->row_max < s->long_row_bound ? s->row_max : s->long_row_bound);
     double longest = (double)s->row_max, tail_us = 0.0, best;
-    double csr_bytes = nnz * (4 + v) + (m + 1) * (s->offset_bits == 64 ? 8 : 4) + xy;
+    double csr_bytes = nnz * (4 + v) + (m + 1) * (s->wide ? 8 : 4) + xy;
     for (int g = 0; g < SP_FORMAT_COUNT; g++) out.us[g] = -1.0;
     out.format = SP_FORMAT_CSR;
     out.alg = SP_SPMV_ALG_CSR_ADAPTIVE;
     if (s->nnz == 0) {
-        out.format = s->offset_bits == 64 ? SP_FORMAT_CSR : SP_FORMAT_ELL;
+        out.format = s->wide && !s->ell_wide ? SP_FORMAT_CSR : SP_FORMAT_ELL;
         out.alg = SP_SPMV_ALG_DEFAULT;
         return out;
     }
-    /* CSR: its best algorithm (merge when rows outnumber entries, as CSR DEFAULT; with
-       64-bit offsets scalar or vector, the two that take them on a GPU: issue 20) */
-    if (m > c->merge_min_rows_per_entry * nnz && s->offset_bits != 64) {
+    /* CSR: its best algorithm (merge when rows outnumber entries, as CSR DEFAULT; past the
+       narrow limit with 64-bit offsets scalar or vector, the two that read them: issue 20) */
+    if (m > c->merge_min_rows_per_entry * nnz && !s->wide) {
         out.alg = SP_SPMV_ALG_CSR_MERGE;
         out.us[SP_FORMAT_CSR] = kind_us(f, s, SP__KIND_CSR_ADAPTIVE, csr_bytes, 2.0, 2);
     } else {
@@ -290,7 +290,7 @@ sp__spmv_choice_t sp__policy_spmv_choose(const sp__policy_t *p, const sp__spmv_s
         out.us[SP_FORMAT_CSR] = -1.0;
         for (size_t i = 0; i < sizeof cand / sizeof cand[0]; i++) {
             double t = kind_us(f, s, cand[i].k, csr_bytes, cand[i].chain, 1);
-            if (s->offset_bits == 64 && cand[i].alg != SP_SPMV_ALG_CSR_SCALAR &&
+            if (s->wide && cand[i].alg != SP_SPMV_ALG_CSR_SCALAR &&
                 cand[i].alg != SP_SPMV_ALG_CSR_VECTOR)
                 continue;
             if (out.us[SP_FORMAT_CSR] < 0.0 || t < out.us[SP_FORMAT_CSR]) {
@@ -299,8 +299,9 @@ sp__spmv_choice_t sp__policy_spmv_choose(const sp__policy_t *p, const sp__spmv_s
             }
         }
     }
-    /* 64-bit offsets (issue 20): the padded formats do not take them yet */
-    if (s->offset_bits == 64) return out;
+    /* 64-bit offsets past the narrow limit (issue 20): of the padded formats only ELL with no
+       row for its tail, on a GPU */
+    if (s->wide && !s->ell_wide) return out;
     /* the padded formats: one thread per row walks up to `width` slots, 4 at a time */
     if (tail > 0.0) tail_us = kind_us(f, s, SP__KIND_TAIL, tail * (8 + v), 1.0, 1);
     {
@@ -315,10 +316,13 @@ sp__spmv_choice_t sp__policy_spmv_choose(const sp__policy_t *p, const sp__spmv_s
             out.us[SP_FORMAT_ELL] = kind_us(f, s, SP__KIND_ELL, m * ell_width * (4 + v) + xy,
                                             steps(ell_width, 4) * waves, 1) + ell_tail_us;
     }
-    out.us[SP_FORMAT_SELL] = kind_us(f, s, SP__KIND_SELL, 1.05 * kept * (4 + v) + 4 * m + xy,
-                                     steps(width, 4) * waves, 1) + tail_us;
-    out.us[SP_FORMAT_JDS] = kind_us(f, s, SP__KIND_JDS, kept * (4 + v) + 4 * m + xy,
-                                    steps(width, 4) * waves, 1) + tail_us;
+    if (!s->wide) {
+        out.us[SP_FORMAT_SELL] = kind_us(f, s, SP__KIND_SELL,
+                                         1.05 * kept * (4 + v) + 4 * m + xy,
+                                         steps(width, 4) * waves, 1) + tail_us;
+        out.us[SP_FORMAT_JDS] = kind_us(f, s, SP__KIND_JDS, kept * (4 + v) + 4 * m + xy,
+                                        steps(width, 4) * waves, 1) + tail_us;
+    }
     best = out.us[SP_FORMAT_CSR] * (1.0 - f->padded_margin);
     {
         sp_format_t padded[] = {SP_FORMAT_ELL, SP_FORMAT_SELL, SP_FORMAT_JDS};

@@ -53,7 +53,11 @@ typedef struct sp__spmv_stats {
     int64_t long_row_bound;      /* JDS, SELL (INT64_MAX: no tail) */
     int64_t row_max_kept;        /* the longest row within it (0: min(row_max, bound)) */
     int64_t ell_long_row_bound, ell_row_max_kept; /* the same for ELL (0: as JDS, SELL) */
-    int offset_bits;             /* 64: only CSR (and COO) serve the matrix (issue 20) */
+    int offset_bits;             /* 32 or 64 (issue 20) */
+    /* 64-bit offsets past the narrow limit (below it the narrowed pointers serve every
+     * format and algorithm as at 32 bits): only CSR scalar and vector, COO and, where
+     * ell_wide is set (a CUDA context, no row for ELL's tail), ELL serve the matrix */
+    int wide, ell_wide;
 } sp__spmv_stats_t;
 
 /* What AUTO picks, and the model's time of each candidate (microseconds; < 0 when not a

@@ -33,12 +33,13 @@ struct sp_matrix {
     sp_context_t *ctx; /* borrowed: the context it was created on */
     sp_matrix_options_t options;
     int offset_bits; /* 32 or 64: the width of CSR and CSC pointers (options.offset_bits
-                        resolved; 64 on a host context only so far, issue 20) */
+                        resolved, issue 20) */
     int pattern_symmetric; /* (i,j) present iff (j,i): the COO's flags or the option, taken
                               at sp_matrix_create; BFS pulls through the CSR (issue 20) */
     sp_format_set_t f;
-    int32_t *csr_ptr32; /* host, 64-bit offsets: the CSR's pointers narrowed for what reads
-                           32-bit pointers only (sp__matrix_csr32, SP__BUILT_CSR32), or NULL */
+    int32_t *csr_ptr32; /* 64-bit offsets: the CSR's pointers narrowed for what reads 32-bit
+                           pointers only, in the context's memory (host, or device on a CUDA
+                           context: sp__matrix_csr32, SP__BUILT_CSR32), or NULL */
     unsigned built;          /* bit f set when format f is built (and SP__BUILT_CSR32) */
     sp_format_set_t *mirror; /* CUDA: host copies made for sp_matrix_view, else NULL */
     void *gpu_plans;         /* CUDA: SpMV plans per format and algorithm (spmv_cuda.c) */
@@ -110,6 +111,10 @@ sp_status_t sp__cuda_matrix_build(sp_matrix_t *A, sp_format_t format, int sell_c
                                   int64_t long_bound);
 void sp__cuda_matrix_free_format(sp_matrix_t *A, sp_format_t format);
 sp_status_t sp__cuda_matrix_mirror(sp_matrix_t *A, sp_format_t format);
+/* A->csr_ptr32 = A's device CSR pointers (ptr64) narrowed to int32_t on the device
+ * (kernels/convert/csr_offsets_width.cu), and its free (issue 20; sp__matrix_csr32). */
+sp_status_t sp__cuda_matrix_csr32(sp_matrix_t *A);
+void sp__cuda_matrix_free_csr32(sp_matrix_t *A);
 
 /* SpMV on a CUDA context (src/spmv_cuda.c): the format is built; plans are made on first
  * use and cached in the matrix until the format is released. */
@@ -246,15 +251,19 @@ static inline int sp__coo_pattern_symmetric(const sp_coo_t *coo)
 /* Rows of A longer than this go to the tail of format f (ELL, JDS, SELL): the matrix option
  * long_row_bound, else the policy's (src/policy.c); INT64_MAX when there is no tail. */
 int64_t sp__matrix_long_row_bound(const sp_matrix_t *A, sp_format_t f);
-/* SP_STATUS_NOT_SUPPORTED (recorded, naming `what`, A's size and "64-bit offsets") when A
- * has 64-bit offsets and is on a CUDA context or holds 2^31 entries or more, else success:
- * the one guard of every format and operation that reads 32-bit offsets only so far (issue
- * 20; src/matrix.c). On a host context below 2^31 entries such a reader takes
- * sp__matrix_csr32, or reads both widths (sp__csr_at). */
-sp_status_t sp__matrix_needs_offsets32(const sp_matrix_t *A, const char *what);
-/* A's CSR (built, the guard above passed) with 32-bit pointers: the CSR itself at 32 bits;
- * at 64 its column ids and values with the pointers narrowed once (kept with the CSR,
- * counted in its bytes). Host contexts only. */
+/* The same refusal only when A has 64-bit offsets and more entries than the narrow limit
+ * (2^31 - 1; sp__test_set_narrow_limit lowers it), on any context: the guard of every
+ * format and operation served below the limit through sp__matrix_csr32 on a host or a
+ * CUDA context (ELL's tail, HYB, JDS, SELL, CSC on a GPU, SpTRSV, the solvers, tune, the
+ * diagonal, CSR merge/split/binned/adaptive on a GPU). */
+sp_status_t sp__matrix_narrowable(const sp_matrix_t *A, const char *what);
+/* 1 when A has 64-bit offsets and at most the narrow limit's entries (its pointers can be
+ * narrowed: sp__matrix_narrowable passes), else 0; sets no error. */
+int sp__matrix_narrows(const sp_matrix_t *A);
+/* A's CSR (built, sp__matrix_narrowable passed) with 32-bit pointers: the CSR itself at 32
+ * bits; at 64 its column ids and values with the pointers narrowed once (kept with the
+ * CSR, counted in its bytes, in the context's memory: narrowed on the device on a CUDA
+ * context). */
 sp_status_t sp__matrix_csr32(sp_matrix_t *A, sp_csr_t *csr);
 /* sp__ref_bfs_validate with its row-wise rules on up to nthreads threads (<= 0: every
  * core; graphs below 2^16 vertices take one): the same verdict and message
@@ -263,9 +272,9 @@ int sp__bfs_validate_threads(const sp_csr_t *g, int32_t source, const int32_t *l
                              const int32_t *parent, const int32_t *ref_level, char *why,
                              size_t why_len, int nthreads);
 /* Test hooks (src/matrix.c; the Check suites, never the library): what offset_bits 0 gives
- * below 2^31 entries on a host context (64, or anything else for 32: SP_TEST_OFFSET_BITS=64
+ * below 2^31 entries on a host or CUDA context (64, or anything else for 32: SP_TEST_OFFSET_BITS=64
  * in tests/testutil.c runs whole suites with 64-bit offsets), and the most entries a host
- * matrix with 64-bit offsets narrows its pointers for (sp__matrix_csr32; INT32_MAX, and
+ * matrix with 64-bit offsets narrows its pointers for, host or CUDA (sp__matrix_csr32; INT32_MAX, and
  * never above; lowered, the guard's refusal runs at small sizes). */
 void sp__test_set_default_offset_bits(int bits);
 void sp__test_set_narrow_limit(int64_t limit);

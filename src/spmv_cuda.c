@@ -10,6 +10,7 @@
  * atomic a y = beta * y pass and one kernel, COO segmented that pass and two (the beta
  * pass is left out when beta is 1).
  * No allocation, memset, event, synchronization or attribute query. */
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "policy.h"
@@ -19,10 +20,14 @@
 
 enum { NALGS = SP_SPMV_ALG_CSR_ADAPTIVE + 1 };
 
-/* plan[f][alg] for the formats with plans (COO, CSR, CSC); made[f] bit alg when set. */
+/* plan[f][alg] for the formats with plans (COO, CSR, CSC); made[f] bit alg when set.
+ * csc_ptr32: a CSC with 64-bit offsets (below the narrow limit) has its column pointers
+ * narrowed here for the CSC kernels, which read 32-bit pointers; made with its first plan,
+ * freed with the CSC's plans. */
 typedef struct spmv_plans {
     sp_gpu_spmv_plan_t plan[SP_FORMAT_COUNT][NALGS];
     unsigned made[SP_FORMAT_COUNT];
+    int32_t *csc_ptr32;
 } spmv_plans_t;
 
 /* "csr/merge", for the messages. */
@@ -39,25 +44,80 @@ static const char *csr_alg_name(sp_spmv_alg_t alg)
     }
 }
 
-/* A's CSR has 64-bit offsets (issue 20): scalar and vector (templates on the offset type)
- * serve it, the others refuse. DEFAULT (asked = SP_SPMV_ALG_DEFAULT) keeps the policy's
- * pick when it is one of the two, else takes vector at the policy's width for A's mean;
- * an algorithm asked for by name is refused before any work. */
+/* Whether a CSR plan of algorithm alg reads A's own pointers, at plan time (long_bound: the
+ * long-row bound it is made with) and at call time (pieces: the plan's long_pieces).
+ * Scalar and vector (templates on the offset type) read either width, but their long-row
+ * pieces 32-bit pointers only; the other algorithms read 32-bit pointers only. So with
+ * 64-bit offsets those take the CSR's pointers narrowed (sp__matrix_csr32), plan and call
+ * alike: the other algorithms always (below the narrow limit: csr_alg_offsets64 refuses
+ * them past it), scalar and vector where rows are longer than the bound below the narrow
+ * limit (the 32-bit matrix's pieces, so its bits; past it the plan has no pieces). */
+static int plan_reads_own(const sp_matrix_t *A, sp_spmv_alg_t alg, int64_t long_bound)
+{
+    if (!A->f.csr.ptr64) return 1;
+    if (alg != SP_SPMV_ALG_CSR_SCALAR && alg != SP_SPMV_ALG_CSR_VECTOR) return 0;
+    return !sp__matrix_narrows(A) || long_bound < 0 || long_bound >= A->row_max;
+}
+
+static int call_reads_own(const sp_matrix_t *A, const sp_gpu_spmv_plan_t *plan)
+{
+    if (!A->f.csr.ptr64) return 1;
+    if (plan->alg != SP_SPMV_ALG_CSR_SCALAR && plan->alg != SP_SPMV_ALG_CSR_VECTOR) return 0;
+    return plan->long_pieces == 0;
+}
+
+/* A's CSR has 64-bit offsets (issue 20): scalar and vector serve it at any size; DEFAULT
+ * (asked = SP_SPMV_ALG_DEFAULT) keeps the policy's pick when it is one of the two, else
+ * takes vector at the policy's width for A's mean. An algorithm asked for by name that
+ * reads 32-bit pointers runs on the narrowed pointers below the narrow limit (the 32-bit
+ * matrix's plan and kernels, so its bits) and is refused before any work past it. */
 static sp_status_t csr_alg_offsets64(const sp_matrix_t *A, sp_spmv_alg_t asked,
                                      sp_spmv_alg_t *r, int *width)
 {
     sp_status_t st = SP_STATUS_SUCCESS;
+    char what[64];
     if (*r == SP_SPMV_ALG_CSR_SCALAR || *r == SP_SPMV_ALG_CSR_VECTOR) goto done;
     if (asked == SP_SPMV_ALG_DEFAULT) {
         *r = sp__policy_spmv_csr_alg(sp__policy_for(A->ctx), SP_SPMV_ALG_CSR_VECTOR,
                                      A->f.csr.nrows, A->f.csr.nnz, A->row_max, width);
         goto done;
     }
-    SP_FAIL(SP_STATUS_NOT_SUPPORTED,
-            "SpMV in %s of a %lld x %lld matrix with %lld entries and 64-bit offsets on a CUDA "
-            "context: not supported yet (csr/scalar and csr/vector serve 64-bit offsets)",
-            csr_alg_name(*r), (long long)A->f.coo.nrows, (long long)A->f.coo.ncols,
-            (long long)A->f.coo.nnz);
+    snprintf(what, sizeof what, "SpMV in %s on a CUDA context", csr_alg_name(*r));
+    SP_TRY(sp__matrix_narrowable(A, what));
+done:
+    return st;
+}
+
+/* The CSR a plan or call reads (own: as the rules above say): A's own, or with the
+ * pointers narrowed. */
+static sp_status_t csr_for(sp_matrix_t *A, int own, sp_csr_t *csr)
+{
+    *csr = A->f.csr;
+    return own ? SP_STATUS_SUCCESS : sp__matrix_csr32(A, csr);
+}
+
+/* The CSC the CSC kernels read (32-bit column pointers): A's own, or with 64-bit offsets
+ * its pointers narrowed into the plan table (made once; sp_matrix_t.csc has fewer entries
+ * than the narrow limit: the build checked it). */
+static sp_status_t csc_for(sp_matrix_t *A, const sp_gpu_env_t *env, spmv_plans_t *p,
+                           sp_csr_t *csc)
+{
+    sp_status_t st = SP_STATUS_SUCCESS;
+    int64_t n = A->f.csc.ncols + 1;
+    *csc = A->f.csc;
+    if (!A->f.csc.ptr64) goto done;
+    if (!p->csc_ptr32) {
+        int32_t *d_ptr = NULL;
+        SP_TRY(env->alloc(env->self, (void **)&d_ptr, (size_t)n * sizeof(int32_t)));
+        st = sp__gpu_offsets_narrow(env, A->f.csc.ptr64, n, d_ptr);
+        if (st != SP_STATUS_SUCCESS) {
+            env->free(env->self, d_ptr);
+            goto done;
+        }
+        p->csc_ptr32 = d_ptr;
+    }
+    csc->ptr = p->csc_ptr32;
+    csc->ptr64 = NULL;
 done:
     return st;
 }
@@ -67,6 +127,7 @@ static sp_status_t get_plan(sp_matrix_t *A, sp_format_t f, sp_spmv_alg_t alg,
 {
     sp_status_t st = SP_STATUS_SUCCESS;
     spmv_plans_t *p = A->gpu_plans, *fresh = NULL;
+    int had_csc32 = p && p->csc_ptr32;
     if (!p) {
         SP_CALLOC(fresh, 1);
         p = fresh;
@@ -83,8 +144,10 @@ static sp_status_t get_plan(sp_matrix_t *A, sp_format_t f, sp_spmv_alg_t alg,
             int64_t bound = sp__policy_spmv_csr_long_bound(pol, A->f.csr.nrows, A->f.csr.nnz,
                                                            A->row_max,
                                                            A->options.long_row_bound);
+            sp_csr_t csr;
             if (A->offset_bits == 64) SP_TRY(csr_alg_offsets64(A, alg, &r, &width));
-            SP_TRY(sp__gpu_spmv_csr_plan(env, &A->f.csr, r, width, bound, &plan));
+            SP_TRY(csr_for(A, plan_reads_own(A, r, bound), &csr));
+            SP_TRY(sp__gpu_spmv_csr_plan(env, &csr, r, width, bound, &plan));
         } else if (f == SP_FORMAT_CSC) {
             const sp__policy_t *pol = sp__policy_for(A->ctx);
             int flags = (sp__policy_spmv_csc_aggregate(pol, A->row_max) ? SP_GPU_CSC_AGGREGATE
@@ -92,7 +155,9 @@ static sp_status_t get_plan(sp_matrix_t *A, sp_format_t f, sp_spmv_alg_t alg,
                         (sp__policy_spmv_csc_window(pol, A->f.csc.nrows, A->f.csc.ncols)
                              ? SP_GPU_CSC_WINDOW
                              : 0);
-            SP_TRY(sp__gpu_spmv_csc_plan(env, &A->f.csc, flags, &plan));
+            sp_csr_t csc;
+            SP_TRY(csc_for(A, env, p, &csc));
+            SP_TRY(sp__gpu_spmv_csc_plan(env, &csc, flags, &plan));
         } else {
             SP_TRY(sp__gpu_spmv_coo_plan(env, &A->f.coo, sp__policy_spmv_coo_alg(alg), &plan));
         }
@@ -103,6 +168,10 @@ static sp_status_t get_plan(sp_matrix_t *A, sp_format_t f, sp_spmv_alg_t alg,
     fresh = NULL;
     *out = &p->plan[f][alg];
 done:
+    if (st != SP_STATUS_SUCCESS && p && !had_csc32 && p->csc_ptr32) {
+        env->free(env->self, p->csc_ptr32); /* a failed CSC plan keeps no narrowed copy */
+        p->csc_ptr32 = NULL;
+    }
     sp__free(fresh); /* a failed first plan leaves the matrix without a plan table */
     return st;
 }
@@ -125,6 +194,7 @@ sp_status_t sp__cuda_spmv(sp_matrix_t *A, sp_format_t f, sp_spmv_alg_t alg, cons
     sp_status_t st = SP_STATUS_SUCCESS;
     sp_gpu_env_t env;
     const sp_gpu_spmv_plan_t *plan = NULL;
+    sp_csr_t csr;
     sp__cuda_env_keep_error(A->ctx, &env);
     switch (f) {
     case SP_FORMAT_COO:
@@ -133,11 +203,13 @@ sp_status_t sp__cuda_spmv(sp_matrix_t *A, sp_format_t f, sp_spmv_alg_t alg, cons
         break;
     case SP_FORMAT_CSR:
         SP_TRY(get_plan(A, f, alg, &env, &plan));
-        SP_TRY(sp__gpu_spmv_csr(&env, plan, &A->f.csr, alpha, x, beta, y));
+        SP_TRY(csr_for(A, call_reads_own(A, plan), &csr)); /* narrowed: made with the plan */
+        SP_TRY(sp__gpu_spmv_csr(&env, plan, &csr, alpha, x, beta, y));
         break;
     case SP_FORMAT_CSC:
         SP_TRY(get_plan(A, f, alg, &env, &plan));
-        SP_TRY(sp__gpu_spmv_csc(&env, plan, &A->f.csc, alpha, x, beta, y));
+        SP_TRY(csc_for(A, &env, A->gpu_plans, &csr)); /* made with the plan */
+        SP_TRY(sp__gpu_spmv_csc(&env, plan, &csr, alpha, x, beta, y));
         break;
     case SP_FORMAT_ELL: SP_TRY(sp__gpu_spmv_ell(&env, &A->f.ell, alpha, x, beta, y)); break;
     case SP_FORMAT_HYB: SP_TRY(sp__gpu_spmv_hyb(&env, &A->f.hyb, alpha, x, beta, y)); break;
@@ -212,8 +284,13 @@ void sp__cuda_spmv_free_plans(sp_matrix_t *A, sp_format_t f)
         for (int alg = 0; alg < NALGS; alg++)
             if (p->made[g] & (1u << alg)) sp__gpu_spmv_plan_free(&env, &p->plan[g][alg]);
         p->made[g] = 0;
+        if (g == SP_FORMAT_CSC && p->csc_ptr32) {
+            env.free(env.self, p->csc_ptr32);
+            p->csc_ptr32 = NULL;
+        }
     }
     if (left == 0) {
+        if (p->csc_ptr32) env.free(env.self, p->csc_ptr32); /* made by a CSC plan that failed */
         sp__free(p);
         A->gpu_plans = NULL;
     }

@@ -57,8 +57,9 @@ sp_status_t sp_spmv_tune(sp_context_t *ctx, sp_matrix_t *A, sp_format_t *format,
     SP_CHECK_ARG(A->ctx == ctx, "sp_spmv_tune: matrix belongs to another context");
     SP_CHECK_ARG(A->f.coo.value_type != SP_VALUE_NONE,
                  "sp_spmv_tune: the matrix is a pattern (no values); load it with values");
-    if (ctx->kind == SP_DEVICE_CUDA) /* it would time formats that refuse them (issue 20) */
-        SP_TRY(sp__matrix_needs_offsets32(A, "sp_spmv_tune on a CUDA context"));
+    if (ctx->kind == SP_DEVICE_CUDA) /* it would time formats that refuse them past the
+                                        narrow limit (issue 20) */
+        SP_TRY(sp__matrix_narrowable(A, "sp_spmv_tune on a CUDA context"));
     A->tuned = 0; /* the model's pick, not an earlier tune's */
     if (ctx->kind == SP_DEVICE_CUDA) SP_TRY(tune_cuda(ctx, A, &f, &a));
     else sp__spmv_auto(ctx, A, &f, &a);

@@ -183,9 +183,11 @@ static void case_open(spmv_case_t *c, const char *name, const sp_coo_t *a, sp_va
         put(c->h_y0, t, (int64_t)i, 2 * sp_test_uniform(&seed) - 1);
     ck_assert_ok(sp_matrix_build(g_host, c->H, SP_FORMAT_CSR));
     ck_assert_ok(sp_matrix_view(c->H, SP_FORMAT_CSR, &csr));
-    for (size_t i = 0; i < m; i++) {
-        c->row_len[i] = csr.csr.row_ptr[i + 1] - csr.csr.row_ptr[i];
-        for (int64_t k = csr.csr.row_ptr[i]; k < csr.csr.row_ptr[i + 1]; k++)
+    for (size_t i = 0; i < m; i++) { /* either width (64 in the offsets64gpu run) */
+        int64_t k0 = sp_test_view_pointer(&csr, SP_FORMAT_CSR, (int64_t)i);
+        int64_t k1 = sp_test_view_pointer(&csr, SP_FORMAT_CSR, (int64_t)i + 1);
+        c->row_len[i] = k1 - k0;
+        for (int64_t k = k0; k < k1; k++)
             c->row_abs[i] += fabs(get(csr.csr.val, t, k) * get(c->h_x, t, csr.csr.col[k]));
     }
     c->d_x = dev_upload(c->h_x, n * c->vs);
@@ -358,6 +360,9 @@ typedef struct sell_host {
     void *val;
 } sell_host_t;
 
+/* Row pointer r of the view `csr`, either width. */
+#define ROW_PTR(r) sp_test_view_pointer(csr, SP_FORMAT_CSR, (r))
+
 static sell_host_t sell_unsorted(const sp_format_view_t *csr, int64_t sc, size_t vs)
 {
     sell_host_t s = {0};
@@ -367,8 +372,7 @@ static sell_host_t sell_unsorted(const sp_format_view_t *csr, int64_t sc, size_t
     for (int64_t sl = 0; sl < s.nslices; sl++) {
         int64_t width = 0;
         for (int64_t r = sl * sc; r < (sl + 1) * sc && r < m; r++)
-            if (csr->csr.row_ptr[r + 1] - csr->csr.row_ptr[r] > width)
-                width = csr->csr.row_ptr[r + 1] - csr->csr.row_ptr[r];
+            if (ROW_PTR(r + 1) - ROW_PTR(r) > width) width = ROW_PTR(r + 1) - ROW_PTR(r);
         s.offsets[sl + 1] = (int32_t)(s.offsets[sl] + width * sc);
     }
     s.slots = s.offsets[s.nslices];
@@ -378,14 +382,15 @@ static sell_host_t sell_unsorted(const sp_format_view_t *csr, int64_t sc, size_t
         s.col[p] = -1;
     for (int64_t r = 0; r < m; r++) {
         int64_t base = s.offsets[r / sc] + r % sc;
-        for (int64_t k = csr->csr.row_ptr[r]; k < csr->csr.row_ptr[r + 1]; k++) {
-            int64_t p = base + (k - csr->csr.row_ptr[r]) * sc;
+        for (int64_t k = ROW_PTR(r); k < ROW_PTR(r + 1); k++) {
+            int64_t p = base + (k - ROW_PTR(r)) * sc;
             s.col[p] = csr->csr.col[k];
             memcpy((char *)s.val + p * vs, (const char *)csr->csr.val + k * vs, vs);
         }
     }
     return s;
 }
+#undef ROW_PTR
 
 /* y = alpha A x + beta y by cuSPARSE into d_y (loaded with y0, or zeros when beta = 0:
  * cuSPARSE's treatment of NaN is not under test). Returns its status from SpMV. */
@@ -463,7 +468,11 @@ static void cross_check_cusparse(spmv_case_t *c, int sell_c)
     ck_assert_ok(sp_matrix_view(c->H, SP_FORMAT_COO, &coo));
     if (c->nrows == 0 || c->ncols == 0 || csr.nnz == 0) return; /* nothing cuSPARSE must do */
     size_t nnz = (size_t)csr.nnz;
-    int32_t *d_ptr = dev_upload(csr.csr.row_ptr, (size_t)(c->nrows + 1) * 4);
+    int32_t *h_ptr = host_alloc((size_t)(c->nrows + 1) * 4); /* cuSPARSE takes 32-bit here */
+    for (int64_t i = 0; i <= c->nrows; i++)
+        h_ptr[i] = (int32_t)sp_test_view_pointer(&csr, SP_FORMAT_CSR, i);
+    int32_t *d_ptr = dev_upload(h_ptr, (size_t)(c->nrows + 1) * 4);
+    free(h_ptr);
     int32_t *d_idx = dev_upload(csr.csr.col, nnz * 4);
     void *d_val = dev_upload(csr.csr.val, nnz * c->vs);
     ck_sparse(cusparseCreateCsr(&mat, c->nrows, c->ncols, csr.nnz, d_ptr, d_idx, d_val,

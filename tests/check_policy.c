@@ -117,6 +117,39 @@ START_TEST(spmv_format_pins)
 }
 END_TEST
 
+/* 64-bit offsets (issue 20): below the narrow limit a matrix is priced as at 32 bits; past
+ * it (wide) only CSR scalar/vector and, on a GPU with no row for ELL's tail (ell_wide),
+ * ELL serve it: 3D Poisson 700^3 (2.4G entries) gets ELL on a GPU (0.99 of the read
+ * bandwidth against CSR's 0.55 on an H200), CSR on the host; Kronecker (hub rows) CSR. */
+START_TEST(spmv_offsets64_pins)
+{
+    sp__spmv_stats_t s = stats(343000000, 2398060000, 7, 1.0);
+    sp__spmv_choice_t c;
+    s.offset_bits = 64;
+    s.wide = 1, s.ell_wide = 1;
+    c = choose(s);
+    ck_assert_int_eq(c.format, SP_FORMAT_ELL);
+    ck_assert(c.us[SP_FORMAT_SELL] < 0 && c.us[SP_FORMAT_JDS] < 0);
+    s.ell_wide = 0;
+    c = choose(s);
+    ck_assert_int_eq(c.format, SP_FORMAT_CSR);
+    ck_assert(c.alg == SP_SPMV_ALG_CSR_SCALAR || c.alg == SP_SPMV_ALG_CSR_VECTOR);
+    /* Kronecker 27 (symmetrized, 4.2G entries): CSR scalar or vector */
+    s = stats(134217728, 4200000000, 1000000, 0.1);
+    s.offset_bits = 64, s.wide = 1;
+    c = choose(s);
+    ck_assert_int_eq(c.format, SP_FORMAT_CSR);
+    ck_assert(c.alg == SP_SPMV_ALG_CSR_SCALAR || c.alg == SP_SPMV_ALG_CSR_VECTOR);
+    /* narrowed (64 bits below the limit): the 32-bit choice, algorithm and times */
+    sp__spmv_stats_t a = stats(4194304, 128308646, 163568, 0.1), b = a;
+    b.offset_bits = 64;
+    sp__spmv_choice_t ca = choose(a), cb = choose(b);
+    ck_assert_int_eq(ca.format, cb.format);
+    ck_assert_int_eq(ca.alg, cb.alg);
+    ck_assert_mem_eq(ca.us, cb.us, sizeof ca.us);
+}
+END_TEST
+
 /* The histogram's share of long rows: the tail the model prices. */
 START_TEST(spmv_model_tail_from_histogram)
 {
@@ -273,6 +306,7 @@ int main(void)
     TCase *tc = tcase_create("rules");
     tcase_add_test(tc, table_by_sm_version);
     tcase_add_test(tc, spmv_format_pins);
+    tcase_add_test(tc, spmv_offsets64_pins);
     tcase_add_test(tc, spmv_model_tail_from_histogram);
     tcase_add_test(tc, spmv_csr_default_pins);
     tcase_add_test(tc, spmv_explicit_algorithms_kept);

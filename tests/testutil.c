@@ -46,17 +46,26 @@ int sp_test_default_offset_bits(void)
     return strcmp(s, "64") == 0 ? 64 : -1;
 }
 
-int sp_test_run(Suite *suite)
+/* SP_TEST_OFFSET_BITS taken: the default width set for every matrix the run makes (host
+ * and CUDA contexts), or -1 (suite freed) for a value that is not 32 or 64. */
+static int take_offset_bits(Suite *suite)
 {
     int bits = sp_test_default_offset_bits();
     if (bits < 0) {
         printf("SP_TEST_OFFSET_BITS=%s: not 32 or 64, no test ran\n",
                getenv("SP_TEST_OFFSET_BITS"));
         srunner_free(srunner_create(suite)); /* frees the suite */
-        return EXIT_FAILURE;
+        return -1;
     }
-    if (bits == 64) printf("SP_TEST_OFFSET_BITS=64: host matrices default to 64-bit offsets\n");
+    if (bits == 64)
+        printf("SP_TEST_OFFSET_BITS=64: matrices default to 64-bit offsets (host and CUDA)\n");
     sp__test_set_default_offset_bits(bits); /* before the fork: every test inherits it */
+    return bits;
+}
+
+int sp_test_run(Suite *suite)
+{
+    if (take_offset_bits(suite) < 0) return EXIT_FAILURE;
     SRunner *runner = srunner_create(suite);
     return run_all(runner);
 }
@@ -71,6 +80,7 @@ int sp_test_run_gpu(Suite *suite)
         return 77;
     }
     sp_context_destroy(ctx);
+    if (take_offset_bits(suite) < 0) return EXIT_FAILURE;
     SRunner *runner = srunner_create(suite);
     srunner_set_fork_status(runner, CK_NOFORK);
     return run_all(runner);

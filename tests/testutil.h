@@ -15,10 +15,11 @@ const char *sp_test_path(const char *relative);
  * exit status: 0 when all passed, a failure too when CK_RUN_CASE names no case of the
  * suite (ctest runs the longest suites a case at a time: tests/CMakeLists.txt). */
 int sp_test_run(Suite *suite);
-/* The width offset_bits 0 gives a host matrix below 2^31 entries in this run: 64 when
- * SP_TEST_OFFSET_BITS=64 (sp_test_run then sets sp__test_set_default_offset_bits, so the
- * suites labelled offsets64 in tests/CMakeLists.txt run with every such matrix at 64 bits),
- * 32 when it is unset, empty or 32, -1 for any other value (sp_test_run fails then). */
+/* The width offset_bits 0 gives a matrix (host or CUDA context) below 2^31 entries in this
+ * run: 64 when SP_TEST_OFFSET_BITS=64 (sp_test_run and sp_test_run_gpu then set
+ * sp__test_set_default_offset_bits, so the suites labelled offsets64 and offsets64gpu in
+ * tests/CMakeLists.txt run with every such matrix at 64 bits), 32 when it is unset, empty
+ * or 32, -1 for any other value (the run fails then). */
 int sp_test_default_offset_bits(void);
 
 /* For GPU suites: 77 (ctest's skip code) when no CUDA device is usable (built without

@@ -123,7 +123,7 @@ sp_status_t sp_solver_setup(sp_solver_t *s, sp_matrix_t *A)
                  (long long)info.nrows, (long long)info.ncols);
     SP_CHECK_ARG(info.value_type != SP_VALUE_NONE,
                  "sp_solver_setup: the matrix is a pattern (no values)");
-    SP_TRY(sp__matrix_needs_offsets32(A, "sp_solver_setup"));
+    SP_TRY(sp__matrix_narrowable(A, "sp_solver_setup"));
     rollback = 1; /* from here on a failure drops what this setup built */
     built_before = A->built;
     next.ctx = s->ctx;

@@ -1,0 +1,110 @@
+#!/usr/bin/env bash
+# Issue 20, the device narrowing: below the narrow limit (2^31 entries) a matrix with 64-bit
+# offsets refuses nothing on a CUDA context (ELL with a tail, HYB, JDS, SELL, CSC, CSR
+# merge/split/binned/adaptive, SpTRSV, the solvers, tune, the diagonal: through the CSR's
+# pointers narrowed on the device), and the GPU suites run with 64-bit offsets forced
+# (ctest label offsets64gpu: each GPU test registered again as <test>.offsets64 with
+# SP_TEST_OFFSET_BITS=64; the BFS ones left out, tests/CMakeLists.txt
+# SP_TEST_OFFSETS64GPU_EXCLUDED). On a 1-GPU machine in one device call of under 10 minutes:
+# build build-gpu (Release, sm_90), then
+#  1. check_gpu_offsets64 at the default width and forced to 64, and check_offsets64 (host;
+#     its default_width and cuda_accepts cases touch the GPU): none may be skipped, and the
+#     forced run's default_width case is what proves the mode took effect;
+#  2. every GPU test (ctest -L gpu, slow ones included, -j8) at the default width: 32-bit
+#     matrices unchanged;
+#  3. in the same ctest run, the same suites forced to 64 bits (label offsets64gpu, tests
+#     named <test>.offsets64), judged apart; none may be skipped;
+#  4. compute-sanitizer memcheck (--leak-check full) side by side: check_gpu_offsets64 (the
+#     narrowed paths and the refusals), and at small size with 64 bits forced
+#     check_gpu_alloc_sweep's formats and solvers cases (the narrowed pointers' rollback
+#     under failing allocations) and check_gpu_solver's fused case (the fused steps, the
+#     diagonal and the triangular solves on narrowed pointers).
+# Logs under $OUT (else build-gpu/logs-narrow20). Prints "== PASS <step>" / "== FAIL <step>"
+# lines and exits non-zero when any step fails.
+# About 6 minutes on a warm H100/H200 (build-gpu already built): the ctest run about 3, the
+# memchecks up to 5 (their limit).
+#   bash scripts/device-narrow20.sh
+set -u
+cd "$(dirname "$0")/.." || exit 1
+L=${OUT:-build-gpu/logs-narrow20}; mkdir -p "$L"
+. scripts/device-env.sh
+unset SP_BUILD_TARGETS # everything: ctest -L gpu also runs the benchmarks' small cases
+. scripts/device-build.sh # step, t0, fail; build-gpu built
+
+# ctest's summary lines; a "Skipped" (77: no usable GPU) would make a step pass vacuously
+summary() { grep -E "tests passed|\((Failed|Timeout|Not Run|Skipped)\)|Skipped|No tests" "$1" | head -25; }
+no_skips() { ! grep -qE "Skipped|No tests were found" "$1"; }
+
+# 1. the suite of the narrowing at both widths, and the host suite
+(cd build-gpu && timeout 360 ctest --output-on-failure \
+   -R '^(check_gpu_offsets64|check_gpu_offsets64\.offsets64|check_offsets64)$' \
+   >"$L/ctest-offsets64.log" 2>&1)
+rc=$?; summary "$L/ctest-offsets64.log"
+no_skips "$L/ctest-offsets64.log" || rc=1
+grep -qE "check_gpu_offsets64\.offsets64 \.+ +Passed" "$L/ctest-offsets64.log" || rc=1
+[ "$(grep -cE "(check_gpu_offsets64|check_gpu_offsets64\.offsets64|check_offsets64) \.+ +Passed" \
+     "$L/ctest-offsets64.log")" -eq 3 ] || rc=1
+step offsets64-suites $rc
+
+# 2+3. every GPU test (label gpu) in one ctest run on the card, side by side: the suites at
+#    the default width (32 bits; 32-bit matrices unchanged) and their <test>.offsets64
+#    registrations (64-bit offsets forced); judged apart, none may be skipped
+(cd build-gpu && timeout 420 ctest -j8 --timeout 400 --output-on-failure -L gpu \
+   >"$L/ctest-gpu.log" 2>&1)
+rc_all=$?; summary "$L/ctest-gpu.log"
+grep -E "Test +#[0-9]+: " "$L/ctest-gpu.log" >"$L/ctest-gpu-results.txt"
+judge() { # label name-filter (grep -E, -v when $3 = v): every line Passed, at least one
+  local lines
+  if [ "${3:-}" = v ]; then lines=$(grep -vE "$2" "$L/ctest-gpu-results.txt")
+  else lines=$(grep -E "$2" "$L/ctest-gpu-results.txt"); fi
+  local n_all n_pass
+  n_all=$(printf '%s\n' "$lines" | grep -c "Test")
+  n_pass=$(printf '%s\n' "$lines" | grep -cE " +Passed ")
+  echo "$1: $n_pass of $n_all passed"
+  printf '%s\n' "$lines" | grep -vE " +Passed " | grep "Test" | head -20
+  [ "$n_all" -gt 0 ] && [ "$n_pass" -eq "$n_all" ]
+}
+judge "gpu tests at 32 bits" '\.offsets64 ' v; rc=$?
+[ "$rc_all" -eq 124 ] && rc=1
+step gpu-suites-32 $rc
+judge "gpu tests forced to 64 bits" '\.offsets64 '; rc=$?
+grep -qE "check_gpu_offsets64\.offsets64 \.+ +Passed" "$L/ctest-gpu-results.txt" || rc=1
+[ "$rc_all" -eq 124 ] && rc=1
+echo "left out of the forced run (BFS): $(sed -n '/^set(SP_TEST_OFFSETS64GPU_EXCLUDED/,/)/p' \
+  tests/CMakeLists.txt | tr -s ' \n()' ' ' | cut -d' ' -f3-)"
+step gpu-suites-64 $rc
+
+# 4. memcheck (leak check full), side by side on the card: the narrowing suite, and forced
+#    to 64 bits at small size the allocation-failure sweeps of every format's build and
+#    SpMV and of the solvers and SpTRSV (the narrowed pointers' rollback), and the solvers'
+#    fused case (the fused steps, the diagonal and the triangular solves on narrowed
+#    pointers)
+mc() { # name env... -- command: memcheck into $L/memcheck-NAME.log, rc into $L/memcheck-NAME.rc
+  local name=$1; shift
+  ( env SP_TEST_SMALL=1 SP_TEST_UNDER_SANITIZER=1 SP_TEST_SANITIZER_TOOL=memcheck CK_FORK=no \
+      SP_SOURCE_DIR="$PWD" "$@" >"$L/memcheck-$name.log" 2>&1; echo $? >"$L/memcheck-$name.rc" )
+}
+MC=(timeout 300 compute-sanitizer --tool memcheck --leak-check full --report-api-errors no
+    --error-exitcode 3)
+mc offsets64 "${MC[@]}" ./build-gpu/tests/check_gpu_offsets64 &
+mc alloc-formats-64 SP_TEST_OFFSET_BITS=64 CK_RUN_CASE=formats "${MC[@]}" \
+  ./build-gpu/tests/check_gpu_alloc_sweep &
+mc alloc-solvers-64 SP_TEST_OFFSET_BITS=64 CK_RUN_CASE=solvers "${MC[@]}" \
+  ./build-gpu/tests/check_gpu_alloc_sweep &
+mc solver-fused-64 SP_TEST_OFFSET_BITS=64 CK_RUN_CASE=fused "${MC[@]}" \
+  ./build-gpu/tests/check_gpu_solver &
+wait
+for name in offsets64 alloc-formats-64 alloc-solvers-64 solver-fused-64; do
+  rc=$(cat "$L/memcheck-$name.rc" 2>/dev/null || echo 1)
+  grep -E "Checks:|LEAK SUMMARY|ERROR SUMMARY" "$L/memcheck-$name.log" | tail -3
+  grep -q "ERROR SUMMARY: 0 errors" "$L/memcheck-$name.log" || rc=1
+  case $name in *-64)
+    grep -q "SP_TEST_OFFSET_BITS=64: matrices default to 64-bit offsets" \
+      "$L/memcheck-$name.log" || rc=1 ;;
+  esac
+  step "memcheck-$name" "$rc"
+done
+
+echo "== total $(( $(date +%s) - t0 )) s"
+[ "$fail" -eq 0 ] && echo "== ALL PASS" || echo "== SOME FAILED"
+exit "$fail"
