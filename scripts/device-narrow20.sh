@@ -4,8 +4,8 @@
 # merge/split/binned/adaptive, SpTRSV, the solvers, tune, the diagonal: through the CSR's
 # pointers narrowed on the device), and the GPU suites run with 64-bit offsets forced
 # (ctest label offsets64gpu: each GPU test registered again as <test>.offsets64 with
-# SP_TEST_OFFSET_BITS=64; the BFS ones left out, tests/CMakeLists.txt
-# SP_TEST_OFFSETS64GPU_EXCLUDED). On a 1-GPU machine in one device call of under 10 minutes:
+# SP_TEST_OFFSET_BITS=64; BFS through its 64-bit kernels; any left out are listed in
+# tests/CMakeLists.txt SP_TEST_OFFSETS64GPU_EXCLUDED). On a 1-GPU machine in one device call of under 10 minutes:
 # build build-gpu (Release, sm_90), then
 #  1. check_gpu_offsets64 at the default width and forced to 64, and check_offsets64 (host;
 #     its default_width and cuda_accepts cases touch the GPU): none may be skipped, and the
@@ -18,7 +18,8 @@
 #     narrowed paths and the refusals), and at small size with 64 bits forced
 #     check_gpu_alloc_sweep's formats and solvers cases (the narrowed pointers' rollback
 #     under failing allocations) and check_gpu_solver's fused case (the fused steps, the
-#     diagonal and the triangular solves on narrowed pointers).
+#     diagonal and the triangular solves on narrowed pointers), and check_gpu_bfs's
+#     offsets64 case (every BFS kernel's int64_t instance).
 # Logs under $OUT (else build-gpu/logs-narrow20). Prints "== PASS <step>" / "== FAIL <step>"
 # lines and exits non-zero when any step fails.
 # About 6 minutes on a warm H100/H200 (build-gpu already built): the ctest run about 3, the
@@ -70,7 +71,7 @@ step gpu-suites-32 $rc
 judge "gpu tests forced to 64 bits" '\.offsets64 '; rc=$?
 grep -qE "check_gpu_offsets64\.offsets64 \.+ +Passed" "$L/ctest-gpu-results.txt" || rc=1
 [ "$rc_all" -eq 124 ] && rc=1
-echo "left out of the forced run (BFS): $(sed -n '/^set(SP_TEST_OFFSETS64GPU_EXCLUDED/,/)/p' \
+echo "left out of the forced run: $(sed -n '/^set(SP_TEST_OFFSETS64GPU_EXCLUDED/,/)/p' \
   tests/CMakeLists.txt | tr -s ' \n()' ' ' | cut -d' ' -f3-)"
 step gpu-suites-64 $rc
 
@@ -84,7 +85,7 @@ mc() { # name env... -- command: memcheck into $L/memcheck-NAME.log, rc into $L/
   ( env SP_TEST_SMALL=1 SP_TEST_UNDER_SANITIZER=1 SP_TEST_SANITIZER_TOOL=memcheck CK_FORK=no \
       SP_SOURCE_DIR="$PWD" "$@" >"$L/memcheck-$name.log" 2>&1; echo $? >"$L/memcheck-$name.rc" )
 }
-MC=(timeout 300 compute-sanitizer --tool memcheck --leak-check full --report-api-errors no
+MC=(timeout 240 compute-sanitizer --tool memcheck --leak-check full --report-api-errors no
     --error-exitcode 3)
 mc offsets64 "${MC[@]}" ./build-gpu/tests/check_gpu_offsets64 &
 mc alloc-formats-64 SP_TEST_OFFSET_BITS=64 CK_RUN_CASE=formats "${MC[@]}" \
@@ -93,8 +94,9 @@ mc alloc-solvers-64 SP_TEST_OFFSET_BITS=64 CK_RUN_CASE=solvers "${MC[@]}" \
   ./build-gpu/tests/check_gpu_alloc_sweep &
 mc solver-fused-64 SP_TEST_OFFSET_BITS=64 CK_RUN_CASE=fused "${MC[@]}" \
   ./build-gpu/tests/check_gpu_solver &
+mc bfs-64 CK_RUN_CASE=offsets64 "${MC[@]}" ./build-gpu/tests/check_gpu_bfs &
 wait
-for name in offsets64 alloc-formats-64 alloc-solvers-64 solver-fused-64; do
+for name in offsets64 alloc-formats-64 alloc-solvers-64 solver-fused-64 bfs-64; do
   rc=$(cat "$L/memcheck-$name.rc" 2>/dev/null || echo 1)
   grep -E "Checks:|LEAK SUMMARY|ERROR SUMMARY" "$L/memcheck-$name.log" | tail -3
   grep -q "ERROR SUMMARY: 0 errors" "$L/memcheck-$name.log" || rc=1
