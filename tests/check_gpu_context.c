@@ -286,7 +286,12 @@ START_TEST(test_memory_accounting)
         /* exactly the arrays the matrix holds (COO and CSR with doubles: none empty) */
         ck_assert_int_eq(m1.current_bytes,
                          info.bytes[SP_FORMAT_COO] + info.bytes[SP_FORMAT_CSR]);
-        ck_assert_int_gt(m1.peak_bytes, m1.current_bytes); /* the sort's scratch, gone */
+        /* the build's scratch, gone (a 64-bit CSR's pointers come from searches in the
+           sorted rows: no scratch, SP_TEST_OFFSET_BITS=64) */
+        if (info.offset_bits == 32)
+            ck_assert_int_gt(m1.peak_bytes, m1.current_bytes);
+        else
+            ck_assert_int_ge(m1.peak_bytes, m1.current_bytes);
         ck_assert_ok(sp_context_memory_reset_peak(ctx));
         ck_assert_ok(sp_context_memory(ctx, &m2));
         ck_assert_int_eq(m2.peak_bytes, m1.current_bytes);
