@@ -329,9 +329,12 @@ static sp_status_t generate_input(const options_t *o, const char *gen, sb_report
     }
     if (n < 3) b = 16;
     if (!strcmp(kind, "kron") || !strcmp(kind, "uniform")) {
+        sb_stage("generating");
         st = !strcmp(kind, "kron") ? sp_gen_kronecker((int)a, (int)b, o->seed, type, coo)
                                    : sp_gen_uniform((int)a, (int)b, o->seed, type, coo);
+        if (st == SP_STATUS_SUCCESS) sb_stage("generated (directed edges)");
         if (st == SP_STATUS_SUCCESS) st = sp_coo_symmetrize(*coo, 1);
+        if (st == SP_STATUS_SUCCESS) sb_stage("symmetrized, self-loops dropped, sorted");
     } else if (!strcmp(kind, "poisson2d")) {
         st = sp_gen_poisson2d(a, type, coo);
     } else if (!strcmp(kind, "poisson3d")) {
@@ -642,6 +645,7 @@ static int bench_input(const options_t *o, sb_exec_t *ex, const char *path, cons
         fprintf(stderr, "spbench: %s\n", sp_last_error());
         goto done;
     }
+    sb_stage("matrix created (host order, upload)");
     /* --bfs alone measures BFS only; --formats asks for the SpMV table too */
     int spmv = coo->value_type != SP_VALUE_NONE && (!o->bfs || o->formats);
     if (spmv && sb_vectors_init(&v, coo, o->check, ex)) {
@@ -654,6 +658,7 @@ static int bench_input(const options_t *o, sb_exec_t *ex, const char *path, cons
         fprintf(stderr, "spbench: %s\n", sp_last_error());
         goto done;
     }
+    if (ex->gpu && o->bfs) sb_stage("device CSR built");
     set_baselines(ex, r, spmv);
     sb_print_shape(coo, A, r);
     r->peak_device_build = device_peak(ex, 1);

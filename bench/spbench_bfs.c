@@ -408,6 +408,7 @@ int sb_bfs_table(sp_context_t *ctx, sp_matrix_t *A, const sb_bfs_request_t *q, c
         fprintf(stderr, "spbench: %s\n", sp_last_error());
         return 1;
     }
+    sb_stage("host CSR for validation");
     if (req.undirected < 0) req.undirected = is_symmetric(b.g);
     int64_t n = b.g->nrows;
     b.sources = malloc((size_t)cap * sizeof *b.sources);
@@ -444,6 +445,7 @@ int sb_bfs_table(sp_context_t *ctx, sp_matrix_t *A, const sb_bfs_request_t *q, c
         (*nrows)++;
     }
     rc = ok ? 0 : 1;
+    sb_stage("BFS table, every search validated");
 done:
     ctx_free(&req, b.d_mparent);
     ctx_free(&req, b.d_mlevel);

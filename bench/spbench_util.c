@@ -128,6 +128,25 @@ int64_t sb_peak_rss_bytes(void)
     return getrusage(RUSAGE_SELF, &ru) == 0 ? (int64_t)ru.ru_maxrss * 1024 : -1;
 }
 
+/* The process's resident bytes now (/proc/self/statm), -1 where unknown. */
+static int64_t rss_now_bytes(void)
+{
+    long long pages_total = 0, pages_resident = 0;
+    FILE *f = fopen("/proc/self/statm", "r");
+    int ok = f && fscanf(f, "%lld %lld", &pages_total, &pages_resident) == 2;
+    if (f) fclose(f);
+    return ok ? (int64_t)pages_resident * sysconf(_SC_PAGESIZE) : -1;
+}
+
+void sb_stage(const char *what)
+{
+    static double t0 = -1;
+    if (t0 < 0) t0 = sb_now();
+    fprintf(stderr, "progress: %-40s %8.2f s  rss_bytes %lld  peak_rss_bytes %lld\n", what,
+            sb_now() - t0, (long long)rss_now_bytes(), (long long)sb_peak_rss_bytes());
+    fflush(stderr);
+}
+
 /* ---- SpMV measurement ------------------------------------------------------------- */
 
 uint64_t sb_splitmix(uint64_t *s)
