@@ -29,6 +29,8 @@ enum {
     CHUNK_MIN = 1 << 16, /* entries (or row entries) a task takes at least */
     TASKS_PER_THREAD = 4, /* row tasks per thread: a hub row's task is longer than the rest */
     SHORT_ROW = 32,       /* rows up to this length: insertion sort */
+    RADIX_ROW = 4096,     /* rows from this length: radix sort (its 2048 counters a pass
+                             cost more than a quicksort below) */
     DIGIT_BITS = 11,
     BUCKETS = 1 << DIGIT_BITS,
 };
@@ -104,6 +106,35 @@ static void insertion_sort(int32_t *x, int64_t n)
     }
 }
 
+/* x[0..n) sorted by quicksort (median of three; the shorter side recursed, the longer
+ * looped, so the depth stays below log2 n), short parts by insertion sort. */
+static void quick_sort(int32_t *x, int64_t n)
+{
+    while (n > SHORT_ROW) {
+        int32_t a = x[0], b = x[n / 2], c = x[n - 1];
+        int32_t pivot = a < b ? (b < c ? b : a < c ? c : a) : (a < c ? a : b < c ? c : b);
+        int64_t i = 0, j = n - 1;
+        for (;;) { /* Hoare's partition: x[0..j] <= pivot <= x[j+1..n) */
+            while (x[i] < pivot) i++;
+            while (x[j] > pivot) j--;
+            if (i >= j) break;
+            int32_t t = x[i];
+            x[i++] = x[j];
+            x[j--] = t;
+        }
+        int64_t left = j + 1;
+        if (left < n - left) {
+            quick_sort(x, left);
+            x += left;
+            n -= left;
+        } else {
+            quick_sort(x + left, n - left);
+            n = left;
+        }
+    }
+    insertion_sort(x, n);
+}
+
 /* x[0..n) (ids in [0, 2^bits)) sorted by an LSD radix sort through tmp (n entries). */
 static void radix_sort(int32_t *x, int32_t *tmp, int64_t n, int bits)
 {
@@ -151,7 +182,7 @@ static sp_status_t sort_task(int t, void *arg)
         if (e - b > longest) longest = e - b;
         b = e;
     }
-    if (longest > SHORT_ROW && !(tmp = sp__malloc_array((size_t)longest, sizeof *tmp)))
+    if (longest >= RADIX_ROW && !(tmp = sp__malloc_array((size_t)longest, sizeof *tmp)))
         return SP_ERROR(SP_STATUS_ALLOC_FAILED,
                         "sp_coo_symmetrize: out of host memory for a row of %lld entries",
                         (long long)longest);
@@ -159,6 +190,7 @@ static sp_status_t sort_task(int t, void *arg)
         int64_t e = load(&j->cursor[r]), len = e - b;
         int32_t *x = j->col + b;
         if (len <= SHORT_ROW) insertion_sort(x, len);
+        else if (len < RADIX_ROW) quick_sort(x, len);
         else radix_sort(x, tmp, len, j->cbits);
         len = unique(x, len);
         if (out != b) memmove(j->col + out, x, (size_t)len * sizeof *x);
