@@ -7,9 +7,9 @@
  *
  * Memory, m entries in and V rows: the caller's 8 bytes an entry, 4 bytes for each of the
  * (up to) 2m mirrored columns and 8 bytes a row of counters: 16m + 8V bytes at the peak,
- * against the sort path's 8m + 16 * 2m (the mirrored copy) + 24 * 2m (packed keys and
- * 32-bit positions, double-buffered) + 8 * 2m (the values buffer) when it has values. At
- * Kronecker 27 (m = 2^31) that is 35.4 GB against 155 GB for the sort path on a pattern.
+ * against the sort path's 8m + 8 * 2m (the mirrored copy) + 24 * 2m (packed keys and
+ * 32-bit positions, double-buffered) = 72m on a pattern (measured 4.72 GB at Kronecker 22,
+ * against 1.10 GB). At Kronecker 27 (m = 2^31) that is 35.4 GB against 155 GB.
  * The output's rows go into the caller's row array, grown in place (realloc); its column
  * array is replaced by the scattered columns.
  *
