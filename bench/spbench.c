@@ -23,6 +23,7 @@
 typedef struct options {
     const char *path, *gen, *reader, *json, *formats, *plot;
     sp_value_type_t type;
+    int type_given; /* --type was given (else --bfs alone generates graphs as patterns) */
     int threads, load_only, cache, check, bfs, nsources, reps, reps_given, undirected,
         complex_real;
     int suite; /* 0: one input; 1: --suite; 2: --suite-quick; 3: --suite-wide */
@@ -53,7 +54,9 @@ static void usage(FILE *f)
             "                       denselines:N:DENSE[:MEAN] rect:ROWS:COLS[:MEAN]\n"
             "                       banded:N:BAND blocks:N:B[:BLOCKS_A_ROW]\n"
             "                       circuit:N:LONG_ROWS; any spec may end in ,f32 or\n"
-            "                       ,f64 to fix its value type over --type\n"
+            "                       ,f64 to fix its value type over --type; with --bfs\n"
+            "                       alone (no --formats, --type or suffix) kron and\n"
+            "                       uniform graphs are generated without values\n"
             "  --seed S             generator seed (default 1)\n"
             "  --long-row-bound N   rows longer go to the tail of ELL/JDS/SELL (0: the\n"
             "                       policy's; -1: no tail, the layout before issue 23)\n"
@@ -160,6 +163,7 @@ static int parse_args(int argc, char **argv, options_t *o)
             if (!strcmp(next, "float")) o->type = SP_R_32F;
             else if (!strcmp(next, "double")) o->type = SP_R_64F;
             else return sb_bad_value(a, next);
+            o->type_given = 1;
         } else if (!strcmp(a, "--threads")) {
             NEED_VALUE();
             if (parse_thread_list(next, o)) return sb_bad_value(a, next);
@@ -317,6 +321,9 @@ static sp_status_t generate_input(const options_t *o, const char *gen, sb_report
         }
         *comma = '\0';
     }
+    /* --bfs alone needs no values: a graph generated as a pattern is half the bytes from the
+     * generator to the device (issue 20: Kronecker 27 fits the GPU machine's host so) */
+    int pattern = o->bfs && !o->formats && !o->type_given && !comma;
     if (!sb_gen_shape_spec(spec, o->seed, type, coo, &st)) {
         r->load_seconds = sb_now() - t0;
         r->reader = "generator";
@@ -329,9 +336,17 @@ static sp_status_t generate_input(const options_t *o, const char *gen, sb_report
     }
     if (n < 3) b = 16;
     if (!strcmp(kind, "kron") || !strcmp(kind, "uniform")) {
+        if (pattern) {
+            type = SP_VALUE_NONE;
+            printf("gen_values: none (--bfs alone: the graph is generated as a pattern; "
+                   "--formats, --type or ,f64 give it values)\n");
+        }
+        sb_stage("start (generating)");
         st = !strcmp(kind, "kron") ? sp_gen_kronecker((int)a, (int)b, o->seed, type, coo)
                                    : sp_gen_uniform((int)a, (int)b, o->seed, type, coo);
+        if (st == SP_STATUS_SUCCESS) sb_stage("generated (directed edges)");
         if (st == SP_STATUS_SUCCESS) st = sp_coo_symmetrize(*coo, 1);
+        if (st == SP_STATUS_SUCCESS) sb_stage("symmetrized, self-loops dropped, sorted");
     } else if (!strcmp(kind, "poisson2d")) {
         st = sp_gen_poisson2d(a, type, coo);
     } else if (!strcmp(kind, "poisson3d")) {
@@ -584,11 +599,9 @@ static sb_bfs_request_t bfs_request(const options_t *o, const sb_exec_t *ex)
 }
 
 /* BFS on the executor: every variant x loop on a GPU, the reference on the host. */
-static int run_bfs(const options_t *o, const sb_exec_t *ex, const sp_coo_t *coo,
-                   sp_matrix_t *A, sb_report_t *r)
+static int run_bfs(const options_t *o, const sb_exec_t *ex, sp_matrix_t *A, sb_report_t *r)
 {
     sb_bfs_request_t q = bfs_request(o, ex);
-    (void)coo;
     printf("bfs_executor: %s\n", ex->gpu ? "GPU" : "host reference");
     return sb_run_bfs(ex->ctx, A, &q, r);
 }
@@ -642,8 +655,10 @@ static int bench_input(const options_t *o, sb_exec_t *ex, const char *path, cons
         fprintf(stderr, "spbench: %s\n", sp_last_error());
         goto done;
     }
+    sb_stage("matrix created (host order, upload)");
     /* --bfs alone measures BFS only; --formats asks for the SpMV table too */
-    int spmv = coo->value_type != SP_VALUE_NONE && (!o->bfs || o->formats);
+    int values = coo->value_type != SP_VALUE_NONE;
+    int spmv = values && (!o->bfs || o->formats);
     if (spmv && sb_vectors_init(&v, coo, o->check, ex)) {
         fprintf(stderr, "spbench: out of memory for the SpMV vectors\n");
         goto done;
@@ -654,18 +669,26 @@ static int bench_input(const options_t *o, sb_exec_t *ex, const char *path, cons
         fprintf(stderr, "spbench: %s\n", sp_last_error());
         goto done;
     }
+    if (ex->gpu && o->bfs) sb_stage("device CSR built");
     set_baselines(ex, r, spmv);
     sb_print_shape(coo, A, r);
+    if (!spmv) { /* BFS reads the matrix alone: the host COO goes before its host CSR comes */
+        sp_coo_free(coo);
+        coo = NULL;
+        sb_stage("host COO freed");
+    }
     r->peak_device_build = device_peak(ex, 1);
     rc = 0;
-    if (coo->value_type == SP_VALUE_NONE) printf("spmv: skipped (pattern matrix without values)\n");
+    if (!values) printf("spmv: skipped (pattern matrix without values)\n");
     else if (!spmv) printf("spmv: skipped (--bfs without --formats)\n");
     else rc = run_spmv(ex, A, o, r, &v);
-    if (o->bfs) rc |= run_bfs(o, ex, coo, A, r);
+    if (o->bfs) rc |= run_bfs(o, ex, A, r);
     r->peak_device_run = device_peak(ex, 0);
     if (r->peak_device_build >= 0 && r->peak_device_run >= 0)
         printf("peak_device_bytes: build %lld run %lld\n", (long long)r->peak_device_build,
                (long long)r->peak_device_run);
+    printf("peak_rss_bytes: %lld (the host process's peak so far, getrusage)\n",
+           (long long)sb_peak_rss_bytes());
 done:
     sb_cusparse_destroy(ex->cus);
     ex->cus = NULL;

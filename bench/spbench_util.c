@@ -128,6 +128,47 @@ int64_t sb_peak_rss_bytes(void)
     return getrusage(RUSAGE_SELF, &ru) == 0 ? (int64_t)ru.ru_maxrss * 1024 : -1;
 }
 
+/* The process's resident bytes now and its peak (VmRSS, VmHWM of /proc/self/status), -1
+ * where unknown. */
+static void rss_status(int64_t *now, int64_t *hwm)
+{
+    char line[256];
+    FILE *f = fopen("/proc/self/status", "r");
+    *now = *hwm = -1;
+    while (f && fgets(line, sizeof line, f)) {
+        long long kb;
+        if (sscanf(line, "VmRSS: %lld kB", &kb) == 1) *now = (int64_t)kb * 1024;
+        if (sscanf(line, "VmHWM: %lld kB", &kb) == 1) *hwm = (int64_t)kb * 1024;
+    }
+    if (f) fclose(f);
+}
+
+/* SPBENCH_STAGE_PEAKS=1: each stage's own peak, the kernel's high-water mark reset after
+ * every line (/proc/self/clear_refs "5"); this also resets what getrusage and time -v
+ * report, so it is for measuring stages only, never with a whole-run peak. */
+void sb_stage(const char *what)
+{
+    static double t0 = -1;
+    static int per_stage = -1;
+    int64_t now, hwm;
+    if (t0 < 0) t0 = sb_now();
+    if (per_stage < 0) per_stage = getenv("SPBENCH_STAGE_PEAKS") && atoi(getenv("SPBENCH_STAGE_PEAKS"));
+    rss_status(&now, &hwm);
+    if (per_stage) {
+        FILE *f = fopen("/proc/self/clear_refs", "w");
+        fprintf(stderr, "progress: %-40s %8.2f s  rss_bytes %lld  stage_peak_bytes %lld\n", what,
+                sb_now() - t0, (long long)now, (long long)hwm);
+        if (f) {
+            fputs("5", f);
+            fclose(f);
+        }
+    } else {
+        fprintf(stderr, "progress: %-40s %8.2f s  rss_bytes %lld  peak_rss_bytes %lld\n", what,
+                sb_now() - t0, (long long)now, (long long)sb_peak_rss_bytes());
+    }
+    fflush(stderr);
+}
+
 /* ---- SpMV measurement ------------------------------------------------------------- */
 
 uint64_t sb_splitmix(uint64_t *s)

@@ -116,6 +116,12 @@ void sb_progress_end(void);
 void sb_suite_status(const char *suite, int i, int n, const char *input);
 /* Peak resident set of this process (getrusage ru_maxrss), -1 if unknown. */
 int64_t sb_peak_rss_bytes(void);
+/* One line on stderr at the end of a stage of the input's way to the device (issue 20's
+ * memory model): "progress: WHAT  seconds since the first stage  rss_bytes (now)
+ * peak_rss_bytes (the process's peak so far, getrusage)"; with SPBENCH_STAGE_PEAKS=1 the
+ * peak of the stage that just ended instead (stage_peak_bytes, Linux's VmHWM reset after
+ * each line: the whole run's peak is then lost to getrusage and time -v). */
+void sb_stage(const char *what);
 
 int sb_vectors_init(sb_vectors_t *v, const sp_coo_t *coo, int with_reference,
                     const sb_exec_t *ex);

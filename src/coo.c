@@ -108,7 +108,8 @@ done:
 }
 
 /* The mirrored entries go to new arrays and are sorted there, so a failure (out of
- * memory in the sort) leaves the caller's COO exactly as it was. */
+ * memory in the sort) leaves the caller's COO exactly as it was. A pattern takes the lean
+ * path of src/coo_symmetrize_pattern.c (the same result, no sort of the whole list). */
 sp_status_t sp_coo_symmetrize(sp_coo_t *coo, int drop_self_loops)
 {
     return sp__coo_symmetrize_threads(coo, drop_self_loops, 0);
@@ -127,6 +128,8 @@ sp_status_t sp__coo_symmetrize_threads(sp_coo_t *coo, int drop_self_loops, int n
     if (n > INT64_MAX / 2)
         SP_FAIL(SP_STATUS_NOT_SUPPORTED, "sp_coo_symmetrize: %lld entries doubled overflow",
                 (long long)n);
+    if (coo->value_type == SP_VALUE_NONE) /* no values to carry: count, do not sort */
+        return sp__coo_symmetrize_pattern(coo, drop_self_loops, nthreads);
     t = *coo;
     t.row = t.col = NULL;
     t.val = NULL;
