@@ -94,8 +94,10 @@ mc alloc-solvers-64 SP_TEST_OFFSET_BITS=64 CK_RUN_CASE=solvers "${MC[@]}" \
   ./build-gpu/tests/check_gpu_alloc_sweep &
 mc solver-fused-64 SP_TEST_OFFSET_BITS=64 CK_RUN_CASE=fused "${MC[@]}" \
   ./build-gpu/tests/check_gpu_solver &
-mc bfs-64 CK_RUN_CASE=offsets64 "${MC[@]}" ./build-gpu/tests/check_gpu_bfs &
 wait
+# alone on the GPU: beside other sanitizer processes the tools report false errors at the
+# graph loop's first search (bench/results/h200-sanitize.md)
+mc bfs-64 CK_RUN_CASE=offsets64 "${MC[@]}" ./build-gpu/tests/check_gpu_bfs
 for name in offsets64 alloc-formats-64 alloc-solvers-64 solver-fused-64 bfs-64; do
   rc=$(cat "$L/memcheck-$name.rc" 2>/dev/null || echo 1)
   grep -E "Checks:|LEAK SUMMARY|ERROR SUMMARY" "$L/memcheck-$name.log" | tail -3
