@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "policy.h"
+#include "sp_api.h" /* sp__now_ms */
 #include "sp_ref.h"
 #include "testutil.h"
 
@@ -115,7 +116,14 @@ static void check_case(const char *name, const sp_csr_t *h, sp_matrix_t *G, int3
     const char *vn = sp_bfs_variant_name(c.variant), *ln = sp_bfs_loop_name(c.loop);
     o.frontier_sizes = sizes, o.directions = dirs, o.frontier_capacity = cap;
     o.level_times_ms = times;
+    double t0 = sp__now_ms();
     sp_status_t st = sp_bfs(g_gpu, G, source, &o, d_level, d_parent, &s);
+    if (getenv("SP_TEST_BFS_TIMES")) { /* which call takes the time (a slow case's hunt) */
+        printf("bfs time: %s %s/%s from %d: %.1f ms (%s)\n", name,
+               sp_bfs_variant_name(c.variant), sp_bfs_loop_name(c.loop), source,
+               sp__now_ms() - t0, st == SP_STATUS_SUCCESS ? "ok" : sp_last_error());
+        fflush(stdout);
+    }
     if (c.loop != SP_BFS_LOOP_HOST && c.loop != SP_BFS_LOOP_AUTO && loop_missing(st)) return;
     ck_assert_msg(st == SP_STATUS_SUCCESS, "%s %s/%s from %d: %s", name, vn, ln, source,
                   sp_last_error());
