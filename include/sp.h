@@ -14,12 +14,12 @@
  *    takes any count memory allows, past 2^31 (an allocation that fails gives
  *    SP_STATUS_ALLOC_FAILED with the bytes); rows and columns stay below 2^31. A matrix
  *    of 2^31 entries or more gets 64-bit CSR/CSC offsets (sp_matrix_options_t.offset_bits):
- *    on a host context for COO, CSR, CSC, their SpMV and BFS (and below 2^31 entries for
- *    every other format and operation, through the pointers narrowed to 32 bits); on a
- *    CUDA context (below 2^31 entries so far) for COO, CSR and SpMV in them (CSR:
- *    csr/scalar, csr/vector); every other format or operation refuses it with
- *    SP_STATUS_NOT_SUPPORTED naming the count (or the format, algorithm or call) and
- *    "64-bit offsets".
+ *    on either context COO, CSR, SpMV in them (CSR: csr/scalar, csr/vector) and BFS (every
+ *    variant and loop), on a CUDA context ELL when no row goes to its tail, on a host
+ *    context CSC and sp_sptrsv. A matrix with 64-bit offsets forced below 2^31 entries is
+ *    served everywhere (the pointers narrowed to 32 bits where a reader needs them). Past
+ *    2^31 entries every other format or operation refuses it with SP_STATUS_NOT_SUPPORTED
+ *    naming the count (or the format, algorithm or call) and "64-bit offsets".
  *  - Host memory is allocated through the hooks set with sp_set_host_allocator (default
  *    malloc/free); memory the library returns to the caller is released with the
  *    matching sp_*_free function, or sp_free for plain arrays.
@@ -477,14 +477,12 @@ typedef struct sp_matrix_options {
     int offset_bits;            /* width of CSR/CSC row (column) pointers: 0 chooses (32
                                    below 2^31 entries, else 64), 32 or 64 forces it (32 with
                                    more entries: SP_STATUS_NOT_SUPPORTED; other values:
-                                   SP_STATUS_INVALID_ARGUMENT). 64-bit offsets run on a host
-                                   context in COO, CSR and CSC (SpMV, BFS), and below 2^31
-                                   entries in everything else (the pointers narrowed to 32
-                                   bits), on a CUDA context in COO and CSR (SpMV: csr/scalar,
-                                   csr/vector; fewer than 2^31 entries so far); other
-                                   formats and algorithms, sp_sptrsv, the solvers,
-                                   sp_spmv_tune and BFS on a CUDA context (and those past
-                                   2^31 entries on a host context) refuse them with
+                                   SP_STATUS_INVALID_ARGUMENT). 64-bit offsets run below
+                                   2^31 entries in everything (the pointers narrowed to 32
+                                   bits where a reader needs them); past it in COO, CSR
+                                   (SpMV: csr/scalar, csr/vector), BFS, ELL without a tail
+                                   on a CUDA context, CSC and sp_sptrsv on a host context;
+                                   the rest refuses them there with
                                    SP_STATUS_NOT_SUPPORTED (issue 20) */
     int pattern_symmetric;      /* nonzero: the caller asserts that entry (i,j) is present
                                    iff (j,i) is (square; values may differ), as the COO flag
