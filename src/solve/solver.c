@@ -123,7 +123,11 @@ sp_status_t sp_solver_setup(sp_solver_t *s, sp_matrix_t *A)
                  (long long)info.nrows, (long long)info.ncols);
     SP_CHECK_ARG(info.value_type != SP_VALUE_NONE,
                  "sp_solver_setup: the matrix is a pattern (no values)");
-    SP_TRY(sp__matrix_narrowable(A, "sp_solver_setup"));
+    /* the fused steps, and on a GPU the diagonal and the triangular solves, read 32-bit
+       pointers (narrowed below the narrow limit); the host's step loop reads either width
+       (SpMV, the host diagonal and substitution), so it serves 64-bit offsets past it */
+    if (A->ctx->kind == SP_DEVICE_CUDA || sp__cg_fused_mode(s->ctx, &s->options, s->type))
+        SP_TRY(sp__matrix_narrowable(A, "sp_solver_setup"));
     rollback = 1; /* from here on a failure drops what this setup built */
     built_before = A->built;
     next.ctx = s->ctx;
