@@ -388,13 +388,12 @@ static sp_status_t build(sp_matrix_t *A, sp_format_t f)
     unsigned built_before = A->built;
     if (A->built & (1u << f)) goto done;
     /* below the narrow limit everything is converted from the CSR's pointers narrowed to 32
-       bits (sp__matrix_csr32); past it a CUDA context converts a 64-bit CSR to ELL when no
-       row goes to ELL's tail (the conversion reads either width; the tail's split reads
+       bits (sp__matrix_csr32); past it either context converts a 64-bit CSR to ELL when no
+       row goes to ELL's tail (the conversions read either width; the tail's split reads
        32-bit pointers), and the host to CSC (its transpose reads either width) */
     if (f != SP_FORMAT_COO && f != SP_FORMAT_CSR &&
         (f != SP_FORMAT_CSC || A->ctx->kind == SP_DEVICE_CUDA) &&
-        !(f == SP_FORMAT_ELL && A->ctx->kind == SP_DEVICE_CUDA &&
-          A->row_max <= sp__matrix_long_row_bound(A, SP_FORMAT_ELL))) {
+        !(f == SP_FORMAT_ELL && A->row_max <= sp__matrix_long_row_bound(A, SP_FORMAT_ELL))) {
         char what[48];
         snprintf(what, sizeof what, "format %s%s", sp_format_name(f),
                  A->ctx->kind == SP_DEVICE_CUDA ? " on a CUDA context" : "");
@@ -423,6 +422,13 @@ static sp_status_t build(sp_matrix_t *A, sp_format_t f)
             break;
         case SP_FORMAT_CSC: SP_TRY(sp__ref_csr_to_csc(&A->f.csr, &A->f.csc)); break;
         case SP_FORMAT_ELL:
+            /* no row for its tail: straight from the CSR at either width (the conversion
+               reads sp__csr_at), so past the narrow limit too */
+            if (A->row_max <= sp__matrix_long_row_bound(A, SP_FORMAT_ELL)) {
+                SP_TRY(sp__ref_csr_to_ell(&A->f.csr, &A->f.ell));
+                break;
+            }
+            /* fall through - the tail's split reads 32-bit pointers */
         case SP_FORMAT_HYB:
         case SP_FORMAT_JDS:
         case SP_FORMAT_SELL: SP_TRY(build_from_csr32_host(A, f, c, sigma)); break;

@@ -300,7 +300,7 @@ sp__spmv_choice_t sp__policy_spmv_choose(const sp__policy_t *p, const sp__spmv_s
         }
     }
     /* 64-bit offsets past the narrow limit (issue 20): of the padded formats only ELL with no
-       row for its tail, on a GPU */
+       row for its tail */
     if (s->wide && !s->ell_wide) return out;
     /* the padded formats: one thread per row walks up to `width` slots, 4 at a time */
     if (tail > 0.0) tail_us = kind_us(f, s, SP__KIND_TAIL, tail * (8 + v), 1.0, 1);

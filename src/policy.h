@@ -56,7 +56,7 @@ typedef struct sp__spmv_stats {
     int offset_bits;             /* 32 or 64 (issue 20) */
     /* 64-bit offsets past the narrow limit (below it the narrowed pointers serve every
      * format and algorithm as at 32 bits): only CSR scalar and vector, COO and, where
-     * ell_wide is set (a CUDA context, no row for ELL's tail), ELL serve the matrix */
+     * ell_wide is set (no row for ELL's tail), ELL serve the matrix */
     int wide, ell_wide;
 } sp__spmv_stats_t;
 

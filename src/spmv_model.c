@@ -35,6 +35,5 @@ void sp__spmv_stats_of(const sp_context_t *ctx, const sp_matrix_t *A, sp__spmv_s
     s->ell_row_max_kept = A->ell_row_max_kept;
     s->offset_bits = A->offset_bits;
     s->wide = A->offset_bits == 64 && !sp__matrix_narrows(A);
-    s->ell_wide = s->wide && ctx != NULL && ctx->kind == SP_DEVICE_CUDA &&
-                  A->row_max <= s->ell_long_row_bound;
+    s->ell_wide = s->wide && A->row_max <= s->ell_long_row_bound;
 }

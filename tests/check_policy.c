@@ -118,9 +118,9 @@ START_TEST(spmv_format_pins)
 END_TEST
 
 /* 64-bit offsets (issue 20): below the narrow limit a matrix is priced as at 32 bits; past
- * it (wide) only CSR scalar/vector and, on a GPU with no row for ELL's tail (ell_wide),
- * ELL serve it: 3D Poisson 700^3 (2.4G entries) gets ELL on a GPU (0.99 of the read
- * bandwidth against CSR's 0.55 on an H200), CSR on the host; Kronecker (hub rows) CSR. */
+ * it (wide) only CSR scalar/vector and, with no row for ELL's tail (ell_wide), ELL serve
+ * it: 3D Poisson 700^3 (2.4G entries) gets ELL (0.99 of the read bandwidth against CSR's
+ * 0.55 on an H200), CSR where ELL would need a tail; Kronecker (hub rows) CSR. */
 START_TEST(spmv_offsets64_pins)
 {
     sp__spmv_stats_t s = stats(343000000, 2398060000, 7, 1.0);
