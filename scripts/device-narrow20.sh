@@ -21,7 +21,10 @@
 #     diagonal and the triangular solves on narrowed pointers), and check_gpu_bfs's
 #     offsets64 case (every BFS kernel's int64_t instance).
 # Logs under $OUT (else build-gpu/logs-narrow20). Prints "== PASS <step>" / "== FAIL <step>"
-# lines and exits non-zero when any step fails.
+# lines and exits non-zero when any step fails. NARROW20_CTEST_LIMIT (default 480 s) bounds
+# the ctest run of steps 2+3 (check_gpu_bfs and its .offsets64 run alone, RUN_SERIAL: about
+# 110 s of it); NARROW20_MEMCHECK=0 leaves step 4 out (then the whole GPU ctest at both
+# widths fits one device call with room to spare; the memchecks another).
 # About 6 minutes on a warm H100/H200 (build-gpu already built): the ctest run about 3, the
 # memchecks up to 5 (their limit).
 #   bash scripts/device-narrow20.sh
@@ -50,8 +53,8 @@ step offsets64-suites $rc
 # 2+3. every GPU test (label gpu) in one ctest run on the card, side by side: the suites at
 #    the default width (32 bits; 32-bit matrices unchanged) and their <test>.offsets64
 #    registrations (64-bit offsets forced); judged apart, none may be skipped
-(cd build-gpu && timeout 420 ctest -j8 --timeout 400 --output-on-failure -L gpu \
-   >"$L/ctest-gpu.log" 2>&1)
+(cd build-gpu && timeout "${NARROW20_CTEST_LIMIT:-480}" ctest -j8 --timeout 400 \
+   --output-on-failure -L gpu >"$L/ctest-gpu.log" 2>&1)
 rc_all=$?; summary "$L/ctest-gpu.log"
 grep -E "Test +#[0-9]+: " "$L/ctest-gpu.log" >"$L/ctest-gpu-results.txt"
 judge() { # label name-filter (grep -E, -v when $3 = v): every line Passed, at least one
@@ -80,6 +83,7 @@ step gpu-suites-64 $rc
 #    SpMV and of the solvers and SpTRSV (the narrowed pointers' rollback), and the solvers'
 #    fused case (the fused steps, the diagonal and the triangular solves on narrowed
 #    pointers)
+if [ "${NARROW20_MEMCHECK:-1}" = 1 ]; then
 mc() { # name env... -- command: memcheck into $L/memcheck-NAME.log, rc into $L/memcheck-NAME.rc
   local name=$1; shift
   ( env SP_TEST_SMALL=1 SP_TEST_UNDER_SANITIZER=1 SP_TEST_SANITIZER_TOOL=memcheck CK_FORK=no \
@@ -108,6 +112,7 @@ for name in offsets64 alloc-formats-64 alloc-solvers-64 solver-fused-64 bfs-64; 
   esac
   step "memcheck-$name" "$rc"
 done
+fi
 
 echo "== total $(( $(date +%s) - t0 )) s"
 [ "$fail" -eq 0 ] && echo "== ALL PASS" || echo "== SOME FAILED"
