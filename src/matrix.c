@@ -337,8 +337,8 @@ static sp_status_t convert_padded_host(const sp_csr_t *csr, sp_format_t f, int c
     return sp__ref_csr_to_sell(csr, c, sigma, &set->sell);
 }
 
-/* ELL, JDS or SELL on the host from csr (32-bit pointers), the rows longer than the bound
- * kept in the format's tail. */
+/* ELL, JDS or SELL on the host from csr (either pointer width for ELL; 32-bit for JDS and
+ * SELL), the rows longer than the bound kept in the format's tail. */
 static sp_status_t build_padded_host(sp_matrix_t *A, const sp_csr_t *csr, sp_format_t f, int c,
                                      int sigma)
 {
@@ -357,21 +357,16 @@ done:
     return st;
 }
 
-/* ELL, HYB, JDS or SELL on the host, from the CSR with 32-bit pointers (sp__matrix_csr32;
- * narrowed pointers made for this build only are dropped after it: the format keeps no
- * pointer into them). */
+/* JDS or SELL on the host, from the CSR with 32-bit pointers (their own offsets are 32-bit;
+ * sp__matrix_csr32: narrowed pointers made for this build only are dropped after it, the
+ * format keeps no pointer into them). */
 static sp_status_t build_from_csr32_host(sp_matrix_t *A, sp_format_t f, int c, int sigma)
 {
     sp_status_t st = SP_STATUS_SUCCESS;
-    const sp_matrix_options_t *o = &A->options;
     unsigned built_before = A->built;
     sp_csr_t csr;
     SP_TRY(sp__matrix_csr32(A, &csr));
-    if (f == SP_FORMAT_HYB)
-        SP_TRY(sp__ref_csr_to_hyb(&csr, o->hyb_ell_width > 0 ? o->hyb_ell_width : -1,
-                                  &A->f.hyb));
-    else
-        SP_TRY(build_padded_host(A, &csr, f, c, sigma));
+    SP_TRY(build_padded_host(A, &csr, f, c, sigma));
 done:
     if (!(built_before & SP__BUILT_CSR32)) drop_csr32(A);
     return st;
@@ -387,13 +382,15 @@ static sp_status_t build(sp_matrix_t *A, sp_format_t f)
     int sigma = o->sell_sigma > 0 ? o->sell_sigma : p->sell_sigma_factor * c;
     unsigned built_before = A->built;
     if (A->built & (1u << f)) goto done;
-    /* below the narrow limit everything is converted from the CSR's pointers narrowed to 32
-       bits (sp__matrix_csr32); past it either context converts a 64-bit CSR to ELL when no
-       row goes to ELL's tail (the conversions read either width; the tail's split reads
-       32-bit pointers), and the host to CSC (its transpose reads either width) */
+    /* below the narrow limit everything else is converted from the CSR's pointers narrowed
+       to 32 bits (sp__matrix_csr32); past it either context converts a 64-bit CSR to ELL
+       when no row goes to ELL's tail (the conversions read either width; the GPU's tail
+       split reads 32-bit pointers), and the host to CSC, to ELL with a tail and to HYB (its
+       transpose, split and conversions read either width: sp__csr_at) */
     if (f != SP_FORMAT_COO && f != SP_FORMAT_CSR &&
         (f != SP_FORMAT_CSC || A->ctx->kind == SP_DEVICE_CUDA) &&
-        !(f == SP_FORMAT_ELL && A->row_max <= sp__matrix_long_row_bound(A, SP_FORMAT_ELL))) {
+        !(f == SP_FORMAT_ELL && A->row_max <= sp__matrix_long_row_bound(A, SP_FORMAT_ELL)) &&
+        !((f == SP_FORMAT_ELL || f == SP_FORMAT_HYB) && A->ctx->kind == SP_DEVICE_HOST)) {
         char what[48];
         snprintf(what, sizeof what, "format %s%s", sp_format_name(f),
                  A->ctx->kind == SP_DEVICE_CUDA ? " on a CUDA context" : "");
@@ -421,15 +418,13 @@ static sp_status_t build(sp_matrix_t *A, sp_format_t f)
             SP_TRY(sp__ref_coo_to_csr_offsets(&A->f.coo, A->offset_bits, &A->f.csr));
             break;
         case SP_FORMAT_CSC: SP_TRY(sp__ref_csr_to_csc(&A->f.csr, &A->f.csc)); break;
-        case SP_FORMAT_ELL:
-            /* no row for its tail: straight from the CSR at either width (the conversion
-               reads sp__csr_at), so past the narrow limit too */
-            if (A->row_max <= sp__matrix_long_row_bound(A, SP_FORMAT_ELL)) {
-                SP_TRY(sp__ref_csr_to_ell(&A->f.csr, &A->f.ell));
-                break;
-            }
-            /* fall through - the tail's split reads 32-bit pointers */
+        /* ELL (its tail's split too) and HYB straight from the CSR at either width (the
+           conversions read sp__csr_at), so past the narrow limit too */
+        case SP_FORMAT_ELL: SP_TRY(build_padded_host(A, &A->f.csr, f, c, sigma)); break;
         case SP_FORMAT_HYB:
+            SP_TRY(sp__ref_csr_to_hyb(&A->f.csr,
+                                      o->hyb_ell_width > 0 ? o->hyb_ell_width : -1, &A->f.hyb));
+            break;
         case SP_FORMAT_JDS:
         case SP_FORMAT_SELL: SP_TRY(build_from_csr32_host(A, f, c, sigma)); break;
         default: break;

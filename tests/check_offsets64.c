@@ -261,7 +261,7 @@ START_TEST(refusals_above_narrow_limit)
     ck_assert_ok(sp_gen_poisson2d(20, SP_R_64F, &a));
     sp_matrix_t *A = make(ctx, a, 64);
     double alpha = 1, beta = 0, x[400] = {0}, y[400] = {0};
-    sp_format_t refused[] = {SP_FORMAT_HYB, SP_FORMAT_JDS, SP_FORMAT_SELL};
+    sp_format_t refused[] = {SP_FORMAT_JDS, SP_FORMAT_SELL};
     sp__test_set_narrow_limit(1000);
     for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
         const char *name = sp_format_name(refused[i]);
@@ -340,8 +340,8 @@ START_TEST(refusals_above_narrow_limit)
         ck_assert_error_has("64-bit offsets");
         sp_solver_destroy(solver);
     }
-    /* nothing refused was built; what is supported still runs: CSR, and ELL with no row
-       for its tail (read at either width), which a tail (a long-row bound of 3) refuses */
+    /* nothing refused was built; what is supported still runs: CSR, ELL (with or without a
+       tail) and HYB, read at either width */
     sp_matrix_info_t info;
     ck_assert_ok(sp_matrix_info(A, &info));
     for (int f = SP_FORMAT_ELL; f < SP_FORMAT_COUNT; f++) ck_assert_int_eq(info.bytes[f], 0);
@@ -350,18 +350,37 @@ START_TEST(refusals_above_narrow_limit)
     ck_assert(y[0] == 2.0 && y[21] == 0.0); /* corner: 4 - 2; inside: 4 - 4 */
     ck_assert_ok(sp_spmv(ctx, SP_FORMAT_ELL, SP_SPMV_ALG_DEFAULT, &alpha, A, x, &beta, y));
     ck_assert(y[0] == 2.0 && y[21] == 0.0);
-    {
-        sp_matrix_options_t o = {.offset_bits = 64, .long_row_bound = 3};
-        sp_matrix_t *T = NULL;
-        ck_assert_ok(sp_matrix_create(ctx, a, &o, &T));
-        ck_assert_status(sp_matrix_build(ctx, T, SP_FORMAT_ELL), SP_STATUS_NOT_SUPPORTED);
-        ck_assert_error_has("format ell");
-        ck_assert_error_has("64-bit offsets");
-        sp_matrix_destroy(T);
-    }
-    sp__test_set_narrow_limit(1920);
     ck_assert_ok(sp_spmv(ctx, SP_FORMAT_HYB, SP_SPMV_ALG_DEFAULT, &alpha, A, x, &beta, y));
     ck_assert(y[0] == 2.0 && y[21] == 0.0);
+    {
+        /* ELL and HYB with rows in their tails (a long-row bound of 3, an ELL width of 2):
+           the 32-bit matrix's arrays and products */
+        sp_matrix_options_t o64 = {.offset_bits = 64, .long_row_bound = 3, .hyb_ell_width = 2};
+        sp_matrix_options_t o32 = o64;
+        sp_matrix_t *T[2] = {NULL, NULL};
+        double yt[2][400];
+        o32.offset_bits = 32;
+        ck_assert_ok(sp_matrix_create(ctx, a, &o32, &T[0]));
+        ck_assert_ok(sp_matrix_create(ctx, a, &o64, &T[1]));
+        for (int i = 0; i < 400; i++) x[i] = 1.0 + (i % 5);
+        sp_format_t tailed[] = {SP_FORMAT_ELL, SP_FORMAT_HYB};
+        for (size_t i = 0; i < 2; i++) {
+            for (int w = 0; w < 2; w++)
+                ck_assert_ok(sp_spmv(ctx, tailed[i], SP_SPMV_ALG_DEFAULT, &alpha, T[w], x,
+                                     &beta, yt[w]));
+            ck_assert_mem_eq(yt[0], yt[1], sizeof yt[0]);
+        }
+        sp_matrix_info_t i32, i64;
+        ck_assert_ok(sp_matrix_info(T[0], &i32));
+        ck_assert_ok(sp_matrix_info(T[1], &i64));
+        ck_assert_int_eq(i32.bytes[SP_FORMAT_ELL], i64.bytes[SP_FORMAT_ELL]);
+        ck_assert_int_eq(i32.bytes[SP_FORMAT_HYB], i64.bytes[SP_FORMAT_HYB]);
+        ck_assert_int_gt(i64.bytes[SP_FORMAT_HYB], 0);
+        sp_matrix_destroy(T[1]);
+        sp_matrix_destroy(T[0]);
+    }
+    sp__test_set_narrow_limit(1920);
+    ck_assert_ok(sp_spmv(ctx, SP_FORMAT_JDS, SP_SPMV_ALG_DEFAULT, &alpha, A, x, &beta, y));
     sp__test_set_narrow_limit(INT64_MAX); /* back to 2^31 - 1 */
     sp_matrix_destroy(A);
     sp_coo_free(a);
