@@ -21,8 +21,8 @@ void sp__test_set_default_offset_bits(int bits)
 
 /* The offset width options ask for (0: chosen from nnz). The test hook's default applies
  * to host and CUDA contexts: below the narrow limit both serve everything at 64 bits
- * through the narrowed pointers (sp__matrix_csr32), except BFS on a CUDA context so far
- * (issue 20). */
+ * through the narrowed pointers (sp__matrix_csr32) or reading 64-bit pointers (BFS, CSR
+ * scalar and vector; issue 20). */
 static sp_status_t resolve_offset_bits(const sp_context_t *ctx, const sp_coo_t *coo,
                                        const sp_matrix_options_t *options, int *bits)
 {

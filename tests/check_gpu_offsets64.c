@@ -665,8 +665,6 @@ START_TEST(refusals_past_narrow_limit)
 }
 END_TEST
 
-/* BFS on a CUDA context still refuses 64-bit offsets at any size (its kernels read 32-bit
- * pointers; the BFS work of issue 20 serves them). */
 /* BFS at 64 bits on the GPU (its kernels' int64_t instances): every variant on the host
  * loop gives the 32-bit matrix's levels (check_gpu_bfs's offsets64 case runs every loop
  * against the reference and the validator). */
