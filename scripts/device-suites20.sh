@@ -5,6 +5,8 @@
 # tree) and from this tree, then runs `spbench --suite` and `spbench --bfs-suite` of each,
 # interleaved (before, after, before, after) so drift of the machine falls on both.
 #   BEFORE_DIR=before20 SUITES20_STEPS="build suite bfs" bash scripts/device-suites20.sh
+# SUITES20_SUITE_ARGS adds to --suite (e.g. "--reps 20": fewer samples a row, so both runs fit
+# one call), SUITES20_LIMIT is each run's time limit in seconds.
 # Logs under $OUT/{before,after}/ (suite.log, suite.json, bfs-suite.log), then
 # scripts/compare-suites.py's tables in $OUT/compare.md. The machine keeps the two build
 # folders between calls, so the steps can go in separate calls.
@@ -34,7 +36,7 @@ run() { # which(before|after) what(suite|bfs)
   local bin=build-gpu/bench/spbench; [ "$1" = before ] && bin=build-before/bench/spbench
   local t=$(date +%s) rc
   if [ "$2" = suite ]; then
-    timeout "$limit" "$bin" --suite --json "$L/$1/suite.json" >"$L/$1/suite.log" 2>&1; rc=$?
+    timeout "$limit" "$bin" --suite ${SUITES20_SUITE_ARGS:-} --json "$L/$1/suite.json" >"$L/$1/suite.log" 2>&1; rc=$?
   else
     timeout "$limit" "$bin" --bfs-suite >"$L/$1/bfs-suite.log" 2>&1; rc=$?
   fi
