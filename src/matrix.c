@@ -315,6 +315,15 @@ done:
     return st;
 }
 
+sp_status_t sp__matrix_csr_either(sp_matrix_t *A, sp_csr_t *csr)
+{
+    if (A->f.csr.ptr64 != NULL && !sp__matrix_narrows(A)) {
+        *csr = A->f.csr;
+        return SP_STATUS_SUCCESS;
+    }
+    return sp__matrix_csr32(A, csr);
+}
+
 /* Bytes ELL would take; the bound it must stay under (sp__matrix_policy_t). */
 static int64_t ell_bytes(const sp_matrix_t *A)
 {

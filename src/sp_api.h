@@ -265,6 +265,10 @@ int sp__matrix_narrows(const sp_matrix_t *A);
  * CSR, counted in its bytes, in the context's memory: narrowed on the device on a CUDA
  * context). */
 sp_status_t sp__matrix_csr32(sp_matrix_t *A, sp_csr_t *csr);
+/* A's CSR (built) for a reader that takes either pointer width (SpTRSV, the solvers' fused
+ * steps): below the narrow limit with 32-bit pointers (sp__matrix_csr32: so the 32-bit
+ * matrix's plans and bits), past it A's own with its 64-bit pointers (nothing narrowed). */
+sp_status_t sp__matrix_csr_either(sp_matrix_t *A, sp_csr_t *csr);
 /* sp__ref_bfs_validate with its row-wise rules on up to nthreads threads (<= 0: every
  * core; graphs below 2^16 vertices take one): the same verdict and message
  * (src/bfs_validate.c). */
