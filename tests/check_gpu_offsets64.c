@@ -10,7 +10,9 @@
  * JDS, SELL (their arrays and SpMV), csr/merge, split, binned and adaptive, CSC (its
  * pointers widened to 64 bits, equal to the host's), SpTRSV, the solvers (the diagonal
  * with PCG-Jacobi), tune. Past the narrow limit (lowered by a test hook) they refuse
- * before any work with SP_STATUS_NOT_SUPPORTED naming the operation and "64-bit offsets";
+ * before any work with SP_STATUS_NOT_SUPPORTED naming the operation and "64-bit offsets",
+ * except SpTRSV and the solvers, which read the 64-bit pointers there (the 32-bit
+ * matrix's results bit for bit, nothing narrowed);
  * BFS runs its 64-bit kernels at any size (the 32-bit matrix's levels). Past the device
  * sort's limit (INT32_MAX entries, lowered by a test hook) the COO is uploaded in order and
  * gives the same matrix. Under SP_TEST_OFFSET_BITS=64 (the offsets64gpu run) default_width
