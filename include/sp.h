@@ -15,8 +15,10 @@
  *    SP_STATUS_ALLOC_FAILED with the bytes); rows and columns stay below 2^31. A matrix
  *    of 2^31 entries or more gets 64-bit CSR/CSC offsets (sp_matrix_options_t.offset_bits):
  *    on either context COO, CSR, SpMV in them (CSR: csr/scalar, csr/vector) and BFS (every
- *    variant and loop), ELL when no row goes to its tail, and on a host context CSC,
- *    ELL with a tail, HYB, sp_sptrsv and the solvers' step loop. A matrix with 64-bit offsets forced below 2^31
+ *    variant and loop), ELL when no row goes to its tail,
+ *    sp_sptrsv and sp_sptrsv_analyse (every algorithm) and the solvers (every type and loop),
+ *    and on a host context CSC,
+ *    ELL with a tail and HYB. A matrix with 64-bit offsets forced below 2^31
  *    entries is served everywhere (the pointers narrowed to 32 bits where a reader needs them). Past
  *    2^31 entries every other format or operation refuses it with SP_STATUS_NOT_SUPPORTED
  *    naming the count (or the format, algorithm or call) and "64-bit offsets".
@@ -481,7 +483,8 @@ typedef struct sp_matrix_options {
                                    2^31 entries in everything (the pointers narrowed to 32
                                    bits where a reader needs them); past it in COO, CSR
                                    (SpMV: csr/scalar, csr/vector), BFS, ELL without a tail,
-                                   and CSC, ELL, HYB, sp_sptrsv and the solvers' step loop
+                                   sp_sptrsv and the solvers (every loop),
+                                   and CSC, ELL and HYB
                                    on a host context;
                                    the rest refuses them there with
                                    SP_STATUS_NOT_SUPPORTED (issue 20) */

@@ -254,8 +254,9 @@ int64_t sp__matrix_long_row_bound(const sp_matrix_t *A, sp_format_t f);
 /* The same refusal only when A has 64-bit offsets and more entries than the narrow limit
  * (2^31 - 1; sp__test_set_narrow_limit lowers it), on any context: the guard of every
  * format and operation served below the limit through sp__matrix_csr32 on a host or a
- * CUDA context (ELL's tail, HYB, JDS, SELL, CSC on a GPU, SpTRSV, the solvers, tune, the
- * diagonal, CSR merge/split/binned/adaptive on a GPU). */
+ * CUDA context (ELL's tail, HYB, JDS, SELL, CSC on a GPU, tune, CSR
+ * merge/split/binned/adaptive on a GPU; SpTRSV and the solvers' fused steps read the
+ * 64-bit pointers past it: sp__matrix_csr_either). */
 sp_status_t sp__matrix_narrowable(const sp_matrix_t *A, const char *what);
 /* 1 when A has 64-bit offsets and at most the narrow limit's entries (its pointers can be
  * narrowed: sp__matrix_narrowable passes), else 0; sets no error. */
@@ -265,6 +266,10 @@ int sp__matrix_narrows(const sp_matrix_t *A);
  * CSR, counted in its bytes, in the context's memory: narrowed on the device on a CUDA
  * context). */
 sp_status_t sp__matrix_csr32(sp_matrix_t *A, sp_csr_t *csr);
+/* A's CSR (built) for a reader that takes either pointer width (SpTRSV, the solvers' fused
+ * steps): below the narrow limit with 32-bit pointers (sp__matrix_csr32: so the 32-bit
+ * matrix's plans and bits), past it A's own with its 64-bit pointers (nothing narrowed). */
+sp_status_t sp__matrix_csr_either(sp_matrix_t *A, sp_csr_t *csr);
 /* sp__ref_bfs_validate with its row-wise rules on up to nthreads threads (<= 0: every
  * core; graphs below 2^16 vertices take one): the same verdict and message
  * (src/bfs_validate.c). */
