@@ -110,6 +110,9 @@ sp_status_t sp__cuda_matrix_upload(sp_matrix_t *A, const sp_coo_t *coo, int32_t 
 sp_status_t sp__cuda_matrix_build(sp_matrix_t *A, sp_format_t format, int sell_c, int sell_sigma,
                                   int64_t long_bound);
 void sp__cuda_matrix_free_format(sp_matrix_t *A, sp_format_t format);
+/* 1 when format is built or its build's bytes fit what the device can still give A's
+ * context (the build's own check, sp__cuda_check_room, without an error), else 0. */
+int sp__cuda_matrix_fits(const sp_matrix_t *A, sp_format_t format);
 sp_status_t sp__cuda_matrix_mirror(sp_matrix_t *A, sp_format_t format);
 /* A->csr_ptr32 = A's device CSR pointers (ptr64) narrowed to int32_t on the device
  * (kernels/convert/csr_offsets_width.cu), and its free (issue 20; sp__matrix_csr32). */
@@ -204,6 +207,9 @@ void sp__cuda_sptrsv_free_plans(sp_matrix_t *A);
  * context's pool); success when it fits, when the figure is unknown, or when the context
  * uses the caller's allocator hooks. Called before a step launches anything. */
 sp_status_t sp__cuda_check_room(const sp_context_t *ctx, int64_t need, const char *what);
+/* The same test without an error: 1 when need fits (or the figure is unknown, or the
+ * context uses allocator hooks), else 0. */
+int sp__cuda_has_room(const sp_context_t *ctx, int64_t need);
 /* Pinned host memory of at least bytes kept by a CUDA context for its uploads (allocated on
  * first use, freed with the context); NULL when it cannot be pinned. */
 void *sp__cuda_staging(sp_context_t *ctx, size_t bytes);
