@@ -28,6 +28,7 @@
 # About 6 minutes on a warm H100/H200 (build-gpu already built): the ctest run about 3, the
 # memchecks up to 5 (their limit).
 #   bash scripts/device-narrow20.sh
+#   NARROW20_WHOLE=1 NARROW20_MEMCHECK=0 bash scripts/device-narrow20.sh   (the whole ctest)
 set -u
 cd "$(dirname "$0")/.." || exit 1
 L=${OUT:-build-gpu/logs-narrow20}; mkdir -p "$L"
@@ -53,8 +54,12 @@ step offsets64-suites $rc
 # 2+3. every GPU test (label gpu) in one ctest run on the card, side by side: the suites at
 #    the default width (32 bits; 32-bit matrices unchanged) and their <test>.offsets64
 #    registrations (64-bit offsets forced); judged apart, none may be skipped
+#    (NARROW20_WHOLE=1: every test of every label, host included, in that one run, then the
+#    host suites again with 64-bit offsets forced, as CI's step runs them: the whole ctest)
+label=(-L gpu)
+[ "${NARROW20_WHOLE:-0}" = 1 ] && label=()
 (cd build-gpu && timeout "${NARROW20_CTEST_LIMIT:-480}" ctest -j8 --timeout 400 \
-   --output-on-failure -L gpu >"$L/ctest-gpu.log" 2>&1)
+   --output-on-failure "${label[@]}" >"$L/ctest-gpu.log" 2>&1)
 rc_all=$?; summary "$L/ctest-gpu.log"
 grep -E "Test +#[0-9]+: " "$L/ctest-gpu.log" >"$L/ctest-gpu-results.txt"
 judge() { # label name-filter (grep -E, -v when $3 = v): every line Passed, at least one
@@ -77,6 +82,12 @@ grep -qE "check_gpu_offsets64\.offsets64 \.+ +Passed" "$L/ctest-gpu-results.txt"
 echo "left out of the forced run: $(tr '\n' ' ' <tests/CMakeLists.txt |
   sed -n 's/.*set(SP_TEST_OFFSETS64GPU_EXCLUDED\([^)]*\)).*/\1/p' | tr -s ' ')"
 step gpu-suites-64 $rc
+if [ "${NARROW20_WHOLE:-0}" = 1 ]; then
+  (cd build-gpu && SP_TEST_OFFSET_BITS=64 timeout 240 ctest -j8 --output-on-failure \
+     -L '^offsets64$' >"$L/ctest-host-64.log" 2>&1)
+  rc=$?; summary "$L/ctest-host-64.log"; no_skips "$L/ctest-host-64.log" || rc=1
+  step host-suites-64 $rc
+fi
 
 # 4. memcheck (leak check full), side by side on the card: the narrowing suite, and forced
 #    to 64 bits at small size the allocation-failure sweeps of every format's build and
