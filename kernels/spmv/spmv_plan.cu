@@ -37,9 +37,10 @@ partition_kernel(const int32_t *ptr, int64_t nrows, int64_t nnz, int64_t ntiles,
 /* chunk_row[c] = the row holding entry c * chunk for 0 < c < nchunks (the last row whose
  * start is at or before it: empty rows share their start with the next row),
  * chunk_row[0] = 0 and chunk_row[nchunks] = nrows. CSR split's chunks, and CSC's over
- * the columns. */
+ * the columns. Off: the pointers' type. */
+template <typename Off>
 __global__ void __launch_bounds__(SPP::partition_block_threads)
-split_partition_kernel(const int32_t *ptr, int64_t nrows, int64_t nchunks, int64_t chunk,
+split_partition_kernel(const Off *ptr, int64_t nrows, int64_t nchunks, int64_t chunk,
                        int32_t *chunk_row)
 {
     for (int64_t c = (int64_t)blockIdx.x * SPP::partition_block_threads + threadIdx.x;
@@ -197,20 +198,28 @@ extern "C" sp_status_t sp__gpu_spmv_csc_plan(const sp_gpu_env_t *env, const sp_c
     SP_CHECK_ARG(env != NULL && a != NULL && plan != NULL, "csc spmv plan: NULL argument");
     SP_CHECK_ARG(env->alloc != NULL && env->free != NULL,
                  "csc spmv plan: environment without allocator");
-    SP_CHECK_ARG(a->ncols >= 0 && a->ncols <= INT32_MAX && a->nnz >= 0 && a->nnz <= INT32_MAX,
-                 "csc spmv plan: %lld columns and %lld entries outside 0..%d",
+    SP_CHECK_ARG(a->ncols >= 0 && a->ncols <= INT32_MAX && a->nnz >= 0 &&
+                     (a->nnz <= INT32_MAX || a->ptr64 != NULL),
+                 "csc spmv plan: %lld columns and %lld entries outside 0..%d (entries past it "
+                 "need 64-bit offsets)",
                  (long long)a->ncols, (long long)a->nnz, INT32_MAX);
-    SP_CHECK_ARG(a->ptr != NULL, "csc spmv plan: ptr is NULL");
+    SP_CHECK_ARG(a->ptr != NULL || a->ptr64 != NULL, "csc spmv plan: ptr is NULL");
     nchunks = (a->nnz + CP::chunk_entries - 1) / CP::chunk_entries;
     p.format = SP_FORMAT_CSC;
     p.alg = SP_SPMV_ALG_DEFAULT;
     p.param = flags & (SP_GPU_CSC_AGGREGATE | SP_GPU_CSC_WINDOW);
     p.naux = nchunks + 1;
     SP_TRY(sp_prim::env_alloc_n(env, &p.d_aux, p.naux));
-    split_partition_kernel<<<spmv::grid_for(env, p.naux, CP::partition_block_threads,
-                                             CP::partition_blocks_per_sm),
-                             CP::partition_block_threads, 0, (cudaStream_t)env->stream>>>(
-        a->ptr, a->ncols, nchunks, (int64_t)CP::chunk_entries, p.d_aux);
+    if (a->ptr64)
+        split_partition_kernel<<<spmv::grid_for(env, p.naux, CP::partition_block_threads,
+                                                 CP::partition_blocks_per_sm),
+                                 CP::partition_block_threads, 0, (cudaStream_t)env->stream>>>(
+            a->ptr64, a->ncols, nchunks, (int64_t)CP::chunk_entries, p.d_aux);
+    else
+        split_partition_kernel<<<spmv::grid_for(env, p.naux, CP::partition_block_threads,
+                                                 CP::partition_blocks_per_sm),
+                                 CP::partition_block_threads, 0, (cudaStream_t)env->stream>>>(
+            a->ptr, a->ncols, nchunks, (int64_t)CP::chunk_entries, p.d_aux);
     SP_CUDA_LAUNCHED("split_partition_kernel");
     *plan = p;
     p = sp_gpu_spmv_plan_t{};
