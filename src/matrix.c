@@ -271,8 +271,8 @@ static sp_status_t refuse_offsets64(const sp_matrix_t *A, const char *what)
 {
     return SP_ERROR(SP_STATUS_NOT_SUPPORTED,
                     "%s of a %lld x %lld matrix with %lld entries and 64-bit offsets: not "
-                    "supported yet (64-bit offsets serve COO, CSR, SpMV in them, ELL without "
-                    "a tail, BFS and host CSC at any size, and everything else up to %lld "
+                    "supported yet (64-bit offsets serve COO, CSR, CSC, SpMV in them, ELL "
+                    "without a tail and BFS at any size, and everything else up to %lld "
                     "entries, through the CSR's pointers narrowed to 32 bits)",
                     what, (long long)A->f.coo.nrows, (long long)A->f.coo.ncols,
                     (long long)A->f.coo.nnz, (long long)g_narrow_limit);
@@ -382,15 +382,12 @@ static sp_status_t build(sp_matrix_t *A, sp_format_t f)
     int sigma = o->sell_sigma > 0 ? o->sell_sigma : p->sell_sigma_factor * c;
     unsigned built_before = A->built;
     if (A->built & (1u << f)) goto done;
-    /* below the narrow limit everything else is converted from the CSR's pointers narrowed
-       to 32 bits (sp__matrix_csr32); past it either context converts a 64-bit CSR to ELL
-       when no row goes to ELL's tail (the conversions read either width; the GPU's tail
-       split reads 32-bit pointers), and the host to CSC, to ELL with a tail and to HYB (its
-       transpose, split and conversions read either width: sp__csr_at) */
-    if (f != SP_FORMAT_COO && f != SP_FORMAT_CSR &&
-        (f != SP_FORMAT_CSC || A->ctx->kind == SP_DEVICE_CUDA) &&
-        !(f == SP_FORMAT_ELL && A->row_max <= sp__matrix_long_row_bound(A, SP_FORMAT_ELL)) &&
-        !((f == SP_FORMAT_ELL || f == SP_FORMAT_HYB) && A->ctx->kind == SP_DEVICE_HOST)) {
+    /* past the narrow limit either context converts a 64-bit CSR to CSC, ELL (its tail
+       too) and HYB: the GPU's transpose, split and conversions have 64-bit paths, the
+       host's read either width (sp__csr_at); JDS and SELL, whose own offsets are 32-bit,
+       are converted from the CSR's pointers narrowed to 32 bits (sp__matrix_csr32) below
+       it (as everything else is on a CUDA context) */
+    if (f == SP_FORMAT_JDS || f == SP_FORMAT_SELL) {
         char what[48];
         snprintf(what, sizeof what, "format %s%s", sp_format_name(f),
                  A->ctx->kind == SP_DEVICE_CUDA ? " on a CUDA context" : "");

@@ -21,9 +21,9 @@
 enum { NALGS = SP_SPMV_ALG_CSR_ADAPTIVE + 1 };
 
 /* plan[f][alg] for the formats with plans (COO, CSR, CSC); made[f] bit alg when set.
- * csc_ptr32: a CSC with 64-bit offsets (below the narrow limit) has its column pointers
- * narrowed here for the CSC kernels, which read 32-bit pointers; made with its first plan,
- * freed with the CSC's plans. */
+ * csc_ptr32: a CSC with 64-bit offsets below the narrow limit has its column pointers
+ * narrowed here for the 32-bit CSC kernels (the 32-bit matrix's, so its bits); made with
+ * its first plan, freed with the CSC's plans. Past the limit the kernels read ptr64. */
 typedef struct spmv_plans {
     sp_gpu_spmv_plan_t plan[SP_FORMAT_COUNT][NALGS];
     unsigned made[SP_FORMAT_COUNT];
@@ -96,16 +96,16 @@ static sp_status_t csr_for(sp_matrix_t *A, int own, sp_csr_t *csr)
     return own ? SP_STATUS_SUCCESS : sp__matrix_csr32(A, csr);
 }
 
-/* The CSC the CSC kernels read (32-bit column pointers): A's own, or with 64-bit offsets
- * its pointers narrowed into the plan table (made once; sp_matrix_t.csc has fewer entries
- * than the narrow limit: the build checked it). */
+/* The CSC the CSC kernels read: A's own, or with 64-bit offsets below the narrow limit its
+ * pointers narrowed into the plan table (made once); past it A's own (the kernels are
+ * templates on the offset type). */
 static sp_status_t csc_for(sp_matrix_t *A, const sp_gpu_env_t *env, spmv_plans_t *p,
                            sp_csr_t *csc)
 {
     sp_status_t st = SP_STATUS_SUCCESS;
     int64_t n = A->f.csc.ncols + 1;
     *csc = A->f.csc;
-    if (!A->f.csc.ptr64) goto done;
+    if (!A->f.csc.ptr64 || !sp__matrix_narrows(A)) goto done;
     if (!p->csc_ptr32) {
         int32_t *d_ptr = NULL;
         SP_TRY(env->alloc(env->self, (void **)&d_ptr, (size_t)n * sizeof(int32_t)));
