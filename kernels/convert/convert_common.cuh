@@ -106,6 +106,23 @@ __global__ void __launch_bounds__(BLOCK) row_lengths_kernel(const Off *ptr, int6
         len[r] = (int32_t)(ptr[r + 1] - ptr[r]);
 }
 
+/* len[r] = row r's length for every row of csr (nrows > 0), at its pointers' width. */
+static inline sp_status_t row_lengths(const sp_gpu_env_t *env, const sp_csr_t *csr, int32_t *len)
+{
+    sp_status_t st = SP_STATUS_SUCCESS;
+    cudaStream_t s = (cudaStream_t)env->stream;
+    unsigned grid = sp_prim::grid_for(env, csr->nrows, P::block_threads, P::blocks_per_sm);
+    if (csr->ptr64)
+        row_lengths_kernel<P::block_threads><<<grid, P::block_threads, 0, s>>>(
+            csr->ptr64, csr->nrows, len);
+    else
+        row_lengths_kernel<P::block_threads><<<grid, P::block_threads, 0, s>>>(
+            csr->ptr, csr->nrows, len);
+    SP_CUDA_LAUNCHED("row_lengths_kernel");
+done:
+    return st;
+}
+
 /* d_off[0..n] = the starts of n segments of d_counts[i] entries each, in 64 bits (d_off[n]
  * the total): the counts widened, then a 64-bit exclusive scan; for what a CSR with 64-bit
  * offsets is converted into (its entries may pass INT32_MAX). CUB style: with d_temp NULL
