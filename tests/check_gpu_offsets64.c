@@ -379,6 +379,31 @@ static int64_t same_padded(sp_matrix_t *G32, sp_matrix_t *G64, sp_format_t f, si
     return tails;
 }
 
+/* Format f (ELL, HYB, JDS or SELL) built on G32 and G64 with the same status (ELL may be
+ * over its bound at both widths: nothing more then), the same arrays (same_padded), and
+ * SpMV in it within rounding of the host at both widths and, with no tail or overflow (added
+ * by atomics), the same bits. */
+static void same_padded_spmv(sp_matrix_t *G32, sp_matrix_t *G64, sp_format_t f,
+                             const spmv_inputs_t *in, void *y32, void *y64, const char *what)
+{
+    sp_status_t s32 = sp_matrix_build(g_gpu, G32, f);
+    sp_status_t s64 = sp_matrix_build(g_gpu, G64, f);
+    ck_assert_msg(s32 == s64, "%s: built with status %d at 32 bits, %d at 64 (%s)", what,
+                  (int)s32, (int)s64, sp_last_error());
+    if (s32 != SP_STATUS_SUCCESS) { /* ELL over its bound, at both widths */
+        ck_assert_int_eq(f, SP_FORMAT_ELL);
+        return;
+    }
+    int64_t tails = same_padded(G32, G64, f, in->vs);
+    gpu_spmv(G32, in, f, SP_SPMV_ALG_DEFAULT, y32);
+    gpu_spmv(G64, in, f, SP_SPMV_ALG_DEFAULT, y64);
+    if (tails == 0)
+        ck_assert_msg(memcmp(y32, y64, (size_t)in->coo->nrows * in->vs) == 0,
+                      "%s: SpMV differs", what);
+    near_reference(in, y32, what);
+    near_reference(in, y64, what);
+}
+
 /* Below the narrow limit, what reads 32-bit pointers takes the narrowed ones: matrix _i of
  * the catalogue with no tails (long_row_bound -1) and with the policy's and a bound of 3
  * (long rows in the tails): ELL, HYB, JDS, SELL the same arrays at both widths and their
@@ -407,24 +432,9 @@ START_TEST(narrowed_catalogue)
         sp_matrix_t *G64 = make_bound(g_gpu, coo, 64, bounds[bi]);
         sp_matrix_info_t i32, i64;
         for (size_t k = 0; k < sizeof padded / sizeof padded[0]; k++) {
-            sp_format_t f = padded[k];
-            sp_status_t s32 = sp_matrix_build(g_gpu, G32, f);
-            sp_status_t s64 = sp_matrix_build(g_gpu, G64, f);
             snprintf(what, sizeof what, "matrix %d, bound %lld, format %s", (int)_i,
-                     (long long)bounds[bi], sp_format_name(f));
-            ck_assert_msg(s32 == s64, "%s: built with status %d at 32 bits, %d at 64", what,
-                          (int)s32, (int)s64);
-            if (s32 != SP_STATUS_SUCCESS) { /* ELL over its bound, at both widths */
-                ck_assert_int_eq(f, SP_FORMAT_ELL);
-                continue;
-            }
-            int64_t tails = same_padded(G32, G64, f, in.vs);
-            gpu_spmv(G32, &in, f, SP_SPMV_ALG_DEFAULT, y32);
-            gpu_spmv(G64, &in, f, SP_SPMV_ALG_DEFAULT, y64);
-            if (tails == 0)
-                ck_assert_msg(memcmp(y32, y64, ybytes) == 0, "%s: SpMV differs", what);
-            near_reference(&in, y32, what);
-            near_reference(&in, y64, what);
+                     (long long)bounds[bi], sp_format_name(padded[k]));
+            same_padded_spmv(G32, G64, padded[k], &in, y32, y64, what);
         }
         for (size_t k = 0; k < sizeof algs / sizeof algs[0]; k++) {
             snprintf(what, sizeof what, "matrix %d, bound %lld, csr alg %d", (int)_i,
@@ -601,10 +611,10 @@ static void narrow_limit_teardown(void)
     teardown();
 }
 
-/* Past the narrow limit what reads 32-bit pointers (the CSR algorithms, SpTRSV, the solvers)
- * refuses a 64-bit matrix before any work, naming it and the limit; A is left usable: CSR
- * (DEFAULT, scalar, vector), COO and ELL still run; at the limit the rest is served
- * again. */
+/* Past the narrow limit what reads 32-bit pointers (CSR merge, binned and adaptive, SpTRSV,
+ * the solvers) refuses a 64-bit matrix before any work, naming it and the limit; A is left
+ * usable: CSR (DEFAULT, scalar, vector), COO and ELL still run; at the limit the rest is
+ * served again. */
 START_TEST(refusals_past_narrow_limit)
 {
     sp_coo_t *a = NULL;
@@ -619,7 +629,6 @@ START_TEST(refusals_past_narrow_limit)
         sp_spmv_alg_t alg;
         const char *name;
     } algs[] = {{SP_SPMV_ALG_CSR_MERGE, "csr/merge"},
-                {SP_SPMV_ALG_CSR_SPLIT, "csr/split"},
                 {SP_SPMV_ALG_CSR_BINNED, "csr/binned"},
                 {SP_SPMV_ALG_CSR_ADAPTIVE, "csr/adaptive"}};
     for (size_t i = 0; i < sizeof algs / sizeof algs[0]; i++) {
@@ -702,7 +711,8 @@ static sp_coo_t *wide_matrix(int i)
  * (with and without a tail), HYB, JDS and SELL with no tail bound (-1), the policy's (0)
  * and 3 hold the 32-bit matrix's arrays, JDS's and SELL's offsets the same numbers in 64
  * bits (same_padded); their SpMV is within rounding of the host and, with no tail or
- * overflow, the 32-bit matrix's bits (the same arrays, the same per-row order). CSC SpMV and the tails add by atomics, whose
+ * overflow, the 32-bit matrix's bits (the same arrays, the same per-row order); csr/split
+ * (its kernel's 64-bit instance) within rounding of the host. CSC SpMV and the tails add by atomics, whose
  * order differs from call to call, so those are compared within rounding only. sp_spmv_tune
  * times only what serves there and keeps one; its pick runs. */
 START_TEST(wide_catalogue)
@@ -716,29 +726,14 @@ START_TEST(wide_catalogue)
     inputs_make(coo, (uint64_t)_i + 61, &in);
     void *y32 = alloc_or_fail((size_t)coo->nrows * in.vs);
     void *y64 = alloc_or_fail((size_t)coo->nrows * in.vs);
-    size_t ybytes = (size_t)coo->nrows * in.vs;
     for (size_t bi = 0; bi < sizeof bounds / sizeof bounds[0]; bi++) {
         if (sp_test_under_sanitizer() && bounds[bi] == 0) continue; /* -1 and 3: enough */
         sp_matrix_t *G32 = make_bound(g_gpu, coo, 32, bounds[bi]);
         sp_matrix_t *G64 = make_bound(g_gpu, coo, 64, bounds[bi]);
         for (size_t k = 0; k < sizeof padded / sizeof padded[0]; k++) {
-            sp_format_t f = padded[k];
-            sp_status_t s32 = sp_matrix_build(g_gpu, G32, f);
-            sp_status_t s64 = sp_matrix_build(g_gpu, G64, f);
             snprintf(what, sizeof what, "wide matrix %d, bound %lld, format %s", (int)_i,
-                     (long long)bounds[bi], sp_format_name(f));
-            ck_assert_msg(s32 == s64, "%s: built with status %d at 32 bits, %d at 64 (%s)",
-                          what, (int)s32, (int)s64, sp_last_error());
-            if (s32 != SP_STATUS_SUCCESS) { /* ELL over its bound, at both widths */
-                ck_assert_int_eq(f, SP_FORMAT_ELL);
-                continue;
-            }
-            int64_t tails = same_padded(G32, G64, f, in.vs);
-            gpu_spmv(G32, &in, f, SP_SPMV_ALG_DEFAULT, y32);
-            gpu_spmv(G64, &in, f, SP_SPMV_ALG_DEFAULT, y64);
-            if (tails == 0)
-                ck_assert_msg(memcmp(y32, y64, ybytes) == 0, "%s: SpMV differs", what);
-            near_reference(&in, y64, what);
+                     (long long)bounds[bi], sp_format_name(padded[k]));
+            same_padded_spmv(G32, G64, padded[k], &in, y32, y64, what);
         }
         if (bi == 0) {
             sp_matrix_t *H = make(g_host, coo, 64);
@@ -746,6 +741,9 @@ START_TEST(wide_catalogue)
             sp_matrix_destroy(H);
             snprintf(what, sizeof what, "wide matrix %d, CSC", (int)_i);
             gpu_spmv(G64, &in, SP_FORMAT_CSC, SP_SPMV_ALG_DEFAULT, y64);
+            near_reference(&in, y64, what);
+            snprintf(what, sizeof what, "wide matrix %d, csr/split", (int)_i);
+            gpu_spmv(G64, &in, SP_FORMAT_CSR, SP_SPMV_ALG_CSR_SPLIT, y64);
             near_reference(&in, y64, what);
         }
         ck_assert_msg(G64->csr_ptr32 == NULL, "wide matrix %d: pointers narrowed", (int)_i);

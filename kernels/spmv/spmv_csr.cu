@@ -14,7 +14,8 @@
  * matrix with 64-bit offsets, issue 20), chosen once a call from the matrix (a->ptr64 set),
  * never per entry; the int32_t instances are the kernels as they were. With 64-bit offsets
  * the plan has no long-row pieces (their tables are 32-bit), so scalar and vector take
- * every row themselves; merge, split, binned and adaptive refuse such a matrix. */
+ * every row themselves; split (spmv_csr_split.cu) is a template on the offset type as well;
+ * merge, binned and adaptive refuse such a matrix. */
 #include <type_traits>
 
 #include "spmv_common.cuh"
@@ -359,10 +360,11 @@ extern "C" sp_status_t sp__gpu_spmv_csr(const sp_gpu_env_t *env, const sp_gpu_sp
                      "(plan made for another matrix?)",
                      (long long)plan->naux, plan->param);
     }
-    if (a->ptr64 && plan->alg != SP_SPMV_ALG_CSR_SCALAR && plan->alg != SP_SPMV_ALG_CSR_VECTOR)
+    if (a->ptr64 && plan->alg != SP_SPMV_ALG_CSR_SCALAR &&
+        plan->alg != SP_SPMV_ALG_CSR_VECTOR && plan->alg != SP_SPMV_ALG_CSR_SPLIT)
         SP_FAIL(SP_STATUS_NOT_SUPPORTED,
-                "csr spmv: plan algorithm %d on a CSR with 64-bit offsets: only csr/scalar and "
-                "csr/vector serve 64-bit offsets so far", (int)plan->alg);
+                "csr spmv: plan algorithm %d on a CSR with 64-bit offsets: only csr/scalar, "
+                "csr/vector and csr/split serve 64-bit offsets so far", (int)plan->alg);
     if (a->ptr64 && plan->long_pieces > 0)
         SP_FAIL(SP_STATUS_INVALID_ARGUMENT,
                 "csr spmv: a plan with long-row pieces on a CSR with 64-bit offsets (plan made "

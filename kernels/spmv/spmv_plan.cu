@@ -90,10 +90,16 @@ sp_status_t split_plan(const sp_gpu_env_t *env, const sp_csr_t *a, sp_gpu_spmv_p
     SP_TRY(sp_prim::env_alloc_n(env, &p->d_aux, p->naux));
     p->temp_bytes = spmv::carry_bytes(nchunks > 0 ? nchunks : 1);
     SP_TRY(sp_prim::env_alloc(env, &p->d_temp, p->temp_bytes));
-    split_partition_kernel<<<spmv::grid_for(env, p->naux, SPP::partition_block_threads,
-                                             SPP::partition_blocks_per_sm),
-                             SPP::partition_block_threads, 0, (cudaStream_t)env->stream>>>(
-        a->ptr, a->nrows, nchunks, (int64_t)SPP::chunk_entries, p->d_aux);
+    if (a->ptr64)
+        split_partition_kernel<<<spmv::grid_for(env, p->naux, SPP::partition_block_threads,
+                                                 SPP::partition_blocks_per_sm),
+                                 SPP::partition_block_threads, 0, (cudaStream_t)env->stream>>>(
+            a->ptr64, a->nrows, nchunks, (int64_t)SPP::chunk_entries, p->d_aux);
+    else
+        split_partition_kernel<<<spmv::grid_for(env, p->naux, SPP::partition_block_threads,
+                                                 SPP::partition_blocks_per_sm),
+                                 SPP::partition_block_threads, 0, (cudaStream_t)env->stream>>>(
+            a->ptr, a->nrows, nchunks, (int64_t)SPP::chunk_entries, p->d_aux);
     SP_CUDA_LAUNCHED("split_partition_kernel");
 done:
     return st;
@@ -163,10 +169,11 @@ extern "C" sp_status_t sp__gpu_spmv_csr_plan(const sp_gpu_env_t *env, const sp_c
                  (long long)a->nnz, INT32_MAX);
     SP_CHECK_ARG((a->ptr != NULL) != (a->ptr64 != NULL),
                  "csr spmv plan: exactly one of ptr and ptr64 must be set");
-    if (a->ptr64 && alg != SP_SPMV_ALG_CSR_SCALAR && alg != SP_SPMV_ALG_CSR_VECTOR)
+    if (a->ptr64 && alg != SP_SPMV_ALG_CSR_SCALAR && alg != SP_SPMV_ALG_CSR_VECTOR &&
+        alg != SP_SPMV_ALG_CSR_SPLIT)
         SP_FAIL(SP_STATUS_NOT_SUPPORTED,
-                "csr spmv plan: algorithm %d on a CSR with 64-bit offsets: only csr/scalar and "
-                "csr/vector serve 64-bit offsets so far", (int)alg);
+                "csr spmv plan: algorithm %d on a CSR with 64-bit offsets: only csr/scalar, "
+                "csr/vector and csr/split serve 64-bit offsets so far", (int)alg);
     p.format = SP_FORMAT_CSR;
     p.alg = alg;
     if (p.alg == SP_SPMV_ALG_CSR_VECTOR) p.param = width;
