@@ -15,7 +15,7 @@
  *    SP_STATUS_ALLOC_FAILED with the bytes); rows and columns stay below 2^31. A matrix
  *    of 2^31 entries or more gets 64-bit CSR/CSC offsets (sp_matrix_options_t.offset_bits):
  *    on either context every format (JDS and SELL with 64-bit offsets of their own), SpMV
- *    in it (CSR: csr/scalar, csr/vector, csr/split), sp_spmv_tune (timing what serves) and BFS (every
+ *    in it (CSR: csr/scalar, vector, merge and split), sp_spmv_tune (timing what serves) and BFS (every
  *    variant and loop), and on a host context sp_sptrsv and the solvers' step loop. A matrix with 64-bit offsets forced below 2^31
  *    entries is served everywhere (the pointers narrowed to 32 bits where a reader needs them). Past
  *    2^31 entries every other format or operation refuses it with SP_STATUS_NOT_SUPPORTED
@@ -480,7 +480,7 @@ typedef struct sp_matrix_options {
                                    SP_STATUS_INVALID_ARGUMENT). 64-bit offsets run below
                                    2^31 entries in everything (the pointers narrowed to 32
                                    bits where a reader needs them); past it in every format
-                                   and SpMV in it (CSR: csr/scalar, csr/vector, csr/split; JDS and SELL
+                                   and SpMV in it (CSR: csr/scalar, vector, merge, split; JDS and SELL
                                    with 64-bit offsets of their own), sp_spmv_tune (it times
                                    what serves), BFS, and sp_sptrsv and the solvers' step
                                    loop on a host context;
@@ -670,7 +670,7 @@ SP_API sp_status_t sp_spmv_prepare(sp_context_t *ctx, sp_matrix_t *A, sp_format_
  * algorithm where alg is SP_SPMV_ALG_DEFAULT, prepared (sp_spmv_prepare). It costs the
  * builds of every format plus about 13 products each, once; CSR plans made before it are
  * made again on their next use. With 64-bit offsets past 2^31 entries only the candidates
- * that serve there are timed (CSR merge, binned and adaptive are left out). format and alg
+ * that serve there are timed (CSR binned and adaptive are left out). format and alg
  * may be NULL. */
 SP_API sp_status_t sp_spmv_tune(sp_context_t *ctx, sp_matrix_t *A, sp_format_t *format,
                                 sp_spmv_alg_t *alg);

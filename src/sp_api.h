@@ -254,8 +254,8 @@ int64_t sp__matrix_long_row_bound(const sp_matrix_t *A, sp_format_t f);
 /* The same refusal only when A has 64-bit offsets and more entries than the narrow limit
  * (2^31 - 1; sp__test_set_narrow_limit lowers it), on any context: the guard of every
  * operation served below the limit only through sp__matrix_csr32 on a host or a CUDA
- * context (SpTRSV, the solvers' setup, the diagonal, CSR merge/binned/adaptive on a GPU;
- * the fused solver steps on either). Every format is built past it (issue 20). */
+ * context (SpTRSV, the solvers' setup, the diagonal, CSR binned/adaptive on a GPU; the
+ * fused solver steps on either). Every format is built past it (issue 20). */
 sp_status_t sp__matrix_narrowable(const sp_matrix_t *A, const char *what);
 /* 1 when A has 64-bit offsets and at most the narrow limit's entries (its pointers can be
  * narrowed: sp__matrix_narrowable passes), else 0; sets no error. */

@@ -47,17 +47,23 @@ static const char *csr_alg_name(sp_spmv_alg_t alg)
 /* Whether a CSR plan of algorithm alg reads A's own pointers, at plan time (long_bound: the
  * long-row bound it is made with) and at call time (pieces: the plan's long_pieces).
  * Scalar and vector (templates on the offset type) read either width, but their long-row
- * pieces 32-bit pointers only; split (a template too) reads either width; the other
- * algorithms read 32-bit pointers only. So with 64-bit offsets those take the CSR's
- * pointers narrowed (sp__matrix_csr32), plan and call alike: merge, binned and adaptive
- * always (below the narrow limit: csr_alg_offsets64 refuses them past it), split below the
- * narrow limit (the 32-bit matrix's kernel; its plan, the chunk rows, is the same numbers
- * at either width), scalar and vector where rows are longer than the bound below the
- * narrow limit (the 32-bit matrix's pieces, so its bits; past it the plan has no pieces). */
+ * pieces 32-bit pointers only; merge and split (templates too) read either width; binned
+ * and adaptive read 32-bit pointers only. So with 64-bit offsets those take the CSR's
+ * pointers narrowed (sp__matrix_csr32), plan and call alike: binned and adaptive always
+ * (below the narrow limit: csr_alg_offsets64 refuses them past it), merge and split below
+ * the narrow limit (the 32-bit matrix's kernels; their plans, tile and chunk rows, are the
+ * same numbers at either width), scalar and vector where rows are longer than the bound
+ * below the narrow limit (the 32-bit matrix's pieces, so its bits; past it the plan has no
+ * pieces). */
+static int by_width(sp_spmv_alg_t alg)
+{
+    return alg == SP_SPMV_ALG_CSR_MERGE || alg == SP_SPMV_ALG_CSR_SPLIT;
+}
+
 static int plan_reads_own(const sp_matrix_t *A, sp_spmv_alg_t alg, int64_t long_bound)
 {
     if (!A->f.csr.ptr64) return 1;
-    if (alg == SP_SPMV_ALG_CSR_SPLIT) return !sp__matrix_narrows(A);
+    if (by_width(alg)) return !sp__matrix_narrows(A);
     if (alg != SP_SPMV_ALG_CSR_SCALAR && alg != SP_SPMV_ALG_CSR_VECTOR) return 0;
     return !sp__matrix_narrows(A) || long_bound < 0 || long_bound >= A->row_max;
 }
@@ -65,17 +71,18 @@ static int plan_reads_own(const sp_matrix_t *A, sp_spmv_alg_t alg, int64_t long_
 static int call_reads_own(const sp_matrix_t *A, const sp_gpu_spmv_plan_t *plan)
 {
     if (!A->f.csr.ptr64) return 1;
-    if (plan->alg == SP_SPMV_ALG_CSR_SPLIT) return !sp__matrix_narrows(A);
+    if (by_width(plan->alg)) return !sp__matrix_narrows(A);
     if (plan->alg != SP_SPMV_ALG_CSR_SCALAR && plan->alg != SP_SPMV_ALG_CSR_VECTOR) return 0;
     return plan->long_pieces == 0;
 }
 
-/* A's CSR has 64-bit offsets (issue 20): scalar and vector serve it at any size, split
- * asked for by name too; DEFAULT (asked = SP_SPMV_ALG_DEFAULT) keeps the policy's pick when
- * it is scalar or vector, else takes vector at the policy's width for A's mean. An
- * algorithm asked for by name that reads 32-bit pointers (merge, binned, adaptive) runs on
- * the narrowed pointers below the narrow limit (the 32-bit matrix's plan and kernels, so
- * its bits) and is refused before any work past it. */
+/* A's CSR has 64-bit offsets (issue 20): scalar and vector serve it at any size, merge and
+ * split asked for by name too; DEFAULT (asked = SP_SPMV_ALG_DEFAULT) keeps the policy's
+ * pick when it is scalar or vector, else takes vector at the policy's width for A's mean
+ * (AUTO's choice past the limit, unchanged). An algorithm asked for by name that reads
+ * 32-bit pointers (binned, adaptive) runs on the narrowed pointers below the narrow limit
+ * (the 32-bit matrix's plan and kernels, so its bits) and is refused before any work past
+ * it. */
 static sp_status_t csr_alg_offsets64(const sp_matrix_t *A, sp_spmv_alg_t asked,
                                      sp_spmv_alg_t *r, int *width)
 {
@@ -87,7 +94,7 @@ static sp_status_t csr_alg_offsets64(const sp_matrix_t *A, sp_spmv_alg_t asked,
                                      A->f.csr.nrows, A->f.csr.nnz, A->row_max, width);
         goto done;
     }
-    if (*r == SP_SPMV_ALG_CSR_SPLIT) goto done; /* a template on the offset type */
+    if (by_width(*r)) goto done; /* templates on the offset type */
     snprintf(what, sizeof what, "SpMV in %s on a CUDA context", csr_alg_name(*r));
     SP_TRY(sp__matrix_narrowable(A, what));
 done:

@@ -16,14 +16,13 @@ static const struct {
 enum { TUNE_WARM = 3, TUNE_TIMED = 10 };
 
 /* Whether candidate i serves A: with 64-bit offsets past the narrow limit (issue 20) CSR
- * merge, split, binned and adaptive refuse before any work, so they are not tried (the
- * formats that refuse there fail their sp_spmv_prepare and are passed over below). */
+ * binned and adaptive refuse before any work, so they are not tried (a candidate that
+ * fails its sp_spmv_prepare otherwise is passed over below). */
 static int candidate_serves(const sp_matrix_t *A, size_t i)
 {
     sp_spmv_alg_t alg = CANDIDATES[i].alg;
     if (A->offset_bits != 64 || sp__matrix_narrows(A)) return 1;
-    return CANDIDATES[i].format != SP_FORMAT_CSR || alg == SP_SPMV_ALG_CSR_SCALAR ||
-           alg == SP_SPMV_ALG_CSR_VECTOR;
+    return alg != SP_SPMV_ALG_CSR_BINNED && alg != SP_SPMV_ALG_CSR_ADAPTIVE;
 }
 
 /* The fastest candidate on A's GPU in *format, *alg. A candidate whose format cannot be

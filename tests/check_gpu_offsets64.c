@@ -611,8 +611,8 @@ static void narrow_limit_teardown(void)
     teardown();
 }
 
-/* Past the narrow limit what reads 32-bit pointers (CSR merge, binned and adaptive, SpTRSV,
- * the solvers) refuses a 64-bit matrix before any work, naming it and the limit; A is left
+/* Past the narrow limit what reads 32-bit pointers (CSR binned and adaptive, SpTRSV, the
+ * solvers) refuses a 64-bit matrix before any work, naming it and the limit; A is left
  * usable: CSR (DEFAULT, scalar, vector), COO and ELL still run; at the limit the rest is
  * served again. */
 START_TEST(refusals_past_narrow_limit)
@@ -628,8 +628,7 @@ START_TEST(refusals_past_narrow_limit)
     const struct {
         sp_spmv_alg_t alg;
         const char *name;
-    } algs[] = {{SP_SPMV_ALG_CSR_MERGE, "csr/merge"},
-                {SP_SPMV_ALG_CSR_BINNED, "csr/binned"},
+    } algs[] = {{SP_SPMV_ALG_CSR_BINNED, "csr/binned"},
                 {SP_SPMV_ALG_CSR_ADAPTIVE, "csr/adaptive"}};
     for (size_t i = 0; i < sizeof algs / sizeof algs[0]; i++) {
         ck_refused(sp_spmv_vec(g_gpu, SP_FORMAT_CSR, algs[i].alg, alpha, A, x, beta, y),
@@ -670,7 +669,7 @@ START_TEST(refusals_past_narrow_limit)
     ck_assert_ok(sp_vector_copy_to_host(g_gpu, y, h_y));
     ck_assert(h_y[0] == 2.0 && h_y[21] == 0.0);
     ck_assert_ok(
-        sp_spmv_vec(g_gpu, SP_FORMAT_CSR, SP_SPMV_ALG_CSR_MERGE, alpha, A, x, beta, y));
+        sp_spmv_vec(g_gpu, SP_FORMAT_CSR, SP_SPMV_ALG_CSR_BINNED, alpha, A, x, beta, y));
     ck_assert_ok(sp_vector_copy_to_host(g_gpu, y, h_y));
     ck_assert(h_y[0] == 2.0 && h_y[21] == 0.0);
     ck_assert_ok(sp_matrix_build(g_gpu, T, SP_FORMAT_ELL));
@@ -711,8 +710,9 @@ static sp_coo_t *wide_matrix(int i)
  * (with and without a tail), HYB, JDS and SELL with no tail bound (-1), the policy's (0)
  * and 3 hold the 32-bit matrix's arrays, JDS's and SELL's offsets the same numbers in 64
  * bits (same_padded); their SpMV is within rounding of the host and, with no tail or
- * overflow, the 32-bit matrix's bits (the same arrays, the same per-row order); csr/split
- * (its kernel's 64-bit instance) within rounding of the host. CSC SpMV and the tails add by atomics, whose
+ * overflow, the 32-bit matrix's bits (the same arrays, the same per-row order); csr/merge
+ * and csr/split (their kernels' 64-bit instances) within rounding of the host (rows cut
+ * between tiles or chunks are finished by atomics). CSC SpMV and the tails add by atomics, whose
  * order differs from call to call, so those are compared within rounding only. sp_spmv_tune
  * times only what serves there and keeps one; its pick runs. */
 START_TEST(wide_catalogue)
@@ -742,9 +742,13 @@ START_TEST(wide_catalogue)
             snprintf(what, sizeof what, "wide matrix %d, CSC", (int)_i);
             gpu_spmv(G64, &in, SP_FORMAT_CSC, SP_SPMV_ALG_DEFAULT, y64);
             near_reference(&in, y64, what);
-            snprintf(what, sizeof what, "wide matrix %d, csr/split", (int)_i);
-            gpu_spmv(G64, &in, SP_FORMAT_CSR, SP_SPMV_ALG_CSR_SPLIT, y64);
-            near_reference(&in, y64, what);
+            const sp_spmv_alg_t wide_algs[] = {SP_SPMV_ALG_CSR_MERGE, SP_SPMV_ALG_CSR_SPLIT};
+            for (size_t k = 0; k < 2; k++) {
+                snprintf(what, sizeof what, "wide matrix %d, csr alg %d", (int)_i,
+                         (int)wide_algs[k]);
+                gpu_spmv(G64, &in, SP_FORMAT_CSR, wide_algs[k], y64);
+                near_reference(&in, y64, what);
+            }
         }
         ck_assert_msg(G64->csr_ptr32 == NULL, "wide matrix %d: pointers narrowed", (int)_i);
         sp_matrix_destroy(G32);
@@ -757,8 +761,8 @@ START_TEST(wide_catalogue)
         ck_assert_ok(sp_spmv_tune(g_gpu, T, &f, &alg));
         int past = !sp__matrix_narrows(T); /* a matrix without entries is not past it */
         ck_assert_int_lt((int)f, SP_FORMAT_COUNT);
-        ck_assert_msg(!past || f != SP_FORMAT_CSR || alg == SP_SPMV_ALG_CSR_SCALAR ||
-                          alg == SP_SPMV_ALG_CSR_VECTOR,
+        ck_assert_msg(!past ||
+                          (alg != SP_SPMV_ALG_CSR_BINNED && alg != SP_SPMV_ALG_CSR_ADAPTIVE),
                       "tune past the limit chose %s alg %d", sp_format_name(f), (int)alg);
         snprintf(what, sizeof what, "wide matrix %d, tuned %s", (int)_i, sp_format_name(f));
         gpu_spmv(T, &in, SP_FORMAT_AUTO, SP_SPMV_ALG_DEFAULT, y64);

@@ -18,10 +18,6 @@ namespace {
 using P = sp_spmv_csc_policy;
 constexpr unsigned full = 0xffffffffu;
 
-/* Past every column end of pointers of type Off (32- or 64-bit offsets, issue 20). */
-__device__ __forceinline__ int32_t past_end(int32_t) { return INT32_MAX; }
-__device__ __forceinline__ int64_t past_end(int64_t) { return INT64_MAX; }
-
 /* The window: columns wb .. wb + 31, lane l holding the end of column wb + l (past_end
  * past the last column). Off: the column pointers' type. */
 template <typename Off>
@@ -38,7 +34,7 @@ __device__ __forceinline__ void window_load(const Off *ptr, int64_t ncols, int64
     int lane = threadIdx.x & 31;
     int64_t j = wb + 1 + lane;
     w->wb = (int32_t)wb;
-    w->end = j <= ncols ? __ldg(ptr + j) : past_end(Off(0));
+    w->end = j <= ncols ? __ldg(ptr + j) : spmv::past_end(Off(0));
     w->last = __shfl_sync(full, w->end, 31);
 }
 

@@ -16,10 +16,6 @@ namespace {
 using P = sp_spmv_csr_split_policy;
 constexpr unsigned full = 0xffffffffu;
 
-/* Past every row end of pointers of type Off. */
-__device__ __forceinline__ int32_t past_end(int32_t) { return INT32_MAX; }
-__device__ __forceinline__ int64_t past_end(int64_t) { return INT64_MAX; }
-
 /* The row of entry e (valid lanes): cur plus the number of rows from cur on that end at
  * or before e. Rows end at ptr[r + 1]; a window holds 32 of them and the count is a
  * shuffle binary search over it (the ends are non-decreasing); a lane whose entry lies
@@ -34,7 +30,7 @@ __device__ __forceinline__ int32_t row_of(const Off *ptr, int32_t nrows, int32_t
     bool done = !valid;
     for (int64_t c = cur; __any_sync(full, !done); c += 32) {
         int64_t j = c + 1 + lane;
-        Off end = j <= nrows ? ptr[j] : past_end(Off(0));
+        Off end = j <= nrows ? ptr[j] : spmv::past_end(Off(0));
         int cnt = 0;
 #pragma unroll
         for (int step = 16; step >= 1; step >>= 1) {

@@ -22,9 +22,9 @@ static_assert(CP::partition_block_threads == SPP::partition_block_threads,
 
 /* tile_row[b] = rows whose end precedes merge item b * tile_items (clamped to the end),
  * for b = 0..ntiles: the row where tile b starts. */
+template <typename Off>
 __global__ void __launch_bounds__(MP::partition_block_threads)
-partition_kernel(const int32_t *ptr, int64_t nrows, int64_t nnz, int64_t ntiles,
-                 int32_t *tile_row)
+partition_kernel(const Off *ptr, int64_t nrows, int64_t nnz, int64_t ntiles, int32_t *tile_row)
 {
     for (int64_t b = (int64_t)blockIdx.x * MP::partition_block_threads + threadIdx.x;
          b <= ntiles; b += (int64_t)gridDim.x * MP::partition_block_threads) {
@@ -71,10 +71,16 @@ sp_status_t merge_plan(const sp_gpu_env_t *env, const sp_csr_t *a, sp_gpu_spmv_p
     SP_TRY(sp_prim::env_alloc_n(env, &p->d_aux, p->naux));
     p->temp_bytes = spmv::carry_bytes(ntiles);
     SP_TRY(sp_prim::env_alloc(env, &p->d_temp, p->temp_bytes));
-    partition_kernel<<<spmv::grid_for(env, p->naux, MP::partition_block_threads,
-                                       MP::partition_blocks_per_sm),
-                       MP::partition_block_threads, 0, (cudaStream_t)env->stream>>>(
-        a->ptr, a->nrows, a->nnz, ntiles, p->d_aux);
+    if (a->ptr64)
+        partition_kernel<<<spmv::grid_for(env, p->naux, MP::partition_block_threads,
+                                           MP::partition_blocks_per_sm),
+                           MP::partition_block_threads, 0, (cudaStream_t)env->stream>>>(
+            a->ptr64, a->nrows, a->nnz, ntiles, p->d_aux);
+    else
+        partition_kernel<<<spmv::grid_for(env, p->naux, MP::partition_block_threads,
+                                           MP::partition_blocks_per_sm),
+                           MP::partition_block_threads, 0, (cudaStream_t)env->stream>>>(
+            a->ptr, a->nrows, a->nnz, ntiles, p->d_aux);
     SP_CUDA_LAUNCHED("partition_kernel");
 done:
     return st;
@@ -169,11 +175,10 @@ extern "C" sp_status_t sp__gpu_spmv_csr_plan(const sp_gpu_env_t *env, const sp_c
                  (long long)a->nnz, INT32_MAX);
     SP_CHECK_ARG((a->ptr != NULL) != (a->ptr64 != NULL),
                  "csr spmv plan: exactly one of ptr and ptr64 must be set");
-    if (a->ptr64 && alg != SP_SPMV_ALG_CSR_SCALAR && alg != SP_SPMV_ALG_CSR_VECTOR &&
-        alg != SP_SPMV_ALG_CSR_SPLIT)
+    if (a->ptr64 && (alg == SP_SPMV_ALG_CSR_BINNED || alg == SP_SPMV_ALG_CSR_ADAPTIVE))
         SP_FAIL(SP_STATUS_NOT_SUPPORTED,
                 "csr spmv plan: algorithm %d on a CSR with 64-bit offsets: only csr/scalar, "
-                "csr/vector and csr/split serve 64-bit offsets so far", (int)alg);
+                "csr/vector, csr/merge and csr/split serve 64-bit offsets so far", (int)alg);
     p.format = SP_FORMAT_CSR;
     p.alg = alg;
     if (p.alg == SP_SPMV_ALG_CSR_VECTOR) p.param = width;
