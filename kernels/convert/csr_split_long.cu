@@ -108,7 +108,7 @@ extern "C" sp_status_t sp__gpu_csr_split_long(const sp_gpu_env_t *env, const sp_
         SP_TRY(to_host(env, &ntail, cut + n, sizeof ntail));
         t.nnz = ntail;
     }
-    s.nnz = csr->nnz - ntail;
+    s.nnz = csr->nnz - t.nnz;
     SP_TRY(env_alloc_n(env, &s.idx, s.nnz));
     SP_TRY(env_alloc(env, &s.val, (size_t)s.nnz * vs));
     SP_TRY(env_alloc_n(env, &t.row, t.nnz));
