@@ -106,18 +106,18 @@ __global__ void __launch_bounds__(BLOCK) row_lengths_kernel(const Off *ptr, int6
         len[r] = (int32_t)(ptr[r + 1] - ptr[r]);
 }
 
-/* len[r] = row r's length for every row of csr (nrows > 0), at its pointers' width. */
+/* len[r] = row r's length for every row of csr (nrows > 0), at its pointers' width, BLOCK
+ * threads a block (a template, so only the conversions that call it hold the kernels). */
+template <int BLOCK>
 static inline sp_status_t row_lengths(const sp_gpu_env_t *env, const sp_csr_t *csr, int32_t *len)
 {
     sp_status_t st = SP_STATUS_SUCCESS;
     cudaStream_t s = (cudaStream_t)env->stream;
-    unsigned grid = sp_prim::grid_for(env, csr->nrows, P::block_threads, P::blocks_per_sm);
+    unsigned grid = sp_prim::grid_for(env, csr->nrows, BLOCK, P::blocks_per_sm);
     if (csr->ptr64)
-        row_lengths_kernel<P::block_threads><<<grid, P::block_threads, 0, s>>>(
-            csr->ptr64, csr->nrows, len);
+        row_lengths_kernel<BLOCK><<<grid, BLOCK, 0, s>>>(csr->ptr64, csr->nrows, len);
     else
-        row_lengths_kernel<P::block_threads><<<grid, P::block_threads, 0, s>>>(
-            csr->ptr, csr->nrows, len);
+        row_lengths_kernel<BLOCK><<<grid, BLOCK, 0, s>>>(csr->ptr, csr->nrows, len);
     SP_CUDA_LAUNCHED("row_lengths_kernel");
 done:
     return st;

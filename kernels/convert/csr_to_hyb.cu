@@ -64,7 +64,7 @@ sp_status_t rule_width(const sp_gpu_env_t *env, const sp_csr_t *csr, int32_t *d_
     if (h_hist == NULL)
         SP_FAIL(SP_STATUS_ALLOC_FAILED, "csr to hyb: out of host memory allocating %lld x 4 bytes",
                 (long long)(longest + 1));
-    SP_TRY(row_lengths(env, csr, d_len));
+    SP_TRY(row_lengths<P::block_threads>(env, csr, d_len));
     SP_TRY(sp__gpu_histogram(d_len, n, at<int32_t>(scratch, o_hist), longest + 1,
                              at<void>(scratch, o_temp), &temp_bytes, s));
     SP_TRY(to_host(env, h_hist, at<int32_t>(scratch, o_hist),

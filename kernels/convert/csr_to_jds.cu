@@ -112,7 +112,7 @@ extern "C" sp_status_t sp__gpu_csr_to_jds(const sp_gpu_env_t *env, const sp_csr_
     SP_TRY(env_alloc(env, &j.val, (size_t)j.nnz * vs));
 
     if (n > 0) {
-        SP_TRY(row_lengths(env, csr, len));
+        SP_TRY(row_lengths<P::block_threads>(env, csr, len));
         keys_kernel<<<grid_for(env, n), P::block_threads, 0, s>>>(len, n, j.njd, keys, j.perm);
         SP_CUDA_LAUNCHED("keys_kernel");
         SP_TRY(sp__gpu_radix_sort_pairs_u32(keys, j.perm, n, key_bits_for((uint64_t)j.njd), temp,

@@ -162,7 +162,7 @@ extern "C" sp_status_t sp__gpu_csr_to_sell(const sp_gpu_env_t *env, const sp_csr
     SP_TRY(env_alloc_n(env, &sl.slice_width, sl.nslices));
 
     if (n > 0) {
-        SP_TRY(row_lengths(env, csr, len));
+        SP_TRY(row_lengths<P::block_threads>(env, csr, len));
         SP_TRY(sort_rows(env, len, n, longest, sigma, keys, sl.perm, temp, temp_bytes));
         SP_CUDA_TRY(cudaMemsetAsync(sl.slice_width, 0, (size_t)sl.nslices * sizeof(int32_t), s));
         widths_kernel<<<grid_for(env, n), P::block_threads, 0, s>>>(len, sl.perm, n, c,
