@@ -15,8 +15,9 @@
  *    SP_STATUS_ALLOC_FAILED with the bytes); rows and columns stay below 2^31. A matrix
  *    of 2^31 entries or more gets 64-bit CSR/CSC offsets (sp_matrix_options_t.offset_bits):
  *    on either context every format (JDS and SELL with 64-bit offsets of their own), SpMV
- *    in it (CSR: csr/scalar, vector, merge and split), sp_spmv_tune (timing what serves) and BFS (every
- *    variant and loop), and on a host context sp_sptrsv and the solvers' step loop. A matrix with 64-bit offsets forced below 2^31
+ *    in it (CSR: csr/scalar, vector, merge and split), sp_spmv_tune (timing what serves)
+ *    and BFS (every variant and loop), and on a host context sp_sptrsv and the solvers'
+ *    step loop. A matrix with 64-bit offsets forced below 2^31
  *    entries is served everywhere (the pointers narrowed to 32 bits where a reader needs them). Past
  *    2^31 entries every other format or operation refuses it with SP_STATUS_NOT_SUPPORTED
  *    naming the count (or the format, algorithm or call) and "64-bit offsets".
@@ -480,10 +481,10 @@ typedef struct sp_matrix_options {
                                    SP_STATUS_INVALID_ARGUMENT). 64-bit offsets run below
                                    2^31 entries in everything (the pointers narrowed to 32
                                    bits where a reader needs them); past it in every format
-                                   and SpMV in it (CSR: csr/scalar, vector, merge, split; JDS and SELL
-                                   with 64-bit offsets of their own), sp_spmv_tune (it times
-                                   what serves), BFS, and sp_sptrsv and the solvers' step
-                                   loop on a host context;
+                                   and SpMV in it (CSR: csr/scalar, vector, merge, split;
+                                   JDS and SELL with 64-bit offsets of their own),
+                                   sp_spmv_tune (it times what serves), BFS, and sp_sptrsv
+                                   and the solvers' step loop on a host context;
                                    the rest refuses them there with
                                    SP_STATUS_NOT_SUPPORTED (issue 20) */
     int pattern_symmetric;      /* nonzero: the caller asserts that entry (i,j) is present

@@ -272,8 +272,8 @@ static sp_status_t refuse_offsets64(const sp_matrix_t *A, const char *what)
     return SP_ERROR(SP_STATUS_NOT_SUPPORTED,
                     "%s of a %lld x %lld matrix with %lld entries and 64-bit offsets: not "
                     "supported yet (64-bit offsets serve every format, SpMV in them (CSR: "
-                    "scalar, vector, merge and split) and BFS at any size, and everything else up to %lld "
-                    "entries, through the CSR's pointers narrowed to 32 bits)",
+                    "scalar, vector, merge and split) and BFS at any size, and everything "
+                    "else up to %lld entries, through the CSR's pointers narrowed to 32 bits)",
                     what, (long long)A->f.coo.nrows, (long long)A->f.coo.ncols,
                     (long long)A->f.coo.nnz, (long long)g_narrow_limit);
 }

@@ -12,13 +12,14 @@
  * with PCG-Jacobi), tune. Past the narrow limit (lowered by a test hook) every format is
  * converted from the 64-bit CSR itself (wide_catalogue: CSC, ELL with a tail, HYB, JDS and
  * SELL hold the 32-bit matrix's arrays, JDS's and SELL's offsets 64-bit, SpMV within
- * rounding of the host; tune times what serves), and the CSR algorithms, SpTRSV and the
- * solvers refuse before any work with SP_STATUS_NOT_SUPPORTED naming the operation and
- * "64-bit offsets"; BFS runs its 64-bit kernels at any size (the 32-bit matrix's levels). Past the device
- * sort's limit (INT32_MAX entries, lowered by a test hook) the COO is uploaded in order and
- * gives the same matrix. Under SP_TEST_OFFSET_BITS=64 (the offsets64gpu run) default_width
- * asserts that offset_bits 0 gives 64 on the GPU. Vectors go through the public sp_vector
- * API. Exits 77 without a GPU. */
+ * rounding of the host, csr/merge and split too; tune times what serves), and csr/binned
+ * and adaptive, SpTRSV and the solvers refuse before any work with SP_STATUS_NOT_SUPPORTED
+ * naming the operation and "64-bit offsets"; BFS runs its 64-bit kernels at any size (the
+ * 32-bit matrix's levels). Past the device sort's limit (INT32_MAX entries, lowered by a
+ * test hook) the COO is uploaded in order and gives the same matrix. Under
+ * SP_TEST_OFFSET_BITS=64 (the offsets64gpu run) default_width asserts that offset_bits 0
+ * gives 64 on the GPU. Vectors go through the public sp_vector API. Exits 77 without a
+ * GPU. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -712,9 +713,9 @@ static sp_coo_t *wide_matrix(int i)
  * bits (same_padded); their SpMV is within rounding of the host and, with no tail or
  * overflow, the 32-bit matrix's bits (the same arrays, the same per-row order); csr/merge
  * and csr/split (their kernels' 64-bit instances) within rounding of the host (rows cut
- * between tiles or chunks are finished by atomics). CSC SpMV and the tails add by atomics, whose
- * order differs from call to call, so those are compared within rounding only. sp_spmv_tune
- * times only what serves there and keeps one; its pick runs. */
+ * between tiles or chunks are finished by atomics). CSC SpMV and the tails add by atomics,
+ * whose order differs from call to call, so those are compared within rounding only.
+ * sp_spmv_tune times only what serves there and keeps one; its pick runs. */
 START_TEST(wide_catalogue)
 {
     sp_coo_t *coo = wide_matrix((int)_i);

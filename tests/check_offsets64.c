@@ -415,7 +415,8 @@ START_TEST(jds_sell_above_narrow_limit)
     ck_assert_ptr_nonnull(coo);
     sp__test_set_narrow_limit(0);
     for (size_t bi = 0; bi < sizeof bounds / sizeof bounds[0]; bi++) {
-        sp_matrix_t *A32 = make_bound(coo, 32, bounds[bi]), *A64 = make_bound(coo, 64, bounds[bi]);
+        sp_matrix_t *A32 = make_bound(coo, 32, bounds[bi]);
+        sp_matrix_t *A64 = make_bound(coo, 64, bounds[bi]);
         sp_format_t formats[] = {SP_FORMAT_JDS, SP_FORMAT_SELL};
         /* no entries: at the limit, not past it (compare_spmv covers it) */
         for (size_t k = 0; k < 2 && !sp__matrix_narrows(A64); k++) {
@@ -441,7 +442,8 @@ START_TEST(jds_sell_above_narrow_limit)
                 ck_assert_int_eq(a.sell.padded, b.sell.padded);
                 ck_assert_ptr_null(b.sell.slice_ptr);
                 ck_assert_ptr_null(a.slice_ptr64);
-                same_offsets(a.sell.slice_ptr, b.slice_ptr64, a.sell.nslices + 1, "SELL slices");
+                same_offsets(a.sell.slice_ptr, b.slice_ptr64, a.sell.nslices + 1,
+                             "SELL slices");
                 same_bytes(a.sell.slice_width, b.sell.slice_width, a.sell.nslices, 4,
                            "SELL widths");
                 same_bytes(a.sell.perm, b.sell.perm, a.nrows, 4, "SELL permutation");

@@ -109,7 +109,8 @@ __global__ void __launch_bounds__(BLOCK) row_lengths_kernel(const Off *ptr, int6
 /* len[r] = row r's length for every row of csr (nrows > 0), at its pointers' width, BLOCK
  * threads a block (a template, so only the conversions that call it hold the kernels). */
 template <int BLOCK>
-static inline sp_status_t row_lengths(const sp_gpu_env_t *env, const sp_csr_t *csr, int32_t *len)
+static inline sp_status_t row_lengths(const sp_gpu_env_t *env, const sp_csr_t *csr,
+                                      int32_t *len)
 {
     sp_status_t st = SP_STATUS_SUCCESS;
     cudaStream_t s = (cudaStream_t)env->stream;

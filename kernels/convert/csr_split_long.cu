@@ -103,7 +103,8 @@ extern "C" sp_status_t sp__gpu_csr_split_long(const sp_gpu_env_t *env, const sp_
         SP_TRY(to_host(env, &ntail64, cut64 + n, sizeof ntail64));
         t.nnz = ntail64;
     } else {
-        SP_TRY(sp__gpu_exclusive_scan_i32(s.ptr, s.ptr, n, s.ptr + n, temp, &temp_bytes, stream));
+        SP_TRY(sp__gpu_exclusive_scan_i32(s.ptr, s.ptr, n, s.ptr + n, temp, &temp_bytes,
+                                          stream));
         SP_TRY(sp__gpu_exclusive_scan_i32(cut, cut, n, cut + n, temp, &temp_bytes, stream));
         SP_TRY(to_host(env, &ntail, cut + n, sizeof ntail));
         t.nnz = ntail;
@@ -115,15 +116,16 @@ extern "C" sp_status_t sp__gpu_csr_split_long(const sp_gpu_env_t *env, const sp_
     SP_TRY(env_alloc_n(env, &t.col, t.nnz));
     SP_TRY(env_alloc(env, &t.val, (size_t)t.nnz * vs));
     if (csr->nnz > 0) {
+        unsigned grid = grid_for(env, csr->nnz);
         by_word(vs, [&](auto tag) {
             using W = decltype(tag);
             if (wide)
-                split_scatter_kernel<W><<<grid_for(env, csr->nnz), P::block_threads, 0, stream>>>(
+                split_scatter_kernel<W><<<grid, P::block_threads, 0, stream>>>(
                     csr->ptr64, csr->idx, static_cast<const W *>(csr->val), n, csr->nnz, bound,
                     s.ptr64, cut64, s.idx, static_cast<W *>(s.val), t.row, t.col,
                     static_cast<W *>(t.val));
             else
-                split_scatter_kernel<W><<<grid_for(env, csr->nnz), P::block_threads, 0, stream>>>(
+                split_scatter_kernel<W><<<grid, P::block_threads, 0, stream>>>(
                     csr->ptr, csr->idx, static_cast<const W *>(csr->val), n, csr->nnz, bound,
                     s.ptr, cut, s.idx, static_cast<W *>(s.val), t.row, t.col,
                     static_cast<W *>(t.val));

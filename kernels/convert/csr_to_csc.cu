@@ -540,7 +540,8 @@ static sp_status_t wide_starts(const sp_gpu_env_t *env, const sp_csr_t *csr, int
         int64_t n = csr->nnz - e0 < piece ? csr->nnz - e0 : piece;
         bytes = temp_bytes;
         SP_TRY(sp__gpu_histogram(csr->idx + e0, n, part, ncols, temp, &bytes, s));
-        add_counts_kernel<<<grid_for(env, ncols), P::block_threads, 0, s>>>(part, ncols, counts);
+        add_counts_kernel<<<grid_for(env, ncols), P::block_threads, 0, s>>>(part, ncols,
+                                                                            counts);
         SP_CUDA_LAUNCHED("add_counts_kernel");
     }
     bytes = temp_bytes;
@@ -573,8 +574,8 @@ static sp_status_t wide_sort_hubs(const sp_gpu_env_t *env, sp_csr_t *c, int32_t 
     h_start = static_cast<int64_t *>(sp__malloc_array((size_t)nhubs, sizeof *h_start));
     h_len = static_cast<int32_t *>(sp__malloc_array((size_t)nhubs, sizeof *h_len));
     if (!h_start || !h_len)
-        SP_FAIL(SP_STATUS_ALLOC_FAILED, "csr to csc: out of host memory listing %d long columns",
-                (int)nhubs);
+        SP_FAIL(SP_STATUS_ALLOC_FAILED,
+                "csr to csc: out of host memory listing %d long columns", (int)nhubs);
     SP_CUDA_TRY(cudaMemcpyAsync(h_start, at<int64_t>(scratch, o_start),
                                 (size_t)nhubs * sizeof *h_start, cudaMemcpyDeviceToHost, s));
     SP_TRY(to_host(env, h_len, at<int32_t>(scratch, o_len), (size_t)nhubs * sizeof *h_len));

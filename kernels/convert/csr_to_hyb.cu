@@ -133,8 +133,8 @@ extern "C" sp_status_t sp__gpu_csr_to_hyb(const sp_gpu_env_t *env, const sp_csr_
     } else {
         SP_TRY(sp__gpu_exclusive_scan_i32(at<int32_t>(scratch, o_len),
                                           at<int32_t>(scratch, o_len), csr->nrows,
-                                          at<int32_t>(scratch, o_slot), at<void>(scratch, o_temp),
-                                          &scan_bytes, s));
+                                          at<int32_t>(scratch, o_slot),
+                                          at<void>(scratch, o_temp), &scan_bytes, s));
         SP_TRY(to_host(env, &h_total, at<int32_t>(scratch, o_slot), sizeof h_total));
         h_total64 = h_total;
     }
@@ -150,8 +150,8 @@ extern "C" sp_status_t sp__gpu_csr_to_hyb(const sp_gpu_env_t *env, const sp_csr_
             using W = decltype(tag);
             if (csr->ptr64)
                 scatter_kernel<W><<<grid_for(env, csr->nnz), P::block_threads, 0, s>>>(
-                    csr->ptr64, csr->idx, static_cast<const W *>(csr->val), csr->nrows, csr->nnz,
-                    width, off64, coo->row, coo->col, static_cast<W *>(coo->val));
+                    csr->ptr64, csr->idx, static_cast<const W *>(csr->val), csr->nrows,
+                    csr->nnz, width, off64, coo->row, coo->col, static_cast<W *>(coo->val));
             else
                 scatter_kernel<W><<<grid_for(env, csr->nnz), P::block_threads, 0, s>>>(
                     csr->ptr, csr->idx, static_cast<const W *>(csr->val), csr->nrows, csr->nnz,

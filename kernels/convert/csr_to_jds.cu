@@ -136,12 +136,12 @@ extern "C" sp_status_t sp__gpu_csr_to_jds(const sp_gpu_env_t *env, const sp_csr_
             using W = decltype(tag);
             if (wide)
                 scatter_kernel<W><<<grid_for(env, j.nnz), P::block_threads, 0, s>>>(
-                    csr->ptr64, csr->idx, static_cast<const W *>(csr->val), n, j.nnz, j.jd_ptr64,
-                    inv, j.col, static_cast<W *>(j.val));
+                    csr->ptr64, csr->idx, static_cast<const W *>(csr->val), n, j.nnz,
+                    j.jd_ptr64, inv, j.col, static_cast<W *>(j.val));
             else
                 scatter_kernel<W><<<grid_for(env, j.nnz), P::block_threads, 0, s>>>(
-                    csr->ptr, csr->idx, static_cast<const W *>(csr->val), n, j.nnz, j.jd_ptr, inv,
-                    j.col, static_cast<W *>(j.val));
+                    csr->ptr, csr->idx, static_cast<const W *>(csr->val), n, j.nnz, j.jd_ptr,
+                    inv, j.col, static_cast<W *>(j.val));
         });
         SP_CUDA_LAUNCHED("scatter_kernel");
     }

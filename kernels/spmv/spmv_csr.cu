@@ -353,7 +353,8 @@ extern "C" sp_status_t sp__gpu_spmv_csr(const sp_gpu_env_t *env, const sp_gpu_sp
                      "(plan made for another matrix?)",
                      (long long)plan->naux, plan->param);
     }
-    if (a->ptr64 && (plan->alg == SP_SPMV_ALG_CSR_BINNED || plan->alg == SP_SPMV_ALG_CSR_ADAPTIVE))
+    if (a->ptr64 &&
+        (plan->alg == SP_SPMV_ALG_CSR_BINNED || plan->alg == SP_SPMV_ALG_CSR_ADAPTIVE))
         SP_FAIL(SP_STATUS_NOT_SUPPORTED,
                 "csr spmv: plan algorithm %d on a CSR with 64-bit offsets: only csr/scalar, "
                 "csr/vector, csr/merge and csr/split serve 64-bit offsets so far",

@@ -91,12 +91,14 @@ extern "C" sp_status_t sp__gpu_spmv_jds(const sp_gpu_env_t *env, const sp_jds_t 
             e = sp_prim::launch(jds_kernel<T, int64_t>, blocks, P::block_threads, env->stream,
                                 a->perm, a->jd_ptr64, a->col, static_cast<const T *>(a->val),
                                 a->nrows, a->njd, static_cast<const T *>(d_x),
-                                host_value<T>(alpha), host_value<T>(beta), static_cast<T *>(d_y));
+                                host_value<T>(alpha), host_value<T>(beta),
+                                static_cast<T *>(d_y));
         else
             e = sp_prim::launch(jds_kernel<T, int32_t>, blocks, P::block_threads, env->stream,
                                 a->perm, a->jd_ptr, a->col, static_cast<const T *>(a->val),
                                 a->nrows, a->njd, static_cast<const T *>(d_x),
-                                host_value<T>(alpha), host_value<T>(beta), static_cast<T *>(d_y));
+                                host_value<T>(alpha), host_value<T>(beta),
+                                static_cast<T *>(d_y));
     });
     SP_CUDA_LAUNCH("jds_kernel", e);
     /* the long rows: empty above (y = beta * y there), added on top balanced over entries */
