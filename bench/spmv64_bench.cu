@@ -27,7 +27,9 @@
  * read kernel are timed; the output says which. Every part's bytes are printed; a part that
  * cannot fit is refused before it is allocated, with the bytes needed and free.
  *
- *   spmv64_bench [--n 700] [--offsets 64|32|0] [--reps 20] [--warmup 10]
+ *   spmv64_bench [--n 700] [--points 7|27] [--offsets 64|32|0] [--reps 20] [--warmup 10]
+ * --points 27: the 27-point stencil instead (sp_gen_poisson3d27): past 2^31 entries with a
+ * quarter of the rows (n 450: 91M rows, 2.4G entries), where cuSPARSE may run it.
  * Exit status: 0 checked; 1 a check failed or a call failed; 3 refused (the library, or the
  * device memory), with a `spmv64: refused:` line; 2 bad arguments; 77 without a GPU. */
 #include <cuda_runtime.h>
@@ -349,7 +351,7 @@ static double max_rel_err(const std::vector<double> &a, const std::vector<double
 
 struct options {
     long long n = 700;
-    int offsets = 64, reps = 20, warmup = 10;
+    int points = 7, offsets = 64, reps = 20, warmup = 10;
 };
 
 static int refuse(const char *what, sp_status_t st)
@@ -363,6 +365,8 @@ static bool parse(int argc, char **argv, options *o)
     for (int i = 1; i < argc; i++) {
         if (!std::strcmp(argv[i], "--n") && i + 1 < argc)
             o->n = std::atoll(argv[++i]);
+        else if (!std::strcmp(argv[i], "--points") && i + 1 < argc)
+            o->points = std::atoi(argv[++i]);
         else if (!std::strcmp(argv[i], "--offsets") && i + 1 < argc)
             o->offsets = std::atoi(argv[++i]);
         else if (!std::strcmp(argv[i], "--reps") && i + 1 < argc)
@@ -372,7 +376,7 @@ static bool parse(int argc, char **argv, options *o)
         else
             return false;
     }
-    return o->n > 0 && o->reps > 0 && o->warmup >= 0 &&
+    return o->n > 0 && o->reps > 0 && o->warmup >= 0 && (o->points == 7 || o->points == 27) &&
            (o->offsets == 0 || o->offsets == 32 || o->offsets == 64);
 }
 
@@ -380,7 +384,9 @@ int main(int argc, char **argv)
 {
     options o;
     if (!parse(argc, argv, &o)) {
-        std::fprintf(stderr, "usage: %s [--n N] [--offsets 64|32|0] [--reps R] [--warmup W]\n",
+        std::fprintf(stderr,
+                     "usage: %s [--n N] [--points 7|27] [--offsets 64|32|0] [--reps R] "
+                     "[--warmup W]\n",
                      argv[0]);
         return 2;
     }
@@ -398,15 +404,19 @@ int main(int argc, char **argv)
     /* the matrix on the host */
     double t0 = wall_ms();
     sp_coo_t *coo = nullptr;
-    sp_status_t st = sp_gen_poisson3d(o.n, SP_R_64F, &coo);
-    if (st != SP_STATUS_SUCCESS) return refuse("sp_gen_poisson3d", st);
+    const char *gen = o.points == 27 ? "sp_gen_poisson3d27" : "sp_gen_poisson3d";
+    sp_status_t st = o.points == 27 ? sp_gen_poisson3d27(o.n, SP_R_64F, &coo)
+                                    : sp_gen_poisson3d(o.n, SP_R_64F, &coo);
+    if (st != SP_STATUS_SUCCESS) return refuse(gen, st);
     const int64_t m = coo->nrows, nnz = coo->nnz;
     if (!(coo->flags & SP_COO_SORTED)) {
-        std::printf("spmv64: FAILED: sp_gen_poisson3d gave an unsorted COO\n");
+        std::printf("spmv64: FAILED: %s gave an unsorted COO\n", gen);
         return 1;
     }
-    std::printf("spmv64: poisson3d:%lld: %lld rows, %lld entries (%s 2^31), generated in %.1f s\n",
-                o.n, (long long)m, (long long)nnz, nnz >= ((int64_t)1 << 31) ? "past" : "below",
+    std::printf("spmv64: poisson3d%s:%lld: %lld rows, %lld entries (%s 2^31), generated in "
+                "%.1f s\n",
+                o.points == 27 ? "27" : "", o.n, (long long)m, (long long)nnz,
+                nnz >= ((int64_t)1 << 31) ? "past" : "below",
                 (wall_ms() - t0) / 1e3);
 
     /* the parts' bytes */

@@ -15,9 +15,9 @@
  *    SP_STATUS_ALLOC_FAILED with the bytes); rows and columns stay below 2^31. A matrix
  *    of 2^31 entries or more gets 64-bit CSR/CSC offsets (sp_matrix_options_t.offset_bits):
  *    on either context every format (JDS and SELL with 64-bit offsets of their own), SpMV
- *    in it (CSR: csr/scalar, vector, merge and split), sp_spmv_tune (timing what serves)
- *    and BFS (every variant and loop), and on a host context sp_sptrsv and the solvers'
- *    step loop. A matrix with 64-bit offsets forced below 2^31
+ *    in it (CSR: csr/scalar, vector, merge and split), sp_spmv_tune (timing what serves),
+ *    BFS (every variant and loop), sp_sptrsv and sp_sptrsv_analyse (every algorithm) and
+ *    the solvers (every type and loop). A matrix with 64-bit offsets forced below 2^31
  *    entries is served everywhere (the pointers narrowed to 32 bits where a reader needs them). Past
  *    2^31 entries every other format or operation refuses it with SP_STATUS_NOT_SUPPORTED
  *    naming the count (or the format, algorithm or call) and "64-bit offsets".
@@ -483,8 +483,8 @@ typedef struct sp_matrix_options {
                                    bits where a reader needs them); past it in every format
                                    and SpMV in it (CSR: csr/scalar, vector, merge, split;
                                    JDS and SELL with 64-bit offsets of their own),
-                                   sp_spmv_tune (it times what serves), BFS, and sp_sptrsv
-                                   and the solvers' step loop on a host context;
+                                   sp_spmv_tune (it times what serves), BFS, sp_sptrsv and
+                                   the solvers (every loop);
                                    the rest refuses them there with
                                    SP_STATUS_NOT_SUPPORTED (issue 20) */
     int pattern_symmetric;      /* nonzero: the caller asserts that entry (i,j) is present
@@ -679,7 +679,11 @@ SP_API sp_status_t sp_spmv_tune(sp_context_t *ctx, sp_matrix_t *A, sp_format_t *
  * a cost model over A's statistics (row lengths and their histogram, the bytes each format
  * would move with its padding and long-row tail, one thread's longest walk, how local the
  * gathers of x are), with per-architecture constants: sp__policy_spmv_choose in
- * src/policy.c, which also picks CSR's algorithm for SP_SPMV_ALG_DEFAULT under AUTO. */
+ * src/policy.c, which also picks CSR's algorithm for SP_SPMV_ALG_DEFAULT under AUTO. On a
+ * CUDA context a format not yet built whose build would not fit what the device can still
+ * give the context gives way to CSR (with the model's CSR algorithm): AUTO never fails a
+ * product CSR can do for want of room for a faster format (at 2.4G entries ELL beside the
+ * CSR is tens of GB). The pick can so depend on the room at the time of the call. */
 SP_API sp_status_t sp_spmv_choose_format(const sp_context_t *ctx, const sp_matrix_t *A,
                                          sp_format_t *format);
 

@@ -36,7 +36,8 @@ typedef enum sp_gpu_sptrsv_alg {
 typedef struct sp_gpu_sptrsv_plan sp_gpu_sptrsv_plan_t;
 
 /* Analyses the triangle of the square device CSR a (sorted columns, no duplicates, as
- * libsp builds it) that the solve uses: upper == 0 takes the entries with col <= row,
+ * libsp builds it; row pointers 32-bit, ptr, or 64-bit, ptr64: the plan keeps the width
+ * and its solves take a CSR of the same width) that the solve uses: upper == 0 takes the entries with col <= row,
  * upper != 0 those with col >= row; entries of the other triangle are ignored, so a full
  * matrix A gives D+L or D+U without a copy. unit_diag != 0 takes the diagonal as 1 and
  * ignores stored diagonal entries; otherwise a row without a non-zero stored diagonal is

@@ -43,7 +43,8 @@ sp_status_t sp__gpu_vec_pointwise(const sp_gpu_env_t *env, sp_value_type_t t, in
                                   const void *d_d, const void *d_r, void *d_z, double *d_out,
                                   void *d_temp);
 
-/* d_diag[i] = A(i, i) of the square device CSR a (0 where none is stored), of a's type. */
+/* d_diag[i] = A(i, i) of the square device CSR a (0 where none is stored), of a's type;
+ * a's row pointers at either width (ptr or ptr64). */
 sp_status_t sp__gpu_csr_diagonal(const sp_gpu_env_t *env, const sp_csr_t *a, void *d_diag);
 
 #ifdef __cplusplus

@@ -7,7 +7,8 @@
 # direction-optimized, 8 sources, every search validated by the Graph500 rules (on every
 # core); then SpMV on 3D Poisson N^3 past 2^31 entries
 # (spmv64_bench, BIG20_N, default 700: 2.4G entries, 64-bit offsets; the COO uploaded in
-# order) against cuSPARSE with 64-bit indices and the read bandwidth.
+# order) against cuSPARSE with 64-bit indices and the read bandwidth; BIG20_POINTS=27 takes
+# the 27-point stencil instead (BIG20_N 450: 2.4G entries on 91M rows, a quarter of 700^3's).
 # BIG20_STEPS (default "kron24 kron26 spmv700"; also kron27) picks steps; BIG20_BFS_ARGS
 # replaces the BFS selection (default: the variants and loops below). Each BFS step prints
 # the host memory model's bytes first, spbench's progress lines (stage, seconds, resident
@@ -58,7 +59,7 @@ for s in ${BIG20_STEPS:-kron24 kron26 spmv700}; do
     kron27) bfs 27 $(( left < 540 ? left : 540 )) ;;
     spmv*)
       n=${BIG20_N:-700}
-      "${T[@]}" timeout "$left" "$B/spmv64_bench" --n "$n" --offsets 64 \
+      "${T[@]}" timeout "$left" "$B/spmv64_bench" --n "$n" --points "${BIG20_POINTS:-7}" --offsets 64 \
         >"$L/spmv64-$n.log" 2>"$L/spmv64-$n.err"
       rc=$?
       grep -E "^(GPU|spmv64)" "$L/spmv64-$n.log"

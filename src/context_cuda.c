@@ -231,37 +231,56 @@ void sp__cuda_env(const sp_context_t *ctx, sp_gpu_env_t *env)
 }
 
 /* What the device can still give this context: free memory plus what the context's pool
- * holds unused. With the caller's allocator hooks the figure says nothing about their
- * memory, so there is no check (unless a test cap is set). */
-sp_status_t sp__cuda_check_room(const sp_context_t *ctx, int64_t need, const char *what)
+ * holds unused (*room), and the device's bytes in all (*total); 0 when unknown (the query
+ * failed), else 1. The test cap applies. */
+static int room_of(const sp_cuda_state_t *s, int64_t *room, size_t *total)
 {
-    sp_cuda_state_t *s = ctx->cuda;
     size_t free_bytes = 0, total_bytes = 0;
     uint64_t reserved = 0, used = 0;
-    int64_t room;
-    if (s->allocator.alloc && s->test_room_cap <= 0) return SP_STATUS_SUCCESS;
     if (cudaSetDevice(s->device) != cudaSuccess ||
         cudaMemGetInfo(&free_bytes, &total_bytes) != cudaSuccess) {
         (void)cudaGetLastError(); /* unknown: the allocations will tell */
-        return SP_STATUS_SUCCESS;
+        return 0;
     }
-    room = (int64_t)free_bytes;
+    *room = (int64_t)free_bytes;
+    *total = total_bytes;
     if (s->has_pool) {
         if (cudaMemPoolGetAttribute(s->pool, cudaMemPoolAttrReservedMemCurrent, &reserved) ==
                 cudaSuccess &&
             cudaMemPoolGetAttribute(s->pool, cudaMemPoolAttrUsedMemCurrent, &used) == cudaSuccess) {
-            if (reserved > used) room += (int64_t)(reserved - used);
+            if (reserved > used) *room += (int64_t)(reserved - used);
         } else {
             (void)cudaGetLastError();
         }
     }
-    if (s->test_room_cap > 0 && room > s->test_room_cap) room = s->test_room_cap;
+    if (s->test_room_cap > 0 && *room > s->test_room_cap) *room = s->test_room_cap;
+    return 1;
+}
+
+/* With the caller's allocator hooks the figure says nothing about their memory, so there
+ * is no check (unless a test cap is set). */
+sp_status_t sp__cuda_check_room(const sp_context_t *ctx, int64_t need, const char *what)
+{
+    sp_cuda_state_t *s = ctx->cuda;
+    size_t total_bytes = 0;
+    int64_t room = 0;
+    if (s->allocator.alloc && s->test_room_cap <= 0) return SP_STATUS_SUCCESS;
+    if (!room_of(s, &room, &total_bytes)) return SP_STATUS_SUCCESS;
     if (need > room)
         return SP_ERROR(SP_STATUS_ALLOC_FAILED,
                         "%s needs %lld bytes on the device, %lld free (device %d, %zu bytes "
                         "in all)", what, (long long)need, (long long)room, s->device,
                         total_bytes);
     return SP_STATUS_SUCCESS;
+}
+
+int sp__cuda_has_room(const sp_context_t *ctx, int64_t need)
+{
+    sp_cuda_state_t *s = ctx->cuda;
+    size_t total_bytes = 0;
+    int64_t room = 0;
+    if (s->allocator.alloc && s->test_room_cap <= 0) return 1;
+    return !room_of(s, &room, &total_bytes) || need <= room;
 }
 
 void sp__cuda_test_cap_room(sp_context_t *ctx, int64_t bytes)
@@ -298,6 +317,12 @@ sp_status_t sp__cuda_check_room(const sp_context_t *ctx, int64_t need, const cha
 {
     (void)ctx, (void)need, (void)what;
     return SP_STATUS_SUCCESS;
+}
+
+int sp__cuda_has_room(const sp_context_t *ctx, int64_t need)
+{
+    (void)ctx, (void)need;
+    return 1;
 }
 
 void sp__cuda_test_cap_room(sp_context_t *ctx, int64_t bytes) { (void)ctx, (void)bytes; }

@@ -272,8 +272,9 @@ static sp_status_t refuse_offsets64(const sp_matrix_t *A, const char *what)
     return SP_ERROR(SP_STATUS_NOT_SUPPORTED,
                     "%s of a %lld x %lld matrix with %lld entries and 64-bit offsets: not "
                     "supported yet (64-bit offsets serve every format, SpMV in them (CSR: "
-                    "scalar, vector, merge and split) and BFS at any size, and everything "
-                    "else up to %lld entries, through the CSR's pointers narrowed to 32 bits)",
+                    "scalar, vector, merge and split), BFS, SpTRSV and the solvers at any "
+                    "size, and everything else up to %lld entries, through the CSR's "
+                    "pointers narrowed to 32 bits)",
                     what, (long long)A->f.coo.nrows, (long long)A->f.coo.ncols,
                     (long long)A->f.coo.nnz, (long long)g_narrow_limit);
 }
@@ -313,6 +314,15 @@ sp_status_t sp__matrix_csr32(sp_matrix_t *A, sp_csr_t *csr)
     csr->ptr64 = NULL;
 done:
     return st;
+}
+
+sp_status_t sp__matrix_csr_either(sp_matrix_t *A, sp_csr_t *csr)
+{
+    if (A->f.csr.ptr64 != NULL && !sp__matrix_narrows(A)) {
+        *csr = A->f.csr;
+        return SP_STATUS_SUCCESS;
+    }
+    return sp__matrix_csr32(A, csr);
 }
 
 /* Bytes ELL would take; the bound it must stay under (sp__matrix_policy_t). */

@@ -387,6 +387,11 @@ done:
     return st;
 }
 
+int sp__cuda_matrix_fits(const sp_matrix_t *A, sp_format_t f)
+{
+    return (A->built & (1u << f)) != 0 || sp__cuda_has_room(A->ctx, build_bytes(A, f));
+}
+
 sp_status_t sp__cuda_matrix_csr32(sp_matrix_t *A)
 {
     sp_status_t st = SP_STATUS_SUCCESS;
@@ -586,6 +591,11 @@ sp_status_t sp__cuda_matrix_build(sp_matrix_t *A, sp_format_t f, int sell_c, int
     return not_compiled();
 }
 void sp__cuda_matrix_free_format(sp_matrix_t *A, sp_format_t f) { (void)A, (void)f; }
+int sp__cuda_matrix_fits(const sp_matrix_t *A, sp_format_t f)
+{
+    (void)A, (void)f;
+    return 1;
+}
 sp_status_t sp__cuda_matrix_csr32(sp_matrix_t *A)
 {
     (void)A;

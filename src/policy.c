@@ -259,6 +259,7 @@ sp__spmv_choice_t sp__policy_spmv_choose(const sp__policy_t *p, const sp__spmv_s
     for (int g = 0; g < SP_FORMAT_COUNT; g++) out.us[g] = -1.0;
     out.format = SP_FORMAT_CSR;
     out.alg = SP_SPMV_ALG_CSR_ADAPTIVE;
+    out.csr_alg = SP_SPMV_ALG_DEFAULT;
     if (s->nnz == 0) {
         out.format = s->wide && !s->ell_wide ? SP_FORMAT_CSR : SP_FORMAT_ELL;
         out.alg = SP_SPMV_ALG_DEFAULT;
@@ -299,6 +300,7 @@ sp__spmv_choice_t sp__policy_spmv_choose(const sp__policy_t *p, const sp__spmv_s
             }
         }
     }
+    out.csr_alg = out.alg;
     /* 64-bit offsets past the narrow limit (issue 20): of the padded formats only ELL with no
        row for its tail */
     if (s->wide && !s->ell_wide) return out;

@@ -68,6 +68,7 @@ typedef struct sp__spmv_stats {
 typedef struct sp__spmv_choice {
     sp_format_t format;
     sp_spmv_alg_t alg; /* CSR: the algorithm; else SP_SPMV_ALG_DEFAULT */
+    sp_spmv_alg_t csr_alg; /* CSR's best algorithm, whichever format won */
     double us[SP_FORMAT_COUNT];
 } sp__spmv_choice_t;
 

@@ -110,6 +110,9 @@ sp_status_t sp__cuda_matrix_upload(sp_matrix_t *A, const sp_coo_t *coo, int32_t 
 sp_status_t sp__cuda_matrix_build(sp_matrix_t *A, sp_format_t format, int sell_c, int sell_sigma,
                                   int64_t long_bound);
 void sp__cuda_matrix_free_format(sp_matrix_t *A, sp_format_t format);
+/* 1 when format is built or its build's bytes fit what the device can still give A's
+ * context (the build's own check, sp__cuda_check_room, without an error), else 0. */
+int sp__cuda_matrix_fits(const sp_matrix_t *A, sp_format_t format);
 sp_status_t sp__cuda_matrix_mirror(sp_matrix_t *A, sp_format_t format);
 /* A->csr_ptr32 = A's device CSR pointers (ptr64) narrowed to int32_t on the device
  * (kernels/convert/csr_offsets_width.cu), and its free (issue 20; sp__matrix_csr32). */
@@ -204,6 +207,9 @@ void sp__cuda_sptrsv_free_plans(sp_matrix_t *A);
  * context's pool); success when it fits, when the figure is unknown, or when the context
  * uses the caller's allocator hooks. Called before a step launches anything. */
 sp_status_t sp__cuda_check_room(const sp_context_t *ctx, int64_t need, const char *what);
+/* The same test without an error: 1 when need fits (or the figure is unknown, or the
+ * context uses allocator hooks), else 0. */
+int sp__cuda_has_room(const sp_context_t *ctx, int64_t need);
 /* Pinned host memory of at least bytes kept by a CUDA context for its uploads (allocated on
  * first use, freed with the context); NULL when it cannot be pinned. */
 void *sp__cuda_staging(sp_context_t *ctx, size_t bytes);
@@ -253,9 +259,10 @@ static inline int sp__coo_pattern_symmetric(const sp_coo_t *coo)
 int64_t sp__matrix_long_row_bound(const sp_matrix_t *A, sp_format_t f);
 /* The same refusal only when A has 64-bit offsets and more entries than the narrow limit
  * (2^31 - 1; sp__test_set_narrow_limit lowers it), on any context: the guard of every
- * operation served below the limit only through sp__matrix_csr32 on a host or a CUDA
- * context (SpTRSV, the solvers' setup, the diagonal, CSR binned/adaptive on a GPU; the
- * fused solver steps on either). Every format is built past it (issue 20). */
+ * operation served below the limit only through sp__matrix_csr32 on a CUDA context (CSR
+ * binned and adaptive asked for by name). Every format is built past it, and SpTRSV and
+ * the solvers' fused steps read the 64-bit pointers past it: sp__matrix_csr_either
+ * (issue 20). */
 sp_status_t sp__matrix_narrowable(const sp_matrix_t *A, const char *what);
 /* 1 when A has 64-bit offsets and at most the narrow limit's entries (its pointers can be
  * narrowed: sp__matrix_narrowable passes), else 0; sets no error. */
@@ -265,6 +272,10 @@ int sp__matrix_narrows(const sp_matrix_t *A);
  * CSR, counted in its bytes, in the context's memory: narrowed on the device on a CUDA
  * context). */
 sp_status_t sp__matrix_csr32(sp_matrix_t *A, sp_csr_t *csr);
+/* A's CSR (built) for a reader that takes either pointer width (SpTRSV, the solvers' fused
+ * steps): below the narrow limit with 32-bit pointers (sp__matrix_csr32: so the 32-bit
+ * matrix's plans and bits), past it A's own with its 64-bit pointers (nothing narrowed). */
+sp_status_t sp__matrix_csr_either(sp_matrix_t *A, sp_csr_t *csr);
 /* sp__ref_bfs_validate with its row-wise rules on up to nthreads threads (<= 0: every
  * core; graphs below 2^16 vertices take one): the same verdict and message
  * (src/bfs_validate.c). */

@@ -21,7 +21,10 @@ static int alg_fits(sp_format_t f, sp_spmv_alg_t alg)
 }
 
 /* AUTO's format and algorithm for A on ctx: sp_spmv_tune's choice when A has one, else
- * the cost model's (sp__policy_spmv_choose, src/policy.c). */
+ * the cost model's (sp__policy_spmv_choose, src/policy.c). On a CUDA context a padded
+ * format the device has no room left to build (at the sizes of issue 20 ELL is tens of GB
+ * beside the CSR) gives way to CSR with the model's CSR algorithm, so AUTO serves where
+ * CSR does instead of failing the build. */
 void sp__spmv_auto(const sp_context_t *ctx, const sp_matrix_t *A, sp_format_t *format,
                    sp_spmv_alg_t *alg)
 {
@@ -36,6 +39,11 @@ void sp__spmv_auto(const sp_context_t *ctx, const sp_matrix_t *A, sp_format_t *f
     c = sp__policy_spmv_choose(sp__policy_for(ctx), &s);
     *format = c.format;
     *alg = c.alg;
+    if (ctx->kind == SP_DEVICE_CUDA && c.format != SP_FORMAT_CSR &&
+        !sp__cuda_matrix_fits(A, c.format)) {
+        *format = SP_FORMAT_CSR;
+        *alg = c.csr_alg;
+    }
 }
 
 sp_status_t sp_spmv_choose_format(const sp_context_t *ctx, const sp_matrix_t *A,

@@ -17,9 +17,6 @@ static sp_status_t check_args(sp_context_t *ctx, sp_matrix_t *A, sp_uplo_t uplo,
                  (long long)n, (long long)A->f.coo.ncols);
     SP_CHECK_ARG(A->f.coo.value_type != SP_VALUE_NONE, "%s: the matrix is a pattern (no values)",
                  what);
-    /* the host substitution reads either pointer width (sp__csr_at); the GPU's analysis and
-       kernels read 32-bit pointers, narrowed below the narrow limit (issue 20) */
-    if (ctx->kind == SP_DEVICE_CUDA) SP_TRY(sp__matrix_narrowable(A, what));
     SP_CHECK_ARG(uplo == SP_UPLO_LOWER || uplo == SP_UPLO_UPPER, "%s: unknown uplo %d", what,
                  (int)uplo);
     SP_CHECK_ARG(diag == SP_DIAG_NON_UNIT || diag == SP_DIAG_UNIT, "%s: unknown diag %d", what,

@@ -1,10 +1,11 @@
 /* The triangular solve on a CUDA context: one analysis (kernels/solve/) per triangle,
  * diagonal kind and algorithm, made on first use and cached in the matrix, so a solver's
  * repeated solves pay neither analysis nor allocation. AUTO and the kernel behind
- * SOFT_SYNC: src/policy.c. The kernels read 32-bit row pointers: a matrix with 64-bit
- * offsets (below the narrow limit, sp_sptrsv's guard) is analysed and solved through its
+ * SOFT_SYNC: src/policy.c. The kernels are templates on the offset type (issue 20): a
+ * matrix with 64-bit offsets below the narrow limit is analysed and solved through its
  * CSR's pointers narrowed on the device (sp__matrix_csr32, made once and kept with the
- * CSR), so the 32-bit matrix's plans and results, bit for bit (issue 20). */
+ * CSR), so the 32-bit matrix's plans and results, bit for bit; past the limit the kernels'
+ * int64_t instances read the CSR's own 64-bit pointers (nothing narrowed). */
 #include "policy.h"
 
 #ifdef SP_HAVE_CUDA
@@ -34,7 +35,7 @@ static sp_status_t plan_for(const sp_gpu_env_t *env, sp_matrix_t *A, sptrsv_plan
         int kernel = SP_GPU_SPTRSV_LEVELS;
         if (s == SLOT_SOFT) kernel = sp__policy_for(A->ctx)->sptrsv->soft_kernel;
         if (s == SLOT_SMALL) kernel = SP_GPU_SPTRSV_SMALL;
-        SP_TRY(sp__matrix_csr32(A, &csr));
+        SP_TRY(sp__matrix_csr_either(A, &csr));
         SP_TRY(sp__gpu_sptrsv_analyse(env, &csr, upper, unit_diag, (sp_gpu_sptrsv_alg_t)kernel,
                                       &made));
         **slot = made;
@@ -74,7 +75,7 @@ static sp_status_t plan_of(const sp_gpu_env_t *env, sp_matrix_t *A, int upper, i
         if (!*slot) {
             sp_gpu_sptrsv_plan_t *soft = NULL, *levels = NULL;
             sp_csr_t csr;
-            SP_TRY(sp__matrix_csr32(A, &csr));
+            SP_TRY(sp__matrix_csr_either(A, &csr));
             SP_TRY(sp__gpu_sptrsv_analyse_both(env, &csr, upper, unit_diag,
                                                (sp_gpu_sptrsv_alg_t)pol->sptrsv->soft_kernel,
                                                levels_wanted, pol, &soft, &levels));
@@ -121,7 +122,7 @@ sp_status_t sp__cuda_sptrsv(sp_matrix_t *A, int upper, int unit_diag, int alg,
     sp_csr_t csr;
     sp__cuda_env(A->ctx, &env);
     SP_TRY(plan_of(&env, A, upper, unit_diag, alg, &plan));
-    SP_TRY(sp__matrix_csr32(A, &csr)); /* narrowed by the analysis when 64-bit */
+    SP_TRY(sp__matrix_csr_either(A, &csr)); /* narrowed by the analysis where it narrows */
     SP_TRY(sp__gpu_sptrsv_solve(&env, plan, &csr, alpha, b, x));
 done:
     return st;

@@ -85,12 +85,10 @@ sp_status_t sp__vec_diagonal(sp_context_t *ctx, sp_matrix_t *A, sp_vector_t *dia
         goto done;
     }
 #ifdef SP_HAVE_CUDA
-    SP_TRY(sp__matrix_narrowable(A, "the diagonal on a CUDA context"));
     {
-        sp_csr_t csr; /* the kernel reads 32-bit pointers: narrowed ones at 64 (issue 20) */
-        SP_TRY(sp__matrix_csr32(A, &csr));
+        /* the kernel reads the CSR's pointers at either width (issue 20), at any size */
         ON_GPU(ctx, env);
-        SP_TRY(sp__gpu_csr_diagonal(&env, &csr, diag->data));
+        SP_TRY(sp__gpu_csr_diagonal(&env, &A->f.csr, diag->data));
     }
 #else
     SP_FAIL(SP_STATUS_NOT_COMPILED, "libsp was built without CUDA");

@@ -12,14 +12,15 @@
  * with PCG-Jacobi), tune. Past the narrow limit (lowered by a test hook) every format is
  * converted from the 64-bit CSR itself (wide_catalogue: CSC, ELL with a tail, HYB, JDS and
  * SELL hold the 32-bit matrix's arrays, JDS's and SELL's offsets 64-bit, SpMV within
- * rounding of the host, csr/merge and split too; tune times what serves), and csr/binned
- * and adaptive, SpTRSV and the solvers refuse before any work with SP_STATUS_NOT_SUPPORTED
- * naming the operation and "64-bit offsets"; BFS runs its 64-bit kernels at any size (the
- * 32-bit matrix's levels). Past the device sort's limit (INT32_MAX entries, lowered by a
- * test hook) the COO is uploaded in order and gives the same matrix. Under
- * SP_TEST_OFFSET_BITS=64 (the offsets64gpu run) default_width asserts that offset_bits 0
- * gives 64 on the GPU. Vectors go through the public sp_vector API. Exits 77 without a
- * GPU. */
+ * rounding of the host, csr/merge and split too; tune times what serves), SpTRSV and the
+ * solvers read the 64-bit pointers there (the 32-bit matrix's results bit for bit, nothing
+ * narrowed), and csr/binned and adaptive refuse before any work with
+ * SP_STATUS_NOT_SUPPORTED naming the operation and "64-bit offsets"; BFS runs its 64-bit
+ * kernels at any size (the 32-bit matrix's levels). Past the device sort's limit
+ * (INT32_MAX entries, lowered by a test hook) the COO is uploaded in order and gives the
+ * same matrix. Under SP_TEST_OFFSET_BITS=64 (the offsets64gpu run) default_width asserts
+ * that offset_bits 0 gives 64 on the GPU. Vectors go through the public sp_vector API.
+ * Exits 77 without a GPU. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,6 +31,8 @@
 
 #ifdef SP_HAVE_CUDA
 #include <cuda_runtime_api.h> /* bfs_at_64's device level array */
+
+#include "sp_kernels_solve.h" /* sptrsv_past_narrow_limit: every kernel by name */
 #endif
 
 /* |y_gpu - y_ref| per row within BOUND_C * eps * (row length + 2) * (sum_j |alpha a_ij
@@ -612,14 +615,12 @@ static void narrow_limit_teardown(void)
     teardown();
 }
 
-/* Past the narrow limit what reads 32-bit pointers (CSR binned and adaptive, SpTRSV, the
- * solvers) refuses a 64-bit matrix before any work, naming it and the limit; A is left
- * usable: CSR (DEFAULT, scalar, vector), COO and ELL still run; at the limit the rest is
- * served again. */
+/* Past the narrow limit what reads 32-bit pointers (CSR binned and adaptive) refuses a
+ * 64-bit matrix before any work, naming it and the limit; A is left usable: CSR (DEFAULT,
+ * scalar, vector), COO and ELL still run; at the limit the rest is served again. */
 START_TEST(refusals_past_narrow_limit)
 {
     sp_coo_t *a = NULL;
-    sp_solver_t *solver = NULL;
     sp_vector_t *x = NULL, *y = NULL;
     double alpha = 1, beta = 0, h_y[400];
     ck_assert_ok(sp_gen_poisson2d(20, SP_R_64F, &a));
@@ -639,14 +640,6 @@ START_TEST(refusals_past_narrow_limit)
         ck_refused(sp_spmv_prepare(g_gpu, A, SP_FORMAT_CSR, algs[i].alg), algs[i].name);
         ck_assert_str_eq(sp_context_last_error(g_gpu), sp_last_error());
     }
-    ck_refused(sp_sptrsv(g_gpu, A, SP_UPLO_LOWER, SP_DIAG_NON_UNIT, SP_SPTRSV_ALG_AUTO, &alpha,
-                         sp_vector_data(x), sp_vector_data(y)),
-               "sp_sptrsv");
-    ck_refused(sp_sptrsv_analyse(g_gpu, A, SP_UPLO_UPPER, SP_DIAG_UNIT, SP_SPTRSV_ALG_AUTO),
-               "sp_sptrsv_analyse");
-    ck_assert_ok(sp_solver_create(g_gpu, SP_SOLVER_PCG_JACOBI, &solver));
-    ck_refused(sp_solver_setup(solver, A), "sp_solver_setup");
-    sp_solver_destroy(solver);
     /* nothing refused was built, nothing narrowed; what reads 64-bit pointers still runs */
     sp_matrix_info_t info;
     ck_assert_ok(sp_matrix_info(A, &info));
@@ -775,6 +768,256 @@ START_TEST(wide_catalogue)
     free(y64);
     inputs_free(&in);
     sp_coo_free(coo);
+}
+END_TEST
+
+/* ---- SpTRSV and the solvers past the narrow limit (issue 20) ---------------------------
+ * Past the limit (1000 entries here) SpTRSV's analysis and kernels and the solvers' steps
+ * read the CSR's own 64-bit pointers (the kernels' int64_t instances; nothing narrowed):
+ * the 32-bit matrix's results bit for bit, since each kernel sums a row's entries in the
+ * same order whatever the width of the positions it reads them at. */
+
+enum { TRSV_MATRICES = 8 }; /* sptrsv_past_narrow_limit's loop */
+
+#ifdef SP_HAVE_CUDA
+/* A banded matrix with long rows (n rows, `half` entries each side of the diagonal, their
+ * magnitudes summing below 1/2 a side, so unit-diagonal solves stay bounded too): the
+ * triangle's rows average more than the warp-per-row threshold (12), so the kernels take a
+ * warp per row; its levels are a chain (natural order). */
+static sp_coo_t *band_coo(int64_t n, int64_t half, sp_value_type_t t)
+{
+    sp_coo_t *c = NULL;
+    ck_assert_ok(sp_coo_create(n, n, n * (2 * half + 1), t, &c));
+    for (int64_t r = 0; r < n; r++)
+        for (int64_t j = r - half; j <= r + half; j++) {
+            if (j < 0 || j >= n) continue;
+            double v = j == r ? 2.0 + (double)(r % 3)
+                              : -0.5 / ((double)half * (double)(1 + (r + 2 * j) % 5));
+            c->row[c->nnz] = (int32_t)r;
+            c->col[c->nnz] = (int32_t)j;
+            put(c->val, sp_value_size(t), (size_t)c->nnz, v);
+            c->nnz++;
+        }
+    return c;
+}
+
+/* Two levels of long rows: rows below n/2 hold their diagonal only, each row above it 40
+ * entries among them; the levels are wide (level order) and rows long (warp per row). */
+static sp_coo_t *two_level_coo(int64_t n, sp_value_type_t t)
+{
+    const int64_t h = n / 2, deps = 40;
+    sp_coo_t *c = NULL;
+    ck_assert_ok(sp_coo_create(n, n, n + (n - h) * deps, t, &c));
+    for (int64_t r = 0; r < n; r++) {
+        for (int64_t j = 0; r >= h && j < deps; j++) {
+            c->row[c->nnz] = (int32_t)r;
+            c->col[c->nnz] = (int32_t)((j * (h / deps) + r % (h / deps)) % h);
+            put(c->val, sp_value_size(t), (size_t)c->nnz, 0.5 / (double)(1 + (r + j) % 3));
+            c->nnz++;
+        }
+        c->row[c->nnz] = (int32_t)r;
+        c->col[c->nnz] = (int32_t)r;
+        put(c->val, sp_value_size(t), (size_t)c->nnz, 2.0 + (double)(r % 3));
+        c->nnz++;
+    }
+    ck_assert_ok(sp_coo_sort_merge(c, SP_DUP_SUM, NULL));
+    return c;
+}
+
+/* The matrices of sptrsv_past_narrow_limit, all past 1000 entries: a 2D stencil (narrow
+ * levels: natural order, a thread per row), a 3D stencil (wide levels: level order), the
+ * band (a warp per row, natural order), two levels (a warp per row, level order); each in
+ * double and float. */
+static sp_coo_t *trsv_matrix(int i)
+{
+    sp_value_type_t t = i % 2 ? SP_R_32F : SP_R_64F;
+    sp_coo_t *c = NULL;
+    switch (i / 2) {
+    case 0: ck_assert_ok(sp_gen_poisson2d(20, t, &c)); break;
+    case 1: ck_assert_ok(sp_gen_poisson3d(16, t, &c)); break;
+    case 2: c = band_coo(600, 20, t); break;
+    default: c = two_level_coo(2048, t); break;
+    }
+    ck_assert_int_gt(c->nnz, 1000);
+    return c;
+}
+
+/* x for b (1 + i % 7) by every public algorithm and every kernel by name (both triangles,
+ * non-unit and unit diagonals) on A: into out[case][row]. */
+enum { TRSV_PUBLIC = 3, TRSV_KERNELS = 7, TRSV_CASES = 2 * 2 * (TRSV_PUBLIC + TRSV_KERNELS) };
+static void trsv_all(sp_matrix_t *A, const sp_coo_t *c, void *out)
+{
+    static const sp_sptrsv_alg_t pub[TRSV_PUBLIC] = {SP_SPTRSV_ALG_AUTO, SP_SPTRSV_ALG_LEVELS,
+                                                      SP_SPTRSV_ALG_SOFT_SYNC};
+    static const sp_gpu_sptrsv_alg_t kern[TRSV_KERNELS] = {
+        SP_GPU_SPTRSV_LEVELS,     SP_GPU_SPTRSV_SOFT,       SP_GPU_SPTRSV_SOFT_NATURAL,
+        SP_GPU_SPTRSV_SOFT_VALUE, SP_GPU_SPTRSV_SOFT_BLOCK, SP_GPU_SPTRSV_WAVE,
+        SP_GPU_SPTRSV_SMALL};
+    const int64_t n = c->nrows;
+    const size_t vs = sp_value_size(c->value_type);
+    const double alpha = 1.5;
+    const float alphaf = 1.5f;
+    const void *ap = c->value_type == SP_R_32F ? (const void *)&alphaf : (const void *)&alpha;
+    void *hb = alloc_or_fail((size_t)n * vs);
+    sp_vector_t *vb = NULL, *vx = NULL;
+    sp_gpu_env_t env;
+    int k = 0;
+    for (int64_t i = 0; i < n; i++) put(hb, vs, (size_t)i, 1.0 + (double)(i % 7));
+    ck_assert_ok(sp_vector_create(g_gpu, c->value_type, n, hb, &vb));
+    ck_assert_ok(sp_vector_create(g_gpu, c->value_type, n, NULL, &vx));
+    ck_assert_ok(sp_matrix_build(g_gpu, A, SP_FORMAT_CSR));
+    sp__cuda_env(g_gpu, &env);
+    for (int u = 0; u < 2; u++)
+        for (int d = 0; d < 2; d++) {
+            sp_uplo_t uplo = u ? SP_UPLO_UPPER : SP_UPLO_LOWER;
+            sp_diag_t diag = d ? SP_DIAG_UNIT : SP_DIAG_NON_UNIT;
+            for (int g = 0; g < TRSV_PUBLIC; g++, k++) {
+                ck_assert_ok(sp_sptrsv_analyse(g_gpu, A, uplo, diag, pub[g]));
+                ck_assert_ok(sp_sptrsv(g_gpu, A, uplo, diag, pub[g], ap, sp_vector_data(vb),
+                                       sp_vector_data(vx)));
+                ck_assert_ok(sp_vector_copy_to_host(g_gpu, vx,
+                                                    (char *)out + (size_t)k * (size_t)n * vs));
+            }
+            for (int g = 0; g < TRSV_KERNELS; g++, k++) {
+                sp_gpu_sptrsv_plan_t *plan = NULL;
+                /* the device CSR as the matrix holds it: ptr64 past the limit at 64 bits */
+                ck_assert_ok(sp__gpu_sptrsv_analyse(&env, &A->f.csr, u, d, kern[g], &plan));
+                ck_assert_ok(sp__gpu_sptrsv_solve(&env, plan, &A->f.csr, ap, sp_vector_data(vb),
+                                                  sp_vector_data(vx)));
+                sp__gpu_sptrsv_plan_free(&env, plan);
+                ck_assert_ok(sp_vector_copy_to_host(g_gpu, vx,
+                                                    (char *)out + (size_t)k * (size_t)n * vs));
+            }
+        }
+    sp_vector_destroy(vx);
+    sp_vector_destroy(vb);
+    free(hb);
+}
+#endif /* SP_HAVE_CUDA */
+
+/* Every public SpTRSV algorithm and every kernel by name, both triangles, both diagonal
+ * kinds, double and float: the 64-bit matrix past the narrow limit reads its own pointers
+ * (nothing narrowed, plans from the int64_t instances) and gives the 32-bit matrix's x bit
+ * for bit; the public solves within rounding of the host context's substitution (same
+ * 64-bit matrix; double, non-unit: the warp-per-row kernels sum in another order). */
+START_TEST(sptrsv_past_narrow_limit)
+{
+#ifdef SP_HAVE_CUDA
+    sp_coo_t *c = trsv_matrix(_i);
+    const int64_t n = c->nrows;
+    const size_t vs = sp_value_size(c->value_type), bytes = (size_t)TRSV_CASES * (size_t)n * vs;
+    void *x[2] = {alloc_or_fail(bytes), alloc_or_fail(bytes)};
+    sp_matrix_t *A[2] = {make(g_gpu, c, 32), make(g_gpu, c, 64)};
+    for (int w = 0; w < 2; w++) trsv_all(A[w], c, x[w]);
+    ck_assert_ptr_nonnull(A[1]->f.csr.ptr64);
+    ck_assert_ptr_null(A[1]->csr_ptr32); /* nothing narrowed */
+    for (int k = 0; k < TRSV_CASES; k++)
+        ck_assert_msg(memcmp((char *)x[0] + (size_t)k * (size_t)n * vs,
+                             (char *)x[1] + (size_t)k * (size_t)n * vs, (size_t)n * vs) == 0,
+                      "matrix %d, case %d (triangle %d, unit %d, alg %d): x differs between "
+                      "the widths",
+                      _i, k, k / (2 * (TRSV_PUBLIC + TRSV_KERNELS)),
+                      k / (TRSV_PUBLIC + TRSV_KERNELS) % 2, k % (TRSV_PUBLIC + TRSV_KERNELS));
+    if (c->value_type == SP_R_64F) {
+        sp_matrix_t *H = make(g_host, c, 64);
+        double *b = alloc_or_fail((size_t)n * sizeof(double)),
+               *xh = alloc_or_fail((size_t)n * sizeof(double)), alpha = 1.5;
+        for (int64_t i = 0; i < n; i++) b[i] = 1.0 + (double)(i % 7);
+        for (int u = 0; u < 2; u++) {
+            const double *xg =
+                (const double *)x[1] + (size_t)u * 2 * (TRSV_PUBLIC + TRSV_KERNELS) * (size_t)n;
+            ck_assert_ok(sp_sptrsv(g_host, H, u ? SP_UPLO_UPPER : SP_UPLO_LOWER,
+                                   SP_DIAG_NON_UNIT, SP_SPTRSV_ALG_AUTO, &alpha, b, xh));
+            for (int g = 0; g < TRSV_PUBLIC; g++)
+                for (int64_t i = 0; i < n; i++)
+                    ck_assert_msg(fabs(xg[(size_t)g * (size_t)n + (size_t)i] - xh[i]) <=
+                                      1e-12 * (1.0 + fabs(xh[i])),
+                                  "matrix %d, triangle %d, alg %d, x[%lld]: %.17g, host %.17g",
+                                  _i, u, g, (long long)i, xg[(size_t)g * (size_t)n + (size_t)i],
+                                  xh[i]);
+        }
+        free(xh);
+        free(b);
+        sp_matrix_destroy(H);
+    }
+    sp_matrix_destroy(A[0]);
+    sp_matrix_destroy(A[1]);
+    free(x[0]);
+    free(x[1]);
+    sp_coo_free(c);
+#endif
+}
+END_TEST
+
+/* The solvers past the narrow limit, each loop: the step loop (SpMV, the diagonal, the
+ * triangular solves: all reading 64-bit pointers), the fused loop and the device loop (the
+ * spmv step's int64_t instance, SP_CG_MAT_CSR64): CG, pipelined CG, PCG-Jacobi, PCG-SGS and
+ * BiCGSTAB give the 32-bit matrix's iterations and x bit for bit, converged. Both matrices
+ * are tuned to CSR scalar (AUTO's format differs between the widths past the limit), so
+ * every product sums each row in the same order; nothing is narrowed. */
+START_TEST(solvers_past_narrow_limit)
+{
+    enum { N = 400, RUNS = 11 };
+    static const struct {
+        sp_solver_type_t type;
+        sp_solver_loop_t loop;
+        int pipelined;
+    } runs[RUNS] = {{SP_SOLVER_CG, SP_SOLVER_LOOP_AUTO, 0},
+                    {SP_SOLVER_CG, SP_SOLVER_LOOP_STEPS, 0},
+                    {SP_SOLVER_CG, SP_SOLVER_LOOP_FUSED, 0},
+                    {SP_SOLVER_CG, SP_SOLVER_LOOP_FUSED, 1},
+                    {SP_SOLVER_PCG_JACOBI, SP_SOLVER_LOOP_STEPS, 0},
+                    {SP_SOLVER_PCG_JACOBI, SP_SOLVER_LOOP_DEVICE, 0},
+                    {SP_SOLVER_PCG_SGS, SP_SOLVER_LOOP_STEPS, 0},
+                    {SP_SOLVER_PCG_SGS, SP_SOLVER_LOOP_FUSED, 0},
+                    {SP_SOLVER_BICGSTAB, SP_SOLVER_LOOP_STEPS, 0},
+                    {SP_SOLVER_BICGSTAB, SP_SOLVER_LOOP_FUSED, 0},
+                    {SP_SOLVER_BICGSTAB, SP_SOLVER_LOOP_DEVICE, 0}};
+    static double b[N], x[2][RUNS][N];
+    int64_t iterations[2][RUNS];
+    sp_coo_t *a = NULL;
+    ck_assert_ok(sp_gen_poisson2d(20, SP_R_64F, &a));
+    sp_matrix_t *A[2] = {make(g_gpu, a, 32), make(g_gpu, a, 64)};
+    for (int i = 0; i < N; i++) b[i] = 1.0 + (i % 7);
+    for (int w = 0; w < 2; w++) {
+        sp_vector_t *vb = NULL, *vx = NULL;
+        A[w]->tuned = 1;
+        A[w]->tuned_format = SP_FORMAT_CSR;
+        A[w]->tuned_alg = SP_SPMV_ALG_CSR_SCALAR;
+        ck_assert_ok(sp_vector_create(g_gpu, SP_R_64F, N, b, &vb));
+        ck_assert_ok(sp_vector_create(g_gpu, SP_R_64F, N, NULL, &vx));
+        for (int k = 0; k < RUNS; k++) {
+            sp_solver_t *s = NULL;
+            sp_solver_result_t res;
+            sp_solver_options_t o = {.rtol = 1e-8, .max_iterations = 1000,
+                                     .loop = runs[k].loop, .pipelined = runs[k].pipelined};
+            ck_assert_ok(sp_solver_create(g_gpu, runs[k].type, &s));
+            ck_assert_ok(sp_solver_set_options(s, &o));
+            ck_assert_ok(sp_solver_setup(s, A[w]));
+            ck_assert_ok(sp_solver_solve(s, vb, vx));
+            ck_assert_ok(sp_solver_result(s, &res));
+            ck_assert_msg(res.status == SP_SOLVER_CONVERGED, "run %d at %d bits: status %d", k,
+                          w ? 64 : 32, (int)res.status);
+            iterations[w][k] = res.iterations;
+            ck_assert_ok(sp_vector_copy_to_host(g_gpu, vx, x[w][k]));
+            sp_solver_destroy(s);
+        }
+        sp_vector_destroy(vx);
+        sp_vector_destroy(vb);
+    }
+    ck_assert_ptr_null(A[1]->csr_ptr32); /* nothing narrowed */
+    for (int k = 0; k < RUNS; k++) {
+        ck_assert_msg(iterations[0][k] == iterations[1][k],
+                      "run %d: %lld iterations at 32 bits, %lld at 64", k,
+                      (long long)iterations[0][k], (long long)iterations[1][k]);
+        ck_assert_int_gt(iterations[0][k], 1);
+        ck_assert_msg(memcmp(x[0][k], x[1][k], sizeof x[0][k]) == 0,
+                      "run %d (solver %d, loop %d, pipelined %d): x differs between the widths",
+                      k, (int)runs[k].type, (int)runs[k].loop, runs[k].pipelined);
+    }
+    sp_matrix_destroy(A[0]);
+    sp_matrix_destroy(A[1]);
+    sp_coo_free(a);
 }
 END_TEST
 
@@ -1020,6 +1263,8 @@ static Suite *gpu_offsets64_suite(void)
     t = sp_test_add_case(s, "past_narrow_limit", narrow_limit_setup, narrow_limit_teardown);
     tcase_add_test(t, refusals_past_narrow_limit);
     tcase_add_loop_test(t, wide_catalogue, 0, WIDE_MATRICES);
+    tcase_add_loop_test(t, sptrsv_past_narrow_limit, 0, TRSV_MATRICES);
+    tcase_add_test(t, solvers_past_narrow_limit);
     t = sp_test_add_case(s, "past_sort_limit", sort_limit_setup, sort_limit_teardown);
     tcase_add_loop_test(t, past_sort_limit_catalogue, 0, SP_TEST_OFFSETS64_MATRICES);
     tcase_add_test(t, past_sort_limit_duplicates_and_errors);

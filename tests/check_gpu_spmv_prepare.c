@@ -4,7 +4,8 @@
  * allocates through CUDA: the call is captured into a CUDA graph in global capture mode,
  * where a stream synchronization or cudaMalloc fails, and the graph's replay gives the
  * host context's y. Without prepare, the first CSR and COO product does allocate (the test
- * has teeth). Exits 77 without a GPU. */
+ * has teeth). AUTO gives way to CSR where the device has no room for its padded pick.
+ * Exits 77 without a GPU. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +16,7 @@
 #ifdef SP_HAVE_CUDA
 #include <cuda_runtime_api.h>
 
+#include "sp_api.h"
 #include "testutil_gpu.h"
 
 static sp_context_t *g_ctx, *g_host;
@@ -169,6 +171,67 @@ START_TEST(failed_prepare_leaves_the_matrix)
     sp_matrix_destroy(A);
 }
 END_TEST
+
+/* y = A x on ctx in format f (built or not), into h_y (n doubles). */
+static void spmv_to_host(sp_context_t *ctx, sp_matrix_t *A, sp_format_t f, const double *h_x,
+                         int64_t n, double *h_y)
+{
+    sp_vector_t *x = NULL, *y = NULL;
+    ck_assert_ok(sp_vector_create(ctx, SP_R_64F, n, h_x, &x));
+    ck_assert_ok(sp_vector_create(ctx, SP_R_64F, n, NULL, &y));
+    ck_assert_ok(sp_spmv_vec(ctx, f, SP_SPMV_ALG_DEFAULT, 1.0, A, x, 0.0, y));
+    ck_assert_ok(sp_vector_copy_to_host(ctx, y, h_y));
+    sp_vector_destroy(x);
+    sp_vector_destroy(y);
+}
+
+/* AUTO on a CUDA context never picks a format the device has no room left to build: with
+ * the room capped below the padded format AUTO models fastest (ELL on a 3D stencil), it
+ * gives way to CSR, builds nothing else and gives the host's y; with room it builds and
+ * takes that format; once built the format is AUTO's again whatever the room. */
+START_TEST(auto_gives_way_without_room)
+{
+    sp_coo_t *a = NULL;
+    sp_matrix_t *A = NULL, *H = NULL;
+    sp_format_t free_pick = SP_FORMAT_AUTO, f = SP_FORMAT_AUTO;
+    sp_matrix_info_t info;
+    ck_assert_ok(sp_gen_poisson3d(40, SP_R_64F, &a));
+    const int64_t n = a->nrows;
+    double *h_x = malloc((size_t)n * sizeof *h_x), *want = malloc((size_t)n * sizeof *want),
+           *got = malloc((size_t)n * sizeof *got);
+    ck_assert(h_x && want && got);
+    for (int64_t i = 0; i < n; i++) h_x[i] = 1.0 + (double)(i % 13) / 8.0;
+    ck_assert_ok(sp_matrix_create(g_host, a, NULL, &H));
+    spmv_to_host(g_host, H, SP_FORMAT_CSR, h_x, n, want);
+    ck_assert_ok(sp_matrix_create(g_ctx, a, NULL, &A));
+    ck_assert_ok(sp_matrix_build(g_ctx, A, SP_FORMAT_CSR));
+    ck_assert_ok(sp_spmv_choose_format(g_ctx, A, &free_pick));
+    ck_assert_msg(free_pick != SP_FORMAT_CSR && free_pick != SP_FORMAT_AUTO,
+                  "AUTO picks %s on Poisson 40^3: the test needs a padded pick",
+                  sp_format_name(free_pick));
+    for (int round = 0; round < 3; round++) {
+        sp__cuda_test_cap_room(g_ctx, round == 1 ? 0 : 1); /* 1 byte: nothing new fits */
+        ck_assert_ok(sp_spmv_choose_format(g_ctx, A, &f));
+        /* round 0: no room, nothing built: CSR; 1: room: the free pick; 2: built: kept */
+        ck_assert_int_eq(f, round == 0 ? SP_FORMAT_CSR : free_pick);
+        spmv_to_host(g_ctx, A, SP_FORMAT_AUTO, h_x, n, got);
+        for (int64_t i = 0; i < n; i++)
+            ck_assert_msg(fabs(got[i] - want[i]) <= 1e-12 * fabs(want[i]) + 1e-300,
+                          "round %d row %lld: %.17g, host %.17g", round, (long long)i, got[i],
+                          want[i]);
+        ck_assert_ok(sp_matrix_info(A, &info));
+        if (round == 0) ck_assert_int_eq(info.bytes[free_pick], 0);
+        else ck_assert_int_gt(info.bytes[free_pick], 0);
+    }
+    sp__cuda_test_cap_room(g_ctx, 0);
+    sp_matrix_destroy(A);
+    sp_matrix_destroy(H);
+    sp_coo_free(a);
+    free(h_x);
+    free(want);
+    free(got);
+}
+END_TEST
 #endif /* SP_HAVE_CUDA */
 
 static Suite *gpu_spmv_prepare_suite(void)
@@ -179,6 +242,7 @@ static Suite *gpu_spmv_prepare_suite(void)
     tcase_add_loop_test(tc, prepared_product_neither_allocates_nor_synchronizes, 0, NRUNS);
     tcase_add_test(tc, unprepared_first_product_allocates);
     tcase_add_test(tc, failed_prepare_leaves_the_matrix);
+    tcase_add_test(tc, auto_gives_way_without_room);
 #endif
     return s;
 }

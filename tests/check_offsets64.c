@@ -6,9 +6,8 @@
  * CSR's pointers narrowed to 32 bits), the same BFS levels, parents and stats in every
  * variant, the same triangular solves and solver iterates; above the narrow limit (2^31
  * entries, lowered by sp__test_set_narrow_limit) JDS and SELL are built with 64-bit offsets
- * of their own (the 32-bit matrix's arrays and SpMV bits), the fused solver steps refuse a
- * 64-bit matrix with SP_STATUS_NOT_SUPPORTED naming the operation and "64-bit offsets", a bad
- * offset_bits value gets SP_STATUS_INVALID_ARGUMENT. offset_bits 0 gives 64 under
+ * of their own and the solvers' loops read the 64-bit pointers (the 32-bit matrix's arrays,
+ * SpMV bits and iterates), a bad offset_bits value gets SP_STATUS_INVALID_ARGUMENT. offset_bits 0 gives 64 under
  * SP_TEST_OFFSET_BITS=64 (the forced run of the suites labelled offsets64), which
  * default_width asserts so that run cannot pass with the mode off. A CUDA context (where
  * one exists) takes a 64-bit matrix; check_gpu_offsets64 tests what it does with it. */
@@ -253,6 +252,56 @@ START_TEST(sptrsv_and_solver_same_results)
 }
 END_TEST
 
+/* The fused loops past the narrow limit (set by the caller below a's entries), on the host
+ * twins of the GPU's steps: the spmv step reads A64's own 64-bit pointers (SP_CG_MAT_CSR64,
+ * nothing narrowed), and every method gives the 32-bit matrix's iterations and x bit for bit
+ * (the same entries summed in the same order): CG on the device loop, pipelined CG,
+ * PCG-Jacobi, PCG-SGS and BiCGSTAB on the fused one. */
+static void fused_loops_past_limit(const sp_coo_t *a, sp_matrix_t *A64)
+{
+    enum { K = 5, N = 400 };
+    static const sp_solver_type_t types[K] = {SP_SOLVER_CG, SP_SOLVER_CG, SP_SOLVER_PCG_JACOBI,
+                                              SP_SOLVER_PCG_SGS, SP_SOLVER_BICGSTAB};
+    static const sp_solver_loop_t loops[K] = {SP_SOLVER_LOOP_DEVICE, SP_SOLVER_LOOP_FUSED,
+                                              SP_SOLVER_LOOP_FUSED, SP_SOLVER_LOOP_FUSED,
+                                              SP_SOLVER_LOOP_FUSED};
+    static const int pipelined[K] = {0, 1, 0, 0, 0};
+    static double b[N], xs[2][N];
+    sp_matrix_t *A[2] = {make(ctx, a, 32), A64};
+    ck_assert_int_eq(a->nrows, N);
+    for (int i = 0; i < N; i++) b[i] = 1.0 + (i % 7);
+    for (int k = 0; k < K; k++) {
+        int64_t iterations[2];
+        for (int w = 0; w < 2; w++) {
+            sp_solver_t *solver = NULL;
+            sp_vector_t *vb = NULL, *vx = NULL;
+            sp_solver_result_t res;
+            sp_solver_options_t o = {.rtol = 1e-10, .max_iterations = 2000, .loop = loops[k],
+                                     .pipelined = pipelined[k]};
+            ck_assert_ok(sp_solver_create(ctx, types[k], &solver));
+            ck_assert_ok(sp_solver_set_options(solver, &o));
+            ck_assert_ok(sp_solver_setup(solver, A[w]));
+            ck_assert_ok(sp_vector_create(ctx, SP_R_64F, N, b, &vb));
+            ck_assert_ok(sp_vector_create(ctx, SP_R_64F, N, NULL, &vx));
+            ck_assert_ok(sp_solver_solve(solver, vb, vx));
+            ck_assert_ok(sp_solver_result(solver, &res));
+            ck_assert_int_eq(res.status, SP_SOLVER_CONVERGED);
+            iterations[w] = res.iterations;
+            ck_assert_ok(sp_vector_copy_to_host(ctx, vx, xs[w]));
+            sp_vector_destroy(vx);
+            sp_vector_destroy(vb);
+            sp_solver_destroy(solver);
+        }
+        ck_assert_int_eq(iterations[0], iterations[1]);
+        ck_assert_int_gt(iterations[0], 1);
+        ck_assert_msg(memcmp(xs[0], xs[1], sizeof xs[0]) == 0,
+                      "fused solver %d (pipelined %d) differs between the widths",
+                      (int)types[k], pipelined[k]);
+    }
+    ck_assert_ptr_null(A64->csr_ptr32); /* nothing narrowed */
+    sp_matrix_destroy(A[0]);
+}
+
 /* Above the narrow limit (2^31 entries; lowered here to 1000) what reads 32-bit offsets
  * only refuses a 64-bit matrix before any work, naming it; A is left usable. */
 START_TEST(refusals_above_narrow_limit)
@@ -281,8 +330,7 @@ START_TEST(refusals_above_narrow_limit)
         sp_matrix_destroy(A32);
     }
     /* the step loop (a host context's) reads 64-bit pointers past the limit: CG and PCG-SGS
-       (its substitutions) converge to the 32-bit matrix's solution; the fused steps (32-bit
-       pointers) are refused */
+       (its substitutions) converge to the 32-bit matrix's solution (the fused loops: below) */
     {
         static const sp_solver_type_t types[2] = {SP_SOLVER_CG, SP_SOLVER_PCG_SGS};
         sp_matrix_t *A32 = make(ctx, a, 32);
@@ -315,17 +363,7 @@ START_TEST(refusals_above_narrow_limit)
         }
         sp_matrix_destroy(A32);
     }
-    {
-        sp_solver_options_t o = {.loop = SP_SOLVER_LOOP_FUSED};
-        ck_assert_ok(sp_solver_create(ctx, SP_SOLVER_CG, &solver));
-        ck_assert_ok(sp_solver_set_options(solver, &o));
-        ck_assert_status(sp_solver_setup(solver, A), SP_STATUS_NOT_SUPPORTED);
-        ck_assert_error_has("sp_solver_setup");
-        ck_assert_error_has("64-bit offsets");
-        ck_assert_error_has("400 x 400 matrix with 1920 entries");
-        ck_assert_error_has("up to 1000 entries");
-        sp_solver_destroy(solver);
-    }
+    fused_loops_past_limit(a, A);
     /* nothing refused was built; what is supported still runs: CSR, ELL (with or without a
        tail) and HYB, read at either width */
     sp_matrix_info_t info;

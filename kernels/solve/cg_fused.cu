@@ -40,12 +40,25 @@ template <typename T> __device__ __forceinline__ double ld(const void *v, int64_
 
 /* The matrix of a spmv step, in registers: the step's vector stores could alias the block
  * in memory, which would make every inner-loop read of these fields a reload; the arrays
- * are read-only for the whole solve (the read-only data path). */
-struct mat_view {
+ * are read-only for the whole solve (the read-only data path). Off: the CSR's row pointer
+ * type (int64_t for SP_CG_MAT_CSR64, issue 20). */
+template <typename Off> struct mat_view {
     int64_t n, width;
-    const int32_t *ptr, *idx;
+    const Off *ptr;
+    const int32_t *idx;
     const void *val;
 };
+
+/* The block's row pointers at the width Off (the union of sp_cg_args_t). */
+template <typename Off> __device__ __forceinline__ const Off *row_ptr(const sp_cg_args_t &a);
+template <> __device__ __forceinline__ const int32_t *row_ptr<int32_t>(const sp_cg_args_t &a)
+{
+    return a.ptr;
+}
+template <> __device__ __forceinline__ const int64_t *row_ptr<int64_t>(const sp_cg_args_t &a)
+{
+    return a.ptr64;
+}
 
 template <typename T> __device__ __forceinline__ double ld_matrix(const void *v, int64_t i)
 {
@@ -133,8 +146,8 @@ __device__ bool grid_sum(const sp_cg_args_t &a, sp_cg_state_t *s, double (&v)[NV
 /* y = row i of A times the operand, by SUB lanes (lane `sub_lane` of them); the sum is in
  * every lane of the sub-warp. CSR: entries strided over the lanes, then a butterfly; ELL
  * (SUB 1): slots in order, ell_batch loads in flight. */
-template <typename T, int KIND, int SUB, int OP, bool PREC>
-__device__ __forceinline__ double row_product(const sp_cg_args_t &a, const mat_view &mv,
+template <typename T, int KIND, int SUB, int OP, bool PREC, typename Off>
+__device__ __forceinline__ double row_product(const sp_cg_args_t &a, const mat_view<Off> &mv,
                                               const operand_src &o, int64_t i, bool valid,
                                               int sub_lane)
 {
@@ -167,15 +180,17 @@ __device__ __forceinline__ double row_product(const sp_cg_args_t &a, const mat_v
 }
 
 /* A spmv step: rows in warp-uniform passes (every lane of a warp runs the same number of
- * passes, so the sub-warp butterflies always see the whole warp), then the step's sums. */
-template <typename T, int KIND, int SUB, int OP, bool PREC, int MINB = 1>
+ * passes, so the sub-warp butterflies always see the whole warp), then the step's sums.
+ * Off: the CSR's row pointer type (ELL: int32_t, unused). */
+template <typename T, int KIND, int SUB, int OP, bool PREC, int MINB = 1,
+          typename Off = int32_t>
 __global__ void __launch_bounds__(CP::block_threads, MINB) spmv_step_kernel(sp_cg_block_t *blk)
 {
     const sp_cg_args_t &a = blk->args;
     sp_cg_state_t *s = &blk->state;
     if (s->verdict >= 0) return;
     const operand_src o = operand_of<OP>(a, s);
-    const mat_view mv = {a.n, a.width, a.ptr, a.idx, a.val};
+    const mat_view<Off> mv = {a.n, a.width, row_ptr<Off>(a), a.idx, a.val};
     const int64_t k_done = s->k; /* constant in the step: only its last block changes s */
     const double alpha_last = s->alpha;
     void *p_new = a.p[(k_done + 1) & 1], *v_new = a.v[(k_done + 1) & 1];
@@ -187,7 +202,7 @@ __global__ void __launch_bounds__(CP::block_threads, MINB) spmv_step_kernel(sp_c
     for (int64_t base = warp * rows_per_warp; base < mv.n; base += warps * rows_per_warp) {
         int64_t i = base + lane / SUB;
         bool valid = i < mv.n;
-        double y = row_product<T, KIND, SUB, OP, PREC>(a, mv, o, i, valid, lane % SUB);
+        double y = row_product<T, KIND, SUB, OP, PREC, Off>(a, mv, o, i, valid, lane % SUB);
         if (!valid || lane % SUB != 0) continue;
         double own = operand<T, OP, PREC>(a, o, i);
         if (OP == OP_PIPE) {
@@ -407,13 +422,22 @@ template <typename T, int OP, bool PREC> void *ell_step_of()
     return (void *)spmv_step_kernel<T, KIND_ELL, 1, OP, PREC>;
 }
 
+/* The CSR step at the row pointers' width Off: the sub-warp from the mean row length. */
+template <typename T, int OP, bool PREC, typename Off> void *csr_step_of(const sp_cg_args_t *a)
+{
+    double mean = a->n > 0 ? (double)a->nnz / (double)a->n : 0.0;
+    if (mean <= CP::sub4_max_mean)
+        return (void *)spmv_step_kernel<T, KIND_CSR, 4, OP, PREC, 1, Off>;
+    if (mean <= CP::sub8_max_mean)
+        return (void *)spmv_step_kernel<T, KIND_CSR, 8, OP, PREC, 1, Off>;
+    return (void *)spmv_step_kernel<T, KIND_CSR, 32, OP, PREC, 1, Off>;
+}
+
 template <typename T, int OP, bool PREC> void *spmv_kernel_of(const sp_cg_args_t *a)
 {
     if (a->mat_kind == SP_CG_MAT_ELL) return ell_step_of<T, OP, PREC>();
-    double mean = a->n > 0 ? (double)a->nnz / (double)a->n : 0.0;
-    if (mean <= CP::sub4_max_mean) return (void *)spmv_step_kernel<T, KIND_CSR, 4, OP, PREC>;
-    if (mean <= CP::sub8_max_mean) return (void *)spmv_step_kernel<T, KIND_CSR, 8, OP, PREC>;
-    return (void *)spmv_step_kernel<T, KIND_CSR, 32, OP, PREC>;
+    if (a->mat_kind == SP_CG_MAT_CSR64) return csr_step_of<T, OP, PREC, int64_t>(a);
+    return csr_step_of<T, OP, PREC, int32_t>(a);
 }
 
 template <typename T, bool PREC> step_kernels kernels_of(const sp_cg_args_t *a)
@@ -456,7 +480,8 @@ sp_status_t check_args(const char *what, const sp_gpu_env_t *env, const sp_cg_bl
     SP_CHECK_ARG(a->value_type == SP_R_32F || a->value_type == SP_R_64F,
                  "%s: value type %d is not real", what, (int)a->value_type);
     SP_CHECK_ARG(a->n > 0, "%s: %lld rows (at least one needed)", what, (long long)a->n);
-    SP_CHECK_ARG(a->mat_kind == SP_CG_MAT_CSR || a->mat_kind == SP_CG_MAT_ELL,
+    SP_CHECK_ARG(a->mat_kind == SP_CG_MAT_CSR || a->mat_kind == SP_CG_MAT_ELL ||
+                     a->mat_kind == SP_CG_MAT_CSR64,
                  "%s: unknown matrix kind %d", what, (int)a->mat_kind);
     SP_CHECK_ARG(a->method >= SP_CG_CLASSIC && a->method <= SP_CG_BICGSTAB,
                  "%s: unknown method %d", what, (int)a->method);

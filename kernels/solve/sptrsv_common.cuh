@@ -24,7 +24,10 @@ struct sp_gpu_sptrsv_plan {
     int64_t nlevels;
     int64_t tri_nnz;            /* entries of the used triangle (diagonal counted once) */
     int warp_per_row;           /* row kernel: a warp per row, else a thread per row */
-    int32_t *d_bound;           /* per row: where its strict triangle starts (upper) or ends (lower) */
+    int32_t *d_bound;           /* per row: where its strict triangle starts (upper) or ends
+                                   (lower), an entry position: 32-bit offsets (a->ptr) */
+    int64_t *d_bound64;         /* the same for a CSR with 64-bit offsets (a->ptr64); exactly
+                                   one of the two is set when n > 0 */
     /* LEVELS and SOFT */
     int32_t *d_order;           /* rows grouped by level, increasing within a level */
     int64_t *h_level_ptr;       /* host: level l holds d_order[h_level_ptr[l] .. [l+1]) */
@@ -109,8 +112,10 @@ __device__ __forceinline__ int64_t row_of(int64_t i, int64_t n, bool upper)
     return upper ? n - 1 - i : i;
 }
 
-/* The strict (off-diagonal) entries of row r inside the used triangle: [*k0, *k1). */
-__device__ __forceinline__ void strict_range(const int32_t *ptr, const int32_t *bound, int64_t r,
+/* The strict (off-diagonal) entries of row r inside the used triangle: [*k0, *k1). Off: the
+ * type of entry positions (row pointers and bounds), int32_t or int64_t (a CSR's ptr64). */
+template <typename Off>
+__device__ __forceinline__ void strict_range(const Off *ptr, const Off *bound, int64_t r,
                                              bool upper, int64_t *k0, int64_t *k1)
 {
     if (upper) {
@@ -123,7 +128,8 @@ __device__ __forceinline__ void strict_range(const int32_t *ptr, const int32_t *
 }
 
 /* Position of row r's diagonal (validated by the analysis unless the diagonal is unit). */
-__device__ __forceinline__ int64_t diag_pos(const int32_t *bound, int64_t r, bool upper)
+template <typename Off>
+__device__ __forceinline__ int64_t diag_pos(const Off *bound, int64_t r, bool upper)
 {
     return upper ? (int64_t)bound[r] - 1 : (int64_t)bound[r];
 }
@@ -211,11 +217,12 @@ __device__ __forceinline__ void prefetch_l1(const void *p)
 
 /* x = alpha * T^-1 b, one row at a time: acc sums a_rc x_c over the strict entries,
  * finish gives x_r = (alpha b_r - acc) / d_r. Values of finished rows are read with
- * __ldcg (L2, never a stale L1 line) after their flag. */
-template <typename T>
+ * __ldcg (L2, never a stale L1 line) after their flag. Off: as strict_range. */
+template <typename T, typename Off = int32_t>
 struct solve_op {
     using V = T;
-    const int32_t *bound;
+    using Offset = Off;
+    const Off *bound;
     const T *val, *b;
     T *x;
     T alpha;
@@ -311,6 +318,31 @@ done:
 }
 
 using sp_prim::by_value; /* kernels/prim/kernel_util.cuh */
+
+/* f(Off(0)) with Off the type of a's entry positions: int64_t when its pointers are 64-bit
+ * (ptr64), else int32_t; chosen once a call, never per entry (issue 20). */
+template <typename F>
+static inline void by_offset(const sp_csr_t *a, F f)
+{
+    if (a->ptr64 != NULL)
+        f(int64_t(0));
+    else
+        f(int32_t(0));
+}
+
+/* a's row pointers and the plan's bounds at the width Off (by_offset's). */
+template <typename Off> const Off *row_ptr(const sp_csr_t *a);
+template <> inline const int32_t *row_ptr<int32_t>(const sp_csr_t *a) { return a->ptr; }
+template <> inline const int64_t *row_ptr<int64_t>(const sp_csr_t *a) { return a->ptr64; }
+template <typename Off> const Off *plan_bound(const sp_gpu_sptrsv_plan_t *p);
+template <> inline const int32_t *plan_bound<int32_t>(const sp_gpu_sptrsv_plan_t *p)
+{
+    return p->d_bound;
+}
+template <> inline const int64_t *plan_bound<int64_t>(const sp_gpu_sptrsv_plan_t *p)
+{
+    return p->d_bound64;
+}
 
 } /* namespace sptrsv */
 

@@ -147,24 +147,27 @@ __device__ __forceinline__ int32_t general_level(int32_t ext, unsigned mask, boo
     return ext + 1;
 }
 
-/* One unit's state between passes, per lane, in 32-bit words (a row of a matrix the pass
- * takes has a 32-bit index and 32-bit offsets): the next entry to poll and the end of the
- * strict entries, the max level of the outside dependencies seen so far, the lanes of the
- * unit the row depends on. The row (from the unit's first ticket and the lane) and the
- * unit's heads (a ballot of the masks) are recomputed each pass: registers bound how many
- * warps are resident, and the units a warp holds multiply its state. */
+/* One unit's state between passes, per lane, in 32-bit words where the matrix's offsets are
+ * (Off int32_t; entry positions in Off, a row index and level in 32 bits either way): the
+ * next entry to poll and the end of the strict entries, the max level of the outside
+ * dependencies seen so far, the lanes of the unit the row depends on. The row (from the
+ * unit's first ticket and the lane) and the unit's heads (a ballot of the masks) are
+ * recomputed each pass: registers bound how many warps are resident, and the units a warp
+ * holds multiply its state. */
+template <typename Off>
 struct unit_state {
-    int32_t k, k1, ext;
+    Off k, k1;
+    int32_t ext;
     unsigned mask;
 };
 
 /* Starts a unit: its state, and whether it is a chain (every lane depending at most on the
  * lane before it; warp-uniform). */
-template <bool UPPER>
-__device__ __forceinline__ bool unit_start(const int32_t *__restrict__ ptr,
+template <bool UPPER, typename Off>
+__device__ __forceinline__ bool unit_start(const Off *__restrict__ ptr,
                                            const int32_t *__restrict__ idx,
-                                           const int32_t *__restrict__ bound, int64_t n,
-                                           int64_t first, int lane, unit_state *u)
+                                           const Off *__restrict__ bound, int64_t n,
+                                           int64_t first, int lane, unit_state<Off> *u)
 {
     const int64_t i = first + lane;
     int64_t k = 0, k1 = 0;
@@ -175,8 +178,8 @@ __device__ __forceinline__ bool unit_start(const int32_t *__restrict__ ptr,
         strict_range(ptr, bound, r, UPPER, &k, &k1);
         u->mask = unit_mask<UPPER>(idx, k, k1, r, n, first);
     }
-    u->k = (int32_t)k;
-    u->k1 = (int32_t)k1;
+    u->k = (Off)k;
+    u->k1 = (Off)k1;
     return __all_sync(sp_prim::full_mask,
                       u->mask == 0 || u->mask == 1u << (unsigned)(lane - 1));
 }
@@ -184,17 +187,17 @@ __device__ __forceinline__ bool unit_start(const int32_t *__restrict__ ptr,
 /* One pass over one unit not yet published: poll, resolve inside the unit, publish the lanes
  * that became final. Returns whether this lane is published after the pass; *fresh: it
  * published in this pass. */
-template <bool UPPER>
+template <bool UPPER, typename Off>
 __device__ __forceinline__ bool unit_pass(const int32_t *__restrict__ idx, int32_t *level,
                                           int64_t n, int64_t first, int lane, bool chain,
-                                          bool published, unit_state *u, bool *fresh,
+                                          bool published, unit_state<Off> *u, bool *fresh,
                                           int32_t *published_max)
 {
     const int64_t i = first + lane;
     const int64_t r = i < n ? row_of(i, n, UPPER) : 0;
     int64_t k = u->k;
     bool ready = poll_outside<UPPER>(idx, level, r, n, first, &k, u->k1, &u->ext), ok;
-    u->k = (int32_t)k;
+    u->k = (Off)k;
     unsigned ready_lanes = __ballot_sync(sp_prim::full_mask, ready);
     unsigned heads = __ballot_sync(sp_prim::full_mask, u->mask == 0);
     int32_t lev = chain ? chain_level(lane, u->ext, u->mask, heads, ready_lanes, &ok)
@@ -215,10 +218,10 @@ __device__ __forceinline__ bool unit_pass(const int32_t *__restrict__ idx, int32
  * and with fewer rows in flight the planes go through the window in turns. Unit j + 1's
  * first row reads unit j's last through the level array, published earlier in the same
  * pass by this warp (a __syncwarp orders the lanes' store and load). */
-template <bool UPPER, int R>
+template <bool UPPER, int R, typename Off>
 __global__ void __launch_bounds__(P::block_threads)
-    level_pass_kernel(const int32_t *__restrict__ ptr, const int32_t *__restrict__ idx,
-                      const int32_t *__restrict__ bound, int64_t n, int32_t *level,
+    level_pass_kernel(const Off *__restrict__ ptr, const int32_t *__restrict__ idx,
+                      const Off *__restrict__ bound, int64_t n, int32_t *level,
                       unsigned *max_level, unsigned long long *ticket)
 {
     const int lane = threadIdx.x & 31;
@@ -230,12 +233,12 @@ __global__ void __launch_bounds__(P::block_threads)
         t = __shfl_sync(sp_prim::full_mask, t, 0);
         if ((int64_t)t >= tickets) break;
         const int64_t first = (int64_t)t * R * 32;
-        unit_state u[R];
+        unit_state<Off> u[R];
         unsigned chains = 0, done = 0; /* bit j: unit j is a chain / this lane's row of unit
                                           j is published (or past the last row) */
 #pragma unroll
         for (int j = 0; j < R; j++) {
-            if (unit_start<UPPER>(ptr, idx, bound, n, first + 32 * j, lane, &u[j]))
+            if (unit_start<UPPER, Off>(ptr, idx, bound, n, first + 32 * j, lane, &u[j]))
                 chains |= 1u << j;
             if (first + 32 * j + lane >= n) done |= 1u << j;
         }
@@ -246,8 +249,9 @@ __global__ void __launch_bounds__(P::block_threads)
             for (int j = 0; j < R; j++) {
                 if (__all_sync(sp_prim::full_mask, (done >> j) & 1u)) continue;
                 bool fresh;
-                if (unit_pass<UPPER>(idx, level, n, first + 32 * j, lane, (chains >> j) & 1u,
-                                     (done >> j) & 1u, &u[j], &fresh, &published_max))
+                if (unit_pass<UPPER, Off>(idx, level, n, first + 32 * j, lane,
+                                          (chains >> j) & 1u, (done >> j) & 1u, &u[j], &fresh,
+                                          &published_max))
                     done |= 1u << j;
                 fresh_any |= fresh;
                 __syncwarp(); /* unit j's stores before unit j + 1's loads of them */
@@ -267,27 +271,22 @@ __global__ void __launch_bounds__(P::block_threads)
  * launch (sp__gpu_sptrsv_level_pass). */
 static int level_rows_forced = 0;
 
-template <bool UPPER>
+template <bool UPPER, typename Off>
 const void *level_kernel(int R)
 {
     switch (R) {
-    case 1: return (const void *)level_pass_kernel<UPPER, 1>;
-    case 2: return (const void *)level_pass_kernel<UPPER, 2>;
-    case 4: return (const void *)level_pass_kernel<UPPER, 4>;
-    default: return (const void *)level_pass_kernel<UPPER, 8>;
+    case 1: return (const void *)level_pass_kernel<UPPER, 1, Off>;
+    case 2: return (const void *)level_pass_kernel<UPPER, 2, Off>;
+    case 4: return (const void *)level_pass_kernel<UPPER, 4, Off>;
+    default: return (const void *)level_pass_kernel<UPPER, 8, Off>;
     }
 }
 
-} /* namespace */
-
-void sp__gpu_sptrsv_set_level_units(int units)
-{
-    level_rows_forced = units == 1 || units == 2 || units == 4 || units == 8 ? units : 0;
-}
-
-sp_status_t sp__gpu_sptrsv_level_pass(const sp_gpu_env_t *env, const sp_csr_t *a,
-                                      const sp_gpu_sptrsv_plan_t *plan, int32_t *d_level,
-                                      unsigned *d_max_level, unsigned long long *d_ticket)
+/* The level pass at the offset width Off (sp__gpu_sptrsv_level_pass). */
+template <typename Off>
+sp_status_t level_pass(const sp_gpu_env_t *env, const sp_csr_t *a,
+                       const sp_gpu_sptrsv_plan_t *plan, int32_t *d_level,
+                       unsigned *d_max_level, unsigned long long *d_ticket)
 {
     sp_status_t st = SP_STATUS_SUCCESS;
     cudaStream_t s = (cudaStream_t)env->stream;
@@ -304,19 +303,21 @@ sp_status_t sp__gpu_sptrsv_level_pass(const sp_gpu_env_t *env, const sp_csr_t *a
          * 128^3 1.31 against 1.18, 2D 1000^2 3.87 against 2.87) */
         int64_t best = -1;
         for (int c = 1; c <= 4; c *= 2) {
-            const void *k = plan->upper ? level_kernel<true>(c) : level_kernel<false>(c);
+            const void *k =
+                plan->upper ? level_kernel<true, Off>(c) : level_kernel<false, Off>(c);
             SP_TRY(resident_blocks(env, k, P::block_threads, &sms, &resident));
             int64_t window = (int64_t)c * resident * P::warps; /* units in flight */
             if (window > best) best = window, R = c;
             if (window >= units) break;
         }
     }
-    kernel = plan->upper ? level_kernel<true>(R) : level_kernel<false>(R);
+    kernel = plan->upper ? level_kernel<true, Off>(R) : level_kernel<false, Off>(R);
     SP_TRY(resident_blocks(env, kernel, P::block_threads, &sms, &resident));
     need = ceil_div(ceil_div(units, R), P::warps);
     grid = (unsigned)(need < resident ? need : resident);
     {
-        const int32_t *ptr = a->ptr, *idx = a->idx, *bound = plan->d_bound;
+        const Off *ptr = row_ptr<Off>(a), *bound = plan_bound<Off>(plan);
+        const int32_t *idx = a->idx;
         int64_t n = plan->n;
         void *args[] = {(void *)&ptr, (void *)&idx, (void *)&bound, (void *)&n,
                         (void *)&d_level, (void *)&d_max_level, (void *)&d_ticket};
@@ -324,5 +325,23 @@ sp_status_t sp__gpu_sptrsv_level_pass(const sp_gpu_env_t *env, const sp_csr_t *a
     }
     SP_CUDA_LAUNCHED("sptrsv level pass");
 done:
+    return st;
+}
+
+} /* namespace */
+
+void sp__gpu_sptrsv_set_level_units(int units)
+{
+    level_rows_forced = units == 1 || units == 2 || units == 4 || units == 8 ? units : 0;
+}
+
+sp_status_t sp__gpu_sptrsv_level_pass(const sp_gpu_env_t *env, const sp_csr_t *a,
+                                      const sp_gpu_sptrsv_plan_t *plan, int32_t *d_level,
+                                      unsigned *d_max_level, unsigned long long *d_ticket)
+{
+    sp_status_t st = SP_STATUS_SUCCESS;
+    by_offset(a, [&](auto otag) {
+        st = level_pass<decltype(otag)>(env, a, plan, d_level, d_max_level, d_ticket);
+    });
     return st;
 }

@@ -12,9 +12,9 @@ namespace {
 
 /* Row r by one thread. x of earlier levels was written by earlier launches, or earlier in
  * this block before a __syncthreads, so plain loads see it. */
-template <typename T, bool UPPER>
-__device__ __forceinline__ void row_by_thread(const solve_op<T> &op, int64_t r,
-                                              const int32_t *__restrict__ ptr,
+template <typename T, bool UPPER, typename Off>
+__device__ __forceinline__ void row_by_thread(const solve_op<T, Off> &op, int64_t r,
+                                              const Off *__restrict__ ptr,
                                               const int32_t *__restrict__ idx)
 {
     int64_t k0, k1;
@@ -28,9 +28,9 @@ __device__ __forceinline__ void row_by_thread(const solve_op<T> &op, int64_t r,
 }
 
 /* Row r by one warp, lanes striding over the row (called by all 32 lanes). */
-template <typename T, bool UPPER>
-__device__ __forceinline__ void row_by_warp(const solve_op<T> &op, int64_t r, int lane,
-                                            const int32_t *__restrict__ ptr,
+template <typename T, bool UPPER, typename Off>
+__device__ __forceinline__ void row_by_warp(const solve_op<T, Off> &op, int64_t r, int lane,
+                                            const Off *__restrict__ ptr,
                                             const int32_t *__restrict__ idx)
 {
     int64_t k0, k1;
@@ -40,48 +40,49 @@ __device__ __forceinline__ void row_by_warp(const solve_op<T> &op, int64_t r, in
         int64_t c = idx[k];
         if (UPPER ? c > r : c < r) acc = op.combine(acc, k, op.x[c]);
     }
-    acc = warp_reduce<solve_op<T>>(acc);
+    acc = warp_reduce<solve_op<T, Off>>(acc);
     if (lane == 0) op.x[r] = op.finish(r, acc);
 }
 
-/* A thread per row of the level. */
-template <typename T, bool UPPER>
+/* A thread per row of the level. Off: the type of entry positions (strict_range). */
+template <typename T, bool UPPER, typename Off>
 __global__ void __launch_bounds__(P::block_threads)
-level_thread_kernel(solve_op<T> op, const int32_t *__restrict__ rows, int64_t count,
-                    const int32_t *__restrict__ ptr, const int32_t *__restrict__ idx)
+level_thread_kernel(solve_op<T, Off> op, const int32_t *__restrict__ rows, int64_t count,
+                    const Off *__restrict__ ptr, const int32_t *__restrict__ idx)
 {
     int64_t i = (int64_t)blockIdx.x * P::block_threads + threadIdx.x;
-    if (i < count) row_by_thread<T, UPPER>(op, rows[i], ptr, idx);
+    if (i < count) row_by_thread<T, UPPER, Off>(op, rows[i], ptr, idx);
 }
 
 /* A warp per row of the level. */
-template <typename T, bool UPPER>
+template <typename T, bool UPPER, typename Off>
 __global__ void __launch_bounds__(P::block_threads)
-level_warp_kernel(solve_op<T> op, const int32_t *__restrict__ rows, int64_t count,
-                  const int32_t *__restrict__ ptr, const int32_t *__restrict__ idx)
+level_warp_kernel(solve_op<T, Off> op, const int32_t *__restrict__ rows, int64_t count,
+                  const Off *__restrict__ ptr, const int32_t *__restrict__ idx)
 {
     int64_t i = ((int64_t)blockIdx.x * P::block_threads + threadIdx.x) >> 5;
-    if (i < count) row_by_warp<T, UPPER>(op, rows[i], threadIdx.x & 31, ptr, idx); /* warp-uniform */
+    if (i < count) /* warp-uniform */
+        row_by_warp<T, UPPER, Off>(op, rows[i], threadIdx.x & 31, ptr, idx);
 }
 
 /* Levels l0 .. l1-1, all small, in one block: a level's rows by its threads (or warps),
  * then a __syncthreads, which makes the block's stores visible to the block, before the
  * next level. Saves a launch per level where levels are narrow (a chain: one per row). */
-template <typename T, bool UPPER, bool WARP>
+template <typename T, bool UPPER, bool WARP, typename Off>
 __global__ void __launch_bounds__(P::block_threads)
-level_batch_kernel(solve_op<T> op, const int32_t *__restrict__ rows,
+level_batch_kernel(solve_op<T, Off> op, const int32_t *__restrict__ rows,
                    const int32_t *__restrict__ level_ptr, int64_t l0, int64_t l1, int64_t nl,
-                   int64_t n, const int32_t *__restrict__ ptr, const int32_t *__restrict__ idx)
+                   int64_t n, const Off *__restrict__ ptr, const int32_t *__restrict__ idx)
 {
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     for (int64_t l = l0; l < l1; l++) {
         int64_t b = level_ptr[l], e = l + 1 < nl ? (int64_t)level_ptr[l + 1] : n;
         if (WARP) {
             for (int64_t i = b + warp; i < e; i += P::warps)
-                row_by_warp<T, UPPER>(op, rows[i], lane, ptr, idx);
+                row_by_warp<T, UPPER, Off>(op, rows[i], lane, ptr, idx);
         } else {
             for (int64_t i = b + threadIdx.x; i < e; i += P::block_threads)
-                row_by_thread<T, UPPER>(op, rows[i], ptr, idx);
+                row_by_thread<T, UPPER, Off>(op, rows[i], ptr, idx);
         }
         __syncthreads();
     }
@@ -97,11 +98,12 @@ __global__ void level_keys_kernel(const int32_t *__restrict__ level, int64_t n,
     rows[r] = (int32_t)r;
 }
 
-template <typename T, bool UPPER>
+template <typename T, bool UPPER, typename Off>
 sp_status_t launch_levels(const sp_gpu_env_t *env, const sp_gpu_sptrsv_plan_t *plan,
-                          const solve_op<T> &op, const sp_csr_t *a)
+                          const solve_op<T, Off> &op, const sp_csr_t *a)
 {
     sp_status_t st = SP_STATUS_SUCCESS;
+    const Off *ptr = row_ptr<Off>(a);
     cudaStream_t s = (cudaStream_t)env->stream;
     const int64_t small = plan->warp_per_row ? P::batch_max_rows_warp : P::batch_max_rows_thread;
     const int64_t *lp = plan->h_level_ptr;
@@ -110,12 +112,12 @@ sp_status_t launch_levels(const sp_gpu_env_t *env, const sp_gpu_sptrsv_plan_t *p
         while (l1 < plan->nlevels && lp[l1 + 1] - lp[l1] <= small) l1++;
         if (l1 - l >= 2) { /* a run of small levels: one block */
             if (plan->warp_per_row)
-                level_batch_kernel<T, UPPER, true><<<1, P::block_threads, 0, s>>>(
-                    op, plan->d_order, plan->d_level_ptr, l, l1, plan->nlevels, plan->n, a->ptr,
+                level_batch_kernel<T, UPPER, true, Off><<<1, P::block_threads, 0, s>>>(
+                    op, plan->d_order, plan->d_level_ptr, l, l1, plan->nlevels, plan->n, ptr,
                     a->idx);
             else
-                level_batch_kernel<T, UPPER, false><<<1, P::block_threads, 0, s>>>(
-                    op, plan->d_order, plan->d_level_ptr, l, l1, plan->nlevels, plan->n, a->ptr,
+                level_batch_kernel<T, UPPER, false, Off><<<1, P::block_threads, 0, s>>>(
+                    op, plan->d_order, plan->d_level_ptr, l, l1, plan->nlevels, plan->n, ptr,
                     a->idx);
             SP_CUDA_LAUNCHED("sptrsv level batch kernel");
             l = l1 - 1;
@@ -124,12 +126,12 @@ sp_status_t launch_levels(const sp_gpu_env_t *env, const sp_gpu_sptrsv_plan_t *p
         if (count == 0) continue; /* never, levels are contiguous; a 0-block launch fails */
         if (plan->warp_per_row) {
             unsigned blocks = (unsigned)ceil_div(count, P::warps);
-            level_warp_kernel<T, UPPER><<<blocks, P::block_threads, 0, s>>>(
-                op, plan->d_order + begin, count, a->ptr, a->idx);
+            level_warp_kernel<T, UPPER, Off><<<blocks, P::block_threads, 0, s>>>(
+                op, plan->d_order + begin, count, ptr, a->idx);
         } else {
             unsigned blocks = (unsigned)ceil_div(count, P::block_threads);
-            level_thread_kernel<T, UPPER><<<blocks, P::block_threads, 0, s>>>(
-                op, plan->d_order + begin, count, a->ptr, a->idx);
+            level_thread_kernel<T, UPPER, Off><<<blocks, P::block_threads, 0, s>>>(
+                op, plan->d_order + begin, count, ptr, a->idx);
         }
         SP_CUDA_LAUNCHED("sptrsv level kernel");
     }
@@ -190,11 +192,15 @@ sp_status_t sp__gpu_sptrsv_levels_solve(const sp_gpu_env_t *env,
     sp_status_t st = SP_STATUS_SUCCESS;
     by_value(plan->value_type, [&](auto tag) {
         using T = decltype(tag);
-        solve_op<T> op = {plan->d_bound, static_cast<const T *>(a->val), static_cast<const T *>(d_b),
-                          static_cast<T *>(d_x), *static_cast<const T *>(alpha), plan->upper != 0,
-                          plan->unit_diag != 0, nullptr, 0u};
-        st = plan->upper ? launch_levels<T, true>(env, plan, op, a)
-                         : launch_levels<T, false>(env, plan, op, a);
+        by_offset(a, [&](auto otag) {
+            using Off = decltype(otag);
+            solve_op<T, Off> op = {plan_bound<Off>(plan), static_cast<const T *>(a->val),
+                                   static_cast<const T *>(d_b), static_cast<T *>(d_x),
+                                   *static_cast<const T *>(alpha), plan->upper != 0,
+                                   plan->unit_diag != 0, nullptr, 0u};
+            st = plan->upper ? launch_levels<T, true, Off>(env, plan, op, a)
+                             : launch_levels<T, false, Off>(env, plan, op, a);
+        });
     });
     return st;
 }

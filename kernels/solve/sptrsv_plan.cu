@@ -21,11 +21,12 @@ struct analysis_scratch {
 };
 
 /* bound[r] = first position of row r with column >= r (lower) or > r (upper), by binary
- * search in the sorted row; the diagonal is then just before (upper) or at (lower) it. */
-template <typename T, bool UPPER>
+ * search in the sorted row; the diagonal is then just before (upper) or at (lower) it.
+ * Off: the type of entry positions (strict_range). */
+template <typename T, bool UPPER, typename Off>
 __global__ void __launch_bounds__(P::block_threads)
-bound_kernel(const int32_t *__restrict__ ptr, const int32_t *__restrict__ idx,
-             const T *__restrict__ val, int64_t n, bool unit, int32_t *__restrict__ bound,
+bound_kernel(const Off *__restrict__ ptr, const int32_t *__restrict__ idx,
+             const T *__restrict__ val, int64_t n, bool unit, Off *__restrict__ bound,
              analysis_scratch *scr)
 {
     int64_t r = (int64_t)blockIdx.x * P::block_threads + threadIdx.x;
@@ -39,7 +40,7 @@ bound_kernel(const int32_t *__restrict__ ptr, const int32_t *__restrict__ idx,
             else
                 h = m;
         }
-        bound[r] = (int32_t)l;
+        bound[r] = (Off)l;
         int64_t d = UPPER ? l - 1 : l;
         bool has_diag = d >= lo && d < hi && idx[d] == r && val[d] != T(0);
         if (!unit && !has_diag) atomicMin(&scr->bad_row, (unsigned)r);
@@ -69,11 +70,14 @@ sp_status_t check_matrix(const char *what, const sp_csr_t *a)
                  "%s: the matrix has no values (pattern)", what);
     SP_CHECK_ARG(a->nrows >= 0 && a->nnz >= 0, "%s: negative size %lld rows nnz %lld", what,
                  (long long)a->nrows, (long long)a->nnz);
-    if (a->nrows > INT32_MAX || a->nnz > INT32_MAX)
+    /* rows stay 32-bit; entries past INT32_MAX need 64-bit offsets (ptr64, issue 20) */
+    if (a->nrows > INT32_MAX || (a->nnz > INT32_MAX && a->ptr64 == NULL))
         SP_FAIL(SP_STATUS_NOT_SUPPORTED, "%s: %lld rows nnz %lld exceeds 32-bit indices", what,
                 (long long)a->nrows, (long long)a->nnz);
-    SP_CHECK_ARG(a->nrows == 0 || a->ptr != NULL, "%s: NULL row pointers for %lld rows", what,
-                 (long long)a->nrows);
+    SP_CHECK_ARG(a->ptr == NULL || a->ptr64 == NULL,
+                 "%s: both ptr and ptr64 are set (exactly one must be)", what);
+    SP_CHECK_ARG(a->nrows == 0 || a->ptr != NULL || a->ptr64 != NULL,
+                 "%s: NULL row pointers for %lld rows", what, (long long)a->nrows);
     SP_CHECK_ARG(a->nnz == 0 || (a->idx != NULL && a->val != NULL),
                  "%s: NULL idx or val for nnz %lld", what, (long long)a->nnz);
 done:
@@ -95,6 +99,7 @@ extern "C" void sp__gpu_sptrsv_plan_free(const sp_gpu_env_t *env, sp_gpu_sptrsv_
         env->free(env->self, plan->d_rank);
         env->free(env->self, plan->d_level_ptr);
         env->free(env->self, plan->d_order);
+        env->free(env->self, plan->d_bound64);
         env->free(env->self, plan->d_bound);
     }
     sp__free(plan->h_level_ptr);
@@ -118,6 +123,7 @@ sp_status_t levels_plan_from(const sp_gpu_env_t *env, sp_gpu_sptrsv_plan_t *p,
     sp_gpu_sptrsv_plan_t *q = NULL;
     cudaStream_t s = (cudaStream_t)env->stream;
     const size_t nb = (size_t)p->n * sizeof(int32_t), lb = (size_t)p->nlevels * sizeof(int32_t);
+    const size_t bb = (size_t)p->n * (p->d_bound64 ? sizeof(int64_t) : sizeof(int32_t));
     SP_TRY(host_array(&q, 1));
     memset(q, 0, sizeof *q);
     q->alg = SP_GPU_SPTRSV_LEVELS;
@@ -130,8 +136,15 @@ sp_status_t levels_plan_from(const sp_gpu_env_t *env, sp_gpu_sptrsv_plan_t *p,
     q->tri_nnz = p->tri_nnz;
     q->warp_per_row = p->warp_per_row;
     if (p->n > 0) {
-        SP_TRY(env->alloc(env->self, (void **)&q->d_bound, nb));
-        SP_CUDA_TRY(cudaMemcpyAsync(q->d_bound, p->d_bound, nb, cudaMemcpyDeviceToDevice, s));
+        if (p->d_bound64) {
+            SP_TRY(env->alloc(env->self, (void **)&q->d_bound64, bb));
+            SP_CUDA_TRY(
+                cudaMemcpyAsync(q->d_bound64, p->d_bound64, bb, cudaMemcpyDeviceToDevice, s));
+        } else {
+            SP_TRY(env->alloc(env->self, (void **)&q->d_bound, bb));
+            SP_CUDA_TRY(
+                cudaMemcpyAsync(q->d_bound, p->d_bound, bb, cudaMemcpyDeviceToDevice, s));
+        }
         if (p->ordered) {
             SP_TRY(env->alloc(env->self, (void **)&q->d_order, nb));
             SP_TRY(env->alloc(env->self, (void **)&q->d_level_ptr, lb));
@@ -191,7 +204,11 @@ sp_status_t analyse(const sp_gpu_env_t *env, const sp_csr_t *a, int upper, int u
     p->nnz = a->nnz;
     p->value_type = a->value_type;
     if (p->n > 0) {
-        SP_TRY(env->alloc(env->self, (void **)&p->d_bound, (size_t)p->n * sizeof(int32_t)));
+        if (a->ptr64)
+            SP_TRY(
+                env->alloc(env->self, (void **)&p->d_bound64, (size_t)p->n * sizeof(int64_t)));
+        else
+            SP_TRY(env->alloc(env->self, (void **)&p->d_bound, (size_t)p->n * sizeof(int32_t)));
         SP_TRY(env->alloc(env->self, (void **)&d_s, sizeof *d_s));
         SP_TRY(env->alloc(env->self, (void **)&d_level, (size_t)p->n * sizeof(int32_t)));
         SP_CUDA_TRY(cudaMemsetAsync(d_s, 0, sizeof *d_s, s));
@@ -200,14 +217,18 @@ sp_status_t analyse(const sp_gpu_env_t *env, const sp_csr_t *a, int upper, int u
         sp__gpu_sptrsv_phase_mark("setup");
         by_value(a->value_type, [&](auto tag) {
             using T = decltype(tag);
-            unsigned blocks = (unsigned)ceil_div(p->n, P::block_threads);
-            const T *val = static_cast<const T *>(a->val);
-            if (p->upper)
-                bound_kernel<T, true><<<blocks, P::block_threads, 0, s>>>(
-                    a->ptr, a->idx, val, p->n, p->unit_diag != 0, p->d_bound, d_s);
-            else
-                bound_kernel<T, false><<<blocks, P::block_threads, 0, s>>>(
-                    a->ptr, a->idx, val, p->n, p->unit_diag != 0, p->d_bound, d_s);
+            by_offset(a, [&](auto otag) {
+                using Off = decltype(otag);
+                unsigned blocks = (unsigned)ceil_div(p->n, P::block_threads);
+                const T *val = static_cast<const T *>(a->val);
+                Off *bound = const_cast<Off *>(plan_bound<Off>(p));
+                if (p->upper)
+                    bound_kernel<T, true, Off><<<blocks, P::block_threads, 0, s>>>(
+                        row_ptr<Off>(a), a->idx, val, p->n, p->unit_diag != 0, bound, d_s);
+                else
+                    bound_kernel<T, false, Off><<<blocks, P::block_threads, 0, s>>>(
+                        row_ptr<Off>(a), a->idx, val, p->n, p->unit_diag != 0, bound, d_s);
+            });
         });
         SP_CUDA_LAUNCHED("sptrsv bound kernel");
         sp__gpu_sptrsv_phase_mark("bound");
@@ -296,6 +317,9 @@ extern "C" sp_status_t sp__gpu_sptrsv_solve(const sp_gpu_env_t *env,
                  "nnz %lld)",
                  (long long)a->nrows, (long long)a->nnz, (long long)plan->n, (long long)plan->nnz);
     if (plan->n == 0) goto done;
+    SP_CHECK_ARG((a->ptr64 != NULL) == (plan->d_bound64 != NULL),
+                 "sptrsv solve: the matrix has %d-bit offsets, the analysed one %d-bit",
+                 a->ptr64 ? 64 : 32, plan->d_bound64 ? 64 : 32);
     SP_CHECK_ARG(d_b != NULL && d_x != NULL, "sptrsv solve: b or x is NULL for %lld rows",
                  (long long)plan->n);
     bytes = (size_t)plan->n * sp_value_size(plan->value_type);

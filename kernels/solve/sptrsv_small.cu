@@ -20,16 +20,21 @@ constexpr int small_threads = 512;
  * that the loads of a level (position -> row -> entries: dependent) hit L1, not L2. */
 constexpr int64_t small_prefetch_max_bytes = 96 * 1024;
 
-/* Bytes of what a solve reads besides x: level order, level offsets, row pointers, bounds,
- * b, and every entry (the other triangle's too: it shares the lines). */
-int64_t prefetch_bytes(const sp_gpu_sptrsv_plan_t *plan, int64_t nnz)
+/* Bytes of what a solve reads besides x: level order, level offsets, row pointers and
+ * bounds (os bytes each: the offsets' width), b, and every entry (the other triangle's too:
+ * it shares the lines). */
+int64_t prefetch_bytes(const sp_gpu_sptrsv_plan_t *plan, int64_t nnz, int64_t os)
 {
     int64_t vs = (int64_t)sp_value_size(plan->value_type);
-    return plan->n * (3 * 4 + vs) + plan->nlevels * 4 + nnz * (4 + vs);
+    return plan->n * (4 + 2 * os + vs) + plan->nlevels * 4 + nnz * (4 + vs);
 }
 
-template <typename T> struct small_args {
-    const int32_t *ptr, *idx, *bound, *order, *level_ptr;
+/* Off: the type of entry positions (strict_range). */
+template <typename T, typename Off> struct small_args {
+    const Off *ptr;
+    const int32_t *idx;
+    const Off *bound;
+    const int32_t *order, *level_ptr;
     const T *val, *b;
     T *x;
     T alpha;
@@ -47,14 +52,14 @@ __device__ __forceinline__ void prefetch_all(const void *p, int64_t count, size_
 }
 
 /* One row's data besides the values it depends on: its first E entries in registers. */
-template <typename T, bool UPPER> struct small_row {
+template <typename T, bool UPPER, typename Off> struct small_row {
     static constexpr int E = P::row_window;
     int64_t r, k, k1;
     T rhs, diag;
     int32_t c[E];
     T w[E];
 
-    __device__ __forceinline__ void load_window(const small_args<T> &a)
+    __device__ __forceinline__ void load_window(const small_args<T, Off> &a)
     {
 #pragma unroll
         for (int e = 0; e < E; e++) {
@@ -70,7 +75,7 @@ template <typename T, bool UPPER> struct small_row {
         }
     }
     /* row at position i of the level order, or none (r = -1) past the level's end */
-    __device__ __forceinline__ void load(const small_args<T> &a, int64_t i, int64_t end)
+    __device__ __forceinline__ void load(const small_args<T, Off> &a, int64_t i, int64_t end)
     {
         r = -1;
         k = k1 = 0;
@@ -82,7 +87,7 @@ template <typename T, bool UPPER> struct small_row {
         load_window(a);
     }
     /* x_r into s_x from the earlier levels' values in s_x */
-    __device__ __forceinline__ void solve(const small_args<T> &a, T *s_x)
+    __device__ __forceinline__ void solve(const small_args<T, Off> &a, T *s_x)
     {
         T acc = T(0);
         for (;;) {
@@ -104,18 +109,18 @@ __device__ __forceinline__ int64_t level_end(const int32_t *level_ptr, int64_t l
     return l + 1 < nl ? (int64_t)__ldg(level_ptr + l + 1) : n;
 }
 
-template <typename T, bool UPPER>
-__global__ void __launch_bounds__(small_threads) small_kernel(small_args<T> a)
+template <typename T, bool UPPER, typename Off>
+__global__ void __launch_bounds__(small_threads) small_kernel(small_args<T, Off> a)
 {
     extern __shared__ unsigned char s_raw[];
     T *s_x = reinterpret_cast<T *>(s_raw);
     const int tid = threadIdx.x;
-    small_row<T, UPPER> cur, nxt;
+    small_row<T, UPPER, Off> cur, nxt;
     if (a.prefetch) { /* the whole matrix fits in L1: every level's loads then hit there */
         prefetch_all(a.order, a.n, sizeof(int32_t));
         prefetch_all(a.level_ptr, a.nlevels, sizeof(int32_t));
-        prefetch_all(a.ptr, a.n, sizeof(int32_t));
-        prefetch_all(a.bound, a.n, sizeof(int32_t));
+        prefetch_all(a.ptr, a.n, sizeof(Off));
+        prefetch_all(a.bound, a.n, sizeof(Off));
         prefetch_all(a.b, a.n, sizeof(T));
         prefetch_all(a.idx, a.nnz, sizeof(int32_t));
         prefetch_all(a.val, a.nnz, sizeof(T));
@@ -132,7 +137,7 @@ __global__ void __launch_bounds__(small_threads) small_kernel(small_args<T> a)
         nxt.load(a, end + tid, next_end); /* the next level's first rows, in flight meanwhile */
         if (cur.r >= 0) cur.solve(a, s_x);
         for (int64_t i = begin + tid + small_threads; i < end; i += small_threads) {
-            small_row<T, UPPER> more;
+            small_row<T, UPPER, Off> more;
             more.load(a, i, end);
             more.solve(a, s_x);
         }
@@ -146,11 +151,12 @@ __global__ void __launch_bounds__(small_threads) small_kernel(small_args<T> a)
         a.x[i] = s_x[i];
 }
 
-template <typename T, bool UPPER>
-void launch(const sp_gpu_sptrsv_plan_t *plan, const small_args<T> &a, cudaStream_t s)
+template <typename T, bool UPPER, typename Off>
+void launch(const sp_gpu_sptrsv_plan_t *plan, const small_args<T, Off> &a, cudaStream_t s)
 {
-    small_kernel<T, UPPER><<<1, small_threads, (size_t)plan->n * sizeof(T), s>>>(a);
+    small_kernel<T, UPPER, Off><<<1, small_threads, (size_t)plan->n * sizeof(T), s>>>(a);
 }
+
 
 } /* namespace */
 
@@ -165,8 +171,12 @@ sp_status_t sp__gpu_sptrsv_small_prepare(const sp_gpu_env_t *env, sp_gpu_sptrsv_
                 (long long)plan->n, SP_GPU_SPTRSV_SMALL_MAX_BYTES);
     by_value(plan->value_type, [&](auto tag) {
         using T = decltype(tag);
-        kernel = plan->upper ? (const void *)small_kernel<T, true>
-                             : (const void *)small_kernel<T, false>;
+        if (plan->d_bound64)
+            kernel = plan->upper ? (const void *)small_kernel<T, true, int64_t>
+                                 : (const void *)small_kernel<T, false, int64_t>;
+        else
+            kernel = plan->upper ? (const void *)small_kernel<T, true, int32_t>
+                                 : (const void *)small_kernel<T, false, int32_t>;
     });
     SP_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                      SP_GPU_SPTRSV_SMALL_MAX_BYTES));
@@ -182,24 +192,28 @@ sp_status_t sp__gpu_sptrsv_small_solve(const sp_gpu_env_t *env,
     cudaStream_t s = (cudaStream_t)env->stream;
     by_value(plan->value_type, [&](auto tag) {
         using T = decltype(tag);
-        small_args<T> v = {a->ptr,
-                           a->idx,
-                           plan->d_bound,
-                           plan->d_order,
-                           plan->d_level_ptr,
-                           static_cast<const T *>(a->val),
-                           static_cast<const T *>(d_b),
-                           static_cast<T *>(d_x),
-                           *static_cast<const T *>(alpha),
-                           plan->n,
-                           plan->nlevels,
-                           a->nnz,
-                           plan->unit_diag != 0,
-                           prefetch_bytes(plan, a->nnz) <= small_prefetch_max_bytes};
-        if (plan->upper)
-            launch<T, true>(plan, v, s);
-        else
-            launch<T, false>(plan, v, s);
+        by_offset(a, [&](auto otag) {
+            using Off = decltype(otag);
+            small_args<T, Off> v = {
+                row_ptr<Off>(a),
+                a->idx,
+                plan_bound<Off>(plan),
+                plan->d_order,
+                plan->d_level_ptr,
+                static_cast<const T *>(a->val),
+                static_cast<const T *>(d_b),
+                static_cast<T *>(d_x),
+                *static_cast<const T *>(alpha),
+                plan->n,
+                plan->nlevels,
+                a->nnz,
+                plan->unit_diag != 0,
+                prefetch_bytes(plan, a->nnz, (int64_t)sizeof(Off)) <= small_prefetch_max_bytes};
+            if (plan->upper)
+                launch<T, true, Off>(plan, v, s);
+            else
+                launch<T, false, Off>(plan, v, s);
+        });
     });
     SP_CUDA_LAUNCHED("sptrsv small kernel");
 done:

@@ -93,8 +93,10 @@ __device__ __forceinline__ bool take(const Op &op, int64_t c, int64_t tc_nat, in
  * thread scheduling. */
 template <typename Op, bool UPPER, bool ORDERED>
 __global__ void __launch_bounds__(P::block_threads)
-soft_thread_kernel(Op op, const int32_t *__restrict__ ptr, const int32_t *__restrict__ idx,
-                   const int32_t *__restrict__ bound, const int32_t *__restrict__ order,
+soft_thread_kernel(Op op, const typename Op::Offset *__restrict__ ptr,
+                   const int32_t *__restrict__ idx,
+                   const typename Op::Offset *__restrict__ bound,
+                   const int32_t *__restrict__ order,
                    const int32_t *__restrict__ rank, int64_t n, unsigned long long *ticket,
                    unsigned long long window)
 {
@@ -161,8 +163,10 @@ soft_thread_kernel(Op op, const int32_t *__restrict__ ptr, const int32_t *__rest
  * publishes the row. */
 template <typename Op, bool UPPER, bool ORDERED>
 __global__ void __launch_bounds__(P::block_threads)
-soft_warp_kernel(Op op, const int32_t *__restrict__ ptr, const int32_t *__restrict__ idx,
-                 const int32_t *__restrict__ bound, const int32_t *__restrict__ order,
+soft_warp_kernel(Op op, const typename Op::Offset *__restrict__ ptr,
+                 const int32_t *__restrict__ idx,
+                 const typename Op::Offset *__restrict__ bound,
+                 const int32_t *__restrict__ order,
                  const int32_t *__restrict__, int64_t n, unsigned long long *ticket,
                  unsigned long long window)
 {
@@ -237,14 +241,17 @@ void soft_launch(const sp_gpu_env_t *env, bool warp_per_row, unsigned grid, cons
                  const sp_csr_t *a, const sp_gpu_sptrsv_plan_t *plan, unsigned long long *d_ticket,
                  unsigned long long window)
 {
+    using Off = typename Op::Offset;
     cudaStream_t s = (cudaStream_t)env->stream;
     const int32_t *order = ORDERED ? plan->d_order : nullptr, *rank = ORDERED ? plan->d_rank : nullptr;
     if (warp_per_row)
         soft_warp_kernel<Op, UPPER, ORDERED><<<grid, P::block_threads, 0, s>>>(
-            op, a->ptr, a->idx, plan->d_bound, order, rank, a->nrows, d_ticket, window);
+            op, row_ptr<Off>(a), a->idx, plan_bound<Off>(plan), order, rank, a->nrows, d_ticket,
+            window);
     else
         soft_thread_kernel<Op, UPPER, ORDERED><<<grid, P::block_threads, 0, s>>>(
-            op, a->ptr, a->idx, plan->d_bound, order, rank, a->nrows, d_ticket, window);
+            op, row_ptr<Off>(a), a->idx, plan_bound<Off>(plan), order, rank, a->nrows, d_ticket,
+            window);
 }
 
 /* Both triangles and both orders of one operation: ordered != 0 takes the level order
@@ -323,7 +330,12 @@ sp_status_t sp__gpu_sptrsv_soft_prepare(const sp_gpu_env_t *env, sp_gpu_sptrsv_p
     SP_CUDA_TRY(cudaMemsetAsync(plan->d_flags, 0, (size_t)plan->n * sizeof(uint32_t), s));
     by_value(plan->value_type, [&](auto tag) {
         using T = decltype(tag);
-        st = grid_of<solve_op<T>>(env, plan, plan->ordered != 0, solve_warps(plan), &plan->grid);
+        if (plan->d_bound64)
+            st = grid_of<solve_op<T, int64_t>>(env, plan, plan->ordered != 0, solve_warps(plan),
+                                               &plan->grid);
+        else
+            st = grid_of<solve_op<T, int32_t>>(env, plan, plan->ordered != 0, solve_warps(plan),
+                                               &plan->grid);
     });
     if (st != SP_STATUS_SUCCESS) goto done;
     plan->window = (unsigned long long)units_of(plan->n, plan->warp_per_row != 0) +
@@ -341,11 +353,15 @@ sp_status_t sp__gpu_sptrsv_soft_solve(const sp_gpu_env_t *env, const sp_gpu_sptr
         return sp__gpu_sptrsv_value_solve(env, plan, a, alpha, d_b, d_x);
     by_value(plan->value_type, [&](auto tag) {
         using T = decltype(tag);
-        solve_op<T> op = {plan->d_bound, static_cast<const T *>(a->val), static_cast<const T *>(d_b),
-                          static_cast<T *>(d_x), *static_cast<const T *>(alpha), plan->upper != 0,
-                          plan->unit_diag != 0, plan->d_flags, 0u};
-        st = soft_run(env, plan, plan->ordered != 0, op, a, plan->d_ticket, plan->grid,
-                      plan->window);
+        by_offset(a, [&](auto otag) {
+            using Off = decltype(otag);
+            solve_op<T, Off> op = {plan_bound<Off>(plan), static_cast<const T *>(a->val),
+                                   static_cast<const T *>(d_b), static_cast<T *>(d_x),
+                                   *static_cast<const T *>(alpha), plan->upper != 0,
+                                   plan->unit_diag != 0, plan->d_flags, 0u};
+            st = soft_run(env, plan, plan->ordered != 0, op, a, plan->d_ticket, plan->grid,
+                          plan->window);
+        });
     });
     return st;
 }

@@ -89,9 +89,13 @@ __device__ __forceinline__ void unit_put(volatile U *p, U v)
     (void)atomicExch(const_cast<U *>(p), v);
 }
 
-template <typename T>
+/* Off: the type of entry positions (strict_range). */
+template <typename T, typename Off>
 struct value_args {
-    const int32_t *ptr, *idx, *bound, *order, *rank;
+    const Off *ptr;
+    const int32_t *idx;
+    const Off *bound;
+    const int32_t *order, *rank;
     const T *val, *b;
     T *x;
     T alpha;
@@ -101,8 +105,8 @@ struct value_args {
 };
 
 /* What a row needs besides its sum, loaded when the row is taken (off the wait). */
-template <typename T, bool UPPER>
-__device__ __forceinline__ void row_start(const value_args<T> &a, int64_t r, int64_t *k,
+template <typename T, bool UPPER, typename Off>
+__device__ __forceinline__ void row_start(const value_args<T, Off> &a, int64_t r, int64_t *k,
                                           int64_t *k1, T *rhs, T *diag)
 {
     strict_range(a.ptr, a.bound, r, UPPER, k, k1);
@@ -123,8 +127,9 @@ __device__ __forceinline__ typename slot<T>::U finish_bits(T rhs, T acc, T diag,
  * shared slots s_unit), or the sentinel while c is not finished. Natural order: the ticket
  * of c says whether it is in the unit. Level order: x first (a dependency in the unit is
  * rare there), then the rank says whether c is in the unit. */
-template <typename T, bool UPPER, bool ORDERED, int UNIT>
-__device__ __forceinline__ typename slot<T>::U fetch(const value_args<T> &a, int64_t c, int64_t first,
+template <typename T, bool UPPER, bool ORDERED, int UNIT, typename Off>
+__device__ __forceinline__ typename slot<T>::U fetch(const value_args<T, Off> &a, int64_t c,
+                                                     int64_t first,
                                                      volatile typename slot<T>::U *s_unit)
 {
     int64_t d;
@@ -151,8 +156,8 @@ struct row_entries {
     int32_t c[E];
     T w[E];
 
-    template <bool UPPER>
-    __device__ __forceinline__ void load(const value_args<T> &a, int64_t r)
+    template <bool UPPER, typename Off>
+    __device__ __forceinline__ void load(const value_args<T, Off> &a, int64_t r)
     {
         m = k1 - k < E ? (int)(k1 - k) : E;
         p = 0;
@@ -174,8 +179,8 @@ struct row_entries {
 /* Adds to *acc, in entry order, row r's entries while their values are there (the
  * window's loads in flight together). Returns whether any was added; all are once
  * e->k == e->k1. */
-template <typename T, bool UPPER, bool ORDERED, int UNIT>
-__device__ __forceinline__ bool consume(const value_args<T> &a, int64_t r, int64_t first,
+template <typename T, bool UPPER, bool ORDERED, int UNIT, typename Off>
+__device__ __forceinline__ bool consume(const value_args<T, Off> &a, int64_t r, int64_t first,
                                         volatile typename slot<T>::U *s_unit,
                                         row_entries<T> *e, T *acc)
 {
@@ -188,7 +193,7 @@ __device__ __forceinline__ bool consume(const value_args<T> &a, int64_t r, int64
         for (int j = 0; j < E; j++) {
             v[j] = slot<T>::bits(T(0));
             if (j >= e->p && j < e->m && e->c[j] >= 0)
-                v[j] = fetch<T, UPPER, ORDERED, UNIT>(a, e->c[j], first, s_unit);
+                v[j] = fetch<T, UPPER, ORDERED, UNIT, Off>(a, e->c[j], first, s_unit);
         }
         int took = e->p;
 #pragma unroll
@@ -216,8 +221,8 @@ static int tuning_warps_per_sm = 0;
  * block. Each pass, every unfinished lane consumes what it can (consume); a finished row is
  * stored to x and to the unit's shared slot. A warp sleeps (spin) only after passes in
  * which none of its lanes progressed. */
-template <typename T, bool UPPER, bool ORDERED, int THREADS, int UNIT>
-__global__ void __launch_bounds__(THREADS) value_unit_kernel(value_args<T> a)
+template <typename T, bool UPPER, bool ORDERED, int THREADS, int UNIT, typename Off>
+__global__ void __launch_bounds__(THREADS) value_unit_kernel(value_args<T, Off> a)
 {
     using U = typename slot<T>::U;
     __shared__ U s_x[THREADS];
@@ -252,14 +257,15 @@ __global__ void __launch_bounds__(THREADS) value_unit_kernel(value_args<T> a)
         ent.k = ent.k1 = 0;
         if (!done) {
             r = ORDERED ? (int64_t)a.order[i] : row_of(i, a.n, UPPER);
-            row_start<T, UPPER>(a, r, &ent.k, &ent.k1, &rhs, &diag);
+            row_start<T, UPPER, Off>(a, r, &ent.k, &ent.k1, &rhs, &diag);
             ent.template load<UPPER>(a, r);
         }
         spin_capped sp(c_backoff_max_ns);
         for (;;) {
             bool progressed = false;
             if (!done) {
-                progressed = consume<T, UPPER, ORDERED, UNIT>(a, r, first, s_unit, &ent, &acc);
+                progressed =
+                    consume<T, UPPER, ORDERED, UNIT, Off>(a, r, first, s_unit, &ent, &acc);
                 if (ent.k >= ent.k1) {
                     U xr = finish_bits(rhs, acc, diag, a.unit);
                     unit_put(s_unit + pos, xr);
@@ -280,8 +286,8 @@ __global__ void __launch_bounds__(THREADS) value_unit_kernel(value_args<T> a)
 /* A warp per row: the lanes stride over the row's entries, each loading its entries and
  * then waiting on their values (rows of earlier tickets, never of this row), a warp
  * reduction, and lane 0 publishes. */
-template <typename T, bool UPPER, bool ORDERED>
-__global__ void __launch_bounds__(P::block_threads) value_warp_kernel(value_args<T> a)
+template <typename T, bool UPPER, bool ORDERED, typename Off>
+__global__ void __launch_bounds__(P::block_threads) value_warp_kernel(value_args<T, Off> a)
 {
     using U = typename slot<T>::U;
     const int lane = threadIdx.x & 31;
@@ -292,7 +298,7 @@ __global__ void __launch_bounds__(P::block_threads) value_warp_kernel(value_args
         if (u >= a.n) break;
         int64_t r = ORDERED ? (int64_t)a.order[u] : row_of(u, a.n, UPPER), k0, k1;
         T rhs, diag, acc = T(0);
-        row_start<T, UPPER>(a, r, &k0, &k1, &rhs, &diag);
+        row_start<T, UPPER, Off>(a, r, &k0, &k1, &rhs, &diag);
         for (int64_t k = k0 + lane; k < k1; k += 32) {
             int64_t c = __ldg(a.idx + k);
             if (UPPER ? c <= r : c >= r) continue;
@@ -319,24 +325,27 @@ struct shape {
     int threads, unit, claims_per_block;
 };
 
-template <typename T, bool UPPER, bool ORDERED>
+template <typename T, bool UPPER, bool ORDERED, typename Off>
 shape shape_of(const sp_gpu_sptrsv_plan_t *plan)
 {
     constexpr int B = P::block_chunk;
     if (plan->warp_per_row)
-        return {(const void *)value_warp_kernel<T, UPPER, ORDERED>, P::block_threads, 1, P::warps};
+        return {(const void *)value_warp_kernel<T, UPPER, ORDERED, Off>, P::block_threads, 1,
+                P::warps};
     if (plan->alg == SP_GPU_SPTRSV_SOFT_BLOCK)
-        return {(const void *)value_unit_kernel<T, UPPER, ORDERED, B, B>, B, B, 1};
-    return {(const void *)value_unit_kernel<T, UPPER, ORDERED, P::block_threads, 32>,
+        return {(const void *)value_unit_kernel<T, UPPER, ORDERED, B, B, Off>, B, B, 1};
+    return {(const void *)value_unit_kernel<T, UPPER, ORDERED, P::block_threads, 32, Off>,
             P::block_threads, 32, P::warps};
 }
 
-template <typename T>
+template <typename T, typename Off>
 shape shape_by_order(const sp_gpu_sptrsv_plan_t *plan)
 {
     if (plan->upper)
-        return plan->ordered ? shape_of<T, true, true>(plan) : shape_of<T, true, false>(plan);
-    return plan->ordered ? shape_of<T, false, true>(plan) : shape_of<T, false, false>(plan);
+        return plan->ordered ? shape_of<T, true, true, Off>(plan)
+                             : shape_of<T, true, false, Off>(plan);
+    return plan->ordered ? shape_of<T, false, true, Off>(plan)
+                         : shape_of<T, false, false, Off>(plan);
 }
 
 /* Blocks of a launch: at most the resident count (every claimer runs), at most one claim
@@ -368,16 +377,16 @@ done:
     return st;
 }
 
-template <typename T, bool UPPER, bool ORDERED>
-void launch(const sp_gpu_sptrsv_plan_t *plan, const value_args<T> &a, cudaStream_t s)
+template <typename T, bool UPPER, bool ORDERED, typename Off>
+void launch(const sp_gpu_sptrsv_plan_t *plan, const value_args<T, Off> &a, cudaStream_t s)
 {
     constexpr int B = P::block_chunk;
     if (plan->warp_per_row)
-        value_warp_kernel<T, UPPER, ORDERED><<<plan->grid, P::block_threads, 0, s>>>(a);
+        value_warp_kernel<T, UPPER, ORDERED, Off><<<plan->grid, P::block_threads, 0, s>>>(a);
     else if (plan->alg == SP_GPU_SPTRSV_SOFT_BLOCK)
-        value_unit_kernel<T, UPPER, ORDERED, B, B><<<plan->grid, B, 0, s>>>(a);
+        value_unit_kernel<T, UPPER, ORDERED, B, B, Off><<<plan->grid, B, 0, s>>>(a);
     else
-        value_unit_kernel<T, UPPER, ORDERED, P::block_threads, 32>
+        value_unit_kernel<T, UPPER, ORDERED, P::block_threads, 32, Off>
             <<<plan->grid, P::block_threads, 0, s>>>(a);
 }
 
@@ -394,7 +403,12 @@ sp_status_t sp__gpu_sptrsv_value_grid(const sp_gpu_env_t *env, sp_gpu_sptrsv_pla
 {
     sp_status_t st = SP_STATUS_SUCCESS;
     shape sh = {};
-    by_value(plan->value_type, [&](auto tag) { sh = shape_by_order<decltype(tag)>(plan); });
+    by_value(plan->value_type, [&](auto tag) {
+        if (plan->d_bound64)
+            sh = shape_by_order<decltype(tag), int64_t>(plan);
+        else
+            sh = shape_by_order<decltype(tag), int32_t>(plan);
+    });
     SP_TRY(grid_of(env, plan, sh, &plan->grid));
     plan->window = (unsigned long long)ceil_div(plan->n, sh.unit) +
                    (unsigned long long)plan->grid * (unsigned long long)sh.claims_per_block;
@@ -412,21 +426,30 @@ sp_status_t sp__gpu_sptrsv_value_solve(const sp_gpu_env_t *env, const sp_gpu_spt
     SP_CUDA_TRY(cudaMemsetAsync(d_x, 0xff, (size_t)plan->n * sp_value_size(plan->value_type), s));
     by_value(plan->value_type, [&](auto tag) {
         using T = decltype(tag);
-        value_args<T> v = {a->ptr,       a->idx,
-                           plan->d_bound, plan->ordered ? plan->d_order : nullptr,
-                           plan->d_rank, static_cast<const T *>(a->val),
-                           static_cast<const T *>(d_b), static_cast<T *>(d_x),
-                           *static_cast<const T *>(alpha), plan->n,
-                           plan->unit_diag != 0, plan->d_ticket,
-                           plan->window};
-        if (plan->upper && plan->ordered)
-            launch<T, true, true>(plan, v, s);
-        else if (plan->upper)
-            launch<T, true, false>(plan, v, s);
-        else if (plan->ordered)
-            launch<T, false, true>(plan, v, s);
-        else
-            launch<T, false, false>(plan, v, s);
+        by_offset(a, [&](auto otag) {
+            using Off = decltype(otag);
+            value_args<T, Off> v = {row_ptr<Off>(a),
+                                    a->idx,
+                                    plan_bound<Off>(plan),
+                                    plan->ordered ? plan->d_order : nullptr,
+                                    plan->d_rank,
+                                    static_cast<const T *>(a->val),
+                                    static_cast<const T *>(d_b),
+                                    static_cast<T *>(d_x),
+                                    *static_cast<const T *>(alpha),
+                                    plan->n,
+                                    plan->unit_diag != 0,
+                                    plan->d_ticket,
+                                    plan->window};
+            if (plan->upper && plan->ordered)
+                launch<T, true, true, Off>(plan, v, s);
+            else if (plan->upper)
+                launch<T, true, false, Off>(plan, v, s);
+            else if (plan->ordered)
+                launch<T, false, true, Off>(plan, v, s);
+            else
+                launch<T, false, false, Off>(plan, v, s);
+        });
     });
     SP_CUDA_LAUNCHED("sptrsv value kernel");
 done:

@@ -36,8 +36,12 @@ using namespace sptrsv;
 namespace
 {
 
-template <typename T> struct wave_args {
-    const int32_t *ptr, *idx, *bound, *order, *unit_begin, *unit_level, *unit_ptr;
+/* Off: the type of entry positions (strict_range). */
+template <typename T, typename Off> struct wave_args {
+    const Off *ptr;
+    const int32_t *idx;
+    const Off *bound;
+    const int32_t *order, *unit_begin, *unit_level, *unit_ptr;
     const T *val, *b;
     T *x;
     T alpha;
@@ -68,13 +72,13 @@ __device__ __forceinline__ void add_release_u64(unsigned long long *p, unsigned 
 /* A lane's entries k, k + S, ... below k1 (S = 1 a thread per row, 32 a warp per row), E of
  * them in registers: c[e] the column (-1: none, or outside the strict triangle, possible
  * only in unsorted input), w[e] the coefficient. */
-template <typename T, bool UPPER, int S> struct wave_entries {
+template <typename T, bool UPPER, int S, typename Off> struct wave_entries {
     static constexpr int E = P::row_window;
     int64_t k, k1;
     int32_t c[E];
     T w[E];
 
-    __device__ __forceinline__ void load(const wave_args<T> &a, int64_t r)
+    __device__ __forceinline__ void load(const wave_args<T, Off> &a, int64_t r)
     {
 #pragma unroll
         for (int e = 0; e < E; e++) {
@@ -92,7 +96,7 @@ template <typename T, bool UPPER, int S> struct wave_entries {
     }
     /* acc plus the entries' products, in entry order; the values of a window are loaded
      * together */
-    __device__ __forceinline__ T sum(const wave_args<T> &a, int64_t r, T acc)
+    __device__ __forceinline__ T sum(const wave_args<T, Off> &a, int64_t r, T acc)
     {
         for (;;) {
             T v[E];
@@ -109,8 +113,8 @@ template <typename T, bool UPPER, int S> struct wave_entries {
     }
 };
 
-template <typename T, bool UPPER, bool WARP>
-__global__ void __launch_bounds__(P::block_threads) wave_kernel(wave_args<T> a)
+template <typename T, bool UPPER, bool WARP, typename Off>
+__global__ void __launch_bounds__(P::block_threads) wave_kernel(wave_args<T, Off> a)
 {
     constexpr int S = WARP ? 32 : 1;
     const int lane = threadIdx.x & 31;
@@ -125,7 +129,7 @@ __global__ void __launch_bounds__(P::block_threads) wave_kernel(wave_args<T> a)
         const bool live = WARP || b0 + lane < b1;
         int64_t r = 0;
         T rhs = T(0), diag = T(1);
-        wave_entries<T, UPPER, S> ent;
+        wave_entries<T, UPPER, S, Off> ent;
         ent.k = ent.k1 = 0;
         if (live) {
             r = __ldg(a.order + (WARP ? b0 : b0 + lane));
@@ -163,10 +167,10 @@ __global__ void __launch_bounds__(P::block_threads) wave_kernel(wave_args<T> a)
     }
 }
 
-template <typename T, bool UPPER> const void *kernel_of(bool warp_per_row)
+template <typename T, bool UPPER, typename Off> const void *kernel_of(bool warp_per_row)
 {
-    return warp_per_row ? (const void *)wave_kernel<T, UPPER, true>
-                        : (const void *)wave_kernel<T, UPPER, false>;
+    return warp_per_row ? (const void *)wave_kernel<T, UPPER, true, Off>
+                        : (const void *)wave_kernel<T, UPPER, false, Off>;
 }
 
 /* unit_ptr[l] = the first unit of level l (units of rows_per_unit rows, none spanning two
@@ -213,13 +217,13 @@ __global__ void unit_table_kernel(const int32_t *__restrict__ unit_ptr,
     level[u] = (int32_t)lo;
 }
 
-template <typename T, bool UPPER>
-void launch(const sp_gpu_sptrsv_plan_t *plan, const wave_args<T> &a, cudaStream_t s)
+template <typename T, bool UPPER, typename Off>
+void launch(const sp_gpu_sptrsv_plan_t *plan, const wave_args<T, Off> &a, cudaStream_t s)
 {
     if (plan->warp_per_row)
-        wave_kernel<T, UPPER, true><<<plan->grid, P::block_threads, 0, s>>>(a);
+        wave_kernel<T, UPPER, true, Off><<<plan->grid, P::block_threads, 0, s>>>(a);
     else
-        wave_kernel<T, UPPER, false><<<plan->grid, P::block_threads, 0, s>>>(a);
+        wave_kernel<T, UPPER, false, Off><<<plan->grid, P::block_threads, 0, s>>>(a);
 }
 
 } /* namespace */
@@ -261,8 +265,13 @@ sp_status_t sp__gpu_sptrsv_wave_prepare(const sp_gpu_env_t *env, sp_gpu_sptrsv_p
     SP_CUDA_TRY(cudaMemsetAsync(plan->d_ticket, 0, sizeof(unsigned long long), s));
     by_value(plan->value_type, [&](auto tag) {
         using T = decltype(tag);
-        kernel = plan->upper ? kernel_of<T, true>(plan->warp_per_row != 0)
-                             : kernel_of<T, false>(plan->warp_per_row != 0);
+        bool w = plan->warp_per_row != 0;
+        if (plan->d_bound64)
+            kernel = plan->upper ? kernel_of<T, true, int64_t>(w)
+                                 : kernel_of<T, false, int64_t>(w);
+        else
+            kernel = plan->upper ? kernel_of<T, true, int32_t>(w)
+                                 : kernel_of<T, false, int32_t>(w);
     });
     SP_TRY(resident_blocks(env, kernel, P::block_threads, &sms, &resident));
     /* warps for the widest level and the next one claimed behind it; more only poll */
@@ -285,27 +294,30 @@ sp_status_t sp__gpu_sptrsv_wave_solve(const sp_gpu_env_t *env, const sp_gpu_sptr
     cudaStream_t s = (cudaStream_t)env->stream;
     by_value(plan->value_type, [&](auto tag) {
         using T = decltype(tag);
-        wave_args<T> w = {a->ptr,
-                          a->idx,
-                          plan->d_bound,
-                          plan->d_order,
-                          plan->d_unit_begin,
-                          plan->d_unit_level,
-                          plan->d_unit_ptr,
-                          static_cast<const T *>(a->val),
-                          static_cast<const T *>(d_b),
-                          static_cast<T *>(d_x),
-                          *static_cast<const T *>(alpha),
-                          plan->units,
-                          plan->counter_stride,
-                          plan->unit_diag != 0,
-                          plan->d_done,
-                          plan->d_ticket,
-                          plan->window};
-        if (plan->upper)
-            launch<T, true>(plan, w, s);
-        else
-            launch<T, false>(plan, w, s);
+        by_offset(a, [&](auto otag) {
+            using Off = decltype(otag);
+            wave_args<T, Off> w = {row_ptr<Off>(a),
+                                   a->idx,
+                                   plan_bound<Off>(plan),
+                                   plan->d_order,
+                                   plan->d_unit_begin,
+                                   plan->d_unit_level,
+                                   plan->d_unit_ptr,
+                                   static_cast<const T *>(a->val),
+                                   static_cast<const T *>(d_b),
+                                   static_cast<T *>(d_x),
+                                   *static_cast<const T *>(alpha),
+                                   plan->units,
+                                   plan->counter_stride,
+                                   plan->unit_diag != 0,
+                                   plan->d_done,
+                                   plan->d_ticket,
+                                   plan->window};
+            if (plan->upper)
+                launch<T, true, Off>(plan, w, s);
+            else
+                launch<T, false, Off>(plan, w, s);
+        });
     });
     SP_CUDA_LAUNCHED("sptrsv wave kernel");
 done:

@@ -7,16 +7,17 @@ using namespace vec;
 
 namespace {
 
-template <typename T>
+/* Off: the row pointers' type, int32_t or int64_t (a CSR's ptr64: issue 20). */
+template <typename T, typename Off>
 __global__ void __launch_bounds__(P::block_threads)
-diagonal_kernel(int64_t nrows, const int32_t *__restrict__ ptr, const int32_t *__restrict__ idx,
+diagonal_kernel(int64_t nrows, const Off *__restrict__ ptr, const int32_t *__restrict__ idx,
                 const T *__restrict__ val, T *diag)
 {
     for (int64_t r = (int64_t)blockIdx.x * P::block_threads + threadIdx.x; r < nrows;
          r += (int64_t)gridDim.x * P::block_threads) {
-        int32_t lo = ptr[r], hi = ptr[r + 1];
+        Off lo = ptr[r], hi = ptr[r + 1];
         while (lo < hi) {
-            int32_t mid = lo + (hi - lo) / 2;
+            Off mid = lo + (hi - lo) / 2;
             if (idx[mid] < r) lo = mid + 1;
             else hi = mid;
         }
@@ -34,13 +35,21 @@ extern "C" sp_status_t sp__gpu_csr_diagonal(const sp_gpu_env_t *env, const sp_cs
     SP_TRY(check_call("csr diagonal", env, a->value_type, a->nrows));
     SP_CHECK_ARG(a->nrows == a->ncols, "csr diagonal: matrix is %lld x %lld, not square",
                  (long long)a->nrows, (long long)a->ncols);
-    SP_CHECK_ARG(a->nrows == 0 || (d_diag != NULL && a->ptr != NULL),
+    SP_CHECK_ARG(a->nrows == 0 || (d_diag != NULL && (a->ptr != NULL || a->ptr64 != NULL)),
                  "csr diagonal: NULL diag or row pointers for %lld rows", (long long)a->nrows);
     if (a->nrows == 0) goto done;
     by_value(a->value_type, [&](auto tag) {
         using T = decltype(tag);
-        diagonal_kernel<T><<<grid_for(a->nrows), P::block_threads, 0, (cudaStream_t)env->stream>>>(
-            a->nrows, a->ptr, a->idx, static_cast<const T *>(a->val), static_cast<T *>(d_diag));
+        const unsigned grid = grid_for(a->nrows);
+        cudaStream_t s = (cudaStream_t)env->stream;
+        if (a->ptr64)
+            diagonal_kernel<T, int64_t><<<grid, P::block_threads, 0, s>>>(
+                a->nrows, a->ptr64, a->idx, static_cast<const T *>(a->val),
+                static_cast<T *>(d_diag));
+        else
+            diagonal_kernel<T, int32_t><<<grid, P::block_threads, 0, s>>>(
+                a->nrows, a->ptr, a->idx, static_cast<const T *>(a->val),
+                static_cast<T *>(d_diag));
     });
     SP_CUDA_LAUNCHED("diagonal_kernel");
 done:

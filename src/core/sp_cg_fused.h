@@ -40,8 +40,14 @@ extern "C" {
 #define SP_CG_HD
 #endif
 
-/* The matrix as the spmv step reads it. */
-typedef enum sp_cg_mat_kind { SP_CG_MAT_CSR = 0, SP_CG_MAT_ELL = 1 } sp_cg_mat_kind_t;
+/* The matrix as the spmv step reads it: CSR with 32-bit row pointers (ptr), ELL, or CSR with
+ * 64-bit row pointers (ptr64: a matrix with 64-bit offsets past the narrow limit, issue 20;
+ * below it the driver gives the pointers narrowed, SP_CG_MAT_CSR). */
+typedef enum sp_cg_mat_kind {
+    SP_CG_MAT_CSR = 0,
+    SP_CG_MAT_ELL = 1,
+    SP_CG_MAT_CSR64 = 2
+} sp_cg_mat_kind_t;
 
 /* Reductions of one step: at most this many blocks' partials per value (the vector
  * kernels' block cap, kernels/sp_kernels_vec.h), three values at most. */
@@ -71,7 +77,10 @@ typedef struct sp_cg_args {
     int32_t precond;    /* 1: Jacobi, z = dinv .* r (CG methods) */
     int32_t method;     /* sp_cg_method_t */
     int64_t width;      /* ELL width */
-    const int32_t *ptr; /* CSR row pointers (n + 1) */
+    union {                   /* CSR row pointers (n + 1), one pointer's bytes either way */
+        const int32_t *ptr;   /* SP_CG_MAT_CSR */
+        const int64_t *ptr64; /* SP_CG_MAT_CSR64 */
+    };
     const int32_t *idx; /* CSR columns, or ELL columns (column-major, -1 padding) */
     const void *val;
     const void *dinv; /* Jacobi: 1 / a_ii */

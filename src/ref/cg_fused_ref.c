@@ -55,7 +55,9 @@ static double row_product(const sp_cg_args_t *a, const sp_cg_state_t *s, int ste
             if (c >= 0) sum += ld(t, a->val, k * a->n + i) * operand(a, s, step, beta, c);
         }
     } else {
-        for (int64_t e = a->ptr[i]; e < a->ptr[i + 1]; e++)
+        int64_t e0 = a->mat_kind == SP_CG_MAT_CSR64 ? a->ptr64[i] : a->ptr[i];
+        int64_t e1 = a->mat_kind == SP_CG_MAT_CSR64 ? a->ptr64[i + 1] : a->ptr[i + 1];
+        for (int64_t e = e0; e < e1; e++)
             sum += ld(t, a->val, e) * operand(a, s, step, beta, a->idx[e]);
     }
     return sum;

@@ -54,7 +54,9 @@ void sp__cg_fused_free(sp_solver_t *s)
     }
 }
 
-/* The matrix the spmv step reads: the setup's ELL when that is the format, else the CSR. */
+/* The matrix the spmv step reads: the setup's ELL when that is the format, else the CSR
+ * (sp__matrix_csr_either: 32-bit pointers, narrowed at 64 bits below the narrow limit; past
+ * it the CSR's own 64-bit pointers, SP_CG_MAT_CSR64). */
 static sp_status_t matrix_args(sp_solver_t *s, sp_cg_args_t *a)
 {
     sp_status_t st = SP_STATUS_SUCCESS;
@@ -69,10 +71,13 @@ static sp_status_t matrix_args(sp_solver_t *s, sp_cg_args_t *a)
         goto done;
     }
     SP_TRY(sp_matrix_build(s->ctx, A, SP_FORMAT_CSR));
-    SP_TRY(sp__matrix_csr32(A, &csr)); /* the steps read 32-bit pointers */
-    a->mat_kind = SP_CG_MAT_CSR;
+    SP_TRY(sp__matrix_csr_either(A, &csr));
+    a->mat_kind = csr.ptr64 ? SP_CG_MAT_CSR64 : SP_CG_MAT_CSR;
     a->nnz = csr.nnz;
-    a->ptr = csr.ptr;
+    if (csr.ptr64)
+        a->ptr64 = csr.ptr64;
+    else
+        a->ptr = csr.ptr;
     a->idx = csr.idx;
     a->val = csr.val;
 done:

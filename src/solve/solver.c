@@ -123,11 +123,9 @@ sp_status_t sp_solver_setup(sp_solver_t *s, sp_matrix_t *A)
                  (long long)info.nrows, (long long)info.ncols);
     SP_CHECK_ARG(info.value_type != SP_VALUE_NONE,
                  "sp_solver_setup: the matrix is a pattern (no values)");
-    /* the fused steps, and on a GPU the diagonal and the triangular solves, read 32-bit
-       pointers (narrowed below the narrow limit); the host's step loop reads either width
-       (SpMV, the host diagonal and substitution), so it serves 64-bit offsets past it */
-    if (A->ctx->kind == SP_DEVICE_CUDA || sp__cg_fused_mode(s->ctx, &s->options, s->type))
-        SP_TRY(sp__matrix_narrowable(A, "sp_solver_setup"));
+    /* 64-bit offsets at any size (issue 20): the SpMV, the diagonal, the triangular solves
+       and the fused steps read either width (below the narrow limit the last two read the
+       CSR's pointers narrowed, so the 32-bit matrix's bits) */
     rollback = 1; /* from here on a failure drops what this setup built */
     built_before = A->built;
     next.ctx = s->ctx;
