@@ -3,11 +3,11 @@
 # context CSC (the 64-bit transpose and CSC SpMV), ELL with a tail, HYB, JDS and SELL (64-bit
 # offsets of their own) are converted from the 64-bit CSR itself, and sp_spmv_tune times what
 # serves there. The test hook lowers the limit, so all of it runs at small sizes. On a 1-GPU
-# machine in one device call (about 4 minutes warm, 8 with the build): build build-gpu
-# (Release, sm_90; only the suites below), then
+# machine: build build-gpu (Release, sm_90; only the suites below), then
 #  1. check_gpu_offsets64's TCase past_narrow_limit alone (wide_catalogue: 11 matrices x
 #     CSC, ELL, HYB, JDS, SELL arrays against the 32-bit matrix, SpMV within rounding of the
-#     host, tune; refusals_past_narrow_limit: what still refuses);
+#     host, csr/merge and split, tune; refusals_past_narrow_limit: what still refuses;
+#     and, from issue 20's SpTRSV slice, sptrsv_ and solvers_past_narrow_limit);
 #  2. check_gpu_offsets64 whole at the default width and forced to 64 bits, and
 #     check_offsets64 (host): none may be skipped;
 #  3. the 32-bit paths the change touched, at both widths: check_gpu_convert (every
@@ -15,9 +15,13 @@
 #     shapes case (every format's SpMV), check_gpu_context (the views) and check_gpu_bfs's
 #     offsets64 case (pull steps on the CSC);
 #  4. compute-sanitizer memcheck (leak check full) on step 1's TCase.
+# WIDE23_STEPS picks the steps: "tests" (1-3), "memcheck" (4), default both. To stay under
+# 10 minutes a device call, run them in two calls on the same warm machine (the second
+# finds build-gpu built):
+#   WIDE23_STEPS=tests bash scripts/device-wide23.sh
+#   WIDE23_STEPS=memcheck bash scripts/device-wide23.sh
 # Logs under $OUT (else build-gpu/logs-wide23). Prints "== PASS <step>" / "== FAIL <step>"
 # lines and exits non-zero when any step fails.
-#   bash scripts/device-wide23.sh
 set -u
 cd "$(dirname "$0")/.." || exit 1
 L=${OUT:-build-gpu/logs-wide23}; mkdir -p "$L"
@@ -27,9 +31,11 @@ export SP_BUILD_TARGETS="check_gpu_offsets64 check_offsets64 check_gpu_convert c
 SP_BUILD_TARGETS=$(echo $SP_BUILD_TARGETS)
 . scripts/device-build.sh # step, t0, fail; build-gpu built
 
+STEPS=${WIDE23_STEPS:-tests memcheck}
 summary() { grep -E "tests passed|\((Failed|Timeout|Not Run|Skipped)\)|Skipped|No tests" "$1" | head -25; }
 no_skips() { ! grep -qE "Skipped|No tests were found" "$1"; }
 
+if [[ " $STEPS " == *" tests "* ]]; then
 # 1. the past-the-limit case alone (Check's own summary: 100% and no skip, exit 0)
 ( CK_RUN_CASE=past_narrow_limit SP_SOURCE_DIR="$PWD" timeout 300 \
     ./build-gpu/tests/check_gpu_offsets64 >"$L/past-limit.log" 2>&1 )
@@ -60,15 +66,18 @@ step touched-suites $rc
 rc=$?; grep -E "Checks:" "$L/bfs-offsets64.log" | tail -1
 grep -qE "^100%: Checks: [1-9]" "$L/bfs-offsets64.log" || rc=1
 step bfs-offsets64 $rc
+fi
 
 # 4. memcheck of the past-the-limit case
+if [[ " $STEPS " == *" memcheck "* ]]; then
 ( env SP_TEST_SMALL=1 SP_TEST_UNDER_SANITIZER=1 SP_TEST_SANITIZER_TOOL=memcheck CK_FORK=no \
     CK_RUN_CASE=past_narrow_limit SP_SOURCE_DIR="$PWD" \
-    timeout 420 compute-sanitizer --tool memcheck --leak-check full --report-api-errors no \
+    timeout 540 compute-sanitizer --tool memcheck --leak-check full --report-api-errors no \
     --error-exitcode 3 ./build-gpu/tests/check_gpu_offsets64 >"$L/memcheck-past-limit.log" 2>&1 )
 rc=$?; grep -E "Checks:|LEAK SUMMARY|ERROR SUMMARY" "$L/memcheck-past-limit.log" | tail -3
 grep -q "ERROR SUMMARY: 0 errors" "$L/memcheck-past-limit.log" || rc=1
 step memcheck-past-limit $rc
+fi
 
 echo "== total $(( $(date +%s) - t0 )) s"
 [ "$fail" -eq 0 ] && echo "== ALL PASS" || echo "== SOME FAILED"
