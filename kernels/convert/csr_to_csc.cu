@@ -22,13 +22,13 @@ using namespace sp_convert;
 
 namespace {
 
-/* rows[k] = the row of entry k, for every entry of the CSR: a warp takes 32 rows, whose
- * entries are contiguous, and each lane finds the row of its entry among the warp's 32 row
- * ends by a binary search over the lanes (shuffles), so the writes are coalesced whatever
- * the row lengths; a long row only makes its warp loop longer. */
-template <typename Off>
-__global__ void __launch_bounds__(P::block_threads)
-expand_rows_kernel(const Off *ptr, int64_t nrows, int32_t *rows)
+/* f(k, r) for every entry k of the segments [ptr[r], ptr[r + 1]) (rows of a CSR, columns
+ * of a CSC): a warp takes 32 segments, whose entries are contiguous, and each lane finds
+ * the segment of its entry among the warp's 32 segment ends by a binary search over the
+ * lanes (shuffles), so consecutive lanes take consecutive entries whatever the lengths; a
+ * long segment only makes its warp loop longer. All lanes of a warp call it. */
+template <typename Off, typename F>
+__device__ __forceinline__ void for_each_segment_entry(const Off *ptr, int64_t nrows, F f)
 {
     const int lane = threadIdx.x & 31;
     const int64_t warps = (int64_t)gridDim.x * (P::block_threads / 32);
@@ -49,9 +49,17 @@ expand_rows_kernel(const Off *ptr, int64_t nrows, int32_t *rows)
                 else
                     lo = mid + 1;
             }
-            if (k < last) rows[k] = (int32_t)(r0 + lo);
+            if (k < last) f(k, r0 + lo);
         }
     }
+}
+
+/* rows[k] = the row of entry k, for every entry of the CSR (coalesced writes). */
+template <typename Off>
+__global__ void __launch_bounds__(P::block_threads)
+expand_rows_kernel(const Off *ptr, int64_t nrows, int32_t *rows)
+{
+    for_each_segment_entry(ptr, nrows, [=](Off k, int64_t r) { rows[k] = (int32_t)r; });
 }
 
 /* Output entry p is input entry k = perm[p]: its row (rows, expand_rows_kernel) and its
@@ -292,18 +300,17 @@ list_hubs_kernel(const int64_t *cptr, int64_t ncols, int64_t *hub_start, int32_t
     }
 }
 
-/* The value of CSC entry p (row rows_out[p], column c found by binary search over cptr):
- * the CSR entry of column c in that row, by binary search among the row's column ids
- * (increasing, duplicates merged: exactly one), so no entry numbers are kept. */
+/* The value of every CSC entry p (row rows_out[p], column c: its segment of cptr, as
+ * for_each_segment_entry walks them): the CSR entry of column c in that row, by binary
+ * search among the row's column ids (increasing, duplicates merged: exactly one), so no
+ * entry numbers are kept. */
 template <typename W>
 __global__ void __launch_bounds__(P::block_threads)
 gather_by_search_kernel(const int64_t *ptr, const int32_t *idx, const W *val,
-                        const int64_t *cptr, int64_t ncols, int64_t nnz,
-                        const int32_t *rows_out, W *val_out)
+                        const int64_t *cptr, int64_t ncols, const int32_t *rows_out, W *val_out)
 {
-    for (int64_t p = (int64_t)blockIdx.x * P::block_threads + threadIdx.x; p < nnz;
-         p += (int64_t)gridDim.x * P::block_threads) {
-        int32_t c = (int32_t)row_of(cptr, ncols, p), r = rows_out[p];
+    for_each_segment_entry(cptr, ncols, [=](int64_t p, int64_t c) {
+        int32_t r = rows_out[p];
         int64_t lo = ptr[r], hi = ptr[r + 1] - 1; /* the entry is in [lo, hi] */
         while (lo < hi) {
             int64_t mid = lo + (hi - lo) / 2;
@@ -313,7 +320,7 @@ gather_by_search_kernel(const int64_t *ptr, const int32_t *idx, const W *val,
                 hi = mid;
         }
         val_out[p] = val[lo];
-    }
+    });
 }
 
 } /* namespace */
@@ -599,7 +606,8 @@ done:
  * path's count, scan and cursors in 64 bits, every entry placed as its row straight into
  * the CSC's idx (no entry numbers: they pass INT32_MAX), columns put in row order by the
  * warp and block sorts and, past P::transpose_block_max entries, by a radix sort each;
- * then each value found by its row's binary search for its column. The same arrays as the
+ * then each value found by its row's binary search for its column (the column from a
+ * warp's walk of 32 columns, as the rows are expanded). The same arrays as the
  * 32-bit transpose (rows increase within a column and are distinct). */
 static sp_status_t csc_wide(const sp_gpu_env_t *env, const sp_csr_t *csr, sp_csr_t *csc)
 {
@@ -661,9 +669,9 @@ static sp_status_t csc_wide(const sp_gpu_env_t *env, const sp_csr_t *csr, sp_csr
     if (vs > 0) {
         by_word(vs, [&](auto tag) {
             using W = decltype(tag);
-            gather_by_search_kernel<W><<<grid_for(env, nnz), P::block_threads, 0, s>>>(
-                csr->ptr64, csr->idx, static_cast<const W *>(csr->val), c.ptr64, ncols, nnz,
-                c.idx, static_cast<W *>(c.val));
+            gather_by_search_kernel<W><<<grid_for(env, ncols), P::block_threads, 0, s>>>(
+                csr->ptr64, csr->idx, static_cast<const W *>(csr->val), c.ptr64, ncols, c.idx,
+                static_cast<W *>(c.val));
         });
         SP_CUDA_LAUNCHED("gather_by_search_kernel");
     }
