@@ -14,11 +14,10 @@
  *    takes any count memory allows, past 2^31 (an allocation that fails gives
  *    SP_STATUS_ALLOC_FAILED with the bytes); rows and columns stay below 2^31. A matrix
  *    of 2^31 entries or more gets 64-bit CSR/CSC offsets (sp_matrix_options_t.offset_bits):
- *    on either context COO, CSR, SpMV in them (CSR: csr/scalar, csr/vector) and BFS (every
- *    variant and loop), ELL when no row goes to its tail,
- *    sp_sptrsv and sp_sptrsv_analyse (every algorithm) and the solvers (every type and loop),
- *    and on a host context CSC,
- *    ELL with a tail and HYB. A matrix with 64-bit offsets forced below 2^31
+ *    on either context every format (JDS and SELL with 64-bit offsets of their own), SpMV
+ *    in it (CSR: csr/scalar, vector, merge and split), sp_spmv_tune (timing what serves),
+ *    BFS (every variant and loop), sp_sptrsv and sp_sptrsv_analyse (every algorithm) and
+ *    the solvers (every type and loop). A matrix with 64-bit offsets forced below 2^31
  *    entries is served everywhere (the pointers narrowed to 32 bits where a reader needs them). Past
  *    2^31 entries every other format or operation refuses it with SP_STATUS_NOT_SUPPORTED
  *    naming the count (or the format, algorithm or call) and "64-bit offsets".
@@ -481,11 +480,11 @@ typedef struct sp_matrix_options {
                                    more entries: SP_STATUS_NOT_SUPPORTED; other values:
                                    SP_STATUS_INVALID_ARGUMENT). 64-bit offsets run below
                                    2^31 entries in everything (the pointers narrowed to 32
-                                   bits where a reader needs them); past it in COO, CSR
-                                   (SpMV: csr/scalar, csr/vector), BFS, ELL without a tail,
-                                   sp_sptrsv and the solvers (every loop),
-                                   and CSC, ELL and HYB
-                                   on a host context;
+                                   bits where a reader needs them); past it in every format
+                                   and SpMV in it (CSR: csr/scalar, vector, merge, split;
+                                   JDS and SELL with 64-bit offsets of their own),
+                                   sp_spmv_tune (it times what serves), BFS, sp_sptrsv and
+                                   the solvers (every loop);
                                    the rest refuses them there with
                                    SP_STATUS_NOT_SUPPORTED (issue 20) */
     int pattern_symmetric;      /* nonzero: the caller asserts that entry (i,j) is present
@@ -597,6 +596,10 @@ typedef struct sp_format_view {
     /* CSR, CSC of a matrix with 64-bit offsets (sp_matrix_info_t.offset_bits): the
        pointers, with csr.row_ptr (csc.col_ptr) NULL; NULL for 32-bit offsets */
     const int64_t *row_ptr64, *col_ptr64;
+    /* JDS, SELL built with 64-bit offsets of their own (a matrix with 64-bit offsets past
+       the narrow limit of 2^31 - 1 entries, issue 20): the diagonal pointers (slice
+       offsets), with jds.jd_ptr (sell.slice_ptr) NULL; else NULL */
+    const int64_t *jd_ptr64, *slice_ptr64;
 } sp_format_view_t;
 
 SP_API sp_status_t sp_matrix_view(sp_matrix_t *A, sp_format_t format, sp_format_view_t *view);
@@ -667,7 +670,9 @@ SP_API sp_status_t sp_spmv_prepare(sp_context_t *ctx, sp_matrix_t *A, sp_format_
  * SP_FORMAT_AUTO (sp_spmv*, sp_spmv_prepare, sp_spmv_choose_format) means it, with its
  * algorithm where alg is SP_SPMV_ALG_DEFAULT, prepared (sp_spmv_prepare). It costs the
  * builds of every format plus about 13 products each, once; CSR plans made before it are
- * made again on their next use. format and alg may be NULL. */
+ * made again on their next use. With 64-bit offsets past 2^31 entries only the candidates
+ * that serve there are timed (CSR binned and adaptive are left out). format and alg
+ * may be NULL. */
 SP_API sp_status_t sp_spmv_tune(sp_context_t *ctx, sp_matrix_t *A, sp_format_t *format,
                                 sp_spmv_alg_t *alg);
 /* The format SP_FORMAT_AUTO would choose for A: sp_spmv_tune's choice once A has one, else

@@ -271,9 +271,10 @@ static sp_status_t refuse_offsets64(const sp_matrix_t *A, const char *what)
 {
     return SP_ERROR(SP_STATUS_NOT_SUPPORTED,
                     "%s of a %lld x %lld matrix with %lld entries and 64-bit offsets: not "
-                    "supported yet (64-bit offsets serve COO, CSR, SpMV in them, ELL without "
-                    "a tail, BFS, SpTRSV, the solvers and host CSC at any size, and everything "
-                    "else up to %lld entries, through the CSR's pointers narrowed to 32 bits)",
+                    "supported yet (64-bit offsets serve every format, SpMV in them (CSR: "
+                    "scalar, vector, merge and split), BFS, SpTRSV and the solvers at any "
+                    "size, and everything else up to %lld entries, through the CSR's "
+                    "pointers narrowed to 32 bits)",
                     what, (long long)A->f.coo.nrows, (long long)A->f.coo.ncols,
                     (long long)A->f.coo.nnz, (long long)g_narrow_limit);
 }
@@ -366,14 +367,17 @@ done:
     return st;
 }
 
-/* JDS or SELL on the host, from the CSR with 32-bit pointers (their own offsets are 32-bit;
- * sp__matrix_csr32: narrowed pointers made for this build only are dropped after it, the
- * format keeps no pointer into them). */
+/* JDS or SELL on the host, from the CSR with 32-bit pointers below the narrow limit (so the
+ * 32-bit matrix's arrays; sp__matrix_csr32: narrowed pointers made for this build only are
+ * dropped after it, the format keeps no pointer into them), from the 64-bit CSR itself past
+ * it (their offsets then 64-bit: the conversions take the CSR's width). */
 static sp_status_t build_from_csr32_host(sp_matrix_t *A, sp_format_t f, int c, int sigma)
 {
     sp_status_t st = SP_STATUS_SUCCESS;
     unsigned built_before = A->built;
     sp_csr_t csr;
+    if (A->f.csr.ptr64 && !sp__matrix_narrows(A))
+        return build_padded_host(A, &A->f.csr, f, c, sigma);
     SP_TRY(sp__matrix_csr32(A, &csr));
     SP_TRY(build_padded_host(A, &csr, f, c, sigma));
 done:
@@ -391,20 +395,11 @@ static sp_status_t build(sp_matrix_t *A, sp_format_t f)
     int sigma = o->sell_sigma > 0 ? o->sell_sigma : p->sell_sigma_factor * c;
     unsigned built_before = A->built;
     if (A->built & (1u << f)) goto done;
-    /* below the narrow limit everything else is converted from the CSR's pointers narrowed
-       to 32 bits (sp__matrix_csr32); past it either context converts a 64-bit CSR to ELL
-       when no row goes to ELL's tail (the conversions read either width; the GPU's tail
-       split reads 32-bit pointers), and the host to CSC, to ELL with a tail and to HYB (its
-       transpose, split and conversions read either width: sp__csr_at) */
-    if (f != SP_FORMAT_COO && f != SP_FORMAT_CSR &&
-        (f != SP_FORMAT_CSC || A->ctx->kind == SP_DEVICE_CUDA) &&
-        !(f == SP_FORMAT_ELL && A->row_max <= sp__matrix_long_row_bound(A, SP_FORMAT_ELL)) &&
-        !((f == SP_FORMAT_ELL || f == SP_FORMAT_HYB) && A->ctx->kind == SP_DEVICE_HOST)) {
-        char what[48];
-        snprintf(what, sizeof what, "format %s%s", sp_format_name(f),
-                 A->ctx->kind == SP_DEVICE_CUDA ? " on a CUDA context" : "");
-        SP_TRY(sp__matrix_narrowable(A, what));
-    }
+    /* past the narrow limit either context converts a 64-bit CSR to every format: the
+       GPU's transpose, split and conversions have 64-bit paths, the host's read either
+       width (sp__csr_at), and JDS and SELL then hold 64-bit offsets of their own. Below it
+       the CUDA context converts from the CSR's pointers narrowed to 32 bits
+       (sp__matrix_csr32), as the host does JDS and SELL: the 32-bit matrix's arrays */
     if (f != SP_FORMAT_CSR) SP_TRY(build(A, SP_FORMAT_CSR));
     if (f == SP_FORMAT_ELL && ell_bytes(A) > ell_bound(A))
         SP_FAIL(SP_STATUS_NOT_SUPPORTED,
@@ -488,10 +483,11 @@ static int64_t format_bytes(const sp_matrix_t *A, int f)
     case SP_FORMAT_HYB:
         return A->f.hyb.ell.nrows * A->f.hyb.ell.width * v + A->f.hyb.coo.nnz * (4 + v);
     case SP_FORMAT_JDS:
-        return A->f.jds.nrows * 4 + (A->f.jds.njd + 1) * 4 + A->f.jds.nnz * v +
-               A->f.jds.tail.nnz * (4 + v);
+        return A->f.jds.nrows * 4 + (A->f.jds.njd + 1) * (A->f.jds.jd_ptr64 ? 8 : 4) +
+               A->f.jds.nnz * v + A->f.jds.tail.nnz * (4 + v);
     case SP_FORMAT_SELL:
-        return A->f.sell.padded * v + (2 * A->f.sell.nslices + 1) * 4 + A->f.sell.nrows * 4 +
+        return A->f.sell.padded * v + A->f.sell.nslices * 4 +
+               (A->f.sell.nslices + 1) * (A->f.sell.slice_ptr64 ? 8 : 4) + A->f.sell.nrows * 4 +
                A->f.sell.tail.nnz * (4 + v);
     }
     return 0;
@@ -579,6 +575,7 @@ sp_status_t sp_matrix_view(sp_matrix_t *A, sp_format_t f, sp_format_view_t *v)
     case SP_FORMAT_JDS:
         v->jds.njd = h->jds.njd, v->jds.jd_ptr = h->jds.jd_ptr, v->jds.perm = h->jds.perm;
         v->jds.col = h->jds.col, v->jds.val = h->jds.val;
+        v->jd_ptr64 = h->jds.jd_ptr64;
         view_tail(&h->jds.tail, v);
         break;
     case SP_FORMAT_SELL:
@@ -586,6 +583,7 @@ sp_status_t sp_matrix_view(sp_matrix_t *A, sp_format_t f, sp_format_view_t *v)
         v->sell.nslices = h->sell.nslices, v->sell.padded = h->sell.padded;
         v->sell.slice_ptr = h->sell.slice_ptr, v->sell.slice_width = h->sell.slice_width;
         v->sell.perm = h->sell.perm, v->sell.col = h->sell.col, v->sell.val = h->sell.val;
+        v->slice_ptr64 = h->sell.slice_ptr64;
         view_tail(&h->sell.tail, v);
         break;
     default: break;

@@ -319,16 +319,17 @@ done:
     return st;
 }
 
-/* CSC from csr (32-bit pointers) into A; with 64-bit offsets the CSC takes the CSR's width
- * as on the host (sp__ref_csr_to_csc): its column pointers widened to int64_t on the
- * device, so sp_matrix_view shows col_ptr64 on both contexts. */
+/* CSC from csr into A; with 64-bit offsets the CSC takes the CSR's width as on the host
+ * (sp__ref_csr_to_csc), so sp_matrix_view shows col_ptr64 on both contexts: past the narrow
+ * limit the transpose of the 64-bit CSR writes them, below it those of the narrowed CSR
+ * are widened on the device. */
 static sp_status_t build_csc(const sp_gpu_env_t *env, sp_matrix_t *A, const sp_csr_t *csr)
 {
     sp_status_t st = SP_STATUS_SUCCESS;
     sp_csr_t c;
     memset(&c, 0, sizeof c);
     SP_TRY(sp__gpu_csr_to_csc(env, csr, &c));
-    if (A->offset_bits == 64) {
+    if (A->offset_bits == 64 && !c.ptr64) {
         SP_TRY(env->alloc(env->self, (void **)&c.ptr64, (size_t)(c.ncols + 1) * sizeof(int64_t)));
         SP_TRY(sp__gpu_offsets_widen(env, c.ptr, c.ncols + 1, c.ptr64));
         env->free(env->self, c.ptr);
@@ -341,13 +342,17 @@ done:
     return st;
 }
 
-/* The CSR format f is converted from: A's own, except with 64-bit offsets for what reads
- * 32-bit pointers (all but ELL without a tail): the pointers narrowed (sp__matrix_csr32;
- * the caller checked the narrow limit and drops what was made for this build). */
+/* The CSR format f is converted from: A's own, except with 64-bit offsets below the narrow
+ * limit for what reads 32-bit pointers there (all but ELL without a tail): the pointers
+ * narrowed (sp__matrix_csr32; the caller drops what was made for this build), so the
+ * 32-bit matrix's kernels and bits. Past the limit every format reads the 64-bit pointers
+ * (the transpose's, split's and conversions' 64-bit paths; JDS and SELL then hold 64-bit
+ * offsets of their own). */
 static sp_status_t source_csr(sp_matrix_t *A, sp_format_t f, int64_t long_bound, sp_csr_t *csr)
 {
     *csr = A->f.csr;
-    if (!A->f.csr.ptr64 || (f == SP_FORMAT_ELL && A->row_max <= long_bound))
+    if (!A->f.csr.ptr64 || (f == SP_FORMAT_ELL && A->row_max <= long_bound) ||
+        !sp__matrix_narrows(A))
         return SP_STATUS_SUCCESS;
     return sp__matrix_csr32(A, csr);
 }
@@ -522,11 +527,13 @@ sp_status_t sp__cuda_matrix_mirror(sp_matrix_t *A, sp_format_t f)
         sp_jds_t *h = &m->jds;
         *h = *d;
         h->perm = h->jd_ptr = h->col = NULL;
+        h->jd_ptr64 = NULL;
         h->val = NULL;
         memset(&h->tail, 0, sizeof h->tail);
         SP_TRY(mirror_triplets(&env, &d->tail, &h->tail));
         DOWN_I32(h->perm, d->perm, d->nrows);
         DOWN_I32(h->jd_ptr, d->jd_ptr, d->njd + 1);
+        SP_TRY(download(&env, d->jd_ptr64, d->njd + 1, sizeof(int64_t), (void **)&h->jd_ptr64));
         DOWN_I32(h->col, d->col, d->nnz);
         DOWN(h->val, d->val, d->nnz, d->value_type);
         break;
@@ -536,11 +543,14 @@ sp_status_t sp__cuda_matrix_mirror(sp_matrix_t *A, sp_format_t f)
         sp_sell_t *h = &m->sell;
         *h = *d;
         h->perm = h->slice_ptr = h->slice_width = h->col = NULL;
+        h->slice_ptr64 = NULL;
         h->val = NULL;
         memset(&h->tail, 0, sizeof h->tail);
         SP_TRY(mirror_triplets(&env, &d->tail, &h->tail));
         DOWN_I32(h->perm, d->perm, d->nrows);
         DOWN_I32(h->slice_ptr, d->slice_ptr, d->nslices + 1);
+        SP_TRY(download(&env, d->slice_ptr64, d->nslices + 1, sizeof(int64_t),
+                        (void **)&h->slice_ptr64));
         DOWN_I32(h->slice_width, d->slice_width, d->nslices);
         DOWN_I32(h->col, d->col, d->padded);
         DOWN(h->val, d->val, d->padded, d->value_type);

@@ -55,8 +55,11 @@ typedef struct sp__spmv_stats {
     int64_t ell_long_row_bound, ell_row_max_kept; /* the same for ELL (0: as JDS, SELL) */
     int offset_bits;             /* 32 or 64 (issue 20) */
     /* 64-bit offsets past the narrow limit (below it the narrowed pointers serve every
-     * format and algorithm as at 32 bits): only CSR scalar and vector, COO and, where
-     * ell_wide is set (no row for ELL's tail), ELL serve the matrix */
+     * format and algorithm as at 32 bits): every format serves the matrix there, but of
+     * CSR's algorithms only scalar and vector, and AUTO keeps to CSR scalar and vector and,
+     * where ell_wide is set (no row for ELL's tail), ELL: the choices measured at that size
+     * (issue 20; ELL with a tail, HYB, JDS and SELL past it are served by name and by
+     * sp_spmv_tune, not yet priced for AUTO) */
     int wide, ell_wide;
 } sp__spmv_stats_t;
 

@@ -259,10 +259,10 @@ static inline int sp__coo_pattern_symmetric(const sp_coo_t *coo)
 int64_t sp__matrix_long_row_bound(const sp_matrix_t *A, sp_format_t f);
 /* The same refusal only when A has 64-bit offsets and more entries than the narrow limit
  * (2^31 - 1; sp__test_set_narrow_limit lowers it), on any context: the guard of every
- * format and operation served below the limit through sp__matrix_csr32 on a host or a
- * CUDA context (ELL's tail, HYB, JDS, SELL, CSC on a GPU, tune, CSR
- * merge/split/binned/adaptive on a GPU; SpTRSV and the solvers' fused steps read the
- * 64-bit pointers past it: sp__matrix_csr_either). */
+ * operation served below the limit only through sp__matrix_csr32 on a CUDA context (CSR
+ * binned and adaptive asked for by name). Every format is built past it, and SpTRSV and
+ * the solvers' fused steps read the 64-bit pointers past it: sp__matrix_csr_either
+ * (issue 20). */
 sp_status_t sp__matrix_narrowable(const sp_matrix_t *A, const char *what);
 /* 1 when A has 64-bit offsets and at most the narrow limit's entries (its pointers can be
  * narrowed: sp__matrix_narrowable passes), else 0; sets no error. */

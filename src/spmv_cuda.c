@@ -21,9 +21,9 @@
 enum { NALGS = SP_SPMV_ALG_CSR_ADAPTIVE + 1 };
 
 /* plan[f][alg] for the formats with plans (COO, CSR, CSC); made[f] bit alg when set.
- * csc_ptr32: a CSC with 64-bit offsets (below the narrow limit) has its column pointers
- * narrowed here for the CSC kernels, which read 32-bit pointers; made with its first plan,
- * freed with the CSC's plans. */
+ * csc_ptr32: a CSC with 64-bit offsets below the narrow limit has its column pointers
+ * narrowed here for the 32-bit CSC kernels (the 32-bit matrix's, so its bits); made with
+ * its first plan, freed with the CSC's plans. Past the limit the kernels read ptr64. */
 typedef struct spmv_plans {
     sp_gpu_spmv_plan_t plan[SP_FORMAT_COUNT][NALGS];
     unsigned made[SP_FORMAT_COUNT];
@@ -47,14 +47,23 @@ static const char *csr_alg_name(sp_spmv_alg_t alg)
 /* Whether a CSR plan of algorithm alg reads A's own pointers, at plan time (long_bound: the
  * long-row bound it is made with) and at call time (pieces: the plan's long_pieces).
  * Scalar and vector (templates on the offset type) read either width, but their long-row
- * pieces 32-bit pointers only; the other algorithms read 32-bit pointers only. So with
- * 64-bit offsets those take the CSR's pointers narrowed (sp__matrix_csr32), plan and call
- * alike: the other algorithms always (below the narrow limit: csr_alg_offsets64 refuses
- * them past it), scalar and vector where rows are longer than the bound below the narrow
- * limit (the 32-bit matrix's pieces, so its bits; past it the plan has no pieces). */
+ * pieces 32-bit pointers only; merge and split (templates too) read either width; binned
+ * and adaptive read 32-bit pointers only. So with 64-bit offsets those take the CSR's
+ * pointers narrowed (sp__matrix_csr32), plan and call alike: binned and adaptive always
+ * (below the narrow limit: csr_alg_offsets64 refuses them past it), merge and split below
+ * the narrow limit (the 32-bit matrix's kernels; their plans, tile and chunk rows, are the
+ * same numbers at either width), scalar and vector where rows are longer than the bound
+ * below the narrow limit (the 32-bit matrix's pieces, so its bits; past it the plan has no
+ * pieces). */
+static int by_width(sp_spmv_alg_t alg)
+{
+    return alg == SP_SPMV_ALG_CSR_MERGE || alg == SP_SPMV_ALG_CSR_SPLIT;
+}
+
 static int plan_reads_own(const sp_matrix_t *A, sp_spmv_alg_t alg, int64_t long_bound)
 {
     if (!A->f.csr.ptr64) return 1;
+    if (by_width(alg)) return !sp__matrix_narrows(A);
     if (alg != SP_SPMV_ALG_CSR_SCALAR && alg != SP_SPMV_ALG_CSR_VECTOR) return 0;
     return !sp__matrix_narrows(A) || long_bound < 0 || long_bound >= A->row_max;
 }
@@ -62,15 +71,18 @@ static int plan_reads_own(const sp_matrix_t *A, sp_spmv_alg_t alg, int64_t long_
 static int call_reads_own(const sp_matrix_t *A, const sp_gpu_spmv_plan_t *plan)
 {
     if (!A->f.csr.ptr64) return 1;
+    if (by_width(plan->alg)) return !sp__matrix_narrows(A);
     if (plan->alg != SP_SPMV_ALG_CSR_SCALAR && plan->alg != SP_SPMV_ALG_CSR_VECTOR) return 0;
     return plan->long_pieces == 0;
 }
 
-/* A's CSR has 64-bit offsets (issue 20): scalar and vector serve it at any size; DEFAULT
- * (asked = SP_SPMV_ALG_DEFAULT) keeps the policy's pick when it is one of the two, else
- * takes vector at the policy's width for A's mean. An algorithm asked for by name that
- * reads 32-bit pointers runs on the narrowed pointers below the narrow limit (the 32-bit
- * matrix's plan and kernels, so its bits) and is refused before any work past it. */
+/* A's CSR has 64-bit offsets (issue 20): scalar and vector serve it at any size, merge and
+ * split asked for by name too; DEFAULT (asked = SP_SPMV_ALG_DEFAULT) keeps the policy's
+ * pick when it is scalar or vector, else takes vector at the policy's width for A's mean
+ * (AUTO's choice past the limit, unchanged). An algorithm asked for by name that reads
+ * 32-bit pointers (binned, adaptive) runs on the narrowed pointers below the narrow limit
+ * (the 32-bit matrix's plan and kernels, so its bits) and is refused before any work past
+ * it. */
 static sp_status_t csr_alg_offsets64(const sp_matrix_t *A, sp_spmv_alg_t asked,
                                      sp_spmv_alg_t *r, int *width)
 {
@@ -82,6 +94,7 @@ static sp_status_t csr_alg_offsets64(const sp_matrix_t *A, sp_spmv_alg_t asked,
                                      A->f.csr.nrows, A->f.csr.nnz, A->row_max, width);
         goto done;
     }
+    if (by_width(*r)) goto done; /* templates on the offset type */
     snprintf(what, sizeof what, "SpMV in %s on a CUDA context", csr_alg_name(*r));
     SP_TRY(sp__matrix_narrowable(A, what));
 done:
@@ -96,16 +109,16 @@ static sp_status_t csr_for(sp_matrix_t *A, int own, sp_csr_t *csr)
     return own ? SP_STATUS_SUCCESS : sp__matrix_csr32(A, csr);
 }
 
-/* The CSC the CSC kernels read (32-bit column pointers): A's own, or with 64-bit offsets
- * its pointers narrowed into the plan table (made once; sp_matrix_t.csc has fewer entries
- * than the narrow limit: the build checked it). */
+/* The CSC the CSC kernels read: A's own, or with 64-bit offsets below the narrow limit its
+ * pointers narrowed into the plan table (made once); past it A's own (the kernels are
+ * templates on the offset type). */
 static sp_status_t csc_for(sp_matrix_t *A, const sp_gpu_env_t *env, spmv_plans_t *p,
                            sp_csr_t *csc)
 {
     sp_status_t st = SP_STATUS_SUCCESS;
     int64_t n = A->f.csc.ncols + 1;
     *csc = A->f.csc;
-    if (!A->f.csc.ptr64) goto done;
+    if (!A->f.csc.ptr64 || !sp__matrix_narrows(A)) goto done;
     if (!p->csc_ptr32) {
         int32_t *d_ptr = NULL;
         SP_TRY(env->alloc(env->self, (void **)&d_ptr, (size_t)n * sizeof(int32_t)));

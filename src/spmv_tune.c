@@ -15,9 +15,20 @@ static const struct {
 };
 enum { TUNE_WARM = 3, TUNE_TIMED = 10 };
 
+/* Whether candidate i serves A: with 64-bit offsets past the narrow limit (issue 20) CSR
+ * binned and adaptive refuse before any work, so they are not tried (a candidate that
+ * fails its sp_spmv_prepare otherwise is passed over below). */
+static int candidate_serves(const sp_matrix_t *A, size_t i)
+{
+    sp_spmv_alg_t alg = CANDIDATES[i].alg;
+    if (A->offset_bits != 64 || sp__matrix_narrows(A)) return 1;
+    return alg != SP_SPMV_ALG_CSR_BINNED && alg != SP_SPMV_ALG_CSR_ADAPTIVE;
+}
+
 /* The fastest candidate on A's GPU in *format, *alg. A candidate whose format cannot be
- * built (ELL over its bound, or out of memory) is passed over; the formats built here and
- * not chosen are released again, and so are CSR's plans but the chosen one's. */
+ * built (ELL over its bound, refused past the narrow limit, or out of memory) is passed
+ * over; the formats built here and not chosen are released again, and so are CSR's plans
+ * but the chosen one's. */
 static sp_status_t tune_cuda(sp_context_t *ctx, sp_matrix_t *A, sp_format_t *format,
                              sp_spmv_alg_t *alg)
 {
@@ -27,6 +38,7 @@ static sp_status_t tune_cuda(sp_context_t *ctx, sp_matrix_t *A, sp_format_t *for
     for (size_t i = 0; i < sizeof CANDIDATES / sizeof CANDIDATES[0]; i++) {
         sp_format_t f = CANDIDATES[i].format;
         double ms = 0.0;
+        if (!candidate_serves(A, i)) continue;
         if (sp_spmv_prepare(ctx, A, f, CANDIDATES[i].alg) != SP_STATUS_SUCCESS) continue;
         SP_TRY(sp__cuda_spmv_time(A, f, CANDIDATES[i].alg, TUNE_WARM, TUNE_TIMED, &ms));
         if (best < 0.0 || ms < best) {
@@ -57,9 +69,6 @@ sp_status_t sp_spmv_tune(sp_context_t *ctx, sp_matrix_t *A, sp_format_t *format,
     SP_CHECK_ARG(A->ctx == ctx, "sp_spmv_tune: matrix belongs to another context");
     SP_CHECK_ARG(A->f.coo.value_type != SP_VALUE_NONE,
                  "sp_spmv_tune: the matrix is a pattern (no values); load it with values");
-    if (ctx->kind == SP_DEVICE_CUDA) /* it would time formats that refuse them past the
-                                        narrow limit (issue 20) */
-        SP_TRY(sp__matrix_narrowable(A, "sp_spmv_tune on a CUDA context"));
     A->tuned = 0; /* the model's pick, not an earlier tune's */
     if (ctx->kind == SP_DEVICE_CUDA) SP_TRY(tune_cuda(ctx, A, &f, &a));
     else sp__spmv_auto(ctx, A, &f, &a);

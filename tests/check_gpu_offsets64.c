@@ -9,15 +9,18 @@
  * matrix gives the 32-bit matrix's arrays and results bit for bit: ELL with a tail, HYB,
  * JDS, SELL (their arrays and SpMV), csr/merge, split, binned and adaptive, CSC (its
  * pointers widened to 64 bits, equal to the host's), SpTRSV, the solvers (the diagonal
- * with PCG-Jacobi), tune. Past the narrow limit (lowered by a test hook) they refuse
- * before any work with SP_STATUS_NOT_SUPPORTED naming the operation and "64-bit offsets",
- * except SpTRSV and the solvers, which read the 64-bit pointers there (the 32-bit
- * matrix's results bit for bit, nothing narrowed);
- * BFS runs its 64-bit kernels at any size (the 32-bit matrix's levels). Past the device
- * sort's limit (INT32_MAX entries, lowered by a test hook) the COO is uploaded in order and
- * gives the same matrix. Under SP_TEST_OFFSET_BITS=64 (the offsets64gpu run) default_width
- * asserts that offset_bits 0 gives 64 on the GPU. Vectors go through the public sp_vector
- * API. Exits 77 without a GPU. */
+ * with PCG-Jacobi), tune. Past the narrow limit (lowered by a test hook) every format is
+ * converted from the 64-bit CSR itself (wide_catalogue: CSC, ELL with a tail, HYB, JDS and
+ * SELL hold the 32-bit matrix's arrays, JDS's and SELL's offsets 64-bit, SpMV within
+ * rounding of the host, csr/merge and split too; tune times what serves), SpTRSV and the
+ * solvers read the 64-bit pointers there (the 32-bit matrix's results bit for bit, nothing
+ * narrowed), and csr/binned and adaptive refuse before any work with
+ * SP_STATUS_NOT_SUPPORTED naming the operation and "64-bit offsets"; BFS runs its 64-bit
+ * kernels at any size (the 32-bit matrix's levels). Past the device sort's limit
+ * (INT32_MAX entries, lowered by a test hook) the COO is uploaded in order and gives the
+ * same matrix. Under SP_TEST_OFFSET_BITS=64 (the offsets64gpu run) default_width asserts
+ * that offset_bits 0 gives 64 on the GPU. Vectors go through the public sp_vector API.
+ * Exits 77 without a GPU. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -303,14 +306,30 @@ END_TEST
         ck_assert_error_has("64-bit offsets");                \
     } while (0)
 
+/* n offsets of a 32-bit view (p32) and of a 64-bit matrix's view, which holds them at 32
+ * bits (q32, narrowed below the limit) or 64 (q64, past it): the same numbers. */
+static void same_offsets(const int32_t *p32, const int32_t *q32, const int64_t *q64, int64_t n,
+                         const char *what)
+{
+    if (!q64) {
+        same_array(p32, q32, n, 4, what);
+        return;
+    }
+    ck_assert_msg(p32 != NULL && q32 == NULL, "%s: not exactly one width", what);
+    for (int64_t i = 0; i < n; i++)
+        ck_assert_msg(p32[i] == q64[i], "%s[%lld]: %d at 32 bits, %lld at 64", what,
+                      (long long)i, p32[i], (long long)q64[i]);
+}
+
 /* Format f (ELL, HYB, JDS or SELL; built on both) of G32 and G64: every array the same
- * bits and the same bytes. Returns the entries in its tail or overflow (added by atomics:
- * SpMV is then the same within rounding, not bit for bit). */
+ * bits (JDS's and SELL's offsets the same numbers, 64-bit past the narrow limit) and the
+ * same bytes (4 more an offset at 64 bits). Returns the entries in its tail or overflow
+ * (added by atomics: SpMV is then the same within rounding, not bit for bit). */
 static int64_t same_padded(sp_matrix_t *G32, sp_matrix_t *G64, sp_format_t f, size_t vs)
 {
     sp_format_view_t a, b;
     sp_matrix_info_t i32, i64;
-    int64_t m, tails;
+    int64_t m, tails, wider = 0;
     ck_assert_ok(sp_matrix_view(G32, f, &a));
     ck_assert_ok(sp_matrix_view(G64, f, &b));
     m = a.nrows;
@@ -332,7 +351,9 @@ static int64_t same_padded(sp_matrix_t *G32, sp_matrix_t *G64, sp_format_t f, si
         break;
     case SP_FORMAT_JDS:
         ck_assert_int_eq(a.jds.njd, b.jds.njd);
-        same_array(a.jds.jd_ptr, b.jds.jd_ptr, a.jds.njd + 1, 4, "JDS diagonal pointers");
+        same_offsets(a.jds.jd_ptr, b.jds.jd_ptr, b.jd_ptr64, a.jds.njd + 1,
+                     "JDS diagonal pointers");
+        wider = b.jd_ptr64 ? 4 * (a.jds.njd + 1) : 0;
         same_array(a.jds.perm, b.jds.perm, m, 4, "JDS permutation");
         same_array(a.jds.col, b.jds.col, a.nnz - a.tail.nnz, 4, "JDS columns");
         same_array(a.jds.val, b.jds.val, a.nnz - a.tail.nnz, vs, "JDS values");
@@ -342,7 +363,9 @@ static int64_t same_padded(sp_matrix_t *G32, sp_matrix_t *G64, sp_format_t f, si
         ck_assert_int_eq(a.sell.sigma, b.sell.sigma);
         ck_assert_int_eq(a.sell.nslices, b.sell.nslices);
         ck_assert_int_eq(a.sell.padded, b.sell.padded);
-        same_array(a.sell.slice_ptr, b.sell.slice_ptr, a.sell.nslices + 1, 4, "SELL slices");
+        same_offsets(a.sell.slice_ptr, b.sell.slice_ptr, b.slice_ptr64, a.sell.nslices + 1,
+                     "SELL slices");
+        wider = b.slice_ptr64 ? 4 * (a.sell.nslices + 1) : 0;
         same_array(a.sell.slice_width, b.sell.slice_width, a.sell.nslices, 4, "SELL widths");
         same_array(a.sell.perm, b.sell.perm, m, 4, "SELL permutation");
         same_array(a.sell.col, b.sell.col, a.sell.padded, 4, "SELL columns");
@@ -355,9 +378,34 @@ static int64_t same_padded(sp_matrix_t *G32, sp_matrix_t *G64, sp_format_t f, si
     same_array(a.tail.val, b.tail.val, a.tail.nnz, vs, "tail values");
     ck_assert_ok(sp_matrix_info(G32, &i32));
     ck_assert_ok(sp_matrix_info(G64, &i64));
-    ck_assert_int_eq(i32.bytes[f], i64.bytes[f]);
+    ck_assert_int_eq(i32.bytes[f] + wider, i64.bytes[f]);
     tails = a.tail.nnz + (f == SP_FORMAT_HYB ? a.hyb.coo_nnz : 0);
     return tails;
+}
+
+/* Format f (ELL, HYB, JDS or SELL) built on G32 and G64 with the same status (ELL may be
+ * over its bound at both widths: nothing more then), the same arrays (same_padded), and
+ * SpMV in it within rounding of the host at both widths and, with no tail or overflow (added
+ * by atomics), the same bits. */
+static void same_padded_spmv(sp_matrix_t *G32, sp_matrix_t *G64, sp_format_t f,
+                             const spmv_inputs_t *in, void *y32, void *y64, const char *what)
+{
+    sp_status_t s32 = sp_matrix_build(g_gpu, G32, f);
+    sp_status_t s64 = sp_matrix_build(g_gpu, G64, f);
+    ck_assert_msg(s32 == s64, "%s: built with status %d at 32 bits, %d at 64 (%s)", what,
+                  (int)s32, (int)s64, sp_last_error());
+    if (s32 != SP_STATUS_SUCCESS) { /* ELL over its bound, at both widths */
+        ck_assert_int_eq(f, SP_FORMAT_ELL);
+        return;
+    }
+    int64_t tails = same_padded(G32, G64, f, in->vs);
+    gpu_spmv(G32, in, f, SP_SPMV_ALG_DEFAULT, y32);
+    gpu_spmv(G64, in, f, SP_SPMV_ALG_DEFAULT, y64);
+    if (tails == 0)
+        ck_assert_msg(memcmp(y32, y64, (size_t)in->coo->nrows * in->vs) == 0,
+                      "%s: SpMV differs", what);
+    near_reference(in, y32, what);
+    near_reference(in, y64, what);
 }
 
 /* Below the narrow limit, what reads 32-bit pointers takes the narrowed ones: matrix _i of
@@ -388,24 +436,9 @@ START_TEST(narrowed_catalogue)
         sp_matrix_t *G64 = make_bound(g_gpu, coo, 64, bounds[bi]);
         sp_matrix_info_t i32, i64;
         for (size_t k = 0; k < sizeof padded / sizeof padded[0]; k++) {
-            sp_format_t f = padded[k];
-            sp_status_t s32 = sp_matrix_build(g_gpu, G32, f);
-            sp_status_t s64 = sp_matrix_build(g_gpu, G64, f);
             snprintf(what, sizeof what, "matrix %d, bound %lld, format %s", (int)_i,
-                     (long long)bounds[bi], sp_format_name(f));
-            ck_assert_msg(s32 == s64, "%s: built with status %d at 32 bits, %d at 64", what,
-                          (int)s32, (int)s64);
-            if (s32 != SP_STATUS_SUCCESS) { /* ELL over its bound, at both widths */
-                ck_assert_int_eq(f, SP_FORMAT_ELL);
-                continue;
-            }
-            int64_t tails = same_padded(G32, G64, f, in.vs);
-            gpu_spmv(G32, &in, f, SP_SPMV_ALG_DEFAULT, y32);
-            gpu_spmv(G64, &in, f, SP_SPMV_ALG_DEFAULT, y64);
-            if (tails == 0)
-                ck_assert_msg(memcmp(y32, y64, ybytes) == 0, "%s: SpMV differs", what);
-            near_reference(&in, y32, what);
-            near_reference(&in, y64, what);
+                     (long long)bounds[bi], sp_format_name(padded[k]));
+            same_padded_spmv(G32, G64, padded[k], &in, y32, y64, what);
         }
         for (size_t k = 0; k < sizeof algs / sizeof algs[0]; k++) {
             snprintf(what, sizeof what, "matrix %d, bound %lld, csr alg %d", (int)_i,
@@ -582,9 +615,9 @@ static void narrow_limit_teardown(void)
     teardown();
 }
 
-/* Past the narrow limit what reads 32-bit pointers refuses a 64-bit matrix before any work,
- * naming it and the limit; A is left usable: CSR (DEFAULT, scalar, vector), COO and ELL
- * without a tail still run; at the limit the rest is served again. */
+/* Past the narrow limit what reads 32-bit pointers (CSR binned and adaptive) refuses a
+ * 64-bit matrix before any work, naming it and the limit; A is left usable: CSR (DEFAULT,
+ * scalar, vector), COO and ELL still run; at the limit the rest is served again. */
 START_TEST(refusals_past_narrow_limit)
 {
     sp_coo_t *a = NULL;
@@ -595,36 +628,18 @@ START_TEST(refusals_past_narrow_limit)
     ck_assert_ok(sp_vector_create(g_gpu, SP_R_64F, 400, NULL, &x));
     ck_assert_ok(sp_vector_create(g_gpu, SP_R_64F, 400, NULL, &y));
     const struct {
-        sp_format_t f;
-        const char *name;
-    } formats[] = {{SP_FORMAT_CSC, "format csc on a CUDA context"},
-                   {SP_FORMAT_HYB, "format hyb"},
-                   {SP_FORMAT_JDS, "format jds"},
-                   {SP_FORMAT_SELL, "format sell"}};
-    for (size_t i = 0; i < sizeof formats / sizeof formats[0]; i++) {
-        ck_refused(sp_matrix_build(g_gpu, A, formats[i].f), formats[i].name);
-        ck_assert_error_has("400 x 400 matrix with 1920 entries");
-        ck_assert_error_has("up to 1000 entries");
-        ck_refused(sp_spmv_vec(g_gpu, formats[i].f, SP_SPMV_ALG_DEFAULT, alpha, A, x, beta, y),
-                   formats[i].name);
-        ck_refused(sp_spmv_prepare(g_gpu, A, formats[i].f, SP_SPMV_ALG_DEFAULT),
-                   formats[i].name);
-        ck_assert_str_eq(sp_context_last_error(g_gpu), sp_last_error());
-    }
-    ck_refused(sp_matrix_build(g_gpu, T, SP_FORMAT_ELL), "format ell"); /* rows for its tail */
-    const struct {
         sp_spmv_alg_t alg;
         const char *name;
-    } algs[] = {{SP_SPMV_ALG_CSR_MERGE, "csr/merge"},
-                {SP_SPMV_ALG_CSR_SPLIT, "csr/split"},
-                {SP_SPMV_ALG_CSR_BINNED, "csr/binned"},
+    } algs[] = {{SP_SPMV_ALG_CSR_BINNED, "csr/binned"},
                 {SP_SPMV_ALG_CSR_ADAPTIVE, "csr/adaptive"}};
     for (size_t i = 0; i < sizeof algs / sizeof algs[0]; i++) {
         ck_refused(sp_spmv_vec(g_gpu, SP_FORMAT_CSR, algs[i].alg, alpha, A, x, beta, y),
                    algs[i].name);
+        ck_assert_error_has("400 x 400 matrix with 1920 entries");
+        ck_assert_error_has("up to 1000 entries");
         ck_refused(sp_spmv_prepare(g_gpu, A, SP_FORMAT_CSR, algs[i].alg), algs[i].name);
+        ck_assert_str_eq(sp_context_last_error(g_gpu), sp_last_error());
     }
-    ck_refused(sp_spmv_tune(g_gpu, A, NULL, NULL), "sp_spmv_tune on a CUDA context");
     /* nothing refused was built, nothing narrowed; what reads 64-bit pointers still runs */
     sp_matrix_info_t info;
     ck_assert_ok(sp_matrix_info(A, &info));
@@ -648,7 +663,7 @@ START_TEST(refusals_past_narrow_limit)
     ck_assert_ok(sp_vector_copy_to_host(g_gpu, y, h_y));
     ck_assert(h_y[0] == 2.0 && h_y[21] == 0.0);
     ck_assert_ok(
-        sp_spmv_vec(g_gpu, SP_FORMAT_CSR, SP_SPMV_ALG_CSR_MERGE, alpha, A, x, beta, y));
+        sp_spmv_vec(g_gpu, SP_FORMAT_CSR, SP_SPMV_ALG_CSR_BINNED, alpha, A, x, beta, y));
     ck_assert_ok(sp_vector_copy_to_host(g_gpu, y, h_y));
     ck_assert(h_y[0] == 2.0 && h_y[21] == 0.0);
     ck_assert_ok(sp_matrix_build(g_gpu, T, SP_FORMAT_ELL));
@@ -657,6 +672,102 @@ START_TEST(refusals_past_narrow_limit)
     sp_matrix_destroy(A);
     sp_matrix_destroy(T);
     sp_coo_free(a);
+}
+END_TEST
+
+/* The wide catalogue: the matrices of sp_test_offsets64_matrix, then two with long columns
+ * (transposes of random matrices): one of about 12000 entries in a column (past the
+ * transpose's block sort: a radix sort of its own) and one of about 300 entries a column
+ * (the block sort). */
+enum { WIDE_MATRICES = SP_TEST_OFFSETS64_MATRICES + 2 };
+
+static sp_coo_t *wide_matrix(int i)
+{
+    sp_coo_t *a = NULL;
+    if (i < SP_TEST_OFFSETS64_MATRICES) return sp_test_offsets64_matrix(i);
+    if (i == SP_TEST_OFFSETS64_MATRICES)
+        a = sp_test_random_coo(41, 3000, 30000, 40000, SP_R_64F, SP_TEST_LONG_ROW);
+    else
+        a = sp_test_random_coo(42, 100, 20000, 30000, SP_R_32F, 0);
+    ck_assert_ptr_nonnull(a);
+    int64_t n = a->nrows;
+    int32_t *r = a->row;
+    a->nrows = a->ncols, a->ncols = n; /* the transpose: rows and columns swapped */
+    a->row = a->col, a->col = r;
+    return a;
+}
+
+/* Past the narrow limit (lowered to 0 here: every matrix with entries is past it) a 64-bit
+ * matrix on a CUDA context converts its own 64-bit CSR, nothing narrowed (csr_ptr32 stays
+ * NULL): for matrix _i of the wide catalogue, CSC (the transpose's 64-bit path) holds the
+ * 32-bit matrix's arrays with its pointers widened, as the host's (same_compressed); ELL
+ * (with and without a tail), HYB, JDS and SELL with no tail bound (-1), the policy's (0)
+ * and 3 hold the 32-bit matrix's arrays, JDS's and SELL's offsets the same numbers in 64
+ * bits (same_padded); their SpMV is within rounding of the host and, with no tail or
+ * overflow, the 32-bit matrix's bits (the same arrays, the same per-row order); csr/merge
+ * and csr/split (their kernels' 64-bit instances) within rounding of the host (rows cut
+ * between tiles or chunks are finished by atomics). CSC SpMV and the tails add by atomics,
+ * whose order differs from call to call, so those are compared within rounding only.
+ * sp_spmv_tune times only what serves there and keeps one; its pick runs. */
+START_TEST(wide_catalogue)
+{
+    sp_coo_t *coo = wide_matrix((int)_i);
+    const sp_format_t padded[] = {SP_FORMAT_ELL, SP_FORMAT_HYB, SP_FORMAT_JDS, SP_FORMAT_SELL};
+    const int64_t bounds[] = {-1, 0, 3};
+    spmv_inputs_t in;
+    char what[160];
+    sp__test_set_narrow_limit(0);
+    inputs_make(coo, (uint64_t)_i + 61, &in);
+    void *y32 = alloc_or_fail((size_t)coo->nrows * in.vs);
+    void *y64 = alloc_or_fail((size_t)coo->nrows * in.vs);
+    for (size_t bi = 0; bi < sizeof bounds / sizeof bounds[0]; bi++) {
+        if (sp_test_under_sanitizer() && bounds[bi] == 0) continue; /* -1 and 3: enough */
+        sp_matrix_t *G32 = make_bound(g_gpu, coo, 32, bounds[bi]);
+        sp_matrix_t *G64 = make_bound(g_gpu, coo, 64, bounds[bi]);
+        for (size_t k = 0; k < sizeof padded / sizeof padded[0]; k++) {
+            snprintf(what, sizeof what, "wide matrix %d, bound %lld, format %s", (int)_i,
+                     (long long)bounds[bi], sp_format_name(padded[k]));
+            same_padded_spmv(G32, G64, padded[k], &in, y32, y64, what);
+        }
+        if (bi == 0) {
+            sp_matrix_t *H = make(g_host, coo, 64);
+            same_compressed(G32, G64, H, SP_FORMAT_CSC);
+            sp_matrix_destroy(H);
+            snprintf(what, sizeof what, "wide matrix %d, CSC", (int)_i);
+            gpu_spmv(G64, &in, SP_FORMAT_CSC, SP_SPMV_ALG_DEFAULT, y64);
+            near_reference(&in, y64, what);
+            const sp_spmv_alg_t wide_algs[] = {SP_SPMV_ALG_CSR_MERGE, SP_SPMV_ALG_CSR_SPLIT};
+            for (size_t k = 0; k < 2; k++) {
+                snprintf(what, sizeof what, "wide matrix %d, csr alg %d", (int)_i,
+                         (int)wide_algs[k]);
+                gpu_spmv(G64, &in, SP_FORMAT_CSR, wide_algs[k], y64);
+                near_reference(&in, y64, what);
+            }
+        }
+        ck_assert_msg(G64->csr_ptr32 == NULL, "wide matrix %d: pointers narrowed", (int)_i);
+        sp_matrix_destroy(G32);
+        sp_matrix_destroy(G64);
+    }
+    {
+        sp_matrix_t *T = make_bound(g_gpu, coo, 64, 3);
+        sp_format_t f = SP_FORMAT_COUNT;
+        sp_spmv_alg_t alg = SP_SPMV_ALG_DEFAULT;
+        ck_assert_ok(sp_spmv_tune(g_gpu, T, &f, &alg));
+        int past = !sp__matrix_narrows(T); /* a matrix without entries is not past it */
+        ck_assert_int_lt((int)f, SP_FORMAT_COUNT);
+        ck_assert_msg(!past ||
+                          (alg != SP_SPMV_ALG_CSR_BINNED && alg != SP_SPMV_ALG_CSR_ADAPTIVE),
+                      "tune past the limit chose %s alg %d", sp_format_name(f), (int)alg);
+        snprintf(what, sizeof what, "wide matrix %d, tuned %s", (int)_i, sp_format_name(f));
+        gpu_spmv(T, &in, SP_FORMAT_AUTO, SP_SPMV_ALG_DEFAULT, y64);
+        near_reference(&in, y64, what);
+        if (past) ck_assert_ptr_null(T->csr_ptr32);
+        sp_matrix_destroy(T);
+    }
+    free(y32);
+    free(y64);
+    inputs_free(&in);
+    sp_coo_free(coo);
 }
 END_TEST
 
@@ -1151,6 +1262,7 @@ static Suite *gpu_offsets64_suite(void)
     tcase_add_test(t, tune_at_64);
     t = sp_test_add_case(s, "past_narrow_limit", narrow_limit_setup, narrow_limit_teardown);
     tcase_add_test(t, refusals_past_narrow_limit);
+    tcase_add_loop_test(t, wide_catalogue, 0, WIDE_MATRICES);
     tcase_add_loop_test(t, sptrsv_past_narrow_limit, 0, TRSV_MATRICES);
     tcase_add_test(t, solvers_past_narrow_limit);
     t = sp_test_add_case(s, "past_sort_limit", sort_limit_setup, sort_limit_teardown);

@@ -5,9 +5,9 @@
  * long row, rectangular, empty; float and double: ELL, HYB, JDS and SELL built from the
  * CSR's pointers narrowed to 32 bits), the same BFS levels, parents and stats in every
  * variant, the same triangular solves and solver iterates; above the narrow limit (2^31
- * entries, lowered by sp__test_set_narrow_limit) the 32-bit readers refuse a 64-bit matrix
- * with SP_STATUS_NOT_SUPPORTED naming the format or operation and "64-bit offsets", a bad
- * offset_bits value gets SP_STATUS_INVALID_ARGUMENT. offset_bits 0 gives 64 under
+ * entries, lowered by sp__test_set_narrow_limit) JDS and SELL are built with 64-bit offsets
+ * of their own and the solvers' loops read the 64-bit pointers (the 32-bit matrix's arrays,
+ * SpMV bits and iterates), a bad offset_bits value gets SP_STATUS_INVALID_ARGUMENT. offset_bits 0 gives 64 under
  * SP_TEST_OFFSET_BITS=64 (the forced run of the suites labelled offsets64), which
  * default_width asserts so that run cannot pass with the mode off. A CUDA context (where
  * one exists) takes a 64-bit matrix; check_gpu_offsets64 tests what it does with it. */
@@ -311,24 +311,7 @@ START_TEST(refusals_above_narrow_limit)
     ck_assert_ok(sp_gen_poisson2d(20, SP_R_64F, &a));
     sp_matrix_t *A = make(ctx, a, 64);
     double alpha = 1, beta = 0, x[400] = {0}, y[400] = {0};
-    sp_format_t refused[] = {SP_FORMAT_JDS, SP_FORMAT_SELL};
     sp__test_set_narrow_limit(1000);
-    for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
-        const char *name = sp_format_name(refused[i]);
-        ck_assert_status(sp_matrix_build(ctx, A, refused[i]), SP_STATUS_NOT_SUPPORTED);
-        ck_assert_error_has(name);
-        ck_assert_error_has("64-bit offsets");
-        ck_assert_error_has("400 x 400 matrix with 1920 entries");
-        ck_assert_error_has("up to 1000 entries");
-        ck_assert_status(sp_spmv(ctx, refused[i], SP_SPMV_ALG_DEFAULT, &alpha, A, x, &beta, y),
-                         SP_STATUS_NOT_SUPPORTED);
-        ck_assert_error_has(name);
-        ck_assert_error_has("64-bit offsets");
-        ck_assert_status(sp_spmv_prepare(ctx, A, refused[i], SP_SPMV_ALG_DEFAULT),
-                         SP_STATUS_NOT_SUPPORTED);
-        ck_assert_error_has("64-bit offsets");
-        ck_assert_str_eq(sp_context_last_error(ctx), sp_last_error());
-    }
     /* the host's substitution reads 64-bit pointers past the limit too: the 32-bit
        matrix's solution bit for bit, both triangles */
     {
@@ -428,6 +411,103 @@ START_TEST(refusals_above_narrow_limit)
 }
 END_TEST
 
+/* A on the host from coo with offset_bits bits and long-row bound `bound` (0: the policy's;
+ * -1: no tails). */
+static sp_matrix_t *make_bound(const sp_coo_t *coo, int bits, int64_t bound)
+{
+    sp_matrix_options_t o = {0};
+    sp_matrix_t *A = NULL;
+    o.offset_bits = bits;
+    o.long_row_bound = bound;
+    ck_assert_ok(sp_matrix_create(ctx, coo, &o, &A));
+    return A;
+}
+
+/* n 32-bit offsets at p32 and 64-bit ones at p64: the same numbers. */
+static void same_offsets(const int32_t *p32, const int64_t *p64, int64_t n, const char *what)
+{
+    ck_assert_msg(p32 != NULL && p64 != NULL, "%s: missing offsets", what);
+    for (int64_t i = 0; i < n; i++)
+        ck_assert_msg(p32[i] == p64[i], "%s[%lld]: %d at 32 bits, %lld at 64", what,
+                      (long long)i, p32[i], (long long)p64[i]);
+}
+
+/* n values of `size` bytes at a and b the same bits. */
+static void same_bytes(const void *a, const void *b, int64_t n, size_t size, const char *what)
+{
+    if (n <= 0 || size == 0) return;
+    ck_assert_msg(a != NULL && b != NULL && memcmp(a, b, (size_t)n * size) == 0,
+                  "%s: the 32- and 64-bit matrices differ", what);
+}
+
+/* Past the narrow limit (lowered to 0 here: every matrix with entries is past it) the host
+ * converts JDS and SELL from the 64-bit CSR itself, nothing narrowed (csr_ptr32 stays NULL),
+ * with 64-bit offsets of their own (the view's jd_ptr64 / slice_ptr64, jd_ptr / slice_ptr
+ * NULL): for matrix _i of the catalogue with no tail bound, the policy's and 3, the same
+ * numbers and arrays as the 32-bit matrix's (its JDS and SELL, from 32-bit pointers), 4 bytes
+ * more an offset, and SpMV in them the same bits (the same arrays summed in the same order). */
+START_TEST(jds_sell_above_narrow_limit)
+{
+    sp_coo_t *coo = sp_test_offsets64_matrix((int)_i);
+    const int64_t bounds[] = {-1, 0, 3};
+    ck_assert_ptr_nonnull(coo);
+    sp__test_set_narrow_limit(0);
+    for (size_t bi = 0; bi < sizeof bounds / sizeof bounds[0]; bi++) {
+        sp_matrix_t *A32 = make_bound(coo, 32, bounds[bi]);
+        sp_matrix_t *A64 = make_bound(coo, 64, bounds[bi]);
+        sp_format_t formats[] = {SP_FORMAT_JDS, SP_FORMAT_SELL};
+        /* no entries: at the limit, not past it (compare_spmv covers it) */
+        for (size_t k = 0; k < 2 && !sp__matrix_narrows(A64); k++) {
+            sp_format_t f = formats[k];
+            sp_format_view_t a, b;
+            sp_matrix_info_t i32, i64;
+            size_t vs = coo->value_type == SP_R_32F ? 4 : 8;
+            ck_assert_ok(sp_matrix_build(ctx, A32, f));
+            ck_assert_ok(sp_matrix_build(ctx, A64, f));
+            ck_assert_ok(sp_matrix_view(A32, f, &a));
+            ck_assert_ok(sp_matrix_view(A64, f, &b));
+            ck_assert_int_eq(a.nnz, b.nnz);
+            if (f == SP_FORMAT_JDS) {
+                ck_assert_int_eq(a.jds.njd, b.jds.njd);
+                ck_assert_ptr_null(b.jds.jd_ptr);
+                ck_assert_ptr_null(a.jd_ptr64);
+                same_offsets(a.jds.jd_ptr, b.jd_ptr64, a.jds.njd + 1, "JDS diagonal pointers");
+                same_bytes(a.jds.perm, b.jds.perm, a.nrows, 4, "JDS permutation");
+                same_bytes(a.jds.col, b.jds.col, a.nnz - a.tail.nnz, 4, "JDS columns");
+                same_bytes(a.jds.val, b.jds.val, a.nnz - a.tail.nnz, vs, "JDS values");
+            } else {
+                ck_assert_int_eq(a.sell.nslices, b.sell.nslices);
+                ck_assert_int_eq(a.sell.padded, b.sell.padded);
+                ck_assert_ptr_null(b.sell.slice_ptr);
+                ck_assert_ptr_null(a.slice_ptr64);
+                same_offsets(a.sell.slice_ptr, b.slice_ptr64, a.sell.nslices + 1,
+                             "SELL slices");
+                same_bytes(a.sell.slice_width, b.sell.slice_width, a.sell.nslices, 4,
+                           "SELL widths");
+                same_bytes(a.sell.perm, b.sell.perm, a.nrows, 4, "SELL permutation");
+                same_bytes(a.sell.col, b.sell.col, a.sell.padded, 4, "SELL columns");
+                same_bytes(a.sell.val, b.sell.val, a.sell.padded, vs, "SELL values");
+            }
+            ck_assert_int_eq(a.tail.nnz, b.tail.nnz);
+            same_bytes(a.tail.row, b.tail.row, a.tail.nnz, 4, "tail rows");
+            same_bytes(a.tail.col, b.tail.col, a.tail.nnz, 4, "tail columns");
+            same_bytes(a.tail.val, b.tail.val, a.tail.nnz, vs, "tail values");
+            ck_assert_ok(sp_matrix_info(A32, &i32));
+            ck_assert_ok(sp_matrix_info(A64, &i64));
+            ck_assert_int_eq(i64.bytes[f], i32.bytes[f] +
+                                               4 * ((f == SP_FORMAT_JDS ? a.jds.njd
+                                                                        : a.sell.nslices) + 1));
+            same_spmv(A32, A64, f, (uint64_t)_i * 10 + bi);
+        }
+        ck_assert_ptr_null(A64->csr_ptr32);
+        sp_matrix_destroy(A32);
+        sp_matrix_destroy(A64);
+    }
+    sp__test_set_narrow_limit(INT64_MAX); /* back to 2^31 - 1 */
+    sp_coo_free(coo);
+}
+END_TEST
+
 /* offset_bits 0 below 2^31 entries: 32, or 64 under the test hook (SP_TEST_OFFSET_BITS=64,
  * set by sp_test_run: asserted here, so the forced run cannot pass with the mode off); the
  * hook leaves an explicit 32 alone, and applies to a CUDA context (where one exists) too. */
@@ -522,6 +602,7 @@ static Suite *offsets64_suite(void)
     tcase_add_test(t, bfs_same_results);
     tcase_add_test(t, sptrsv_and_solver_same_results);
     tcase_add_test(t, refusals_above_narrow_limit);
+    tcase_add_loop_test(t, jds_sell_above_narrow_limit, 0, SP_TEST_OFFSETS64_MATRICES);
     tcase_add_test(t, default_width);
     tcase_add_test(t, offset_bits_option);
     tcase_add_test(t, cuda_accepts);

@@ -95,14 +95,51 @@ __global__ void __launch_bounds__(BLOCK) iota_kernel(int32_t *out, int64_t n)
         out[i] = (int32_t)i;
 }
 
-/* len[r] = ptr[r + 1] - ptr[r] for r < nrows. */
-template <int BLOCK>
-__global__ void __launch_bounds__(BLOCK) row_lengths_kernel(const int32_t *ptr, int64_t nrows,
+/* len[r] = ptr[r + 1] - ptr[r] for r < nrows. Off: the pointers' type (a row holds fewer
+ * than 2^31 entries either way). */
+template <int BLOCK, typename Off>
+__global__ void __launch_bounds__(BLOCK) row_lengths_kernel(const Off *ptr, int64_t nrows,
                                                             int32_t *len)
 {
     for (int64_t r = (int64_t)blockIdx.x * BLOCK + threadIdx.x; r < nrows;
          r += (int64_t)gridDim.x * BLOCK)
-        len[r] = ptr[r + 1] - ptr[r];
+        len[r] = (int32_t)(ptr[r + 1] - ptr[r]);
+}
+
+/* len[r] = row r's length for every row of csr (nrows > 0), at its pointers' width, BLOCK
+ * threads a block (a template, so only the conversions that call it hold the kernels). */
+template <int BLOCK>
+static inline sp_status_t row_lengths(const sp_gpu_env_t *env, const sp_csr_t *csr,
+                                      int32_t *len)
+{
+    sp_status_t st = SP_STATUS_SUCCESS;
+    cudaStream_t s = (cudaStream_t)env->stream;
+    unsigned grid = sp_prim::grid_for(env, csr->nrows, BLOCK, P::blocks_per_sm);
+    if (csr->ptr64)
+        row_lengths_kernel<BLOCK><<<grid, BLOCK, 0, s>>>(csr->ptr64, csr->nrows, len);
+    else
+        row_lengths_kernel<BLOCK><<<grid, BLOCK, 0, s>>>(csr->ptr, csr->nrows, len);
+    SP_CUDA_LAUNCHED("row_lengths_kernel");
+done:
+    return st;
+}
+
+/* d_off[0..n] = the starts of n segments of d_counts[i] entries each, in 64 bits (d_off[n]
+ * the total): the counts widened, then a 64-bit exclusive scan; for what a CSR with 64-bit
+ * offsets is converted into (its entries may pass INT32_MAX). CUB style: with d_temp NULL
+ * only *temp_bytes is set. */
+static inline sp_status_t offsets64_of_counts(const sp_gpu_env_t *env, const int32_t *d_counts,
+                                              int64_t n, int64_t *d_off, void *d_temp,
+                                              size_t *temp_bytes)
+{
+    sp_status_t st = SP_STATUS_SUCCESS;
+    cudaStream_t s = (cudaStream_t)env->stream;
+    if (d_temp == NULL)
+        return sp__gpu_exclusive_scan_i64(NULL, NULL, n, NULL, NULL, temp_bytes, s);
+    SP_TRY(sp__gpu_offsets_widen(env, d_counts, n, d_off));
+    SP_TRY(sp__gpu_exclusive_scan_i64(d_off, d_off, n, d_off + n, d_temp, temp_bytes, s));
+done:
+    return st;
 }
 
 /* The checks every CSR input gets: present, 32-bit sizes, nnz matching. */

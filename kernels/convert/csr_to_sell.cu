@@ -2,7 +2,8 @@
  * sorted by (window of sigma rows, descending length) with one radix sort on the key
  * window|(longest - length) when it fits 32 bits, else two stable passes; slice widths by
  * max over each slice's rows, slice_ptr = exclusive scan of width * C (64-bit, checked
- * against 32-bit offsets); one thread per entry scatters. As sp__ref_csr_to_sell. */
+ * against 32-bit offsets; kept as slice_ptr64 from a CSR with 64-bit pointers: issue 20);
+ * one thread per entry scatters. As sp__ref_csr_to_sell. */
 #include "convert_common.cuh"
 
 using namespace sp_convert;
@@ -64,11 +65,12 @@ narrow_kernel(const int64_t *offset, int64_t n, int32_t *slice_ptr)
         slice_ptr[s] = (int32_t)offset[s];
 }
 
-/* Entry k of the row at sorted position p goes to slice_ptr[p / c] + k * c + p % c. */
-template <typename W>
+/* Entry k of the row at sorted position p goes to slice_ptr[p / c] + k * c + p % c. Off:
+ * the type of the CSR's pointers and the slice offsets. */
+template <typename W, typename Off>
 __global__ void __launch_bounds__(P::block_threads)
-scatter_kernel(const int32_t *ptr, const int32_t *idx, const W *val, int64_t nrows, int64_t nnz,
-               int c, const int32_t *slice_ptr, const int32_t *inv, int32_t *col_out, W *val_out)
+scatter_kernel(const Off *ptr, const int32_t *idx, const W *val, int64_t nrows, int64_t nnz,
+               int c, const Off *slice_ptr, const int32_t *inv, int32_t *col_out, W *val_out)
 {
     for (int64_t e = (int64_t)blockIdx.x * P::block_threads + threadIdx.x; e < nnz;
          e += (int64_t)gridDim.x * P::block_threads) {
@@ -116,8 +118,10 @@ extern "C" sp_status_t sp__gpu_csr_to_sell(const sp_gpu_env_t *env, const sp_csr
     int64_t *offset = NULL, longest = 0, n = 0;
     size_t temp_bytes = 0, b = 0, vs = 0, o_len, o_keys, o_inv, o_offset, o_temp;
     cudaStream_t s = NULL;
+    bool wide = false;
     memset(&sl, 0, sizeof sl);
-    SP_TRY(check_csr("csr to sell", env, csr, sell));
+    SP_TRY(check_csr("csr to sell", env, csr, sell, true));
+    wide = csr->ptr64 != NULL;
     SP_CHECK_ARG(c > 0 && sigma > 0 && sigma % c == 0,
                  "csr to sell: sigma %d is not a positive multiple of C %d", sigma, c);
     s = (cudaStream_t)env->stream;
@@ -149,13 +153,16 @@ extern "C" sp_status_t sp__gpu_csr_to_sell(const sp_gpu_env_t *env, const sp_csr
     offset = at<int64_t>(scratch, o_offset);
     temp = at<void>(scratch, o_temp);
     SP_TRY(env_alloc_n(env, &sl.perm, n));
-    SP_TRY(env_alloc_n(env, &sl.slice_ptr, sl.nslices + 1));
+    if (wide) { /* the offsets scanned straight into slice_ptr64 */
+        SP_TRY(env_alloc_n(env, &sl.slice_ptr64, sl.nslices + 1));
+        offset = sl.slice_ptr64;
+    } else {
+        SP_TRY(env_alloc_n(env, &sl.slice_ptr, sl.nslices + 1));
+    }
     SP_TRY(env_alloc_n(env, &sl.slice_width, sl.nslices));
 
     if (n > 0) {
-        row_lengths_kernel<P::block_threads><<<grid_for(env, n), P::block_threads, 0, s>>>(
-            csr->ptr, n, len);
-        SP_CUDA_LAUNCHED("row_lengths_kernel");
+        SP_TRY(row_lengths<P::block_threads>(env, csr, len));
         SP_TRY(sort_rows(env, len, n, longest, sigma, keys, sl.perm, temp, temp_bytes));
         SP_CUDA_TRY(cudaMemsetAsync(sl.slice_width, 0, (size_t)sl.nslices * sizeof(int32_t), s));
         widths_kernel<<<grid_for(env, n), P::block_threads, 0, s>>>(len, sl.perm, n, c,
@@ -168,13 +175,15 @@ extern "C" sp_status_t sp__gpu_csr_to_sell(const sp_gpu_env_t *env, const sp_csr
     SP_TRY(sp__gpu_exclusive_scan_i64(offset, offset, sl.nslices, offset + sl.nslices, temp,
                                       &temp_bytes, s));
     SP_TRY(to_host(env, &sl.padded, offset + sl.nslices, sizeof sl.padded));
-    if (sl.padded > INT32_MAX)
+    if (sl.padded > INT32_MAX && !wide)
         SP_FAIL(SP_STATUS_NOT_SUPPORTED,
                 "csr to sell: %lld padded slots exceed 32-bit offsets (C %d)",
                 (long long)sl.padded, c);
-    narrow_kernel<<<grid_for(env, sl.nslices + 1), P::block_threads, 0, s>>>(
-        offset, sl.nslices + 1, sl.slice_ptr);
-    SP_CUDA_LAUNCHED("narrow_kernel");
+    if (!wide) {
+        narrow_kernel<<<grid_for(env, sl.nslices + 1), P::block_threads, 0, s>>>(
+            offset, sl.nslices + 1, sl.slice_ptr);
+        SP_CUDA_LAUNCHED("narrow_kernel");
+    }
 
     SP_TRY(env_alloc_n(env, &sl.col, sl.padded));
     SP_TRY(env_alloc(env, &sl.val, (size_t)sl.padded * vs));
@@ -185,9 +194,14 @@ extern "C" sp_status_t sp__gpu_csr_to_sell(const sp_gpu_env_t *env, const sp_csr
     if (sl.nnz > 0) {
         by_word(vs, [&](auto tag) {
             using W = decltype(tag);
-            scatter_kernel<W><<<grid_for(env, sl.nnz), P::block_threads, 0, s>>>(
-                csr->ptr, csr->idx, static_cast<const W *>(csr->val), n, sl.nnz, c, sl.slice_ptr,
-                inv, sl.col, static_cast<W *>(sl.val));
+            if (wide)
+                scatter_kernel<W><<<grid_for(env, sl.nnz), P::block_threads, 0, s>>>(
+                    csr->ptr64, csr->idx, static_cast<const W *>(csr->val), n, sl.nnz, c,
+                    sl.slice_ptr64, inv, sl.col, static_cast<W *>(sl.val));
+            else
+                scatter_kernel<W><<<grid_for(env, sl.nnz), P::block_threads, 0, s>>>(
+                    csr->ptr, csr->idx, static_cast<const W *>(csr->val), n, sl.nnz, c,
+                    sl.slice_ptr, inv, sl.col, static_cast<W *>(sl.val));
         });
         SP_CUDA_LAUNCHED("scatter_kernel");
     }

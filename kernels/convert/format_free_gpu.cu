@@ -55,6 +55,7 @@ extern "C" void sp__gpu_jds_free(const sp_gpu_env_t *env, sp_jds_t *a)
         env_free(env, a->val);
         env_free(env, a->col);
         env_free(env, a->jd_ptr);
+        env_free(env, a->jd_ptr64);
         env_free(env, a->perm);
     }
     memset(a, 0, sizeof *a);
@@ -69,6 +70,7 @@ extern "C" void sp__gpu_sell_free(const sp_gpu_env_t *env, sp_sell_t *a)
         env_free(env, a->col);
         env_free(env, a->slice_width);
         env_free(env, a->slice_ptr);
+        env_free(env, a->slice_ptr64);
         env_free(env, a->perm);
     }
     memset(a, 0, sizeof *a);

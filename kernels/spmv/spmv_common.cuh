@@ -17,6 +17,11 @@ namespace spmv {
 using sp_prim::by_value; /* kernels/prim/kernel_util.cuh */
 using sp_prim::grid_for;
 
+/* Past every row (column) end of pointers of type Off (32- or 64-bit offsets, issue 20):
+ * the sentinel of a window of ends that runs past the last row. */
+__device__ __forceinline__ int32_t past_end(int32_t) { return INT32_MAX; }
+__device__ __forceinline__ int64_t past_end(int64_t) { return INT64_MAX; }
+
 /* The host scalar (alpha or beta) at p, of A's value type. */
 template <typename T>
 static inline T host_value(const void *p)

@@ -18,21 +18,23 @@ namespace {
 using P = sp_spmv_csc_policy;
 constexpr unsigned full = 0xffffffffu;
 
-/* The window: columns wb .. wb + 31, lane l holding the end of column wb + l (INT32_MAX
- * past the last column). */
+/* The window: columns wb .. wb + 31, lane l holding the end of column wb + l (past_end
+ * past the last column). Off: the column pointers' type. */
+template <typename Off>
 struct window {
     int32_t wb; /* at most the column of an entry of the step: below ncols */
-    int32_t end;
-    int32_t last; /* the end of column wb + 31, in every lane */
+    Off end;
+    Off last; /* the end of column wb + 31, in every lane */
 };
 
-__device__ __forceinline__ void window_load(const int32_t *ptr, int64_t ncols, int64_t wb,
-                                            window *w)
+template <typename Off>
+__device__ __forceinline__ void window_load(const Off *ptr, int64_t ncols, int64_t wb,
+                                            window<Off> *w)
 {
     int lane = threadIdx.x & 31;
     int64_t j = wb + 1 + lane;
     w->wb = (int32_t)wb;
-    w->end = j <= ncols ? __ldg(ptr + j) : INT32_MAX;
+    w->end = j <= ncols ? __ldg(ptr + j) : spmv::past_end(Off(0));
     w->last = __shfl_sync(full, w->end, 31);
 }
 
@@ -40,7 +42,8 @@ __device__ __forceinline__ void window_load(const int32_t *ptr, int64_t ncols, i
  * 32-way search: every lane probes one column end a round, the count of those at or
  * before e (a ballot) narrows the range 32-fold. All lanes call it with the same
  * arguments; the columns before lo end at or before e, column hi ends past it. */
-__device__ __forceinline__ int64_t column_search(const int32_t *ptr, int64_t lo, int64_t hi,
+template <typename Off>
+__device__ __forceinline__ int64_t column_search(const Off *ptr, int64_t lo, int64_t hi,
                                                  int64_t e)
 {
     int lane = threadIdx.x & 31;
@@ -61,8 +64,9 @@ __device__ __forceinline__ int64_t column_search(const int32_t *ptr, int64_t lo,
  * reach the first such entry either (runs of empty columns), to the column found by
  * column_search up to hi (at least every valid entry's column). All lanes call it; the
  * window starts at or before every valid entry's column. */
-__device__ __forceinline__ int32_t column_of(const int32_t *ptr, int64_t ncols, int64_t hi,
-                                             int64_t e, bool valid, window *w)
+template <typename Off>
+__device__ __forceinline__ int32_t column_of(const Off *ptr, int64_t ncols, int64_t hi,
+                                             int64_t e, bool valid, window<Off> *w)
 {
     int32_t col = 0;
     bool done = !valid;
@@ -70,7 +74,7 @@ __device__ __forceinline__ int32_t column_of(const int32_t *ptr, int64_t ncols, 
         int cnt = 0;
 #pragma unroll
         for (int step = 16; step >= 1; step >>= 1) {
-            int32_t v = __shfl_sync(full, w->end, cnt + step - 1);
+            Off v = __shfl_sync(full, w->end, cnt + step - 1);
             if ((int64_t)v <= e) cnt += step;
         }
         if (!done && (int64_t)w->last > e) {
@@ -119,10 +123,10 @@ __device__ __forceinline__ void add_step(int32_t r, T v, int64_t base, T *win, T
  * matrices): the rows window_rows from the chunk's first column less window_before (a
  * stencil's or band's rows near the diagonal, which several columns of the chunk share)
  * are summed in the warp's slots of shared memory and added to y after the chunk, one
- * reduction a row, 32 consecutive rows an instruction. */
-template <bool AGGREGATE, bool WINDOW, typename T>
+ * reduction a row, 32 consecutive rows an instruction. Off: the column pointers' type. */
+template <bool AGGREGATE, bool WINDOW, typename T, typename Off>
 __global__ void __launch_bounds__(P::block_threads, P::blocks_per_sm)
-csc_kernel(const int32_t *__restrict__ ptr, const int32_t *__restrict__ idx,
+csc_kernel(const Off *__restrict__ ptr, const int32_t *__restrict__ idx,
            const T *__restrict__ val, int64_t ncols, int64_t nnz, int64_t nchunks,
            const int32_t *__restrict__ chunk_col, const T *__restrict__ x, T alpha,
            T *__restrict__ y)
@@ -149,7 +153,7 @@ csc_kernel(const int32_t *__restrict__ ptr, const int32_t *__restrict__ idx,
             rr[k] = e < e1 ? __ldcs(idx + e) : -1;
             vv[k] = e < e1 ? __ldcs(val + e) : T(0);
         }
-        window w;
+        window<Off> w;
         window_load(ptr, ncols, c0, &w);
 #pragma unroll
         for (int k = 0; k < K; k++) {
@@ -180,18 +184,19 @@ csc_kernel(const int32_t *__restrict__ ptr, const int32_t *__restrict__ idx,
     }
 }
 
-template <typename T>
+template <typename T, typename Off>
 sp_status_t launch_csc(const sp_gpu_env_t *env, const sp_gpu_spmv_plan_t *plan, const sp_csr_t *a,
-                       T alpha, const void *d_x, void *d_y)
+                       const Off *ptr, T alpha, const void *d_x, void *d_y)
 {
     sp_status_t st = SP_STATUS_SUCCESS;
     int64_t nchunks = plan->naux - 1;
     unsigned grid = spmv::grid_for(env, nchunks * 32, P::block_threads, P::blocks_per_sm);
     bool agg = plan->param & SP_GPU_CSC_AGGREGATE, win = plan->param & SP_GPU_CSC_WINDOW;
-    auto kernel = agg ? (win ? csc_kernel<true, true, T> : csc_kernel<true, false, T>)
-                      : (win ? csc_kernel<false, true, T> : csc_kernel<false, false, T>);
+    auto kernel =
+        agg ? (win ? csc_kernel<true, true, T, Off> : csc_kernel<true, false, T, Off>)
+            : (win ? csc_kernel<false, true, T, Off> : csc_kernel<false, false, T, Off>);
     SP_CUDA_LAUNCH("csc_kernel",
-                   sp_prim::launch(kernel, grid, P::block_threads, env->stream, a->ptr, a->idx,
+                   sp_prim::launch(kernel, grid, P::block_threads, env->stream, ptr, a->idx,
                                    static_cast<const T *>(a->val), a->ncols, a->nnz, nchunks,
                                    plan->d_aux, static_cast<const T *>(d_x), alpha,
                                    static_cast<T *>(d_y)));
@@ -209,9 +214,10 @@ extern "C" sp_status_t sp__gpu_spmv_csc(const sp_gpu_env_t *env, const sp_gpu_sp
     SP_CHECK_ARG(a != NULL, "csc spmv: NULL matrix");
     SP_TRY(spmv::check_call("csc spmv", env, a->value_type, a->nrows, a->ncols, alpha, d_x,
                             beta, d_y));
-    SP_CHECK_ARG(a->nnz >= 0 && a->nnz <= INT32_MAX, "csc spmv: entry count %lld outside 0..%d",
+    SP_CHECK_ARG(a->nnz >= 0 && (a->nnz <= INT32_MAX || a->ptr64 != NULL),
+                 "csc spmv: entry count %lld outside 0..%d with 32-bit offsets",
                  (long long)a->nnz, INT32_MAX);
-    SP_CHECK_ARG(a->ptr != NULL, "csc spmv: ptr is NULL");
+    SP_CHECK_ARG(a->ptr != NULL || a->ptr64 != NULL, "csc spmv: ptr is NULL");
     SP_CHECK_ARG(a->nnz == 0 || (a->idx != NULL && a->val != NULL),
                  "csc spmv: NULL arrays for %lld entries", (long long)a->nnz);
     SP_CHECK_ARG(plan != NULL && plan->format == SP_FORMAT_CSC, "csc spmv: not a CSC plan");
@@ -225,7 +231,10 @@ extern "C" sp_status_t sp__gpu_spmv_csc(const sp_gpu_env_t *env, const sp_gpu_sp
     if (a->nnz == 0) goto done;
     spmv::by_value(a->value_type, [&](auto tag) {
         using T = decltype(tag);
-        st = launch_csc<T>(env, plan, a, spmv::host_value<T>(alpha), d_x, d_y);
+        if (a->ptr64)
+            st = launch_csc<T>(env, plan, a, a->ptr64, spmv::host_value<T>(alpha), d_x, d_y);
+        else
+            st = launch_csc<T>(env, plan, a, a->ptr, spmv::host_value<T>(alpha), d_x, d_y);
     });
 done:
     return st;

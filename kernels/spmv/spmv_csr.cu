@@ -14,9 +14,8 @@
  * matrix with 64-bit offsets, issue 20), chosen once a call from the matrix (a->ptr64 set),
  * never per entry; the int32_t instances are the kernels as they were. With 64-bit offsets
  * the plan has no long-row pieces (their tables are 32-bit), so scalar and vector take
- * every row themselves; merge, split, binned and adaptive refuse such a matrix. */
-#include <type_traits>
-
+ * every row themselves. Merge and split (spmv_csr_split.cu) are templates on the offset
+ * type as well; binned and adaptive refuse such a matrix. */
 #include "spmv_common.cuh"
 #include "spmv_long_rows.cuh"
 #include "spmv_policy_csr.h"
@@ -94,15 +93,16 @@ long_rows_kernel(const int32_t *__restrict__ ptr, const int32_t *__restrict__ id
 /* Tile blockIdx.x of the merge path: rows [i0, i1) end inside it (written here, beta
  * applied once); row i1 (when < nrows) continues past it, its part here is the tile's
  * carry-out, added by the fix-up after this kernel (so after its beta). tile_row: the
- * plan's partition, the start row of every tile and nrows at the end. */
-template <typename T>
+ * plan's partition, the start row of every tile and nrows at the end. Off: the row
+ * pointers' type (the staged row ends too: 14 KB more shared memory at 64 bits). */
+template <typename T, typename Off>
 __global__ void __launch_bounds__(MP::block_threads)
-merge_kernel(const int32_t *ptr, const int32_t *idx, const T *val, int64_t nrows, int64_t nnz,
+merge_kernel(const Off *ptr, const int32_t *idx, const T *val, int64_t nrows, int64_t nnz,
              const int32_t *tile_row, const T *x, T alpha, T beta, T *y, int32_t *carry_row,
              T *carry_val)
 {
     constexpr int B = MP::block_threads, I = MP::items_per_thread, tile = MP::tile_items;
-    __shared__ int32_t s_end[tile + 1]; /* row ends of rows i0.., then a sentinel */
+    __shared__ Off s_end[tile + 1]; /* row ends of rows i0.., then a sentinel */
     __shared__ T s_prod[tile];          /* val * x of the tile's entries */
     __shared__ T s_out[tile];           /* sums of the rows ending in the tile */
     __shared__ int s_flag[B / 32];
@@ -132,7 +132,7 @@ merge_kernel(const int32_t *ptr, const int32_t *idx, const T *val, int64_t nrows
         int q = k * B + tid;
         if (q < nr) s_end[q] = ptr[i0 + q + 1];
     }
-    if (tid == 0) s_end[nr] = INT32_MAX; /* row i1 does not end in the tile */
+    if (tid == 0) s_end[nr] = spmv::past_end(Off(0)); /* row i1 does not end in the tile */
 #pragma unroll
     for (int k = 0; k < I; k++) {
         int q = k * B + tid;
@@ -253,9 +253,9 @@ done:
     return st;
 }
 
-template <typename T>
+template <typename Off, typename T>
 sp_status_t launch_merge(const sp_gpu_env_t *env, const sp_gpu_spmv_plan_t *plan,
-                         const sp_csr_t *a, T alpha, const T *x, T beta, T *y)
+                         const sp_csr_t *a, const Off *ptr, T alpha, const T *x, T beta, T *y)
 {
     sp_status_t st = SP_STATUS_SUCCESS;
     int64_t ntiles = plan->naux - 1;
@@ -263,8 +263,8 @@ sp_status_t launch_merge(const sp_gpu_env_t *env, const sp_gpu_spmv_plan_t *plan
     T *d_carry_val = NULL;
     spmv::carry_arrays(plan->d_temp, ntiles, &d_carry_row, &d_carry_val);
     SP_CUDA_LAUNCH("merge_kernel",
-                   sp_prim::launch(merge_kernel<T>, (unsigned)ntiles, MP::block_threads,
-                                   env->stream, a->ptr, a->idx, static_cast<const T *>(a->val),
+                   sp_prim::launch(merge_kernel<T, Off>, (unsigned)ntiles, MP::block_threads,
+                                   env->stream, ptr, a->idx, static_cast<const T *>(a->val),
                                    a->nrows, a->nnz, plan->d_aux, x, alpha, beta, y,
                                    d_carry_row, d_carry_val));
     SP_TRY(spmv::launch_carry_fixup<MP>(env, d_carry_row, d_carry_val, ntiles, alpha, y));
@@ -272,20 +272,14 @@ done:
     return st;
 }
 
-/* Scalar, vector or merge with row pointers ptr of type Off (merge: int32_t only; the
- * caller refuses it for 64-bit offsets). */
+/* Scalar, vector or merge with row pointers ptr of type Off. */
 template <typename Off, typename T>
 sp_status_t launch(const sp_gpu_env_t *env, const sp_gpu_spmv_plan_t *plan, const sp_csr_t *a,
                    const Off *ptr, T alpha, const T *x, T beta, T *y)
 {
     switch (plan->alg) {
     case SP_SPMV_ALG_CSR_SCALAR: return launch_scalar(env, plan, a, ptr, alpha, x, beta, y);
-    case SP_SPMV_ALG_CSR_MERGE:
-        if constexpr (std::is_same<Off, int32_t>::value)
-            return launch_merge(env, plan, a, alpha, x, beta, y);
-        else
-            return SP_ERROR(SP_STATUS_NOT_SUPPORTED,
-                            "csr spmv: csr/merge with 64-bit offsets is not supported yet");
+    case SP_SPMV_ALG_CSR_MERGE: return launch_merge(env, plan, a, ptr, alpha, x, beta, y);
     default: break;
     }
     switch (plan->param) {
@@ -359,10 +353,12 @@ extern "C" sp_status_t sp__gpu_spmv_csr(const sp_gpu_env_t *env, const sp_gpu_sp
                      "(plan made for another matrix?)",
                      (long long)plan->naux, plan->param);
     }
-    if (a->ptr64 && plan->alg != SP_SPMV_ALG_CSR_SCALAR && plan->alg != SP_SPMV_ALG_CSR_VECTOR)
+    if (a->ptr64 &&
+        (plan->alg == SP_SPMV_ALG_CSR_BINNED || plan->alg == SP_SPMV_ALG_CSR_ADAPTIVE))
         SP_FAIL(SP_STATUS_NOT_SUPPORTED,
-                "csr spmv: plan algorithm %d on a CSR with 64-bit offsets: only csr/scalar and "
-                "csr/vector serve 64-bit offsets so far", (int)plan->alg);
+                "csr spmv: plan algorithm %d on a CSR with 64-bit offsets: only csr/scalar, "
+                "csr/vector, csr/merge and csr/split serve 64-bit offsets so far",
+                (int)plan->alg);
     if (a->ptr64 && plan->long_pieces > 0)
         SP_FAIL(SP_STATUS_INVALID_ARGUMENT,
                 "csr spmv: a plan with long-row pieces on a CSR with 64-bit offsets (plan made "

@@ -5,7 +5,9 @@
  * runs of one row in registers, writes every row that starts in its chunk (beta applied
  * there, once), and leaves the part of a row that started in an earlier chunk as the
  * chunk's carry-out, which a second kernel adds afterwards. Unlike the merge path it
- * stages nothing in shared memory: all of a warp's gathers from x are in flight at once. */
+ * stages nothing in shared memory: all of a warp's gathers from x are in flight at once.
+ * The kernel is a template on the offset type (issue 20): the row pointers and the entry
+ * count are int32_t or int64_t, as the CSR's pointers. */
 #include "spmv_common.cuh"
 #include "spmv_policy_csr.h"
 
@@ -19,22 +21,23 @@ constexpr unsigned full = 0xffffffffu;
  * shuffle binary search over it (the ends are non-decreasing); a lane whose entry lies
  * past all 32 moves to the next window (only runs of empty rows need that). All lanes
  * call it; cur is the same on every lane and is at most the row of every valid e. */
-__device__ __forceinline__ int32_t row_of(const int32_t *ptr, int32_t nrows, int32_t cur,
-                                          int64_t e, bool valid)
+template <typename Off>
+__device__ __forceinline__ int32_t row_of(const Off *ptr, int32_t nrows, int32_t cur, int64_t e,
+                                          bool valid)
 {
     int lane = threadIdx.x & 31;
     int32_t row = cur;
     bool done = !valid;
     for (int64_t c = cur; __any_sync(full, !done); c += 32) {
         int64_t j = c + 1 + lane;
-        int32_t end = j <= nrows ? ptr[j] : INT32_MAX;
+        Off end = j <= nrows ? ptr[j] : spmv::past_end(Off(0));
         int cnt = 0;
 #pragma unroll
         for (int step = 16; step >= 1; step >>= 1) {
-            int32_t v = __shfl_sync(full, end, cnt + step - 1);
+            Off v = __shfl_sync(full, end, cnt + step - 1);
             if ((int64_t)v <= e) cnt += step;
         }
-        int32_t last = __shfl_sync(full, end, 31);
+        Off last = __shfl_sync(full, end, 31);
         if (!done && (int64_t)last > e) {
             row = (int32_t)(c + cnt);
             done = true;
@@ -45,11 +48,12 @@ __device__ __forceinline__ int32_t row_of(const int32_t *ptr, int32_t nrows, int
 
 /* chunk_row[c]: the row holding entry c * chunk_entries (0 for c = 0, nrows for c =
  * nchunks); chunk c writes rows [chunk_row[c], chunk_row[c + 1]) that start in it or are
- * empty, and the row ending past its last entry when that row starts in it. */
-template <typename T>
+ * empty, and the row ending past its last entry when that row starts in it. Off: the type
+ * of the pointers and of nnz. */
+template <typename T, typename Off>
 __global__ void __launch_bounds__(P::block_threads, P::blocks_per_sm)
-split_kernel(const int32_t *__restrict__ ptr, const int32_t *__restrict__ idx,
-             const T *__restrict__ val, int32_t nrows, int32_t nnz, int64_t nchunks,
+split_kernel(const Off *__restrict__ ptr, const int32_t *__restrict__ idx,
+             const T *__restrict__ val, int32_t nrows, Off nnz, int64_t nchunks,
              const int32_t *__restrict__ chunk_row, const T *__restrict__ x, T alpha, T beta,
              T *__restrict__ y, int32_t *__restrict__ carry_row, T *__restrict__ carry_val)
 {
@@ -113,9 +117,9 @@ split_kernel(const int32_t *__restrict__ ptr, const int32_t *__restrict__ idx,
     }
 }
 
-template <typename T>
+template <typename T, typename Off>
 sp_status_t launch(const sp_gpu_env_t *env, const sp_gpu_spmv_plan_t *plan, const sp_csr_t *a,
-                   T alpha, const T *x, T beta, T *y)
+                   const Off *ptr, T alpha, const T *x, T beta, T *y)
 {
     sp_status_t st = SP_STATUS_SUCCESS;
     int64_t nchunks = plan->naux - 1;
@@ -123,12 +127,12 @@ sp_status_t launch(const sp_gpu_env_t *env, const sp_gpu_spmv_plan_t *plan, cons
     T *d_carry_val = NULL;
     spmv::carry_arrays(plan->d_temp, nchunks, &d_carry_row, &d_carry_val);
     SP_CUDA_LAUNCH("split_kernel",
-                   sp_prim::launch(split_kernel<T>,
+                   sp_prim::launch(split_kernel<T, Off>,
                                    spmv::grid_for(env, nchunks * 32, P::block_threads,
                                                   P::blocks_per_sm),
-                                   P::block_threads, env->stream, a->ptr, a->idx,
+                                   P::block_threads, env->stream, ptr, a->idx,
                                    static_cast<const T *>(a->val), (int32_t)a->nrows,
-                                   (int32_t)a->nnz, nchunks, plan->d_aux, x, alpha, beta, y,
+                                   (Off)a->nnz, nchunks, plan->d_aux, x, alpha, beta, y,
                                    d_carry_row, d_carry_val));
     SP_TRY(spmv::launch_carry_fixup<P>(env, d_carry_row, d_carry_val, nchunks, alpha, y));
 done:
@@ -147,8 +151,14 @@ extern "C" sp_status_t sp__gpu_spmv_csr_split(const sp_gpu_env_t *env,
     if (a->nnz == 0) return sp__gpu_scale(env, a->value_type, a->nrows, beta, d_y);
     spmv::by_value(a->value_type, [&](auto tag) {
         using T = decltype(tag);
-        st = launch<T>(env, plan, a, spmv::host_value<T>(alpha), static_cast<const T *>(d_x),
-                       spmv::host_value<T>(beta), static_cast<T *>(d_y));
+        if (a->ptr64)
+            st = launch<T>(env, plan, a, a->ptr64, spmv::host_value<T>(alpha),
+                           static_cast<const T *>(d_x), spmv::host_value<T>(beta),
+                           static_cast<T *>(d_y));
+        else
+            st = launch<T>(env, plan, a, a->ptr, spmv::host_value<T>(alpha),
+                           static_cast<const T *>(d_x), spmv::host_value<T>(beta),
+                           static_cast<T *>(d_y));
     });
     return st;
 }

@@ -19,9 +19,10 @@ struct jds_policy {
 };
 using P = jds_policy;
 
-template <typename T>
+/* Off: the diagonal pointers' type (64-bit from a CSR with 64-bit pointers, issue 20). */
+template <typename T, typename Off>
 __global__ void __launch_bounds__(P::block_threads, P::min_blocks_per_sm)
-jds_kernel(const int32_t *__restrict__ perm, const int32_t *__restrict__ jd_ptr,
+jds_kernel(const int32_t *__restrict__ perm, const Off *__restrict__ jd_ptr,
            const int32_t *__restrict__ col, const T *__restrict__ val, int64_t nrows,
            int64_t njd, const T *__restrict__ x, T alpha, T beta, T *__restrict__ y)
 {
@@ -78,18 +79,26 @@ extern "C" sp_status_t sp__gpu_spmv_jds(const sp_gpu_env_t *env, const sp_jds_t 
                  (long long)a->nnz);
     SP_CHECK_ARG(a->nrows == 0 || a->perm != NULL, "spmv jds: NULL perm for %lld rows",
                  (long long)a->nrows);
-    SP_CHECK_ARG(a->njd == 0 || a->jd_ptr != NULL, "spmv jds: NULL jd_ptr for %lld diagonals",
-                 (long long)a->njd);
+    SP_CHECK_ARG(a->njd == 0 || a->jd_ptr != NULL || a->jd_ptr64 != NULL,
+                 "spmv jds: NULL jd_ptr for %lld diagonals", (long long)a->njd);
     SP_CHECK_ARG(a->nnz == 0 || (a->col != NULL && a->val != NULL),
                  "spmv jds: NULL col or val for %lld entries", (long long)a->nnz);
     if (a->nrows == 0) goto done;
     by_value(a->value_type, [&](auto tag) {
         using T = decltype(tag);
         unsigned blocks = (unsigned)((a->nrows + P::block_threads - 1) / P::block_threads);
-        e = sp_prim::launch(jds_kernel<T>, blocks, P::block_threads, env->stream, a->perm,
-                            a->jd_ptr, a->col, static_cast<const T *>(a->val), a->nrows,
-                            a->njd, static_cast<const T *>(d_x), host_value<T>(alpha),
-                            host_value<T>(beta), static_cast<T *>(d_y));
+        if (a->jd_ptr64)
+            e = sp_prim::launch(jds_kernel<T, int64_t>, blocks, P::block_threads, env->stream,
+                                a->perm, a->jd_ptr64, a->col, static_cast<const T *>(a->val),
+                                a->nrows, a->njd, static_cast<const T *>(d_x),
+                                host_value<T>(alpha), host_value<T>(beta),
+                                static_cast<T *>(d_y));
+        else
+            e = sp_prim::launch(jds_kernel<T, int32_t>, blocks, P::block_threads, env->stream,
+                                a->perm, a->jd_ptr, a->col, static_cast<const T *>(a->val),
+                                a->nrows, a->njd, static_cast<const T *>(d_x),
+                                host_value<T>(alpha), host_value<T>(beta),
+                                static_cast<T *>(d_y));
     });
     SP_CUDA_LAUNCH("jds_kernel", e);
     /* the long rows: empty above (y = beta * y there), added on top balanced over entries */

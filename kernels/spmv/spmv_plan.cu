@@ -22,9 +22,9 @@ static_assert(CP::partition_block_threads == SPP::partition_block_threads,
 
 /* tile_row[b] = rows whose end precedes merge item b * tile_items (clamped to the end),
  * for b = 0..ntiles: the row where tile b starts. */
+template <typename Off>
 __global__ void __launch_bounds__(MP::partition_block_threads)
-partition_kernel(const int32_t *ptr, int64_t nrows, int64_t nnz, int64_t ntiles,
-                 int32_t *tile_row)
+partition_kernel(const Off *ptr, int64_t nrows, int64_t nnz, int64_t ntiles, int32_t *tile_row)
 {
     for (int64_t b = (int64_t)blockIdx.x * MP::partition_block_threads + threadIdx.x;
          b <= ntiles; b += (int64_t)gridDim.x * MP::partition_block_threads) {
@@ -37,9 +37,10 @@ partition_kernel(const int32_t *ptr, int64_t nrows, int64_t nnz, int64_t ntiles,
 /* chunk_row[c] = the row holding entry c * chunk for 0 < c < nchunks (the last row whose
  * start is at or before it: empty rows share their start with the next row),
  * chunk_row[0] = 0 and chunk_row[nchunks] = nrows. CSR split's chunks, and CSC's over
- * the columns. */
+ * the columns. Off: the pointers' type. */
+template <typename Off>
 __global__ void __launch_bounds__(SPP::partition_block_threads)
-split_partition_kernel(const int32_t *ptr, int64_t nrows, int64_t nchunks, int64_t chunk,
+split_partition_kernel(const Off *ptr, int64_t nrows, int64_t nchunks, int64_t chunk,
                        int32_t *chunk_row)
 {
     for (int64_t c = (int64_t)blockIdx.x * SPP::partition_block_threads + threadIdx.x;
@@ -70,10 +71,16 @@ sp_status_t merge_plan(const sp_gpu_env_t *env, const sp_csr_t *a, sp_gpu_spmv_p
     SP_TRY(sp_prim::env_alloc_n(env, &p->d_aux, p->naux));
     p->temp_bytes = spmv::carry_bytes(ntiles);
     SP_TRY(sp_prim::env_alloc(env, &p->d_temp, p->temp_bytes));
-    partition_kernel<<<spmv::grid_for(env, p->naux, MP::partition_block_threads,
-                                       MP::partition_blocks_per_sm),
-                       MP::partition_block_threads, 0, (cudaStream_t)env->stream>>>(
-        a->ptr, a->nrows, a->nnz, ntiles, p->d_aux);
+    if (a->ptr64)
+        partition_kernel<<<spmv::grid_for(env, p->naux, MP::partition_block_threads,
+                                           MP::partition_blocks_per_sm),
+                           MP::partition_block_threads, 0, (cudaStream_t)env->stream>>>(
+            a->ptr64, a->nrows, a->nnz, ntiles, p->d_aux);
+    else
+        partition_kernel<<<spmv::grid_for(env, p->naux, MP::partition_block_threads,
+                                           MP::partition_blocks_per_sm),
+                           MP::partition_block_threads, 0, (cudaStream_t)env->stream>>>(
+            a->ptr, a->nrows, a->nnz, ntiles, p->d_aux);
     SP_CUDA_LAUNCHED("partition_kernel");
 done:
     return st;
@@ -89,10 +96,16 @@ sp_status_t split_plan(const sp_gpu_env_t *env, const sp_csr_t *a, sp_gpu_spmv_p
     SP_TRY(sp_prim::env_alloc_n(env, &p->d_aux, p->naux));
     p->temp_bytes = spmv::carry_bytes(nchunks > 0 ? nchunks : 1);
     SP_TRY(sp_prim::env_alloc(env, &p->d_temp, p->temp_bytes));
-    split_partition_kernel<<<spmv::grid_for(env, p->naux, SPP::partition_block_threads,
-                                             SPP::partition_blocks_per_sm),
-                             SPP::partition_block_threads, 0, (cudaStream_t)env->stream>>>(
-        a->ptr, a->nrows, nchunks, (int64_t)SPP::chunk_entries, p->d_aux);
+    if (a->ptr64)
+        split_partition_kernel<<<spmv::grid_for(env, p->naux, SPP::partition_block_threads,
+                                                 SPP::partition_blocks_per_sm),
+                                 SPP::partition_block_threads, 0, (cudaStream_t)env->stream>>>(
+            a->ptr64, a->nrows, nchunks, (int64_t)SPP::chunk_entries, p->d_aux);
+    else
+        split_partition_kernel<<<spmv::grid_for(env, p->naux, SPP::partition_block_threads,
+                                                 SPP::partition_blocks_per_sm),
+                                 SPP::partition_block_threads, 0, (cudaStream_t)env->stream>>>(
+            a->ptr, a->nrows, nchunks, (int64_t)SPP::chunk_entries, p->d_aux);
     SP_CUDA_LAUNCHED("split_partition_kernel");
 done:
     return st;
@@ -162,10 +175,10 @@ extern "C" sp_status_t sp__gpu_spmv_csr_plan(const sp_gpu_env_t *env, const sp_c
                  (long long)a->nnz, INT32_MAX);
     SP_CHECK_ARG((a->ptr != NULL) != (a->ptr64 != NULL),
                  "csr spmv plan: exactly one of ptr and ptr64 must be set");
-    if (a->ptr64 && alg != SP_SPMV_ALG_CSR_SCALAR && alg != SP_SPMV_ALG_CSR_VECTOR)
+    if (a->ptr64 && (alg == SP_SPMV_ALG_CSR_BINNED || alg == SP_SPMV_ALG_CSR_ADAPTIVE))
         SP_FAIL(SP_STATUS_NOT_SUPPORTED,
-                "csr spmv plan: algorithm %d on a CSR with 64-bit offsets: only csr/scalar and "
-                "csr/vector serve 64-bit offsets so far", (int)alg);
+                "csr spmv plan: algorithm %d on a CSR with 64-bit offsets: only csr/scalar, "
+                "csr/vector, csr/merge and csr/split serve 64-bit offsets so far", (int)alg);
     p.format = SP_FORMAT_CSR;
     p.alg = alg;
     if (p.alg == SP_SPMV_ALG_CSR_VECTOR) p.param = width;
@@ -197,20 +210,28 @@ extern "C" sp_status_t sp__gpu_spmv_csc_plan(const sp_gpu_env_t *env, const sp_c
     SP_CHECK_ARG(env != NULL && a != NULL && plan != NULL, "csc spmv plan: NULL argument");
     SP_CHECK_ARG(env->alloc != NULL && env->free != NULL,
                  "csc spmv plan: environment without allocator");
-    SP_CHECK_ARG(a->ncols >= 0 && a->ncols <= INT32_MAX && a->nnz >= 0 && a->nnz <= INT32_MAX,
-                 "csc spmv plan: %lld columns and %lld entries outside 0..%d",
+    SP_CHECK_ARG(a->ncols >= 0 && a->ncols <= INT32_MAX && a->nnz >= 0 &&
+                     (a->nnz <= INT32_MAX || a->ptr64 != NULL),
+                 "csc spmv plan: %lld columns and %lld entries outside 0..%d (entries past it "
+                 "need 64-bit offsets)",
                  (long long)a->ncols, (long long)a->nnz, INT32_MAX);
-    SP_CHECK_ARG(a->ptr != NULL, "csc spmv plan: ptr is NULL");
+    SP_CHECK_ARG(a->ptr != NULL || a->ptr64 != NULL, "csc spmv plan: ptr is NULL");
     nchunks = (a->nnz + CP::chunk_entries - 1) / CP::chunk_entries;
     p.format = SP_FORMAT_CSC;
     p.alg = SP_SPMV_ALG_DEFAULT;
     p.param = flags & (SP_GPU_CSC_AGGREGATE | SP_GPU_CSC_WINDOW);
     p.naux = nchunks + 1;
     SP_TRY(sp_prim::env_alloc_n(env, &p.d_aux, p.naux));
-    split_partition_kernel<<<spmv::grid_for(env, p.naux, CP::partition_block_threads,
-                                             CP::partition_blocks_per_sm),
-                             CP::partition_block_threads, 0, (cudaStream_t)env->stream>>>(
-        a->ptr, a->ncols, nchunks, (int64_t)CP::chunk_entries, p.d_aux);
+    if (a->ptr64)
+        split_partition_kernel<<<spmv::grid_for(env, p.naux, CP::partition_block_threads,
+                                                 CP::partition_blocks_per_sm),
+                                 CP::partition_block_threads, 0, (cudaStream_t)env->stream>>>(
+            a->ptr64, a->ncols, nchunks, (int64_t)CP::chunk_entries, p.d_aux);
+    else
+        split_partition_kernel<<<spmv::grid_for(env, p.naux, CP::partition_block_threads,
+                                                 CP::partition_blocks_per_sm),
+                                 CP::partition_block_threads, 0, (cudaStream_t)env->stream>>>(
+            a->ptr, a->ncols, nchunks, (int64_t)CP::chunk_entries, p.d_aux);
     SP_CUDA_LAUNCHED("split_partition_kernel");
     *plan = p;
     p = sp_gpu_spmv_plan_t{};

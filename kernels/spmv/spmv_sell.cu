@@ -19,9 +19,10 @@ struct sell_policy {
 };
 using P = sell_policy;
 
-template <typename T>
+/* Off: the slice offsets' type (64-bit from a CSR with 64-bit pointers, issue 20). */
+template <typename T, typename Off>
 __global__ void __launch_bounds__(P::block_threads, P::min_blocks_per_sm)
-sell_kernel(const int32_t *__restrict__ perm, const int32_t *__restrict__ slice_ptr,
+sell_kernel(const int32_t *__restrict__ perm, const Off *__restrict__ slice_ptr,
             const int32_t *__restrict__ slice_width, const int32_t *__restrict__ col,
             const T *__restrict__ val, int64_t nrows, int c, const T *__restrict__ x, T alpha,
             T beta, T *__restrict__ y)
@@ -50,11 +51,12 @@ extern "C" sp_status_t sp__gpu_spmv_sell(const sp_gpu_env_t *env, const sp_sell_
     SP_CHECK_ARG(a->nslices == (a->nrows + a->c - 1) / a->c,
                  "spmv sell: %lld slices for %lld rows of C %d", (long long)a->nslices,
                  (long long)a->nrows, a->c);
-    SP_CHECK_ARG(a->padded >= 0 && a->padded <= INT32_MAX,
-                 "spmv sell: %lld padded slots outside 0..%d", (long long)a->padded,
-                 INT32_MAX);
-    SP_CHECK_ARG(a->nrows == 0 ||
-                     (a->perm != NULL && a->slice_ptr != NULL && a->slice_width != NULL),
+    SP_CHECK_ARG(a->padded >= 0 && (a->padded <= INT32_MAX || a->slice_ptr64 != NULL),
+                 "spmv sell: %lld padded slots outside 0..%d with 32-bit offsets",
+                 (long long)a->padded, INT32_MAX);
+    SP_CHECK_ARG(a->nrows == 0 || (a->perm != NULL &&
+                                   (a->slice_ptr != NULL || a->slice_ptr64 != NULL) &&
+                                   a->slice_width != NULL),
                  "spmv sell: NULL perm, slice_ptr or slice_width for %lld rows",
                  (long long)a->nrows);
     SP_CHECK_ARG(a->padded == 0 || (a->col != NULL && a->val != NULL),
@@ -63,11 +65,18 @@ extern "C" sp_status_t sp__gpu_spmv_sell(const sp_gpu_env_t *env, const sp_sell_
     by_value(a->value_type, [&](auto tag) {
         using T = decltype(tag);
         unsigned blocks = (unsigned)((a->nrows + P::block_threads - 1) / P::block_threads);
-        e = sp_prim::launch(sell_kernel<T>, blocks, P::block_threads, env->stream, a->perm,
-                            a->slice_ptr, a->slice_width, a->col,
-                            static_cast<const T *>(a->val), a->nrows, a->c,
-                            static_cast<const T *>(d_x), host_value<T>(alpha),
-                            host_value<T>(beta), static_cast<T *>(d_y));
+        if (a->slice_ptr64)
+            e = sp_prim::launch(sell_kernel<T, int64_t>, blocks, P::block_threads, env->stream,
+                                a->perm, a->slice_ptr64, a->slice_width, a->col,
+                                static_cast<const T *>(a->val), a->nrows, a->c,
+                                static_cast<const T *>(d_x), host_value<T>(alpha),
+                                host_value<T>(beta), static_cast<T *>(d_y));
+        else
+            e = sp_prim::launch(sell_kernel<T, int32_t>, blocks, P::block_threads, env->stream,
+                                a->perm, a->slice_ptr, a->slice_width, a->col,
+                                static_cast<const T *>(a->val), a->nrows, a->c,
+                                static_cast<const T *>(d_x), host_value<T>(alpha),
+                                host_value<T>(beta), static_cast<T *>(d_y));
     });
     SP_CUDA_LAUNCH("sell_kernel", e);
     /* the long rows: empty above (y = beta * y there), added on top balanced over entries */

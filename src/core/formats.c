@@ -51,6 +51,7 @@ void sp__jds_free(sp_jds_t *a)
     sp__free(a->val);
     sp__free(a->col);
     sp__free(a->jd_ptr);
+    sp__free(a->jd_ptr64);
     sp__free(a->perm);
     memset(a, 0, sizeof *a);
 }
@@ -63,6 +64,7 @@ void sp__sell_free(sp_sell_t *a)
     sp__free(a->col);
     sp__free(a->slice_width);
     sp__free(a->slice_ptr);
+    sp__free(a->slice_ptr64);
     sp__free(a->perm);
     memset(a, 0, sizeof *a);
 }

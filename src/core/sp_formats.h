@@ -5,8 +5,9 @@
  *
  * Conventions: all arrays owned by the struct; empty arrays are NULL. Values are float or
  * double per value_type, or NULL for SP_VALUE_NONE (patterns). Padding slots hold column
- * -1 and value 0. Indices are 32-bit; offsets (jd_ptr, slice_ptr) too, except CSR/CSC's
- * row (column) pointers, which are 32-bit (ptr) or 64-bit (ptr64) per matrix (issue 20). */
+ * -1 and value 0. Indices are 32-bit; offsets (CSR/CSC's row (column) pointers, JDS's
+ * diagonal pointers, SELL's slice offsets) are 32-bit or, converted from a CSR with 64-bit
+ * pointers, 64-bit: one array of either width, per matrix (issue 20). */
 #ifndef SP_FORMATS_H
 #define SP_FORMATS_H
 
@@ -84,7 +85,9 @@ typedef struct sp_hyb {
 
 /* JDS: rows stably sorted by length, descending; perm[i] = original row of sorted row i;
  * jagged diagonal d holds entry d of sorted rows 0..(count-1) at jd_ptr[d] + i.
- * njd = longest row; jd_ptr has njd + 1 entries. */
+ * njd = longest row; jd_ptr has njd + 1 entries. The diagonal pointers are 32-bit (jd_ptr)
+ * or, converted from a CSR with 64-bit pointers, 64-bit (jd_ptr64): exactly one is set
+ * (both NULL only in a zeroed struct); read them through sp__jds_at. */
 typedef struct sp_jds {
     int64_t nrows, ncols, nnz, njd;
     sp_value_type_t value_type;
@@ -93,13 +96,23 @@ typedef struct sp_jds {
     int32_t *col;
     void *val;
     sp_triplets_t tail; /* long rows */
+    int64_t *jd_ptr64;
 } sp_jds_t;
+
+/* Diagonal pointer d of a (0 <= d <= njd), whichever width a holds. */
+static inline int64_t sp__jds_at(const sp_jds_t *a, int64_t d)
+{
+    return a->jd_ptr64 ? a->jd_ptr64[d] : (int64_t)a->jd_ptr[d];
+}
 
 /* SELL-C-sigma: rows sorted by length (descending, stable) within windows of sigma rows;
  * perm[i] = original row at sorted position i; slice s covers sorted rows
  * [s*C, s*C + C) (past nrows: padding rows), stored column-major from slice_ptr[s]:
  * slot k of the slice's row r is at slice_ptr[s] + k * C + r, k < slice_width[s].
- * nslices = ceil(nrows / C); slice_ptr has nslices + 1 entries; padded = slice_ptr[nslices]. */
+ * nslices = ceil(nrows / C); slice_ptr has nslices + 1 entries; padded = slice_ptr[nslices].
+ * The slice offsets are 32-bit (slice_ptr) or, converted from a CSR with 64-bit pointers,
+ * 64-bit (slice_ptr64): exactly one is set (both NULL only in a zeroed struct); read them
+ * through sp__sell_at. */
 typedef struct sp_sell {
     int64_t nrows, ncols, nnz, nslices, padded;
     int c, sigma;
@@ -110,7 +123,14 @@ typedef struct sp_sell {
     int32_t *col;
     void *val;
     sp_triplets_t tail; /* long rows */
+    int64_t *slice_ptr64;
 } sp_sell_t;
+
+/* Slice offset s of a (0 <= s <= nslices), whichever width a holds. */
+static inline int64_t sp__sell_at(const sp_sell_t *a, int64_t s)
+{
+    return a->slice_ptr64 ? a->slice_ptr64[s] : (int64_t)a->slice_ptr[s];
+}
 
 /* Release of host formats (src/core/formats.c): free every array through sp__free, zero
  * the struct (a zeroed struct or NULL is accepted). Device formats: sp__gpu_*_free. */

@@ -1,6 +1,7 @@
 /* SELL-C-sigma (Kreutzer et al.): rows stably sorted by length, descending, within windows
  * of sigma rows; slices of C sorted rows, each stored column-major and padded (column -1,
- * value 0) to its longest row, so padding stays local to a slice. */
+ * value 0) to its longest row, so padding stays local to a slice. The slice offsets take
+ * the CSR's width (slice_ptr64 from a CSR with 64-bit pointers, issue 20). */
 #include "ref_internal.h"
 
 /* perm = rows ordered by (window, descending length, row): two stable passes. */
@@ -22,8 +23,8 @@ done:
     return st;
 }
 
-/* slice_width and slice_ptr from the sorted rows; fails if the padded size needs more
- * than 32-bit offsets. */
+/* slice_width and the slice offsets from the sorted rows; with 32-bit offsets fails if the
+ * padded size needs more. */
 static sp_status_t lay_out_slices(const sp_csr_t *csr, sp_sell_t *s)
 {
     sp_status_t st = SP_STATUS_SUCCESS;
@@ -33,14 +34,20 @@ static sp_status_t lay_out_slices(const sp_csr_t *csr, sp_sell_t *s)
         for (int64_t p = sl * s->c; p < (sl + 1) * s->c && p < s->nrows; p++)
             if (ref_row_length(csr, s->perm[p]) > width) width = ref_row_length(csr, s->perm[p]);
         s->slice_width[sl] = (int32_t)width;
-        s->slice_ptr[sl] = (int32_t)offset;
+        if (s->slice_ptr64)
+            s->slice_ptr64[sl] = offset;
+        else
+            s->slice_ptr[sl] = (int32_t)offset;
         offset += width * s->c;
-        if (offset > INT32_MAX)
+        if (offset > INT32_MAX && !s->slice_ptr64)
             SP_FAIL(SP_STATUS_NOT_SUPPORTED,
                     "csr to sell: %lld padded slots exceed 32-bit offsets (C %d)",
                     (long long)offset, s->c);
     }
-    s->slice_ptr[s->nslices] = (int32_t)offset;
+    if (s->slice_ptr64)
+        s->slice_ptr64[s->nslices] = offset;
+    else
+        s->slice_ptr[s->nslices] = (int32_t)offset;
     s->padded = offset;
 done:
     return st;
@@ -62,7 +69,10 @@ sp_status_t sp__ref_csr_to_sell(const sp_csr_t *csr, int c, int sigma, sp_sell_t
     s.sigma = sigma;
     s.value_type = csr->value_type;
     SP_ALLOC(s.perm, s.nrows);
-    SP_ALLOC(s.slice_ptr, s.nslices + 1);
+    if (csr->ptr64)
+        SP_ALLOC(s.slice_ptr64, s.nslices + 1);
+    else
+        SP_ALLOC(s.slice_ptr, s.nslices + 1);
     SP_ALLOC(s.slice_width, s.nslices);
     SP_TRY(sort_rows(csr, sigma, s.perm));
     SP_TRY(lay_out_slices(csr, &s));
@@ -70,7 +80,7 @@ sp_status_t sp__ref_csr_to_sell(const sp_csr_t *csr, int c, int sigma, sp_sell_t
     SP_TRY(ref_values_calloc(&s.val, s.value_type, s.padded));
     for (int64_t q = 0; q < s.padded; q++) s.col[q] = -1;
     for (int64_t p = 0; p < s.nrows; p++) {
-        int64_t r = s.perm[p], base = s.slice_ptr[p / c] + p % c;
+        int64_t r = s.perm[p], base = sp__sell_at(&s, p / c) + p % c;
         for (int64_t k = 0; k < ref_row_length(csr, r); k++) {
             s.col[base + k * c] = csr->idx[sp__csr_at(csr, r) + k];
             ref_value_copy(s.val, base + k * c, csr->val, sp__csr_at(csr, r) + k, vs);

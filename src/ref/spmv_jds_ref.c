@@ -10,8 +10,8 @@ void sp__ref_spmv_jds(const sp_jds_t *a, const void *alpha, const void *x, const
     double al = ref_value_get(alpha, t, 0), be = ref_value_get(beta, t, 0);
     for (int64_t i = 0; i < a->nrows; i++) {
         double sum = 0.0;
-        for (int64_t d = 0; d < a->njd && i < a->jd_ptr[d + 1] - a->jd_ptr[d]; d++) {
-            int64_t s = a->jd_ptr[d] + i;
+        for (int64_t d = 0; d < a->njd && i < sp__jds_at(a, d + 1) - sp__jds_at(a, d); d++) {
+            int64_t s = sp__jds_at(a, d) + i;
             sum += ref_value_get(a->val, t, s) * ref_value_get(x, t, a->col[s]);
         }
         ref_y_update(y, t, a->perm[i], al, sum, be);

@@ -9,7 +9,7 @@ void sp__ref_spmv_sell(const sp_sell_t *a, const void *alpha, const void *x,
     sp_value_type_t t = a->value_type;
     double al = ref_value_get(alpha, t, 0), be = ref_value_get(beta, t, 0);
     for (int64_t p = 0; p < a->nrows; p++) {
-        int64_t slice = p / a->c, base = a->slice_ptr[slice] + p % a->c;
+        int64_t slice = p / a->c, base = sp__sell_at(a, slice) + p % a->c;
         double sum = 0.0;
         for (int64_t k = 0; k < a->slice_width[slice]; k++) {
             int64_t s = base + k * a->c;
