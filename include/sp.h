@@ -512,7 +512,11 @@ SP_API void sp_matrix_destroy(sp_matrix_t *A);
  * cannot fit in the device's free memory is refused before any work with
  * SP_STATUS_ALLOC_FAILED giving the bytes needed and free. */
 SP_API sp_status_t sp_matrix_build(sp_context_t *ctx, sp_matrix_t *A, sp_format_t format);
-/* Drop a built format (not COO) to free its memory. */
+/* Drop a built format to free its memory. The COO too once the CSR is built (issue 20: past
+ * 2^31 entries the device COO is as large as the CSR): the matrix keeps its counts, the CSR
+ * may then not go until the COO is built again (SP_STATUS_INVALID_ARGUMENT naming which is
+ * the only copy), and whatever reads the COO (a COO product, the edge-centric BFS,
+ * sp_matrix_build(COO), its view) makes it again from the CSR, the same arrays. */
 SP_API sp_status_t sp_matrix_release(sp_context_t *ctx, sp_matrix_t *A, sp_format_t format);
 
 typedef struct sp_matrix_info {

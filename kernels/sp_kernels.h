@@ -123,6 +123,9 @@ sp_status_t sp__gpu_offsets_narrow(const sp_gpu_env_t *env, const int64_t *d_ptr
                                    int32_t *d_ptr);
 sp_status_t sp__gpu_offsets_widen(const sp_gpu_env_t *env, const int32_t *d_ptr, int64_t n,
                                   int64_t *d_ptr64);
+/* *coo = csr's entries as device triplets in its order (either pointer width; the COO made
+ * again after sp_matrix_release(COO), issue 20); queued on env's stream. */
+sp_status_t sp__gpu_csr_to_coo(const sp_gpu_env_t *env, const sp_csr_t *csr, sp_triplets_t *coo);
 /* ell = csr padded to its longest row, column-major. */
 sp_status_t sp__gpu_csr_to_ell(const sp_gpu_env_t *env, const sp_csr_t *csr, sp_ell_t *ell);
 /* ell = the first min(length, width) entries of each row, padded to width (HYB's ELL). */

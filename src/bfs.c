@@ -219,6 +219,9 @@ static sp_status_t prepare(const char *what, sp_context_t *ctx, sp_matrix_t *G,
     *rollback = 1;
     *key = key_for(ctx, G, options);
     SP_TRY(sp_matrix_build(ctx, G, SP_FORMAT_CSR));
+    /* the edge variant walks the COO: made again from the CSR where it was released */
+    if (ctx->kind == SP_DEVICE_CUDA && key->variant == SP_BFS_EDGE)
+        SP_TRY(sp_matrix_build(ctx, G, SP_FORMAT_COO));
     /* pull steps read in-edges: the CSC, or the CSR itself where the pattern is symmetric
      * (the same arrays, no copy: issue 20) */
     if (ctx->kind == SP_DEVICE_CUDA && !G->pattern_symmetric &&

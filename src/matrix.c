@@ -226,7 +226,9 @@ static void drop_csr32(sp_matrix_t *A)
 /* Free format f of A (device or host) and its host mirror. */
 static void free_format(sp_matrix_t *A, sp_format_t f)
 {
-    if (f == SP_FORMAT_CSR || f == SP_FORMAT_CSC) sp__bfs_cache_free(A); /* it indexes them */
+    const sp_triplets_t shape = A->f.coo; /* A's counts live in its COO: kept past its arrays */
+    if (f == SP_FORMAT_COO || f == SP_FORMAT_CSR || f == SP_FORMAT_CSC)
+        sp__bfs_cache_free(A); /* it indexes them (the edge variant the COO) */
     if (f == SP_FORMAT_CSR) drop_csr32(A); /* narrowed from it */
     if (A->ctx->kind == SP_DEVICE_CUDA) {
         sp__cuda_spmv_free_plans(A, f);
@@ -236,6 +238,9 @@ static void free_format(sp_matrix_t *A, sp_format_t f)
         sp__format_set_free(&A->f, f);
     }
     if (A->mirror) sp__format_set_free(A->mirror, f);
+    if (f == SP_FORMAT_COO)
+        A->f.coo = (sp_triplets_t){shape.nrows, shape.ncols, shape.nnz, shape.value_type,
+                                   NULL, NULL, NULL};
     A->built &= ~(1u << f);
     A->mirrored &= ~(1u << f);
 }
@@ -418,6 +423,7 @@ static sp_status_t build(sp_matrix_t *A, sp_format_t f)
         SP_TRY(st);
     } else {
         switch (f) {
+        case SP_FORMAT_COO: SP_TRY(sp__ref_csr_to_coo(&A->f.csr, &A->f.coo)); break;
         case SP_FORMAT_CSR:
             SP_TRY(sp__ref_coo_to_csr_offsets(&A->f.coo, A->offset_bits, &A->f.csr));
             break;
@@ -456,6 +462,11 @@ void sp__matrix_drop_formats_since(sp_matrix_t *A, unsigned built_before)
     if ((A->built & SP__BUILT_CSR32) && !(built_before & SP__BUILT_CSR32)) drop_csr32(A);
     for (int f = SP_FORMAT_CSR; f < SP_FORMAT_COUNT; f++)
         if ((A->built & (1u << f)) && !(built_before & (1u << f))) free_format(A, (sp_format_t)f);
+    /* a COO made again from the CSR (after sp_matrix_release(COO)) goes too; the CSR stays,
+       so A keeps its entries */
+    if ((A->built & (1u << SP_FORMAT_COO)) && !(built_before & (1u << SP_FORMAT_COO)) &&
+        (A->built & (1u << SP_FORMAT_CSR)))
+        free_format(A, SP_FORMAT_COO);
 }
 
 sp_status_t sp_matrix_release(sp_context_t *ctx, sp_matrix_t *A, sp_format_t format)
@@ -463,8 +474,17 @@ sp_status_t sp_matrix_release(sp_context_t *ctx, sp_matrix_t *A, sp_format_t for
     sp_status_t st = SP_STATUS_SUCCESS;
     SP_CHECK_ARG(ctx != NULL && A != NULL, "sp_matrix_release: NULL argument");
     SP_CHECK_ARG(A->ctx == ctx, "sp_matrix_release: matrix belongs to another context");
-    SP_CHECK_ARG((int)format > 0 && format < SP_FORMAT_COUNT,
-                 "sp_matrix_release: format %d cannot be released", (int)format);
+    SP_CHECK_ARG((int)format >= 0 && format < SP_FORMAT_COUNT,
+                 "sp_matrix_release: unknown format %d", (int)format);
+    /* the COO or the CSR holds A's entries, whichever else is released (issue 20) */
+    SP_CHECK_ARG(format != SP_FORMAT_COO || !(A->built & (1u << SP_FORMAT_COO)) ||
+                     (A->built & (1u << SP_FORMAT_CSR)),
+                 "sp_matrix_release: COO is the matrix's only copy of its entries: build CSR "
+                 "first, then the COO can go");
+    SP_CHECK_ARG(format != SP_FORMAT_CSR || !(A->built & (1u << SP_FORMAT_CSR)) ||
+                     (A->built & (1u << SP_FORMAT_COO)),
+                 "sp_matrix_release: CSR is the matrix's only copy of its entries (its COO "
+                 "was released): build COO first, then the CSR can go");
     free_format(A, format);
 done:
     return sp__context_record(ctx, st);

@@ -178,6 +178,7 @@ static int64_t build_bytes(const sp_matrix_t *A, sp_format_t f)
     int64_t m = A->f.coo.nrows, n = A->f.coo.ncols, nnz = A->f.coo.nnz;
     int64_t entry = 4 + (int64_t)sp_value_size(A->f.coo.value_type);
     switch (f) {
+    case SP_FORMAT_COO: return bytes_of(nnz, entry + 4, 0); /* made again from the CSR */
     case SP_FORMAT_CSR: return bytes_of(nnz, entry, (A->offset_bits / 8) * (m + 1));
     case SP_FORMAT_CSC: return bytes_of(nnz, entry, (A->offset_bits / 8) * (n + 1));
     case SP_FORMAT_ELL:
@@ -370,6 +371,10 @@ sp_status_t sp__cuda_matrix_build(sp_matrix_t *A, sp_format_t f, int sell_c, int
     SP_TRY(sp__cuda_check_room(A->ctx, build_bytes(A, f), what));
     if (f == SP_FORMAT_CSR) {
         SP_TRY(sp__gpu_coo_to_csr_offsets(&env, &A->f.coo, A->offset_bits, &A->f.csr));
+        goto done;
+    }
+    if (f == SP_FORMAT_COO) { /* after sp_matrix_release(COO): from the CSR, either width */
+        SP_TRY(sp__gpu_csr_to_coo(&env, &A->f.csr, &A->f.coo));
         goto done;
     }
     SP_TRY(source_csr(A, f, long_bound, &csr));

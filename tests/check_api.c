@@ -236,9 +236,75 @@ START_TEST(test_matrix_info_and_views)
     ck_assert_ok(sp_matrix_release(ctx, A, SP_FORMAT_ELL));
     ck_assert_ok(sp_matrix_info(A, &info));
     ck_assert_int_eq(info.bytes[SP_FORMAT_ELL], 0);
-    ck_assert_status(sp_matrix_release(ctx, A, SP_FORMAT_COO), SP_STATUS_INVALID_ARGUMENT);
     ck_assert_status(sp_matrix_build(ctx, A, (sp_format_t)9), SP_STATUS_INVALID_ARGUMENT);
     ck_assert_str_eq(sp_context_last_error(ctx), sp_last_error());
+    sp_matrix_destroy(A);
+    sp_coo_free(a);
+    sp_context_destroy(ctx);
+}
+END_TEST
+
+/* sp_matrix_release(COO) once the CSR holds the entries (issue 20): refused while the COO
+ * is the only copy, then freed with the counts kept; the CSR is refused release while the
+ * COO is gone; a COO product or build makes it again from the CSR, the same arrays and y
+ * as before; after that the CSR can go and come back. */
+START_TEST(test_matrix_release_coo)
+{
+    enum { M = 300, N = 280 };
+    sp_context_t *ctx = host();
+    sp_coo_t *a = sp_test_random_coo(11, M, N, 4000, SP_R_64F,
+                                     SP_TEST_DUPLICATES | SP_TEST_EMPTY_ROWS);
+    sp_matrix_t *A = NULL;
+    sp_matrix_info_t info;
+    sp_format_view_t v;
+    static double x[N], y_coo[M], y_csr[M], y[M];
+    const double one = 1.0, zero = 0.0;
+    for (int i = 0; i < N; i++) x[i] = 0.5 + (double)(i % 7);
+    ck_assert_ptr_nonnull(a);
+    ck_assert_ok(sp_matrix_create(ctx, a, NULL, &A));
+    ck_assert_ok(sp_matrix_info(A, &info));
+    const int64_t nnz = info.nnz;
+    ck_assert_ok(sp_matrix_view(A, SP_FORMAT_COO, &v));
+    int32_t *row0 = malloc((size_t)nnz * 4), *col0 = malloc((size_t)nnz * 4);
+    double *val0 = malloc((size_t)nnz * 8);
+    ck_assert(row0 && col0 && val0);
+    memcpy(row0, v.coo.row, (size_t)nnz * 4);
+    memcpy(col0, v.coo.col, (size_t)nnz * 4);
+    memcpy(val0, v.coo.val, (size_t)nnz * 8);
+    ck_assert_ok(sp_spmv(ctx, SP_FORMAT_COO, SP_SPMV_ALG_DEFAULT, &one, A, x, &zero, y_coo));
+    ck_assert_status(sp_matrix_release(ctx, A, SP_FORMAT_COO), SP_STATUS_INVALID_ARGUMENT);
+    ck_assert_error_has("COO is the matrix's only copy");
+    ck_assert_ok(sp_spmv(ctx, SP_FORMAT_CSR, SP_SPMV_ALG_DEFAULT, &one, A, x, &zero, y_csr));
+    ck_assert_ok(sp_matrix_release(ctx, A, SP_FORMAT_COO));
+    ck_assert_ok(sp_matrix_release(ctx, A, SP_FORMAT_COO)); /* not built: nothing to free */
+    ck_assert_ok(sp_matrix_info(A, &info));
+    ck_assert_int_eq(info.bytes[SP_FORMAT_COO], 0);
+    ck_assert_int_eq(info.nrows, M);
+    ck_assert_int_eq(info.ncols, N);
+    ck_assert_int_eq(info.nnz, nnz);
+    ck_assert_int_eq(info.value_type, SP_R_64F);
+    ck_assert_status(sp_matrix_view(A, SP_FORMAT_COO, &v), SP_STATUS_INVALID_ARGUMENT);
+    ck_assert_status(sp_matrix_release(ctx, A, SP_FORMAT_CSR), SP_STATUS_INVALID_ARGUMENT);
+    ck_assert_error_has("CSR is the matrix's only copy");
+    ck_assert_ok(sp_spmv(ctx, SP_FORMAT_CSR, SP_SPMV_ALG_DEFAULT, &one, A, x, &zero, y));
+    ck_assert_mem_eq(y, y_csr, sizeof y);
+    ck_assert_ok(sp_spmv(ctx, SP_FORMAT_ELL, SP_SPMV_ALG_DEFAULT, &one, A, x, &zero, y));
+    for (int i = 0; i < M; i++) ck_assert_double_eq_tol(y[i], y_csr[i], 1e-12 * (1 + fabs(y_csr[i])));
+    ck_assert_ok(sp_spmv(ctx, SP_FORMAT_COO, SP_SPMV_ALG_DEFAULT, &one, A, x, &zero, y));
+    ck_assert_mem_eq(y, y_coo, sizeof y); /* made again from the CSR */
+    ck_assert_ok(sp_matrix_view(A, SP_FORMAT_COO, &v));
+    ck_assert_int_eq(v.nnz, nnz);
+    ck_assert_mem_eq(v.coo.row, row0, (size_t)nnz * 4);
+    ck_assert_mem_eq(v.coo.col, col0, (size_t)nnz * 4);
+    ck_assert_mem_eq(v.coo.val, val0, (size_t)nnz * 8);
+    ck_assert_ok(sp_matrix_info(A, &info));
+    ck_assert_int_eq(info.bytes[SP_FORMAT_COO], nnz * 16);
+    ck_assert_ok(sp_matrix_release(ctx, A, SP_FORMAT_CSR));
+    ck_assert_ok(sp_spmv(ctx, SP_FORMAT_CSR, SP_SPMV_ALG_DEFAULT, &one, A, x, &zero, y));
+    ck_assert_mem_eq(y, y_csr, sizeof y);
+    free(row0);
+    free(col0);
+    free(val0);
     sp_matrix_destroy(A);
     sp_coo_free(a);
     sp_context_destroy(ctx);
@@ -615,6 +681,7 @@ static Suite *api_suite(void)
     tcase_add_test(tc, test_size_table);
     tcase_add_test(tc, test_matrix_info_and_views);
     tcase_add_test(tc, test_matrix_create_refuses_bad_coo);
+    tcase_add_test(tc, test_matrix_release_coo);
     tcase_add_test(tc, test_duplicates_policy);
     tcase_add_test(tc, test_spmv_random_double);
     tcase_add_test(tc, test_spmv_random_float);

@@ -3,6 +3,7 @@
  * the host build bit for bit, and clean refusals. Exits 77 (ctest:
  * skipped) where no GPU is usable. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #ifdef SP_HAVE_CUDA
@@ -309,6 +310,92 @@ START_TEST(test_memory_accounting)
     sp_coo_free(a);
 }
 END_TEST
+
+/* y = A x in CSR on ctx, into h_y. */
+static void csr_product(sp_context_t *ctx, sp_matrix_t *A, const double *h_x, int64_t n,
+                        double *h_y)
+{
+    sp_vector_t *x = NULL, *y = NULL;
+    ck_assert_ok(sp_vector_create(ctx, SP_R_64F, n, h_x, &x));
+    ck_assert_ok(sp_vector_create(ctx, SP_R_64F, n, NULL, &y));
+    ck_assert_ok(sp_spmv_vec(ctx, SP_FORMAT_CSR, SP_SPMV_ALG_DEFAULT, 1.0, A, x, 0.0, y));
+    ck_assert_ok(sp_vector_copy_to_host(ctx, y, h_y));
+    sp_vector_destroy(x);
+    sp_vector_destroy(y);
+}
+
+/* sp_matrix_release(COO) on a CUDA context (issue 20): refused while the COO is A's only
+ * copy; once the CSR is built the device COO's bytes go back (counted through the caller's
+ * hooks), the counts stay, the CSR may not go; the edge-centric BFS (it walks the COO) makes
+ * it again from the CSR with the levels of before, and the view shows the arrays of before.
+ * With SP_TEST_OFFSET_BITS=64 (the .offsets64 run) it is made from 64-bit pointers. */
+START_TEST(test_release_coo)
+{
+    sp_device_allocator_t hooks = {hook_alloc, hook_free, NULL};
+    sp_context_options_t o = {.allocator = &hooks};
+    sp_context_t *ctx = NULL;
+    sp_coo_t *a = NULL;
+    sp_matrix_t *A = NULL;
+    sp_matrix_info_t info, after;
+    sp_memory_stats_t m1, m2;
+    sp_format_view_t v;
+    int32_t *d_level = NULL;
+    sp_bfs_options_t bo = {.variant = SP_BFS_EDGE, .loop = SP_BFS_LOOP_HOST};
+    ck_assert_ok(sp_context_create(SP_DEVICE_CUDA, &o, &ctx));
+    ck_assert_ok(sp_gen_poisson3d(24, SP_R_64F, &a));
+    const int64_t n = a->nrows;
+    ck_assert_ok(sp_matrix_create(ctx, a, NULL, &A));
+    ck_assert_status(sp_matrix_release(ctx, A, SP_FORMAT_COO), SP_STATUS_INVALID_ARGUMENT);
+    ck_assert_ok(sp_matrix_info(A, &info));
+    const int64_t nnz = info.nnz;
+    ck_assert_ok(sp_matrix_view(A, SP_FORMAT_COO, &v));
+    int32_t *row0 = malloc((size_t)nnz * 4), *col0 = malloc((size_t)nnz * 4);
+    int32_t *lev0 = malloc((size_t)n * 4), *lev = malloc((size_t)n * 4);
+    double *val0 = malloc((size_t)nnz * 8), *x = malloc((size_t)n * 8);
+    double *y0 = malloc((size_t)n * 8), *y = malloc((size_t)n * 8);
+    ck_assert(row0 && col0 && lev0 && lev && val0 && x && y0 && y);
+    memcpy(row0, v.coo.row, (size_t)nnz * 4);
+    memcpy(col0, v.coo.col, (size_t)nnz * 4);
+    memcpy(val0, v.coo.val, (size_t)nnz * 8);
+    for (int64_t i = 0; i < n; i++) x[i] = 1.0 + (double)(i % 5) / 4.0;
+    ck_assert_int_eq(cudaMalloc((void **)&d_level, (size_t)n * 4), cudaSuccess);
+    ck_assert_ok(sp_bfs(ctx, A, 5, &bo, d_level, NULL, NULL));
+    ck_assert_int_eq(cudaMemcpy(lev0, d_level, (size_t)n * 4, cudaMemcpyDeviceToHost),
+                     cudaSuccess);
+    csr_product(ctx, A, x, n, y0);
+    ck_assert_ok(sp_context_memory(ctx, &m1));
+    ck_assert_ok(sp_matrix_release(ctx, A, SP_FORMAT_COO));
+    ck_assert_ok(sp_context_memory(ctx, &m2));
+    ck_assert_int_ge(m1.current_bytes - m2.current_bytes, nnz * 16); /* and the BFS cache */
+    ck_assert_ok(sp_matrix_info(A, &after));
+    ck_assert_int_eq(after.bytes[SP_FORMAT_COO], 0);
+    ck_assert_int_eq(after.nnz, nnz);
+    ck_assert_int_eq(after.nrows, n);
+    ck_assert_status(sp_matrix_release(ctx, A, SP_FORMAT_CSR), SP_STATUS_INVALID_ARGUMENT);
+    csr_product(ctx, A, x, n, y);
+    ck_assert_mem_eq(y, y0, (size_t)n * 8);
+    ck_assert_int_eq(cudaMemset(d_level, 0xff, (size_t)n * 4), cudaSuccess);
+    ck_assert_ok(sp_bfs(ctx, A, 5, &bo, d_level, NULL, NULL)); /* makes the COO again */
+    ck_assert_int_eq(cudaMemcpy(lev, d_level, (size_t)n * 4, cudaMemcpyDeviceToHost),
+                     cudaSuccess);
+    ck_assert_mem_eq(lev, lev0, (size_t)n * 4);
+    ck_assert_ok(sp_matrix_info(A, &after));
+    ck_assert_int_eq(after.bytes[SP_FORMAT_COO], info.bytes[SP_FORMAT_COO]);
+    ck_assert_ok(sp_matrix_view(A, SP_FORMAT_COO, &v));
+    ck_assert_mem_eq(v.coo.row, row0, (size_t)nnz * 4);
+    ck_assert_mem_eq(v.coo.col, col0, (size_t)nnz * 4);
+    ck_assert_mem_eq(v.coo.val, val0, (size_t)nnz * 8);
+    ck_assert_ok(sp_matrix_release(ctx, A, SP_FORMAT_CSR)); /* the COO holds it again */
+    csr_product(ctx, A, x, n, y);
+    ck_assert_mem_eq(y, y0, (size_t)n * 8);
+    cudaFree(d_level);
+    free(row0), free(col0), free(lev0), free(lev), free(val0), free(x), free(y0), free(y);
+    sp_matrix_destroy(A);
+    ck_assert_int_eq(g_live, 0);
+    sp_context_destroy(ctx);
+    sp_coo_free(a);
+}
+END_TEST
 #endif
 
 static Suite *gpu_context_suite(void)
@@ -323,6 +410,7 @@ static Suite *gpu_context_suite(void)
     tcase_add_test(tc, test_gpu_bfs_runs);
     tcase_add_test(tc, test_allocator_hooks);
     tcase_add_test(tc, test_memory_accounting);
+    tcase_add_test(tc, test_release_coo);
 #endif
     suite_add_tcase(s, tc);
     return s;

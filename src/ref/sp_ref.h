@@ -48,6 +48,8 @@ sp_status_t sp__ref_coo_to_csr(const sp_triplets_t *coo, sp_csr_t *csr);
 sp_status_t sp__ref_coo_to_csr_offsets(const sp_triplets_t *coo, int offset_bits, sp_csr_t *csr);
 /* CSC (transpose) of a CSR. */
 sp_status_t sp__ref_csr_to_csc(const sp_csr_t *csr, sp_csr_t *csc);
+/* *coo = the entries of csr (either pointer width) as triplets in its order. */
+sp_status_t sp__ref_csr_to_coo(const sp_csr_t *csr, sp_triplets_t *coo);
 /* ELL of a CSR, padded to the longest row. */
 sp_status_t sp__ref_csr_to_ell(const sp_csr_t *csr, sp_ell_t *ell);
 /* The ELL width HYB uses by default (Bell & Garland): the largest k such that at least
