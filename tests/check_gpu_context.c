@@ -6,11 +6,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "testutil.h"
+
 #ifdef SP_HAVE_CUDA
 #include <cuda_runtime_api.h>
-#endif
 
-#include "testutil.h"
+#include "testutil_gpu.h"
+#endif
 
 START_TEST(test_create_and_describe)
 {
@@ -311,19 +313,6 @@ START_TEST(test_memory_accounting)
 }
 END_TEST
 
-/* y = A x in CSR on ctx, into h_y. */
-static void csr_product(sp_context_t *ctx, sp_matrix_t *A, const double *h_x, int64_t n,
-                        double *h_y)
-{
-    sp_vector_t *x = NULL, *y = NULL;
-    ck_assert_ok(sp_vector_create(ctx, SP_R_64F, n, h_x, &x));
-    ck_assert_ok(sp_vector_create(ctx, SP_R_64F, n, NULL, &y));
-    ck_assert_ok(sp_spmv_vec(ctx, SP_FORMAT_CSR, SP_SPMV_ALG_DEFAULT, 1.0, A, x, 0.0, y));
-    ck_assert_ok(sp_vector_copy_to_host(ctx, y, h_y));
-    sp_vector_destroy(x);
-    sp_vector_destroy(y);
-}
-
 /* sp_matrix_release(COO) on a CUDA context (issue 20): refused while the COO is A's only
  * copy; once the CSR is built the device COO's bytes go back (counted through the caller's
  * hooks), the counts stay, the CSR may not go; the edge-centric BFS (it walks the COO) makes
@@ -362,7 +351,7 @@ START_TEST(test_release_coo)
     ck_assert_ok(sp_bfs(ctx, A, 5, &bo, d_level, NULL, NULL));
     ck_assert_int_eq(cudaMemcpy(lev0, d_level, (size_t)n * 4, cudaMemcpyDeviceToHost),
                      cudaSuccess);
-    csr_product(ctx, A, x, n, y0);
+    sp_test_spmv_to_host(ctx, A, SP_FORMAT_CSR, x, n, y0);
     ck_assert_ok(sp_context_memory(ctx, &m1));
     ck_assert_ok(sp_matrix_release(ctx, A, SP_FORMAT_COO));
     ck_assert_ok(sp_context_memory(ctx, &m2));
@@ -372,7 +361,7 @@ START_TEST(test_release_coo)
     ck_assert_int_eq(after.nnz, nnz);
     ck_assert_int_eq(after.nrows, n);
     ck_assert_status(sp_matrix_release(ctx, A, SP_FORMAT_CSR), SP_STATUS_INVALID_ARGUMENT);
-    csr_product(ctx, A, x, n, y);
+    sp_test_spmv_to_host(ctx, A, SP_FORMAT_CSR, x, n, y);
     ck_assert_mem_eq(y, y0, (size_t)n * 8);
     ck_assert_int_eq(cudaMemset(d_level, 0xff, (size_t)n * 4), cudaSuccess);
     ck_assert_ok(sp_bfs(ctx, A, 5, &bo, d_level, NULL, NULL)); /* makes the COO again */
@@ -386,7 +375,7 @@ START_TEST(test_release_coo)
     ck_assert_mem_eq(v.coo.col, col0, (size_t)nnz * 4);
     ck_assert_mem_eq(v.coo.val, val0, (size_t)nnz * 8);
     ck_assert_ok(sp_matrix_release(ctx, A, SP_FORMAT_CSR)); /* the COO holds it again */
-    csr_product(ctx, A, x, n, y);
+    sp_test_spmv_to_host(ctx, A, SP_FORMAT_CSR, x, n, y);
     ck_assert_mem_eq(y, y0, (size_t)n * 8);
     cudaFree(d_level);
     free(row0), free(col0), free(lev0), free(lev), free(val0), free(x), free(y0), free(y);

@@ -172,19 +172,6 @@ START_TEST(failed_prepare_leaves_the_matrix)
 }
 END_TEST
 
-/* y = A x on ctx in format f (built or not), into h_y (n doubles). */
-static void spmv_to_host(sp_context_t *ctx, sp_matrix_t *A, sp_format_t f, const double *h_x,
-                         int64_t n, double *h_y)
-{
-    sp_vector_t *x = NULL, *y = NULL;
-    ck_assert_ok(sp_vector_create(ctx, SP_R_64F, n, h_x, &x));
-    ck_assert_ok(sp_vector_create(ctx, SP_R_64F, n, NULL, &y));
-    ck_assert_ok(sp_spmv_vec(ctx, f, SP_SPMV_ALG_DEFAULT, 1.0, A, x, 0.0, y));
-    ck_assert_ok(sp_vector_copy_to_host(ctx, y, h_y));
-    sp_vector_destroy(x);
-    sp_vector_destroy(y);
-}
-
 /* AUTO on a CUDA context never picks a format the device has no room left to build: with
  * the room capped below the padded format AUTO models fastest (ELL on a 3D stencil), it
  * gives way to CSR, builds nothing else and gives the host's y; with room it builds and
@@ -202,7 +189,7 @@ START_TEST(auto_gives_way_without_room)
     ck_assert(h_x && want && got);
     for (int64_t i = 0; i < n; i++) h_x[i] = 1.0 + (double)(i % 13) / 8.0;
     ck_assert_ok(sp_matrix_create(g_host, a, NULL, &H));
-    spmv_to_host(g_host, H, SP_FORMAT_CSR, h_x, n, want);
+    sp_test_spmv_to_host(g_host, H, SP_FORMAT_CSR, h_x, n, want);
     ck_assert_ok(sp_matrix_create(g_ctx, a, NULL, &A));
     ck_assert_ok(sp_matrix_build(g_ctx, A, SP_FORMAT_CSR));
     ck_assert_ok(sp_spmv_choose_format(g_ctx, A, &free_pick));
@@ -214,7 +201,7 @@ START_TEST(auto_gives_way_without_room)
         ck_assert_ok(sp_spmv_choose_format(g_ctx, A, &f));
         /* round 0: no room, nothing built: CSR; 1: room: the free pick; 2: built: kept */
         ck_assert_int_eq(f, round == 0 ? SP_FORMAT_CSR : free_pick);
-        spmv_to_host(g_ctx, A, SP_FORMAT_AUTO, h_x, n, got);
+        sp_test_spmv_to_host(g_ctx, A, SP_FORMAT_AUTO, h_x, n, got);
         for (int64_t i = 0; i < n; i++)
             ck_assert_msg(fabs(got[i] - want[i]) <= 1e-12 * fabs(want[i]) + 1e-300,
                           "round %d row %lld: %.17g, host %.17g", round, (long long)i, got[i],

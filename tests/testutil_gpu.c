@@ -137,3 +137,15 @@ void sp_test_to_host(void *h, const void *d, size_t bytes, cudaStream_t stream)
     if (bytes) ck_cuda(cudaMemcpyAsync(h, d, bytes, cudaMemcpyDeviceToHost, stream));
     ck_cuda(cudaStreamSynchronize(stream));
 }
+
+void sp_test_spmv_to_host(sp_context_t *ctx, sp_matrix_t *A, sp_format_t format,
+                          const double *h_x, int64_t n, double *h_y)
+{
+    sp_vector_t *x = NULL, *y = NULL;
+    ck_assert_ok(sp_vector_create(ctx, SP_R_64F, n, h_x, &x));
+    ck_assert_ok(sp_vector_create(ctx, SP_R_64F, n, NULL, &y));
+    ck_assert_ok(sp_spmv_vec(ctx, format, SP_SPMV_ALG_DEFAULT, 1.0, A, x, 0.0, y));
+    ck_assert_ok(sp_vector_copy_to_host(ctx, y, h_y));
+    sp_vector_destroy(x);
+    sp_vector_destroy(y);
+}

@@ -73,5 +73,9 @@ void *sp_test_env_upload(sp_test_env_t *t, const void *h, size_t bytes);
 /* A device copy of the host CSR h through the environment (its arrays from
  * sp_test_env_upload; sp__gpu_csr_free with t's env frees them), asserted. */
 sp_csr_t sp_test_env_upload_csr(sp_test_env_t *t, const sp_csr_t *h);
+/* h_y = A h_x (double, n rows and columns) on ctx in format (DEFAULT algorithm) through
+ * device vectors, asserted. */
+void sp_test_spmv_to_host(sp_context_t *ctx, sp_matrix_t *A, sp_format_t format,
+                          const double *h_x, int64_t n, double *h_y);
 
 #endif /* SP_TESTUTIL_GPU_H */
