@@ -40,6 +40,8 @@ unset SP_BUILD_TARGETS # everything: ctest -L gpu also runs the benchmarks' smal
 summary() { grep -E "tests passed|\((Failed|Timeout|Not Run|Skipped)\)|Skipped|No tests" "$1" | head -25; }
 no_skips() { ! grep -qE "Skipped|No tests were found" "$1"; }
 
+# NARROW20_SUITES=0 leaves steps 1-3 out (the memchecks alone, on a warm machine)
+if [ "${NARROW20_SUITES:-1}" = 1 ]; then
 # 1. the suite of the narrowing at both widths, and the host suite
 (cd build-gpu && timeout 360 ctest --output-on-failure \
    -R '^(check_gpu_offsets64|check_gpu_offsets64\.offsets64|check_offsets64)$' \
@@ -88,6 +90,7 @@ if [ "${NARROW20_WHOLE:-0}" = 1 ]; then
   rc=$?; summary "$L/ctest-host-64.log"; no_skips "$L/ctest-host-64.log" || rc=1
   step host-suites-64 $rc
 fi
+fi # NARROW20_SUITES
 
 # 4. memcheck (leak check full), side by side on the card: the narrowing suite, and forced
 #    to 64 bits at small size the allocation-failure sweeps of every format's build and
