@@ -115,8 +115,8 @@ mc solver-fused-64 SP_TEST_OFFSET_BITS=64 CK_RUN_CASE=fused "${MC[@]}" \
 wait
 # alone on the GPU: beside other sanitizer processes the tools report false errors at the
 # graph loop's first search (bench/results/h200-sanitize.md)
-mc bfs-64 CK_RUN_CASE=offsets64 "${MC[@]}" ./build-gpu/tests/check_gpu_bfs
-for name in offsets64 alloc-formats-64 alloc-solvers-64 solver-fused-64 bfs-64; do
+mc bfs-offsets64 CK_RUN_CASE=offsets64 "${MC[@]}" ./build-gpu/tests/check_gpu_bfs
+for name in offsets64 alloc-formats-64 alloc-solvers-64 solver-fused-64 bfs-offsets64; do
   rc=$(cat "$L/memcheck-$name.rc" 2>/dev/null || echo 1)
   grep -E "Checks:|LEAK SUMMARY|ERROR SUMMARY" "$L/memcheck-$name.log" | tail -3
   grep -q "ERROR SUMMARY: 0 errors" "$L/memcheck-$name.log" || rc=1
