@@ -18,9 +18,9 @@
  *    in it (CSR: csr/scalar, vector, merge and split), sp_spmv_tune (timing what serves),
  *    BFS (every variant and loop), sp_sptrsv and sp_sptrsv_analyse (every algorithm) and
  *    the solvers (every type and loop). A matrix with 64-bit offsets forced below 2^31
- *    entries is served everywhere (the pointers narrowed to 32 bits where a reader needs them). Past
- *    2^31 entries every other format or operation refuses it with SP_STATUS_NOT_SUPPORTED
- *    naming the count (or the format, algorithm or call) and "64-bit offsets".
+ *    entries is served everywhere (the pointers narrowed to 32 bits where a reader needs
+ *    them). Past 2^31 entries only CSR binned and adaptive, asked for by name on a CUDA
+ *    context, refuse it: SP_STATUS_NOT_SUPPORTED naming the algorithm and "64-bit offsets".
  *  - Host memory is allocated through the hooks set with sp_set_host_allocator (default
  *    malloc/free); memory the library returns to the caller is released with the
  *    matching sp_*_free function, or sp_free for plain arrays.
