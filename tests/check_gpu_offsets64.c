@@ -49,26 +49,10 @@ static void teardown(void) { sp_test_gpu_host_contexts_destroy(&g_gpu, &g_host);
  * vector sum each row in the same order at both widths), its info's width checked. */
 static sp_matrix_t *make(sp_context_t *on, const sp_coo_t *coo, int bits)
 {
-    sp_matrix_options_t o = {0};
-    sp_matrix_t *A = NULL;
+    sp_matrix_t *A = sp_test_matrix_bound(on, coo, bits, -1);
     sp_matrix_info_t info;
-    o.offset_bits = bits;
-    o.long_row_bound = -1;
-    ck_assert_ok(sp_matrix_create(on, coo, &o, &A));
     ck_assert_ok(sp_matrix_info(A, &info));
     ck_assert_int_eq(info.offset_bits, bits);
-    return A;
-}
-
-/* The same with long-row bound `bound` (0: the policy's; rows longer go to the padded
- * formats' tails). */
-static sp_matrix_t *make_bound(sp_context_t *on, const sp_coo_t *coo, int bits, int64_t bound)
-{
-    sp_matrix_options_t o = {0};
-    sp_matrix_t *A = NULL;
-    o.offset_bits = bits;
-    o.long_row_bound = bound;
-    ck_assert_ok(sp_matrix_create(on, coo, &o, &A));
     return A;
 }
 
@@ -432,8 +416,8 @@ START_TEST(narrowed_catalogue)
     size_t ybytes = (size_t)coo->nrows * in.vs;
     for (size_t bi = 0; bi < sizeof bounds / sizeof bounds[0]; bi++) {
         if (sp_test_under_sanitizer() && bounds[bi] != 3) continue; /* the tails: enough */
-        sp_matrix_t *G32 = make_bound(g_gpu, coo, 32, bounds[bi]);
-        sp_matrix_t *G64 = make_bound(g_gpu, coo, 64, bounds[bi]);
+        sp_matrix_t *G32 = sp_test_matrix_bound(g_gpu, coo, 32, bounds[bi]);
+        sp_matrix_t *G64 = sp_test_matrix_bound(g_gpu, coo, 64, bounds[bi]);
         sp_matrix_info_t i32, i64;
         for (size_t k = 0; k < sizeof padded / sizeof padded[0]; k++) {
             snprintf(what, sizeof what, "matrix %d, bound %lld, format %s", (int)_i,
@@ -562,7 +546,7 @@ START_TEST(tune_at_64)
     sp_format_t f = SP_FORMAT_COUNT;
     sp_spmv_alg_t alg = SP_SPMV_ALG_DEFAULT;
     ck_assert_ok(sp_gen_poisson3d(12, SP_R_64F, &a));
-    sp_matrix_t *A = make_bound(g_gpu, a, 64, 0);
+    sp_matrix_t *A = sp_test_matrix_bound(g_gpu, a, 64, 0);
     inputs_make(a, 5, &in);
     void *y = alloc_or_fail((size_t)a->nrows * in.vs);
     ck_assert_ok(sp_spmv_tune(g_gpu, A, &f, &alg));
@@ -624,7 +608,7 @@ START_TEST(refusals_past_narrow_limit)
     sp_vector_t *x = NULL, *y = NULL;
     double alpha = 1, beta = 0, h_y[400];
     ck_assert_ok(sp_gen_poisson2d(20, SP_R_64F, &a));
-    sp_matrix_t *A = make(g_gpu, a, 64), *T = make_bound(g_gpu, a, 64, 3);
+    sp_matrix_t *A = make(g_gpu, a, 64), *T = sp_test_matrix_bound(g_gpu, a, 64, 3);
     ck_assert_ok(sp_vector_create(g_gpu, SP_R_64F, 400, NULL, &x));
     ck_assert_ok(sp_vector_create(g_gpu, SP_R_64F, 400, NULL, &y));
     const struct {
@@ -722,8 +706,8 @@ START_TEST(wide_catalogue)
     void *y64 = alloc_or_fail((size_t)coo->nrows * in.vs);
     for (size_t bi = 0; bi < sizeof bounds / sizeof bounds[0]; bi++) {
         if (sp_test_under_sanitizer() && bounds[bi] == 0) continue; /* -1 and 3: enough */
-        sp_matrix_t *G32 = make_bound(g_gpu, coo, 32, bounds[bi]);
-        sp_matrix_t *G64 = make_bound(g_gpu, coo, 64, bounds[bi]);
+        sp_matrix_t *G32 = sp_test_matrix_bound(g_gpu, coo, 32, bounds[bi]);
+        sp_matrix_t *G64 = sp_test_matrix_bound(g_gpu, coo, 64, bounds[bi]);
         for (size_t k = 0; k < sizeof padded / sizeof padded[0]; k++) {
             snprintf(what, sizeof what, "wide matrix %d, bound %lld, format %s", (int)_i,
                      (long long)bounds[bi], sp_format_name(padded[k]));
@@ -751,7 +735,7 @@ START_TEST(wide_catalogue)
         sp_matrix_destroy(G64);
     }
     {
-        sp_matrix_t *T = make_bound(g_gpu, coo, 64, 3);
+        sp_matrix_t *T = sp_test_matrix_bound(g_gpu, coo, 64, 3);
         sp_format_t f = SP_FORMAT_COUNT;
         sp_spmv_alg_t alg = SP_SPMV_ALG_DEFAULT;
         ck_assert_ok(sp_spmv_tune(g_gpu, T, &f, &alg));
@@ -1094,7 +1078,7 @@ START_TEST(ell_at_64)
         sp_matrix_destroy(G64);
     }
     /* rows over the long-row bound go to the tail (the stencil's inner rows hold 5) */
-    sp_matrix_t *T32 = make_bound(g_gpu, m[0], 32, 3), *T64 = make_bound(g_gpu, m[0], 64, 3);
+    sp_matrix_t *T32 = sp_test_matrix_bound(g_gpu, m[0], 32, 3), *T64 = sp_test_matrix_bound(g_gpu, m[0], 64, 3);
     ck_assert_ok(sp_matrix_build(g_gpu, T32, SP_FORMAT_ELL));
     ck_assert_ok(sp_matrix_build(g_gpu, T64, SP_FORMAT_ELL));
     ck_assert_int_gt(same_padded(T32, T64, SP_FORMAT_ELL, sizeof(double)), 0);

@@ -411,18 +411,6 @@ START_TEST(refusals_above_narrow_limit)
 }
 END_TEST
 
-/* A on the host from coo with offset_bits bits and long-row bound `bound` (0: the policy's;
- * -1: no tails). */
-static sp_matrix_t *make_bound(const sp_coo_t *coo, int bits, int64_t bound)
-{
-    sp_matrix_options_t o = {0};
-    sp_matrix_t *A = NULL;
-    o.offset_bits = bits;
-    o.long_row_bound = bound;
-    ck_assert_ok(sp_matrix_create(ctx, coo, &o, &A));
-    return A;
-}
-
 /* n 32-bit offsets at p32 and 64-bit ones at p64: the same numbers. */
 static void same_offsets(const int32_t *p32, const int64_t *p64, int64_t n, const char *what)
 {
@@ -453,8 +441,8 @@ START_TEST(jds_sell_above_narrow_limit)
     ck_assert_ptr_nonnull(coo);
     sp__test_set_narrow_limit(0);
     for (size_t bi = 0; bi < sizeof bounds / sizeof bounds[0]; bi++) {
-        sp_matrix_t *A32 = make_bound(coo, 32, bounds[bi]);
-        sp_matrix_t *A64 = make_bound(coo, 64, bounds[bi]);
+        sp_matrix_t *A32 = sp_test_matrix_bound(ctx, coo, 32, bounds[bi]);
+        sp_matrix_t *A64 = sp_test_matrix_bound(ctx, coo, 64, bounds[bi]);
         sp_format_t formats[] = {SP_FORMAT_JDS, SP_FORMAT_SELL};
         /* no entries: at the limit, not past it (compare_spmv covers it) */
         for (size_t k = 0; k < 2 && !sp__matrix_narrows(A64); k++) {

@@ -197,6 +197,17 @@ sp_coo_t *sp_test_offsets64_matrix(int i)
     }
 }
 
+sp_matrix_t *sp_test_matrix_bound(sp_context_t *on, const sp_coo_t *coo, int bits,
+                                  int64_t bound)
+{
+    sp_matrix_options_t o = {0};
+    sp_matrix_t *A = NULL;
+    o.offset_bits = bits;
+    o.long_row_bound = bound;
+    ck_assert_ok(sp_matrix_create(on, coo, &o, &A));
+    return A;
+}
+
 int64_t sp_test_view_pointer(const sp_format_view_t *v, sp_format_t f, int64_t i)
 {
     const int32_t *p32 = f == SP_FORMAT_CSR ? v->csr.row_ptr : v->csc.col_ptr;

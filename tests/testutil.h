@@ -87,6 +87,10 @@ sp_coo_t *sp_test_random_coo(uint64_t seed, int64_t nrows, int64_t ncols, int64_
  * rectangular both ways, 0 entries; NULL past the last. */
 #define SP_TEST_OFFSETS64_MATRICES 9
 sp_coo_t *sp_test_offsets64_matrix(int i);
+/* A on context `on` from coo with offset_bits bits and long-row bound `bound` (0: the
+ * policy's; -1: none, no tails or pieces), asserted. */
+sp_matrix_t *sp_test_matrix_bound(sp_context_t *on, const sp_coo_t *coo, int bits,
+                                  int64_t bound);
 
 /* Pointer i of format f (CSR or CSC) in view v, whichever width the matrix holds
  * (row_ptr / col_ptr, or row_ptr64 / col_ptr64 at 64-bit offsets). */
