@@ -155,16 +155,6 @@ static void near_reference(const spmv_inputs_t *in, const void *y, const char *w
     }
 }
 
-/* n values at a and b the same bits (nothing to compare when n is 0). */
-static void same_array(const void *a, const void *b, int64_t n, size_t size, const char *what)
-{
-    if (n <= 0 || size == 0) return;
-    ck_assert_ptr_nonnull(a);
-    ck_assert_ptr_nonnull(b);
-    ck_assert_msg(memcmp(a, b, (size_t)n * size) == 0, "%s: the 32- and 64-bit matrices differ",
-                  what);
-}
-
 /* Format f (CSR or CSC) of G32 and G64 (GPU) and of H (host, 64-bit offsets), built here:
  * the 64-bit ones hold 64-bit pointers (a CSC takes its CSR's width, on both contexts), the
  * same numbers as the 32-bit ones; indices and values the same bits; 4 bytes more a
@@ -190,14 +180,14 @@ static void same_compressed(sp_matrix_t *G32, sp_matrix_t *G64, sp_matrix_t *H, 
         ck_assert_int_eq(sp_test_view_pointer(&vh, f, i), sp_test_view_pointer(&v64, f, i));
     }
     ck_assert_int_eq(sp_test_view_pointer(&v64, f, n), v64.nnz);
-    same_array(csr ? v32.csr.col : v32.csc.row, csr ? v64.csr.col : v64.csc.row, v32.nnz, 4,
-               "indices");
-    same_array(csr ? v32.csr.val : v32.csc.val, csr ? v64.csr.val : v64.csc.val, v32.nnz, vs,
-               "values");
-    same_array(csr ? vh.csr.col : vh.csc.row, csr ? v64.csr.col : v64.csc.row, v32.nnz, 4,
-               "indices (host)");
-    same_array(csr ? vh.csr.val : vh.csc.val, csr ? v64.csr.val : v64.csc.val, v32.nnz, vs,
-               "values (host)");
+    sp_test_same_array(csr ? v32.csr.col : v32.csc.row, csr ? v64.csr.col : v64.csc.row,
+                       v32.nnz, 4, "indices");
+    sp_test_same_array(csr ? v32.csr.val : v32.csc.val, csr ? v64.csr.val : v64.csc.val,
+                       v32.nnz, vs, "values");
+    sp_test_same_array(csr ? vh.csr.col : vh.csc.row, csr ? v64.csr.col : v64.csc.row, v32.nnz,
+                       4, "indices (host)");
+    sp_test_same_array(csr ? vh.csr.val : vh.csc.val, csr ? v64.csr.val : v64.csc.val, v32.nnz,
+                       vs, "values (host)");
     ck_assert_ok(sp_matrix_info(G32, &i32));
     ck_assert_ok(sp_matrix_info(G64, &i64));
     ck_assert_int_eq(i32.offset_bits, 32);
@@ -296,7 +286,7 @@ static void same_offsets(const int32_t *p32, const int32_t *q32, const int64_t *
                          const char *what)
 {
     if (!q64) {
-        same_array(p32, q32, n, 4, what);
+        sp_test_same_array(p32, q32, n, 4, what);
         return;
     }
     ck_assert_msg(p32 != NULL && q32 == NULL, "%s: not exactly one width", what);
@@ -321,26 +311,30 @@ static int64_t same_padded(sp_matrix_t *G32, sp_matrix_t *G64, sp_format_t f, si
     switch (f) {
     case SP_FORMAT_ELL:
         ck_assert_int_eq(a.ell.width, b.ell.width);
-        same_array(a.ell.col, b.ell.col, m * a.ell.width, 4, "ELL columns");
-        same_array(a.ell.val, b.ell.val, m * a.ell.width, vs, "ELL values");
+        sp_test_same_array(a.ell.col, b.ell.col, m * a.ell.width, 4, "ELL columns");
+        sp_test_same_array(a.ell.val, b.ell.val, m * a.ell.width, vs, "ELL values");
         break;
     case SP_FORMAT_HYB:
         ck_assert_int_eq(a.hyb.ell_width, b.hyb.ell_width);
         ck_assert_int_eq(a.hyb.coo_nnz, b.hyb.coo_nnz);
-        same_array(a.hyb.ell_col, b.hyb.ell_col, m * a.hyb.ell_width, 4, "HYB ELL columns");
-        same_array(a.hyb.ell_val, b.hyb.ell_val, m * a.hyb.ell_width, vs, "HYB ELL values");
-        same_array(a.hyb.coo_row, b.hyb.coo_row, a.hyb.coo_nnz, 4, "HYB overflow rows");
-        same_array(a.hyb.coo_col, b.hyb.coo_col, a.hyb.coo_nnz, 4, "HYB overflow columns");
-        same_array(a.hyb.coo_val, b.hyb.coo_val, a.hyb.coo_nnz, vs, "HYB overflow values");
+        sp_test_same_array(a.hyb.ell_col, b.hyb.ell_col, m * a.hyb.ell_width, 4,
+                           "HYB ELL columns");
+        sp_test_same_array(a.hyb.ell_val, b.hyb.ell_val, m * a.hyb.ell_width, vs,
+                           "HYB ELL values");
+        sp_test_same_array(a.hyb.coo_row, b.hyb.coo_row, a.hyb.coo_nnz, 4, "HYB overflow rows");
+        sp_test_same_array(a.hyb.coo_col, b.hyb.coo_col, a.hyb.coo_nnz, 4,
+                           "HYB overflow columns");
+        sp_test_same_array(a.hyb.coo_val, b.hyb.coo_val, a.hyb.coo_nnz, vs,
+                           "HYB overflow values");
         break;
     case SP_FORMAT_JDS:
         ck_assert_int_eq(a.jds.njd, b.jds.njd);
         same_offsets(a.jds.jd_ptr, b.jds.jd_ptr, b.jd_ptr64, a.jds.njd + 1,
                      "JDS diagonal pointers");
         wider = b.jd_ptr64 ? 4 * (a.jds.njd + 1) : 0;
-        same_array(a.jds.perm, b.jds.perm, m, 4, "JDS permutation");
-        same_array(a.jds.col, b.jds.col, a.nnz - a.tail.nnz, 4, "JDS columns");
-        same_array(a.jds.val, b.jds.val, a.nnz - a.tail.nnz, vs, "JDS values");
+        sp_test_same_array(a.jds.perm, b.jds.perm, m, 4, "JDS permutation");
+        sp_test_same_array(a.jds.col, b.jds.col, a.nnz - a.tail.nnz, 4, "JDS columns");
+        sp_test_same_array(a.jds.val, b.jds.val, a.nnz - a.tail.nnz, vs, "JDS values");
         break;
     default:
         ck_assert_int_eq(a.sell.c, b.sell.c);
@@ -350,16 +344,17 @@ static int64_t same_padded(sp_matrix_t *G32, sp_matrix_t *G64, sp_format_t f, si
         same_offsets(a.sell.slice_ptr, b.sell.slice_ptr, b.slice_ptr64, a.sell.nslices + 1,
                      "SELL slices");
         wider = b.slice_ptr64 ? 4 * (a.sell.nslices + 1) : 0;
-        same_array(a.sell.slice_width, b.sell.slice_width, a.sell.nslices, 4, "SELL widths");
-        same_array(a.sell.perm, b.sell.perm, m, 4, "SELL permutation");
-        same_array(a.sell.col, b.sell.col, a.sell.padded, 4, "SELL columns");
-        same_array(a.sell.val, b.sell.val, a.sell.padded, vs, "SELL values");
+        sp_test_same_array(a.sell.slice_width, b.sell.slice_width, a.sell.nslices, 4,
+                           "SELL widths");
+        sp_test_same_array(a.sell.perm, b.sell.perm, m, 4, "SELL permutation");
+        sp_test_same_array(a.sell.col, b.sell.col, a.sell.padded, 4, "SELL columns");
+        sp_test_same_array(a.sell.val, b.sell.val, a.sell.padded, vs, "SELL values");
         break;
     }
     ck_assert_int_eq(a.tail.nnz, b.tail.nnz);
-    same_array(a.tail.row, b.tail.row, a.tail.nnz, 4, "tail rows");
-    same_array(a.tail.col, b.tail.col, a.tail.nnz, 4, "tail columns");
-    same_array(a.tail.val, b.tail.val, a.tail.nnz, vs, "tail values");
+    sp_test_same_array(a.tail.row, b.tail.row, a.tail.nnz, 4, "tail rows");
+    sp_test_same_array(a.tail.col, b.tail.col, a.tail.nnz, 4, "tail columns");
+    sp_test_same_array(a.tail.val, b.tail.val, a.tail.nnz, vs, "tail values");
     ck_assert_ok(sp_matrix_info(G32, &i32));
     ck_assert_ok(sp_matrix_info(G64, &i64));
     ck_assert_int_eq(i32.bytes[f] + wider, i64.bytes[f]);

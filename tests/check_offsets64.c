@@ -420,14 +420,6 @@ static void same_offsets(const int32_t *p32, const int64_t *p64, int64_t n, cons
                       (long long)i, p32[i], (long long)p64[i]);
 }
 
-/* n values of `size` bytes at a and b the same bits. */
-static void same_bytes(const void *a, const void *b, int64_t n, size_t size, const char *what)
-{
-    if (n <= 0 || size == 0) return;
-    ck_assert_msg(a != NULL && b != NULL && memcmp(a, b, (size_t)n * size) == 0,
-                  "%s: the 32- and 64-bit matrices differ", what);
-}
-
 /* Past the narrow limit (lowered to 0 here: every matrix with entries is past it) the host
  * converts JDS and SELL from the 64-bit CSR itself, nothing narrowed (csr_ptr32 stays NULL),
  * with 64-bit offsets of their own (the view's jd_ptr64 / slice_ptr64, jd_ptr / slice_ptr
@@ -460,9 +452,9 @@ START_TEST(jds_sell_above_narrow_limit)
                 ck_assert_ptr_null(b.jds.jd_ptr);
                 ck_assert_ptr_null(a.jd_ptr64);
                 same_offsets(a.jds.jd_ptr, b.jd_ptr64, a.jds.njd + 1, "JDS diagonal pointers");
-                same_bytes(a.jds.perm, b.jds.perm, a.nrows, 4, "JDS permutation");
-                same_bytes(a.jds.col, b.jds.col, a.nnz - a.tail.nnz, 4, "JDS columns");
-                same_bytes(a.jds.val, b.jds.val, a.nnz - a.tail.nnz, vs, "JDS values");
+                sp_test_same_array(a.jds.perm, b.jds.perm, a.nrows, 4, "JDS permutation");
+                sp_test_same_array(a.jds.col, b.jds.col, a.nnz - a.tail.nnz, 4, "JDS columns");
+                sp_test_same_array(a.jds.val, b.jds.val, a.nnz - a.tail.nnz, vs, "JDS values");
             } else {
                 ck_assert_int_eq(a.sell.nslices, b.sell.nslices);
                 ck_assert_int_eq(a.sell.padded, b.sell.padded);
@@ -470,16 +462,16 @@ START_TEST(jds_sell_above_narrow_limit)
                 ck_assert_ptr_null(a.slice_ptr64);
                 same_offsets(a.sell.slice_ptr, b.slice_ptr64, a.sell.nslices + 1,
                              "SELL slices");
-                same_bytes(a.sell.slice_width, b.sell.slice_width, a.sell.nslices, 4,
-                           "SELL widths");
-                same_bytes(a.sell.perm, b.sell.perm, a.nrows, 4, "SELL permutation");
-                same_bytes(a.sell.col, b.sell.col, a.sell.padded, 4, "SELL columns");
-                same_bytes(a.sell.val, b.sell.val, a.sell.padded, vs, "SELL values");
+                sp_test_same_array(a.sell.slice_width, b.sell.slice_width, a.sell.nslices, 4,
+                                   "SELL widths");
+                sp_test_same_array(a.sell.perm, b.sell.perm, a.nrows, 4, "SELL permutation");
+                sp_test_same_array(a.sell.col, b.sell.col, a.sell.padded, 4, "SELL columns");
+                sp_test_same_array(a.sell.val, b.sell.val, a.sell.padded, vs, "SELL values");
             }
             ck_assert_int_eq(a.tail.nnz, b.tail.nnz);
-            same_bytes(a.tail.row, b.tail.row, a.tail.nnz, 4, "tail rows");
-            same_bytes(a.tail.col, b.tail.col, a.tail.nnz, 4, "tail columns");
-            same_bytes(a.tail.val, b.tail.val, a.tail.nnz, vs, "tail values");
+            sp_test_same_array(a.tail.row, b.tail.row, a.tail.nnz, 4, "tail rows");
+            sp_test_same_array(a.tail.col, b.tail.col, a.tail.nnz, 4, "tail columns");
+            sp_test_same_array(a.tail.val, b.tail.val, a.tail.nnz, vs, "tail values");
             ck_assert_ok(sp_matrix_info(A32, &i32));
             ck_assert_ok(sp_matrix_info(A64, &i64));
             ck_assert_int_eq(i64.bytes[f], i32.bytes[f] +

@@ -208,6 +208,15 @@ sp_matrix_t *sp_test_matrix_bound(sp_context_t *on, const sp_coo_t *coo, int bit
     return A;
 }
 
+void sp_test_same_array(const void *a, const void *b, int64_t n, size_t size, const char *what)
+{
+    if (n <= 0 || size == 0) return;
+    ck_assert_ptr_nonnull(a);
+    ck_assert_ptr_nonnull(b);
+    ck_assert_msg(memcmp(a, b, (size_t)n * size) == 0, "%s: the 32- and 64-bit matrices differ",
+                  what);
+}
+
 int64_t sp_test_view_pointer(const sp_format_view_t *v, sp_format_t f, int64_t i)
 {
     const int32_t *p32 = f == SP_FORMAT_CSR ? v->csr.row_ptr : v->csc.col_ptr;

@@ -91,6 +91,9 @@ sp_coo_t *sp_test_offsets64_matrix(int i);
  * policy's; -1: none, no tails or pieces), asserted. */
 sp_matrix_t *sp_test_matrix_bound(sp_context_t *on, const sp_coo_t *coo, int bits,
                                   int64_t bound);
+/* n elements of size bytes at a and b (both non-NULL when n > 0) are the same bytes, else
+ * the failure "<what>: the 32- and 64-bit matrices differ". */
+void sp_test_same_array(const void *a, const void *b, int64_t n, size_t size, const char *what);
 
 /* Pointer i of format f (CSR or CSC) in view v, whichever width the matrix holds
  * (row_ptr / col_ptr, or row_ptr64 / col_ptr64 at 64-bit offsets). */
