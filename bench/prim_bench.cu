@@ -5,9 +5,11 @@
  * The sort rows end with the onesweep passes (sp__gpu_radix_sort_set_onesweep) beside the
  * default ones on 2^26 pairs.
  *
- *   prim_bench [--reps N] [--quick] [--only hist|scan|sort]
+ *   prim_bench [--reps N] [--warmup N] [--quick] [--only hist|scan|sort|sort26]
  *
- * N timed calls each (default 50); --quick: small sizes; --only: one primitive's rows.
+ * N timed calls each (default 50, after 10 warm-up ones); --quick: small sizes; --only: one
+ * primitive's rows (sort26: only the target's row, 2^26 pairs of 32-bit keys, for a
+ * profiler).
  * "of copy" is libsp's GB/s over a device-to-device copy's, measured in the same run.
  */
 #include <cuda_runtime.h>
@@ -26,7 +28,7 @@
 #include "gpu_timing.cuh"
 #include "sp_kernels.h"
 
-static const int warmup = 10;
+static int warmup = 10;
 static int reps = 50;
 static double copy_gbs = 0; /* measured device-to-device copy bandwidth, GB/s */
 static bool onesweep = false; /* the sort rows run libsp's onesweep passes */
@@ -312,17 +314,21 @@ int main(int argc, char **argv)
     for (int i = 1; i < argc; i++) {
         if (!std::strcmp(argv[i], "--reps") && i + 1 < argc)
             reps = std::max(1, std::atoi(argv[++i]));
+        else if (!std::strcmp(argv[i], "--warmup") && i + 1 < argc)
+            warmup = std::max(0, std::atoi(argv[++i]));
         else if (!std::strcmp(argv[i], "--quick"))
             quick = true;
         else if (!std::strcmp(argv[i], "--only") && i + 1 < argc)
             only = argv[++i];
         else {
-            std::fprintf(stderr, "usage: %s [--reps N] [--quick] [--only hist|scan|sort]\n", argv[0]);
+            std::fprintf(stderr,
+                         "usage: %s [--reps N] [--warmup N] [--quick] [--only hist|scan|sort|sort26]\n",
+                         argv[0]);
             return 2;
         }
     }
     bool hist = !*only || !std::strcmp(only, "hist"), scan = !*only || !std::strcmp(only, "scan"),
-         sort = !*only || !std::strcmp(only, "sort");
+         sort = !*only || !std::strcmp(only, "sort"), sort26 = !std::strcmp(only, "sort26");
     cudaDeviceProp prop;
     int dev = 0, driver = 0, runtime = 0;
     CUDA_OK(cudaGetDevice(&dev));
@@ -344,6 +350,11 @@ int main(int argc, char **argv)
                 "| check |\n");
     std::printf("|---|---|---|---|---|---|---|---|---|---|---|\n");
 
+    if (sort26) { /* the target's row alone */
+        bench_sort<unsigned>(quick ? 1 << 20 : 1 << 26, 32, true);
+        CUDA_OK(cudaStreamDestroy(stream));
+        return 0;
+    }
     long long hn = quick ? 1 << 20 : 1 << 26;
     if (hist) {
         bench_histogram(hn, 16, "few");
