@@ -64,7 +64,12 @@ __device__ __forceinline__ int warp_count(unsigned d, bool valid, int *counters,
     return old + __popc(peers & below);
 }
 
-/* counts[d * nblocks + tile] = keys of the tile with digit d. */
+/* counts[d * nblocks + tile] = keys of the tile with digit d. Counting needs no ranks, so
+ * each key is one shared atomic on its warp's counters, after all the tile's loads are in
+ * flight; a warp whose 32 keys share one digit (keys narrower than key_bits, sorted or
+ * constant input) adds them with one atomic instead of 32 on one address. On an H100 the
+ * ranked form (warp_count, nine ballots a key) ran at 0.98 TB/s, instruction-bound, a
+ * quarter of the sort's time (bench/results/h100-sort-2026-11-26.md). */
 template <typename K>
 __global__ void __launch_bounds__(BLOCK)
 upsweep_kernel(const K *keys, int64_t n, int shift, unsigned mask, int *counts, int nblocks)
@@ -75,13 +80,22 @@ upsweep_kernel(const K *keys, int64_t n, int shift, unsigned mask, int *counts, 
     for (int w = 0; w < NWARPS; w++) hist[w][t] = 0;
     __syncthreads();
     int64_t base = (int64_t)blockIdx.x * tile_of<K>();
-    unsigned below = lanemask_lt();
-#pragma unroll 4
+    K k[ITEMS];
+#pragma unroll
     for (int i = 0; i < ITEMS; i++) {
         int64_t e = base + striped<ITEMS>(warp, i, lane);
-        bool valid = e < n;
-        unsigned d = valid ? digit_of(__ldg(keys + e), shift, mask) : 0;
-        (void)warp_count(d, valid, hist[warp], below);
+        k[i] = e < n ? __ldg(keys + e) : K(0);
+    }
+#pragma unroll
+    for (int i = 0; i < ITEMS; i++) {
+        bool valid = base + striped<ITEMS>(warp, i, lane) < n;
+        unsigned d = digit_of(k[i], shift, mask);
+        unsigned d0 = __shfl_sync(full_mask, d, 0);
+        if (__all_sync(full_mask, valid && d == d0)) {
+            if (lane == 0) atomicAdd(&hist[warp][d0], 32);
+        } else if (valid) {
+            atomicAdd(&hist[warp][d], 1);
+        }
     }
     __syncthreads();
     if (t <= (int)mask) {
@@ -173,9 +187,8 @@ downsweep_kernel(const K *keys_in, const int *vals_in, K *keys_out, int *vals_ou
 {
     constexpr int ITEMS = sp_radix_policy<K>::items_per_thread;
     constexpr int TILE = tile_of<K>();
-    __shared__ int hist[NWARPS][RADIX]; /* per warp, then its offset within the digit */
-    __shared__ int digit_start[RADIX];  /* first tile slot of each digit */
-    __shared__ int digit_global[RADIX]; /* output position of the digit's first key */
+    __shared__ int hist[NWARPS][RADIX]; /* per warp, then the tile slot of its first key */
+    __shared__ int digit_shift[RADIX];  /* output position of a slot of the digit - the slot */
     __shared__ int warp_totals[BLOCK / 32 + 1];
     __shared__ K sorted_keys[TILE];
     __shared__ int sorted_vals[PAIRS ? TILE : 1];
@@ -209,7 +222,8 @@ downsweep_kernel(const K *keys_in, const int *vals_in, K *keys_out, int *vals_ou
     }
     __syncthreads();
 
-    /* thread t owns digit t: warps' offsets within it, then the digits' starts */
+    /* thread t owns digit t: warps' offsets within it, the digit's first tile slot, then
+     * each warp's first slot of the digit */
     int run = 0;
     for (int w = 0; w < NWARPS; w++) {
         int c = hist[w][t];
@@ -217,15 +231,16 @@ downsweep_kernel(const K *keys_in, const int *vals_in, K *keys_out, int *vals_ou
         run += c;
     }
     int tile_keys;
-    digit_start[t] = block_exclusive_scan<BLOCK>(run, warp_totals, &tile_keys);
+    const int start = block_exclusive_scan<BLOCK>(run, warp_totals, &tile_keys);
+    for (int w = 0; w < NWARPS; w++) hist[w][t] += start;
     if (t > (int)mask) {
-        digit_global[t] = 0;
+        digit_shift[t] = 0;
     } else if (ONESWEEP) {
         int before = look_back(lb, tile, t, run);
         if (before < 0) s_failed = 1;
-        digit_global[t] = lb.off[t] + before;
+        digit_shift[t] = lb.off[t] + before - start;
     } else {
-        digit_global[t] = offsets[(int64_t)t * nblocks + blockIdx.x];
+        digit_shift[t] = offsets[(int64_t)t * nblocks + blockIdx.x] - start;
     }
     __syncthreads();
     if (ONESWEEP && s_failed) return; /* a digit's look-back gave up: its offsets are unknown */
@@ -234,7 +249,7 @@ downsweep_kernel(const K *keys_in, const int *vals_in, K *keys_out, int *vals_ou
     for (int i = 0; i < ITEMS; i++) {
         if (striped<ITEMS>(warp, i, lane) < count) {
             unsigned d = digit_of(k[i], shift, mask);
-            slot[i] += digit_start[d] + hist[warp][d];
+            slot[i] += hist[warp][d];
             sorted_keys[slot[i]] = k[i];
         }
     }
@@ -251,7 +266,7 @@ downsweep_kernel(const K *keys_in, const int *vals_in, K *keys_out, int *vals_ou
     for (int s = t; s < count; s += BLOCK) {
         K key = sorted_keys[s];
         unsigned d = digit_of(key, shift, mask);
-        int64_t dst = (int64_t)digit_global[d] + (s - digit_start[d]);
+        int dst = digit_shift[d] + s; /* n <= INT32_MAX */
         keys_out[dst] = key;
         if (PAIRS) vals_out[dst] = sorted_vals[s];
     }
