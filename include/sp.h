@@ -569,6 +569,14 @@ typedef struct sp_format_view {
         int64_t width;
         const int32_t *col;
         const void *val;
+        /* the value table, when the matrix has at most 256 distinct values (compared by
+           bit pattern; the SpMV then reads a byte a slot instead of a value): ntable
+           values (1..256; 0: no table, code and table NULL) ascending by bit pattern, and
+           code, nrows x width bytes laid out as col, with val[s] == table[code[s]] at
+           every stored slot (padding: any code). Built on both contexts alike. */
+        const unsigned char *code;
+        const void *table;
+        int ntable;
     } ell;
     struct { /* an ELL part (nrows x ell_width, as ell) and the overflow as row-sorted COO */
         int64_t ell_width;
@@ -577,6 +585,10 @@ typedef struct sp_format_view {
         int64_t coo_nnz;
         const int32_t *coo_row, *coo_col;
         const void *coo_val;
+        /* the ELL part's value table, as ell's (its count covers the overflow's values) */
+        const unsigned char *ell_code;
+        const void *ell_table;
+        int ell_ntable;
     } hyb;
     struct { /* rows sorted by length (perm[i]: the original row of sorted row i), stored by
                 jagged diagonal: jd_ptr (njd + 1), col and val (jd_ptr[njd] = nnz - tail.nnz) */

@@ -463,3 +463,63 @@ const sp_test_spmv_combo_t sp_test_spmv_combos[] = {
 };
 const int sp_test_spmv_ncombos =
     (int)(sizeof sp_test_spmv_combos / sizeof sp_test_spmv_combos[0]);
+
+/* ---- ELL value tables ---------------------------------------------------------------- */
+
+sp_coo_t *sp_test_patterned_coo(int64_t nrows, int64_t per_row, int64_t long_len,
+                                const uint64_t *bits, int64_t nbits, int spread,
+                                sp_value_type_t type)
+{
+    sp_coo_t *a = NULL;
+    int64_t cap = 0;
+    for (int64_t r = 0; r < nrows; r++)
+        cap += long_len > 0 && r % 97 == 0 ? long_len : per_row;
+    ck_assert_ok(sp_coo_create(nrows, nrows, cap, type, &a));
+    for (int64_t r = 0; r < nrows; r++) {
+        int64_t len = long_len > 0 && r % 97 == 0 ? long_len : per_row;
+        for (int64_t e = 0; e < len; e++) {
+            int64_t k = a->nnz++;
+            int64_t pick = spread ? (r * per_row + e) % nbits : r * nbits / nrows;
+            a->row[k] = (int32_t)r;
+            a->col[k] = (int32_t)((r + e) % nrows);
+            if (type == SP_R_64F) memcpy((double *)a->val + k, &bits[pick], 8);
+            if (type == SP_R_32F) {
+                uint32_t w = (uint32_t)bits[pick];
+                memcpy((float *)a->val + k, &w, 4);
+            }
+        }
+    }
+    return a;
+}
+
+int sp_test_check_value_table(const sp_format_view_t *v, int hyb, int expect)
+{
+    const int32_t *col = hyb ? v->hyb.ell_col : v->ell.col;
+    const unsigned char *val = hyb ? v->hyb.ell_val : v->ell.val;
+    const unsigned char *code = hyb ? v->hyb.ell_code : v->ell.code;
+    const unsigned char *table = hyb ? v->hyb.ell_table : v->ell.table;
+    int ntable = hyb ? v->hyb.ell_ntable : v->ell.ntable;
+    int64_t slots = v->nrows * (hyb ? v->hyb.ell_width : v->ell.width);
+    size_t vs = sp_value_size(v->value_type);
+    if (expect >= 0) ck_assert_int_eq(ntable, expect);
+    if (ntable == 0) {
+        ck_assert_ptr_null(code);
+        ck_assert_ptr_null(table);
+        return 0;
+    }
+    ck_assert(ntable <= 256);
+    for (int i = 1; i < ntable; i++) {
+        uint64_t lo = 0, hi = 0;
+        memcpy(&lo, table + (size_t)(i - 1) * vs, vs); /* little-endian: the low bytes */
+        memcpy(&hi, table + (size_t)i * vs, vs);
+        ck_assert_msg(lo < hi, "table entries %d and %d are not ascending", i - 1, i);
+    }
+    for (int64_t s = 0; s < slots; s++) {
+        if (col[s] < 0) continue;
+        ck_assert_msg(code[s] < ntable, "slot %lld: code %d of %d", (long long)s, code[s],
+                      ntable);
+        ck_assert_msg(memcmp(val + (size_t)s * vs, table + (size_t)code[s] * vs, vs) == 0,
+                      "slot %lld: value and table[%d] differ", (long long)s, code[s]);
+    }
+    return ntable;
+}
