@@ -539,6 +539,8 @@ typedef struct sp_matrix_info {
     int pattern_symmetric;          /* 1: recorded as pattern-symmetric at sp_matrix_create
                                        (the COO's flag or the option), so BFS pulls through
                                        the CSR (bytes[SP_FORMAT_CSC] stays 0) */
+    int ell_value_table, hyb_value_table; /* entries of the built ELL's (HYB's ELL part's)
+                                       value table (sp_format_view_t.ell), 0: none */
 } sp_matrix_info_t;
 
 SP_API sp_status_t sp_matrix_info(const sp_matrix_t *A, sp_matrix_info_t *info);

@@ -552,6 +552,8 @@ sp_status_t sp_matrix_info(const sp_matrix_t *A, sp_matrix_info_t *info)
     info->sell_tail_nnz = A->f.sell.tail.nnz;
     info->offset_bits = A->offset_bits;
     info->pattern_symmetric = A->pattern_symmetric;
+    info->ell_value_table = A->f.ell.ntable;
+    info->hyb_value_table = A->f.hyb.ell.ntable;
 done:
     return st;
 }

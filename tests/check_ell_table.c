@@ -21,59 +21,26 @@ static void teardown(void)
     sp_context_destroy(ctx);
 }
 
-/* A of coo with format f built, the value table switch as `table` during the build. */
-static sp_matrix_t *built(const sp_coo_t *coo, sp_format_t f, int table)
-{
-    sp_matrix_t *A = NULL;
-    sp__ell_value_table_set(table);
-    ck_assert_ok(sp_matrix_create(ctx, coo, NULL, &A));
-    ck_assert_ok(sp_matrix_build(ctx, A, f));
-    sp__ell_value_table_set(1);
-    return A;
-}
-
-/* y = A x in format f (x_i = 1 + (i % 7) / 8), into y (nrows values of A's type). */
-static void product(sp_matrix_t *A, sp_format_t f, const sp_coo_t *coo, void *y)
-{
-    sp_vector_t *x = NULL, *vy = NULL;
-    size_t vs = sp_value_size(coo->value_type);
-    double *hx = malloc((size_t)coo->ncols * sizeof *hx + 1);
-    void *tx = malloc((size_t)coo->ncols * vs + 1);
-    for (int64_t i = 0; i < coo->ncols; i++) {
-        hx[i] = 1.0 + (double)(i % 7) / 8.0;
-        if (vs == 8) ((double *)tx)[i] = hx[i];
-        if (vs == 4) ((float *)tx)[i] = (float)hx[i];
-    }
-    ck_assert_ok(sp_vector_create(ctx, coo->value_type, coo->ncols, tx, &x));
-    ck_assert_ok(sp_vector_create(ctx, coo->value_type, coo->nrows, NULL, &vy));
-    ck_assert_ok(sp_spmv_vec(ctx, f, SP_SPMV_ALG_DEFAULT, 1.0, A, x, 0.0, vy));
-    ck_assert_ok(sp_vector_copy_to_host(ctx, vy, y));
-    sp_vector_destroy(vy);
-    sp_vector_destroy(x);
-    free(tx);
-    free(hx);
-}
-
 /* The product in format f with the table and without it: the same bits; and, when
  * with_csr, CSR's bits too (the host sums every row in its CSR order). Returns ntable. */
 static int same_products(const sp_coo_t *coo, sp_format_t f, int expect, int with_csr)
 {
     size_t bytes = (size_t)coo->nrows * sp_value_size(coo->value_type) + 1;
     void *y1 = calloc(1, bytes), *y0 = calloc(1, bytes), *yc = calloc(1, bytes);
-    sp_matrix_t *A1 = built(coo, f, 1), *A0 = built(coo, f, 0);
+    sp_matrix_t *A1 = sp_test_table_matrix(ctx, coo, f, 1), *A0 = sp_test_table_matrix(ctx, coo, f, 0);
     sp_format_view_t v;
     int hyb = f == SP_FORMAT_HYB, n;
     ck_assert_ok(sp_matrix_view(A1, f, &v));
     n = sp_test_check_value_table(&v, hyb, expect);
     ck_assert_ok(sp_matrix_view(A0, f, &v));
     sp_test_check_value_table(&v, hyb, 0);
-    product(A1, f, coo, y1);
-    product(A0, f, coo, y0);
+    sp_test_table_product(ctx, A1, f, coo, y1);
+    sp_test_table_product(ctx, A0, f, coo, y0);
     ck_assert_msg(memcmp(y1, y0, bytes - 1) == 0, "%s: the product with the table differs",
                   sp_format_name(f));
     if (with_csr) {
         ck_assert_ok(sp_matrix_build(ctx, A0, SP_FORMAT_CSR));
-        product(A0, SP_FORMAT_CSR, coo, yc);
+        sp_test_table_product(ctx, A0, SP_FORMAT_CSR, coo, yc);
         ck_assert_msg(memcmp(y1, yc, bytes - 1) == 0, "%s: the product differs from CSR's",
                       sp_format_name(f));
     }
@@ -94,7 +61,7 @@ START_TEST(poisson_two_values)
         ck_assert_ok(sp_gen_poisson3d(12, types[t], &coo));
         same_products(coo, SP_FORMAT_ELL, 2, 1);
         /* 6 (0x4018... / 0x40c0...) before -1 (sign bit set) */
-        sp_matrix_t *A = built(coo, SP_FORMAT_ELL, 1);
+        sp_matrix_t *A = sp_test_table_matrix(ctx, coo, SP_FORMAT_ELL, 1);
         ck_assert_ok(sp_matrix_view(A, SP_FORMAT_ELL, &v));
         if (types[t] == SP_R_64F) {
             ck_assert(((const double *)v.ell.table)[0] == 6.0);
@@ -188,7 +155,7 @@ START_TEST(signed_zero_nan_sentinel)
         uint64_t kb[5];
         for (int i = 0; i < 5; i++) kb[i] = t == 0 ? kept[i] : f_bits[i == 4 ? 5 : i];
         sp_coo_t *coo = sp_test_patterned_coo(300, 4, 0, kb, 5, 1, type);
-        sp_matrix_t *A = built(coo, SP_FORMAT_ELL, 1);
+        sp_matrix_t *A = sp_test_table_matrix(ctx, coo, SP_FORMAT_ELL, 1);
         sp_format_view_t v;
         ck_assert_ok(sp_matrix_view(A, SP_FORMAT_ELL, &v));
         sp_test_check_value_table(&v, 0, 5);
@@ -210,13 +177,13 @@ START_TEST(no_table)
     pattern->nnz = 4;
     same_products(empty, SP_FORMAT_ELL, 0, 1);
     same_products(empty, SP_FORMAT_HYB, 0, 1);
-    sp_matrix_t *P = built(pattern, SP_FORMAT_ELL, 1);
+    sp_matrix_t *P = sp_test_table_matrix(ctx, pattern, SP_FORMAT_ELL, 1);
     ck_assert_ok(sp_matrix_view(P, SP_FORMAT_ELL, &v));
     sp_test_check_value_table(&v, 0, 0);
     sp_matrix_destroy(P);
     /* the switch: off at the build, no table; the bytes then count none */
     sp_coo_t *coo = sp_test_patterned_coo(100, 3, 0, two, 2, 1, SP_R_64F);
-    sp_matrix_t *A1 = built(coo, SP_FORMAT_ELL, 1), *A0 = built(coo, SP_FORMAT_ELL, 0);
+    sp_matrix_t *A1 = sp_test_table_matrix(ctx, coo, SP_FORMAT_ELL, 1), *A0 = sp_test_table_matrix(ctx, coo, SP_FORMAT_ELL, 0);
     sp_matrix_info_t i1, i0;
     ck_assert_ok(sp_matrix_info(A1, &i1));
     ck_assert_ok(sp_matrix_info(A0, &i0));
@@ -247,7 +214,7 @@ START_TEST(tail_and_hyb)
             fb[i] = w;
         }
         sp_coo_t *coo = sp_test_patterned_coo(2000, 4, 600, t == 0 ? three : fb, 3, 1, type);
-        sp_matrix_t *A = built(coo, SP_FORMAT_ELL, 1);
+        sp_matrix_t *A = sp_test_table_matrix(ctx, coo, SP_FORMAT_ELL, 1);
         sp_matrix_info_t info;
         ck_assert_ok(sp_matrix_info(A, &info));
         ck_assert_int_gt(info.ell_tail_nnz, 0);

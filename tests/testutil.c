@@ -523,3 +523,35 @@ int sp_test_check_value_table(const sp_format_view_t *v, int hyb, int expect)
     }
     return ntable;
 }
+
+sp_matrix_t *sp_test_table_matrix(sp_context_t *ctx, const sp_coo_t *coo, sp_format_t f,
+                                  int table)
+{
+    sp_matrix_t *A = NULL;
+    sp__ell_value_table_set(table);
+    ck_assert_ok(sp_matrix_create(ctx, coo, NULL, &A));
+    ck_assert_ok(sp_matrix_build(ctx, A, f));
+    sp__ell_value_table_set(1);
+    return A;
+}
+
+void sp_test_table_product(sp_context_t *ctx, sp_matrix_t *A, sp_format_t f,
+                           const sp_coo_t *coo, void *y)
+{
+    sp_vector_t *x = NULL, *vy = NULL;
+    size_t vs = sp_value_size(coo->value_type);
+    void *hx = malloc((size_t)coo->ncols * vs + 1);
+    ck_assert_ptr_nonnull(hx);
+    for (int64_t i = 0; i < coo->ncols; i++) {
+        double v = 1.0 + (double)(i % 7) / 8.0;
+        if (vs == 8) ((double *)hx)[i] = v;
+        if (vs == 4) ((float *)hx)[i] = (float)v;
+    }
+    ck_assert_ok(sp_vector_create(ctx, coo->value_type, coo->ncols, hx, &x));
+    ck_assert_ok(sp_vector_create(ctx, coo->value_type, coo->nrows, NULL, &vy));
+    ck_assert_ok(sp_spmv_vec(ctx, f, SP_SPMV_ALG_DEFAULT, 1.0, A, x, 0.0, vy));
+    ck_assert_ok(sp_vector_copy_to_host(ctx, vy, y));
+    sp_vector_destroy(vy);
+    sp_vector_destroy(x);
+    free(hx);
+}

@@ -109,6 +109,13 @@ sp_coo_t *sp_test_patterned_coo(int64_t nrows, int64_t per_row, int64_t long_len
  * table strictly ascending by bit pattern, and every stored slot's value the same bits as
  * table[code]. Returns ntable. */
 int sp_test_check_value_table(const sp_format_view_t *v, int hyb, int expect);
+/* A of coo on ctx with format f built while the value table switch is `table` (set back
+ * on after); asserted. */
+sp_matrix_t *sp_test_table_matrix(sp_context_t *ctx, const sp_coo_t *coo, sp_format_t f,
+                                  int table);
+/* y = A x in format f (x_i = 1 + (i % 7) / 8) into host y (nrows values of coo's type). */
+void sp_test_table_product(sp_context_t *ctx, sp_matrix_t *A, sp_format_t f,
+                           const sp_coo_t *coo, void *y);
 
 /* Pointer i of format f (CSR or CSC) in view v, whichever width the matrix holds
  * (row_ptr / col_ptr, or row_ptr64 / col_ptr64 at 64-bit offsets). */
