@@ -575,7 +575,7 @@ typedef struct sp_format_view {
            bit pattern; the SpMV then reads a byte a slot instead of a value): ntable
            values (1..256; 0: no table, code and table NULL) ascending by bit pattern, and
            code, nrows x width bytes laid out as col, with val[s] == table[code[s]] at
-           every stored slot (padding: any code). Built on both contexts alike. */
+           every stored slot (padding: code 0). Built on both contexts alike. */
         const unsigned char *code;
         const void *table;
         int ntable;

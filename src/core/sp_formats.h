@@ -74,7 +74,7 @@ typedef struct sp_triplets {
  * has at most SP_ELL_TABLE_MAX distinct values by bit pattern (-0.0 and 0.0, NaN payloads
  * all distinct), `table` holds them (ntable of them, ascending by bit pattern read as an
  * unsigned integer, so host and GPU builds agree) and `code` one byte a slot, laid out as
- * col, with val[s] == table[code[s]] bit for bit at every stored slot (padding: any code).
+ * col, with val[s] == table[code[s]] bit for bit at every stored slot (padding: code 0).
  * val stays (readers of the view and HYB's overflow use it); the SpMV reads codes instead
  * when ntable > 0. No table (ntable 0, both NULL) for patterns, matrices without stored
  * slots, more distinct values, or while sp__ell_value_table_set(0). The count covers all
