@@ -33,7 +33,9 @@ struct table_state {
 };
 
 /* Insert key into the open-addressing set of `slots` (a power of two) entries; 1 when this
- * call added it, 0 when it was there, -1 when every slot holds another key. */
+ * call added it, 0 when it was there, -1 when every slot holds another key. Every access
+ * is an atomic (a slot is claimed from empty_key by CAS, and the CAS's answer says what
+ * the slot holds), so concurrent inserts never race. */
 template <int slots>
 __device__ __forceinline__ int set_insert(unsigned long long *set, unsigned long long key)
 {
@@ -41,28 +43,29 @@ __device__ __forceinline__ int set_insert(unsigned long long *set, unsigned long
     constexpr int shift = 64 - __builtin_ctz(slots);
     unsigned h = (unsigned)((key * 0x9E3779B97F4A7C15ull) >> shift);
     for (int probe = 0; probe < slots; probe++, h = (h + 1) & (slots - 1)) {
-        unsigned long long seen = *(volatile unsigned long long *)&set[h];
-        if (seen == key) return 0;
-        if (seen != empty_key) continue;
-        seen = atomicCAS(&set[h], empty_key, key);
+        unsigned long long seen = atomicCAS(&set[h], empty_key, key);
         if (seen == empty_key) return 1;
         if (seen == key) return 0;
     }
     return -1;
 }
 
-/* The distinct bit patterns of val[0..nnz) into g (W: the values' unsigned word). */
+/* The distinct bit patterns of val[0..nnz) into g (W: the values' unsigned word). The
+ * lanes of a warp holding the same pattern agree first (__match_any_sync), so a stencil's
+ * few patterns cost a warp one insert each, not 32. */
 template <typename W>
 __global__ void __launch_bounds__(P::block_threads)
 distinct_kernel(const W *val, int64_t nnz, table_state *g)
 {
     __shared__ unsigned long long s_set[P::table_block_slots];
     __shared__ unsigned s_count, s_full, s_empty, s_stop;
+    const unsigned lane = threadIdx.x & 31;
     for (int i = threadIdx.x; i < P::table_block_slots; i += P::block_threads)
         s_set[i] = empty_key;
     if (threadIdx.x == 0) s_count = s_full = s_empty = 0;
     __syncthreads();
     const int64_t tile = (int64_t)P::block_threads * P::table_per_thread;
+    bool gave_up = false; /* this thread saw too many: it inserts no more */
     for (int64_t base = (int64_t)blockIdx.x * tile; base < nnz; base += (int64_t)gridDim.x * tile) {
         /* s_stop is written only here, between the barriers that close one tile and open
            the next, so every thread reads the same value */
@@ -71,17 +74,21 @@ distinct_kernel(const W *val, int64_t nnz, table_state *g)
         if (s_stop) return; /* this block or another saw too many: no table */
         for (int j = 0; j < P::table_per_thread; j++) {
             int64_t e = base + (int64_t)j * P::block_threads + threadIdx.x;
-            if (e >= nnz) break;
-            unsigned long long key = (unsigned long long)val[e];
+            bool valid = e < nnz && !gave_up;
+            unsigned long long key = valid ? (unsigned long long)val[e] : empty_key;
+            /* lanes without a value are left out of every group (their key is a stand-in) */
+            unsigned peers = __match_any_sync(sp_prim::full_mask, key) &
+                             __ballot_sync(sp_prim::full_mask, valid);
+            if (!valid || lane != (unsigned)(__ffs(peers) - 1)) continue;
             if (key == empty_key) {
-                s_empty = 1;
+                atomicExch(&s_empty, 1u);
                 continue;
             }
             int added = set_insert<P::table_block_slots>(s_set, key);
             if (added < 0 || (added > 0 && atomicAdd(&s_count, 1u) + 1 > SP_ELL_TABLE_MAX)) {
-                s_full = 1;
+                gave_up = true;
+                atomicExch(&s_full, 1u);
                 atomicExch(&g->overflow, 1u);
-                break;
             }
         }
         __syncthreads();
