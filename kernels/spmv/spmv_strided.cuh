@@ -9,17 +9,23 @@
 namespace spmv {
 
 /* Where a slot's value comes from: the value array (streamed), or, with ELL's value table
- * (sp_formats.h), a one-byte code streamed and looked up in the table (in shared memory).
- * Either gives the same value bits, so the sums below are the same. */
+ * (sp_formats.h), a one-byte code streamed and looked up in the table (in shared memory)
+ * only where the value is used, so a batch holds a byte a slot in registers, not a value.
+ * Either gives the same value bits, so the sums below are the same. load(i) reads slot i's
+ * raw_t, value() turns it into the value. */
 template <typename T> struct slot_values {
+    using raw_t = T;
     const T *val;
     __device__ __forceinline__ T load(int64_t i) const { return __ldcs(val + i); }
+    __device__ __forceinline__ T value(T v) const { return v; }
     __device__ __forceinline__ void advance(int64_t n) { val += n; }
 };
 template <typename T> struct slot_codes {
+    using raw_t = uint32_t;
     const uint8_t *code;
     const T *table;
-    __device__ __forceinline__ T load(int64_t i) const { return table[__ldcs(code + i)]; }
+    __device__ __forceinline__ uint32_t load(int64_t i) const { return __ldcs(code + i); }
+    __device__ __forceinline__ T value(uint32_t c) const { return table[c]; }
     __device__ __forceinline__ void advance(int64_t n) { code += n; }
 };
 
@@ -38,11 +44,11 @@ __device__ __forceinline__ T strided_row_sum(const int32_t *col, V vals, int64_t
     T sum = T(0);
     for (int64_t k = 0; k < count; k += U) {
         int32_t c[U];
-        T v[U];
+        typename V::raw_t v[U];
 #pragma unroll
         for (int u = 0; u < U; u++) {
             c[u] = -1;
-            v[u] = T(0);
+            v[u] = 0;
             if (k + u < count) {
                 c[u] = __ldcs(col + u * stride);
                 v[u] = vals.load(u * stride);
@@ -50,7 +56,7 @@ __device__ __forceinline__ T strided_row_sum(const int32_t *col, V vals, int64_t
         }
 #pragma unroll
         for (int u = 0; u < U; u++)
-            if (c[u] >= 0) sum += v[u] * load_x(x, c[u]);
+            if (c[u] >= 0) sum += vals.value(v[u]) * load_x(x, c[u]);
         col += U * stride;
         vals.advance(U * stride);
     }
