@@ -73,7 +73,7 @@ spmv_pair() {
     tw=$(awk -v l="$label" '$1 == "format:" && $2 == l {for (i = 3; i <= NF; i++) if ($i == "value_table:") print $(i + 1)}' \
       "$logs/spbench-$name-with.log")
     local cu
-    cu=$(awk -v l="$label" '$1 == "format:" && $2 == l {for (i = 3; i < NF; i++) if ($i ~ /^x_cusparse_csr:/) print $(i + 1), $(i + 2)}' \
+    cu=$(awk -v l="$label" '$1 == "format:" && $2 == l {for (i = 3; i < NF; i++) if ($i ~ /^x_cusparse_csr:/) {ms = $(i + 2); gsub(/\(/, "", ms); print $(i + 1) "x (cuSPARSE " ms " ms)"}}' \
       "$logs/spbench-$name-with.log")
     if [ -z "$w" ] || [ -z "$o" ]; then
       summary+=("spmv $name $label: no result (refused or failed; see the logs)")
@@ -85,7 +85,7 @@ spmv_pair() {
       status=1
     fi
     summary+=("$(awk -v n="$name" -v l="$label" -v w="$w" -v o="$o" -v t="${tw:-0}" -v c="$cu" \
-      'BEGIN {printf "spmv %-14s %-9s ms with %.4f without %.4f ratio %.3f value_table %s x_cusparse_csr(with) %s", n, l, w, o, o / w, t, c}')")
+      'BEGIN {printf "spmv %-14s %-9s ms with %.4f without %.4f ratio %.3f value_table %s vs cuSPARSE CSR (with the table) %s", n, l, w, o, o / w, t, c}')")
   done
 }
 spmv_pair poisson160 poisson3d:160
