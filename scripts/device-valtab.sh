@@ -72,6 +72,11 @@ spmv_pair() {
       "$logs/spbench-$name-without.log")
     tw=$(awk -v l="$label" '$1 == "format:" && $2 == l {for (i = 3; i <= NF; i++) if ($i == "value_table:") print $(i + 1)}' \
       "$logs/spbench-$name-with.log")
+    local bw bo
+    bw=$(awk -v l="$label" '$1 == "format:" && $2 == l {for (i = 3; i < NF; i++) if ($i == "build_ms:") print $(i + 1)}' \
+      "$logs/spbench-$name-with.log")
+    bo=$(awk -v l="$label" '$1 == "format:" && $2 == l {for (i = 3; i < NF; i++) if ($i == "build_ms:") print $(i + 1)}' \
+      "$logs/spbench-$name-without.log")
     local cu
     cu=$(awk -v l="$label" '$1 == "format:" && $2 == l {for (i = 3; i < NF; i++) if ($i ~ /^x_cusparse_csr:/) {ms = $(i + 2); gsub(/\(/, "", ms); print $(i + 1) "x (cuSPARSE " ms " ms)"}}' \
       "$logs/spbench-$name-with.log")
@@ -85,7 +90,8 @@ spmv_pair() {
       status=1
     fi
     summary+=("$(awk -v n="$name" -v l="$label" -v w="$w" -v o="$o" -v t="${tw:-0}" -v c="$cu" \
-      'BEGIN {printf "spmv %-14s %-9s ms with %.4f without %.4f ratio %.3f value_table %s vs cuSPARSE CSR (with the table) %s", n, l, w, o, o / w, t, c}')")
+      -v bw="$bw" -v bo="$bo" \
+      'BEGIN {printf "spmv %-14s %-9s ms with %.4f without %.4f ratio %.3f value_table %s build_ms %s/%s vs cuSPARSE CSR (with the table) %s", n, l, w, o, o / w, t, bw, bo, c}')")
   done
 }
 spmv_pair poisson160 poisson3d:160
