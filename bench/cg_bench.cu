@@ -18,6 +18,11 @@
  *
  *   cg_bench [--n 160 | --mtx FILE] [--rtol 1e-8] [--max-iterations 5000] [--reps 3]
  *            [--rhs ones|aones] [--pcg | --bicgstab] [--spmv-min-blocks B]
+ *            [--no-value-table]
+ *
+ * (--no-value-table: libsp's ELL built without its value table, sp_formats.h, so one
+ * device call can time the fused iterations with and without it; `value_table:` says how
+ * many entries the ELL's table has, 0 for none.)
  *
  * (--spmv-min-blocks 1|4|5|6|8: the fused CG's ELL spmv step built for at least B resident
  * blocks an SM, an experiment on its register count and occupancy; 1 the uncapped build,
@@ -322,6 +327,10 @@ int main(int argc, char **argv)
             bicg = 1;
             continue;
         }
+        if (!std::strcmp(argv[i], "--no-value-table")) {
+            sp__ell_value_table_set(0);
+            continue;
+        }
         if (v && !std::strcmp(argv[i], "--n"))
             n = std::atoll(v);
         else if (v && !std::strcmp(argv[i], "--mtx"))
@@ -341,7 +350,8 @@ int main(int argc, char **argv)
             std::fprintf(
                 stderr,
                 "usage: %s [--n N | --mtx FILE] [--rtol R] [--max-iterations K] [--reps R] "
-                "[--rhs ones|aones] [--pcg | --bicgstab] [--spmv-min-blocks B]\n",
+                "[--rhs ones|aones] [--pcg | --bicgstab] [--spmv-min-blocks B] "
+                "[--no-value-table]\n",
                 argv[0]);
             return 2;
         }
@@ -481,6 +491,11 @@ int main(int argc, char **argv)
     std::printf("working_set_mb: %.1f (L2 %.1f MB)\n", ws / 1e6, (double)dev.l2_bytes / 1e6);
     std::printf("rtol: %g\nmax_iterations: %d\nreps: %d\n", rtol, maxit, reps);
     std::printf("libsp_spmv_format: %s\n", sp_format_name(fmt));
+    {
+        sp_matrix_info_t info;
+        SP_OK(sp_matrix_info(A, &info));
+        std::printf("value_table: %d\n", fmt == SP_FORMAT_ELL ? info.ell_value_table : 0);
+    }
     std::printf("libsp_spmv_ms: %.4f\n", lib_spmv.median);
     std::printf("cusparse_spmv_alg1_ms: %.4f\ncusparse_spmv_alg2_ms: %.4f\n"
                 "cusparse_spmv_sell_ms: %.4f\n",

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "sp.h"
+#include "sp_formats.h" /* sp__ell_value_table_set (--no-value-table) */
 #include "spbench_util.h"
 #include "spbench_bfs.h"
 #include "spbench_dist.h"
@@ -77,6 +78,9 @@ static void usage(FILE *f)
             "                       sample is 1e8/nnz back-to-back calls (1..100,\n"
             "                       fewer when a call takes long: about 5 ms a sample)\n"
             "  --check              compare every format's SpMV with the reference\n"
+            "  --no-value-table     build ELL (and HYB's ELL part) without the value table\n"
+            "                       (a byte a slot for matrices of <= 256 distinct values;\n"
+            "                       rows that use one say value_table: N)\n"
             "  --bfs                run BFS from --source V or --sources K (default 64):\n"
             "                       every variant x level loop on a GPU, validated\n"
             "                       (the SpMV table too only when --formats is given)\n"
@@ -140,6 +144,8 @@ static int parse_args(int argc, char **argv, options_t *o)
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             usage(stdout);
             exit(0);
+        } else if (!strcmp(a, "--no-value-table")) {
+            sp__ell_value_table_set(0);
         } else if (!strcmp(a, "--format")) {
             NEED_VALUE();
             o->reader = next;
@@ -459,6 +465,7 @@ static int bench_row(const sb_exec_t *ex, sp_matrix_t *A, const row_plan_t *p,
     if (st == SP_STATUS_SUCCESS) {
         sp_matrix_info(A, &info);
         row->bytes = info.bytes[row->chosen];
+        sb_value_table_bytes(&info, row);
         st = sb_time_spmv(ex, A, reps_for(o, r->info.nnz), v, row);
     }
     if (st == SP_STATUS_SUCCESS && o->check) row->max_rel_err = sb_check_spmv(ex, A, v, row);

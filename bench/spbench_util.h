@@ -43,6 +43,9 @@ typedef struct sb_format_row {
     double baseline_ms[SB_BASELINE_COUNT], speedup[SB_BASELINE_COUNT];
     int reps;  /* timed samples */
     int calls; /* calls per sample */
+    int value_table;    /* ELL, HYB (or AUTO's choice of them): entries of the ELL's value
+                           table, 0: none */
+    double table_bytes; /* with a table: the bytes the product reads (table_model) */
 } sb_format_row_t;
 
 typedef struct sb_report {
@@ -143,6 +146,9 @@ int sb_exec_open(sb_exec_t *ex);
 void sb_exec_close(sb_exec_t *ex);
 void sb_print_shape(const sp_coo_t *coo, const sp_matrix_t *A, sb_report_t *r);
 void sb_print_format_row(sb_format_row_t *row, const sb_report_t *r, int check);
+/* row->value_table and row->table_bytes from A's info for the format that ran (ELL, HYB
+ * with a value table); zero otherwise. */
+void sb_value_table_bytes(const sp_matrix_info_t *info, sb_format_row_t *row);
 /* The fastest successful row of format f (SP_FORMAT_AUTO: the AUTO row; SP_FORMAT_COUNT:
  * any row but AUTO); NULL if none. */
 const sb_format_row_t *sb_best_row(const sb_report_t *r, sp_format_t f);

@@ -539,6 +539,8 @@ typedef struct sp_matrix_info {
     int pattern_symmetric;          /* 1: recorded as pattern-symmetric at sp_matrix_create
                                        (the COO's flag or the option), so BFS pulls through
                                        the CSR (bytes[SP_FORMAT_CSC] stays 0) */
+    int ell_value_table, hyb_value_table; /* entries of the built ELL's (HYB's ELL part's)
+                                       value table (sp_format_view_t.ell), 0: none */
 } sp_matrix_info_t;
 
 SP_API sp_status_t sp_matrix_info(const sp_matrix_t *A, sp_matrix_info_t *info);
@@ -569,6 +571,14 @@ typedef struct sp_format_view {
         int64_t width;
         const int32_t *col;
         const void *val;
+        /* the value table, when the matrix has at most 256 distinct values (compared by
+           bit pattern; the SpMV then reads a byte a slot instead of a value): ntable
+           values (1..256; 0: no table, code and table NULL) ascending by bit pattern, and
+           code, nrows x width bytes laid out as col, with val[s] == table[code[s]] at
+           every stored slot (padding: code 0). Built on both contexts alike. */
+        const unsigned char *code;
+        const void *table;
+        int ntable;
     } ell;
     struct { /* an ELL part (nrows x ell_width, as ell) and the overflow as row-sorted COO */
         int64_t ell_width;
@@ -577,6 +587,10 @@ typedef struct sp_format_view {
         int64_t coo_nnz;
         const int32_t *coo_row, *coo_col;
         const void *coo_val;
+        /* the ELL part's value table, as ell's (its count covers the overflow's values) */
+        const unsigned char *ell_code;
+        const void *ell_table;
+        int ell_ntable;
     } hyb;
     struct { /* rows sorted by length (perm[i]: the original row of sorted row i), stored by
                 jagged diagonal: jd_ptr (njd + 1), col and val (jd_ptr[njd] = nnz - tail.nnz) */

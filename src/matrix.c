@@ -490,6 +490,13 @@ done:
     return sp__context_record(ctx, st);
 }
 
+/* The bytes of an ELL's value table and codes (0 without a table). */
+static int64_t ell_table_bytes(const sp_ell_t *e)
+{
+    if (e->ntable == 0) return 0;
+    return e->nrows * e->width + e->ntable * (int64_t)sp_value_size(e->value_type);
+}
+
 static int64_t format_bytes(const sp_matrix_t *A, int f)
 {
     int64_t v = 4 + value_bytes(A), p = A->offset_bits / 8; /* CSR, CSC pointer bytes */
@@ -499,9 +506,12 @@ static int64_t format_bytes(const sp_matrix_t *A, int f)
     case SP_FORMAT_CSR: /* and its pointers narrowed for a 32-bit reader, if kept */
         return (A->f.csr.nrows + 1) * (p + (A->csr_ptr32 ? 4 : 0)) + A->f.csr.nnz * v;
     case SP_FORMAT_CSC: return (A->f.csc.ncols + 1) * p + A->f.csc.nnz * v;
-    case SP_FORMAT_ELL: return A->f.ell.nrows * A->f.ell.width * v + A->f.ell.tail.nnz * (4 + v);
+    case SP_FORMAT_ELL:
+        return A->f.ell.nrows * A->f.ell.width * v + A->f.ell.tail.nnz * (4 + v) +
+               ell_table_bytes(&A->f.ell);
     case SP_FORMAT_HYB:
-        return A->f.hyb.ell.nrows * A->f.hyb.ell.width * v + A->f.hyb.coo.nnz * (4 + v);
+        return A->f.hyb.ell.nrows * A->f.hyb.ell.width * v + A->f.hyb.coo.nnz * (4 + v) +
+               ell_table_bytes(&A->f.hyb.ell);
     case SP_FORMAT_JDS:
         return A->f.jds.nrows * 4 + (A->f.jds.njd + 1) * (A->f.jds.jd_ptr64 ? 8 : 4) +
                A->f.jds.nnz * v + A->f.jds.tail.nnz * (4 + v);
@@ -542,6 +552,8 @@ sp_status_t sp_matrix_info(const sp_matrix_t *A, sp_matrix_info_t *info)
     info->sell_tail_nnz = A->f.sell.tail.nnz;
     info->offset_bits = A->offset_bits;
     info->pattern_symmetric = A->pattern_symmetric;
+    info->ell_value_table = A->f.ell.ntable;
+    info->hyb_value_table = A->f.hyb.ell.ntable;
 done:
     return st;
 }
@@ -584,6 +596,7 @@ sp_status_t sp_matrix_view(sp_matrix_t *A, sp_format_t f, sp_format_view_t *v)
         break;
     case SP_FORMAT_ELL:
         v->ell.width = h->ell.width, v->ell.col = h->ell.col, v->ell.val = h->ell.val;
+        v->ell.code = h->ell.code, v->ell.table = h->ell.table, v->ell.ntable = h->ell.ntable;
         view_tail(&h->ell.tail, v);
         break;
     case SP_FORMAT_HYB:
@@ -591,6 +604,8 @@ sp_status_t sp_matrix_view(sp_matrix_t *A, sp_format_t f, sp_format_view_t *v)
         v->hyb.ell_val = h->hyb.ell.val, v->hyb.coo_nnz = h->hyb.coo.nnz;
         v->hyb.coo_row = h->hyb.coo.row, v->hyb.coo_col = h->hyb.coo.col;
         v->hyb.coo_val = h->hyb.coo.val;
+        v->hyb.ell_code = h->hyb.ell.code, v->hyb.ell_table = h->hyb.ell.table;
+        v->hyb.ell_ntable = h->hyb.ell.ntable;
         break;
     case SP_FORMAT_JDS:
         v->jds.njd = h->jds.njd, v->jds.jd_ptr = h->jds.jd_ptr, v->jds.perm = h->jds.perm;

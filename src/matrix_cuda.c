@@ -486,9 +486,13 @@ static sp_status_t mirror_ell(const sp_gpu_env_t *penv, const sp_ell_t *d, sp_el
     *h = *d;
     h->col = NULL;
     h->val = NULL;
+    h->code = NULL;
+    h->table = NULL;
     memset(&h->tail, 0, sizeof h->tail);
     DOWN_I32(h->col, d->col, d->nrows * d->width);
     DOWN(h->val, d->val, d->nrows * d->width, d->value_type);
+    SP_TRY(download(&env, d->code, d->nrows * d->width, 1, (void **)&h->code));
+    DOWN(h->table, d->table, d->ntable, d->value_type);
     SP_TRY(mirror_triplets(&env, &d->tail, &h->tail));
 done:
     return st;

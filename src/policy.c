@@ -314,6 +314,10 @@ sp__spmv_choice_t sp__policy_spmv_choose(const sp__policy_t *p, const sp__spmv_s
         ell_width = s->ell_row_max_kept > 0 ? (double)s->ell_row_max_kept
                     : (double)(s->row_max < e.long_row_bound ? s->row_max : e.long_row_bound);
         if (ell_tail > 0.0) ell_tail_us = kind_us(f, s, SP__KIND_TAIL, ell_tail * (8 + v), 1.0, 1);
+        /* ELL at its plain bytes, 4 + v a slot, even where the build will make a value table
+           (5 bytes a slot; whether it does is known only after the build, from the count of
+           distinct values): the table leaves AUTO's choices as they were and only makes the
+           ELL it picks cheaper (docs/ARCHITECTURE.md, "ELL's value table") */
         if (m * ell_width * (4 + v) <= (double)p->matrix->ell_bound_factor * csr_bytes)
             out.us[SP_FORMAT_ELL] = kind_us(f, s, SP__KIND_ELL, m * ell_width * (4 + v) + xy,
                                             steps(ell_width, 4) * waves, 1) + ell_tail_us;

@@ -194,7 +194,8 @@ START_TEST(test_matrix_info_and_views)
     for (int f = 0; f < SP_FORMAT_COUNT; f++) ck_assert_ok(sp_matrix_build(ctx, A, (sp_format_t)f));
     ck_assert_ok(sp_matrix_info(A, &info));
     ck_assert_int_eq(info.bytes[SP_FORMAT_CSR], 5 * (sp_test_default_offset_bits() / 8) + 7 * 12);
-    ck_assert_int_eq(info.bytes[SP_FORMAT_ELL], 4 * 3 * 12);
+    /* slots of 12 bytes, and the value table: a code a slot and 4 distinct values */
+    ck_assert_int_eq(info.bytes[SP_FORMAT_ELL], 4 * 3 * 12 + 4 * 3 + 4 * 8);
     ck_assert_ok(sp_matrix_view(A, SP_FORMAT_CSR, &v));
     static const int32_t ptr[] = {0, 2, 2, 5, 7}, idx[] = {0, 2, 1, 2, 3, 0, 3};
     for (int i = 0; i < 5; i++)
@@ -205,6 +206,13 @@ START_TEST(test_matrix_info_and_views)
     ck_assert_int_eq(v.ell.width, 3);
     static const int32_t ell_col[] = {0, -1, 1, 0, 2, -1, 2, 3, -1, -1, 3, -1};
     ck_assert_mem_eq(v.ell.col, ell_col, sizeof ell_col);
+    /* the value table: 1, 2, 3, 4 (ascending bit patterns); a stored slot's code is its
+       value's place there (value - 1 here), padding code 0 */
+    static const double table[] = {1, 2, 3, 4};
+    static const int codes[] = {2, -1, 1, 0, 0, -1, 3, 0, -1, -1, 0, -1};
+    ck_assert_int_eq(v.ell.ntable, 4);
+    ck_assert_mem_eq(v.ell.table, table, sizeof table);
+    for (int s = 0; s < 12; s++) ck_assert_int_eq(v.ell.code[s], codes[s] >= 0 ? codes[s] : 0);
     /* the named fields of the other formats */
     static const int32_t coo_row[] = {0, 0, 2, 2, 2, 3, 3};
     static const int32_t col_ptr[] = {0, 2, 3, 5, 7}, csc_row[] = {0, 3, 2, 0, 2, 2, 3};

@@ -103,6 +103,13 @@ static void compare_ell(const sp_ell_t *d, const sp_ell_t *h, const char *what)
                   (long long)h->width);
     assert_same(d->col, h->col, h->nrows * h->width, 4, what);
     assert_same_values(d->val, h->val, h->nrows * h->width, h->value_type, what);
+    /* the value table (sp_formats.h): the same entries and codes, byte for byte */
+    ck_assert_msg(d->ntable == h->ntable, "%s: value table of %d entries, expected %d", what,
+                  (int)d->ntable, (int)h->ntable);
+    if (h->ntable > 0) {
+        assert_same(d->table, h->table, h->ntable, sp_value_size(h->value_type), what);
+        assert_same(d->code, h->code, h->nrows * h->width, 1, what);
+    }
 }
 
 static void compare_triplets(const sp_triplets_t *d, const sp_triplets_t *h, const char *what)
@@ -314,6 +321,43 @@ START_TEST(test_tiny)
     const double kv[] = {3.0, 2.0, 1.0};
     assert_same(d.val, kv, 3, 8, "tiny keep");
     sp__gpu_triplets_free(&T.env, &d);
+    check_all_types(a);
+    sp_coo_free(a);
+}
+END_TEST
+
+/* ---- ELL's value table ------------------------------------------------------------ */
+
+/* Matrices of few distinct values through the whole chain (compare_ell holds the device's
+ * table and codes to the reference's): a stencil; 256 and 257 patterns spread over the
+ * entries or by row blocks (so that only the merge of the blocks' sets sees all of them);
+ * 0.0 and -0.0 (kept apart by SP_DUP_KEEP's merge), NaN payloads and the all-ones pattern
+ * (the device hash set's empty slot); long rows, for HYB's widths. */
+START_TEST(test_value_table)
+{
+    uint64_t bits[257];
+    static const uint64_t specials[6] = {0x0ull, 0x3ff0000000000000ull, 0x7ff8000000000001ull,
+                                         0x7ff8000000000002ull, 0x8000000000000000ull,
+                                         0xffffffffffffffffull};
+    int64_t n = small ? 3000 : 200000;
+    for (int i = 0; i < 257; i++) {
+        double d = (1.0 + i / 512.0) * (i % 2 ? -1.0 : 1.0);
+        memcpy(&bits[i], &d, 8);
+    }
+    sp_coo_t *a = NULL;
+    ck_assert_ok(sp_gen_poisson3d(small ? 10 : 40, SP_R_64F, &a));
+    check_all_types(a);
+    sp_coo_free(a);
+    for (int spread = 0; spread < 2; spread++)
+        for (int nb = 256; nb <= 257; nb++) {
+            a = sp_test_patterned_coo(n, 5, 0, bits, nb, spread, SP_R_64F);
+            check_all_types(a);
+            sp_coo_free(a);
+        }
+    a = sp_test_patterned_coo(n, 4, 0, specials, 6, 1, SP_R_64F);
+    check_chain(a, SP_DUP_KEEP);
+    sp_coo_free(a);
+    a = sp_test_patterned_coo(small ? 2000 : 20000, 4, 600, bits, 3, 1, SP_R_64F);
     check_all_types(a);
     sp_coo_free(a);
 }
@@ -686,6 +730,7 @@ static Suite *gpu_convert_suite(void)
     tcase_add_checked_fixture(t, setup, teardown);
     tcase_set_timeout(t, 600);
     tcase_add_test(t, test_tiny);
+    tcase_add_test(t, test_value_table);
     tcase_add_test(t, test_random);
     tcase_add_test(t, test_datasets);
     tcase_add_test(t, test_empty);

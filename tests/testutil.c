@@ -463,3 +463,95 @@ const sp_test_spmv_combo_t sp_test_spmv_combos[] = {
 };
 const int sp_test_spmv_ncombos =
     (int)(sizeof sp_test_spmv_combos / sizeof sp_test_spmv_combos[0]);
+
+/* ---- ELL value tables ---------------------------------------------------------------- */
+
+sp_coo_t *sp_test_patterned_coo(int64_t nrows, int64_t per_row, int64_t long_len,
+                                const uint64_t *bits, int64_t nbits, int spread,
+                                sp_value_type_t type)
+{
+    sp_coo_t *a = NULL;
+    int64_t cap = 0;
+    for (int64_t r = 0; r < nrows; r++)
+        cap += long_len > 0 && r % 97 == 0 ? long_len : per_row;
+    ck_assert_ok(sp_coo_create(nrows, nrows, cap, type, &a));
+    for (int64_t r = 0; r < nrows; r++) {
+        int64_t len = long_len > 0 && r % 97 == 0 ? long_len : per_row;
+        for (int64_t e = 0; e < len; e++) {
+            int64_t k = a->nnz++;
+            int64_t pick = spread ? (r * per_row + e) % nbits : r * nbits / nrows;
+            a->row[k] = (int32_t)r;
+            a->col[k] = (int32_t)((r + e) % nrows);
+            if (type == SP_R_64F) memcpy((double *)a->val + k, &bits[pick], 8);
+            if (type == SP_R_32F) {
+                uint32_t w = (uint32_t)bits[pick];
+                memcpy((float *)a->val + k, &w, 4);
+            }
+        }
+    }
+    return a;
+}
+
+int sp_test_check_value_table(const sp_format_view_t *v, int hyb, int expect)
+{
+    const int32_t *col = hyb ? v->hyb.ell_col : v->ell.col;
+    const unsigned char *val = hyb ? v->hyb.ell_val : v->ell.val;
+    const unsigned char *code = hyb ? v->hyb.ell_code : v->ell.code;
+    const unsigned char *table = hyb ? v->hyb.ell_table : v->ell.table;
+    int ntable = hyb ? v->hyb.ell_ntable : v->ell.ntable;
+    int64_t slots = v->nrows * (hyb ? v->hyb.ell_width : v->ell.width);
+    size_t vs = sp_value_size(v->value_type);
+    if (expect >= 0) ck_assert_int_eq(ntable, expect);
+    if (ntable == 0) {
+        ck_assert_ptr_null(code);
+        ck_assert_ptr_null(table);
+        return 0;
+    }
+    ck_assert(ntable <= 256);
+    for (int i = 1; i < ntable; i++) {
+        uint64_t lo = 0, hi = 0;
+        memcpy(&lo, table + (size_t)(i - 1) * vs, vs); /* little-endian: the low bytes */
+        memcpy(&hi, table + (size_t)i * vs, vs);
+        ck_assert_msg(lo < hi, "table entries %d and %d are not ascending", i - 1, i);
+    }
+    for (int64_t s = 0; s < slots; s++) {
+        if (col[s] < 0) continue;
+        ck_assert_msg(code[s] < ntable, "slot %lld: code %d of %d", (long long)s, code[s],
+                      ntable);
+        ck_assert_msg(memcmp(val + (size_t)s * vs, table + (size_t)code[s] * vs, vs) == 0,
+                      "slot %lld: value and table[%d] differ", (long long)s, code[s]);
+    }
+    return ntable;
+}
+
+sp_matrix_t *sp_test_table_matrix(sp_context_t *ctx, const sp_coo_t *coo, sp_format_t f,
+                                  int table)
+{
+    sp_matrix_t *A = NULL;
+    sp__ell_value_table_set(table);
+    ck_assert_ok(sp_matrix_create(ctx, coo, NULL, &A));
+    ck_assert_ok(sp_matrix_build(ctx, A, f));
+    sp__ell_value_table_set(1);
+    return A;
+}
+
+void sp_test_table_product(sp_context_t *ctx, sp_matrix_t *A, sp_format_t f,
+                           const sp_coo_t *coo, void *y)
+{
+    sp_vector_t *x = NULL, *vy = NULL;
+    size_t vs = sp_value_size(coo->value_type);
+    void *hx = malloc((size_t)coo->ncols * vs + 1);
+    ck_assert_ptr_nonnull(hx);
+    for (int64_t i = 0; i < coo->ncols; i++) {
+        double v = 1.0 + (double)(i % 7) / 8.0;
+        if (vs == 8) ((double *)hx)[i] = v;
+        if (vs == 4) ((float *)hx)[i] = (float)v;
+    }
+    ck_assert_ok(sp_vector_create(ctx, coo->value_type, coo->ncols, hx, &x));
+    ck_assert_ok(sp_vector_create(ctx, coo->value_type, coo->nrows, NULL, &vy));
+    ck_assert_ok(sp_spmv_vec(ctx, f, SP_SPMV_ALG_DEFAULT, 1.0, A, x, 0.0, vy));
+    ck_assert_ok(sp_vector_copy_to_host(ctx, vy, y));
+    sp_vector_destroy(vy);
+    sp_vector_destroy(x);
+    free(hx);
+}

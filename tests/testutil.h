@@ -95,6 +95,28 @@ sp_matrix_t *sp_test_matrix_bound(sp_context_t *on, const sp_coo_t *coo, int bit
  * the failure "<what>: the 32- and 64-bit matrices differ". */
 void sp_test_same_array(const void *a, const void *b, int64_t n, size_t size, const char *what);
 
+/* ---- ELL value tables (check_ell_table, check_gpu_ell_table) ------------------------ */
+
+/* An nrows x nrows matrix with row r of len(r) entries (columns r, r + 1, ... mod nrows:
+ * no duplicates while len(r) <= nrows), len(r) = per_row, or long_len for every 97th row
+ * when long_len > 0. Entry e of row r gets the bit pattern bits[pick(r, e)] (the low 32 bits
+ * in float): pick = (r * per_row + e) % nbits when spread, else r * nbits / nrows (so a
+ * block of rows sees one or two patterns and only the union of blocks sees them all). */
+sp_coo_t *sp_test_patterned_coo(int64_t nrows, int64_t per_row, int64_t long_len,
+                                const uint64_t *bits, int64_t nbits, int spread,
+                                sp_value_type_t type);
+/* The value table of an ELL view (hyb: HYB's ELL part): ntable == expect (-1: any), the
+ * table strictly ascending by bit pattern, and every stored slot's value the same bits as
+ * table[code]. Returns ntable. */
+int sp_test_check_value_table(const sp_format_view_t *v, int hyb, int expect);
+/* A of coo on ctx with format f built while the value table switch is `table` (set back
+ * on after); asserted. */
+sp_matrix_t *sp_test_table_matrix(sp_context_t *ctx, const sp_coo_t *coo, sp_format_t f,
+                                  int table);
+/* y = A x in format f (x_i = 1 + (i % 7) / 8) into host y (nrows values of coo's type). */
+void sp_test_table_product(sp_context_t *ctx, sp_matrix_t *A, sp_format_t f,
+                           const sp_coo_t *coo, void *y);
+
 /* Pointer i of format f (CSR or CSC) in view v, whichever width the matrix holds
  * (row_ptr / col_ptr, or row_ptr64 / col_ptr64 at 64-bit offsets). */
 int64_t sp_test_view_pointer(const sp_format_view_t *v, sp_format_t f, int64_t i);

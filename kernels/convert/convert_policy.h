@@ -30,6 +30,15 @@ struct sp_convert_policy {
      * entries a chunk */
     static constexpr int transpose_chunks_per_sm = 8;
     static constexpr int transpose_min_chunk = 4096;
+
+    /* ELL's value table (csr_to_ell.cu): each block gathers the distinct bit patterns of
+     * its values in an open-addressing set of table_block_slots in shared memory (8 bytes
+     * a slot; twice the table's 256 entries, so probes stay short until the count passes
+     * 256 and the build gives up), table_per_thread values a thread between two looks at
+     * the global give-up flag; the blocks' sets merge into one of table_global_slots. */
+    static constexpr int table_block_slots = 512;
+    static constexpr int table_global_slots = 1024;
+    static constexpr int table_per_thread = 8;
 };
 
 #endif /* SP_CONVERT_POLICY_H */

@@ -23,6 +23,8 @@ extern "C" void sp__gpu_ell_free(const sp_gpu_env_t *env, sp_ell_t *a)
     if (!a) return;
     if (env) {
         sp__gpu_triplets_free(env, &a->tail);
+        env_free(env, a->table);
+        env_free(env, a->code);
         env_free(env, a->val);
         env_free(env, a->col);
     }

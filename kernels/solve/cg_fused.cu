@@ -9,7 +9,8 @@
  * block partials in a fixed tree, so the same inputs give the same bits on every run. The
  * last block also judges the iteration and, inside a CUDA graph, sets the while node's
  * condition: the whole solve runs on the device without a host round trip (CUDA 12.4+
- * conditional nodes). */
+ * conditional nodes). An ELL with a value table (sp_formats.h; CSR-VI, Kourtis, Goumas &
+ * Koziris 2008) is read as codes and the table in shared memory: the same products. */
 #include <cuda_runtime.h>
 
 #include "sp_cg_fused.h"
@@ -31,7 +32,9 @@ struct cg_policy {
 using CP = cg_policy;
 static_assert((int)SP_CG_MAX_PARTS == (int)SP_GPU_VEC_MAX_BLOCKS, "one partial slot per block");
 
-enum { KIND_ELL = 0, KIND_CSR = 1 };
+/* KIND_ELL_CODED: ELL with a value table (sp_formats.h), the codes streamed and the
+ * table held in shared memory (5 bytes a slot instead of 12 in double). */
+enum { KIND_ELL = 0, KIND_CSR = 1, KIND_ELL_CODED = 2 };
 
 template <typename T> __device__ __forceinline__ double ld(const void *v, int64_t i)
 {
@@ -47,6 +50,7 @@ template <typename Off> struct mat_view {
     const Off *ptr;
     const int32_t *idx;
     const void *val;
+    const uint8_t *code; /* KIND_ELL_CODED: codes into the table in shared memory */
 };
 
 /* The block's row pointers at the width Off (the union of sp_cg_args_t). */
@@ -145,27 +149,35 @@ __device__ bool grid_sum(const sp_cg_args_t &a, sp_cg_state_t *s, double (&v)[NV
 
 /* y = row i of A times the operand, by SUB lanes (lane `sub_lane` of them); the sum is in
  * every lane of the sub-warp. CSR: entries strided over the lanes, then a butterfly; ELL
- * (SUB 1): slots in order, ell_batch loads in flight. */
+ * (SUB 1): slots in order, ell_batch loads in flight, the values from val or (coded) from
+ * table[code], the same doubles. */
 template <typename T, int KIND, int SUB, int OP, bool PREC, typename Off>
 __device__ __forceinline__ double row_product(const sp_cg_args_t &a, const mat_view<Off> &mv,
-                                              const operand_src &o, int64_t i, bool valid,
-                                              int sub_lane)
+                                              const double *table, const operand_src &o,
+                                              int64_t i, bool valid, int sub_lane)
 {
     double sum = 0.0;
-    if (KIND == KIND_ELL) {
+    if (KIND == KIND_ELL || KIND == KIND_ELL_CODED) {
         if (!valid) return 0.0;
         for (int64_t k0 = 0; k0 < mv.width; k0 += CP::ell_batch) {
             int32_t c[CP::ell_batch];
             double v[CP::ell_batch];
+            uint32_t code[CP::ell_batch]; /* coded: the value is looked up where it is used */
 #pragma unroll
             for (int u = 0; u < CP::ell_batch; u++) {
                 int64_t k = k0 + u;
                 c[u] = k < mv.width ? __ldg(mv.idx + k * mv.n + i) : -1;
-                v[u] = c[u] >= 0 ? ld_matrix<T>(mv.val, k * mv.n + i) : 0.0;
+                if (KIND == KIND_ELL_CODED)
+                    code[u] = k < mv.width ? __ldg(mv.code + k * mv.n + i) : 0u;
+                else
+                    v[u] = c[u] >= 0 ? ld_matrix<T>(mv.val, k * mv.n + i) : 0.0;
             }
 #pragma unroll
-            for (int u = 0; u < CP::ell_batch; u++)
-                if (c[u] >= 0) sum += v[u] * operand<T, OP, PREC>(a, o, c[u]);
+            for (int u = 0; u < CP::ell_batch; u++) {
+                if (c[u] < 0) continue;
+                double value = KIND == KIND_ELL_CODED ? table[code[u]] : v[u];
+                sum += value * operand<T, OP, PREC>(a, o, c[u]);
+            }
         }
         return sum;
     }
@@ -190,7 +202,13 @@ __global__ void __launch_bounds__(CP::block_threads, MINB) spmv_step_kernel(sp_c
     sp_cg_state_t *s = &blk->state;
     if (s->verdict >= 0) return;
     const operand_src o = operand_of<OP>(a, s);
-    const mat_view<Off> mv = {a.n, a.width, row_ptr<Off>(a), a.idx, a.val};
+    const mat_view<Off> mv = {a.n, a.width, row_ptr<Off>(a), a.idx, a.val, a.code};
+    __shared__ double s_table[KIND == KIND_ELL_CODED ? SP_ELL_TABLE_MAX : 1];
+    if (KIND == KIND_ELL_CODED) {
+        for (int j = threadIdx.x; j < a.ntable; j += CP::block_threads)
+            s_table[j] = ld_matrix<T>(a.table, j);
+        __syncthreads(); /* uniform: every block saw the same verdict */
+    }
     const int64_t k_done = s->k; /* constant in the step: only its last block changes s */
     const double alpha_last = s->alpha;
     void *p_new = a.p[(k_done + 1) & 1], *v_new = a.v[(k_done + 1) & 1];
@@ -202,7 +220,8 @@ __global__ void __launch_bounds__(CP::block_threads, MINB) spmv_step_kernel(sp_c
     for (int64_t base = warp * rows_per_warp; base < mv.n; base += warps * rows_per_warp) {
         int64_t i = base + lane / SUB;
         bool valid = i < mv.n;
-        double y = row_product<T, KIND, SUB, OP, PREC, Off>(a, mv, o, i, valid, lane % SUB);
+        double y =
+            row_product<T, KIND, SUB, OP, PREC, Off>(a, mv, s_table, o, i, valid, lane % SUB);
         if (!valid || lane % SUB != 0) continue;
         double own = operand<T, OP, PREC>(a, o, i);
         if (OP == OP_PIPE) {
@@ -411,15 +430,15 @@ struct step_kernels {
  * (sp__gpu_cg_set_spmv_min_blocks): 1 the plain build, 5, 6 or 8 the tighter caps. */
 static int spmv_min_blocks = 4;
 
-template <typename T, int OP, bool PREC> void *ell_step_of()
+template <typename T, int OP, bool PREC, int KIND> void *ell_step_of()
 {
     if constexpr (OP == OP_CG) {
-        if (spmv_min_blocks == 4) return (void *)spmv_step_kernel<T, KIND_ELL, 1, OP, PREC, 4>;
-        if (spmv_min_blocks == 5) return (void *)spmv_step_kernel<T, KIND_ELL, 1, OP, PREC, 5>;
-        if (spmv_min_blocks == 6) return (void *)spmv_step_kernel<T, KIND_ELL, 1, OP, PREC, 6>;
-        if (spmv_min_blocks == 8) return (void *)spmv_step_kernel<T, KIND_ELL, 1, OP, PREC, 8>;
+        if (spmv_min_blocks == 4) return (void *)spmv_step_kernel<T, KIND, 1, OP, PREC, 4>;
+        if (spmv_min_blocks == 5) return (void *)spmv_step_kernel<T, KIND, 1, OP, PREC, 5>;
+        if (spmv_min_blocks == 6) return (void *)spmv_step_kernel<T, KIND, 1, OP, PREC, 6>;
+        if (spmv_min_blocks == 8) return (void *)spmv_step_kernel<T, KIND, 1, OP, PREC, 8>;
     }
-    return (void *)spmv_step_kernel<T, KIND_ELL, 1, OP, PREC>;
+    return (void *)spmv_step_kernel<T, KIND, 1, OP, PREC>;
 }
 
 /* The CSR step at the row pointers' width Off: the sub-warp from the mean row length. */
@@ -435,7 +454,9 @@ template <typename T, int OP, bool PREC, typename Off> void *csr_step_of(const s
 
 template <typename T, int OP, bool PREC> void *spmv_kernel_of(const sp_cg_args_t *a)
 {
-    if (a->mat_kind == SP_CG_MAT_ELL) return ell_step_of<T, OP, PREC>();
+    if (a->mat_kind == SP_CG_MAT_ELL)
+        return a->ntable > 0 ? ell_step_of<T, OP, PREC, KIND_ELL_CODED>()
+                             : ell_step_of<T, OP, PREC, KIND_ELL>();
     if (a->mat_kind == SP_CG_MAT_CSR64) return csr_step_of<T, OP, PREC, int64_t>(a);
     return csr_step_of<T, OP, PREC, int32_t>(a);
 }
@@ -485,6 +506,11 @@ sp_status_t check_args(const char *what, const sp_gpu_env_t *env, const sp_cg_bl
                  "%s: unknown matrix kind %d", what, (int)a->mat_kind);
     SP_CHECK_ARG(a->method >= SP_CG_CLASSIC && a->method <= SP_CG_BICGSTAB,
                  "%s: unknown method %d", what, (int)a->method);
+    SP_CHECK_ARG(a->ntable >= 0 && a->ntable <= SP_ELL_TABLE_MAX &&
+                     (a->ntable == 0 ||
+                      (a->mat_kind == SP_CG_MAT_ELL && a->code != NULL && a->table != NULL)),
+                 "%s: value table of %lld entries (code %p, table %p) is not an ELL's",
+                 what, (long long)a->ntable, (const void *)a->code, a->table);
 done:
     return st;
 }

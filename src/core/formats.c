@@ -1,8 +1,15 @@
 /* The core's value helper and the release of host format structs (sp_formats.h). */
+#include <stdatomic.h>
 #include <string.h>
 
 #include "sp_base.h"
 #include "sp_formats.h"
+
+static atomic_int ell_value_table = 1;
+
+void sp__ell_value_table_set(int on) { atomic_store(&ell_value_table, on ? 1 : 0); }
+
+int sp__ell_value_table_on(void) { return atomic_load(&ell_value_table); }
 
 size_t sp_value_size(sp_value_type_t type)
 {
@@ -23,6 +30,8 @@ void sp__ell_free(sp_ell_t *a)
 {
     if (!a) return;
     sp__triplets_free(&a->tail);
+    sp__free(a->table);
+    sp__free(a->code);
     sp__free(a->val);
     sp__free(a->col);
     memset(a, 0, sizeof *a);

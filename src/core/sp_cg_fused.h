@@ -77,12 +77,16 @@ typedef struct sp_cg_args {
     int32_t precond;    /* 1: Jacobi, z = dinv .* r (CG methods) */
     int32_t method;     /* sp_cg_method_t */
     int64_t width;      /* ELL width */
+    int64_t ntable;     /* ELL's value table (sp_formats.h): its size, 0 when it has none */
     union {                   /* CSR row pointers (n + 1), one pointer's bytes either way */
         const int32_t *ptr;   /* SP_CG_MAT_CSR */
         const int64_t *ptr64; /* SP_CG_MAT_CSR64 */
     };
     const int32_t *idx; /* CSR columns, or ELL columns (column-major, -1 padding) */
     const void *val;
+    const uint8_t *code; /* ELL with a value table: a code a slot (as idx; the GPU reads it
+                            and table instead of val, the same bits) */
+    const void *table;   /* its ntable values */
     const void *dinv; /* Jacobi: 1 / a_ii */
     void *x, *r, *z, *p[2], *q;
     void *w, *m, *an, *az, *ms;

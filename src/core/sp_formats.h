@@ -68,14 +68,35 @@ typedef struct sp_triplets {
  * arrays NULL) when no row is that long. The padded part's nnz excludes the tail's. */
 
 /* ELL, column-major: slot k of row r is at [k * nrows + r], k < width (longest row; in
- * HYB the chosen ELL width). nnz counts the entries stored, padding excluded. */
+ * HYB the chosen ELL width). nnz counts the entries stored, padding excluded.
+ *
+ * Value table (CSR-VI, Kourtis, Goumas & Koziris 2008): when the CSR the ELL was built from
+ * has at most SP_ELL_TABLE_MAX distinct values by bit pattern (-0.0 and 0.0, NaN payloads
+ * all distinct), `table` holds them (ntable of them, ascending by bit pattern read as an
+ * unsigned integer, so host and GPU builds agree) and `code` one byte a slot, laid out as
+ * col, with val[s] == table[code[s]] bit for bit at every stored slot (padding: code 0).
+ * val stays (readers of the view and HYB's overflow use it); the SpMV reads codes instead
+ * when ntable > 0. No table (ntable 0, both NULL) for patterns, matrices without stored
+ * slots, more distinct values, or while sp__ell_value_table_set(0). The count covers all
+ * the CSR's values (in HYB's ELL part the overflow's as well). */
+enum { SP_ELL_TABLE_MAX = 256 };
+
 typedef struct sp_ell {
     int64_t nrows, ncols, nnz, width;
     sp_value_type_t value_type;
     int32_t *col;
     void *val;
     sp_triplets_t tail; /* long rows (always empty in HYB's ELL part) */
+    uint8_t *code;      /* value table: a code a slot (NULL without a table) */
+    void *table;        /* ntable values of value_type (NULL without a table) */
+    int32_t ntable;     /* 1..SP_ELL_TABLE_MAX, 0: no table */
 } sp_ell_t;
+
+/* Whether ELL builds (host and GPU, and so HYB's ELL part) make the value table: on by
+ * default; a process-wide switch for benchmarks and tests (spbench --no-value-table).
+ * Matrices built while it was on keep their table. */
+void sp__ell_value_table_set(int on);
+int sp__ell_value_table_on(void);
 
 /* HYB: the first `ell.width` entries of each row in ELL, the rest in COO (row-sorted). */
 typedef struct sp_hyb {

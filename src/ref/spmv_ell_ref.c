@@ -1,5 +1,6 @@
 /* y = alpha * A * x + beta * y over column-major ELL: row r sums its width slots at
- * k * nrows + r, skipping padding (column -1); summed in double. */
+ * k * nrows + r, skipping padding (column -1); summed in double. With a value table a
+ * slot's value is table[code] (the same bits as val, sp_formats.h), as the GPU reads it. */
 #include "ref_internal.h"
 
 /* A holds values (the API refuses SpMV on patterns before it gets here). */
@@ -12,7 +13,10 @@ void sp__ref_spmv_ell(const sp_ell_t *a, const void *alpha, const void *x, const
         double sum = 0.0;
         for (int64_t k = 0; k < a->width; k++) {
             int64_t s = k * a->nrows + r;
-            if (a->col[s] >= 0) sum += ref_value_get(a->val, t, s) * ref_value_get(x, t, a->col[s]);
+            if (a->col[s] < 0) continue;
+            double v = a->ntable > 0 ? ref_value_get(a->table, t, a->code[s])
+                                     : ref_value_get(a->val, t, s);
+            sum += v * ref_value_get(x, t, a->col[s]);
         }
         ref_y_update(y, t, r, al, sum, be);
     }

@@ -54,7 +54,8 @@ void sp__cg_fused_free(sp_solver_t *s)
     }
 }
 
-/* The matrix the spmv step reads: the setup's ELL when that is the format, else the CSR
+/* The matrix the spmv step reads: the setup's ELL (with its value table, if it has one)
+ * when that is the format, else the CSR
  * (sp__matrix_csr_either: 32-bit pointers, narrowed at 64 bits below the narrow limit; past
  * it the CSR's own 64-bit pointers, SP_CG_MAT_CSR64). */
 static sp_status_t matrix_args(sp_solver_t *s, sp_cg_args_t *a)
@@ -68,6 +69,9 @@ static sp_status_t matrix_args(sp_solver_t *s, sp_cg_args_t *a)
         a->width = A->f.ell.width;
         a->idx = A->f.ell.col;
         a->val = A->f.ell.val;
+        a->ntable = A->f.ell.ntable;
+        a->code = A->f.ell.code;
+        a->table = A->f.ell.table;
         goto done;
     }
     SP_TRY(sp_matrix_build(s->ctx, A, SP_FORMAT_CSR));
