@@ -10,7 +10,8 @@
  * CSR_ALG1, host scalars, two synchronizations an iteration) and `devscalar` (the fastest
  * of CSR_ALG1, CSR_ALG2 and sliced ELL (slice 32, SELL_ALG1) for this matrix, timed here,
  * cuBLAS in device pointer mode, the scalars computed on the device, one 8-byte read-back
- * an iteration for the stopping test).
+ * an iteration for the stopping test); with --pcg, `devscalar-jacobi` (the same with
+ * z = D^-1 r by cublasDdgmm and r.z, r.r by cublasDdot).
  * Whole solves timed with CUDA events on one stream, every form and baseline interleaved
  * in each round; the median per iteration, the iteration counts and the true residuals.
  * Also the SpMV alone (libsp's format, cuSPARSE's chosen algorithm) for the ratio
@@ -55,8 +56,9 @@
     } while (0)
 
 /* The device-scalar baseline's scalar steps: beta = r1 / r0; alpha = r1 / dot (0 when dot
- * is 0), -alpha, and r0 = r1 for the next iteration. s: [r1, r0, dot, alpha, nalpha, beta]. */
-enum { S_R1 = 0, S_R0, S_DOT, S_ALPHA, S_NALPHA, S_BETA, S_COUNT };
+ * is 0), -alpha, and r0 = r1 for the next iteration. s: [r1, r0, dot, alpha, nalpha, beta,
+ * rr]; with Jacobi, r1 and r0 are r.z (z = D^-1 r) and rr is r.r for the stopping test. */
+enum { S_R1 = 0, S_R0, S_DOT, S_ALPHA, S_NALPHA, S_BETA, S_RR, S_COUNT };
 __global__ void beta_kernel(double *s)
 {
     s[S_BETA] = s[S_R0] != 0 ? s[S_R1] / s[S_R0] : 0;
@@ -92,6 +94,7 @@ struct baseline {
     int *d_ptr = nullptr, *d_idx = nullptr;
     double *d_val = nullptr, *d_x = nullptr, *d_r = nullptr, *d_p = nullptr, *d_q = nullptr;
     double *d_b = nullptr, *d_s = nullptr, *h_r1 = nullptr;
+    double *d_dinv = nullptr, *d_z = nullptr; /* PCG-Jacobi: 1 / diag(A), z = D^-1 r */
     void *d_buf[3] = {nullptr, nullptr, nullptr}; /* per algorithm: CSR_ALG1, CSR_ALG2, SELL */
     cusparseHandle_t sp = nullptr;
     cublasHandle_t bl = nullptr;
@@ -187,6 +190,50 @@ struct baseline {
         iterations = k;
     }
 
+    /* PCG-Jacobi built the same way (--pcg): z = D^-1 r by cublasDdgmm (diag(dinv) times
+     * the n x 1 matrix r), r.z and r.r by cublasDdot, the same stopping test on r.r; one
+     * read-back of r.r per iteration. */
+    void solve_devscalar_jacobi(double rtol, int maxit)
+    {
+        const double one = 1;
+        double bnorm2 = 0, rr = 0;
+        CUDA_OK(cudaMemsetAsync(d_x, 0, (size_t)n * 8, stream));
+        CUBLAS_OK(cublasSetPointerMode(bl, CUBLAS_POINTER_MODE_DEVICE));
+        CUBLAS_OK(cublasDcopy(bl, n, d_b, 1, d_r, 1));
+        CUBLAS_OK(cublasDdgmm(bl, CUBLAS_SIDE_LEFT, n, 1, d_r, n, d_dinv, 1, d_z, n));
+        CUBLAS_OK(cublasDdot(bl, n, d_r, 1, d_z, 1, d_s + S_R1));
+        CUBLAS_OK(cublasDdot(bl, n, d_r, 1, d_r, 1, d_s + S_RR));
+        CUDA_OK(cudaMemcpyAsync(h_r1, d_s + S_RR, 8, cudaMemcpyDeviceToHost, stream));
+        CUDA_OK(cudaStreamSynchronize(stream));
+        bnorm2 = rr = *h_r1;
+        int k = 0;
+        while (rr > rtol * rtol * bnorm2 && k < maxit) {
+            if (k > 0) {
+                beta_kernel<<<1, 1, 0, stream>>>(d_s);
+                CUBLAS_OK(cublasDscal(bl, n, d_s + S_BETA, d_p, 1));
+                CUBLAS_OK(cublasSetPointerMode(bl, CUBLAS_POINTER_MODE_HOST));
+                CUBLAS_OK(cublasDaxpy(bl, n, &one, d_z, 1, d_p, 1));
+                CUBLAS_OK(cublasSetPointerMode(bl, CUBLAS_POINTER_MODE_DEVICE));
+            } else {
+                CUBLAS_OK(cublasDcopy(bl, n, d_z, 1, d_p, 1));
+            }
+            spmv(vp, vq, 1.0, 0.0, alg);
+            CUBLAS_OK(cublasDdot(bl, n, d_p, 1, d_q, 1, d_s + S_DOT));
+            alpha_kernel<<<1, 1, 0, stream>>>(d_s);
+            CUBLAS_OK(cublasDaxpy(bl, n, d_s + S_ALPHA, d_p, 1, d_x, 1));
+            CUBLAS_OK(cublasDaxpy(bl, n, d_s + S_NALPHA, d_q, 1, d_r, 1));
+            CUBLAS_OK(cublasDdgmm(bl, CUBLAS_SIDE_LEFT, n, 1, d_r, n, d_dinv, 1, d_z, n));
+            CUBLAS_OK(cublasDdot(bl, n, d_r, 1, d_z, 1, d_s + S_R1));
+            CUBLAS_OK(cublasDdot(bl, n, d_r, 1, d_r, 1, d_s + S_RR));
+            CUDA_OK(cudaMemcpyAsync(h_r1, d_s + S_RR, 8, cudaMemcpyDeviceToHost, stream));
+            CUDA_OK(cudaStreamSynchronize(stream));
+            rr = *h_r1;
+            k++;
+        }
+        CUBLAS_OK(cublasSetPointerMode(bl, CUBLAS_POINTER_MODE_HOST));
+        iterations = k;
+    }
+
     /* ||b - A x|| / ||b|| from the last solve. */
     double true_residual()
     {
@@ -211,8 +258,16 @@ static void baseline_open(baseline *B, cudaStream_t stream, const sp_format_view
     CUDA_OK(cudaMalloc(&B->d_ptr, (size_t)(n + 1) * 4));
     CUDA_OK(cudaMalloc(&B->d_idx, (size_t)nnz * 4));
     CUDA_OK(cudaMalloc(&B->d_val, (size_t)nnz * 8));
-    for (double **v : {&B->d_x, &B->d_r, &B->d_p, &B->d_q, &B->d_b})
+    for (double **v : {&B->d_x, &B->d_r, &B->d_p, &B->d_q, &B->d_b, &B->d_dinv, &B->d_z})
         CUDA_OK(cudaMalloc(v, (size_t)n * 8));
+    { /* 1 / diag(A) for the Jacobi baseline (a zero diagonal gives 1, never used by CG) */
+        std::vector<double> dinv((size_t)n, 1.0);
+        for (int r = 0; r < n; r++)
+            for (int64_t k = csr.csr.row_ptr[r]; k < csr.csr.row_ptr[r + 1]; k++)
+                if (csr.csr.col[k] == r && static_cast<const double *>(csr.csr.val)[k] != 0)
+                    dinv[(size_t)r] = 1.0 / static_cast<const double *>(csr.csr.val)[k];
+        CUDA_OK(cudaMemcpy(B->d_dinv, dinv.data(), (size_t)n * 8, cudaMemcpyHostToDevice));
+    }
     CUDA_OK(cudaMalloc(&B->d_s, S_COUNT * 8));
     CUDA_OK(cudaMemset(B->d_s, 0, S_COUNT * 8));
     CUDA_OK(cudaMallocHost(&B->h_r1, 8));
@@ -285,6 +340,7 @@ static void baseline_close(baseline *B)
     for (void *p :
          {B->d_buf[0], B->d_buf[1], B->d_buf[2], (void *)B->d_ptr, (void *)B->d_idx, (void *)B->d_val,
           (void *)B->d_x, (void *)B->d_r, (void *)B->d_p, (void *)B->d_q, (void *)B->d_b,
+          (void *)B->d_dinv, (void *)B->d_z,
           (void *)B->d_s, (void *)B->d_sell_off, (void *)B->d_sell_col, (void *)B->d_sell_val})
         cudaFree(p);
 }
@@ -303,7 +359,7 @@ static stats time_calls(cudaStream_t stream, int reps, const std::function<void(
 struct form {
     const char *name;
     sp_solver_t *solver; /* NULL: a baseline */
-    int devscalar;
+    int devscalar; /* baselines: 0 the sample's form, 1 device scalars, 2 the same with Jacobi */
     std::vector<double> ms;
     int64_t iterations = 0;
     double residual = 0, recurrence = 0;
@@ -427,6 +483,9 @@ int main(int argc, char **argv)
         forms.push_back(form{"sample", nullptr, 0, {}});
         forms.push_back(form{"devscalar", nullptr, 1, {}});
         nbase = 2;
+    } else if (pcg) {
+        forms.push_back(form{"devscalar-jacobi", nullptr, 2, {}});
+        nbase = 1;
     }
 
     /* the SpMV alone: libsp's format; cuSPARSE ALG1 and ALG2 (the faster one is devscalar's) */
@@ -453,6 +512,8 @@ int main(int argc, char **argv)
             CUDA_OK(cudaEventRecord(e0, stream));
             if (f.solver)
                 SP_OK(sp_solver_solve(f.solver, b, x));
+            else if (f.devscalar == 2)
+                B.solve_devscalar_jacobi(rtol, maxit);
             else if (f.devscalar)
                 B.solve_devscalar(rtol, maxit);
             else

@@ -488,6 +488,36 @@ START_TEST(test_all_duplicates)
 }
 END_TEST
 
+/* Columns far apart: the CSC's pointers over runs of empty columns longer than the sort
+ * path's walk (P::sorted_starts_run = 32), before the first column, between columns and
+ * after the last, filled by the binary search; and a matrix whose only entries sit in
+ * its last column. */
+START_TEST(test_sparse_columns)
+{
+    const int64_t ncols = 100000, cols[] = {40, 41, 41 + 33, 5000, 5001, 5002, 70000, 99990};
+    const int ncol = (int)(sizeof cols / sizeof cols[0]);
+    sp_coo_t *a = NULL;
+    uint64_t s = 9;
+    ck_assert_ok(sp_coo_create(60, ncols, 60 * ncol, SP_R_64F, &a));
+    for (int64_t r = 0; r < 60; r++)
+        for (int j = 0; j < ncol; j++) {
+            int64_t k = r * ncol + j;
+            a->row[k] = (int32_t)r;
+            a->col[k] = (int32_t)cols[(j + r) % ncol];
+            ((double *)a->val)[k] = sp_test_uniform(&s) - 0.5;
+        }
+    a->nnz = 60 * ncol;
+    check_all_types(a);
+    sp_coo_free(a);
+    ck_assert_ok(sp_coo_create(3, ncols, 2, SP_R_64F, &a));
+    a->row[0] = 2, a->col[0] = (int32_t)(ncols - 1), ((double *)a->val)[0] = 1.5;
+    a->row[1] = 0, a->col[1] = (int32_t)(ncols - 1), ((double *)a->val)[1] = -2.5;
+    a->nnz = 2;
+    check_all_types(a);
+    sp_coo_free(a);
+}
+END_TEST
+
 START_TEST(test_large)
 {
     int64_t nnz = small ? 300000 : 5000000; /* beyond one grid wave of every kernel */
@@ -736,6 +766,7 @@ static Suite *gpu_convert_suite(void)
     tcase_add_test(t, test_empty);
     tcase_add_test(t, test_long_rows);
     tcase_add_test(t, test_all_duplicates);
+    tcase_add_test(t, test_sparse_columns);
     tcase_add_test(t, test_large);
     tcase_add_test(t, test_transpose_columns);
     tcase_add_test(t, test_errors);
@@ -750,6 +781,7 @@ static Suite *gpu_convert_suite(void)
     tcase_add_test(x, test_empty);
     tcase_add_test(x, test_long_rows);
     tcase_add_test(x, test_all_duplicates);
+    tcase_add_test(x, test_sparse_columns);
     tcase_add_test(x, test_large);
     tcase_add_test(x, test_transpose_columns);
     tcase_add_test(x, test_alloc_failure);

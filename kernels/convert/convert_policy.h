@@ -15,6 +15,12 @@ struct sp_convert_policy {
      * default until a device run shows it bit-equal and faster than the sort path
      * (scripts/device-bfs22.sh runs both; sp__gpu_csr_to_csc_scatter always takes it). */
     static constexpr bool transpose_scatter = false;
+    /* the transposes' gathers (rows, then values, of the entries in column order): outputs
+     * a thread holds in flight */
+    static constexpr int gather_items = 4;
+    /* the CSC's column pointers from the sorted columns: a run of empty columns longer
+     * than this is filled by a binary search each, not walked by one thread */
+    static constexpr int sorted_starts_run = 32;
     /* columns of up to thread_max entries are put in order by a thread (a sorting network
      * in registers: a 7-point stencil's columns, most of a power-law graph's), up to
      * warp_max by a warp (a rank count), up to block_max by a block (bitonic in shared
