@@ -17,15 +17,9 @@ namespace {
  * keeps every warp access one contiguous run for any nrows and alignment, where 16-byte
  * vector loads across rows would need nrows and the arrays aligned to the vector width.
  * min_blocks_per_sm caps registers so that a full SM's 2048 threads stay resident. */
-#ifndef SP_ELL_CODED_UNROLL
-#define SP_ELL_CODED_UNROLL 8
-#endif
 struct ell_policy {
     static constexpr int block_threads = 256;
     static constexpr int unroll = 4;
-    /* with a value table a slot streams 5 bytes, not 12: twice the slots a batch keep the
-     * bytes in flight (and hold a 7-point row in one batch) */
-    static constexpr int unroll_coded = SP_ELL_CODED_UNROLL;
     static constexpr int min_blocks_per_sm = 8;
 };
 using P = ell_policy;
@@ -48,8 +42,8 @@ ell_kernel(const int32_t *__restrict__ col, const T *__restrict__ val,
         for (int i = threadIdx.x; i < ntable; i += P::block_threads) s_table[i] = table[i];
         __syncthreads();
         if (r >= nrows) return;
-        sum = strided_row_sum<P::unroll_coded>(col + r, slot_codes<T>{code + r, s_table},
-                                               nrows, width, x);
+        sum = strided_row_sum<P::unroll>(col + r, slot_codes<T>{code + r, s_table}, nrows,
+                                         width, x);
     } else {
         if (r >= nrows) return;
         sum = strided_row_sum<P::unroll>(col + r, val + r, nrows, width, x);
