@@ -323,15 +323,22 @@ static int calls_per_sample(const sb_exec_t *ex, int64_t nnz)
     return calls > SB_MAX_CALLS ? SB_MAX_CALLS : (int)calls;
 }
 
-/* Each timed libsp sample is followed at once by one sample of each baseline (the same
- * number of calls), so that a ratio holds when the machine drifts (BENCHMARKING.md). */
+/* Each timed libsp sample is followed at once by one sample of each baseline, so that a
+ * ratio holds when the machine drifts (BENCHMARKING.md). A baseline takes libsp's calls a
+ * sample unless that would make its sample longer than SB_SAMPLE_MS (then fewer, at least
+ * one), and once it has spent SB_ROW_MS on the row it is sampled no more past
+ * SB_BASELINE_MIN_SAMPLES: a baseline hundreds of times slower than libsp (cuSPARSE's
+ * sliced ELL on a matrix with dense rows: 259 ms a call on an H100) no longer costs minutes a
+ * row. Its median is over the samples it has. */
 sp_status_t sb_time_spmv(const sb_exec_t *ex, sp_matrix_t *A, int reps, const sb_vectors_t *v,
                          sb_format_row_t *row)
 {
     const int cap = reps; /* t holds cap samples of libsp, the host and each baseline */
     double *t = malloc((size_t)cap * (2 + SB_BASELINE_COUNT) * sizeof *t), ms, us;
     double *tb[SB_BASELINE_COUNT], *th = t + (size_t)cap;
-    int has[SB_BASELINE_COUNT], nb[SB_BASELINE_COUNT] = {0};
+    int has[SB_BASELINE_COUNT], nb[SB_BASELINE_COUNT] = {0}, bcalls[SB_BASELINE_COUNT];
+    int failed[SB_BASELINE_COUNT] = {0};
+    double spent[SB_BASELINE_COUNT] = {0};
     int calls = calls_per_sample(ex, v->coo->nnz);
     sp_status_t st = SP_STATUS_SUCCESS;
     if (!t) return SP_STATUS_ALLOC_FAILED;
@@ -348,18 +355,34 @@ sp_status_t sb_time_spmv(const sb_exec_t *ex, sp_matrix_t *A, int reps, const sb
     for (int b = 0; b < SB_BASELINE_COUNT; b++) {
         tb[b] = t + (size_t)cap * (size_t)(2 + b);
         has[b] = ex->cus && sb_cusparse_has(ex->cus, (sb_baseline_t)b);
+        bcalls[b] = calls;
+        if (has[b] && st == SP_STATUS_SUCCESS) { /* one call, its length (after a first) */
+            double one = sb_cusparse_spmv(ex->gpu, ex->cus, (sb_baseline_t)b, 1);
+            if (one >= 0) one = sb_cusparse_spmv(ex->gpu, ex->cus, (sb_baseline_t)b, 1);
+            if (one > 0 && calls * one > SB_SAMPLE_MS)
+                bcalls[b] = one >= SB_SAMPLE_MS ? 1 : (int)(SB_SAMPLE_MS / one);
+        }
     }
     for (int i = 0; i < SB_WARMUP_CALLS && st == SP_STATUS_SUCCESS; i++) {
         st = timed_spmv(ex, A, row, v, calls, &ms, &us);
         for (int b = 0; b < SB_BASELINE_COUNT; b++)
-            if (has[b]) sb_cusparse_spmv(ex->gpu, ex->cus, (sb_baseline_t)b, calls);
+            if (has[b] && (bcalls[b] == calls || i == 0))
+                sb_cusparse_spmv(ex->gpu, ex->cus, (sb_baseline_t)b, bcalls[b]);
     }
     for (int i = 0; i < reps && st == SP_STATUS_SUCCESS; i++) {
         st = timed_spmv(ex, A, row, v, calls, &t[i], &th[i]);
-        for (int b = 0; b < SB_BASELINE_COUNT; b++)
-            if (has[b] &&
-                (ms = sb_cusparse_spmv(ex->gpu, ex->cus, (sb_baseline_t)b, calls)) >= 0)
-                tb[b][nb[b]++] = ms;
+        for (int b = 0; b < SB_BASELINE_COUNT; b++) {
+            if (!has[b] || failed[b] ||
+                (nb[b] >= SB_BASELINE_MIN_SAMPLES && spent[b] >= SB_ROW_MS))
+                continue;
+            ms = sb_cusparse_spmv(ex->gpu, ex->cus, (sb_baseline_t)b, bcalls[b]);
+            if (ms < 0) {
+                failed[b] = 1;
+                continue;
+            }
+            tb[b][nb[b]++] = ms;
+            spent[b] += ms * bcalls[b];
+        }
     }
     if (st == SP_STATUS_SUCCESS) {
         row->reps = reps;
@@ -369,7 +392,7 @@ sp_status_t sb_time_spmv(const sb_exec_t *ex, sp_matrix_t *A, int reps, const sb
         row->ms_min = t[0];
         row->ms_max = t[reps - 1];
         for (int b = 0; b < SB_BASELINE_COUNT; b++) {
-            row->baseline_ms[b] = nb[b] == reps ? sorted_median(tb[b], reps) : 0;
+            row->baseline_ms[b] = !failed[b] && nb[b] > 0 ? sorted_median(tb[b], nb[b]) : 0;
             row->speedup[b] = row->baseline_ms[b] > 0 && row->ms_median > 0
                                   ? row->baseline_ms[b] / row->ms_median : 0;
         }

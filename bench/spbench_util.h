@@ -22,6 +22,7 @@
 #define SB_SAMPLE_MS 5.0
 #define SB_ROW_MS 3000.0
 #define SB_MIN_REPS 50
+#define SB_BASELINE_MIN_SAMPLES 5 /* a baseline's samples a row before SB_ROW_MS stops it */
 #define SB_MAX_ROWS 16 /* rows of the per-format table: formats x algorithms, and AUTO */
 
 /* One row of the SpMV table: a format with one algorithm (or AUTO). speedup[b] is the
