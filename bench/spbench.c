@@ -105,6 +105,7 @@ static void usage(FILE *f)
             "  --suite-quick        a small subset of it (seconds on the host)\n"
             "  --suite-wide         the wider set nobody tuned on: the shapes below in\n"
             "                       double and float, and every file of datasets/\n"
+            "                       (complex ones by their real part)\n"
             "  --plot FILE.svg      bars of each format's speedup over the baseline\n"
             "With a GPU, SpMV runs on it (CUDA events) beside cuSPARSE in the same run;\n"
             "without one, on the host reference, against its own CSR.\n",
@@ -202,6 +203,7 @@ static int parse_args(int argc, char **argv, options_t *o)
             o->suite = 2;
         } else if (!strcmp(a, "--suite-wide")) {
             o->suite = 3;
+            o->complex_real = 1; /* every file of datasets/: a complex one by its real part */
         } else if (!strcmp(a, "--load-only")) {
             o->load_only = 1;
         } else if (!strcmp(a, "--cache")) {
