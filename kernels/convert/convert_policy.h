@@ -11,10 +11,17 @@ struct sp_convert_policy {
      * to hide the latency of the gathers and scatters */
     static constexpr int blocks_per_sm = 8;
 
-    /* CSR -> CSC by count, scan and stable scatter (csr_to_csc.cu, issue 22). Off by
-     * default until a device run shows it bit-equal and faster than the sort path
-     * (scripts/device-bfs22.sh runs both; sp__gpu_csr_to_csc_scatter always takes it). */
+    /* CSR -> CSC by count, scan and stable scatter (csr_to_csc.cu, issue 22): taken for
+     * every matrix when transpose_scatter is set, else only where its columns are short and
+     * even, judged from what is cheap to know: the longest row at most
+     * transpose_scatter_max_row and the mean column at most transpose_scatter_max_mean (a
+     * stencil). On an H100 it was bit-equal and 1.02-1.04x cuSPARSE on Poisson 160^3 where
+     * the sort path was 0.67-0.76x, and 0.29-0.33x on Kronecker 22 (hub columns) where the
+     * sort path was 0.80x (bench/results/h100-sort-2026-11-26.md).
+     * sp__gpu_csr_to_csc_scatter always takes it. */
     static constexpr bool transpose_scatter = false;
+    static constexpr int transpose_scatter_max_row = 32;
+    static constexpr int transpose_scatter_max_mean = 32;
     /* the transposes' gathers (rows, then values, of the entries in column order): outputs
      * a thread holds in flight */
     static constexpr int gather_items = 4;

@@ -763,15 +763,35 @@ done:
     return st;
 }
 
+/* *pays = the scatter path is the one to take for csr (convert_policy.h: short, even
+ * columns, judged by the longest row and the mean column). */
+static sp_status_t scatter_pays(const sp_gpu_env_t *env, const sp_csr_t *csr, int *pays)
+{
+    sp_status_t st = SP_STATUS_SUCCESS;
+    int32_t *d_slot = NULL;
+    int64_t longest = 0;
+    *pays = P::transpose_scatter;
+    if (*pays || csr->nnz == 0 ||
+        (double)csr->nnz > (double)P::transpose_scatter_max_mean * (double)csr->ncols)
+        goto done;
+    SP_TRY(env_alloc_n(env, &d_slot, 1));
+    SP_TRY(longest_row(env, csr, d_slot, &longest));
+    *pays = longest <= P::transpose_scatter_max_row;
+done:
+    env_free(env, d_slot);
+    return st;
+}
+
 extern "C" sp_status_t sp__gpu_csr_to_csc(const sp_gpu_env_t *env, const sp_csr_t *csr,
                                           sp_csr_t *csc)
 {
     sp_status_t st = SP_STATUS_SUCCESS;
-    int scattered = 0;
+    int scattered = 0, pays = 0;
     SP_TRY(check_csr("csr to csc", env, csr, csc, true));
+    if (!csr->ptr64) SP_TRY(scatter_pays(env, csr, &pays));
     if (csr->ptr64)
         SP_TRY(csc_wide(env, csr, csc));
-    else if (P::transpose_scatter)
+    else if (pays)
         SP_TRY(csc_by_scatter(env, csr, csc, &scattered));
     else
         SP_TRY(csc_by_sort(env, csr, csc));
