@@ -152,82 +152,46 @@ struct baseline {
     }
 
     /* The same CG with the scalars on the device (cuBLAS device pointer mode) and the
-     * faster SpMV algorithm; one read-back of r.r per iteration for the stopping test. */
-    void solve_devscalar(double rtol, int maxit)
+     * faster SpMV algorithm; one read-back of r.r per iteration for the stopping test.
+     * jacobi (--pcg): PCG-Jacobi built the same way, z = D^-1 r by cublasDdgmm (diag(dinv)
+     * times the n x 1 matrix r), r.z and r.r by cublasDdot, the same stopping test on r.r;
+     * without it z is r, and the calls are CG's. */
+    void solve_devscalar(double rtol, int maxit, bool jacobi)
     {
         const double one = 1;
-        double bnorm2 = 0, r1 = 0;
-        CUDA_OK(cudaMemsetAsync(d_x, 0, (size_t)n * 8, stream));
-        CUBLAS_OK(cublasSetPointerMode(bl, CUBLAS_POINTER_MODE_DEVICE));
-        CUBLAS_OK(cublasDcopy(bl, n, d_b, 1, d_r, 1));
-        CUBLAS_OK(cublasDdot(bl, n, d_r, 1, d_r, 1, d_s + S_R1));
-        CUDA_OK(cudaMemcpyAsync(h_r1, d_s + S_R1, 8, cudaMemcpyDeviceToHost, stream));
-        CUDA_OK(cudaStreamSynchronize(stream));
-        bnorm2 = r1 = *h_r1;
-        int k = 0;
-        while (r1 > rtol * rtol * bnorm2 && k < maxit) {
-            if (k > 0) {
-                beta_kernel<<<1, 1, 0, stream>>>(d_s);
-                CUBLAS_OK(cublasDscal(bl, n, d_s + S_BETA, d_p, 1));
-                CUBLAS_OK(cublasSetPointerMode(bl, CUBLAS_POINTER_MODE_HOST));
-                CUBLAS_OK(cublasDaxpy(bl, n, &one, d_r, 1, d_p, 1));
-                CUBLAS_OK(cublasSetPointerMode(bl, CUBLAS_POINTER_MODE_DEVICE));
-            } else {
-                CUBLAS_OK(cublasDcopy(bl, n, d_r, 1, d_p, 1));
-            }
-            spmv(vp, vq, 1.0, 0.0, alg);
-            CUBLAS_OK(cublasDdot(bl, n, d_p, 1, d_q, 1, d_s + S_DOT));
-            alpha_kernel<<<1, 1, 0, stream>>>(d_s);
-            CUBLAS_OK(cublasDaxpy(bl, n, d_s + S_ALPHA, d_p, 1, d_x, 1));
-            CUBLAS_OK(cublasDaxpy(bl, n, d_s + S_NALPHA, d_q, 1, d_r, 1));
-            CUBLAS_OK(cublasDdot(bl, n, d_r, 1, d_r, 1, d_s + S_R1));
-            CUDA_OK(cudaMemcpyAsync(h_r1, d_s + S_R1, 8, cudaMemcpyDeviceToHost, stream));
-            CUDA_OK(cudaStreamSynchronize(stream));
-            r1 = *h_r1;
-            k++;
-        }
-        CUBLAS_OK(cublasSetPointerMode(bl, CUBLAS_POINTER_MODE_HOST));
-        iterations = k;
-    }
-
-    /* PCG-Jacobi built the same way (--pcg): z = D^-1 r by cublasDdgmm (diag(dinv) times
-     * the n x 1 matrix r), r.z and r.r by cublasDdot, the same stopping test on r.r; one
-     * read-back of r.r per iteration. */
-    void solve_devscalar_jacobi(double rtol, int maxit)
-    {
-        const double one = 1;
+        double *z = jacobi ? d_z : d_r;
+        const int stop = jacobi ? S_RR : S_R1; /* the slot holding r.r */
         double bnorm2 = 0, rr = 0;
+        auto residual = [&] { /* z, then r.z and (Jacobi) r.r, r.r read back */
+            if (jacobi)
+                CUBLAS_OK(cublasDdgmm(bl, CUBLAS_SIDE_LEFT, n, 1, d_r, n, d_dinv, 1, d_z, n));
+            CUBLAS_OK(cublasDdot(bl, n, d_r, 1, z, 1, d_s + S_R1));
+            if (jacobi) CUBLAS_OK(cublasDdot(bl, n, d_r, 1, d_r, 1, d_s + S_RR));
+            CUDA_OK(cudaMemcpyAsync(h_r1, d_s + stop, 8, cudaMemcpyDeviceToHost, stream));
+            CUDA_OK(cudaStreamSynchronize(stream));
+            return *h_r1;
+        };
         CUDA_OK(cudaMemsetAsync(d_x, 0, (size_t)n * 8, stream));
         CUBLAS_OK(cublasSetPointerMode(bl, CUBLAS_POINTER_MODE_DEVICE));
         CUBLAS_OK(cublasDcopy(bl, n, d_b, 1, d_r, 1));
-        CUBLAS_OK(cublasDdgmm(bl, CUBLAS_SIDE_LEFT, n, 1, d_r, n, d_dinv, 1, d_z, n));
-        CUBLAS_OK(cublasDdot(bl, n, d_r, 1, d_z, 1, d_s + S_R1));
-        CUBLAS_OK(cublasDdot(bl, n, d_r, 1, d_r, 1, d_s + S_RR));
-        CUDA_OK(cudaMemcpyAsync(h_r1, d_s + S_RR, 8, cudaMemcpyDeviceToHost, stream));
-        CUDA_OK(cudaStreamSynchronize(stream));
-        bnorm2 = rr = *h_r1;
+        bnorm2 = rr = residual();
         int k = 0;
         while (rr > rtol * rtol * bnorm2 && k < maxit) {
             if (k > 0) {
                 beta_kernel<<<1, 1, 0, stream>>>(d_s);
                 CUBLAS_OK(cublasDscal(bl, n, d_s + S_BETA, d_p, 1));
                 CUBLAS_OK(cublasSetPointerMode(bl, CUBLAS_POINTER_MODE_HOST));
-                CUBLAS_OK(cublasDaxpy(bl, n, &one, d_z, 1, d_p, 1));
+                CUBLAS_OK(cublasDaxpy(bl, n, &one, z, 1, d_p, 1));
                 CUBLAS_OK(cublasSetPointerMode(bl, CUBLAS_POINTER_MODE_DEVICE));
             } else {
-                CUBLAS_OK(cublasDcopy(bl, n, d_z, 1, d_p, 1));
+                CUBLAS_OK(cublasDcopy(bl, n, z, 1, d_p, 1));
             }
             spmv(vp, vq, 1.0, 0.0, alg);
             CUBLAS_OK(cublasDdot(bl, n, d_p, 1, d_q, 1, d_s + S_DOT));
             alpha_kernel<<<1, 1, 0, stream>>>(d_s);
             CUBLAS_OK(cublasDaxpy(bl, n, d_s + S_ALPHA, d_p, 1, d_x, 1));
             CUBLAS_OK(cublasDaxpy(bl, n, d_s + S_NALPHA, d_q, 1, d_r, 1));
-            CUBLAS_OK(cublasDdgmm(bl, CUBLAS_SIDE_LEFT, n, 1, d_r, n, d_dinv, 1, d_z, n));
-            CUBLAS_OK(cublasDdot(bl, n, d_r, 1, d_z, 1, d_s + S_R1));
-            CUBLAS_OK(cublasDdot(bl, n, d_r, 1, d_r, 1, d_s + S_RR));
-            CUDA_OK(cudaMemcpyAsync(h_r1, d_s + S_RR, 8, cudaMemcpyDeviceToHost, stream));
-            CUDA_OK(cudaStreamSynchronize(stream));
-            rr = *h_r1;
+            rr = residual();
             k++;
         }
         CUBLAS_OK(cublasSetPointerMode(bl, CUBLAS_POINTER_MODE_HOST));
@@ -512,10 +476,8 @@ int main(int argc, char **argv)
             CUDA_OK(cudaEventRecord(e0, stream));
             if (f.solver)
                 SP_OK(sp_solver_solve(f.solver, b, x));
-            else if (f.devscalar == 2)
-                B.solve_devscalar_jacobi(rtol, maxit);
             else if (f.devscalar)
-                B.solve_devscalar(rtol, maxit);
+                B.solve_devscalar(rtol, maxit, f.devscalar == 2);
             else
                 B.solve_sample(rtol, maxit);
             CUDA_OK(cudaEventRecord(e1, stream));

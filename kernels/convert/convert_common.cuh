@@ -86,6 +86,21 @@ static inline sp_status_t sort_pairs_temp_bytes(int64_t n, size_t *temp_bytes)
     return sp__gpu_radix_sort_pairs_u32(NULL, &placeholder, n, 32, NULL, temp_bytes, NULL);
 }
 
+/* First i in [0, nnz) with key[i] >= r (nnz when none); keys sorted ascending (a sorted
+ * COO's rows, a CSC's sorted columns). */
+__device__ __forceinline__ int64_t first_at_least(const int32_t *key, int64_t nnz, int64_t r)
+{
+    int64_t lo = 0, hi = nnz;
+    while (lo < hi) {
+        int64_t mid = lo + (hi - lo) / 2;
+        if ((int64_t)key[mid] < r)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
 /* d_out[i] = i for i < n. */
 template <int BLOCK>
 __global__ void __launch_bounds__(BLOCK) iota_kernel(int32_t *out, int64_t n)

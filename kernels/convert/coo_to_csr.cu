@@ -11,20 +11,6 @@ using namespace sp_convert;
 
 namespace {
 
-/* First i in [0, nnz) with row[i] >= r (nnz when none); row sorted ascending. */
-__device__ __forceinline__ int64_t first_at_least(const int32_t *row, int64_t nnz, int64_t r)
-{
-    int64_t lo = 0, hi = nnz;
-    while (lo < hi) {
-        int64_t mid = lo + (hi - lo) / 2;
-        if ((int64_t)row[mid] < r)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
-}
-
 /* ptr[r] = first i in [0, nnz) with row[i] >= r (nnz when none), for r = 0..nrows; row
  * sorted ascending. */
 __global__ void __launch_bounds__(P::block_threads)

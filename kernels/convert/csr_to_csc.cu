@@ -123,16 +123,7 @@ sorted_gaps_kernel(const int32_t *__restrict__ keys, int64_t nnz, int32_t *__res
 {
     for (int64_t j = (int64_t)blockIdx.x * P::block_threads + threadIdx.x; j <= n;
          j += (int64_t)gridDim.x * P::block_threads) {
-        if (ptr[j] >= 0) continue;
-        int64_t lo = 0, hi = nnz;
-        while (lo < hi) {
-            int64_t mid = lo + (hi - lo) / 2;
-            if ((int64_t)keys[mid] < j)
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
-        ptr[j] = (int32_t)lo;
+        if (ptr[j] < 0) ptr[j] = (int32_t)first_at_least(keys, nnz, j);
     }
 }
 
