@@ -403,6 +403,7 @@ static sp_status_t gather(const sp_gpu_env_t *env, const sp_csr_t *csr, const in
     if (csr->nnz == 0) goto done;
     gather_kernel<int32_t><<<blocks, P::block_threads, 0, s>>>(rows, perm, csr->nnz, c->idx);
     SP_CUDA_LAUNCHED("gather_kernel (rows)");
+    if (sp_value_size(csr->value_type) == 0) goto done; /* a pattern: rows only */
     by_word(sp_value_size(csr->value_type), [&](auto tag) {
         using W = decltype(tag);
         gather_kernel<W><<<blocks, P::block_threads, 0, s>>>(
