@@ -20,33 +20,7 @@ mkdir -p "$logs"
 
 . scripts/device-env.sh # .deps unpacked, SP_ZLIB_ARGS
 
-nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader \
-  | tee "$logs/gpu.txt" || echo "nvidia-smi failed" | tee "$logs/gpu.txt"
-nvcc --version | tail -1 | tee -a "$logs/gpu.txt"
-git log --oneline -1 | tee -a "$logs/gpu.txt"
-
-status=0
-step() { # step NAME SECONDS COMMAND...: run with a time limit, log, remember failure
-  local name=$1 secs=$2; shift 2
-  echo "== $name"
-  local t0=$SECONDS
-  local rc=0
-  timeout "$secs" "$@" >"$logs/$name.log" 2>&1 || rc=$?
-  if [ $rc = 0 ]; then
-    echo "   ok ($((SECONDS - t0)) s)"
-  else
-    if [ $rc = 124 ]; then
-      echo "   TIMEOUT after $secs s ($name)"
-    elif [ $rc -gt 128 ]; then
-      echo "   CRASHED: $name killed by signal $((rc - 128)) ($(kill -l $((rc - 128)) 2>/dev/null))" \
-        "after $((SECONDS - t0)) s; its last lines follow (stage: lines say how far it got)"
-    fi
-    echo "   FAILED rc=$rc ($((SECONDS - t0)) s, see $logs/$name.log)"
-    tail -n 30 "$logs/$name.log"
-    status=1
-  fi
-  return $rc
-}
+. scripts/device-steps.sh # gpu.txt, status, step()
 
 step configure 120 cmake -S . -B build-gpu -DSP_WITH_CUDA=ON -DCMAKE_BUILD_TYPE=Release \
   -DCMAKE_CUDA_ARCHITECTURES=90 "${SP_ZLIB_ARGS[@]}"
