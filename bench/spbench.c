@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "sp.h"
+#include "policy.h"     /* sp__bfs_beamer_rule_set (--bfs-beamer-rule) */
 #include "sp_formats.h" /* sp__ell_value_table_set (--no-value-table) */
 #include "spbench_util.h"
 #include "spbench_bfs.h"
@@ -78,6 +79,9 @@ static void usage(FILE *f)
             "                       sample is 1e8/nnz back-to-back calls (1..100,\n"
             "                       fewer when a call takes long: about 5 ms a sample)\n"
             "  --check              compare every format's SpMV with the reference\n"
+            "  --bfs-beamer-rule    direction-optimized BFS switches by Beamer's rule as\n"
+            "                       published, the pull's scan of unvisited vertices not\n"
+            "                       priced (for comparison; kernels/bfs/bfs_direction_rule.h)\n"
             "  --no-value-table     build ELL (and HYB's ELL part) without the value table\n"
             "                       (a byte a slot for matrices of <= 256 distinct values;\n"
             "                       rows that use one say value_table: N)\n"
@@ -147,6 +151,8 @@ static int parse_args(int argc, char **argv, options_t *o)
             exit(0);
         } else if (!strcmp(a, "--no-value-table")) {
             sp__ell_value_table_set(0);
+        } else if (!strcmp(a, "--bfs-beamer-rule")) {
+            sp__bfs_beamer_rule_set(1);
         } else if (!strcmp(a, "--format")) {
             NEED_VALUE();
             o->reader = next;

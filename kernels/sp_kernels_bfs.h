@@ -227,15 +227,16 @@ typedef struct sp_gpu_bfs_graph_log {
     int64_t levels, vertices, edges, switches;
 } sp_gpu_bfs_graph_log_t;
 
-/* Build the graph for g and w (alpha, beta > 0: Beamer's parameters; capacity levels of
+/* Build the graph for g and w (alpha, beta > 0 and pull_vertex_weight >= 0: the direction
+ * rule's parameters, bfs/bfs_direction_rule.h; capacity levels of
  * records, 0..n + 1); w's outputs may be NULL (each run sets them). SP_STATUS_NOT_SUPPORTED
  * where the driver has no conditional nodes. On failure nothing is left allocated and *loop
  * is zeroed. */
 sp_status_t sp__gpu_bfs_graph_loop_create(const sp_gpu_env_t *env, const sp_gpu_bfs_graph_t *g,
                                           const sp_gpu_bfs_work_t *w,
                                           sp_gpu_bfs_graph_mode_t mode, double alpha,
-                                          double beta, int64_t capacity,
-                                          sp_gpu_bfs_graph_loop_t *loop);
+                                          double beta, double pull_vertex_weight,
+                                          int64_t capacity, sp_gpu_bfs_graph_loop_t *loop);
 /* One traversal from source into w's outputs (w carved from the scratch the loop was built
  * for). sizes (int64), dirs (int32) and times_ms, host arrays of capacity entries (at most
  * the loop's) or NULL, get each level's size (0 past the last), the direction of the step

@@ -148,7 +148,8 @@ done:
 static int same_key(const sp__bfs_key_t *a, const sp__bfs_key_t *want)
 {
     return a->variant == want->variant && a->loop == want->loop && a->alpha == want->alpha &&
-           a->beta == want->beta && a->capacity >= want->capacity;
+           a->beta == want->beta && a->pull_vertex_weight == want->pull_vertex_weight &&
+           a->capacity >= want->capacity;
 }
 
 void sp__bfs_cache_free(sp_matrix_t *G)
@@ -199,6 +200,7 @@ static sp__bfs_key_t key_for(sp_context_t *ctx, sp_matrix_t *G, const sp_bfs_opt
     k.loop = options ? options->loop : SP_BFS_LOOP_AUTO;
     k.alpha = options && options->alpha > 0 ? options->alpha : pol->alpha;
     k.beta = options && options->beta > 0 ? options->beta : pol->beta;
+    k.pull_vertex_weight = sp__bfs_beamer_rule() ? 0.0 : pol->pull_vertex_weight;
     k.capacity = options ? options->frontier_capacity : 0;
     if (k.capacity > G->f.coo.nrows + 1) k.capacity = G->f.coo.nrows + 1; /* no more levels */
     sp__bfs_choose(ctx, G, &k.variant, &k.loop);

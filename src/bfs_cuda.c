@@ -82,8 +82,8 @@ static void swap_frontier(sp_gpu_bfs_work_t *w, sp_bfs_variant_t variant, sp_bfs
  * level's GPU time from the event pair lev (NULL: not timed) recorded around its step
  * (read after the round trip that follows every step anyway). */
 static sp_status_t host_loop(const sp_gpu_env_t *env, const sp_gpu_bfs_graph_t *g,
-                             sp_gpu_bfs_work_t w, sp_bfs_variant_t variant, double alpha,
-                             double beta, int32_t source, const sp__bfs_record_t *s,
+                             sp_gpu_bfs_work_t w, sp_bfs_variant_t variant,
+                             const sp__bfs_key_t *key, int32_t source, const sp__bfs_record_t *s,
                              cudaEvent_t *lev, search_log_t *log)
 {
     sp_status_t st = SP_STATUS_SUCCESS;
@@ -104,7 +104,8 @@ static sp_status_t host_loop(const sp_gpu_env_t *env, const sp_gpu_bfs_graph_t *
     lg.edges = m_f;
     for (int32_t cur = 0; count > 0; cur++) {
         if (variant == SP_BFS_DIRECTION_OPT) {
-            dir = sp__bfs_next_direction(prev, m_f, m_u, count, prev_count, g->n, alpha, beta);
+            dir = sp__bfs_next_direction(prev, m_f, m_u, g->n - lg.vertices, count, prev_count,
+                                         g->n, key->alpha, key->beta, key->pull_vertex_weight);
             if (cur > 0 && dir != prev) lg.switches++;
         }
         if (times && cur < cap) SP_CUDA_TRY(cudaEventRecord(lev[0], (cudaStream_t)env->stream));
@@ -258,7 +259,8 @@ sp_status_t sp__cuda_bfs_cache_make(sp_matrix_t *G, const sp__bfs_key_t *key, vo
             /* the graph bakes every scratch pointer; the outputs are set per search */
             sp__gpu_bfs_work_carve(c->d_temp, n, c->g.nnz, NULL, NULL, &w);
             SP_TRY(sp__gpu_bfs_graph_loop_create(&env, &c->g, &w, graph_mode(key->variant),
-                                                 key->alpha, key->beta, key->capacity, &c->gl));
+                                                 key->alpha, key->beta, key->pull_vertex_weight,
+                                                 key->capacity, &c->gl));
         }
     } else {
         SP_TRY(sp__gpu_bfs_loop_scratch_alloc(&env, n, key->capacity, &c->loop_scratch));
@@ -300,8 +302,7 @@ sp_status_t sp__cuda_bfs(sp_matrix_t *G, const sp__bfs_cache_t *cache, int64_t n
         if (timed) SP_CUDA_TRY(cudaEventRecord(c->ev[0], strm));
         if (loop == SP_BFS_LOOP_HOST) {
             sp__gpu_bfs_work_carve(c->d_temp, n, g->nnz, lv, pa, &w);
-            SP_TRY(host_loop(&env, g, w, variant, cache->key.alpha, cache->key.beta,
-                             (int32_t)sources[i], s,
+            SP_TRY(host_loop(&env, g, w, variant, &cache->key, (int32_t)sources[i], s,
                              timed && s->level_times_ms ? c->lev : NULL, &lg));
         } else if (loop == SP_BFS_LOOP_GRAPH) {
             sp__gpu_bfs_work_carve(c->d_temp, n, g->nnz, lv, pa, &w);

@@ -4,6 +4,7 @@
 #include "policy.h"
 
 #include <math.h>
+#include <stdatomic.h>
 
 #include "bfs/bfs_direction_rule.h"
 #include "sp_kernels_solve.h"
@@ -116,6 +117,7 @@ static const sp__bfs_policy_t bfs_sm90 = {
     .single_block_max_n = (int64_t)1 << 16,
     .alpha = 15.0,
     .beta = 18.0,
+    .pull_vertex_weight = 1.0,
 };
 
 /* ---- SpTRSV ----
@@ -440,13 +442,20 @@ void sp__bfs_choose(const sp_context_t *ctx, const sp_matrix_t *G, sp_bfs_varian
 }
 
 sp_bfs_direction_t sp__bfs_next_direction(sp_bfs_direction_t cur, int64_t m_f, int64_t m_u,
-                                          int64_t n_f, int64_t n_f_prev, int64_t n,
-                                          double alpha, double beta)
+                                          int64_t n_u, int64_t n_f, int64_t n_f_prev,
+                                          int64_t n, double alpha, double beta, double w)
 {
-    return sp_bfs_rule_next(cur == SP_BFS_DIR_PULL, m_f, m_u, n_f, n_f_prev, n, alpha, beta)
+    return sp_bfs_rule_next(cur == SP_BFS_DIR_PULL, m_f, m_u, n_u, n_f, n_f_prev, n, alpha,
+                            beta, w)
                ? SP_BFS_DIR_PULL
                : SP_BFS_DIR_PUSH;
 }
+
+static atomic_int beamer_rule;
+
+void sp__bfs_beamer_rule_set(int on) { atomic_store(&beamer_rule, on ? 1 : 0); }
+
+int sp__bfs_beamer_rule(void) { return atomic_load(&beamer_rule); }
 
 int sp__policy_sptrsv_use_small(const sp__policy_t *p, int64_t nrows, int64_t nnz,
                                 size_t value_size)

@@ -93,6 +93,7 @@ typedef struct sp__bfs_policy {
     int64_t host_loop_nohub_min_nnz; /* and from here when there is no hub */
     int64_t single_block_min_n, single_block_max_n;
     double alpha, beta;          /* Beamer's rule when sp_bfs_options_t leaves them 0 */
+    double pull_vertex_weight;   /* a pull's unvisited vertex in edges (bfs_direction_rule.h) */
 } sp__bfs_policy_t;
 
 /* SP_SPTRSV_ALG_AUTO and the kernel behind SP_SPTRSV_ALG_SOFT_SYNC. */
@@ -160,12 +161,17 @@ sp_spmv_alg_t sp__policy_spmv_coo_alg(sp_spmv_alg_t alg);
  * host rule). */
 void sp__bfs_choose(const sp_context_t *ctx, const sp_matrix_t *G, sp_bfs_variant_t *variant,
                     sp_bfs_loop_t *loop);
-/* Beamer's rule for the step after one in direction cur: from push, pull when the
- * frontier's out-edges m_f exceed m_u / alpha (m_u: out-edges of unvisited vertices);
- * from pull, stay while the frontier grows (n_f >= n_f_prev) or n_f > n / beta. */
+/* The direction rule (bfs_direction_rule.h) for the step after one in direction cur: from
+ * push, pull when the frontier's out-edges m_f exceed (m_u + w * n_u) / alpha (m_u:
+ * out-edges of the n_u unvisited vertices); from pull, stay while the frontier grows
+ * (n_f >= n_f_prev) or n_f > n / beta. */
 sp_bfs_direction_t sp__bfs_next_direction(sp_bfs_direction_t cur, int64_t m_f, int64_t m_u,
-                                          int64_t n_f, int64_t n_f_prev, int64_t n,
-                                          double alpha, double beta);
+                                          int64_t n_u, int64_t n_f, int64_t n_f_prev,
+                                          int64_t n, double alpha, double beta, double w);
+/* Beamer's rule as published (a pull's vertices not priced: weight 0) while on is set, for
+ * the benchmarks' comparison (spbench --bfs-beamer-rule); caches made before keep theirs. */
+void sp__bfs_beamer_rule_set(int on);
+int sp__bfs_beamer_rule(void);
 
 /* SP_SPTRSV_ALG_AUTO for a triangle of nrows rows in levels dependency levels: 1 when level
  * scheduling should run, 0 for the soft-synchronized kernel. */

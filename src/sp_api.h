@@ -152,6 +152,7 @@ typedef struct sp__bfs_key {
     sp_bfs_variant_t variant;
     sp_bfs_loop_t loop;
     double alpha, beta;
+    double pull_vertex_weight; /* the direction rule's (bfs_direction_rule.h) */
     int64_t capacity;
 } sp__bfs_key_t;
 /* Everything a search needs beyond its outputs, made once per matrix and key and kept in

@@ -108,17 +108,32 @@ START_TEST(auto_choice_and_direction_rule)
     sp__bfs_choose(&gpu, &G, &v, &l); /* a fixed variant keeps the host loop */
     ck_assert_int_eq(v, SP_BFS_PUSH);
     ck_assert_int_eq(l, SP_BFS_LOOP_HOST);
-    /* push -> pull exactly when m_f > m_u / alpha */
-    ck_assert_int_eq(sp__bfs_next_direction(SP_BFS_DIR_PUSH, 100, 1500, 10, 1, 1000, 15, 18),
+    /* push -> pull exactly when m_f > (m_u + w n_u) / alpha: Beamer's rule with w = 0 */
+    ck_assert_int_eq(sp__bfs_next_direction(SP_BFS_DIR_PUSH, 100, 1500, 900, 10, 1, 1000, 15, 18,
+                                            0),
                      SP_BFS_DIR_PUSH);
-    ck_assert_int_eq(sp__bfs_next_direction(SP_BFS_DIR_PUSH, 101, 1500, 10, 1, 1000, 15, 18),
+    ck_assert_int_eq(sp__bfs_next_direction(SP_BFS_DIR_PUSH, 101, 1500, 900, 10, 1, 1000, 15, 18,
+                                            0),
                      SP_BFS_DIR_PULL);
-    /* pull stays while the frontier grows or exceeds n / beta */
-    ck_assert_int_eq(sp__bfs_next_direction(SP_BFS_DIR_PULL, 0, 0, 50, 40, 1800, 15, 18),
+    /* the unvisited vertices priced (w = 1): (1500 + 900) / 15 = 160 */
+    ck_assert_int_eq(sp__bfs_next_direction(SP_BFS_DIR_PUSH, 160, 1500, 900, 10, 1, 1000, 15, 18,
+                                            1),
+                     SP_BFS_DIR_PUSH);
+    ck_assert_int_eq(sp__bfs_next_direction(SP_BFS_DIR_PUSH, 161, 1500, 900, 10, 1, 1000, 15, 18,
+                                            1),
                      SP_BFS_DIR_PULL);
-    ck_assert_int_eq(sp__bfs_next_direction(SP_BFS_DIR_PULL, 0, 0, 101, 200, 1800, 15, 18),
+    /* late in a search of a graph of isolated vertices: no edges left unvisited, yet a pull
+       would scan the 900 vertices; a push from a small frontier stays a push */
+    ck_assert_int_eq(sp__bfs_next_direction(SP_BFS_DIR_PUSH, 40, 0, 900, 10, 20, 1000, 15, 18, 1),
+                     SP_BFS_DIR_PUSH);
+    ck_assert_int_eq(sp__bfs_next_direction(SP_BFS_DIR_PUSH, 40, 0, 900, 10, 20, 1000, 15, 18, 0),
                      SP_BFS_DIR_PULL);
-    ck_assert_int_eq(sp__bfs_next_direction(SP_BFS_DIR_PULL, 0, 0, 100, 200, 1800, 15, 18),
+    /* pull stays while the frontier grows or exceeds n / beta (w plays no part) */
+    ck_assert_int_eq(sp__bfs_next_direction(SP_BFS_DIR_PULL, 0, 0, 0, 50, 40, 1800, 15, 18, 1),
+                     SP_BFS_DIR_PULL);
+    ck_assert_int_eq(sp__bfs_next_direction(SP_BFS_DIR_PULL, 0, 0, 0, 101, 200, 1800, 15, 18, 1),
+                     SP_BFS_DIR_PULL);
+    ck_assert_int_eq(sp__bfs_next_direction(SP_BFS_DIR_PULL, 0, 0, 0, 100, 200, 1800, 15, 18, 1),
                      SP_BFS_DIR_PUSH);
 }
 END_TEST

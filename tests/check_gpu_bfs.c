@@ -170,10 +170,40 @@ static void check_case(const char *name, const sp_csr_t *h, sp_matrix_t *G, int3
     ck_assert(s.time_ms > 0);
 }
 
+/* The direction of each of the first cap levels replayed on the host from the reference's
+ * levels (ref, levels of them): the rule (policy.h) on the counts both loops keep, the
+ * frontier's size and out-edges and the edges and vertices not reached yet. */
+static void check_rule_replay(const char *name, const sp_csr_t *h, const int32_t *ref,
+                              int64_t levels, const int32_t *dirs, int64_t cap)
+{
+    const sp__bfs_policy_t *pol = sp__policy_for(g_gpu)->bfs;
+    int64_t n = h->nrows, m_u = (int64_t)h->ptr[n], seen = 0, prev_count = 0;
+    int64_t *count = calloc((size_t)levels, sizeof *count);
+    int64_t *edges = calloc((size_t)levels, sizeof *edges);
+    sp_bfs_direction_t dir = SP_BFS_DIR_PUSH;
+    ck_assert(count && edges);
+    for (int64_t v = 0; v < n; v++)
+        if (ref[v] >= 0) count[ref[v]]++, edges[ref[v]] += (int64_t)(h->ptr[v + 1] - h->ptr[v]);
+    for (int64_t l = 0; l < cap && l < levels; l++) {
+        seen += count[l];
+        m_u -= edges[l];
+        dir = sp__bfs_next_direction(dir, edges[l], m_u, n - seen, count[l], prev_count, n,
+                                     pol->alpha, pol->beta, pol->pull_vertex_weight);
+        ck_assert_msg(dirs[l] == (int32_t)dir,
+                      "%s: level %lld went %d, the rule replayed from the reference says %d",
+                      name, (long long)l, dirs[l], (int)dir);
+        prev_count = count[l];
+    }
+    free(edges);
+    free(count);
+}
+
 /* The graph loop decides the direction on the GPU from the same counters and rule as the
- * host loop: both direction-optimized runs take the same direction at every level. */
-static void check_same_directions(const char *name, sp_matrix_t *G, int32_t source,
-                                  int64_t levels, int32_t *d_level)
+ * host loop: both direction-optimized runs take the same direction at every level, the one
+ * the rule gives when replayed from the reference (check_rule_replay). */
+static void check_same_directions(const char *name, const sp_csr_t *h, const int32_t *ref,
+                                  sp_matrix_t *G, int32_t source, int64_t levels,
+                                  int32_t *d_level)
 {
     static int32_t dirs[2][MAX_LEVELS];
     int64_t cap = levels < MAX_LEVELS ? levels : MAX_LEVELS, switches[2];
@@ -185,6 +215,7 @@ static void check_same_directions(const char *name, sp_matrix_t *G, int32_t sour
         o.directions = dirs[k], o.frontier_capacity = cap;
         ck_assert_ok(sp_bfs(g_gpu, G, source, &o, d_level, NULL, &s));
         switches[k] = s.direction_switches;
+        if (k == 0) check_rule_replay(name, h, ref, levels, dirs[0], cap);
     }
     ck_assert_msg(memcmp(dirs[0], dirs[1], (size_t)cap * sizeof dirs[0][0]) == 0 &&
                       switches[0] == switches[1],
@@ -230,7 +261,7 @@ static void check_graph(const char *name, const sp_coo_t *coo, const int32_t *gi
                                  &ex.edges, ex.sizes, n));
         for (int c = 0; c < NCASES; c++)
             check_case(name, h, G, given[i], &ex, g_cases[c], d_level, d_parent, level, parent);
-        check_same_directions(name, G, given[i], ex.levels, d_level);
+        check_same_directions(name, h, ex.level, G, given[i], ex.levels, d_level);
         if (i > 0 || ex.levels > 1000 || sanitizing) continue;
         /* parents are optional: the levels alone, with no stats */
         for (int c = 0; c < NCASES; c++) {

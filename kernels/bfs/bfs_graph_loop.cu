@@ -47,7 +47,7 @@ struct graph_state {
 /* What decide needs besides the state: constants of the graph and the records. */
 struct decide_args {
     int64_t n, nnz, max_pieces, warps, capacity;
-    double alpha, beta;
+    double alpha, beta, pull_vertex_weight;
     int32_t mode;
     int64_t *sizes;              /* capacity entries */
     int32_t *dirs;               /* capacity entries */
@@ -90,8 +90,9 @@ __device__ void decide(graph_state *st, sp_gpu_bfs_counters_t *ctr, const decide
         st->edges += m_f;
     }
     int32_t dir = d.mode == SP_GPU_BFS_GRAPH_DIROPT
-                      ? sp_bfs_rule_next(st->dir == SP_GPU_BFS_DIR_PULL, m_f, st->m_u, count,
-                                         st->prev_count, d.n, d.alpha, d.beta)
+                      ? sp_bfs_rule_next(st->dir == SP_GPU_BFS_DIR_PULL, m_f, st->m_u,
+                                         d.n - st->vertices, count, st->prev_count, d.n,
+                                         d.alpha, d.beta, d.pull_vertex_weight)
                       : (d.mode == SP_GPU_BFS_GRAPH_PULL ? SP_GPU_BFS_DIR_PULL
                                                          : SP_GPU_BFS_DIR_PUSH);
     if (L > 0 && dir != st->dir) st->switches++;
@@ -274,7 +275,8 @@ done:
 template <typename Off>
 sp_status_t loop_create(const sp_gpu_env_t *env, const sp_gpu_bfs_graph_t *g,
                         const sp_gpu_bfs_work_t *w, sp_gpu_bfs_graph_mode_t mode, double alpha,
-                        double beta, int64_t capacity, sp_gpu_bfs_graph_loop_t *loop)
+                        double beta, double pull_vertex_weight, int64_t capacity,
+                        sp_gpu_bfs_graph_loop_t *loop)
 {
     sp_status_t st = SP_STATUS_SUCCESS;
     cudaGraph_t graph = NULL;
@@ -298,8 +300,9 @@ sp_status_t loop_create(const sp_gpu_env_t *env, const sp_gpu_bfs_graph_t *g,
                      ((g->d_in_ptr != NULL || g->d_in_ptr64 != NULL) &&
                       (g->nnz == 0 || g->d_in_idx != NULL)),
                  "bfs graph loop: the pull and direction-optimized modes need the CSC");
-    SP_CHECK_ARG(alpha > 0 && beta > 0, "bfs graph loop: alpha %g and beta %g must be > 0",
-                 alpha, beta);
+    SP_CHECK_ARG(alpha > 0 && beta > 0 && pull_vertex_weight >= 0,
+                 "bfs graph loop: alpha %g and beta %g must be > 0, pull_vertex_weight %g >= 0",
+                 alpha, beta, pull_vertex_weight);
     SP_CHECK_ARG(capacity >= 0 && capacity <= g->n + 1,
                  "bfs graph loop: %lld level records for %lld vertices", (long long)capacity,
                  (long long)g->n);
@@ -324,6 +327,7 @@ sp_status_t loop_create(const sp_gpu_env_t *env, const sp_gpu_bfs_graph_t *g,
     d.capacity = capacity;
     d.alpha = alpha;
     d.beta = beta;
+    d.pull_vertex_weight = pull_vertex_weight;
     d.mode = (int32_t)mode;
     d.sizes = capacity ? (int64_t *)((char *)d_base + l.sizes) : NULL;
     d.dirs = capacity ? (int32_t *)((char *)d_base + l.dirs) : NULL;
@@ -365,11 +369,14 @@ extern "C" sp_status_t sp__gpu_bfs_graph_loop_create(const sp_gpu_env_t *env,
                                                      const sp_gpu_bfs_graph_t *g,
                                                      const sp_gpu_bfs_work_t *w,
                                                      sp_gpu_bfs_graph_mode_t mode, double alpha,
-                                                     double beta, int64_t capacity,
+                                                     double beta, double pull_vertex_weight,
+                                                     int64_t capacity,
                                                      sp_gpu_bfs_graph_loop_t *loop)
 {
-    return wide_offsets(g) ? loop_create<int64_t>(env, g, w, mode, alpha, beta, capacity, loop)
-                           : loop_create<int32_t>(env, g, w, mode, alpha, beta, capacity, loop);
+    return wide_offsets(g) ? loop_create<int64_t>(env, g, w, mode, alpha, beta,
+                                                  pull_vertex_weight, capacity, loop)
+                           : loop_create<int32_t>(env, g, w, mode, alpha, beta,
+                                                  pull_vertex_weight, capacity, loop);
 }
 
 extern "C" sp_status_t sp__gpu_bfs_graph_loop_run(const sp_gpu_env_t *env,

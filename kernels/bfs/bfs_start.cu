@@ -30,22 +30,35 @@ layout layout_of(int64_t n, int64_t nnz)
     return l;
 }
 
+/* A search's first state in one launch (it was four memsets and a one-thread kernel: five
+ * launches, each a few microseconds of every call): every level and parent -1, the visited
+ * and frontier bitmaps empty, except the source, at level 0, its own parent, in both bitmaps
+ * and the queue, with its out-edges counted. Each entry is written once, so no thread's
+ * store can land after another's. */
 template <typename Off>
-__global__ void start_kernel(const Off *out_ptr, int32_t source, int32_t *level,
-                             int32_t *parent, uint32_t *visited, uint32_t *front,
-                             int32_t *queue, sp_gpu_bfs_counters_t *ctr)
+__global__ void start_kernel(const Off *out_ptr, int64_t n, int64_t words, int32_t source,
+                             int32_t *level, int32_t *parent, uint32_t *visited,
+                             uint32_t *front, int32_t *queue, sp_gpu_bfs_counters_t *ctr)
 {
+    int64_t stride = (int64_t)gridDim.x * blockDim.x;
+    int64_t sw = source >> 5;
     uint32_t bit = 1u << (source & 31);
-    level[source] = 0;
-    if (parent) parent[source] = source;
-    visited[source >> 5] = bit;
-    front[source >> 5] = bit;
-    queue[0] = source;
-    ctr->next_vertices = 1;
-    ctr->next_edges = (unsigned long long)(out_ptr[source + 1] - out_ptr[source]);
-    ctr->queue_tail = 1;
-    ctr->hub_pieces = 0;
-    ctr->convert_tail = 0;
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
+        level[i] = i == source ? 0 : -1;
+        if (parent) parent[i] = i == source ? source : -1;
+        if (i < words) {
+            visited[i] = i == sw ? bit : 0u;
+            front[i] = i == sw ? bit : 0u;
+        }
+    }
+    if (blockIdx.x == 0 && threadIdx.x == 0) {
+        queue[0] = source;
+        ctr->next_vertices = 1;
+        ctr->next_edges = (unsigned long long)(out_ptr[source + 1] - out_ptr[source]);
+        ctr->queue_tail = 1;
+        ctr->hub_pieces = 0;
+        ctr->convert_tail = 0;
+    }
 }
 
 } /* namespace */
@@ -78,24 +91,22 @@ extern "C" sp_status_t sp__gpu_bfs_start(const sp_gpu_env_t *env, const sp_gpu_b
 {
     sp_status_t st = SP_STATUS_SUCCESS;
     cudaStream_t s;
-    size_t words;
+    int64_t words;
+    unsigned grid;
     SP_TRY(check_level("bfs start", env, g, w));
     SP_CHECK_ARG(source >= 0 && source < g->n, "bfs start: source %d outside 0..%lld", source,
                  (long long)g->n - 1);
     s = (cudaStream_t)env->stream;
-    words = (size_t)bitmap_words(g->n) * sizeof(uint32_t);
-    /* all bytes 0xff: every entry -1 */
-    SP_CUDA_TRY(cudaMemsetAsync(w->d_level, 0xff, (size_t)g->n * sizeof(int32_t), s));
-    if (w->d_parent)
-        SP_CUDA_TRY(cudaMemsetAsync(w->d_parent, 0xff, (size_t)g->n * sizeof(int32_t), s));
-    SP_CUDA_TRY(cudaMemsetAsync(w->d_visited, 0, words, s));
-    SP_CUDA_TRY(cudaMemsetAsync(w->d_front, 0, words, s));
+    words = (int64_t)bitmap_words(g->n); /* at most n: bitmap_words rounds n / 32 up */
+    grid = grid_for(env, g->n);
     if (wide_offsets(g))
-        start_kernel<<<1, 1, 0, s>>>(g->d_out_ptr64, source, w->d_level, w->d_parent,
-                                     w->d_visited, w->d_front, w->d_queue, w->d_counters);
+        start_kernel<<<grid, P::block_threads, 0, s>>>(g->d_out_ptr64, g->n, words, source,
+                                                       w->d_level, w->d_parent, w->d_visited,
+                                                       w->d_front, w->d_queue, w->d_counters);
     else
-        start_kernel<<<1, 1, 0, s>>>(g->d_out_ptr, source, w->d_level, w->d_parent,
-                                     w->d_visited, w->d_front, w->d_queue, w->d_counters);
+        start_kernel<<<grid, P::block_threads, 0, s>>>(g->d_out_ptr, g->n, words, source,
+                                                       w->d_level, w->d_parent, w->d_visited,
+                                                       w->d_front, w->d_queue, w->d_counters);
     SP_CUDA_LAUNCHED("start_kernel");
 done:
     return st;

@@ -10,7 +10,9 @@
  * (dist_bfs_cuda.c) and reports the same per-level counts. */
 #include <string.h>
 
+#include "bfs/bfs_direction_rule.h"
 #include "dist_internal.h"
+#include "policy.h"
 #include "sp_text.h" /* sp__parallel_for */
 
 typedef struct bfs {
@@ -301,8 +303,10 @@ static sp_status_t run_levels(bfs_t *b, const sp_bfs_options_t *o, sp_bfs_stats_
     sp_status_t st = SP_STATUS_SUCCESS;
     sp_dist_matrix_t *A = b->A;
     sp_bfs_variant_t var = o ? o->variant : SP_BFS_AUTO;
-    double alpha = o && o->alpha > 0 ? o->alpha : 15.0,
-           beta = o && o->beta > 0 ? o->beta : 18.0;
+    const sp__bfs_policy_t *pol = sp__policy_for(A->ctx)->bfs;
+    double alpha = o && o->alpha > 0 ? o->alpha : pol->alpha,
+           beta = o && o->beta > 0 ? o->beta : pol->beta,
+           w = sp__bfs_beamer_rule() ? 0.0 : pol->pull_vertex_weight;
     int dir = var == SP_BFS_PULL ? SP_BFS_DIR_PULL : SP_BFS_DIR_PUSH, last = dir;
     int optimize = var != SP_BFS_PUSH && var != SP_BFS_PULL && var != SP_BFS_FRONTIER;
     int64_t prev_nf = 0;
@@ -310,11 +314,14 @@ static sp_status_t run_levels(bfs_t *b, const sp_bfs_options_t *o, sp_bfs_stats_
         int64_t g[3] = {b->ncur, b->cur_edges, b->unvisited_edges};
         SP_TRY(sp__comm_allreduce_host(A->comm, g, 3, SP_COMM_I64, SP_COMM_SUM));
         if (g[0] == 0) break;
-        if (optimize && dir == SP_BFS_DIR_PUSH && (double)g[1] > (double)g[2] / alpha)
-            dir = SP_BFS_DIR_PULL;
-        else if (optimize && dir == SP_BFS_DIR_PULL && g[0] <= prev_nf &&
-                 (double)g[0] <= (double)A->n / beta)
-            dir = SP_BFS_DIR_PUSH;
+        /* the rule of one GPU (bfs_direction_rule.h) on the global counts: n_u leaves out
+           the vertices reached so far, the frontier's among them */
+        if (optimize)
+            dir = sp_bfs_rule_next(dir == SP_BFS_DIR_PULL, g[1], g[2],
+                                   A->n - s->vertices_visited - g[0], g[0], prev_nf, A->n,
+                                   alpha, beta, w)
+                      ? SP_BFS_DIR_PULL
+                      : SP_BFS_DIR_PUSH;
         s->direction_switches += dir != last;
         last = dir;
         record(o, b->depth, g[0], dir);
