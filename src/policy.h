@@ -37,7 +37,11 @@ typedef struct sp__spmv_format_policy {
     int default_sms;           /* SMs assumed for a host context */
     double eff_near[SP__KIND_COUNT]; /* fraction of read_gbs, gathers near the diagonal */
     double eff_far[SP__KIND_COUNT];  /* the same, gathers spread over x */
-    double padded_margin;      /* ELL/SELL/JDS must model this fraction faster than CSR */
+    double fence_us;           /* a row of several pieces finished by its last piece */
+    double l2_bytes;           /* the L2: gathers of an x larger than it miss */
+    double l2_gbs;             /* read bandwidth of a working set within the L2, GB/s */
+    double sector_bytes;       /* what a missed gather brings from DRAM */
+    double padded_margin;      /* ELL/SELL/JDS/COO must model this fraction faster than CSR */
     double long_row_factor, long_row_slack; /* the tail: rows > factor * mean + slack */
     double ell_long_row_factor;             /* ELL's tail also takes rows > this * mean */
 } sp__spmv_format_policy_t;
@@ -63,13 +67,30 @@ typedef struct sp__spmv_stats {
     int wide, ell_wide;
 } sp__spmv_stats_t;
 
+/* The candidates the model prices one by one (each CSR algorithm apart), for the choice's
+ * per-candidate table (bench/spmv_model_replay.c prints it beside the measured times). */
+typedef enum sp__spmv_cand {
+    SP__CAND_CSR_SCALAR,
+    SP__CAND_CSR_VECTOR,
+    SP__CAND_CSR_MERGE,
+    SP__CAND_CSR_BINNED,
+    SP__CAND_CSR_ADAPTIVE,
+    SP__CAND_ELL,
+    SP__CAND_SELL,
+    SP__CAND_JDS,
+    SP__CAND_COO_ATOMIC,
+    SP__CAND_COUNT
+} sp__spmv_cand_t;
+
 /* What AUTO picks, and the model's time of each candidate (microseconds; < 0 when not a
- * candidate): index by sp_format_t for ELL, JDS, SELL, and CSR's best algorithm. */
+ * candidate): us indexed by sp_format_t (ELL, JDS, SELL, COO atomic, and CSR's best
+ * algorithm), cand by sp__spmv_cand_t, with the bytes each was priced at. */
 typedef struct sp__spmv_choice {
     sp_format_t format;
-    sp_spmv_alg_t alg; /* CSR: the algorithm; else SP_SPMV_ALG_DEFAULT */
+    sp_spmv_alg_t alg; /* CSR, COO: the algorithm; else SP_SPMV_ALG_DEFAULT */
     sp_spmv_alg_t csr_alg; /* CSR's best algorithm, whichever format won */
     double us[SP_FORMAT_COUNT];
+    double cand[SP__CAND_COUNT], cand_bytes[SP__CAND_COUNT];
 } sp__spmv_choice_t;
 
 /* CSR with SP_SPMV_ALG_DEFAULT, and the sub-warp width of CSR vector. */
