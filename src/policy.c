@@ -25,17 +25,42 @@
  * - step_us 0.45: one thread's dependent walk of a long row: SELL on arrow (one row of
  *   46500 entries, 11625 batches of 4) took 7.5 ms, 0.65 us a batch; hangGlider_2
  *   (longest row 1463) 164 us, 0.45 us a batch; JDS on arrow 0.40.
- * - launch_us 2.5: the per-call time of the smallest inputs (skew_fp64, west0067: 2.3-
- *   3.4 us a call for one launch, bench/results/h100-spmv-suite.md).
- * - padded_margin 0.05: ELL/SELL/JDS must model 5% faster than CSR's best algorithm:
- *   CSR has no padding to misjudge and no thread walking a row alone.
+ * - launch_us 3.25: one launch with its first step (a round of loads and gathers), the
+ *   chain terms count the steps past it: half the per-call time of the two-launch rows
+ *   (csr/merge, coo/atomic) on the suite's inputs of at most 1000 entries (skew_fp64,
+ *   west0067: 6.4-6.6 us a call; the wide set's five such inputs give 3.50).
+ * - padded_margin 0.05: ELL/SELL/JDS must model 5% faster than CSR's best algorithm, on
+ *   the part of CSR's time past its launch: CSR has no padding to misjudge and no thread
+ *   walking a row alone. COO atomic (neither) needs only to model faster.
+ * Issue 23 (bench/results/h100-spmv-2026-11-26-model.md: bench/spmv_model_replay replays
+ * this model over both sets, scripts/spmv-model-replay.py joins it with the measured times
+ * and derives the three constants below on one set to check them on the other):
+ * - each candidate is priced from how its kernel runs: its launches (CSR scalar and vector
+ *   a second one for rows past their bound, adaptive one for its deferred finish, COO
+ *   atomic the beta pass), the dependent steps of its slowest warp (scalar and vector
+ *   walk the rows within their bound, binned and adaptive the longest piece of a long row
+ *   and adaptive's stream blocks a pass per 256 rows, up to 4 for mostly empty rows), and
+ *   the finish of a row of several pieces (fence_us);
+ * - fence_us 3.6: that finish (partial sum, fence, counter atomic, fence, the partial sums
+ *   read): CSR adaptive on the suite's hangGlider_2 (3 pieces) and arrow (91) less a launch
+ *   and the piece's 3 steps (the wide set's nine such inputs give 3.36);
+ * - l2_bytes 50 MB (the H100's L2; 60 MB on an H200) and l2_gbs 6950: a kernel whose bytes
+ *   fit in the L2 streams them from it on repeated calls: CSR binned on poisson3d:40 (its
+ *   CSR bytes over its time less a launch and over its efficiency; the wide set's banded,
+ *   blocks and rect inputs of 0.8-1.6M entries give 6070);
+ * - sector_bytes 32: past the L2 (x larger than l2_bytes) a gather far from the diagonal
+ *   misses with the odds 1 - l2 / x and brings a sector from DRAM, except in the window a
+ *   thread-per-row walk of sorted columns keeps (l2_miss_bytes): rect:250000:8000000:64
+ *   (x 64 MB) ran ELL, JDS, SELL at 191-252 us against CSR adaptive's 363.
  * - long rows: rows longer than 4 x mean + 32 go to the tail of ELL, JDS, SELL (a
  *   sigma-window of SELL then spans at most ~4x its mean; 32 keeps short-row matrices,
  *   mean 1-8, tail-free up to 36-64 entries a row); ELL's tail also takes the rows
  *   longer than 2 x mean, so its padded slots stay within 2 x nnz (never refused by the
  *   4 x CSR bound; stencils, whose rows are within 2 x mean, keep no tail).
- * To re-measure (a new GPU, or new kernels): scripts/device-spmv23.sh runs both sets and
- * scripts/spmv-model-constants.py, which prints eff_near and eff_far from their JSON (the
+ * To re-measure (a new GPU, or new kernels): scripts/device-spmv23.sh runs both sets,
+ * scripts/spmv-model-replay.py (holdout: launch_us, fence_us, l2_gbs from each set, each
+ * checked on the other) and scripts/spmv-model-constants.py, which prints eff_near and
+ * eff_far from their JSON (the
  * mean of each kernel's GB/s over the read bandwidth on the near and far inputs of >= 1M
  * entries) and step_us from a SELL/JDS run without tails (--long-row-bound -1) on a
  * circuit matrix (its time over the longest row / 4); put them in a row for that SM
@@ -464,18 +489,24 @@ sp__spmv_choice_t sp__policy_spmv_choose(const sp__policy_t *p, const sp__spmv_s
     out.cand[SP__CAND_SELL] = out.us[SP_FORMAT_SELL];
     out.cand[SP__CAND_JDS] = out.us[SP_FORMAT_JDS];
     out.cand[SP__CAND_COO_ATOMIC] = out.us[SP_FORMAT_COO];
-    /* another format must model padded_margin faster than CSR's best algorithm, on the
+    /* a padded format must model padded_margin faster than CSR's best algorithm, on the
        part of CSR's time beyond its one launch (the margin covers a misjudged padding or
-       walk, which the launch does not have) */
+       walk, which the launch does not have); COO atomic, with neither, need only be
+       faster */
     best = out.us[SP_FORMAT_CSR] - f->padded_margin * (out.us[SP_FORMAT_CSR] - f->launch_us);
     {
-        sp_format_t other[] = {SP_FORMAT_ELL, SP_FORMAT_SELL, SP_FORMAT_JDS, SP_FORMAT_COO};
-        for (size_t i = 0; i < sizeof other / sizeof other[0]; i++)
-            if (out.us[other[i]] >= 0.0 && out.us[other[i]] < best) {
-                best = out.us[other[i]];
-                out.format = other[i];
-                out.alg = other[i] == SP_FORMAT_COO ? SP_SPMV_ALG_COO_ATOMIC : SP_SPMV_ALG_DEFAULT;
+        sp_format_t padded[] = {SP_FORMAT_ELL, SP_FORMAT_SELL, SP_FORMAT_JDS};
+        for (size_t i = 0; i < sizeof padded / sizeof padded[0]; i++)
+            if (out.us[padded[i]] >= 0.0 && out.us[padded[i]] < best) {
+                best = out.us[padded[i]];
+                out.format = padded[i];
+                out.alg = SP_SPMV_ALG_DEFAULT;
             }
+    }
+    if (out.us[SP_FORMAT_COO] >= 0.0 && out.us[SP_FORMAT_COO] < out.us[SP_FORMAT_CSR] &&
+        (out.format == SP_FORMAT_CSR || out.us[SP_FORMAT_COO] < out.us[out.format])) {
+        out.format = SP_FORMAT_COO;
+        out.alg = SP_SPMV_ALG_COO_ATOMIC;
     }
     return out;
 }

@@ -25,10 +25,13 @@ typedef enum sp__spmv_kind {
 } sp__spmv_kind_t;
 
 /* SP_FORMAT_AUTO: a cost model (src/policy.c says how each constant was measured). A
- * kernel's modeled time is launches * launch_us + max(bytes / (read_gbs * eff), chain)
- * (+ the tail's time), where eff blends eff_near and eff_far by the fraction of entries
- * near the diagonal, and chain = step_us x the longest walk one thread or warp makes in
- * dependent steps x the waves of resident threads the rows need. */
+ * kernel's modeled time is launches * launch_us + max(bytes / (bandwidth * eff), chain)
+ * (+ what runs after it: a second launch, the tail, the finish of a row of several
+ * pieces), where eff blends eff_near and eff_far by the fraction of entries near the
+ * diagonal, bandwidth is l2_gbs for bytes within the L2 and read_gbs past it, bytes count
+ * the sectors gathers of an x past the L2 miss, and chain = step_us x the dependent steps
+ * of the slowest thread or warp past its launch's first x the waves of resident threads
+ * the rows need. */
 typedef struct sp__spmv_format_policy {
     double read_gbs;           /* streaming read bandwidth, GB/s */
     double launch_us;          /* one launch of a call */

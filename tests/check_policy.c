@@ -167,6 +167,37 @@ START_TEST(spmv_model_mechanisms)
 }
 END_TEST
 
+/* AUTO's COO atomic runs on the matrix's own COO: once it is released, CSR instead. */
+START_TEST(spmv_auto_coo_needs_its_coo)
+{
+    sp_context_t *ctx = NULL;
+    sp_matrix_t *A = NULL;
+    sp_coo_t *a = NULL;
+    sp_format_t f = SP_FORMAT_AUTO;
+    const int64_t n = 2000, hub = 1500;
+    ck_assert_ok(sp_context_create(SP_DEVICE_HOST, NULL, &ctx));
+    ck_assert_ok(sp_coo_create(n, n, hub + 7 * (n - 1), SP_R_64F, &a));
+    for (int64_t j = 0; j < hub; j++) /* row 0: 1500 entries, the others 7 near the diagonal */
+        a->row[a->nnz] = 0, a->col[a->nnz] = (int32_t)j, ((double *)a->val)[a->nnz++] = 1.0;
+    for (int64_t i = 1; i < n; i++)
+        for (int64_t d = -3; d <= 3; d++) {
+            int64_t j = (i + d + n) % n;
+            a->row[a->nnz] = (int32_t)i, a->col[a->nnz] = (int32_t)j;
+            ((double *)a->val)[a->nnz++] = 1.0;
+        }
+    ck_assert_ok(sp_matrix_create(ctx, a, NULL, &A));
+    ck_assert_ok(sp_spmv_choose_format(ctx, A, &f));
+    ck_assert_int_eq(f, SP_FORMAT_COO);
+    ck_assert_ok(sp_matrix_build(ctx, A, SP_FORMAT_CSR));
+    ck_assert_ok(sp_matrix_release(ctx, A, SP_FORMAT_COO));
+    ck_assert_ok(sp_spmv_choose_format(ctx, A, &f));
+    ck_assert_int_eq(f, SP_FORMAT_CSR);
+    sp_matrix_destroy(A);
+    sp_coo_free(a);
+    sp_context_destroy(ctx);
+}
+END_TEST
+
 /* 64-bit offsets (issue 20): below the narrow limit a matrix is priced as at 32 bits; past
  * it (wide) only CSR scalar/vector and, with no row for ELL's tail (ell_wide), ELL serve
  * it: 3D Poisson 700^3 (2.4G entries) gets ELL (0.99 of the read bandwidth against CSR's
@@ -357,6 +388,7 @@ int main(void)
     tcase_add_test(tc, table_by_sm_version);
     tcase_add_test(tc, spmv_format_pins);
     tcase_add_test(tc, spmv_model_mechanisms);
+    tcase_add_test(tc, spmv_auto_coo_needs_its_coo);
     tcase_add_test(tc, spmv_offsets64_pins);
     tcase_add_test(tc, spmv_model_tail_from_histogram);
     tcase_add_test(tc, spmv_csr_default_pins);
