@@ -44,7 +44,7 @@ typedef struct sp__spmv_format_policy {
     double l2_bytes;           /* the L2: gathers of an x larger than it miss */
     double l2_gbs;             /* read bandwidth of a working set within the L2, GB/s */
     double sector_bytes;       /* what a missed gather brings from DRAM */
-    double padded_margin;      /* ELL/SELL/JDS/COO must model this fraction faster than CSR */
+    double padded_margin;      /* ELL/SELL/JDS must model this fraction faster than CSR */
     double long_row_factor, long_row_slack; /* the tail: rows > factor * mean + slack */
     double ell_long_row_factor;             /* ELL's tail also takes rows > this * mean */
 } sp__spmv_format_policy_t;
@@ -152,7 +152,8 @@ const sp__policy_t *sp__policy_for_sm(int sm);
 const sp__policy_t *sp__policy_for(const sp_context_t *ctx);
 
 /* SP_FORMAT_AUTO for a matrix of these statistics: the cheapest modeled format (and CSR
- * algorithm); CSR unless a padded format models padded_margin faster. */
+ * algorithm); CSR unless a padded format models padded_margin faster, or COO atomic
+ * faster. */
 sp__spmv_choice_t sp__policy_spmv_choose(const sp__policy_t *p, const sp__spmv_stats_t *s);
 /* The long-row bound of ELL, JDS and SELL (rows longer go to the tail). */
 int64_t sp__policy_long_row_bound(const sp__policy_t *p, sp_format_t f, int64_t nrows,
