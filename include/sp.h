@@ -697,7 +697,9 @@ SP_API sp_status_t sp_spmv_tune(sp_context_t *ctx, sp_matrix_t *A, sp_format_t *
  * a cost model over A's statistics (row lengths and their histogram, the bytes each format
  * would move with its padding and long-row tail, one thread's longest walk, how local the
  * gathers of x are), with per-architecture constants: sp__policy_spmv_choose in
- * src/policy.c, which also picks CSR's algorithm for SP_SPMV_ALG_DEFAULT under AUTO. On a
+ * src/policy.c, which also picks CSR's algorithm for SP_SPMV_ALG_DEFAULT under AUTO. The
+ * pick is CSR, ELL, SELL, JDS or, while A keeps its COO (not released), COO with
+ * SP_SPMV_ALG_COO_ATOMIC under AUTO (small matrices with rows of several warp pieces). On a
  * CUDA context a format not yet built whose build would not fit what the device can still
  * give the context gives way to CSR (with the model's CSR algorithm): AUTO never fails a
  * product CSR can do for want of room for a faster format (at 2.4G entries ELL beside the

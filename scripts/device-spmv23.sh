@@ -19,7 +19,7 @@ t0=$(date +%s)
 nvidia-smi --query-gpu=index,name,driver_version --format=csv,noheader | tee "$L/gpu.txt"
 cmake -S . -B build-gpu -DSP_WITH_CUDA=ON -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
   "${SP_ZLIB_ARGS[@]}" >"$L/configure.log" 2>&1 || { tail -20 "$L/configure.log"; exit 1; }
-cmake --build build-gpu -j"$(nproc)" --target check_gpu_spmv check_policy check_spmv_long_rows spbench \
+cmake --build build-gpu -j"$(nproc)" --target check_gpu_spmv check_policy check_spmv_long_rows spbench spmv_model_replay \
   >"$L/build.log" 2>&1 || { grep -E "error" "$L/build.log" | head -30; echo "== FAIL build"; exit 1; }
 echo "== build ok ($(( $(date +%s) - t0 )) s)"
 
@@ -64,12 +64,32 @@ else
 fi
 
 # the model's constants from this run (src/policy.c says where they go): eff from the two
-# sets, step_us from SELL/JDS without tails on a circuit matrix (one long walk per row)
+# sets, step_us from SELL/JDS without tails on a circuit matrix (one long walk per row);
+# launch_us, fence_us and l2_gbs each derived on one set and checked on the other below
 timeout 30 ./build-gpu/bench/spbench --gen circuit:1000000:4 --formats sell,jds --long-row-bound -1 \
   --reps 5 --json "$L/walk.json" >"$L/walk.log" 2>&1 || echo "== walk run failed ($L/walk.log)"
 if command -v python3 >/dev/null; then
   python3 scripts/spmv-model-constants.py "$L/suite.json" "$L/wide.json" --walk "$L/walk.json" \
     2>&1 | tee "$L/constants.txt"
+  [ -x build-gpu/bench/spmv_model_replay ] && [ -f "$L/suite.json" ] && [ -f "$L/wide.json" ] &&
+    python3 scripts/spmv-model-replay.py holdout build-gpu/bench/spmv_model_replay \
+      bench/results/h100-spmv-2026-11-26/model-stats-suite.txt "$L/suite.json" \
+      bench/results/h100-spmv-2026-11-26/model-stats-wide.txt "$L/wide.json" \
+      2>&1 | grep -E '^==|over 1.10|max ratio' | tee -a "$L/constants.txt"
+fi
+
+# AUTO's cost model against this run (issue 23): the model's choice and time of every
+# candidate from the statistics of both sets (bench/spmv_model_replay --stats-in: the same
+# generators and files, taken on a host), joined with the measured rows: per input the
+# model's choice, the best row, their ratio, the AUTO row measured, and the rank
+# correlation of the model's times with the measured ones
+if command -v python3 >/dev/null && [ -x build-gpu/bench/spmv_model_replay ]; then
+  for s in suite wide; do
+    [ -f "$L/$s.json" ] || continue
+    ./build-gpu/bench/spmv_model_replay --stats-in "bench/results/h100-spmv-2026-11-26/model-stats-$s.txt" \
+      >"$L/model-$s.tsv" 2>"$L/model-$s.err" &&
+      python3 scripts/spmv-model-replay.py join "$L/model-$s.tsv" "$L/$s.json" | tee "$L/model-$s.txt"
+  done
 fi
 
 # the targets of issue 23, from the two summaries (same run, same GPU)

@@ -26,29 +26,58 @@
  * - step_us 0.45: one thread's dependent walk of a long row: SELL on arrow (one row of
  *   46500 entries, 11625 batches of 4) took 7.5 ms, 0.65 us a batch; hangGlider_2
  *   (longest row 1463) 164 us, 0.45 us a batch; JDS on arrow 0.40.
- * - launch_us 2.5: the per-call time of the smallest inputs (skew_fp64, west0067: 2.3-
- *   3.4 us a call for one launch, bench/results/h100-spmv-suite.md).
- * - padded_margin 0.05: ELL/SELL/JDS must model 5% faster than CSR's best algorithm:
- *   CSR has no padding to misjudge and no thread walking a row alone.
+ * - launch_us 3.25: one launch with its first step (a round of loads and gathers), the
+ *   chain terms count the steps past it: half the per-call time of the two-launch rows
+ *   (csr/merge, coo/atomic) on the suite's inputs of at most 1000 entries (skew_fp64,
+ *   west0067: 6.4-6.6 us a call; the wide set's five such inputs give 3.50).
+ * - padded_margin 0.05: ELL/SELL/JDS must model 5% faster than CSR's best algorithm, on
+ *   the part of CSR's time past its launch: CSR has no padding to misjudge and no thread
+ *   walking a row alone. COO atomic (neither) needs only to model faster.
+ * Issue 23 (bench/results/h100-spmv-2026-11-26-model.md: bench/spmv_model_replay replays
+ * this model over both sets, scripts/spmv-model-replay.py joins it with the measured times
+ * and derives the three constants below on one set to check them on the other):
+ * - each candidate is priced from how its kernel runs: its launches (CSR scalar and vector
+ *   a second one for rows past their bound, adaptive one for its deferred finish, COO
+ *   atomic the beta pass), the dependent steps of its slowest warp (scalar and vector
+ *   walk the rows within their bound, binned and adaptive the longest piece of a long row
+ *   and adaptive's stream blocks a pass per 256 rows, up to 4 for mostly empty rows), and
+ *   the finish of a row of several pieces (fence_us);
+ * - fence_us 3.6: that finish (partial sum, fence, counter atomic, fence, the partial sums
+ *   read): CSR adaptive on the suite's hangGlider_2 (3 pieces) and arrow (91) less a launch
+ *   and the piece's 3 steps (the wide set's nine such inputs give 3.36);
+ * - l2_bytes 50 MB (the H100's L2; 60 MB on an H200) and l2_gbs 6950: a kernel whose bytes
+ *   fit in the L2 streams them from it on repeated calls: CSR binned on poisson3d:40 (its
+ *   CSR bytes over its time less a launch and over its efficiency; the wide set's banded,
+ *   blocks and rect inputs of 0.8-1.6M entries give 6070);
+ * - sector_bytes 32: past the L2 (x larger than l2_bytes) a gather far from the diagonal
+ *   misses with the odds 1 - l2 / x and brings a sector from DRAM, except in the window a
+ *   thread-per-row walk of sorted columns keeps (l2_miss_bytes): rect:250000:8000000:64
+ *   (x 64 MB) ran ELL, JDS, SELL at 191-252 us against CSR adaptive's 363.
  * - long rows: rows longer than 4 x mean + 32 go to the tail of ELL, JDS, SELL (a
  *   sigma-window of SELL then spans at most ~4x its mean; 32 keeps short-row matrices,
  *   mean 1-8, tail-free up to 36-64 entries a row); ELL's tail also takes the rows
  *   longer than 2 x mean, so its padded slots stay within 2 x nnz (never refused by the
  *   4 x CSR bound; stencils, whose rows are within 2 x mean, keep no tail).
- * To re-measure (a new GPU, or new kernels): scripts/device-spmv23.sh runs both sets and
- * scripts/spmv-model-constants.py, which prints eff_near and eff_far from their JSON (the
+ * To re-measure (a new GPU, or new kernels): scripts/device-spmv23.sh runs both sets,
+ * scripts/spmv-model-replay.py (holdout: launch_us, fence_us, l2_gbs from each set, each
+ * checked on the other) and scripts/spmv-model-constants.py, which prints eff_near and
+ * eff_far from their JSON (the
  * mean of each kernel's GB/s over the read bandwidth on the near and far inputs of >= 1M
  * entries) and step_us from a SELL/JDS run without tails (--long-row-bound -1) on a
  * circuit matrix (its time over the longest row / 4); put them in a row for that SM
  * version in the table below (bench/results/h100-spmv23.md keeps the derivation). */
 static const sp__spmv_format_policy_t spmv_format_sm90 = {
     .read_gbs = 3071.0,
-    .launch_us = 2.5,
+    .launch_us = 3.25,
     .step_us = 0.45,
     .threads_per_sm = 2048,
     .default_sms = 132,
     .eff_near = {0.70, 0.67, 0.83, 0.75, 0.98, 0.93, 0.91, 0.67},
     .eff_far = {0.153, 0.233, 0.267, 0.30, 0.30, 0.291, 0.271, 0.247},
+    .fence_us = 3.6,
+    .l2_bytes = 50.0 * 1024 * 1024,
+    .l2_gbs = 6950.0,
+    .sector_bytes = 32.0,
     .padded_margin = 0.05,
     .long_row_factor = 4.0,
     .long_row_slack = 32.0,
@@ -210,20 +239,31 @@ int64_t sp__policy_long_row_bound(const sp__policy_t *p, sp_format_t fmt, int64_
     return ell < bound ? ell : bound;
 }
 
-/* Entries in rows longer than bound, from the histogram (a bin cut by the bound counts the
- * share of its length range above it); without one, the longest row when it is long. */
-static double tail_entries(const sp__spmv_stats_t *s)
+/* Rows longer than bound and their entries, from the histogram (a bin cut by the bound
+ * counts the share of its length range above it); without one, the longest row alone. */
+static void rows_above(const sp__spmv_stats_t *s, double bound, double *rows, double *entries)
 {
-    double t = 0.0;
-    if (s->row_max <= s->long_row_bound) return 0.0;
-    if (!s->hist_nnz) return (double)s->row_max;
+    *rows = *entries = 0.0;
+    if ((double)s->row_max <= bound) return;
+    if (!s->hist_nnz) {
+        *rows = 1.0, *entries = (double)s->row_max;
+        return;
+    }
     for (int b = 1; b < SP_ROW_HIST_BINS; b++) {
         double lo = (double)((int64_t)1 << (b - 1)), hi = 2.0 * lo - 1.0;
-        double bound = (double)s->long_row_bound;
-        if (lo > bound) t += (double)s->hist_nnz[b];
-        else if (hi > bound) t += (double)s->hist_nnz[b] * (hi - bound) / (hi - lo + 1.0);
+        double share = lo > bound ? 1.0 : (hi - bound) / (hi - lo + 1.0);
+        if (hi <= bound) continue;
+        *rows += (double)s->hist[b] * share;
+        *entries += (double)s->hist_nnz[b] * share;
     }
-    return t;
+}
+
+/* Entries in the tail of ELL, JDS, SELL (rows longer than s->long_row_bound). */
+static double tail_entries(const sp__spmv_stats_t *s)
+{
+    double rows, entries;
+    rows_above(s, (double)s->long_row_bound, &rows, &entries);
+    return entries;
 }
 
 /* ceil(a / b) for positive b, at least 1. */
@@ -233,32 +273,170 @@ static double steps(double a, double b)
     return q < 1.0 ? 1.0 : q;
 }
 
+static double at_most(double a, double b) { return a < b ? a : b; }
+static double at_least(double a, double b) { return a > b ? a : b; }
+
+/* The fraction of entries near the diagonal, within 0..1. */
+static double near_of(const sp__spmv_stats_t *s)
+{
+    return s->col_near < 0.0 ? 0.0 : s->col_near > 1.0 ? 1.0 : s->col_near;
+}
+
 /* The model's time of kind k moving `bytes` with a dependent chain of `chain` steps and
  * `launches` launches (policy.h). */
 static double kind_us(const sp__spmv_format_policy_t *f, const sp__spmv_stats_t *s,
                       sp__spmv_kind_t k, double bytes, double chain, int launches)
 {
-    double near = s->col_near < 0.0 ? 0.0 : s->col_near > 1.0 ? 1.0 : s->col_near;
+    double near = near_of(s);
     double eff = near * f->eff_near[k] + (1.0 - near) * f->eff_far[k];
-    double stream = bytes / (f->read_gbs * eff * 1e3); /* GB/s = 1e3 bytes per us */
-    double walk = chain * f->step_us;
+    double gbs = bytes <= f->l2_bytes ? f->l2_gbs : f->read_gbs; /* repeated calls: in L2 */
+    double stream = bytes / (gbs * eff * 1e3); /* GB/s = 1e3 bytes per us */
+    /* launch_us was measured with each launch's first step in it (the smallest inputs) */
+    double walk = (chain > launches ? chain - launches : 0.0) * f->step_us;
     return launches * f->launch_us + (stream > walk ? stream : walk);
+}
+
+/* The DRAM bytes the gathers of x add when x is larger than the L2 (x_bytes > l2_bytes): a
+ * gather far from the diagonal misses the L2 with the odds 1 - l2 / x and brings a sector
+ * from DRAM. A kernel whose resident threads each walk one row's sorted columns (walk: ELL,
+ * SELL, JDS, CSR scalar) sweeps x in a window instead: its rows step through their columns
+ * together, the j-th entries of rows of mean length L spread over about 2 / sqrt(L + 1) of
+ * x (twice the spread of the j-th of L uniform columns) plus the drift between rows of
+ * unequal length (stddev / mean); where that window fits in the L2 its gathers hit, and x
+ * comes from DRAM once (the compulsory bytes). A warp or block that gathers a whole row at
+ * once (CSR vector, binned, adaptive, COO) spreads its gathers over all of x. */
+static double l2_miss_bytes(const sp__spmv_format_policy_t *f, const sp__spmv_stats_t *s,
+                            double x_bytes, int walk)
+{
+    double window = x_bytes;
+    if (x_bytes <= f->l2_bytes) return 0.0;
+    if (walk && s->row_mean > 0.0)
+        window = x_bytes * at_most(1.0, 2.0 / sqrt(s->row_mean + 1.0) +
+                                            s->row_stddev / s->row_mean);
+    if (window <= f->l2_bytes) return 0.0;
+    return (1.0 - near_of(s)) * (double)s->nnz * (1.0 - f->l2_bytes / window) * f->sector_bytes;
+}
+
+/* The long-row pieces (kernels/spmv/spmv_long_rows.cuh): a warp per piece of pe entries,
+ * lane_loads loads in flight a lane, after two dependent reads of the piece tables; the
+ * longest piece's rounds (steps). */
+static double piece_steps(double longest, double pe, double lane_loads)
+{
+    return 2.0 + steps(at_most(longest, pe), 32.0 * lane_loads);
+}
+
+/* And where a row spans several pieces, the finish of the row by its last piece (fence,
+ * counter atomic, fence, the partial sums read), unless a second launch finishes the rows
+ * (deferred). */
+static double finish_us(const sp__spmv_format_policy_t *f, double longest, double pe,
+                        int deferred)
+{
+    return !deferred && longest > pe ? f->fence_us : 0.0;
+}
+
+/* CSR adaptive's stream blocks (kernels/spmv/spmv_csr_adaptive.cu): a block takes the rows
+ * whose entries start within a window of 1024 entries, at most 1024 rows, and adds them up
+ * with sub-warps of g lanes (the smallest power of two with 4 g entries a row, up to 32), a
+ * pass of 256 / g rows at a time, each pass a dependent read of the row pointers: rows of
+ * mean length below 4 (mostly empty rows) take up to 4 passes where longer ones take one.
+ * The steps of a block: the row range, the loads, the gathers, then its passes. */
+static double stream_block_steps(double mean)
+{
+    double rows = mean > 1.0 ? at_most(1024.0, 1024.0 / mean) : 1024.0, g = 1.0;
+    while (g < 32.0 && mean > 4.0 * g) g *= 2.0;
+    return 2.0 + steps(rows * g, 256.0);
+}
+
+/* CSR's algorithms, each priced from how it runs (src/policy.c's SpMV comment): the time of
+ * each in out->cand, the best in out->us[SP_FORMAT_CSR] and out->alg. */
+static void price_csr(const sp__policy_t *p, const sp__spmv_stats_t *s, double csr_bytes,
+                      double x_bytes, sp__spmv_choice_t *out)
+{
+    const sp__spmv_format_policy_t *f = p->spmv_format;
+    const sp__spmv_csr_policy_t *c = p->spmv_csr;
+    double m = (double)s->nrows, nnz = (double)s->nnz, longest = (double)s->row_max;
+    double resident = (double)(s->sm_count > 0 ? s->sm_count : f->default_sms) * f->threads_per_sm;
+    double gather = csr_bytes + l2_miss_bytes(f, s, x_bytes, 0);
+    double walk = csr_bytes + l2_miss_bytes(f, s, x_bytes, 1);
+    double vw = 2, pe = nnz < 4194304.0 ? 512.0 : 2048.0, long_rows, long_entries;
+    /* scalar and vector: rows past their bound go to adaptive's pieces in a second launch
+       (none past the narrow limit with 64-bit offsets, issue 20); their threads walk the
+       rows within it */
+    int64_t bound = s->wide ? -1
+                            : sp__policy_spmv_csr_long_bound(p, s->nrows, s->nnz, s->row_max, 0);
+    double kept = bound > 0 ? (double)bound : longest;
+    /* scalar and vector's second launch: adaptive's pieces, after the first launch */
+    double pieces = bound > 0 ? f->launch_us + piece_steps(longest, pe, 8.0) * f->step_us +
+                                    finish_us(f, longest, pe, 0)
+                              : 0.0;
+    int deferred;
+    out->us[SP_FORMAT_CSR] = -1.0;
+    if (m > c->merge_min_rows_per_entry * nnz && !s->wide) {
+        out->alg = SP_SPMV_ALG_CSR_MERGE;
+        out->us[SP_FORMAT_CSR] = kind_us(f, s, SP__KIND_CSR_ADAPTIVE, gather, 2.0, 2);
+        out->cand[SP__CAND_CSR_MERGE] = out->us[SP_FORMAT_CSR];
+        out->cand_bytes[SP__CAND_CSR_MERGE] = gather;
+        return;
+    }
+    while (vw < c->vector_max_width && vw < s->row_mean) vw *= 2;
+    /* adaptive finishes its long rows in a second launch when they have at least 4096
+       pieces beyond each row's first (kernels/spmv/spmv_policy_csr.h) */
+    rows_above(s, 256.0, &long_rows, &long_entries);
+    deferred = long_entries / pe - long_rows >= 4096.0;
+    {
+        struct { sp__spmv_cand_t c; sp_spmv_alg_t alg; sp__spmv_kind_t k; double bytes, chain;
+                 int launches; double extra_us; } cand[] = {
+            /* binned first: a tie (small inputs, launch-bound) goes to it, measured ahead of
+               adaptive on 1138_bus, ani4 and BentPipe2D100; rows of up to 128 entries in one
+               sub-warp pass, longer ones in warp pieces of 1024, 4 loads in flight a lane */
+            {SP__CAND_CSR_BINNED, SP_SPMV_ALG_CSR_BINNED, SP__KIND_CSR_BINNED, gather,
+             longest <= 128 ? 3.0 : piece_steps(longest, 1024.0, 4.0), 1,
+             finish_us(f, longest, 1024.0, 0)},
+            /* adaptive: rows of up to 256 in its stream blocks, longer ones in pieces of pe,
+               8 loads in flight a lane, in the same launch (a second one when deferred) */
+            {SP__CAND_CSR_ADAPTIVE, SP_SPMV_ALG_CSR_ADAPTIVE, SP__KIND_CSR_ADAPTIVE, gather,
+             longest <= 256 ? stream_block_steps(s->row_mean)
+                            : at_least(piece_steps(longest, pe, 8.0),
+                                       stream_block_steps(s->row_mean)),
+             deferred ? 2 : 1, finish_us(f, longest, pe, deferred)},
+            /* scalar: a thread walks its row, 8 entries a step, a wave of resident threads
+               after another */
+            {SP__CAND_CSR_SCALAR, SP_SPMV_ALG_CSR_SCALAR, SP__KIND_CSR_SCALAR, walk,
+             steps(kept, 8) * steps(m, resident), 1, pieces},
+            /* vector: a sub-warp of vw lanes walks its row, 4 loads in flight a lane */
+            {SP__CAND_CSR_VECTOR, SP_SPMV_ALG_CSR_VECTOR, SP__KIND_CSR_VECTOR, gather,
+             steps(kept, 4 * vw) * steps(m * vw, resident), 1, pieces},
+        };
+        for (size_t i = 0; i < sizeof cand / sizeof cand[0]; i++) {
+            double t = kind_us(f, s, cand[i].k, cand[i].bytes, cand[i].chain, cand[i].launches) +
+                       cand[i].extra_us;
+            if (s->wide && cand[i].alg != SP_SPMV_ALG_CSR_SCALAR &&
+                cand[i].alg != SP_SPMV_ALG_CSR_VECTOR)
+                continue;
+            out->cand[cand[i].c] = t;
+            out->cand_bytes[cand[i].c] = cand[i].bytes;
+            if (out->us[SP_FORMAT_CSR] < 0.0 || t < out->us[SP_FORMAT_CSR]) {
+                out->us[SP_FORMAT_CSR] = t;
+                out->alg = cand[i].alg;
+            }
+        }
+    }
 }
 
 sp__spmv_choice_t sp__policy_spmv_choose(const sp__policy_t *p, const sp__spmv_stats_t *s)
 {
     const sp__spmv_format_policy_t *f = p->spmv_format;
-    const sp__spmv_csr_policy_t *c = p->spmv_csr;
     sp__spmv_choice_t out;
     double v = s->value_bytes > 0 ? s->value_bytes : 8, m = (double)s->nrows;
-    double nnz = (double)s->nnz, xy = (m + (double)s->ncols) * v;
+    double nnz = (double)s->nnz, xy = (m + (double)s->ncols) * v, x_bytes = (double)s->ncols * v;
     double resident = (double)(s->sm_count > 0 ? s->sm_count : f->default_sms) * f->threads_per_sm;
     double waves = steps(m, resident), tail = tail_entries(s), kept = nnz - tail;
     double width = s->row_max_kept > 0 ? (double)s->row_max_kept
                    : (double)(s->row_max < s->long_row_bound ? s->row_max : s->long_row_bound);
-    double longest = (double)s->row_max, tail_us = 0.0, best;
+    double tail_us = 0.0, best, walk_miss = l2_miss_bytes(f, s, x_bytes, 1);
     double csr_bytes = nnz * (4 + v) + (m + 1) * (s->wide ? 8 : 4) + xy;
     for (int g = 0; g < SP_FORMAT_COUNT; g++) out.us[g] = -1.0;
+    for (int k = 0; k < SP__CAND_COUNT; k++) out.cand[k] = out.cand_bytes[k] = -1.0;
     out.format = SP_FORMAT_CSR;
     out.alg = SP_SPMV_ALG_CSR_ADAPTIVE;
     out.csr_alg = SP_SPMV_ALG_DEFAULT;
@@ -267,41 +445,7 @@ sp__spmv_choice_t sp__policy_spmv_choose(const sp__policy_t *p, const sp__spmv_s
         out.alg = SP_SPMV_ALG_DEFAULT;
         return out;
     }
-    /* CSR: its best algorithm (merge when rows outnumber entries, as CSR DEFAULT; past the
-       narrow limit with 64-bit offsets scalar or vector, the two that read them: issue 20) */
-    if (m > c->merge_min_rows_per_entry * nnz && !s->wide) {
-        out.alg = SP_SPMV_ALG_CSR_MERGE;
-        out.us[SP_FORMAT_CSR] = kind_us(f, s, SP__KIND_CSR_ADAPTIVE, csr_bytes, 2.0, 2);
-    } else {
-        double vw = 2;
-        while (vw < c->vector_max_width && vw < s->row_mean) vw *= 2;
-        /* binned: rows of up to 128 entries in one sub-warp pass, longer ones in warp
-         * pieces of 1024 (32 loads a lane); adaptive: rows of up to 256 in its blocks,
-         * longer ones in pieces of 512 (2048 from 2^22 entries) with 8 gathers in flight a
-         * lane. Binned first: a tie (small inputs, launch-bound) goes to it, measured
-         * ahead of adaptive on 1138_bus, ani4 and BentPipe2D100. */
-        double piece = nnz < 4194304.0 ? 512.0 : 2048.0;
-        struct { sp_spmv_alg_t alg; sp__spmv_kind_t k; double chain; } cand[] = {
-            {SP_SPMV_ALG_CSR_BINNED, SP__KIND_CSR_BINNED,
-             longest <= 128 ? 3.0 : 2.0 + steps(longest < 1024 ? longest : 1024, 128)},
-            {SP_SPMV_ALG_CSR_ADAPTIVE, SP__KIND_CSR_ADAPTIVE,
-             longest <= 256 ? 3.0 : 2.0 + steps(longest < piece ? longest : piece, 256)},
-            {SP_SPMV_ALG_CSR_SCALAR, SP__KIND_CSR_SCALAR, steps(longest, 8) * waves},
-            {SP_SPMV_ALG_CSR_VECTOR, SP__KIND_CSR_VECTOR,
-             steps(longest, 4 * vw) * steps(m * vw, resident)},
-        };
-        out.us[SP_FORMAT_CSR] = -1.0;
-        for (size_t i = 0; i < sizeof cand / sizeof cand[0]; i++) {
-            double t = kind_us(f, s, cand[i].k, csr_bytes, cand[i].chain, 1);
-            if (s->wide && cand[i].alg != SP_SPMV_ALG_CSR_SCALAR &&
-                cand[i].alg != SP_SPMV_ALG_CSR_VECTOR)
-                continue;
-            if (out.us[SP_FORMAT_CSR] < 0.0 || t < out.us[SP_FORMAT_CSR]) {
-                out.us[SP_FORMAT_CSR] = t;
-                out.alg = cand[i].alg;
-            }
-        }
-    }
+    price_csr(p, s, csr_bytes, x_bytes, &out);
     out.csr_alg = out.alg;
     /* 64-bit offsets past the narrow limit (issue 20): of the padded formats only ELL with no
        row for its tail */
@@ -310,7 +454,7 @@ sp__spmv_choice_t sp__policy_spmv_choose(const sp__policy_t *p, const sp__spmv_s
     if (tail > 0.0) tail_us = kind_us(f, s, SP__KIND_TAIL, tail * (8 + v), 1.0, 1);
     {
         sp__spmv_stats_t e = *s;
-        double ell_tail, ell_width, ell_tail_us = 0.0;
+        double ell_tail, ell_width, ell_tail_us = 0.0, ell_bytes;
         if (s->ell_long_row_bound > 0) e.long_row_bound = s->ell_long_row_bound;
         ell_tail = tail_entries(&e);
         ell_width = s->ell_row_max_kept > 0 ? (double)s->ell_row_max_kept
@@ -320,26 +464,51 @@ sp__spmv_choice_t sp__policy_spmv_choose(const sp__policy_t *p, const sp__spmv_s
            (5 bytes a slot; whether it does is known only after the build, from the count of
            distinct values): the table leaves AUTO's choices as they were and only makes the
            ELL it picks cheaper (docs/ARCHITECTURE.md, "ELL's value table") */
-        if (m * ell_width * (4 + v) <= (double)p->matrix->ell_bound_factor * csr_bytes)
-            out.us[SP_FORMAT_ELL] = kind_us(f, s, SP__KIND_ELL, m * ell_width * (4 + v) + xy,
+        ell_bytes = m * ell_width * (4 + v) + xy + walk_miss;
+        if (m * ell_width * (4 + v) <= (double)p->matrix->ell_bound_factor * csr_bytes) {
+            out.us[SP_FORMAT_ELL] = kind_us(f, s, SP__KIND_ELL, ell_bytes,
                                             steps(ell_width, 4) * waves, 1) + ell_tail_us;
+            out.cand_bytes[SP__CAND_ELL] = ell_bytes;
+        }
     }
     if (!s->wide) {
-        out.us[SP_FORMAT_SELL] = kind_us(f, s, SP__KIND_SELL,
-                                         1.05 * kept * (4 + v) + 4 * m + xy,
+        double sell_bytes = 1.05 * kept * (4 + v) + 4 * m + xy + walk_miss;
+        double jds_bytes = kept * (4 + v) + 4 * m + xy + walk_miss;
+        /* COO atomic: y = beta * y, then a warp per 32 entries adds each run of one row with
+           an atomic (two launches; y read and written by both; row, column and value an
+           entry); the matrix's own COO, always there */
+        double coo_bytes = nnz * (8 + v) + xy + m * v + l2_miss_bytes(f, s, x_bytes, 0);
+        out.us[SP_FORMAT_SELL] = kind_us(f, s, SP__KIND_SELL, sell_bytes,
                                          steps(width, 4) * waves, 1) + tail_us;
-        out.us[SP_FORMAT_JDS] = kind_us(f, s, SP__KIND_JDS, kept * (4 + v) + 4 * m + xy,
+        out.us[SP_FORMAT_JDS] = kind_us(f, s, SP__KIND_JDS, jds_bytes,
                                         steps(width, 4) * waves, 1) + tail_us;
+        out.us[SP_FORMAT_COO] = kind_us(f, s, SP__KIND_TAIL, coo_bytes, 2.0, 2);
+        out.cand_bytes[SP__CAND_SELL] = sell_bytes;
+        out.cand_bytes[SP__CAND_JDS] = jds_bytes;
+        out.cand_bytes[SP__CAND_COO_ATOMIC] = coo_bytes;
     }
-    best = out.us[SP_FORMAT_CSR] * (1.0 - f->padded_margin);
+    out.cand[SP__CAND_ELL] = out.us[SP_FORMAT_ELL];
+    out.cand[SP__CAND_SELL] = out.us[SP_FORMAT_SELL];
+    out.cand[SP__CAND_JDS] = out.us[SP_FORMAT_JDS];
+    out.cand[SP__CAND_COO_ATOMIC] = out.us[SP_FORMAT_COO];
+    /* a padded format must model padded_margin faster than CSR's best algorithm, on the
+       part of CSR's time beyond its one launch (the margin covers a misjudged padding or
+       walk, which the launch does not have); COO atomic, with neither, need only be
+       faster */
+    best = out.us[SP_FORMAT_CSR] - f->padded_margin * (out.us[SP_FORMAT_CSR] - f->launch_us);
     {
         sp_format_t padded[] = {SP_FORMAT_ELL, SP_FORMAT_SELL, SP_FORMAT_JDS};
-        for (size_t i = 0; i < 3; i++)
+        for (size_t i = 0; i < sizeof padded / sizeof padded[0]; i++)
             if (out.us[padded[i]] >= 0.0 && out.us[padded[i]] < best) {
                 best = out.us[padded[i]];
                 out.format = padded[i];
                 out.alg = SP_SPMV_ALG_DEFAULT;
             }
+    }
+    if (out.us[SP_FORMAT_COO] >= 0.0 && out.us[SP_FORMAT_COO] < out.us[SP_FORMAT_CSR] &&
+        (out.format == SP_FORMAT_CSR || out.us[SP_FORMAT_COO] < out.us[out.format])) {
+        out.format = SP_FORMAT_COO;
+        out.alg = SP_SPMV_ALG_COO_ATOMIC;
     }
     return out;
 }

@@ -25,10 +25,13 @@ typedef enum sp__spmv_kind {
 } sp__spmv_kind_t;
 
 /* SP_FORMAT_AUTO: a cost model (src/policy.c says how each constant was measured). A
- * kernel's modeled time is launches * launch_us + max(bytes / (read_gbs * eff), chain)
- * (+ the tail's time), where eff blends eff_near and eff_far by the fraction of entries
- * near the diagonal, and chain = step_us x the longest walk one thread or warp makes in
- * dependent steps x the waves of resident threads the rows need. */
+ * kernel's modeled time is launches * launch_us + max(bytes / (bandwidth * eff), chain)
+ * (+ what runs after it: a second launch, the tail, the finish of a row of several
+ * pieces), where eff blends eff_near and eff_far by the fraction of entries near the
+ * diagonal, bandwidth is l2_gbs for bytes within the L2 and read_gbs past it, bytes count
+ * the sectors gathers of an x past the L2 miss, and chain = step_us x the dependent steps
+ * of the slowest thread or warp past its launch's first x the waves of resident threads
+ * the rows need. */
 typedef struct sp__spmv_format_policy {
     double read_gbs;           /* streaming read bandwidth, GB/s */
     double launch_us;          /* one launch of a call */
@@ -37,6 +40,10 @@ typedef struct sp__spmv_format_policy {
     int default_sms;           /* SMs assumed for a host context */
     double eff_near[SP__KIND_COUNT]; /* fraction of read_gbs, gathers near the diagonal */
     double eff_far[SP__KIND_COUNT];  /* the same, gathers spread over x */
+    double fence_us;           /* a row of several pieces finished by its last piece */
+    double l2_bytes;           /* the L2: gathers of an x larger than it miss */
+    double l2_gbs;             /* read bandwidth of a working set within the L2, GB/s */
+    double sector_bytes;       /* what a missed gather brings from DRAM */
     double padded_margin;      /* ELL/SELL/JDS must model this fraction faster than CSR */
     double long_row_factor, long_row_slack; /* the tail: rows > factor * mean + slack */
     double ell_long_row_factor;             /* ELL's tail also takes rows > this * mean */
@@ -63,13 +70,30 @@ typedef struct sp__spmv_stats {
     int wide, ell_wide;
 } sp__spmv_stats_t;
 
+/* The candidates the model prices one by one (each CSR algorithm apart), for the choice's
+ * per-candidate table (bench/spmv_model_replay.c prints it beside the measured times). */
+typedef enum sp__spmv_cand {
+    SP__CAND_CSR_SCALAR,
+    SP__CAND_CSR_VECTOR,
+    SP__CAND_CSR_MERGE,
+    SP__CAND_CSR_BINNED,
+    SP__CAND_CSR_ADAPTIVE,
+    SP__CAND_ELL,
+    SP__CAND_SELL,
+    SP__CAND_JDS,
+    SP__CAND_COO_ATOMIC,
+    SP__CAND_COUNT
+} sp__spmv_cand_t;
+
 /* What AUTO picks, and the model's time of each candidate (microseconds; < 0 when not a
- * candidate): index by sp_format_t for ELL, JDS, SELL, and CSR's best algorithm. */
+ * candidate): us indexed by sp_format_t (ELL, JDS, SELL, COO atomic, and CSR's best
+ * algorithm), cand by sp__spmv_cand_t, with the bytes each was priced at. */
 typedef struct sp__spmv_choice {
     sp_format_t format;
-    sp_spmv_alg_t alg; /* CSR: the algorithm; else SP_SPMV_ALG_DEFAULT */
+    sp_spmv_alg_t alg; /* CSR, COO: the algorithm; else SP_SPMV_ALG_DEFAULT */
     sp_spmv_alg_t csr_alg; /* CSR's best algorithm, whichever format won */
     double us[SP_FORMAT_COUNT];
+    double cand[SP__CAND_COUNT], cand_bytes[SP__CAND_COUNT];
 } sp__spmv_choice_t;
 
 /* CSR with SP_SPMV_ALG_DEFAULT, and the sub-warp width of CSR vector. */
@@ -129,7 +153,8 @@ const sp__policy_t *sp__policy_for_sm(int sm);
 const sp__policy_t *sp__policy_for(const sp_context_t *ctx);
 
 /* SP_FORMAT_AUTO for a matrix of these statistics: the cheapest modeled format (and CSR
- * algorithm); CSR unless a padded format models padded_margin faster. */
+ * algorithm); CSR unless a padded format models padded_margin faster, or COO atomic
+ * faster. */
 sp__spmv_choice_t sp__policy_spmv_choose(const sp__policy_t *p, const sp__spmv_stats_t *s);
 /* The long-row bound of ELL, JDS and SELL (rows longer go to the tail). */
 int64_t sp__policy_long_row_bound(const sp__policy_t *p, sp_format_t f, int64_t nrows,

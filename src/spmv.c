@@ -24,7 +24,8 @@ static int alg_fits(sp_format_t f, sp_spmv_alg_t alg)
  * the cost model's (sp__policy_spmv_choose, src/policy.c). On a CUDA context a padded
  * format the device has no room left to build (at the sizes of issue 20 ELL is tens of GB
  * beside the CSR) gives way to CSR with the model's CSR algorithm, so AUTO serves where
- * CSR does instead of failing the build. */
+ * CSR does instead of failing the build. COO atomic is priced as the matrix's own COO: a
+ * matrix whose COO was released (sp_matrix_release) gets CSR instead of a rebuilt one. */
 void sp__spmv_auto(const sp_context_t *ctx, const sp_matrix_t *A, sp_format_t *format,
                    sp_spmv_alg_t *alg)
 {
@@ -39,8 +40,9 @@ void sp__spmv_auto(const sp_context_t *ctx, const sp_matrix_t *A, sp_format_t *f
     c = sp__policy_spmv_choose(sp__policy_for(ctx), &s);
     *format = c.format;
     *alg = c.alg;
-    if (ctx->kind == SP_DEVICE_CUDA && c.format != SP_FORMAT_CSR &&
-        !sp__cuda_matrix_fits(A, c.format)) {
+    if ((c.format == SP_FORMAT_COO && !(A->built & (1u << SP_FORMAT_COO))) ||
+        (ctx->kind == SP_DEVICE_CUDA && c.format != SP_FORMAT_CSR &&
+         !sp__cuda_matrix_fits(A, c.format))) {
         *format = SP_FORMAT_CSR;
         *alg = c.csr_alg;
     }

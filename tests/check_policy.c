@@ -96,8 +96,10 @@ START_TEST(spmv_format_pins)
     ck_assert(c.us[SP_FORMAT_SELL] > c.us[SP_FORMAT_CSR]);
     /* and rows of 10-95 entries (mean 40) on 20k rows: CSR (SELL ran 2.6x slower there) */
     ck_assert_int_eq(choose(stats(20000, 800000, 95, 1.0)).format, SP_FORMAT_CSR);
-    /* an arrow (one dense row and column, mean 3): CSR */
-    ck_assert_int_eq(choose(stats(46500, 139498, 46500, 1.0)).format, SP_FORMAT_CSR);
+    /* an arrow (one dense row and column, mean 3): ELL with its tail (H100, 2026-11-26: 7.5
+     * us against CSR adaptive's 8.3, whose row of 91 pieces waits on a fence), never SELL
+     * or JDS */
+    ck_assert_int_eq(choose(stats(46500, 139498, 46500, 1.0)).format, SP_FORMAT_ELL);
     /* mostly empty rows: CSR's best is merge (rows counted as work), and SELL, whose
      * sorted slices of empty rows hold no slots, models cheaper still */
     c = choose(stats(1000000, 100000, 5, 1.0));
@@ -114,6 +116,85 @@ START_TEST(spmv_format_pins)
         c = choose(stats(200000, 2000000, rmax, 0.5));
         if (c.format != SP_FORMAT_CSR) ck_assert(c.us[c.format] < c.us[SP_FORMAT_CSR]);
     }
+}
+END_TEST
+
+/* The mechanisms the model names (issue 23, bench/results/h100-spmv-2026-11-26-model.md):
+ * a small matrix whose longest row spans several of adaptive's pieces pays the fence of the
+ * last piece, where COO atomic pays a second launch; CSR vector and scalar pay a second
+ * launch for rows past their bound; adaptive's stream blocks walk up to 1024 mostly empty
+ * rows in passes; thread-per-row formats sweep an x larger than the L2 in a window. */
+START_TEST(spmv_model_mechanisms)
+{
+    sp__spmv_choice_t c;
+    sp__spmv_stats_t s;
+    /* hangGlider_2 (1647 rows, longest 1463): COO atomic (6.8 us against adaptive's 8.1) */
+    c = choose(stats(1647, 14754, 1463, 1.0));
+    ck_assert_int_eq(c.format, SP_FORMAT_COO);
+    ck_assert_int_eq(c.alg, SP_SPMV_ALG_COO_ATOMIC);
+    ck_assert(c.cand[SP__CAND_CSR_ADAPTIVE] > c.cand[SP__CAND_COO_ATOMIC]);
+    /* email-Eu-core (mean 25, longest 334 past vector's bound 235): vector's second launch
+     * prices it behind binned and adaptive (measured 8.5 against 5.1 and 5.4) */
+    c = choose(stats(1005, 25571, 334, 1.0));
+    ck_assert_int_eq(c.format, SP_FORMAT_CSR);
+    ck_assert(c.alg == SP_SPMV_ALG_CSR_BINNED || c.alg == SP_SPMV_ALG_CSR_ADAPTIVE);
+    ck_assert(c.cand[SP__CAND_CSR_VECTOR] > c.cand[SP__CAND_CSR_BINNED]);
+    /* CA-HepTh (mean 0.76, longest 65): binned, adaptive's blocks of 1024 rows take 4
+     * passes (measured 4.1 against 5.8) */
+    c = choose(stats(68746, 51971, 65, 0.13));
+    ck_assert_int_eq(c.format, SP_FORMAT_CSR);
+    ck_assert_int_eq(c.alg, SP_SPMV_ALG_CSR_BINNED);
+    /* rect 250000 x 8000000, 64 uniform sorted columns a row (x 64 MB past the 50 MB L2): a
+     * thread-per-row format (ELL 252, SELL 191 us against CSR adaptive's 363) ... */
+    s = stats(250000, 16000000, 64, 0.03);
+    s.ncols = 8000000;
+    s.row_stddev = 0.0;
+    c = choose(s);
+    ck_assert(c.format == SP_FORMAT_ELL || c.format == SP_FORMAT_SELL ||
+              c.format == SP_FORMAT_JDS);
+    ck_assert(c.cand_bytes[SP__CAND_CSR_ADAPTIVE] > c.cand_bytes[SP__CAND_ELL]);
+    /* ... where with x in the L2 (4M columns, 32 MB) the gathers cost both alike: the two
+     * differ by CSR's row pointers alone */
+    s.ncols = 4000000;
+    c = choose(s);
+    ck_assert(c.cand_bytes[SP__CAND_CSR_ADAPTIVE] - c.cand_bytes[SP__CAND_ELL] <= 4.0 * 250001);
+    /* and rows of unequal length drift apart: no window (Kronecker 23, x 67 MB) */
+    s = stats(8388608, 258671170, 258629, 0.1);
+    s.row_stddev = 300.0;
+    c = choose(s);
+    ck_assert_int_eq(c.format, SP_FORMAT_CSR);
+    ck_assert_int_eq(c.alg, SP_SPMV_ALG_CSR_ADAPTIVE);
+}
+END_TEST
+
+/* AUTO's COO atomic runs on the matrix's own COO: once it is released, CSR instead. */
+START_TEST(spmv_auto_coo_needs_its_coo)
+{
+    sp_context_t *ctx = NULL;
+    sp_matrix_t *A = NULL;
+    sp_coo_t *a = NULL;
+    sp_format_t f = SP_FORMAT_AUTO;
+    const int64_t n = 2000, hub = 1500;
+    ck_assert_ok(sp_context_create(SP_DEVICE_HOST, NULL, &ctx));
+    ck_assert_ok(sp_coo_create(n, n, hub + 7 * (n - 1), SP_R_64F, &a));
+    for (int64_t j = 0; j < hub; j++) /* row 0: 1500 entries, the others 7 near the diagonal */
+        a->row[a->nnz] = 0, a->col[a->nnz] = (int32_t)j, ((double *)a->val)[a->nnz++] = 1.0;
+    for (int64_t i = 1; i < n; i++)
+        for (int64_t d = -3; d <= 3; d++) {
+            int64_t j = (i + d + n) % n;
+            a->row[a->nnz] = (int32_t)i, a->col[a->nnz] = (int32_t)j;
+            ((double *)a->val)[a->nnz++] = 1.0;
+        }
+    ck_assert_ok(sp_matrix_create(ctx, a, NULL, &A));
+    ck_assert_ok(sp_spmv_choose_format(ctx, A, &f));
+    ck_assert_int_eq(f, SP_FORMAT_COO);
+    ck_assert_ok(sp_matrix_build(ctx, A, SP_FORMAT_CSR));
+    ck_assert_ok(sp_matrix_release(ctx, A, SP_FORMAT_COO));
+    ck_assert_ok(sp_spmv_choose_format(ctx, A, &f));
+    ck_assert_int_eq(f, SP_FORMAT_CSR);
+    sp_matrix_destroy(A);
+    sp_coo_free(a);
+    sp_context_destroy(ctx);
 }
 END_TEST
 
@@ -306,6 +387,8 @@ int main(void)
     TCase *tc = tcase_create("rules");
     tcase_add_test(tc, table_by_sm_version);
     tcase_add_test(tc, spmv_format_pins);
+    tcase_add_test(tc, spmv_model_mechanisms);
+    tcase_add_test(tc, spmv_auto_coo_needs_its_coo);
     tcase_add_test(tc, spmv_offsets64_pins);
     tcase_add_test(tc, spmv_model_tail_from_histogram);
     tcase_add_test(tc, spmv_csr_default_pins);
