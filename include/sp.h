@@ -699,7 +699,9 @@ SP_API sp_status_t sp_spmv_tune(sp_context_t *ctx, sp_matrix_t *A, sp_format_t *
  * gathers of x are), with per-architecture constants: sp__policy_spmv_choose in
  * src/policy.c, which also picks CSR's algorithm for SP_SPMV_ALG_DEFAULT under AUTO. The
  * pick is CSR, ELL, SELL, JDS or, while A keeps its COO (not released), COO with
- * SP_SPMV_ALG_COO_ATOMIC under AUTO (small matrices with rows of several warp pieces). On a
+ * SP_SPMV_ALG_COO_ATOMIC under AUTO (small matrices with rows of several warp pieces; its
+ * sums are added by atomics, so their rounding may differ from call to call, as with the
+ * long-row tails of ELL, SELL and JDS; a solver set up on A runs CSR instead). On a
  * CUDA context a format not yet built whose build would not fit what the device can still
  * give the context gives way to CSR (with the model's CSR algorithm): AUTO never fails a
  * product CSR can do for want of room for a faster format (at 2.4G entries ELL beside the

@@ -164,6 +164,10 @@ void sp__spmv_stats_of(const sp_context_t *ctx, const sp_matrix_t *A, sp__spmv_s
 /* AUTO's format and algorithm for A (sp_spmv_tune's choice when A has one; src/spmv.c). */
 void sp__spmv_auto(const sp_context_t *ctx, const sp_matrix_t *A, sp_format_t *format,
                    sp_spmv_alg_t *alg);
+/* The same for a solver: a pick of COO atomic, whose sums are added in no fixed order,
+ * gives way to CSR with the model's CSR algorithm, so a solve repeats its bits. */
+void sp__spmv_auto_solver(const sp_context_t *ctx, const sp_matrix_t *A, sp_format_t *format,
+                          sp_spmv_alg_t *alg);
 /* The CSR algorithm for alg (DEFAULT resolved from the statistics, others kept) and, for
  * CSR vector, the sub-warp width in *width (0 for the others). */
 sp_spmv_alg_t sp__policy_spmv_csr_alg(const sp__policy_t *p, sp_spmv_alg_t alg, int64_t nrows,

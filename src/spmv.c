@@ -48,6 +48,18 @@ void sp__spmv_auto(const sp_context_t *ctx, const sp_matrix_t *A, sp_format_t *f
     }
 }
 
+void sp__spmv_auto_solver(const sp_context_t *ctx, const sp_matrix_t *A, sp_format_t *format,
+                          sp_spmv_alg_t *alg)
+{
+    sp__spmv_auto(ctx, A, format, alg);
+    if (*format == SP_FORMAT_COO && *alg == SP_SPMV_ALG_COO_ATOMIC) {
+        sp__spmv_stats_t s;
+        sp__spmv_stats_of(ctx, A, &s);
+        *format = SP_FORMAT_CSR;
+        *alg = sp__policy_spmv_choose(sp__policy_for(ctx), &s).csr_alg;
+    }
+}
+
 sp_status_t sp_spmv_choose_format(const sp_context_t *ctx, const sp_matrix_t *A,
                                   sp_format_t *format)
 {

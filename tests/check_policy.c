@@ -188,6 +188,18 @@ START_TEST(spmv_auto_coo_needs_its_coo)
     ck_assert_ok(sp_matrix_create(ctx, a, NULL, &A));
     ck_assert_ok(sp_spmv_choose_format(ctx, A, &f));
     ck_assert_int_eq(f, SP_FORMAT_COO);
+    {
+        /* a solver runs CSR with the model's CSR algorithm instead (COO atomic's sums are
+           added in no fixed order) */
+        sp_spmv_alg_t alg = SP_SPMV_ALG_DEFAULT;
+        sp__spmv_stats_t s;
+        f = SP_FORMAT_AUTO;
+        sp__spmv_auto_solver(ctx, A, &f, &alg);
+        sp__spmv_stats_of(ctx, A, &s);
+        ck_assert_int_eq(f, SP_FORMAT_CSR);
+        ck_assert_int_eq(alg, sp__policy_spmv_choose(sp__policy_for(ctx), &s).csr_alg);
+        ck_assert_int_ne(alg, SP_SPMV_ALG_DEFAULT);
+    }
     ck_assert_ok(sp_matrix_build(ctx, A, SP_FORMAT_CSR));
     ck_assert_ok(sp_matrix_release(ctx, A, SP_FORMAT_COO));
     ck_assert_ok(sp_spmv_choose_format(ctx, A, &f));

@@ -24,7 +24,8 @@ struct sp_solver {
     sp_solver_type_t type;
     sp_solver_options_t options; /* as set (zeros: defaults) */
     sp_matrix_t *A;              /* borrowed; NULL before setup */
-    sp_format_t format;          /* SpMV format chosen at setup */
+    sp_format_t format;          /* SpMV format chosen at setup (AUTO's) */
+    sp_spmv_alg_t alg;           /* and AUTO's algorithm for it (COO atomic, CSR's) */
     sp_value_type_t t;
     int64_t n;
     /* workspace (NULL where the method needs none) */

@@ -3,6 +3,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "policy.h" /* sp__spmv_auto_solver */
 #include "solve_internal.h"
 
 const char *sp_solver_status_string(sp_solver_status_t status)
@@ -134,8 +135,12 @@ sp_status_t sp_solver_setup(sp_solver_t *s, sp_matrix_t *A)
     next.A = A;
     next.t = info.value_type;
     next.n = info.nrows;
-    SP_TRY(sp_spmv_choose_format(next.ctx, A, &next.format));
-    SP_TRY(sp_spmv_prepare(next.ctx, A, next.format, SP_SPMV_ALG_DEFAULT));
+    /* AUTO's format with AUTO's algorithm (CSR DEFAULT would run another CSR algorithm
+       than the one the model priced), COO atomic excepted (sp__spmv_auto_solver) */
+    next.format = SP_FORMAT_AUTO;
+    next.alg = SP_SPMV_ALG_DEFAULT;
+    sp__spmv_auto_solver(next.ctx, A, &next.format, &next.alg);
+    SP_TRY(sp_spmv_prepare(next.ctx, A, next.format, next.alg));
     SP_TRY(alloc_workspace(&next));
     SP_TRY(sp__precond_setup(&next));
     SP_TRY(sp__cg_fused_setup(&next));
@@ -220,7 +225,7 @@ double *sp__solver_slot(sp_solver_t *s, int k) { return (double *)s->scal->data 
 sp_status_t sp__solver_spmv(sp_solver_t *s, double alpha, const sp_vector_t *x, double beta,
                             sp_vector_t *y)
 {
-    return sp_spmv_vec(s->ctx, s->format, SP_SPMV_ALG_DEFAULT, alpha, s->A, x, beta, y);
+    return sp_spmv_vec(s->ctx, s->format, s->alg, alpha, s->A, x, beta, y);
 }
 
 sp_status_t sp__solver_residual(sp_solver_t *s, const sp_vector_t *b, const sp_vector_t *x,
