@@ -170,6 +170,7 @@ sp_status_t sp_matrix_create(sp_context_t *ctx, const sp_coo_t *coo,
                      "sp_matrix_create: unknown duplicate policy %d", (int)options->duplicates);
     SP_CALLOC(A, 1);
     A->ctx = ctx;
+    SP_CALLOC(A->auto_pick, 1);
     if (options) A->options = *options;
     A->offset_bits = offset_bits;
     A->pattern_symmetric =
@@ -251,6 +252,7 @@ void sp_matrix_destroy(sp_matrix_t *A)
     for (int f = SP_FORMAT_COUNT - 1; f >= 0; f--) free_format(A, (sp_format_t)f);
     if (A->ctx->kind == SP_DEVICE_CUDA) sp__cuda_spmv_free_plans(A, SP_FORMAT_COUNT);
     sp__free(A->mirror);
+    sp__free(A->auto_pick);
     sp__free(A);
 }
 

@@ -60,7 +60,18 @@ struct sp_matrix {
     int tuned;
     sp_format_t tuned_format;
     sp_spmv_alg_t tuned_alg;
+    /* the cost model's pick (sp__spmv_auto, src/spmv.c), kept while A's built formats are
+     * those it was made with, so AUTO costs a call nothing after its first (the model took
+     * 1-3 us of host time a call, as much as a small matrix's product); allocated with A,
+     * so a const A can keep it; NULL: not kept */
+    struct sp__auto_pick *auto_pick;
 };
+typedef struct sp__auto_pick {
+    int valid;
+    unsigned built;
+    sp_format_t format;
+    sp_spmv_alg_t alg;
+} sp__auto_pick_t;
 
 /* Record the thread's last error on the context too when status is a failure; returns
  * status. Every public function taking a context ends with it. */

@@ -21,7 +21,9 @@ static int alg_fits(sp_format_t f, sp_spmv_alg_t alg)
 }
 
 /* AUTO's format and algorithm for A on ctx: sp_spmv_tune's choice when A has one, else
- * the cost model's (sp__policy_spmv_choose, src/policy.c). On a CUDA context a padded
+ * the cost model's (sp__policy_spmv_choose, src/policy.c), kept in A until its set of
+ * built formats changes (a build, a release), which is all the pick depends on besides
+ * A's fixed statistics. On a CUDA context a padded
  * format the device has no room left to build (at the sizes of issue 20 ELL is tens of GB
  * beside the CSR) gives way to CSR with the model's CSR algorithm, so AUTO serves where
  * CSR does instead of failing the build. COO atomic is priced as the matrix's own COO: a
@@ -31,9 +33,15 @@ void sp__spmv_auto(const sp_context_t *ctx, const sp_matrix_t *A, sp_format_t *f
 {
     sp__spmv_stats_t s;
     sp__spmv_choice_t c;
+    sp__auto_pick_t *kept = ctx == A->ctx ? A->auto_pick : NULL; /* A's own context's */
     if (A->tuned) {
         *format = A->tuned_format;
         *alg = A->tuned_alg;
+        return;
+    }
+    if (kept && kept->valid && kept->built == A->built) {
+        *format = kept->format;
+        *alg = kept->alg;
         return;
     }
     sp__spmv_stats_of(ctx, A, &s);
@@ -46,6 +54,7 @@ void sp__spmv_auto(const sp_context_t *ctx, const sp_matrix_t *A, sp_format_t *f
         *format = SP_FORMAT_CSR;
         *alg = c.csr_alg;
     }
+    if (kept) *kept = (sp__auto_pick_t){1, A->built, *format, *alg};
 }
 
 void sp__spmv_auto_solver(const sp_context_t *ctx, const sp_matrix_t *A, sp_format_t *format,
