@@ -705,9 +705,9 @@ SP_API sp_status_t sp_spmv_tune(sp_context_t *ctx, sp_matrix_t *A, sp_format_t *
  * CUDA context a format not yet built whose build would not fit what the device can still
  * give the context gives way to CSR (with the model's CSR algorithm): AUTO never fails a
  * product CSR can do for want of room for a faster format (at 2.4G entries ELL beside the
- * CSR is tens of GB). The pick can so depend on the room at the time it is made; it is
- * kept in A (AUTO costs a call nothing after its first) until a format of A is built or
- * released. */
+ * CSR is tens of GB). The pick can so depend on the room at the time of the call. Once the
+ * pick is built (and not for want of room), it is kept in A, so AUTO costs a call nothing,
+ * until a format of A is built or released. */
 SP_API sp_status_t sp_spmv_choose_format(const sp_context_t *ctx, const sp_matrix_t *A,
                                          sp_format_t *format);
 

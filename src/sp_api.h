@@ -60,10 +60,10 @@ struct sp_matrix {
     int tuned;
     sp_format_t tuned_format;
     sp_spmv_alg_t tuned_alg;
-    /* the cost model's pick (sp__spmv_auto, src/spmv.c), kept while A's built formats are
-     * those it was made with, so AUTO costs a call nothing after its first (the model took
-     * 1-3 us of host time a call, as much as a small matrix's product); allocated with A,
-     * so a const A can keep it; NULL: not kept */
+    /* the cost model's pick (sp__spmv_auto, src/spmv.c), once built kept while A's built
+     * formats are those it was made with, so AUTO costs a call no model (0.3-0.6 us of
+     * host time a call on small matrices); allocated with A, so a const A can keep it;
+     * NULL: not kept */
     struct sp__auto_pick *auto_pick;
 };
 typedef struct sp__auto_pick {

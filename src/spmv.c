@@ -21,9 +21,9 @@ static int alg_fits(sp_format_t f, sp_spmv_alg_t alg)
 }
 
 /* AUTO's format and algorithm for A on ctx: sp_spmv_tune's choice when A has one, else
- * the cost model's (sp__policy_spmv_choose, src/policy.c), kept in A until its set of
- * built formats changes (a build, a release), which is all the pick depends on besides
- * A's fixed statistics. On a CUDA context a padded
+ * the cost model's (sp__policy_spmv_choose, src/policy.c), kept in A once that format is
+ * built, until A's set of built formats changes (a build, a release): all the pick then
+ * depends on besides A's fixed statistics. On a CUDA context a padded
  * format the device has no room left to build (at the sizes of issue 20 ELL is tens of GB
  * beside the CSR) gives way to CSR with the model's CSR algorithm, so AUTO serves where
  * CSR does instead of failing the build. COO atomic is priced as the matrix's own COO: a
@@ -54,7 +54,11 @@ void sp__spmv_auto(const sp_context_t *ctx, const sp_matrix_t *A, sp_format_t *f
         *format = SP_FORMAT_CSR;
         *alg = c.csr_alg;
     }
-    if (kept) *kept = (sp__auto_pick_t){1, A->built, *format, *alg};
+    /* kept once the pick is built and was the model's own (a pick that gave way to CSR for
+       want of room depends on the room, which changes without a build) */
+    if (kept && (A->built & (1u << *format)) &&
+        (*format == c.format || c.format == SP_FORMAT_COO))
+        *kept = (sp__auto_pick_t){1, A->built, *format, *alg};
 }
 
 void sp__spmv_auto_solver(const sp_context_t *ctx, const sp_matrix_t *A, sp_format_t *format,

@@ -188,8 +188,8 @@ START_TEST(spmv_auto_coo_needs_its_coo)
     ck_assert_ok(sp_matrix_create(ctx, a, NULL, &A));
     ck_assert_ok(sp_spmv_choose_format(ctx, A, &f));
     ck_assert_int_eq(f, SP_FORMAT_COO);
-    /* the pick is kept in A for later calls, with the formats it was made with (a release
-       below makes it again) */
+    /* the pick (built: the matrix's own COO) is kept in A for later calls, with the
+       formats it was made with (the release below makes it again) */
     ck_assert(A->auto_pick && A->auto_pick->valid && A->auto_pick->built == A->built &&
               A->auto_pick->format == SP_FORMAT_COO);
     {
