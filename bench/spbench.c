@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "sp.h"
-#include "policy.h"     /* sp__bfs_beamer_rule_set (--bfs-beamer-rule) */
+#include "policy.h"     /* sp__bfs_beamer_rule_set, sp__spmv_auto (the AUTO row's algorithm) */
 #include "sp_formats.h" /* sp__ell_value_table_set (--no-value-table) */
 #include "spbench_util.h"
 #include "spbench_bfs.h"
@@ -466,8 +466,12 @@ static int bench_row(const sb_exec_t *ex, sp_matrix_t *A, const row_plan_t *p,
     double t0 = sb_now();
     memset(row, 0, sizeof *row);
     row->format = row->chosen = p->format;
-    row->alg = p->alg;
-    if (p->format == SP_FORMAT_AUTO) st = sp_spmv_choose_format(ex->ctx, A, &row->chosen);
+    row->alg = row->ran_alg = p->alg;
+    if (p->format == SP_FORMAT_AUTO) {
+        sp_format_t f = SP_FORMAT_AUTO;
+        st = sp_spmv_choose_format(ex->ctx, A, &row->chosen);
+        sp__spmv_auto(ex->ctx, A, &f, &row->ran_alg); /* the algorithm AUTO runs with it */
+    }
     row_label(p, row);
     if (st == SP_STATUS_SUCCESS) st = row_build(ex, A, p, r, row);
     if (st == SP_STATUS_SUCCESS) {

@@ -689,8 +689,9 @@ static void json_row(FILE *f, const sb_format_row_t *w, const sb_report_t *r)
 {
     fprintf(f, "{\"label\": ");
     sb_json_string(f, w->label);
-    fprintf(f, ", \"format\": \"%s\", \"ran_as\": \"%s\", \"alg\": %d, \"status\": \"%s\"",
-            sp_format_name(w->format), sp_format_name(w->chosen), (int)w->alg,
+    fprintf(f, ", \"format\": \"%s\", \"ran_as\": \"%s\", \"alg\": %d, \"ran_alg\": %d, "
+               "\"status\": \"%s\"",
+            sp_format_name(w->format), sp_format_name(w->chosen), (int)w->alg, (int)w->ran_alg,
             sp_status_string(w->status));
     if (w->status != SP_STATUS_SUCCESS) {
         fprintf(f, ", \"message\": ");

@@ -31,6 +31,7 @@ typedef struct sb_format_row {
     sp_format_t format; /* SP_FORMAT_AUTO for the AUTO row */
     sp_format_t chosen; /* the format that ran (AUTO's choice) */
     sp_spmv_alg_t alg;
+    sp_spmv_alg_t ran_alg; /* the algorithm that ran (AUTO's choice for the AUTO row) */
     char label[32];     /* "csr", "csr/vector", "auto->sell" */
     sp_status_t status;
     char message[512];

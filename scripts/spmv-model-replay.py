@@ -64,9 +64,17 @@ def read_measured(path):
             t = row.get("spmv_ms_median")
             if t and row.get("status") == "SP_STATUS_SUCCESS":
                 times[row["label"]] = t * 1e3
+                if row["label"].startswith("auto") and row.get("ran_alg"):
+                    # what the AUTO row ran, as the rows name it (spbench's ran_alg)
+                    m["_auto_ran"] = f"{row['ran_as']}/{ALG_NAMES.get(row['ran_alg'], '?')}"
         if times:
             out[key(m["input"])] = (m, times)
     return out
+
+
+# sp_spmv_alg_t (include/sp.h) as spbench's row labels name the algorithms
+ALG_NAMES = {1: "atomic", 2: "segmented", 3: "scalar", 4: "vector", 5: "merge", 6: "split",
+             7: "binned", 8: "adaptive"}
 
 
 def ranks(v):
@@ -132,7 +140,7 @@ def join(replay, measured, title):
                     misses.append(k)
         if rho == rho:
             rhos.append(rho)
-        a = f"{auto[0][0][6:]} {auto[0][1]:.1f}" if auto else "-"
+        a = f"{m.get('_auto_ran', auto[0][0][6:])} {auto[0][1]:.1f}" if auto else "-"
         print(f"{k[:34]:34s} {int(r['nnz']):10d} {choice:14s} {t_choice or -1:8.1f} "
               f"{best[1]:14s} {best[0]:8.1f} {ratio:6.3f} {a:>16s} {rho:5.2f}")
     print(f"{title}: inputs {len(ratios)}, over 1.10: {len(over)} ({len(misses)} beyond a "
