@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# Issue 22 on a 1-GPU H100 in one call (about 6 minutes): the graph level loop with a
-# one-level body (kernels/bfs/bfs_graph_loop.cu: buffers picked by the level number, the
-# next bitmap cleared a level ahead by the expand kernel, no memset node).
+# Issue 22 on a 1-GPU H100 in one call (about 6 minutes): the graph level loop's suites and
+# timings. Written for a one-level body of the graph loop (buffers picked by the level
+# number, the next bitmap cleared a level ahead; ec0cd8e), measured at about 1% on
+# Kronecker 22 and reverted because compute-sanitizer's initcheck failed it
+# (bench/results/h100-bfs-rule-2026-11-26.md); it runs whatever graph loop the tree has.
 #   1. build (Release, sm_90, build-gpu; the targets used);
 #   2. check_gpu_bfs and check_gpu_bfs_loops, both offset widths (the graph loop's every
 #      mode against the reference, its directions against the host loop's and the rule's);

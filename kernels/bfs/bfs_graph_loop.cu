@@ -1,16 +1,12 @@
 /* The graph level loop: a whole BFS as one CUDA graph launch, with no host round trip
  * between levels. The graph is a device-side while node (CUDA 12.4+ conditional nodes)
- * whose body is one level of two nodes; each finds the level's buffers in the loop's state
- * by the level number: it reads queue L % 2 and appends to (L + 1) % 2, reads frontier
- * bitmap L % 3 and sets (L + 1) % 3, and the expand node clears (L + 2) % 3, the bitmap
- * of level L - 1, which nothing reads at level L and level L + 1 sets. (The body was two
- * levels of three nodes, a memset of the next bitmap before each expand, so that the
- * pointers could be fixed in the nodes: a node more a level, and after the last level the
- * other level's nodes ran for nothing half the time.)
- *   expand  (grid)        clears the bitmap of the level before (modes that keep bitmaps),
- *                         then the push step over the queue or the pull step over the
- *                         bitmap (the same device code as the host loop's frontier and
- *                         pull kernels, bfs_level_common.cuh and bfs_pull.cuh);
+ * whose body runs two levels, one per parity of the level number, so that every pointer a
+ * level needs (queue and next queue, frontier and next bitmap) is fixed in the node's
+ * parameters. A level is three nodes (two without bitmaps):
+ *   memset                clears the next-frontier bitmap (modes that keep bitmaps);
+ *   expand  (grid)        the push step over the queue or the pull step over the bitmap
+ *                         (the same device code as the host loop's frontier and pull
+ *                         kernels, bfs_level_common.cuh and bfs_pull.cuh);
  *   hubs    (grid)        the deferred pieces of high-degree vertices, push or pull; then
  *                         the block that finishes last (a ticket taken after its tallies)
  *                         decides the next level: it ends the loop when the level found
@@ -21,13 +17,11 @@
  *                         search. (A decide node of its own cost ~3 us a level on the H200.)
  * In the direction-optimized mode a push also sets the next bitmap, which a pull reads,
  * and a push after a pull walks the frontier bitmap instead of a queue, so a change of
- * direction needs no conversion pass. A decision that ends the loop ends it after its own
- * level's nodes (each node also returns at once once the state says done). Nothing waits on another block, so the loop cannot
+ * direction needs no conversion pass. Once a decision has ended the loop, the nodes left
+ * in the body return at once. Nothing waits on another block, so the loop cannot
  * deadlock; it ends because every level claims at least one new vertex or is the last.
  * The host loop's level kernels, counters and scratch (sp_gpu_bfs_work_t) are shared with
  * it; its own state (below) and the per-level records sit in one small device block. */
-#include <string.h>
-
 #include "bfs/bfs_direction_rule.h"
 #include "bfs_pull.cuh"
 
@@ -48,11 +42,6 @@ struct graph_state {
     int32_t hub_min;
     int32_t done;
     uint32_t blocks_done; /* hubs blocks finished this level: the last one decides */
-    /* the buffers by level L: bitmaps L % 3 (frontier), (L + 1) % 3 (next), (L + 2) % 3
-       (cleared); queues L % 2 (frontier) and (L + 1) % 2 (next). Set when the loop is
-       made; init_kernel leaves them. */
-    uint32_t *bitmap[3];
-    int32_t *queue[2];
 };
 
 /* What decide needs besides the state: constants of the graph and the records. */
@@ -143,15 +132,10 @@ __global__ void init_kernel(graph_state *st, int32_t *level, int32_t *parent, in
 template <typename Off>
 __device__ __forceinline__ level_args<Off> for_level(level_args<Off> a, const graph_state *st)
 {
-    int32_t cur = st->cur;
-    a.cur = cur;
+    a.cur = st->cur;
     a.level = st->level;
     a.parent = st->parent;
     a.hub_min = st->hub_min;
-    a.front = st->bitmap[cur % 3];
-    a.next = st->bitmap[(cur + 1) % 3];
-    a.queue = st->queue[cur & 1];
-    a.next_queue = st->queue[(cur + 1) & 1];
     return a;
 }
 
@@ -165,12 +149,6 @@ expand_kernel(level_args<Off> a0, const graph_state *st)
 {
     if (st->done) return;
     level_args<Off> a = for_level(a0, st);
-    if (MODE != SP_GPU_BFS_GRAPH_PUSH) { /* the bitmap level L + 1 will set */
-        uint32_t *stale = st->bitmap[(a.cur + 2) % 3];
-        for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < bitmap_words(a.n);
-             i += (int64_t)gridDim.x * blockDim.x)
-            stale[i] = 0u;
-    }
     if (MODE == SP_GPU_BFS_GRAPH_PUSH)
         frontier_body<EMIT_QUEUE>(a, st->count);
     else if (MODE == SP_GPU_BFS_GRAPH_PULL || st->dir == SP_GPU_BFS_DIR_PULL)
@@ -210,13 +188,12 @@ __global__ void __launch_bounds__(P::block_threads) hubs_kernel(level_args<Off> 
     }
 }
 
-/* Byte offsets of the loop's device block: the state, the decide arguments, the records of
- * capacity levels, and the third frontier bitmap (words 32-bit words; 0 for push). */
+/* Byte offsets of the loop's device block. */
 struct block_layout {
-    size_t state, args, sizes, dirs, stamps, bitmap, total;
+    size_t state, args, sizes, dirs, stamps, total;
 };
 
-block_layout layout_for(int64_t capacity, int64_t words)
+block_layout layout_for(int64_t capacity)
 {
     using sp_prim::align_up;
     block_layout l;
@@ -225,8 +202,7 @@ block_layout layout_for(int64_t capacity, int64_t words)
     l.sizes = l.args + align_up(sizeof(decide_args));
     l.dirs = l.sizes + align_up((size_t)capacity * sizeof(int64_t));
     l.stamps = l.dirs + align_up((size_t)capacity * sizeof(int32_t));
-    l.bitmap = l.stamps + align_up((size_t)(capacity + 1) * sizeof(unsigned long long));
-    l.total = l.bitmap + align_up((size_t)words * sizeof(uint32_t));
+    l.total = l.stamps + align_up((size_t)(capacity + 1) * sizeof(unsigned long long));
     return l;
 }
 
@@ -267,16 +243,29 @@ done:
     return st;
 }
 
-/* The body: one level (its buffers come from gs by the level number, for_level). */
+/* One level of the body, for the parity whose pointers a carries. */
 template <typename Off>
 sp_status_t add_level(cudaGraph_t body, cudaGraphNode_t *last, const sp_gpu_env_t *env,
-                      int mode, level_args<Off> a, graph_state *gs, decide_args d)
+                      int mode, level_args<Off> a, graph_state *gs, decide_args d,
+                      int64_t words)
 {
     sp_status_t st = SP_STATUS_SUCCESS;
     kernels_of_mode k = kernels_for<Off>(mode);
     void *level_params[] = {&a, &gs};
     void *hubs_params[] = {&a, &gs, &d};
     unsigned grid = hub_grid(env); /* grid_for's cap: every level's work strides over it */
+    if (mode != SP_GPU_BFS_GRAPH_PUSH) {
+        cudaMemsetParams m = {};
+        cudaGraphNode_t node;
+        m.dst = a.next;
+        m.value = 0;
+        m.elementSize = sizeof(uint32_t);
+        m.width = (size_t)words;
+        m.height = 1;
+        SP_CUDA_TRY(
+            cudaGraphAddMemsetNode(&node, body, *last ? last : NULL, *last ? 1 : 0, &m));
+        *last = node;
+    }
     SP_TRY(add_kernel(body, last, k.expand, grid, P::block_threads, level_params));
     SP_TRY(add_kernel(body, last, k.hubs, hub_grid(env), P::block_threads, hubs_params));
 done:
@@ -299,7 +288,6 @@ sp_status_t loop_create(const sp_gpu_env_t *env, const sp_gpu_bfs_graph_t *g,
     unsigned long long *h_stamps = NULL;
     block_layout l;
     decide_args d;
-    graph_state hs;
     level_args<Off> a;
     int64_t words;
     SP_CHECK_ARG(loop != NULL, "bfs graph loop: NULL loop");
@@ -318,22 +306,11 @@ sp_status_t loop_create(const sp_gpu_env_t *env, const sp_gpu_bfs_graph_t *g,
     SP_CHECK_ARG(capacity >= 0 && capacity <= g->n + 1,
                  "bfs graph loop: %lld level records for %lld vertices", (long long)capacity,
                  (long long)g->n);
-    words = mode == SP_GPU_BFS_GRAPH_PUSH ? 0 : bitmap_words(g->n);
-    l = layout_for(capacity, words);
+    l = layout_for(capacity);
     SP_TRY(env->alloc(env->self, &d_base, l.total));
     /* every byte of the block defined, the state's padding included: each search copies
-     * the state back whole (compute-sanitizer's initcheck flagged the padding); then the
-     * state's buffers (the third bitmap is the block's own, zeroed here and by each level
-     * before the one that sets it; sp__gpu_bfs_start zeroes the other two) */
+     * the state back whole (compute-sanitizer's initcheck flagged the padding) */
     SP_CUDA_TRY(cudaMemsetAsync(d_base, 0, l.total, (cudaStream_t)env->stream));
-    memset(&hs, 0, sizeof hs);
-    hs.bitmap[0] = w->d_front;
-    hs.bitmap[1] = w->d_next;
-    hs.bitmap[2] = words ? (uint32_t *)((char *)d_base + l.bitmap) : NULL;
-    hs.queue[0] = w->d_queue;
-    hs.queue[1] = w->d_next_queue;
-    SP_CUDA_TRY(cudaMemcpyAsync(d_base, &hs, sizeof hs, cudaMemcpyHostToDevice,
-                                (cudaStream_t)env->stream));
     h_stamps = static_cast<unsigned long long *>(
         sp__malloc_array((size_t)(capacity + 1), sizeof *h_stamps));
     if (!h_stamps)
@@ -342,6 +319,7 @@ sp_status_t loop_create(const sp_gpu_env_t *env, const sp_gpu_bfs_graph_t *g,
     SP_CUDA_TRY(cudaGraphCreate(&graph, 0));
     SP_TRY(sp_prim::graph_add_while(graph, "bfs graph loop", ": use loop host or persistent",
                                     &handle, &body));
+    words = bitmap_words(g->n);
     d.n = g->n;
     d.nnz = g->nnz;
     d.max_pieces = w->max_pieces;
@@ -356,7 +334,15 @@ sp_status_t loop_create(const sp_gpu_env_t *env, const sp_gpu_bfs_graph_t *g,
     d.stamps = capacity ? (unsigned long long *)((char *)d_base + l.stamps) : NULL;
     d.handle = handle;
     a = make_args<Off>(g, w, 0);
-    SP_TRY(add_level(body, &last, env, (int)mode, a, (graph_state *)d_base, d));
+    for (int parity = 0; parity < 2; parity++) {
+        SP_TRY(add_level(body, &last, env, (int)mode, a,
+                         (graph_state *)d_base, d, words));
+        /* the next level swaps the two queues and the two bitmaps */
+        std::swap(a.front, a.next);
+        const int32_t *q = a.queue;
+        a.queue = a.next_queue;
+        a.next_queue = const_cast<int32_t *>(q);
+    }
     SP_CUDA_TRY(cudaMemcpyAsync((char *)d_base + l.args, &d, sizeof d, cudaMemcpyHostToDevice,
                                 (cudaStream_t)env->stream));
     /* the block's zeroing and its arguments are on the device before the graph exists */
@@ -413,8 +399,7 @@ extern "C" sp_status_t sp__gpu_bfs_graph_loop_run(const sp_gpu_env_t *env,
                  (long long)capacity, (long long)loop->capacity);
     s = (cudaStream_t)env->stream;
     cap = capacity;
-    l = layout_for(loop->capacity,
-                   loop->mode == SP_GPU_BFS_GRAPH_PUSH ? 0 : bitmap_words(g->n));
+    l = layout_for(loop->capacity);
     if (cap > 0) {
         char *base = (char *)loop->d_base;
         SP_CUDA_TRY(cudaMemsetAsync(base + l.sizes, 0, (size_t)cap * sizeof(int64_t), s));

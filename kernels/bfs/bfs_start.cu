@@ -31,16 +31,14 @@ layout layout_of(int64_t n, int64_t nnz)
 }
 
 /* A search's first state in one launch (it was four memsets and a one-thread kernel: five
- * launches, each a few microseconds of every call): every level and parent -1, the visited,
- * frontier and next bitmaps empty, except the source, at level 0, its own parent, in the
- * first two and the queue, with its out-edges counted (the graph loop's first level sets
- * the next bitmap without clearing it first). Each entry is written once, so no thread's
+ * launches, each a few microseconds of every call): every level and parent -1, the visited
+ * and frontier bitmaps empty, except the source, at level 0, its own parent, in both bitmaps
+ * and the queue, with its out-edges counted. Each entry is written once, so no thread's
  * store can land after another's. */
 template <typename Off>
 __global__ void start_kernel(const Off *out_ptr, int64_t n, int64_t words, int32_t source,
                              int32_t *level, int32_t *parent, uint32_t *visited,
-                             uint32_t *front, uint32_t *next, int32_t *queue,
-                             sp_gpu_bfs_counters_t *ctr)
+                             uint32_t *front, int32_t *queue, sp_gpu_bfs_counters_t *ctr)
 {
     int64_t stride = (int64_t)gridDim.x * blockDim.x;
     int64_t sw = source >> 5;
@@ -51,7 +49,6 @@ __global__ void start_kernel(const Off *out_ptr, int64_t n, int64_t words, int32
         if (i < words) {
             visited[i] = i == sw ? bit : 0u;
             front[i] = i == sw ? bit : 0u;
-            next[i] = 0u;
         }
     }
     if (blockIdx.x == 0 && threadIdx.x == 0) {
@@ -105,13 +102,11 @@ extern "C" sp_status_t sp__gpu_bfs_start(const sp_gpu_env_t *env, const sp_gpu_b
     if (wide_offsets(g))
         start_kernel<<<grid, P::block_threads, 0, s>>>(g->d_out_ptr64, g->n, words, source,
                                                        w->d_level, w->d_parent, w->d_visited,
-                                                       w->d_front, w->d_next, w->d_queue,
-                                                       w->d_counters);
+                                                       w->d_front, w->d_queue, w->d_counters);
     else
         start_kernel<<<grid, P::block_threads, 0, s>>>(g->d_out_ptr, g->n, words, source,
                                                        w->d_level, w->d_parent, w->d_visited,
-                                                       w->d_front, w->d_next, w->d_queue,
-                                                       w->d_counters);
+                                                       w->d_front, w->d_queue, w->d_counters);
     SP_CUDA_LAUNCHED("start_kernel");
 done:
     return st;
