@@ -9,7 +9,8 @@
 #      distributed BFS on one GPU, the allocation sweep's BFS part);
 #   3. spbench --bfs, direction-optimized (host and graph loops) and AUTO, per call |
 #      amortized | kernels: Kronecker 22 (64 sources) and 24 (16 sources), each with the new
-#      rule and with Beamer's, alternating; then Kronecker 24's levels with each rule;
+#      rule and with Beamer's, alternating; then Kronecker 24's levels with each rule
+#      (host loop) and Kronecker 22's (graph loop);
 #   4. spbench --bfs-suite (every graph, variant and loop, AUTO against the best row).
 # Logs in build-gpu/logs-bfs-rule, tarred into $OUT (if set) as bfs-rule-logs.tgz; a summary
 # at the end; exit 1 when a step failed or a search was invalid.
@@ -46,6 +47,8 @@ for rule in new beamer; do
   step "kron24-levels-$rule" 100 $SB --gen kron:24 --bfs --sources 4 --bfs-validate 1 \
     --bfs-variant direction_opt --bfs-loop host --bfs-levels "${flag[@]}"
 done
+step kron22-levels 100 $SB --gen kron:22 --bfs --sources 4 --bfs-validate 1 \
+  --bfs-variant direction_opt --bfs-loop graph --bfs-levels
 step bfs-suite 200 $SB --bfs-suite
 
 echo
