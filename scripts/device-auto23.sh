@@ -12,11 +12,8 @@ logs=build-gpu/logs-auto23
 mkdir -p "$logs"
 . scripts/device-env.sh
 . scripts/device-steps.sh
-step configure 120 cmake -S . -B build-gpu -DSP_WITH_CUDA=ON -DCMAKE_BUILD_TYPE=Release \
-  -DCMAKE_CUDA_ARCHITECTURES=90 "${SP_ZLIB_ARGS[@]}" || exit 1
-step build 300 cmake --build build-gpu -j"$(nproc)" --target check_gpu_spmv \
-  check_gpu_spmv_prepare check_gpu_solver check_policy check_spmv_long_rows spbench \
-  spmv_model_replay || exit 1
+build_gpu 300 check_gpu_spmv check_gpu_spmv_prepare check_gpu_solver check_policy \
+  check_spmv_long_rows spbench spmv_model_replay || exit 1
 step tests 220 ctest --test-dir build-gpu --output-on-failure -j6 --timeout 210 \
   -R '^(check_gpu_spmv|check_gpu_spmv_prepare|check_gpu_solver|check_policy)'
 grep -E "tests passed|tests failed|\(Failed\)|\(Timeout\)|Skipped" "$logs/tests.log" | tail -n 14

@@ -22,10 +22,8 @@ mkdir -p "$logs"
 . scripts/device-env.sh   # .deps unpacked (Check), SP_ZLIB_ARGS
 . scripts/device-steps.sh # gpu.txt, status, step()
 
-step configure 120 cmake -S . -B build-gpu -DSP_WITH_CUDA=ON -DCMAKE_BUILD_TYPE=Release \
-  -DCMAKE_CUDA_ARCHITECTURES=90 "${SP_ZLIB_ARGS[@]}" || exit 1
-step build 300 cmake --build build-gpu -j"$(nproc)" --target sp spbench check_gpu_bfs \
-  check_gpu_bfs_loops check_bfs_api check_gpu_dist check_dist check_gpu_alloc_sweep || exit 1
+build_gpu 300 sp spbench check_gpu_bfs check_gpu_bfs_loops check_bfs_api check_gpu_dist \
+  check_dist check_gpu_alloc_sweep || exit 1
 step tests 200 ctest --test-dir build-gpu --output-on-failure -j4 --timeout 190 \
   -R '^check_gpu_bfs|^check_bfs_api$|^check_gpu_dist|^check_gpu_alloc_sweep\.bfs'
 grep -E "tests passed|tests failed|\(Failed\)|Skipped" "$logs/tests.log" | tail -n 12

@@ -22,10 +22,8 @@ mkdir -p "$logs"
 
 . scripts/device-steps.sh # gpu.txt, status, step()
 
-step configure 120 cmake -S . -B build-gpu -DSP_WITH_CUDA=ON -DCMAKE_BUILD_TYPE=Release \
-  -DCMAKE_CUDA_ARCHITECTURES=90 "${SP_ZLIB_ARGS[@]}"
-step build 240 cmake --build build-gpu -j"$(nproc)" --target check_solver \
-  check_alloc_sweep check_gpu_solver check_gpu_alloc_sweep cg_bench sptrsv_bench
+build_gpu 240 check_solver check_alloc_sweep check_gpu_solver check_gpu_alloc_sweep cg_bench \
+  sptrsv_bench
 step tests 200 ctest --test-dir build-gpu --output-on-failure -R '^check_(gpu_)?solver|^check_alloc_sweep$'
 grep -E "iterations \(step loop" "$logs/tests.log" | head -n 40 || true
 

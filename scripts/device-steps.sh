@@ -1,9 +1,11 @@
 # Sourced by the step-style device scripts (device-solve26.sh, device-trsv26.sh,
-# device-valtab.sh) after device-env.sh, with `logs` (the log folder) set: writes the GPU,
+# device-valtab.sh, device-bfs-rule.sh, device-auto23.sh, device-unseen23.sh) after
+# device-env.sh, with `logs` (the log folder) set: writes the GPU,
 # the compiler and the commit to $logs/gpu.txt, sets status=0 and defines
 #   step NAME SECONDS COMMAND...: run COMMAND under a time limit into $logs/NAME.log, print
 #   "ok" or why it failed (time limit, signal, exit status; the log's last lines), set
-#   status=1 on failure, and return the command's exit status.
+#   status=1 on failure, and return the command's exit status;
+#   build_gpu SECONDS TARGET... (below): the configure and build steps.
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader \
   | tee "$logs/gpu.txt" || echo "nvidia-smi failed" | tee "$logs/gpu.txt"
 nvcc --version | tail -1 | tee -a "$logs/gpu.txt"
@@ -30,4 +32,14 @@ step() {
     status=1
   fi
   return $rc
+}
+
+# build_gpu SECONDS TARGET...: configure build-gpu (Release, sm_90, the zlib of .deps) and
+# build the targets, each a step (configure gets 120 s, the build SECONDS); returns non-zero
+# when either fails.
+build_gpu() {
+  local secs=$1; shift
+  step configure 120 cmake -S . -B build-gpu -DSP_WITH_CUDA=ON -DCMAKE_BUILD_TYPE=Release \
+    -DCMAKE_CUDA_ARCHITECTURES=90 "${SP_ZLIB_ARGS[@]}" || return
+  step build "$secs" cmake --build build-gpu -j"$(nproc)" --target "$@"
 }

@@ -27,10 +27,7 @@ mkdir -p "$logs"
 
 . scripts/device-steps.sh # gpu.txt, status, step()
 
-step configure 60 cmake -S . -B build-gpu -DSP_WITH_CUDA=ON -DCMAKE_BUILD_TYPE=Release \
-  -DCMAKE_CUDA_ARCHITECTURES=90 "${SP_ZLIB_ARGS[@]}" || exit 1
-step build 200 cmake --build build-gpu -j"$(nproc)" --target check_gpu_sptrsv sptrsv_bench \
-  || exit 1
+build_gpu 200 check_gpu_sptrsv sptrsv_bench || exit 1
 # the four cases side by side, small sizes (chains of 10000 rows, 3D Poisson 12^3 and 24^3,
 # levels 33 and 200 rows wide, the datasets)
 step tests 120 env SP_TEST_SMALL=1 ctest --test-dir build-gpu --output-on-failure -j4 \

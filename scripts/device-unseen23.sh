@@ -14,9 +14,7 @@ logs=build-gpu/logs-unseen
 mkdir -p "$logs"
 . scripts/device-env.sh
 . scripts/device-steps.sh
-step configure 120 cmake -S . -B build-gpu -DSP_WITH_CUDA=ON -DCMAKE_BUILD_TYPE=Release \
-  -DCMAKE_CUDA_ARCHITECTURES=90 "${SP_ZLIB_ARGS[@]}" || exit 1
-step build 300 cmake --build build-gpu -j"$(nproc)" --target spbench || exit 1
+build_gpu 300 spbench || exit 1
 SB=./build-gpu/bench/spbench
 i=0
 for g in powerlaw:1000000:2.5:12 banded:1000000:200 blocks:300000:3:27 \

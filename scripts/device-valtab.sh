@@ -23,10 +23,8 @@ mkdir -p "$logs"
 . scripts/device-steps.sh # gpu.txt, status, step()
 summary=()
 
-step configure 120 cmake -S . -B build-gpu -DSP_WITH_CUDA=ON -DCMAKE_BUILD_TYPE=Release \
-  -DCMAKE_CUDA_ARCHITECTURES=90 "${SP_ZLIB_ARGS[@]}" || exit 1
-step build 400 cmake --build build-gpu -j"$(nproc)" --target check_gpu_ell_table \
-  check_gpu_convert check_ell_table check_api spbench cg_bench || exit 1
+build_gpu 400 check_gpu_ell_table check_gpu_convert check_ell_table check_api spbench \
+  cg_bench || exit 1
 step tests 300 ctest --test-dir build-gpu --output-on-failure -j4 \
   -R '^check_gpu_ell_table|^check_gpu_convert\.convert|^check_ell_table$|^check_api$'
 grep -E "tests passed|tests failed|Skipped|\(Failed\)" "$logs/tests.log" | tail -n 8
