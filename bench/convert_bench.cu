@@ -7,9 +7,11 @@
  * double). libsp's CSR and CSC are compared with cuSPARSE's array by array. Prints a
  * markdown table.
  *
- *   convert_bench [--reps N] [--transpose-only] [--input NAME]...
+ *   convert_bench [--reps N] [--transpose-only] [--onesweep -1|0|1] [--input NAME]...
  *       NAME: kron22, kron23, poisson160, or a .mtx path (default: all of them, with every
- *       file of datasets/mtx); --transpose-only: the COO -> CSR and CSR -> CSC rows alone.
+ *       file of datasets/mtx); --transpose-only: the COO -> CSR and CSR -> CSC rows alone;
+ *       --onesweep: the radix sort's passes (sp__gpu_radix_sort_set_onesweep: 1 onesweep,
+ *       0 classic, -1 the default's choice by size).
  * The CSR -> CSC rows come four to an input: the default path and the scatter transpose,
  * each of the values (double) and of the pattern alone. On stderr, as each row is printed,
  * a CHECK line for a row with a cuSPARSE time: both times, the ratio and the bit-exact
@@ -461,8 +463,10 @@ int main(int argc, char **argv)
             names.push_back(argv[++i]);
         else if (!std::strcmp(argv[i], "--transpose-only"))
             transpose_only = true;
+        else if (!std::strcmp(argv[i], "--onesweep") && i + 1 < argc)
+            sp__gpu_radix_sort_set_onesweep(std::atoi(argv[++i]));
         else {
-            std::fprintf(stderr, "usage: %s [--reps N] [--transpose-only] "
+            std::fprintf(stderr, "usage: %s [--reps N] [--transpose-only] [--onesweep -1|0|1] "
                                  "[--input kron22|kron23|poisson160|FILE.mtx]...\n",
                          argv[0]);
             return 2;

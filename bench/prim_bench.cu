@@ -2,14 +2,15 @@
  * in the same process, calls interleaved, timed with CUDA events; prints a markdown
  * table with median/min/max times, GB/s under the byte model stated in the header, and
  * the ratio of libsp's median time to CUB's. Each libsp result is checked against CUB's.
- * The sort rows end with the onesweep passes (sp__gpu_radix_sort_set_onesweep) beside the
- * default ones on 2^26 pairs.
+ * The sort rows take the default passes (chosen by size); with SP_BENCH_ONESWEEP=1 they
+ * end with each kind forced (sp__gpu_radix_sort_set_onesweep): "classic", "onesweep".
  *
  *   prim_bench [--reps N] [--warmup N] [--quick] [--only hist|scan|sort|sort26]
  *
  * N timed calls each (default 50, after 10 warm-up ones); --quick: small sizes; --only: one
  * primitive's rows (sort26: only the target's row, 2^26 pairs of 32-bit keys, for a
- * profiler).
+ * profiler; with SP_BENCH_ONESWEEP=1 also each kind of pass forced on 2^26 pairs of 32-bit
+ * keys, of 22-bit keys and of 64-bit keys).
  * "of copy" is libsp's GB/s over a device-to-device copy's, measured in the same run.
  */
 #include <cuda_runtime.h>
@@ -31,7 +32,13 @@
 static int warmup = 10;
 static int reps = 50;
 static double copy_gbs = 0; /* measured device-to-device copy bandwidth, GB/s */
-static bool onesweep = false; /* the sort rows run libsp's onesweep passes */
+static int sort_mode = -1; /* sp__gpu_radix_sort_set_onesweep: -1 by size, 0 classic, 1 onesweep */
+
+static void set_sort_mode(int mode)
+{
+    sort_mode = mode;
+    sp__gpu_radix_sort_set_onesweep(mode);
+}
 static cudaStream_t stream;
 
 static void time_pair(const std::function<void()> &prep, const std::function<void()> &a,
@@ -279,7 +286,8 @@ static void bench_sort(long long n, int key_bits, bool pairs)
     char param[64];
     std::snprintf(param, sizeof param, "u%d keys, %d bits, %s", (int)(8 * kb), key_bits,
                   pairs ? "pairs" : "keys only");
-    row(onesweep ? "radix sort onesweep" : "radix sort", n, param, bytes, sa, sb, ok);
+    row(sort_mode > 0 ? "radix sort onesweep" : sort_mode == 0 ? "radix sort classic" : "radix sort",
+        n, param, bytes, sa, sb, ok);
     CUDA_OK(cudaFree(d_tb));
     CUDA_OK(cudaFree(d_ta));
     if (pairs) {
@@ -350,8 +358,20 @@ int main(int argc, char **argv)
                 "| check |\n");
     std::printf("|---|---|---|---|---|---|---|---|---|---|---|\n");
 
-    if (sort26) { /* the target's row alone */
-        bench_sort<unsigned>(quick ? 1 << 20 : 1 << 26, 32, true);
+    if (sort26) { /* the target's row alone; with SP_BENCH_ONESWEEP=1 the onesweep passes' rows
+                   * of the targets and of a transpose's 22-bit column keys after it */
+        const long long n26 = quick ? 1 << 20 : 1 << 26;
+        bench_sort<unsigned>(n26, 32, true);
+        const char *os = getenv("SP_BENCH_ONESWEEP");
+        if (os && atoi(os) != 0) {
+            for (int mode = 0; mode <= 1; mode++) {
+                set_sort_mode(mode);
+                bench_sort<unsigned>(n26, 32, true);
+                bench_sort<unsigned>(n26, 22, true);
+                bench_sort<unsigned long long>(n26, 64, true);
+            }
+            set_sort_mode(-1);
+        }
         CUDA_OK(cudaStreamDestroy(stream));
         return 0;
     }
@@ -381,21 +401,22 @@ int main(int argc, char **argv)
         bench_sort<unsigned long long>(mid, 64, true);
         bench_sort<unsigned long long>(quick ? 1 << 20 : 1 << 26, 64, true);
         bench_sort<unsigned long long>(quick ? 1 << 20 : 1 << 26, 40, true);
-        /* the onesweep passes (off by default) beside the default ones, at the targets'
-         * sizes: 2^26 pairs of 32- and 64-bit keys */
+        /* each kind of pass forced, where the default's choice by size changes and at the
+         * targets' sizes: 2^26 pairs of 32- and 64-bit keys */
         long long big = quick ? 1 << 20 : 1 << 26;
         bench_sort<unsigned>(big, 32, true);
-        /* they hung in check_gpu_prim on an H100 (2026-11-25): only on request */
         const char *os = getenv("SP_BENCH_ONESWEEP");
         if (os && atoi(os) != 0) {
-            onesweep = true;
-            sp__gpu_radix_sort_set_onesweep(1);
-            bench_sort<unsigned>(big, 32, true);
-            bench_sort<unsigned>(mid, 20, true);
-            bench_sort<unsigned>(mid, 32, false);
-            bench_sort<unsigned long long>(big, 64, true);
-            sp__gpu_radix_sort_set_onesweep(0);
-            onesweep = false;
+            for (int mode = 0; mode <= 1; mode++) {
+                set_sort_mode(mode);
+                for (long long m = 1 << 18; m <= (quick ? 1 << 20 : 1 << 24); m *= 4)
+                    bench_sort<unsigned>(m, 32, true);
+                bench_sort<unsigned>(big, 32, true);
+                bench_sort<unsigned>(big, 22, true);
+                bench_sort<unsigned>(mid, 32, false);
+                bench_sort<unsigned long long>(big, 64, true);
+            }
+            set_sort_mode(-1);
         }
     }
     /* last, since a failure inside CUB ends the process: row counts with CUB */

@@ -64,14 +64,23 @@ sp_status_t sp__gpu_exclusive_scan_i64(const int64_t *d_in, int64_t *d_out, int6
 sp_status_t sp__gpu_radix_sort_pairs_u32(uint32_t *d_keys, int32_t *d_vals, int64_t n,
                                          int key_bits, void *d_temp, size_t *temp_bytes,
                                          void *stream);
+/* The same from separate inputs, which are only read: keys_in (and vals_in, or where vals_in
+ * is NULL and vals_out is not, the entry numbers 0..n-1) sorted into keys_out (and
+ * vals_out). No output may overlap an input. Saves the copy of the keys into place and,
+ * after an odd number of passes, the copy back; the scratch is the in-place sort's. */
+sp_status_t sp__gpu_radix_sort_pairs_u32_into(const uint32_t *d_keys_in, const int32_t *d_vals_in,
+                                              uint32_t *d_keys_out, int32_t *d_vals_out,
+                                              int64_t n, int key_bits, void *d_temp,
+                                              size_t *temp_bytes, void *stream);
 /* The same for 64-bit keys: key_bits 1..64, one pass per 8 bits (8 for full keys). */
 sp_status_t sp__gpu_radix_sort_pairs_u64(uint64_t *d_keys, int32_t *d_vals, int64_t n,
                                          int key_bits, void *d_temp, size_t *temp_bytes,
                                          void *stream);
 /* Test and benchmark knob (process-wide; not for library callers): 1 makes the sorts above
- * take the onesweep passes (radix_sort.cu's header), 0 (the default) the reduce-then-scan
- * ones. Read when the scratch size is asked for and again by the sort; set it before both. */
-void sp__gpu_radix_sort_set_onesweep(int on);
+ * take the onesweep passes (radix_sort.cu's header), 0 the reduce-then-scan ones, -1 (the
+ * default) chooses by the number of keys (sp_radix_onesweep_policy::min_keys). The scratch
+ * asked for fits either, so the knob may change between the size query and the sort. */
+void sp__gpu_radix_sort_set_onesweep(int mode);
 /* Test knob of the onesweep look-back's watchdog (process-wide): tile `withheld_tile` of the
  * first pass never publishes its counts (-1: every tile does), and a look-back gives up after
  * timeout_ms (<= 0: the policy's timeout), so the sort must return SP_STATUS_DEVICE_ERROR

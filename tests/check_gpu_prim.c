@@ -2,7 +2,9 @@
  * exclusive scan (32- and 64-bit) and radix sort, element by element, across the sizes
  * where tiles, warps and grid waves change, plus every refused argument; the 64-bit-key
  * sort against a stable host sort written here; the sorts again with the onesweep passes
- * (off by default: sp__gpu_radix_sort_set_onesweep). Exits 77
+ * forced and with the classic passes forced (the default chooses by size:
+ * sp__gpu_radix_sort_set_onesweep), and a scratch asked for in one way used by the other.
+ * Exits 77
  * (ctest: skipped) where no GPU is usable. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -536,6 +538,91 @@ START_TEST(test_sort_large)
 }
 END_TEST
 
+/* The sort from separate inputs (sp__gpu_radix_sort_pairs_u32_into): an odd and an even
+ * number of passes, the values given or made (the entry numbers), keys only, sizes across
+ * the tiles of both kinds of pass; the inputs must come back unchanged. */
+static void check_sort_into(int64_t n, int key_bits, int vals_mode /* 0 none, 1 given, 2 made */)
+{
+    size_t bytes = (size_t)(n > 0 ? n : 1) * 4, temp_bytes = 0;
+    uint32_t *k = random_u32(1000 + (uint64_t)n * 7 + (uint64_t)key_bits, n, 0);
+    int32_t *v = iota(n);
+    for (int64_t i = 0; i < n; i++) v[i] = (int32_t)(n - i) * 3; /* not the entry numbers */
+    uint32_t *want_k = host_alloc(bytes), *got_k = host_alloc(bytes);
+    int32_t *want_v = host_alloc(bytes), *got_v = host_alloc(bytes);
+    memcpy(want_k, k, (size_t)n * 4);
+    if (vals_mode == 1) memcpy(want_v, v, (size_t)n * 4);
+    for (int64_t i = 0; vals_mode == 2 && i < n; i++) want_v[i] = (int32_t)i;
+    ck_assert_ok(sp__ref_radix_sort_u32(want_k, vals_mode ? want_v : NULL, n, key_bits));
+    uint32_t *d_kin = dev_alloc(bytes), *d_kout = dev_alloc(bytes);
+    int32_t *d_vin = dev_alloc(bytes), *d_vout = dev_alloc(bytes);
+    sp_test_to_device(d_kin, k, (size_t)n * 4, stream);
+    sp_test_to_device(d_vin, v, (size_t)n * 4, stream);
+    const int32_t *vin = vals_mode == 1 ? d_vin : NULL;
+    int32_t *vout = vals_mode ? d_vout : NULL;
+    ck_assert_ok(sp__gpu_radix_sort_pairs_u32_into(d_kin, vin, d_kout, vout, n, key_bits, NULL,
+                                                   &temp_bytes, stream));
+    void *d_temp = dev_alloc(temp_bytes);
+    ck_cuda(cudaMemset(d_temp, 0xa5, temp_bytes));
+    ck_assert_ok(sp__gpu_radix_sort_pairs_u32_into(d_kin, vin, d_kout, vout, n, key_bits, d_temp,
+                                                   &temp_bytes, stream));
+    sp_test_to_host(got_k, d_kout, (size_t)n * 4, stream);
+    assert_same_i32((const int32_t *)got_k, (const int32_t *)want_k, n, "sorted keys (into)");
+    if (vals_mode) {
+        sp_test_to_host(got_v, d_vout, (size_t)n * 4, stream);
+        assert_same_i32(got_v, want_v, n, "values (into)");
+    }
+    sp_test_to_host(got_k, d_kin, (size_t)n * 4, stream);
+    assert_same_i32((const int32_t *)got_k, (const int32_t *)k, n, "input keys unchanged");
+    sp_test_to_host(got_v, d_vin, (size_t)n * 4, stream);
+    assert_same_i32(got_v, v, n, "input values unchanged");
+    cudaFree(d_temp);
+    cudaFree(d_vout);
+    cudaFree(d_vin);
+    cudaFree(d_kout);
+    cudaFree(d_kin);
+    free(got_v);
+    free(want_v);
+    free(got_k);
+    free(want_k);
+    free(v);
+    free(k);
+}
+
+START_TEST(test_sort_into)
+{
+    const int64_t sizes[] = {1, 31, 4096, 6145, 100003, 5000011};
+    const int bits[] = {5, 8, 16, 22, 32}; /* 1, 1, 2, 3, 4 passes */
+    for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++)
+        for (size_t b = 0; b < sizeof bits / sizeof *bits; b++)
+            for (int mode = 0; mode <= 2; mode++) check_sort_into(sizes[i], bits[b], mode);
+    /* the refused overlap: the input keys as the output */
+    size_t temp_bytes = 0;
+    uint32_t *d = dev_alloc(64);
+    ck_assert_ok(sp__gpu_radix_sort_pairs_u32_into(d, NULL, d, NULL, 16, 8, NULL, &temp_bytes, stream));
+    void *d_temp = dev_alloc(temp_bytes);
+    ck_assert_status(
+        sp__gpu_radix_sort_pairs_u32_into(d, NULL, d, NULL, 16, 8, d_temp, &temp_bytes, stream),
+        SP_STATUS_INVALID_ARGUMENT);
+    ck_assert_error_has("the input keys are the output");
+    cudaFree(d_temp);
+    int32_t *dv = dev_alloc(64);
+    ck_assert_ok(sp__gpu_radix_sort_pairs_u32_into(d, dv, (uint32_t *)dv, dv, 16, 8, NULL,
+                                                   &temp_bytes, stream));
+    d_temp = dev_alloc(temp_bytes);
+    ck_assert_status(sp__gpu_radix_sort_pairs_u32_into(d, dv, (uint32_t *)dv, dv, 16, 8, d_temp,
+                                                       &temp_bytes, stream),
+                     SP_STATUS_INVALID_ARGUMENT);
+    ck_assert_error_has("values in place only with the keys in place");
+    ck_assert_status(sp__gpu_radix_sort_pairs_u32_into(NULL, NULL, d, NULL, 16, 8, d_temp,
+                                                       &temp_bytes, stream),
+                     SP_STATUS_INVALID_ARGUMENT);
+    ck_assert_error_has("d_keys_in is NULL for n 16");
+    cudaFree(dv);
+    cudaFree(d_temp);
+    cudaFree(d);
+}
+END_TEST
+
 /* Every refused argument of the sort of `width`-bit keys, with the message's numbers. */
 static void check_sort_errors(int width)
 {
@@ -700,9 +787,64 @@ static void onesweep_setup(void)
 static void onesweep_teardown(void)
 {
     sp__gpu_radix_sort_onesweep_fault(-1, 0);
-    sp__gpu_radix_sort_set_onesweep(0);
+    sp__gpu_radix_sort_set_onesweep(-1);
     teardown();
 }
+
+static void classic_setup(void)
+{
+    setup();
+    sp__gpu_radix_sort_set_onesweep(0);
+}
+
+/* The scratch asked for n keys serves a sort of fewer keys (the hub columns of a transpose
+ * sort each in the scratch of the longest), whichever passes each size takes and whatever
+ * the knob said when the size was asked for. */
+START_TEST(test_sort_scratch_either)
+{
+    const int64_t n = 5000000, fewer[] = {4999999, 3000000, 100000, 4097, 1};
+    uint32_t *k = random_u32(77, n, 0);
+    int32_t *v = iota(n);
+    size_t bytes = (size_t)n * 4, temp_bytes = 0;
+    uint32_t *d_keys = dev_alloc(bytes), *got_k = host_alloc(bytes);
+    int32_t *d_vals = dev_alloc(bytes), *got_v = host_alloc(bytes);
+    for (int ask = -1; ask <= 1; ask++) {
+        sp__gpu_radix_sort_set_onesweep(ask);
+        ck_assert_ok(sp__gpu_radix_sort_pairs_u32(d_keys, d_vals, n, 32, NULL, &temp_bytes, stream));
+        void *d_temp = dev_alloc(temp_bytes);
+        for (int sort = -1; sort <= 1; sort++) {
+            sp__gpu_radix_sort_set_onesweep(sort);
+            for (size_t f = 0; f < sizeof fewer / sizeof *fewer; f++) {
+                int64_t m = fewer[f];
+                size_t have = temp_bytes;
+                uint32_t *want_k = host_alloc((size_t)m * 4);
+                int32_t *want_v = host_alloc((size_t)m * 4);
+                memcpy(want_k, k, (size_t)m * 4);
+                memcpy(want_v, v, (size_t)m * 4);
+                sp_test_to_device(d_keys, k, (size_t)m * 4, stream);
+                sp_test_to_device(d_vals, v, (size_t)m * 4, stream);
+                ck_assert_ok(
+                    sp__gpu_radix_sort_pairs_u32(d_keys, d_vals, m, 32, d_temp, &have, stream));
+                ck_assert_ok(sp__ref_radix_sort_u32(want_k, want_v, m, 32));
+                sp_test_to_host(got_k, d_keys, (size_t)m * 4, stream);
+                sp_test_to_host(got_v, d_vals, (size_t)m * 4, stream);
+                assert_same_i32((const int32_t *)got_k, (const int32_t *)want_k, m, "keys");
+                assert_same_i32(got_v, want_v, m, "values");
+                free(want_v);
+                free(want_k);
+            }
+        }
+        cudaFree(d_temp);
+    }
+    sp__gpu_radix_sort_set_onesweep(-1);
+    free(got_v);
+    free(got_k);
+    cudaFree(d_vals);
+    cudaFree(d_keys);
+    free(v);
+    free(k);
+}
+END_TEST
 
 /* The look-back's watchdog: a tile that never publishes its counts makes the sort return
  * SP_STATUS_DEVICE_ERROR after the (shortened) timeout instead of hanging, and the next
@@ -786,26 +928,33 @@ static Suite *gpu_prim_suite(void)
     tcase_add_test(r, test_sort64_stability);
     tcase_add_test(r, test_sort64_errors);
     suite_add_tcase(s, r);
-    /* The onesweep passes were cut at 60 s in this case on an H100 (2026-11-25, read then
-     * as a hang; the likely cause was check_sort64's per-element assertions, now one per
-     * array, and the look-back now gives up with an error instead of waiting forever):
-     * run only on request (SP_TEST_ONESWEEP=1) until a device run passes it
-     * (scripts/device-sort22.sh). */
-    const char *os = getenv("SP_TEST_ONESWEEP");
-    if (os && atoi(os) != 0) {
-        TCase *o = tcase_create("radix_sort_onesweep");
-        tcase_add_checked_fixture(o, onesweep_setup, onesweep_teardown);
-        tcase_set_timeout(o, 120);
-        tcase_add_test(o, test_sort_tiny);
-        tcase_add_test(o, test_sort_bits_and_sizes);
-        tcase_add_test(o, test_sort_stability);
-        tcase_add_test(o, test_sort_errors);
-        tcase_add_test(o, test_sort64_tiny);
-        tcase_add_test(o, test_sort64_bits_and_sizes);
-        tcase_add_test(o, test_sort64_stability);
-        tcase_add_test(o, test_sort_watchdog);
-        suite_add_tcase(s, o);
-    }
+    tcase_add_test(r, test_sort_scratch_either);
+    tcase_add_test(r, test_sort_into);
+    /* the onesweep passes forced (the default takes them from
+     * sp_radix_onesweep_policy::min_keys keys), with the look-back's watchdog */
+    TCase *o = tcase_create("radix_sort_onesweep");
+    tcase_add_checked_fixture(o, onesweep_setup, onesweep_teardown);
+    tcase_set_timeout(o, 120);
+    tcase_add_test(o, test_sort_tiny);
+    tcase_add_test(o, test_sort_bits_and_sizes);
+    tcase_add_test(o, test_sort_stability);
+    tcase_add_test(o, test_sort_ordered_inputs);
+    tcase_add_test(o, test_sort_large);
+    tcase_add_test(o, test_sort_errors);
+    tcase_add_test(o, test_sort64_tiny);
+    tcase_add_test(o, test_sort64_bits_and_sizes);
+    tcase_add_test(o, test_sort64_stability);
+    tcase_add_test(o, test_sort_watchdog);
+    tcase_add_test(o, test_sort_into);
+    suite_add_tcase(s, o);
+    /* the classic passes forced, at the sizes the default gives to onesweep */
+    TCase *cl = tcase_create("radix_sort_classic");
+    tcase_add_checked_fixture(cl, classic_setup, onesweep_teardown);
+    tcase_set_timeout(cl, 120);
+    tcase_add_test(cl, test_sort_large);
+    tcase_add_test(cl, test_sort64_bits_and_sizes);
+    tcase_add_test(cl, test_sort_into);
+    suite_add_tcase(s, cl);
 #endif
     return s;
 }

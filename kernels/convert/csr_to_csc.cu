@@ -455,7 +455,7 @@ static sp_status_t csc_by_sort(const sp_gpu_env_t *env, const sp_csr_t *csr, sp_
     temp_bytes = sort_bytes;
     o_keys = plan.add_n<uint32_t>(nnz);
     o_perm = plan.add_n<int32_t>(vs > 0 ? nnz : 0);
-    o_rows = plan.add_n<int32_t>(vs > 0 ? nnz : 0);
+    o_rows = plan.add_n<int32_t>(nnz);
     o_temp = plan.add(temp_bytes);
     SP_TRY(env_alloc(env, &scratch, plan.total));
     keys = at<uint32_t>(scratch, o_keys);
@@ -466,19 +466,16 @@ static sp_status_t csc_by_sort(const sp_gpu_env_t *env, const sp_csr_t *csr, sp_
     SP_TRY(env_alloc(env, &c.val, (size_t)nnz * vs));
     if (nnz > 0) {
         const int key_bits = key_bits_for((uint64_t)(c.ncols > 0 ? c.ncols - 1 : 0));
-        SP_CUDA_TRY(cudaMemcpyAsync(keys, csr->idx, (size_t)nnz * sizeof *keys,
-                                    cudaMemcpyDeviceToDevice, s));
-        if (vs == 0) { /* the rows ride in the sort and land in place */
-            SP_TRY(expand_rows(env, csr, c.idx));
-            SP_TRY(sp__gpu_radix_sort_pairs_u32(keys, c.idx, nnz, key_bits,
-                                                at<void>(scratch, o_temp), &temp_bytes, s));
-        } else {
-            SP_TRY(expand_rows(env, csr, rows));
-            iota_kernel<P::block_threads><<<grid_for(env, nnz), P::block_threads, 0, s>>>(perm,
-                                                                                         nnz);
-            SP_CUDA_LAUNCHED("iota_kernel");
-            SP_TRY(sp__gpu_radix_sort_pairs_u32(keys, perm, nnz, key_bits,
-                                                at<void>(scratch, o_temp), &temp_bytes, s));
+        /* the sort reads the CSR's columns in place of a copy; its last pass writes the
+         * sorted columns to keys */
+        const uint32_t *cols = reinterpret_cast<const uint32_t *>(csr->idx);
+        SP_TRY(expand_rows(env, csr, rows));
+        if (vs == 0) { /* the rows ride in the sort and land in the CSC */
+            SP_TRY(sp__gpu_radix_sort_pairs_u32_into(cols, rows, keys, c.idx, nnz, key_bits,
+                                                     at<void>(scratch, o_temp), &temp_bytes, s));
+        } else { /* the entry numbers ride (made by the sort's first pass), then the gathers */
+            SP_TRY(sp__gpu_radix_sort_pairs_u32_into(cols, NULL, keys, perm, nnz, key_bits,
+                                                     at<void>(scratch, o_temp), &temp_bytes, s));
             SP_TRY(gather(env, csr, rows, perm, &c));
         }
     }

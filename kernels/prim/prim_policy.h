@@ -17,6 +17,24 @@
 #ifndef SP_RADIX_MIN_BLOCKS_U64
 #define SP_RADIX_MIN_BLOCKS_U64 3
 #endif
+#ifndef SP_ONESWEEP_BLOCK
+#define SP_ONESWEEP_BLOCK 384
+#endif
+#ifndef SP_ONESWEEP_ITEMS_U32
+#define SP_ONESWEEP_ITEMS_U32 16
+#endif
+#ifndef SP_ONESWEEP_ITEMS_U64
+#define SP_ONESWEEP_ITEMS_U64 12
+#endif
+#ifndef SP_ONESWEEP_MIN_BLOCKS
+#define SP_ONESWEEP_MIN_BLOCKS 2
+#endif
+#ifndef SP_ONESWEEP_BATCH
+#define SP_ONESWEEP_BATCH 1
+#endif
+#ifndef SP_ONESWEEP_MIN_KEYS
+#define SP_ONESWEEP_MIN_KEYS (1 << 22)
+#endif
 
 /* Histogram, thread-local bins in registers for the fewest bins: every key is compared
  * with every bin (cheap ALU work, no atomics at all, immune to skew), then the threads'
@@ -95,6 +113,28 @@ template <> struct sp_radix_policy<unsigned long long> {
 struct sp_radix_onesweep_policy {
     static constexpr long long lookback_timeout_ns = 4000000000LL;
     static constexpr unsigned polls_per_clock_read = 64;
+    /* The onesweep pass's tile: larger than the classic downsweep's (CUB's onesweep on
+     * Hopper takes 384 threads of 17-23 keys): longer runs of one digit per tile, so
+     * fewer partly written 32-byte sectors, and half as many tiles to look back over.
+     * Keys and values of a tile sit in dynamic shared memory (over the 48 KB of static
+     * memory); min_blocks caps registers so that many blocks share an SM. The look-back
+     * reads lookback_batch earlier tiles' words at once (one L2 round trip a batch).
+     * Measured on an H100 (2^26 pairs of 32-bit keys, against CUB in the same run,
+     * bench/results/h100-onesweep-2026-11-26.md): 16 and 18 keys a thread alike (0.81-0.82x),
+     * 20 0.79-0.80x; 256 threads x 24 keys, 3 blocks an SM, 0.67x; 12 keys, 3 blocks,
+     * 0.65x; batches of 4 0.79x and of 2 0.79x against 0.82-0.83x for one tile at a time
+     * (the walks are short once the look-back follows the key exchange). */
+    static constexpr int block_threads = SP_ONESWEEP_BLOCK;
+    static constexpr int min_blocks = SP_ONESWEEP_MIN_BLOCKS;
+    static constexpr int lookback_batch = SP_ONESWEEP_BATCH;
+    /* Sorts of this many keys on take the onesweep passes. Below it the classic passes,
+     * whose launches are more but which need no read-back of the watchdog's word (a host
+     * synchronization of some microseconds, a larger share of a small sort). */
+    static constexpr long long min_keys = SP_ONESWEEP_MIN_KEYS;
+    template <typename K> static constexpr int items_per_thread()
+    {
+        return sizeof(K) == 4 ? SP_ONESWEEP_ITEMS_U32 : SP_ONESWEEP_ITEMS_U64;
+    }
 };
 
 /* The longest-row pass (kernel_util.cuh, longest_row): a grid-stride max over the rows,
