@@ -32,6 +32,9 @@
 #ifndef SP_ONESWEEP_BATCH
 #define SP_ONESWEEP_BATCH 1
 #endif
+#ifndef SP_ONESWEEP_HIST_BLOCKS_PER_SM
+#define SP_ONESWEEP_HIST_BLOCKS_PER_SM 8
+#endif
 #ifndef SP_ONESWEEP_MIN_KEYS
 #define SP_ONESWEEP_MIN_KEYS (1 << 22)
 #endif
@@ -131,6 +134,9 @@ struct sp_radix_onesweep_policy {
      * whose launches are more but which need no read-back of the watchdog's word (a host
      * synchronization of some microseconds, a larger share of a small sort). */
     static constexpr long long min_keys = SP_ONESWEEP_MIN_KEYS;
+    /* The digit counts' kernel (256 threads of 8 keys each a step, grid-stride): this many
+     * blocks an SM at most. */
+    static constexpr int hist_blocks_per_sm = SP_ONESWEEP_HIST_BLOCKS_PER_SM;
     template <typename K> static constexpr int items_per_thread()
     {
         return sizeof(K) == 4 ? SP_ONESWEEP_ITEMS_U32 : SP_ONESWEEP_ITEMS_U64;

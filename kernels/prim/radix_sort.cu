@@ -71,15 +71,17 @@ __device__ __forceinline__ int warp_count(unsigned d, bool valid, int *counters,
     return old + __popc(peers & below);
 }
 
-/* warp_count for a warp whose 32 keys are all valid: a ballot for each bit of the pass's
- * digits (mask), no more (six in the last pass of 22-bit keys), and none for validity. */
+/* warp_count for a warp whose 32 keys are all valid: a ballot for each of the pass's
+ * BITS digit bits (a whole digit's eight, or with BITS 0 as many as mask has: six in the
+ * last pass of 22-bit keys), and none for validity. */
+template <int BITS>
 __device__ __forceinline__ int warp_count_full(unsigned d, unsigned mask, int *counters,
                                                unsigned below)
 {
     unsigned peers = full_mask;
 #pragma unroll
     for (int b = 0; b < DIGIT_BITS; b++) {
-        if (!((mask >> b) & 1u)) break; /* the same in every lane */
+        if (BITS == 0 && !((mask >> b) & 1u)) break; /* the same in every lane */
         bool bit = (d >> b) & 1u;
         unsigned m = __ballot_sync(full_mask, bit);
         peers &= bit ? m : ~m;
@@ -334,9 +336,9 @@ static_assert(os_tile_of<unsigned>() * 4 >= OS_WARPS * RADIX * 4 &&
                   os_tile_of<unsigned long long>() * 8 >= OS_WARPS * RADIX * 4,
               "the warps' counters fit in the keys' bytes");
 
-/* One tile of a onesweep pass: count (count == TILE when FULL: no bounds checks, eight
- * ballots a key instead of nine). */
-template <typename K, bool PAIRS, bool FULL>
+/* One tile of a onesweep pass: count (count == TILE when FULL: no bounds checks and a
+ * ballot for each digit bit, eight when WHOLE_DIGITS, none for validity). */
+template <typename K, bool PAIRS, bool FULL, bool WHOLE_DIGITS>
 __device__ __forceinline__ void onesweep_tile(const K *keys_in, const int *vals_in, K *keys_out,
                                               int *vals_out, int shift, unsigned mask,
                                               const lookback_t &lb, int tile, int64_t base,
@@ -361,7 +363,8 @@ __device__ __forceinline__ void onesweep_tile(const K *keys_in, const int *vals_
 #pragma unroll
     for (int i = 0; i < ITEMS; i++) {
         unsigned d = digit_of(k[i], shift, mask);
-        slot[i] = FULL ? warp_count_full(d, mask, hist + warp * RADIX, below)
+        slot[i] = FULL ? warp_count_full<WHOLE_DIGITS ? DIGIT_BITS : 0>(d, mask, hist + warp * RADIX,
+                                                                        below)
                        : warp_count(d, striped<ITEMS>(warp, i, lane) < count, hist + warp * RADIX,
                                     below);
     }
@@ -458,12 +461,18 @@ onesweep_kernel(const K *keys_in, const int *vals_in, K *keys_out, int *vals_out
     const int tile = s_tile;
     const int64_t base = (int64_t)tile * TILE;
     const int count = n - base < TILE ? (int)(n - base) : TILE;
-    if (count == TILE)
-        onesweep_tile<K, PAIRS, true>(keys_in, vals_in, keys_out, vals_out, shift, mask, lb, tile,
-                                      base, count, os_smem, digit_shift, warp_totals, &s_failed);
+    if (count == TILE && mask == RADIX - 1)
+        onesweep_tile<K, PAIRS, true, true>(keys_in, vals_in, keys_out, vals_out, shift, mask, lb,
+                                            tile, base, count, os_smem, digit_shift, warp_totals,
+                                            &s_failed);
+    else if (count == TILE)
+        onesweep_tile<K, PAIRS, true, false>(keys_in, vals_in, keys_out, vals_out, shift, mask, lb,
+                                             tile, base, count, os_smem, digit_shift, warp_totals,
+                                             &s_failed);
     else
-        onesweep_tile<K, PAIRS, false>(keys_in, vals_in, keys_out, vals_out, shift, mask, lb, tile,
-                                       base, count, os_smem, digit_shift, warp_totals, &s_failed);
+        onesweep_tile<K, PAIRS, false, false>(keys_in, vals_in, keys_out, vals_out, shift, mask,
+                                              lb, tile, base, count, os_smem, digit_shift,
+                                              warp_totals, &s_failed);
 }
 
 /* hist[p * RADIX + d] += keys whose digit of pass p is d, for the passes of key_bits. Each
@@ -631,7 +640,9 @@ sp_status_t onesweep_passes(const layout &L, const pass_buffers<K> &pb, bool pai
     const int withheld = withheld_tile.load();
     cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
     SP_CUDA_TRY(get_device_limits(&lim));
-    hist_grid = hist_blocks < 4 * lim.sm_count ? hist_blocks : 4 * lim.sm_count;
+    hist_grid = hist_blocks < OSP::hist_blocks_per_sm * lim.sm_count
+                    ? hist_blocks
+                    : OSP::hist_blocks_per_sm * lim.sm_count;
     if (pairs)
         SP_CUDA_TRY(allow_max_dynamic_smem(onesweep_kernel<K, true>, lim));
     else
