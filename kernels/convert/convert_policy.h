@@ -4,6 +4,12 @@
 #ifndef SP_CONVERT_POLICY_H
 #define SP_CONVERT_POLICY_H
 
+/* The one value a benchmark retunes with -D at configure time (CMAKE_CUDA_FLAGS); 0 sends
+ * every transpose down the sort path. */
+#ifndef SP_TRANSPOSE_SCATTER_MAX_ROW
+#define SP_TRANSPOSE_SCATTER_MAX_ROW 32
+#endif
+
 struct sp_convert_policy {
     /* threads per block of every conversion kernel */
     static constexpr int block_threads = 256;
@@ -20,7 +26,7 @@ struct sp_convert_policy {
      * sort path was 0.80x (bench/results/h100-sort-2026-11-26.md).
      * sp__gpu_csr_to_csc_scatter always takes it. */
     static constexpr bool transpose_scatter = false;
-    static constexpr int transpose_scatter_max_row = 32;
+    static constexpr int transpose_scatter_max_row = SP_TRANSPOSE_SCATTER_MAX_ROW;
     static constexpr int transpose_scatter_max_mean = 32;
     /* the transposes' gathers (rows, then values, of the entries in column order): outputs
      * a thread holds in flight */
