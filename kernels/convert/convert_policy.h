@@ -4,10 +4,10 @@
 #ifndef SP_CONVERT_POLICY_H
 #define SP_CONVERT_POLICY_H
 
-/* The one value a benchmark retunes with -D at configure time (CMAKE_CUDA_FLAGS); 0 sends
- * every transpose down the sort path. */
+/* The one value a benchmark retunes with -D at configure time (CMAKE_CUDA_FLAGS): the
+ * longest row of a matrix whose transpose takes the scatter path (0: none does). */
 #ifndef SP_TRANSPOSE_SCATTER_MAX_ROW
-#define SP_TRANSPOSE_SCATTER_MAX_ROW 32
+#define SP_TRANSPOSE_SCATTER_MAX_ROW 0
 #endif
 
 struct sp_convert_policy {
@@ -18,13 +18,17 @@ struct sp_convert_policy {
     static constexpr int blocks_per_sm = 8;
 
     /* CSR -> CSC by count, scan and stable scatter (csr_to_csc.cu, issue 22): taken for
-     * every matrix when transpose_scatter is set, else only where its columns are short and
+     * every matrix when transpose_scatter is set, else where its columns are short and
      * even, judged from what is cheap to know: the longest row at most
      * transpose_scatter_max_row and the mean column at most transpose_scatter_max_mean (a
-     * stencil). On an H100 it was bit-equal and 1.02-1.04x cuSPARSE on Poisson 160^3 where
-     * the sort path was 0.67-0.76x, and 0.29-0.33x on Kronecker 22 (hub columns) where the
-     * sort path was 0.80x (bench/results/h100-sort-2026-11-26.md).
-     * sp__gpu_csr_to_csc_scatter always takes it. */
+     * stencil). With 32 it took Poisson 160^3 on an H100 while the sort path was 0.67-0.76x
+     * cuSPARSE (bench/results/h100-sort-2026-11-26.md). Since the onesweep sort the sort
+     * path is ahead wherever both were measured (bench/results/h100-onesweep-2026-11-26.md,
+     * call 8): Poisson 160^3 1.04x against the scatter path's 1.00x (patterns 0.91x against
+     * 0.83x), BentPipe2D100 1.19x against 1.08x, Kronecker 22 1.05x against 0.33x, the
+     * other datasets alike within the run's spread: so 0, the sort path for every matrix
+     * (and no pass for the longest row). sp__gpu_csr_to_csc_scatter always takes the
+     * scatter path. */
     static constexpr bool transpose_scatter = false;
     static constexpr int transpose_scatter_max_row = SP_TRANSPOSE_SCATTER_MAX_ROW;
     static constexpr int transpose_scatter_max_mean = 32;

@@ -760,7 +760,7 @@ static sp_status_t scatter_pays(const sp_gpu_env_t *env, const sp_csr_t *csr, in
     int32_t *d_slot = NULL;
     int64_t longest = 0;
     *pays = P::transpose_scatter;
-    if (*pays || csr->nnz == 0 ||
+    if (*pays || csr->nnz == 0 || P::transpose_scatter_max_row <= 0 ||
         (double)csr->nnz > (double)P::transpose_scatter_max_mean * (double)csr->ncols)
         goto done;
     SP_TRY(env_alloc_n(env, &d_slot, 1));
