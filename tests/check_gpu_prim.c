@@ -895,6 +895,23 @@ START_TEST(test_sort_watchdog)
 END_TEST
 #endif
 
+#ifdef SP_HAVE_CUDA
+/* The sort tests of the default case and of the onesweep passes forced. */
+static void add_sort_tests(TCase *t)
+{
+    tcase_add_test(t, test_sort_tiny);
+    tcase_add_test(t, test_sort_bits_and_sizes);
+    tcase_add_test(t, test_sort_stability);
+    tcase_add_test(t, test_sort_ordered_inputs);
+    tcase_add_test(t, test_sort_large);
+    tcase_add_test(t, test_sort_errors);
+    tcase_add_test(t, test_sort64_tiny);
+    tcase_add_test(t, test_sort64_bits_and_sizes);
+    tcase_add_test(t, test_sort64_stability);
+    tcase_add_test(t, test_sort_into);
+}
+#endif
+
 static Suite *gpu_prim_suite(void)
 {
     Suite *s = suite_create("gpu_prim");
@@ -920,35 +937,17 @@ static Suite *gpu_prim_suite(void)
     TCase *r = tcase_create("radix_sort");
     tcase_add_checked_fixture(r, setup, teardown);
     tcase_set_timeout(r, 120);
-    tcase_add_test(r, test_sort_tiny);
-    tcase_add_test(r, test_sort_bits_and_sizes);
-    tcase_add_test(r, test_sort_stability);
-    tcase_add_test(r, test_sort_ordered_inputs);
-    tcase_add_test(r, test_sort_large);
-    tcase_add_test(r, test_sort_errors);
-    tcase_add_test(r, test_sort64_tiny);
-    tcase_add_test(r, test_sort64_bits_and_sizes);
-    tcase_add_test(r, test_sort64_stability);
+    add_sort_tests(r);
     tcase_add_test(r, test_sort64_errors);
-    suite_add_tcase(s, r);
     tcase_add_test(r, test_sort_scratch_either);
-    tcase_add_test(r, test_sort_into);
+    suite_add_tcase(s, r);
     /* the onesweep passes forced (the default takes them from
      * sp_radix_onesweep_policy::min_keys keys), with the look-back's watchdog */
     TCase *o = tcase_create("radix_sort_onesweep");
     tcase_add_checked_fixture(o, onesweep_setup, onesweep_teardown);
     tcase_set_timeout(o, 120);
-    tcase_add_test(o, test_sort_tiny);
-    tcase_add_test(o, test_sort_bits_and_sizes);
-    tcase_add_test(o, test_sort_stability);
-    tcase_add_test(o, test_sort_ordered_inputs);
-    tcase_add_test(o, test_sort_large);
-    tcase_add_test(o, test_sort_errors);
-    tcase_add_test(o, test_sort64_tiny);
-    tcase_add_test(o, test_sort64_bits_and_sizes);
-    tcase_add_test(o, test_sort64_stability);
+    add_sort_tests(o);
     tcase_add_test(o, test_sort_watchdog);
-    tcase_add_test(o, test_sort_into);
     suite_add_tcase(s, o);
     /* the classic passes forced, at the sizes the default gives to onesweep */
     TCase *cl = tcase_create("radix_sort_classic");
