@@ -8,9 +8,9 @@
  *   prim_bench [--reps N] [--warmup N] [--quick] [--only hist|scan|sort|sort26]
  *
  * N timed calls each (default 50, after 10 warm-up ones); --quick: small sizes; --only: one
- * primitive's rows (sort26: only the target's row, 2^26 pairs of 32-bit keys, for a
- * profiler; with SP_BENCH_ONESWEEP=1 also each kind of pass forced on 2^26 pairs of 32-bit
- * keys, of 22-bit keys and of 64-bit keys).
+ * primitive's rows (sort26: only the targets' rows, 2^26 pairs of 32-bit keys, of 22-bit
+ * keys and of 64-bit keys, for a profiler; with SP_BENCH_ONESWEEP=1 also each kind of pass
+ * forced on the same three).
  * "of copy" is libsp's GB/s over a device-to-device copy's, measured in the same run.
  */
 #include <cuda_runtime.h>
@@ -358,10 +358,12 @@ int main(int argc, char **argv)
                 "| check |\n");
     std::printf("|---|---|---|---|---|---|---|---|---|---|---|\n");
 
-    if (sort26) { /* the target's row alone; with SP_BENCH_ONESWEEP=1 the onesweep passes' rows
-                   * of the targets and of a transpose's 22-bit column keys after it */
+    if (sort26) { /* the targets' rows (32- and 64-bit keys) and a transpose's 22-bit column
+                   * keys; with SP_BENCH_ONESWEEP=1 each kind of pass forced after them */
         const long long n26 = quick ? 1 << 20 : 1 << 26;
         bench_sort<unsigned>(n26, 32, true);
+        bench_sort<unsigned>(n26, 22, true);
+        bench_sort<unsigned long long>(n26, 64, true);
         const char *os = getenv("SP_BENCH_ONESWEEP");
         if (os && atoi(os) != 0) {
             for (int mode = 0; mode <= 1; mode++) {

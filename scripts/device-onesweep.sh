@@ -19,11 +19,7 @@ VARIANTS=${VARIANTS-"-DSP_ONESWEEP_BATCH=2|-DSP_ONESWEEP_BLOCK=256 -DSP_ONESWEEP
 build_gpu 200 check_gpu_prim check_gpu_convert prim_bench convert_bench || exit 1
 # the variants' builds, in the background while the tests run (their timings are not taken)
 IFS='|' read -r -a vs <<<"$VARIANTS"
-for i in "${!vs[@]}"; do
-  ( cmake -S . -B "build-v$i" -DSP_WITH_CUDA=ON -DCMAKE_BUILD_TYPE=Release \
-      -DCMAKE_CUDA_ARCHITECTURES=90 "-DCMAKE_CUDA_FLAGS=${vs[$i]}" "${SP_ZLIB_ARGS[@]}" &&
-    cmake --build "build-v$i" -j4 --target prim_bench ) >"$logs/build-v$i.log" 2>&1 &
-done
+build_variants prim_bench
 step prim-all 240 ./build-gpu/tests/check_gpu_prim
 wait
 step convert-tests 200 ctest --test-dir build-gpu -R check_gpu_convert --timeout 190 --output-on-failure

@@ -540,8 +540,11 @@ END_TEST
 
 /* The sort from separate inputs (sp__gpu_radix_sort_pairs_u32_into): an odd and an even
  * number of passes, the values given or made (the entry numbers), keys only, sizes across
- * the tiles of both kinds of pass; the inputs must come back unchanged. */
-static void check_sort_into(int64_t n, int key_bits, int vals_mode /* 0 none, 1 given, 2 made */)
+ * the tiles of both kinds of pass; the input keys `offset` elements into their buffer (1:
+ * not 16-byte aligned, the digit counts' scalar loads); the inputs must come back
+ * unchanged. */
+static void check_sort_into(int64_t n, int key_bits, int vals_mode /* 0 none, 1 given, 2 made */,
+                            int offset)
 {
     if (too_big(n)) return;
     size_t bytes = (size_t)(n > 0 ? n : 1) * 4, temp_bytes = 0;
@@ -554,7 +557,8 @@ static void check_sort_into(int64_t n, int key_bits, int vals_mode /* 0 none, 1 
     if (vals_mode == 1) memcpy(want_v, v, (size_t)n * 4);
     for (int64_t i = 0; vals_mode == 2 && i < n; i++) want_v[i] = (int32_t)i;
     ck_assert_ok(sp__ref_radix_sort_u32(want_k, vals_mode ? want_v : NULL, n, key_bits));
-    uint32_t *d_kin = dev_alloc(bytes), *d_kout = dev_alloc(bytes);
+    uint32_t *d_kbuf = dev_alloc(bytes + 4 * (size_t)offset), *d_kout = dev_alloc(bytes);
+    uint32_t *d_kin = d_kbuf + offset;
     int32_t *d_vin = dev_alloc(bytes), *d_vout = dev_alloc(bytes);
     sp_test_to_device(d_kin, k, (size_t)n * 4, stream);
     sp_test_to_device(d_vin, v, (size_t)n * 4, stream);
@@ -580,7 +584,7 @@ static void check_sort_into(int64_t n, int key_bits, int vals_mode /* 0 none, 1 
     cudaFree(d_vout);
     cudaFree(d_vin);
     cudaFree(d_kout);
-    cudaFree(d_kin);
+    cudaFree(d_kbuf);
     free(got_v);
     free(want_v);
     free(got_k);
@@ -595,7 +599,9 @@ START_TEST(test_sort_into)
     const int bits[] = {5, 8, 16, 22, 32}; /* 1, 1, 2, 3, 4 passes */
     for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++)
         for (size_t b = 0; b < sizeof bits / sizeof *bits; b++)
-            for (int mode = 0; mode <= 2; mode++) check_sort_into(sizes[i], bits[b], mode);
+            for (int mode = 0; mode <= 2; mode++) check_sort_into(sizes[i], bits[b], mode, 0);
+    for (size_t i = 3; i < sizeof sizes / sizeof *sizes; i++) /* unaligned input keys */
+        for (size_t b = 3; b < sizeof bits / sizeof *bits; b++) check_sort_into(sizes[i], bits[b], 1, 1);
     /* the refused overlap: the input keys as the output */
     size_t temp_bytes = 0;
     uint32_t *d = dev_alloc(64);

@@ -476,57 +476,104 @@ onesweep_kernel(const K *keys_in, const int *vals_in, K *keys_out, int *vals_out
 }
 
 /* hist[p * RADIX + d] += keys whose digit of pass p is d, for the passes of key_bits. Each
- * thread reads HIST_ITEMS consecutive keys (two 16-byte loads where the keys are aligned)
- * and, pass by pass, adds each run of equal digits among them with one shared atomic: as
- * many atomics as keys on random keys, one per thread and pass on sorted ones (whose high
- * digits repeat). On an H100 the earlier form (a vote per key and pass, to catch a warp of
- * equal digits) took 337 us for 2^26 keys against CUB's 120. */
-constexpr int HIST_ITEMS = 8;
+ * thread reads OSP::hist_bytes of consecutive keys a step (16-byte loads where the keys are
+ * aligned), the next step's loads in flight while it counts (OSP::hist_prefetch), and,
+ * pass by pass, adds its keys' digits with shared atomics: with OSP::hist_runs one atomic
+ * for each run of equal digits among its keys (as many atomics as keys on random keys, one
+ * per thread and pass on sorted ones, whose high digits repeat), else one a key. On an
+ * H100 the earlier form (a vote per key and pass, to catch a warp of equal digits) took
+ * 337 us for 2^26 keys against CUB's 120. */
+template <typename K> constexpr int hist_items_of() { return OSP::hist_bytes / (int)sizeof(K); }
+
+/* A thread's keys of one step: the first `valid` of them are keys (<= 0: none). */
+template <typename K> union hist_keys {
+    uint4 v[hist_items_of<K>() * sizeof(K) / 16];
+    K k[hist_items_of<K>()];
+};
+
+template <typename K, bool VEC>
+__device__ __forceinline__ int hist_load(const K *keys, int64_t n, int64_t first, hist_keys<K> &u)
+{
+    if (first >= n) return 0;
+    const int valid = n - first < hist_items_of<K>() ? (int)(n - first) : hist_items_of<K>();
+    if (VEC && valid == hist_items_of<K>()) {
+        const uint4 *src = reinterpret_cast<const uint4 *>(keys + first);
+#pragma unroll
+        for (int i = 0; i < (int)(hist_items_of<K>() * sizeof(K) / 16); i++) u.v[i] = __ldcs(src + i);
+    } else {
+#pragma unroll
+        for (int i = 0; i < hist_items_of<K>(); i++) u.k[i] = i < valid ? __ldcs(keys + first + i) : K(0);
+    }
+    return valid;
+}
+
+/* Adds the digits of pass p of a thread's first `valid` keys (all of them when FULL). */
+template <typename K, bool FULL>
+__device__ __forceinline__ void hist_count(const hist_keys<K> &u, int valid, int shift,
+                                           unsigned mask, int *h)
+{
+    if (!OSP::hist_runs) {
+#pragma unroll
+        for (int i = 0; i < hist_items_of<K>(); i++)
+            if (FULL || i < valid) atomicAdd(&h[digit_of(u.k[i], shift, mask)], 1);
+        return;
+    }
+    unsigned cur = digit_of(u.k[0], shift, mask);
+    int run = 1;
+#pragma unroll
+    for (int i = 1; i < hist_items_of<K>(); i++) {
+        if (!FULL && i >= valid) break;
+        unsigned d = digit_of(u.k[i], shift, mask);
+        if (d == cur) {
+            run++;
+        } else {
+            atomicAdd(&h[cur], run);
+            cur = d;
+            run = 1;
+        }
+    }
+    atomicAdd(&h[cur], run);
+}
+
+template <typename K, bool FULL>
+__device__ __forceinline__ void hist_count_passes(const hist_keys<K> &u, int valid, int key_bits,
+                                                  int (*h)[RADIX])
+{
+    constexpr int KEY_PASSES = 8 * (int)sizeof(K) / DIGIT_BITS;
+#pragma unroll
+    for (int p = 0; p < KEY_PASSES; p++) {
+        const int shift = p * DIGIT_BITS;
+        if (shift >= key_bits) break; /* the same in every thread */
+        const int bits = key_bits - shift < DIGIT_BITS ? key_bits - shift : DIGIT_BITS;
+        hist_count<K, FULL>(u, valid, shift, (1u << bits) - 1u, h[p]);
+    }
+}
+
 template <typename K, bool VEC>
 __global__ void __launch_bounds__(BLOCK)
 digit_hist_kernel(const K *keys, int64_t n, int key_bits, int *hist)
 {
-    static_assert(HIST_ITEMS * sizeof(K) % 16 == 0, "whole 16-byte loads");
-    __shared__ int h[MAX_PASSES][RADIX];
+    static_assert(hist_items_of<K>() * sizeof(K) % 16 == 0, "whole 16-byte loads");
+    constexpr int KEY_PASSES = 8 * (int)sizeof(K) / DIGIT_BITS;
+    __shared__ int h[KEY_PASSES][RADIX];
     const int t = threadIdx.x, passes = (key_bits + DIGIT_BITS - 1) / DIGIT_BITS;
     for (int p = 0; p < passes; p++) h[p][t] = 0;
     __syncthreads();
-    const int64_t chunk = (int64_t)BLOCK * HIST_ITEMS;
-    for (int64_t b = (int64_t)blockIdx.x * chunk; b < n; b += (int64_t)gridDim.x * chunk) {
-        const int64_t first = b + (int64_t)t * HIST_ITEMS;
-        int valid = n - first < HIST_ITEMS ? (int)(n - first) : HIST_ITEMS;
-        if (valid <= 0) continue;
-        union {
-            uint4 v[HIST_ITEMS * sizeof(K) / 16];
-            K k[HIST_ITEMS];
-        } u;
-        if (VEC && valid == HIST_ITEMS) {
-            const uint4 *src = reinterpret_cast<const uint4 *>(keys + first);
-#pragma unroll
-            for (int i = 0; i < (int)(HIST_ITEMS * sizeof(K) / 16); i++) u.v[i] = __ldcs(src + i);
-        } else {
-#pragma unroll
-            for (int i = 0; i < HIST_ITEMS; i++) u.k[i] = i < valid ? __ldcs(keys + first + i) : K(0);
-        }
-        for (int p = 0; p < passes; p++) {
-            const int shift = p * DIGIT_BITS;
-            const int bits = key_bits - shift < DIGIT_BITS ? key_bits - shift : DIGIT_BITS;
-            const unsigned mask = (1u << bits) - 1u;
-            unsigned cur = digit_of(u.k[0], shift, mask);
-            int run = 1;
-#pragma unroll
-            for (int i = 1; i < HIST_ITEMS; i++) {
-                if (i >= valid) break;
-                unsigned d = digit_of(u.k[i], shift, mask);
-                if (d == cur) {
-                    run++;
-                } else {
-                    atomicAdd(&h[p][cur], run);
-                    cur = d;
-                    run = 1;
-                }
-            }
-            atomicAdd(&h[p][cur], run);
+    const int64_t chunk = (int64_t)BLOCK * hist_items_of<K>(), stride = (int64_t)gridDim.x * chunk;
+    int64_t first = (int64_t)blockIdx.x * chunk + (int64_t)t * hist_items_of<K>();
+    hist_keys<K> u, next;
+    int valid = hist_load<K, VEC>(keys, n, first, u);
+    for (int64_t b = (int64_t)blockIdx.x * chunk; b < n; b += stride, first += stride) {
+        if (!OSP::hist_prefetch && b > (int64_t)blockIdx.x * chunk)
+            valid = hist_load<K, VEC>(keys, n, first, u);
+        int next_valid = OSP::hist_prefetch ? hist_load<K, VEC>(keys, n, first + stride, next) : 0;
+        if (valid == hist_items_of<K>())
+            hist_count_passes<K, true>(u, valid, key_bits, h);
+        else if (valid > 0)
+            hist_count_passes<K, false>(u, valid, key_bits, h);
+        if (OSP::hist_prefetch) {
+            u = next;
+            valid = next_valid;
         }
     }
     __syncthreads();
@@ -627,9 +674,12 @@ sp_status_t onesweep_passes(const layout &L, const pass_buffers<K> &pb, bool pai
     const int nblocks = (int)((n + os_tile_of<K>() - 1) / os_tile_of<K>());
     const int passes = (key_bits + DIGIT_BITS - 1) / DIGIT_BITS;
     const size_t smem = os_smem_bytes<K>(pairs);
-    const int hist_blocks = (int)((n + (int64_t)BLOCK * HIST_ITEMS - 1) / ((int64_t)BLOCK * HIST_ITEMS));
+    const int64_t hist_chunk = (int64_t)BLOCK * hist_items_of<K>();
+    const int hist_blocks = (int)((n + hist_chunk - 1) / hist_chunk);
+    void (*const hist_kernel)(const K *, int64_t, int, int *) =
+        aligned16(pb.keys_in) ? digit_hist_kernel<K, true> : digit_hist_kernel<K, false>;
     device_limits lim = {0, 0};
-    int hist_grid = 1;
+    int hist_grid = 1, hist_fit = 0;
     int *hist = reinterpret_cast<int *>(tmp + L.hist), *off = reinterpret_cast<int *>(tmp + L.off);
     unsigned long long *status = reinterpret_cast<unsigned long long *>(tmp + L.status);
     unsigned *tickets = reinterpret_cast<unsigned *>(tmp + L.tickets);
@@ -640,18 +690,15 @@ sp_status_t onesweep_passes(const layout &L, const pass_buffers<K> &pb, bool pai
     const int withheld = withheld_tile.load();
     cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
     SP_CUDA_TRY(get_device_limits(&lim));
-    hist_grid = hist_blocks < OSP::hist_blocks_per_sm * lim.sm_count
-                    ? hist_blocks
-                    : OSP::hist_blocks_per_sm * lim.sm_count;
+    SP_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&hist_fit, hist_kernel, BLOCK, 0));
+    hist_fit = hist_fit < 1 ? 1 : hist_fit > OSP::hist_blocks_per_sm ? OSP::hist_blocks_per_sm : hist_fit;
+    hist_grid = hist_blocks < hist_fit * lim.sm_count ? hist_blocks : hist_fit * lim.sm_count;
     if (pairs)
         SP_CUDA_TRY(allow_max_dynamic_smem(onesweep_kernel<K, true>, lim));
     else
         SP_CUDA_TRY(allow_max_dynamic_smem(onesweep_kernel<K, false>, lim));
     SP_CUDA_TRY(cudaMemsetAsync(tmp + L.status, 0, L.zeroed, s));
-    if (aligned16(pb.keys_in))
-        digit_hist_kernel<K, true><<<hist_grid, BLOCK, 0, s>>>(pb.keys_in, n, key_bits, hist);
-    else
-        digit_hist_kernel<K, false><<<hist_grid, BLOCK, 0, s>>>(pb.keys_in, n, key_bits, hist);
+    hist_kernel<<<hist_grid, BLOCK, 0, s>>>(pb.keys_in, n, key_bits, hist);
     SP_CUDA_LAUNCHED("radix digit_hist_kernel");
     digit_offsets_kernel<<<1, BLOCK, 0, s>>>(hist, passes, off);
     SP_CUDA_LAUNCHED("radix digit_offsets_kernel");
