@@ -6,7 +6,7 @@
 #   "ok" or why it failed (time limit, signal, exit status; the log's last lines), set
 #   status=1 on failure, and return the command's exit status;
 #   build_gpu SECONDS TARGET... (below): the configure and build steps;
-#   build_variants TARGET (below): TARGET built once for each -D flag set of `vs`.
+#   build_variants TARGET... (below): the targets built once for each -D flag set of `vs`.
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader \
   | tee "$logs/gpu.txt" || echo "nvidia-smi failed" | tee "$logs/gpu.txt"
 nvcc --version | tail -1 | tee -a "$logs/gpu.txt"
@@ -45,14 +45,14 @@ build_gpu() {
   step build "$secs" cmake --build build-gpu -j"$(nproc)" --target "$@"
 }
 
-# build_variants TARGET: for each entry i of the array `vs` (CUDA -D flags), configure
-# build-v$i with those flags and build TARGET there, all in the background (logs in
+# build_variants TARGET...: for each entry i of the array `vs` (CUDA -D flags), configure
+# build-v$i with those flags and build the targets there, all in the background (logs in
 # $logs/build-v$i.log); the caller waits before using them.
 build_variants() {
-  local target=$1 i
+  local i
   for i in "${!vs[@]}"; do
     ( cmake -S . -B "build-v$i" -DSP_WITH_CUDA=ON -DCMAKE_BUILD_TYPE=Release \
         -DCMAKE_CUDA_ARCHITECTURES=90 "-DCMAKE_CUDA_FLAGS=${vs[$i]}" "${SP_ZLIB_ARGS[@]}" &&
-      cmake --build "build-v$i" -j4 --target "$target" ) >"$logs/build-v$i.log" 2>&1 &
+      cmake --build "build-v$i" -j4 --target "$@" ) >"$logs/build-v$i.log" 2>&1 &
   done
 }

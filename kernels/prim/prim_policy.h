@@ -135,7 +135,10 @@ struct sp_radix_onesweep_policy {
      * bench/results/h100-onesweep-2026-11-26.md): 16 and 18 keys a thread alike (0.81-0.82x),
      * 20 0.79-0.80x; 256 threads x 24 keys, 3 blocks an SM, 0.67x; 12 keys, 3 blocks,
      * 0.65x; batches of 4 0.79x and of 2 0.79x against 0.82-0.83x for one tile at a time
-     * (the walks are short once the look-back follows the key exchange). */
+     * (the walks are short once the look-back follows the key exchange). Later
+     * (bench/results/h100-sorthist-2026-11-26.md, 8-bit passes against 615-620 us): CUB's
+     * 384 x 23 tile at one block an SM 720 us; peers found by __match_any_sync 750 us, or
+     * by a shared-memory mask a digit (the lanes OR their bits in) 620-640 us. */
     static constexpr int block_threads = SP_ONESWEEP_BLOCK;
     static constexpr int min_blocks = SP_ONESWEEP_MIN_BLOCKS;
     static constexpr int lookback_batch = SP_ONESWEEP_BATCH;
