@@ -26,6 +26,8 @@
  *
  *   sptrsv_bench [--reps N] [--float] [--internal] [--level-units U] [--input NAME]...
  *     U: the level pass's units of 32 rows a ticket (1, 2, 4 or 8; else chosen by size)
+ *     --merge M: the value-as-flag solves' plans level-merged (sptrsv_merge.cu) never (0),
+ *     wherever they qualify (1), or by the default rule (any other M)
  *     --value-tuning W:NS: the value-as-flag solves' grid floor of W warps an SM and
  *     longest sleep NS between polls (0 or less / negative: the defaults, 8 and 512)
  *     NAME: poisson3d128, poisson3d100, poisson2d1000, chain1M, or a .mtx path (default: poisson3d100,
@@ -558,6 +560,8 @@ int main(int argc, char **argv)
         else if (!std::strcmp(argv[i], "--float")) vtype = SP_R_32F;
         else if (!std::strcmp(argv[i], "--internal"))
             internal = true;
+        else if (!std::strcmp(argv[i], "--merge") && i + 1 < argc)
+            sp__gpu_sptrsv_set_merge(std::atoi(argv[++i])); /* 0 never, 1 always, else default */
         else if (!std::strcmp(argv[i], "--value-tuning") && i + 1 < argc) {
             int w = 0, ns = -1; /* WARPS_PER_SM:BACKOFF_MAX_NS */
             std::sscanf(argv[++i], "%d:%d", &w, &ns);
@@ -568,7 +572,7 @@ int main(int argc, char **argv)
             std::fprintf(
                 stderr,
                 "usage: %s [--reps N (>= 20)] [--float] [--internal] [--level-units U] "
-                "[--value-tuning WARPS_PER_SM:BACKOFF_MAX_NS] "
+                "[--value-tuning WARPS_PER_SM:BACKOFF_MAX_NS] [--merge M] "
                 "[--input NAME]...\n",
                 argv[0]);
             return 2;

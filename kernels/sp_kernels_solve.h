@@ -73,6 +73,11 @@ sp_status_t sp__gpu_sptrsv_solve(const sp_gpu_env_t *env, const sp_gpu_sptrsv_pl
 /* Number of dependency levels of the analysed triangle (1 for a diagonal matrix). */
 int64_t sp__gpu_sptrsv_plan_levels(const sp_gpu_sptrsv_plan_t *plan);
 
+/* The dependencies the plan's level-merged triangle substituted, over all its rows
+ * (SOFT_VALUE and SOFT_BLOCK in the level order, sptrsv_merge.cu); 0: the solve reads the
+ * CSR. */
+int64_t sp__gpu_sptrsv_plan_merged(const sp_gpu_sptrsv_plan_t *plan);
+
 /* Frees a plan (NULL accepted). */
 void sp__gpu_sptrsv_plan_free(const sp_gpu_env_t *env, sp_gpu_sptrsv_plan_t *plan);
 
@@ -86,7 +91,8 @@ void sp__gpu_sptrsv_plan_free(const sp_gpu_env_t *env, sp_gpu_sptrsv_plan_t *pla
  * row bounds and the diagonal check), level_pass, readback (the scalars: one stream
  * synchronization), group_by_level (histogram, scan, radix sort and the level offsets'
  * read-back: LEVELS, ordered SOFT, WAVE, SMALL), prepare (the kernel's own part: rank,
- * flags, grid; units for WAVE), levels_plan (sp__gpu_sptrsv_analyse_both's second plan,
+ * flags, grid; units for WAVE), merge (SOFT_VALUE and SOFT_BLOCK: the level-merged
+ * triangle, where made), levels_plan (sp__gpu_sptrsv_analyse_both's second plan,
  * where made), release (the analysis's temporaries freed). */
 #define SP_GPU_SPTRSV_PHASES_MAX 32
 typedef struct sp_gpu_sptrsv_phase {
@@ -104,6 +110,12 @@ void sp__gpu_sptrsv_phase_timing(int on);
  * (backoff_max_ns; 0: no sleep; negative: the default) and the level-order grid's floor of
  * warps an SM (warps_per_sm; 0 or less: the default). Plans made after the call use it. */
 void sp__gpu_sptrsv_set_value_tuning(int warps_per_sm, int backoff_max_ns);
+
+/* Test and benchmark hook for value-as-flag plans made after the call (sptrsv_merge.cu): 0,
+ * never level-merged; 1, merged wherever the plan qualifies, whatever its row count; any
+ * other value restores the default (merged where the plan qualifies and has at least
+ * sptrsv::policy::merge_min_rows rows). */
+void sp__gpu_sptrsv_set_merge(int mode);
 
 /* Test hook: the level pass takes units (1, 2, 4 or 8) units of 32 rows a ticket; any
  * other value restores the choice (the fewest that put every unit in flight at once). */

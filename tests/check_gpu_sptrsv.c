@@ -454,6 +454,98 @@ START_TEST(test_poisson)
 }
 END_TEST
 
+static int check_dataset(const char *name, sp_coo_t *a, void *arg);
+
+/* The level-merged value solves (kernels/solve/sptrsv_merge.cu) on a, both types and
+ * triangles, unit and not, each checked as every solve is, and the dependencies their plans
+ * substituted (sp__gpu_sptrsv_plan_merged) between lo[unit] and hi[unit]. */
+static void check_merge(const char *name, const sp_coo_t *a, unsigned flags, const int64_t lo[2],
+                        const int64_t hi[2])
+{
+    const sp_gpu_sptrsv_alg_t value_algs[2] = {SP_GPU_SPTRSV_SOFT_VALUE, SP_GPU_SPTRSV_SOFT_BLOCK};
+    for (int ti = 0; ti < 2; ti++) {
+        sp_csr_t h = {0};
+        host_csr(a, ti ? SP_R_64F : SP_R_32F, &h);
+        sp_csr_t d = sp_test_env_upload_csr(&T, &h);
+        for (int upper = 0; upper < 2; upper++)
+            for (int unit = 0; unit < 2; unit++)
+                for (int k = 0; k < 2; k++) {
+                    solve_case_t c = {name, &h, &d, upper, unit, flags};
+                    sp_gpu_sptrsv_plan_t *plan = NULL;
+                    char what[200];
+                    snprintf(what, sizeof what, "%s %s %s%s %s", name, ti ? "double" : "float",
+                             unit ? "unit " : "", upper ? "upper" : "lower",
+                             alg_names[value_algs[k]]);
+                    ck_assert_msg(sp__gpu_sptrsv_analyse(&T.env, &d, upper, unit, value_algs[k],
+                                                         &plan) == SP_STATUS_SUCCESS,
+                                  "%s: analyse: %s", what, sp_last_error());
+                    /* 64-bit row pointers (SP_TEST_OFFSET_BITS=64) are never merged */
+                    int64_t terms = sp__gpu_sptrsv_plan_merged(plan), wide = d.ptr64 != NULL;
+                    ck_assert_msg(terms >= (wide ? 0 : lo[unit]) && terms <= (wide ? 0 : hi[unit]),
+                                  "%s: %lld dependencies substituted, expected %lld..%lld", what,
+                                  (long long)terms, (long long)lo[unit], (long long)hi[unit]);
+                    check_plan(&c, what, plan);
+                    sp__gpu_sptrsv_plan_free(&T.env, plan);
+                }
+        sp__gpu_csr_free(&T.env, &d);
+        sp__csr_free(&h);
+    }
+    ck_assert_int_eq(T.live, 0);
+}
+
+START_TEST(test_level_merge)
+{
+    sp_coo_t *a = NULL;
+    const int64_t none[2] = {0, 0};
+    /* the 2D stencil with its own diagonal (80^2 or 200^2 rows: merged by default): every
+     * row of an even level but the first's substitutes (about n / 2 rows, 1-2
+     * dependencies each); with a unit one only rows whose dependencies have at most one
+     * entry of their own (near the edges) */
+    const int64_t n2 = small ? 80 : 200;
+    const int64_t lo2[2] = {n2 * n2 / 2, 1}, hi2[2] = {n2 * n2, n2 * n2 / 4};
+    ck_assert_ok(sp_gen_poisson2d(n2, SP_R_64F, &a));
+    check_merge("poisson2d", a, FORWARD, lo2, hi2);
+    sp__gpu_sptrsv_set_merge(0); /* the hook: never */
+    check_merge("poisson2d", a, FORWARD, none, none);
+    sp__gpu_sptrsv_set_merge(1);
+    sp_coo_free(a);
+    /* below merge_min_rows (3D 12^3, 1728 rows in the level order) not merged by default;
+     * the hook merges anyway: its rows near the faces (2 dependencies of 2 entries) */
+    const int64_t lo_s[2] = {1, 0}, hi_s[2] = {1728 / 4, 1728 / 4};
+    ck_assert_ok(sp_gen_poisson3d(12, SP_R_64F, &a));
+    sp__gpu_sptrsv_set_merge(-1);
+    check_merge("poisson3d 12", a, FORWARD, none, none);
+    sp__gpu_sptrsv_set_merge(1);
+    check_merge("poisson3d 12", a, FORWARD, lo_s, hi_s);
+    sp_coo_free(a);
+    ck_assert_ok(sp_gen_poisson2d(n2, SP_R_64F, &a));
+    /* the 2D stencil with its diagonal shrunk to 1/2: a row's off-diagonal part (1 or 2)
+     * outweighs it, so only the rows of level 2, whose one dependency (the corner) has no
+     * entry of its own, substitute: 2 dependencies in all */
+    for (int64_t k = 0; k < a->nnz; k++)
+        if (a->row[k] == a->col[k]) ((double *)a->val)[k] = 0.5;
+    const int64_t weak_lo[2] = {2, 1}, weak_hi[2] = {2, n2 * n2 / 4};
+    check_merge("poisson2d, weak diagonal", a, 0, weak_lo, weak_hi);
+    sp_coo_free(a);
+    /* the 3D 7-point stencil: an interior row would substitute 9 entries, past the cap;
+     * only rows near the faces (2 dependencies of 2) merge. At 12^3 the faces bring the
+     * mean row's dependencies to 2.75 (2.75^2 under twice the cap: counted); at 24^3 to
+     * 2.875 (8.3: the plan is not counted at all) */
+    const int64_t n3 = small ? 12 : 24, few[2] = {n3 * n3 * n3 / 4, n3 * n3 * n3 / 4};
+    ck_assert_ok(sp_gen_poisson3d(n3, SP_R_64F, &a));
+    check_merge("poisson3d", a, FORWARD, none, few);
+    sp_coo_free(a);
+    /* a 27-point stencil (16^3: the level order): 13 dependencies a row, which the
+     * warp-per-row kernel takes, never merged */
+    ck_assert_ok(sp_gen_poisson3d27(16, SP_R_64F, &a));
+    check_merge("poisson3d27", a, FORWARD, none, none);
+    sp_coo_free(a);
+    /* every algorithm on the bundled matrices, the value solves merged where they qualify */
+    ck_assert_int_ge(sp_test_each_dataset(small ? 3 : -1, check_dataset, NULL), small ? 1 : 3);
+    sp__gpu_sptrsv_set_merge(-1);
+}
+END_TEST
+
 /* Square, and every row stores a non-zero diagonal. */
 static int full_diagonal(const sp_coo_t *coo)
 {
@@ -716,8 +808,11 @@ static int levels_never(const void *arg, int64_t n, int64_t nlevels)
     return 0;
 }
 
-START_TEST(test_alloc_failure)
+/* Every allocation of every analysis failing in turn: a clean refusal, nothing leaked;
+ * with merge 1 the value solves' plans are level-merged (sp__gpu_sptrsv_set_merge). */
+static void alloc_failure_sweep(int merge)
 {
+    sp__gpu_sptrsv_set_merge(merge);
     sp_coo_t *a = random_dominant(9, 3000, 5, 0);
     sp_csr_t h = {0};
     host_csr(a, SP_R_32F, &h);
@@ -764,7 +859,13 @@ START_TEST(test_alloc_failure)
     sp__gpu_csr_free(&T.env, &d);
     sp__csr_free(&h);
     sp_coo_free(a);
+    sp__gpu_sptrsv_set_merge(-1);
 }
+
+START_TEST(test_alloc_failure) { alloc_failure_sweep(-1); }
+END_TEST
+
+START_TEST(test_alloc_failure_merged) { alloc_failure_sweep(1); }
 END_TEST
 /* The public sp_sptrsv_analyse and sp_sptrsv on a CUDA context against a host context,
  * every public algorithm, both triangles, unit and not: AUTO takes the soft kernel on the
@@ -1026,12 +1127,14 @@ static Suite *gpu_sptrsv_suite(void)
     tcase_add_test(chains, test_chain_and_diagonal);
     tcase_add_test(chains, test_interleaved_levels);
     tcase_add_test(large, test_poisson);
+    tcase_add_test(large, test_level_merge);
     tcase_add_test(large, test_datasets);
     tcase_add_test(contracts, test_missing_diagonal);
     tcase_add_test(contracts, test_repeated_solves);
     tcase_add_test(contracts, test_sentinel_result);
     tcase_add_test(contracts, test_refusals);
     tcase_add_test(contracts, test_alloc_failure);
+    tcase_add_test(contracts, test_alloc_failure_merged);
     tcase_add_test(contracts, test_public_api);
     tcase_add_test(contracts, test_phase_timing);
     tcase_add_test(contracts, test_analyse_both);

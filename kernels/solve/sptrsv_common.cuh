@@ -49,7 +49,19 @@ struct sp_gpu_sptrsv_plan {
     int32_t *d_unit_ptr;        /* level l holds units d_unit_ptr[l] .. [l+1) */
     unsigned long long *d_done; /* finished units of each level, over all solves */
     int64_t counter_stride;     /* words from one level's counter to the next's */
+    /* Value kernels in the level order: the level-merged triangle (sptrsv_merge.cu), 32-bit
+     * positions; merged == 0: none, the solve reads the CSR */
+    int merged;
+    int64_t merged_terms;                /* substituted dependencies, over all rows */
+    int32_t *d_mptr, *d_midx, *d_mbound; /* rows: strict entries and the diagonal */
+    void *d_mval;
+    int32_t *d_wcount, *d_widx;          /* per row: its right-hand side's terms, at the */
+    void *d_wval;                        /* CSR row's own positions (a->ptr[r] on) */
 };
+
+#ifndef SP_SPTRSV_ROW_WINDOW
+#define SP_SPTRSV_ROW_WINDOW 4
+#endif
 
 namespace sptrsv {
 
@@ -97,10 +109,23 @@ struct policy {
     static constexpr int wave_counter_stride = 16;
     /* Thread per row: the entries whose values a lane loads at once (independent loads in
      * flight instead of one round trip per entry). */
-    static constexpr int row_window = 4;
+    static constexpr int row_window = SP_SPTRSV_ROW_WINDOW;
     /* SOFT_BLOCK: a block takes block_chunk consecutive tickets (its threads, a row each);
      * dependencies inside the chunk hand over through shared memory, across warps too. */
     static constexpr int block_chunk = 256;
+    /* Level merging (sptrsv_merge.cu): a merged row has at most merge_max_entries
+     * substituted entries (before equal columns are joined), so that it is read in one
+     * row_window as the unmerged rows are (a 5-point stencil's lower row: 4, 3 columns;
+     * a 7-point one's would be 9: longer rows measured no faster than unmerged ones,
+     * bench/results/h100-trsv-merge-2026-11-26.md). Plans of fewer than merge_min_levels
+     * levels or merge_min_rows rows, or whose mean row would substitute more than twice
+     * merge_max_entries entries, are not merged: little chain to halve; an analysis whose
+     * fixed cost (a scan, a read-back and five allocations: 0.03-0.07 ms on an H100)
+     * would be a large part of the whole (1138_bus, 1138 rows: 0.21 ms merged against
+     * 0.13, cuSPARSE 0.19); few rows that qualify. */
+    static constexpr int merge_max_entries = 4;
+    static constexpr int64_t merge_min_levels = 8;
+    static constexpr int64_t merge_min_rows = 4096;
 };
 using P = policy;
 
@@ -372,6 +397,10 @@ sp_status_t sp__gpu_sptrsv_value_grid(const sp_gpu_env_t *env, sp_gpu_sptrsv_pla
 sp_status_t sp__gpu_sptrsv_value_solve(const sp_gpu_env_t *env, const sp_gpu_sptrsv_plan_t *plan,
                                        const sp_csr_t *a, const void *alpha, const void *d_b,
                                        void *d_x);
+/* SOFT_VALUE and SOFT_BLOCK in the level order: the level-merged triangle of the plan
+ * (sptrsv_merge.cu), where it gains; d_level: the analysis's levels (1 = no dependency). */
+sp_status_t sp__gpu_sptrsv_value_merge(const sp_gpu_env_t *env, const sp_csr_t *a,
+                                       sp_gpu_sptrsv_plan_t *plan, const int32_t *d_level);
 /* SOFT (all variants): rank, ticket, then flags and grid (flag kernels) or grid only (value
  * kernels) of the plan (allocated through env; freed by plan_free). */
 sp_status_t sp__gpu_sptrsv_soft_prepare(const sp_gpu_env_t *env, sp_gpu_sptrsv_plan_t *plan);

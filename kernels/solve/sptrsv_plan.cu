@@ -90,6 +90,13 @@ extern "C" void sp__gpu_sptrsv_plan_free(const sp_gpu_env_t *env, sp_gpu_sptrsv_
 {
     if (plan == NULL) return;
     if (env != NULL) {
+        env->free(env->self, plan->d_wval);
+        env->free(env->self, plan->d_widx);
+        env->free(env->self, plan->d_wcount);
+        env->free(env->self, plan->d_mval);
+        env->free(env->self, plan->d_mbound);
+        env->free(env->self, plan->d_midx);
+        env->free(env->self, plan->d_mptr);
         env->free(env->self, plan->d_done);
         env->free(env->self, plan->d_unit_ptr);
         env->free(env->self, plan->d_unit_level);
@@ -109,6 +116,11 @@ extern "C" void sp__gpu_sptrsv_plan_free(const sp_gpu_env_t *env, sp_gpu_sptrsv_
 extern "C" int64_t sp__gpu_sptrsv_plan_levels(const sp_gpu_sptrsv_plan_t *plan)
 {
     return plan ? plan->nlevels : 0;
+}
+
+extern "C" int64_t sp__gpu_sptrsv_plan_merged(const sp_gpu_sptrsv_plan_t *plan)
+{
+    return plan && plan->merged ? plan->merged_terms : 0;
 }
 
 namespace {
@@ -259,6 +271,10 @@ sp_status_t analyse(const sp_gpu_env_t *env, const sp_csr_t *a, int upper, int u
         else if (alg != SP_GPU_SPTRSV_LEVELS)
             SP_TRY(sp__gpu_sptrsv_soft_prepare(env, p));
         if (alg != SP_GPU_SPTRSV_LEVELS) sp__gpu_sptrsv_phase_mark("prepare");
+        if (sp__gpu_sptrsv_value_alg(alg)) {
+            SP_TRY(sp__gpu_sptrsv_value_merge(env, a, p, d_level));
+            sp__gpu_sptrsv_phase_mark("merge");
+        }
     } else {
         both = may_both && wanted(arg, 0, 0);
     }

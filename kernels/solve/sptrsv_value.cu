@@ -28,6 +28,8 @@
  * tickets use the window scheme of sptrsv_soft.cu. Memory model: the value is the only
  * datum a consumer reads from the producer, so a morally strong (relaxed, GPU scope) store
  * and load of an aligned 32- or 64-bit word suffice, no acquire or release. */
+#include <type_traits>
+
 #include "solve/sptrsv_common.cuh"
 
 using namespace sptrsv;
@@ -102,6 +104,10 @@ struct value_args {
     int64_t n;
     bool unit;
     unsigned long long *ticket, window;
+    /* a level-merged plan's right-hand-side terms (sptrsv_merge.cu: wcount[r] of them from
+     * the CSR's row pointer wptr[r]), else NULL */
+    const int32_t *wptr, *wcount, *widx;
+    const T *wval;
 };
 
 /* What a row needs besides its sum, loaded when the row is taken (off the wait). */
@@ -110,7 +116,11 @@ __device__ __forceinline__ void row_start(const value_args<T, Off> &a, int64_t r
                                           int64_t *k1, T *rhs, T *diag)
 {
     strict_range(a.ptr, a.bound, r, UPPER, k, k1);
-    *rhs = a.alpha * a.b[r];
+    T br = a.b[r];
+    if (a.wcount) /* a merged row: b_r - sum_j f_j b_j */
+        for (int32_t e = a.wptr[r], end = e + a.wcount[r]; e < end; e++)
+            br -= a.wval[e] * a.b[a.widx[e]];
+    *rhs = a.alpha * br;
     *diag = a.unit ? T(1) : a.val[diag_pos(a.bound, r, UPPER)];
 }
 
@@ -148,9 +158,8 @@ __device__ __forceinline__ typename slot<T>::U fetch(const value_args<T, Off> &a
  * (-1 for an entry outside the strict triangle, possible only in unsorted input, which adds
  * nothing and waits on nothing), w[e] the coefficient, p the next one to add, m how many
  * are loaded. */
-template <typename T>
+template <typename T, int E>
 struct row_entries {
-    static constexpr int E = P::row_window;
     int64_t k, k1;
     int p, m;
     int32_t c[E];
@@ -179,13 +188,12 @@ struct row_entries {
 /* Adds to *acc, in entry order, row r's entries while their values are there (the
  * window's loads in flight together). Returns whether any was added; all are once
  * e->k == e->k1. */
-template <typename T, bool UPPER, bool ORDERED, int UNIT, typename Off>
+template <typename T, bool UPPER, bool ORDERED, int UNIT, int E, typename Off>
 __device__ __forceinline__ bool consume(const value_args<T, Off> &a, int64_t r, int64_t first,
                                         volatile typename slot<T>::U *s_unit,
-                                        row_entries<T> *e, T *acc)
+                                        row_entries<T, E> *e, T *acc)
 {
     using U = typename slot<T>::U;
-    constexpr int E = row_entries<T>::E;
     bool any = false;
     while (e->k < e->k1) {
         U v[E];
@@ -221,7 +229,7 @@ static int tuning_warps_per_sm = 0;
  * block. Each pass, every unfinished lane consumes what it can (consume); a finished row is
  * stored to x and to the unit's shared slot. A warp sleeps (spin) only after passes in
  * which none of its lanes progressed. */
-template <typename T, bool UPPER, bool ORDERED, int THREADS, int UNIT, typename Off>
+template <typename T, bool UPPER, bool ORDERED, int THREADS, int UNIT, int E, typename Off>
 __global__ void __launch_bounds__(THREADS) value_unit_kernel(value_args<T, Off> a)
 {
     using U = typename slot<T>::U;
@@ -252,7 +260,7 @@ __global__ void __launch_bounds__(THREADS) value_unit_kernel(value_args<T, Off> 
         const int64_t first = u * UNIT, i = first + pos;
         bool done = i >= a.n;
         int64_t r = 0;
-        row_entries<T> ent;
+        row_entries<T, E> ent;
         T acc = T(0), rhs = T(0), diag = T(1);
         ent.k = ent.k1 = 0;
         if (!done) {
@@ -265,7 +273,7 @@ __global__ void __launch_bounds__(THREADS) value_unit_kernel(value_args<T, Off> 
             bool progressed = false;
             if (!done) {
                 progressed =
-                    consume<T, UPPER, ORDERED, UNIT, Off>(a, r, first, s_unit, &ent, &acc);
+                    consume<T, UPPER, ORDERED, UNIT, E, Off>(a, r, first, s_unit, &ent, &acc);
                 if (ent.k >= ent.k1) {
                     U xr = finish_bits(rhs, acc, diag, a.unit);
                     unit_put(s_unit + pos, xr);
@@ -325,6 +333,13 @@ struct shape {
     int threads, unit, claims_per_block;
 };
 
+/* The lane-per-row kernel (merged plans' rows fit the same window). */
+template <typename T, bool UPPER, bool ORDERED, int THREADS, int UNIT, typename Off>
+void (*unit_kernel_of(const sp_gpu_sptrsv_plan_t *))(value_args<T, Off>)
+{
+    return value_unit_kernel<T, UPPER, ORDERED, THREADS, UNIT, P::row_window, Off>;
+}
+
 template <typename T, bool UPPER, bool ORDERED, typename Off>
 shape shape_of(const sp_gpu_sptrsv_plan_t *plan)
 {
@@ -333,8 +348,8 @@ shape shape_of(const sp_gpu_sptrsv_plan_t *plan)
         return {(const void *)value_warp_kernel<T, UPPER, ORDERED, Off>, P::block_threads, 1,
                 P::warps};
     if (plan->alg == SP_GPU_SPTRSV_SOFT_BLOCK)
-        return {(const void *)value_unit_kernel<T, UPPER, ORDERED, B, B, Off>, B, B, 1};
-    return {(const void *)value_unit_kernel<T, UPPER, ORDERED, P::block_threads, 32, Off>,
+        return {(const void *)unit_kernel_of<T, UPPER, ORDERED, B, B, Off>(plan), B, B, 1};
+    return {(const void *)unit_kernel_of<T, UPPER, ORDERED, P::block_threads, 32, Off>(plan),
             P::block_threads, 32, P::warps};
 }
 
@@ -384,9 +399,9 @@ void launch(const sp_gpu_sptrsv_plan_t *plan, const value_args<T, Off> &a, cudaS
     if (plan->warp_per_row)
         value_warp_kernel<T, UPPER, ORDERED, Off><<<plan->grid, P::block_threads, 0, s>>>(a);
     else if (plan->alg == SP_GPU_SPTRSV_SOFT_BLOCK)
-        value_unit_kernel<T, UPPER, ORDERED, B, B, Off><<<plan->grid, B, 0, s>>>(a);
+        unit_kernel_of<T, UPPER, ORDERED, B, B, Off>(plan)<<<plan->grid, B, 0, s>>>(a);
     else
-        value_unit_kernel<T, UPPER, ORDERED, P::block_threads, 32, Off>
+        unit_kernel_of<T, UPPER, ORDERED, P::block_threads, 32, Off>(plan)
             <<<plan->grid, P::block_threads, 0, s>>>(a);
 }
 
@@ -440,7 +455,24 @@ sp_status_t sp__gpu_sptrsv_value_solve(const sp_gpu_env_t *env, const sp_gpu_spt
                                     plan->n,
                                     plan->unit_diag != 0,
                                     plan->d_ticket,
-                                    plan->window};
+                                    plan->window,
+                                    nullptr,
+                                    nullptr,
+                                    nullptr,
+                                    nullptr};
+            if constexpr (std::is_same_v<Off, int32_t>) {
+                if (plan->merged) { /* the level-merged triangle (32-bit offsets only) */
+                    v.ptr = plan->d_mptr;
+                    v.idx = plan->d_midx;
+                    v.bound = plan->d_mbound;
+                    v.val = static_cast<const T *>(plan->d_mval);
+                    v.unit = false; /* the merged rows hold their diagonal (1 if unit) */
+                    v.wptr = a->ptr; /* the CSR's own row pointers */
+                    v.wcount = plan->d_wcount;
+                    v.widx = plan->d_widx;
+                    v.wval = static_cast<const T *>(plan->d_wval);
+                }
+            }
             if (plan->upper && plan->ordered)
                 launch<T, true, true, Off>(plan, v, s);
             else if (plan->upper)
