@@ -283,7 +283,6 @@ sp_status_t sp__gpu_sptrsv_value_merge(const sp_gpu_env_t *env, const sp_csr_t *
     d_len = d_wcount = NULL;
     plan->merged = 1;
     plan->merged_terms = totals[1];
-    SP_TRY(sp__gpu_sptrsv_value_grid(env, plan)); /* the merged rows' kernel's grid */
 done:
     env->free(env->self, d_temp);
     env->free(env->self, d_wcount);

@@ -333,23 +333,16 @@ struct shape {
     int threads, unit, claims_per_block;
 };
 
-/* The lane-per-row kernel (merged plans' rows fit the same window). */
-template <typename T, bool UPPER, bool ORDERED, int THREADS, int UNIT, typename Off>
-void (*unit_kernel_of(const sp_gpu_sptrsv_plan_t *))(value_args<T, Off>)
-{
-    return value_unit_kernel<T, UPPER, ORDERED, THREADS, UNIT, P::row_window, Off>;
-}
-
 template <typename T, bool UPPER, bool ORDERED, typename Off>
 shape shape_of(const sp_gpu_sptrsv_plan_t *plan)
 {
-    constexpr int B = P::block_chunk;
+    constexpr int B = P::block_chunk, E = P::row_window; /* merged rows fit E too */
     if (plan->warp_per_row)
         return {(const void *)value_warp_kernel<T, UPPER, ORDERED, Off>, P::block_threads, 1,
                 P::warps};
     if (plan->alg == SP_GPU_SPTRSV_SOFT_BLOCK)
-        return {(const void *)unit_kernel_of<T, UPPER, ORDERED, B, B, Off>(plan), B, B, 1};
-    return {(const void *)unit_kernel_of<T, UPPER, ORDERED, P::block_threads, 32, Off>(plan),
+        return {(const void *)value_unit_kernel<T, UPPER, ORDERED, B, B, E, Off>, B, B, 1};
+    return {(const void *)value_unit_kernel<T, UPPER, ORDERED, P::block_threads, 32, E, Off>,
             P::block_threads, 32, P::warps};
 }
 
@@ -395,13 +388,13 @@ done:
 template <typename T, bool UPPER, bool ORDERED, typename Off>
 void launch(const sp_gpu_sptrsv_plan_t *plan, const value_args<T, Off> &a, cudaStream_t s)
 {
-    constexpr int B = P::block_chunk;
+    constexpr int B = P::block_chunk, E = P::row_window;
     if (plan->warp_per_row)
         value_warp_kernel<T, UPPER, ORDERED, Off><<<plan->grid, P::block_threads, 0, s>>>(a);
     else if (plan->alg == SP_GPU_SPTRSV_SOFT_BLOCK)
-        unit_kernel_of<T, UPPER, ORDERED, B, B, Off>(plan)<<<plan->grid, B, 0, s>>>(a);
+        value_unit_kernel<T, UPPER, ORDERED, B, B, E, Off><<<plan->grid, B, 0, s>>>(a);
     else
-        unit_kernel_of<T, UPPER, ORDERED, P::block_threads, 32, Off>(plan)
+        value_unit_kernel<T, UPPER, ORDERED, P::block_threads, 32, E, Off>
             <<<plan->grid, P::block_threads, 0, s>>>(a);
 }
 
