@@ -15,10 +15,11 @@
  * still waits only on rows of smaller tickets in the level order (the value kernels'
  * deadlock argument holds unchanged) and rows nobody merges keep their bits.
  *
- * A row is merged only when (a) it has a dependency on level L - 1, (b) its substituted row
- * has at most P::merge_max_entries distinct columns (a column reached twice gets one entry,
- * its coefficients added: a 7-point stencil's row 6 entries, a 5-point one's 3), and (c) every j it substitutes is diagonally dominant in its strict
- * part, sum_m |t_jm| <= |d_j| (|d_j| = 1 with a unit diagonal), so a substituted term is no
+ * A row is merged only when (a) it has a dependency on level L - 1, (b) its substituted
+ * entries, counted before a column reached twice is joined into one entry, are at most
+ * P::merge_max_entries (one window of the kernel: a 5-point stencil's row has 4, 3
+ * columns; a 7-point one's 9), and (c) every j it substitutes is diagonally dominant in its
+ * strict part, sum_m |t_jm| <= |d_j| (|d_j| = 1 with a unit diagonal), so a substituted term is no
  * larger than the term t_rj x_j it replaces and the rounding of the merged row stays of the
  * order of the original one's. A different but equally exact evaluation: x is not bit for
  * bit the one of the unmerged solve. Whole-plan conditions (sp__gpu_sptrsv_value_merge):
