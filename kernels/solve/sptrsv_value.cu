@@ -158,9 +158,8 @@ __device__ __forceinline__ typename slot<T>::U fetch(const value_args<T, Off> &a
  * (-1 for an entry outside the strict triangle, possible only in unsorted input, which adds
  * nothing and waits on nothing), w[e] the coefficient, p the next one to add, m how many
  * are loaded. */
-template <typename T>
+template <typename T, int E>
 struct row_entries {
-    static constexpr int E = P::row_window; /* merged rows (sptrsv_merge.cu) fit it too */
     int64_t k, k1;
     int p, m;
     int32_t c[E];
@@ -189,13 +188,12 @@ struct row_entries {
 /* Adds to *acc, in entry order, row r's entries while their values are there (the
  * window's loads in flight together). Returns whether any was added; all are once
  * e->k == e->k1. */
-template <typename T, bool UPPER, bool ORDERED, int UNIT, typename Off>
+template <typename T, bool UPPER, bool ORDERED, int UNIT, int E, typename Off>
 __device__ __forceinline__ bool consume(const value_args<T, Off> &a, int64_t r, int64_t first,
                                         volatile typename slot<T>::U *s_unit,
-                                        row_entries<T> *e, T *acc)
+                                        row_entries<T, E> *e, T *acc)
 {
     using U = typename slot<T>::U;
-    constexpr int E = row_entries<T>::E;
     bool any = false;
     while (e->k < e->k1) {
         U v[E];
@@ -231,7 +229,7 @@ static int tuning_warps_per_sm = 0;
  * block. Each pass, every unfinished lane consumes what it can (consume); a finished row is
  * stored to x and to the unit's shared slot. A warp sleeps (spin) only after passes in
  * which none of its lanes progressed. */
-template <typename T, bool UPPER, bool ORDERED, int THREADS, int UNIT, typename Off>
+template <typename T, bool UPPER, bool ORDERED, int THREADS, int UNIT, int E, typename Off>
 __global__ void __launch_bounds__(THREADS) value_unit_kernel(value_args<T, Off> a)
 {
     using U = typename slot<T>::U;
@@ -262,7 +260,7 @@ __global__ void __launch_bounds__(THREADS) value_unit_kernel(value_args<T, Off> 
         const int64_t first = u * UNIT, i = first + pos;
         bool done = i >= a.n;
         int64_t r = 0;
-        row_entries<T> ent;
+        row_entries<T, E> ent;
         T acc = T(0), rhs = T(0), diag = T(1);
         ent.k = ent.k1 = 0;
         if (!done) {
@@ -275,7 +273,7 @@ __global__ void __launch_bounds__(THREADS) value_unit_kernel(value_args<T, Off> 
             bool progressed = false;
             if (!done) {
                 progressed =
-                    consume<T, UPPER, ORDERED, UNIT, Off>(a, r, first, s_unit, &ent, &acc);
+                    consume<T, UPPER, ORDERED, UNIT, E, Off>(a, r, first, s_unit, &ent, &acc);
                 if (ent.k >= ent.k1) {
                     U xr = finish_bits(rhs, acc, diag, a.unit);
                     unit_put(s_unit + pos, xr);
@@ -338,13 +336,13 @@ struct shape {
 template <typename T, bool UPPER, bool ORDERED, typename Off>
 shape shape_of(const sp_gpu_sptrsv_plan_t *plan)
 {
-    constexpr int B = P::block_chunk;
+    constexpr int B = P::block_chunk, E = P::row_window; /* merged rows fit E too */
     if (plan->warp_per_row)
         return {(const void *)value_warp_kernel<T, UPPER, ORDERED, Off>, P::block_threads, 1,
                 P::warps};
     if (plan->alg == SP_GPU_SPTRSV_SOFT_BLOCK)
-        return {(const void *)value_unit_kernel<T, UPPER, ORDERED, B, B, Off>, B, B, 1};
-    return {(const void *)value_unit_kernel<T, UPPER, ORDERED, P::block_threads, 32, Off>,
+        return {(const void *)value_unit_kernel<T, UPPER, ORDERED, B, B, E, Off>, B, B, 1};
+    return {(const void *)value_unit_kernel<T, UPPER, ORDERED, P::block_threads, 32, E, Off>,
             P::block_threads, 32, P::warps};
 }
 
@@ -390,13 +388,13 @@ done:
 template <typename T, bool UPPER, bool ORDERED, typename Off>
 void launch(const sp_gpu_sptrsv_plan_t *plan, const value_args<T, Off> &a, cudaStream_t s)
 {
-    constexpr int B = P::block_chunk;
+    constexpr int B = P::block_chunk, E = P::row_window;
     if (plan->warp_per_row)
         value_warp_kernel<T, UPPER, ORDERED, Off><<<plan->grid, P::block_threads, 0, s>>>(a);
     else if (plan->alg == SP_GPU_SPTRSV_SOFT_BLOCK)
-        value_unit_kernel<T, UPPER, ORDERED, B, B, Off><<<plan->grid, B, 0, s>>>(a);
+        value_unit_kernel<T, UPPER, ORDERED, B, B, E, Off><<<plan->grid, B, 0, s>>>(a);
     else
-        value_unit_kernel<T, UPPER, ORDERED, P::block_threads, 32, Off>
+        value_unit_kernel<T, UPPER, ORDERED, P::block_threads, 32, E, Off>
             <<<plan->grid, P::block_threads, 0, s>>>(a);
 }
 
