@@ -1,14 +1,18 @@
 /* csc_bench: the CSC SpMV kernel's variants (its plan's flags: SP_GPU_CSC_AGGREGATE, the
  * lanes of one row adding first; SP_GPU_CSC_WINDOW, the rows near the diagonal summed in
- * shared memory) against cuSPARSE's SpMV on the same CSC arrays, calls interleaved, timed
- * with CUDA events (y = A x, double), so the policy's choice (src/policy.c,
- * sp__policy_spmv_csc_aggregate and _window) can be checked against every alternative.
- * Each variant's y is compared with cuSPARSE's (max |difference| over max |y|). A line a
+ * shared memory; the heavy rows summed a block at a time in shared memory) against
+ * cuSPARSE's SpMV on the same CSC arrays, calls interleaved, timed with CUDA events
+ * (y = A x, double), so the policy's choice (src/policy.c, sp__policy_spmv_csc_aggregate,
+ * _window and _heavy_bound, mirrored here) can be checked against every alternative. Each
+ * variant's y is compared with cuSPARSE's (max |difference| over max |y|). A line a
  * variant:
- *   CSC <input> flags <agg|win|-> libsp_ms M cusparse_csc_ms C x_cusparse_csc R
- *       max_rel_diff D [policy]
+ *   CSC <input> flags <agg|win|-> heavy <bound|-> rows H libsp_ms M cusparse_csc_ms C
+ *       x_cusparse_csc R max_rel_diff D [policy]
+ * and one saying whether the plan found the matrix equal to its transpose (the library
+ * then runs its CSC as its CSR; this bench times the CSC kernel regardless).
  *
- *   csc_bench [--reps N] [--input poisson160|kron22|powerlaw]...   (default: all three)
+ *   csc_bench [--reps N] [--input poisson160|kron22|powerlaw|denselines|circuit]...
+ *   (default: all five)
  */
 #include <cuda_runtime.h>
 #include <cusparse.h>
@@ -62,6 +66,15 @@ static sp_coo_t *make_input(const std::string &name)
         g.nrows = g.ncols = 2000000;
         g.exponent = 1.5;
         g.mean = 8;
+        g.seed = 1;
+        SP_OK(sp_gen_shape(&g, SP_R_64F, &a));
+    }
+    if (name == "denselines" || name == "circuit") {
+        sp_gen_shape_t g = {};
+        g.kind = name == "denselines" ? SP_GEN_DENSE_LINES : SP_GEN_CIRCUIT;
+        g.nrows = g.ncols = name == "denselines" ? 2000000 : 4000000;
+        g.mean = 8;
+        g.dense = name == "denselines" ? 4 : 16;
         g.seed = 1;
         SP_OK(sp_gen_shape(&g, SP_R_64F, &a));
     }
@@ -130,14 +143,29 @@ static void bench_input(const std::string &name, sp_context_t *ctx, cusparseHand
     env.alloc = dev_alloc;
     env.free = dev_free;
     /* what the library's policy picks: mirrors src/policy.c's sp__policy_spmv_csc_aggregate
-     * (a row of more than 1024 entries) and sp__policy_spmv_csc_window (square) */
-    int picked = (info.row_max > 1024 ? SP_GPU_CSC_AGGREGATE : 0) |
-                 (m == n ? SP_GPU_CSC_WINDOW : 0);
+     * (a row of more than 1024 entries), sp__policy_spmv_csc_window (never) and
+     * sp__policy_spmv_csc_heavy_bound (2048 entries and 16x the mean; its raise for matrices
+     * of more than 4096 such rows is left out) */
+    double mean = m > 0 ? (double)nnz / (double)m : 0.0;
+    int64_t hb = std::max<int64_t>(2048, (int64_t)(16.0 * mean));
+    if (info.row_max < hb) hb = -1;
+    int picked_flags = info.row_max > 1024 ? SP_GPU_CSC_AGGREGATE : 0;
     std::printf("CSC %s rows %lld cols %lld nnz %lld longest_row %lld\n", name.c_str(),
                 (long long)m, (long long)n, (long long)nnz, (long long)info.row_max);
-    for (int flags = 0; flags < 4; flags++) {
+    {
         sp_gpu_spmv_plan_t plan = {};
-        SP_OK(sp__gpu_spmv_csc_plan(&env, &csc, flags, &plan));
+        SP_OK(sp__gpu_spmv_csc_plan(&env, &csc, SP_GPU_CSC_TRY_SYMMETRIC, -1, nullptr, &plan));
+        std::printf("CSC %s equals its transpose: %s\n", name.c_str(),
+                    plan.param & SP_GPU_CSC_SYMMETRIC ? "yes" : "no");
+        sp__gpu_spmv_plan_free(&env, &plan);
+    }
+    for (int variant = 0; variant < 6; variant++) {
+        int flags = variant & 3;
+        int64_t bound = variant >= 4 ? hb : -1;
+        if (variant >= 4) flags = variant == 4 ? 0 : SP_GPU_CSC_AGGREGATE;
+        if (variant >= 4 && hb < 0) break;
+        sp_gpu_spmv_plan_t plan = {};
+        SP_OK(sp__gpu_spmv_csc_plan(&env, &csc, flags, bound, nullptr, &plan));
         stats s, c;
         time_pair(
             stream, 5, reps, nullptr,
@@ -148,13 +176,13 @@ static void bench_input(const std::string &name, sp_context_t *ctx, cusparseHand
                                          buf));
             },
             &s, &c);
-        std::printf("CSC %s flags %s%s%s libsp_ms %.4f cusparse_csc_ms %.4f x_cusparse_csc %.3f "
-                    "max_rel_diff %.2e%s\n",
+        std::printf("CSC %s flags %s%s%s heavy %lld rows %d libsp_ms %.4f cusparse_csc_ms %.4f "
+                    "x_cusparse_csc %.3f max_rel_diff %.2e%s\n",
                     name.c_str(), flags & SP_GPU_CSC_AGGREGATE ? "agg" : "",
                     flags == 3 ? "+" : flags == 0 ? "-" : "",
-                    flags & SP_GPU_CSC_WINDOW ? "win" : "", s.median, c.median,
-                    c.median / s.median, max_rel_diff(y, yc, m),
-                    flags == picked ? " [policy]" : "");
+                    flags & SP_GPU_CSC_WINDOW ? "win" : "", (long long)bound, plan.heavy_rows,
+                    s.median, c.median, c.median / s.median, max_rel_diff(y, yc, m),
+                    flags == picked_flags && bound == hb ? " [policy]" : "");
         std::fflush(stdout);
         sp__gpu_spmv_plan_free(&env, &plan);
     }
@@ -182,12 +210,14 @@ int main(int argc, char **argv)
         else if (!std::strcmp(argv[i], "--input") && i + 1 < argc)
             names.push_back(argv[++i]);
         else {
-            std::fprintf(stderr, "usage: %s [--reps N] [--input poisson160|kron22|powerlaw]...\n",
+            std::fprintf(stderr,
+                         "usage: %s [--reps N] [--input "
+                         "poisson160|kron22|powerlaw|denselines|circuit]...\n",
                          argv[0]);
             return 2;
         }
     }
-    if (names.empty()) names = {"poisson160", "kron22", "powerlaw"};
+    if (names.empty()) names = {"poisson160", "kron22", "powerlaw", "denselines", "circuit"};
     sp_context_t *ctx = nullptr;
     cusparseHandle_t handle;
     CUDA_OK(cudaStreamCreate(&stream));

@@ -185,6 +185,9 @@ typedef struct sp_gpu_spmv_plan {
     int64_t long_pieces; /* CSR scalar, vector: pieces of the rows longer than long_bound,
                             a warp each in a second launch (0: no such rows, no launch) */
     int32_t long_bound;  /* CSR scalar, vector: the fixed-width kernel skips rows longer */
+    int32_t heavy_rows;  /* CSC: rows summed a block at a time in shared memory (at most
+                            sp_spmv_csc_policy::heavy_rows), sorted, in d_aux after its naux
+                            chunk columns (0: none) */
 } sp_gpu_spmv_plan_t;
 
 /* Plans for CSR (alg resolved: CSR_SCALAR, CSR_VECTOR, CSR_MERGE, CSR_SPLIT, CSR_BINNED,
@@ -234,10 +237,33 @@ sp_status_t sp__gpu_scale(const sp_gpu_env_t *env, sp_value_type_t t, int64_t n,
  * adds them into y with atomics. The plan (once per matrix) holds each chunk's first
  * column; flags (from src/policy.c): SP_GPU_CSC_AGGREGATE (the matrix has a long row)
  * makes the lanes of one row add before their atomic, SP_GPU_CSC_WINDOW (square) sums the
- * rows near the chunk's columns in shared memory first. */
-enum { SP_GPU_CSC_AGGREGATE = 1, SP_GPU_CSC_WINDOW = 2 };
+ * rows near the chunk's columns in shared memory first, SP_GPU_CSC_TRY_SYMMETRIC has the
+ * plan check whether the CSC equals its transpose bit for bit (square, 32-bit pointers)
+ * and, where it does, set SP_GPU_CSC_SYMMETRIC in plan->param and look for nothing else:
+ * the caller then runs the CSC's arrays as A's CSR (src/spmv_cuda.c). heavy_bound >= 0:
+ * the longest rows of at least heavy_bound entries (at most sp_spmv_csc_policy::heavy_rows)
+ * are summed a block at a time in shared memory (plan->heavy_rows); their lengths come
+ * from d_row_ptr (A's CSR pointers, 32-bit) where given, else from a count of the CSC's
+ * rows. */
+enum {
+    SP_GPU_CSC_AGGREGATE = 1,
+    SP_GPU_CSC_WINDOW = 2,
+    SP_GPU_CSC_TRY_SYMMETRIC = 4,
+    SP_GPU_CSC_SYMMETRIC = 8
+};
 sp_status_t sp__gpu_spmv_csc_plan(const sp_gpu_env_t *env, const sp_csr_t *a, int flags,
+                                  int64_t heavy_bound, const int32_t *d_row_ptr,
                                   sp_gpu_spmv_plan_t *plan);
+/* The plan's two analyses (spmv_csc_plan.cu), each reading back once. *symmetric: whether
+ * the CSC a (square, 32-bit pointers; else 0) equals its transpose bit for bit, values
+ * included, given its chunk columns (the plan's d_aux). d_rows (room for
+ * sp_spmv_csc_policy::heavy_rows) and *nheavy: the longest rows of at least bound entries
+ * (bound < 0: none), sorted by row. */
+sp_status_t sp__gpu_csc_symmetric(const sp_gpu_env_t *env, const sp_csr_t *a,
+                                  const int32_t *d_chunk_col, int *symmetric);
+sp_status_t sp__gpu_csc_heavy_rows(const sp_gpu_env_t *env, const sp_csr_t *a,
+                                   const int32_t *d_row_ptr, int64_t bound, int32_t *d_rows,
+                                   int *nheavy);
 sp_status_t sp__gpu_spmv_csc(const sp_gpu_env_t *env, const sp_gpu_spmv_plan_t *plan,
                              const sp_csr_t *a, const void *alpha, const void *d_x,
                              const void *beta, void *d_y);

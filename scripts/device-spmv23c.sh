@@ -103,9 +103,10 @@ for input in $csc_inputs; do
   fi
   awk -v inp="$input" '
     /^CSC .* flags / {
-      ms = $6 + 0
-      if (best == "" || ms < best) { best = ms; bf = $4 }
-      if (/\[policy\]/) { pm = ms; pf = $4 }
+      for (i = 1; i < NF; i++) if ($i == "libsp_ms") ms = $(i + 1) + 0
+      v = $4 " heavy " $6
+      if (best == "" || ms < best) { best = ms; bf = v }
+      if (/\[policy\]/) { pm = ms; pf = v }
     }
     END {
       if (pm != "")

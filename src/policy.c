@@ -567,6 +567,53 @@ int sp__policy_spmv_csc_window(const sp__policy_t *p, int64_t nrows, int64_t nco
     return 0;
 }
 
+/* Heavy rows: a row in most columns queues its atomics on one address (one reduction a
+ * step even with the lanes added first): denselines:2000000:4:8's CSC took 8.9x the
+ * fastest libsp format, circuit:4000000:16's 6.5x, powerlaw:2000000:1.5:8's 7.8x (H100,
+ * bench/results/h100-spmv-auto-2026-11-26). The kernel sums its longest rows in shared
+ * memory, one reduction a row a block at the end, so a row of R entries costs the grid's
+ * blocks (about 500) in reductions instead of R / 3 or so. A row is heavy from 2048
+ * entries and 16x the mean: a few thousand reductions on one address, serialised at the
+ * L2 at a few ns each, are microseconds, which a product of 2^20 entries or more hides;
+ * below that, and in matrices of rows all alike, the lookup (a bit of a shared filter an
+ * entry) would be the only effect. */
+static const int64_t csc_heavy_min_row_sm90 = 2048;
+static const double csc_heavy_mean_factor = 16.0;
+static const int64_t csc_heavy_candidates = 4096; /* sp_spmv_csc_policy::heavy_candidates */
+
+int64_t sp__policy_spmv_csc_heavy_bound(const sp__policy_t *p, int64_t nrows, int64_t nnz,
+                                        int64_t row_max, const int64_t *hist)
+{
+    double mean = nrows > 0 ? (double)nnz / (double)nrows : 0.0;
+    int64_t bound = (int64_t)(csc_heavy_mean_factor * mean);
+    (void)p; /* one row today: sm_90's */
+    if (bound < csc_heavy_min_row_sm90) bound = csc_heavy_min_row_sm90;
+    if (row_max < bound) return -1;
+    if (hist) { /* bin b: rows of 2^(b-1) .. 2^b - 1 entries */
+        int64_t rows = 0;
+        for (int b = SP_ROW_HIST_BINS - 1; b >= 1; b--) {
+            rows += hist[b];
+            if (rows > csc_heavy_candidates) {
+                int64_t edge = b < 62 ? (int64_t)1 << b : INT64_MAX; /* bin b + 1's first */
+                if (edge > bound) bound = edge;
+                break;
+            }
+        }
+    }
+    return row_max < bound ? -1 : bound;
+}
+
+/* A matrix equal to its transpose (bit for bit, values included) has its CSC equal to its
+ * CSR, which the CSR kernels run without atomics: Poisson 160^3's CSC took 0.270 ms (3.5x
+ * its ELL, 0.98x cuSPARSE's CSC SpMV), its CSR 0.174 ms (H100, the same run). The check is
+ * a plan's, once per matrix (a thread an entry, two short binary searches; a mismatch ends
+ * it early), so every square matrix is checked. */
+int sp__policy_spmv_csc_try_symmetric(const sp__policy_t *p, int64_t nrows, int64_t ncols)
+{
+    (void)p;
+    return nrows == ncols && nrows > 0;
+}
+
 /* Segmented: no atomics in the main pass and one write per row. */
 sp_spmv_alg_t sp__policy_spmv_coo_alg(sp_spmv_alg_t alg)
 {

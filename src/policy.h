@@ -183,6 +183,15 @@ int sp__policy_spmv_csc_aggregate(const sp__policy_t *p, int64_t row_max);
 /* CSC: 1 when the rows near a chunk's columns should be summed in shared memory first
  * (square matrices, whose diagonal runs through the chunks). */
 int sp__policy_spmv_csc_window(const sp__policy_t *p, int64_t nrows, int64_t ncols);
+/* CSC: the entry count from which a row is heavy, summed a block at a time in shared
+ * memory by the kernel (its longest such rows, at most 64), or -1 when no row is. hist:
+ * the matrix's row-length histogram (SP_ROW_HIST_BINS bins, sp_matrix_t.row_hist) or
+ * NULL; it raises the bound so that at most 4096 rows pass it (the plan's candidates). */
+int64_t sp__policy_spmv_csc_heavy_bound(const sp__policy_t *p, int64_t nrows, int64_t nnz,
+                                        int64_t row_max, const int64_t *hist);
+/* CSC: 1 when the plan should check whether the matrix equals its transpose (square), so
+ * that its CSC can run as its CSR. */
+int sp__policy_spmv_csc_try_symmetric(const sp__policy_t *p, int64_t nrows, int64_t ncols);
 /* The COO algorithm for alg (DEFAULT: segmented). */
 sp_spmv_alg_t sp__policy_spmv_coo_alg(sp_spmv_alg_t alg);
 

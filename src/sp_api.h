@@ -143,6 +143,11 @@ sp_status_t sp__cuda_spmv_time(sp_matrix_t *A, sp_format_t format, sp_spmv_alg_t
                                int timed, double *ms);
 /* Free the plans of one format (SP_FORMAT_COUNT: all of them, and the plan table). */
 void sp__cuda_spmv_free_plans(sp_matrix_t *A, sp_format_t format);
+/* TEST ONLY: how A's CSC SpMV runs once its plan is made (sp_spmv_prepare(CSC)): *as_csr 1
+ * when the plan found A equal to its transpose and runs the CSC's arrays as A's CSR,
+ * *heavy_rows the rows the CSC kernel sums in shared memory. SP_STATUS_INVALID_ARGUMENT
+ * when A has no CSC plan yet. */
+sp_status_t sp__cuda_test_csc_route(const sp_matrix_t *A, int *as_csr, int *heavy_rows);
 
 /* ---- BFS (src/bfs.c, src/bfs_cuda.c; bfs-a) ---- */
 /* The AUTO choice and the direction rule: src/policy.h. */

@@ -135,6 +135,43 @@ done:
     return st;
 }
 
+/* The CSC's plan: the CSC kernel's (chunk columns, flags, heavy rows), or, when the plan
+ * finds the matrix equal to its transpose, a CSR plan over the CSC's arrays (they are A's
+ * CSR then) with the CSR algorithm DEFAULT resolves to for A: the call runs it as a CSR
+ * (format SP_FORMAT_CSR in the plan), one write a row, no atomics, the same bits every
+ * call. Heavy rows' lengths come from A's CSR pointers when the device holds them at 32
+ * bits, else the plan counts the CSC's rows. */
+static sp_status_t csc_plan(sp_matrix_t *A, const sp_gpu_env_t *env, spmv_plans_t *p,
+                            sp_gpu_spmv_plan_t *plan)
+{
+    sp_status_t st = SP_STATUS_SUCCESS;
+    const sp__policy_t *pol = sp__policy_for(A->ctx);
+    int64_t m = A->f.csc.nrows, n = A->f.csc.ncols, nnz = A->f.csc.nnz;
+    int flags = (sp__policy_spmv_csc_aggregate(pol, A->row_max) ? SP_GPU_CSC_AGGREGATE : 0) |
+                (sp__policy_spmv_csc_window(pol, m, n) ? SP_GPU_CSC_WINDOW : 0) |
+                (sp__policy_spmv_csc_try_symmetric(pol, m, n) ? SP_GPU_CSC_TRY_SYMMETRIC : 0);
+    int64_t heavy = sp__policy_spmv_csc_heavy_bound(pol, m, nnz, A->row_max, A->row_hist);
+    const int32_t *row_ptr = (A->built & (1u << SP_FORMAT_CSR)) && A->f.csr.ptr64 == NULL
+                                 ? A->f.csr.ptr
+                                 : NULL;
+    sp_csr_t csc;
+    sp_gpu_spmv_plan_t made = {0};
+    SP_TRY(csc_for(A, env, p, &csc));
+    SP_TRY(sp__gpu_spmv_csc_plan(env, &csc, flags, heavy, row_ptr, &made));
+    if (made.param & SP_GPU_CSC_SYMMETRIC) {
+        int width = 0;
+        sp_spmv_alg_t r = sp__policy_spmv_csr_alg(pol, SP_SPMV_ALG_DEFAULT, m, nnz, A->row_max,
+                                                  &width);
+        int64_t bound =
+            sp__policy_spmv_csr_long_bound(pol, m, nnz, A->row_max, A->options.long_row_bound);
+        sp__gpu_spmv_plan_free(env, &made);
+        SP_TRY(sp__gpu_spmv_csr_plan(env, &csc, r, width, bound, &made));
+    }
+    *plan = made;
+done:
+    return st;
+}
+
 static sp_status_t get_plan(sp_matrix_t *A, sp_format_t f, sp_spmv_alg_t alg,
                             const sp_gpu_env_t *env, const sp_gpu_spmv_plan_t **out)
 {
@@ -162,15 +199,7 @@ static sp_status_t get_plan(sp_matrix_t *A, sp_format_t f, sp_spmv_alg_t alg,
             SP_TRY(csr_for(A, plan_reads_own(A, r, bound), &csr));
             SP_TRY(sp__gpu_spmv_csr_plan(env, &csr, r, width, bound, &plan));
         } else if (f == SP_FORMAT_CSC) {
-            const sp__policy_t *pol = sp__policy_for(A->ctx);
-            int flags = (sp__policy_spmv_csc_aggregate(pol, A->row_max) ? SP_GPU_CSC_AGGREGATE
-                                                                        : 0) |
-                        (sp__policy_spmv_csc_window(pol, A->f.csc.nrows, A->f.csc.ncols)
-                             ? SP_GPU_CSC_WINDOW
-                             : 0);
-            sp_csr_t csc;
-            SP_TRY(csc_for(A, env, p, &csc));
-            SP_TRY(sp__gpu_spmv_csc_plan(env, &csc, flags, &plan));
+            SP_TRY(csc_plan(A, env, p, &plan));
         } else {
             SP_TRY(sp__gpu_spmv_coo_plan(env, &A->f.coo, sp__policy_spmv_coo_alg(alg), &plan));
         }
@@ -222,7 +251,10 @@ sp_status_t sp__cuda_spmv(sp_matrix_t *A, sp_format_t f, sp_spmv_alg_t alg, cons
     case SP_FORMAT_CSC:
         SP_TRY(get_plan(A, f, alg, &env, &plan));
         SP_TRY(csc_for(A, &env, A->gpu_plans, &csr)); /* made with the plan */
-        SP_TRY(sp__gpu_spmv_csc(&env, plan, &csr, alpha, x, beta, y));
+        if (plan->format == SP_FORMAT_CSR) /* A equals its transpose: its CSC is its CSR */
+            SP_TRY(sp__gpu_spmv_csr(&env, plan, &csr, alpha, x, beta, y));
+        else
+            SP_TRY(sp__gpu_spmv_csc(&env, plan, &csr, alpha, x, beta, y));
         break;
     case SP_FORMAT_ELL: SP_TRY(sp__gpu_spmv_ell(&env, &A->f.ell, alpha, x, beta, y)); break;
     case SP_FORMAT_HYB: SP_TRY(sp__gpu_spmv_hyb(&env, &A->f.hyb, alpha, x, beta, y)); break;
@@ -309,7 +341,26 @@ void sp__cuda_spmv_free_plans(sp_matrix_t *A, sp_format_t f)
     }
 }
 
+sp_status_t sp__cuda_test_csc_route(const sp_matrix_t *A, int *as_csr, int *heavy_rows)
+{
+    sp_status_t st = SP_STATUS_SUCCESS;
+    const spmv_plans_t *p = A ? A->gpu_plans : NULL;
+    const sp_gpu_spmv_plan_t *plan = NULL;
+    SP_CHECK_ARG(p != NULL && (p->made[SP_FORMAT_CSC] & 1u), "no CSC plan made for A");
+    plan = &p->plan[SP_FORMAT_CSC][SP_SPMV_ALG_DEFAULT];
+    *as_csr = plan->format == SP_FORMAT_CSR;
+    *heavy_rows = plan->heavy_rows;
+done:
+    return st;
+}
+
 #else /* !SP_HAVE_CUDA */
+
+sp_status_t sp__cuda_test_csc_route(const sp_matrix_t *A, int *as_csr, int *heavy_rows)
+{
+    (void)A, (void)as_csr, (void)heavy_rows;
+    return SP_ERROR(SP_STATUS_NOT_COMPILED, "libsp was built without CUDA");
+}
 
 sp_status_t sp__cuda_spmv(sp_matrix_t *A, sp_format_t f, sp_spmv_alg_t alg, const void *alpha,
                           const void *x, const void *beta, void *y)

@@ -19,6 +19,7 @@
 
 #include "sp_ref.h"
 #include "testutil_gpu.h"
+#include "sp_api.h" /* the test hook sp__cuda_test_csc_route */
 
 #define ck_sparse(call)                                                                        \
     do {                                                                                       \
@@ -865,6 +866,113 @@ START_TEST(test_csc_sparse_columns)
 }
 END_TEST
 
+/* How sp_spmv(CSC) runs a, after its plan: sp__cuda_test_csc_route's answers. */
+static void csc_route(const sp_coo_t *a, int *as_csr, int *heavy)
+{
+    sp_matrix_t *A = NULL;
+    ck_assert_ok(sp_matrix_create(g_gpu, a, NULL, &A));
+    ck_assert_ok(sp_matrix_build(g_gpu, A, SP_FORMAT_CSC));
+    ck_assert_ok(sp_spmv_prepare(g_gpu, A, SP_FORMAT_CSC, SP_SPMV_ALG_DEFAULT));
+    ck_assert_ok(sp__cuda_test_csc_route(A, as_csr, heavy));
+    sp_matrix_destroy(A);
+}
+
+/* y = A x by format f on the GPU (x[j] = 1 / (1 + j % 13), y filled with 7 first, beta 0)
+ * into host y. */
+static void gpu_product(const sp_coo_t *a, sp_format_t f, double *y)
+{
+    sp_matrix_t *A = NULL;
+    double *x = malloc((size_t)a->ncols * sizeof *x), *d_x = NULL, *d_y = NULL;
+    ck_assert_ptr_nonnull(x);
+    for (int64_t j = 0; j < a->ncols; j++) x[j] = 1.0 / (double)(1 + j % 13);
+    for (int64_t i = 0; i < a->nrows; i++) y[i] = 7.0;
+    d_x = dev_alloc((size_t)a->ncols * sizeof *x);
+    d_y = dev_alloc((size_t)a->nrows * sizeof *y);
+    ck_cuda(cudaMemcpy(d_x, x, (size_t)a->ncols * sizeof *x, cudaMemcpyHostToDevice));
+    ck_cuda(cudaMemcpy(d_y, y, (size_t)a->nrows * sizeof *y, cudaMemcpyHostToDevice));
+    ck_assert_ok(sp_matrix_create(g_gpu, a, NULL, &A));
+    ck_assert_ok(sp_matrix_build(g_gpu, A, f));
+    ck_assert_ok(sp_spmv_f64(g_gpu, f, SP_SPMV_ALG_DEFAULT, 1.0, A, d_x, 0.0, d_y));
+    ck_assert_ok(sp_context_synchronize(g_gpu));
+    ck_cuda(cudaMemcpy(y, d_y, (size_t)a->nrows * sizeof *y, cudaMemcpyDeviceToHost));
+    sp_matrix_destroy(A);
+    ck_cuda(cudaFree(d_x));
+    ck_cuda(cudaFree(d_y));
+    free(x);
+}
+
+/* Issue 23: a CSC equal to its transpose runs as its CSR: the same bits as CSR's DEFAULT,
+ * every call; one value or one entry away from it the CSC kernel runs (and matches the
+ * reference); rectangles are not checked. The longest rows of matrices with dense rows are
+ * summed in shared memory: as many as the dense rows, at most 64 of a power law's. */
+START_TEST(test_csc_routes)
+{
+    int64_t n = small ? 20000 : 100000;
+    int as_csr = -1, heavy = -1;
+    sp_coo_t *a = NULL;
+    ck_assert_ok(sp_gen_poisson3d(small ? 12 : 30, SP_R_64F, &a));
+    csc_route(a, &as_csr, &heavy);
+    ck_assert_int_eq(as_csr, 1);
+    ck_assert_int_eq(heavy, 0);
+    {
+        double *y_csc = malloc((size_t)a->nrows * sizeof *y_csc),
+               *y_csr = malloc((size_t)a->nrows * sizeof *y_csr);
+        ck_assert_ptr_nonnull(y_csc);
+        ck_assert_ptr_nonnull(y_csr);
+        gpu_product(a, SP_FORMAT_CSC, y_csc);
+        gpu_product(a, SP_FORMAT_CSR, y_csr);
+        for (int64_t i = 0; i < a->nrows; i++)
+            ck_assert_msg(memcmp(y_csc + i, y_csr + i, sizeof *y_csc) == 0,
+                          "symmetric CSC row %lld: %.17g, CSR %.17g", (long long)i, y_csc[i],
+                          y_csr[i]);
+        free(y_csc);
+        free(y_csr);
+    }
+    for (int64_t k = 0; k < a->nnz; k++) /* the first entry off the diagonal, changed */
+        if (a->row[k] != a->col[k]) {
+            ((double *)a->val)[k] *= 1.0 + 0x1p-40;
+            break;
+        }
+    csc_route(a, &as_csr, &heavy);
+    ck_assert_int_eq(as_csr, 0);
+    check_matrix("poisson, one value off symmetry", a, NULL, 1u << SP_FORMAT_CSC, 0);
+    sp_coo_free(a);
+    ck_assert_ok(sp_gen_poisson3d(small ? 12 : 30, SP_R_64F, &a));
+    coo_push_grow(&a, 0, a->ncols - 1, 2.0); /* (0, n-1) without (n-1, 0) */
+    a->flags = 0;                             /* no longer sorted, nor symmetric */
+    csc_route(a, &as_csr, &heavy);
+    ck_assert_int_eq(as_csr, 0);
+    check_matrix("poisson, one entry off symmetry", a, NULL, 1u << SP_FORMAT_CSC, 0);
+    sp_coo_free(a);
+
+    sp_gen_shape_t g = {.kind = SP_GEN_DENSE_LINES, .nrows = n, .ncols = n, .mean = 6,
+                        .dense = 3, .seed = 4};
+    ck_assert_ok(sp_gen_shape(&g, SP_R_64F, &a));
+    csc_route(a, &as_csr, &heavy);
+    ck_assert_int_eq(as_csr, 0);
+    ck_assert_int_eq(heavy, 3);
+    sp_coo_free(a);
+    g = (sp_gen_shape_t){.kind = SP_GEN_CIRCUIT, .nrows = n, .ncols = n, .dense = 8, .seed = 5};
+    ck_assert_ok(sp_gen_shape(&g, SP_R_64F, &a));
+    csc_route(a, &as_csr, &heavy);
+    ck_assert_int_eq(heavy, 8);
+    sp_coo_free(a);
+    g = (sp_gen_shape_t){.kind = SP_GEN_POWERLAW, .nrows = n, .ncols = n, .mean = 12,
+                         .exponent = 1.5, .seed = 3};
+    ck_assert_ok(sp_gen_shape(&g, SP_R_64F, &a));
+    csc_route(a, &as_csr, &heavy);
+    ck_assert_int_gt(heavy, 0);
+    ck_assert_int_le(heavy, 64);
+    sp_coo_free(a);
+    g = (sp_gen_shape_t){.kind = SP_GEN_RECT, .nrows = n, .ncols = n / 4, .mean = 8, .seed = 6};
+    ck_assert_ok(sp_gen_shape(&g, SP_R_64F, &a));
+    csc_route(a, &as_csr, &heavy);
+    ck_assert_int_eq(as_csr, 0);
+    ck_assert_int_eq(heavy, 0);
+    sp_coo_free(a);
+}
+END_TEST
+
 START_TEST(test_beyond_a_grid_wave)
 {
     int64_t nnz = small ? 300000 : 5000000;
@@ -1147,6 +1255,7 @@ static Suite *gpu_spmv_suite(void)
     tcase_add_test(large, test_many_long_row_pieces);
     tcase_add_test(shapes, test_fixed_width_long_rows);
     tcase_add_test(shapes, test_csc_sparse_columns);
+    tcase_add_test(shapes, test_csc_routes);
     tcase_add_test(shapes, test_beyond_a_grid_wave);
     tcase_add_test(large, test_generated);
     tcase_add_test(shapes, test_datasets);

@@ -92,14 +92,45 @@ __device__ __forceinline__ int32_t column_of(const Off *ptr, int64_t ncols, int6
     return col;
 }
 
-/* The add of a step's entries into y: a row in the warp's window (WINDOW) into its
- * shared-memory slot, the others by one reduction each, after the lanes holding one row
- * have added (AGGREGATE). All lanes call it. */
-template <bool AGGREGATE, bool WINDOW, typename T>
-__device__ __forceinline__ void add_step(int32_t r, T v, int64_t base, T *win, T *y)
+/* The block's heavy rows (the plan's, sorted, padded with INT32_MAX to P::heavy_rows),
+ * their sums, and a filter of their hashes: a row is looked up only where its bit is set. */
+template <typename T>
+struct heavy_set {
+    int32_t row[P::heavy_rows];
+    T sum[P::heavy_rows];
+    uint32_t bits[P::heavy_bitmap_bits / 32];
+};
+
+__device__ __forceinline__ uint32_t heavy_hash(int32_t r)
+{
+    static_assert((P::heavy_bitmap_bits & (P::heavy_bitmap_bits - 1)) == 0 &&
+                      (P::heavy_rows & (P::heavy_rows - 1)) == 0,
+                  "powers of two");
+    return ((uint32_t)r * 2654435761u) >> (32 - __builtin_ctz(P::heavy_bitmap_bits));
+}
+
+/* The add of a step's entries into y: a heavy row (HEAVY) into the block's sum, a row in
+ * the warp's window (WINDOW) into its shared-memory slot, the others by one reduction
+ * each, after the lanes holding one row have added (AGGREGATE). All lanes call it. */
+template <bool AGGREGATE, bool WINDOW, bool HEAVY, typename T>
+__device__ __forceinline__ void add_step(int32_t r, T v, int64_t base, T *win,
+                                         heavy_set<T> *hs, T *y)
 {
     int lane = threadIdx.x & 31;
     int64_t off = (int64_t)r - base;
+    if (HEAVY && r >= 0) {
+        uint32_t h = heavy_hash(r);
+        if ((hs->bits[h >> 5] >> (h & 31)) & 1u) {
+            int pos = 0;
+#pragma unroll
+            for (int step = P::heavy_rows / 2; step >= 1; step >>= 1)
+                if (hs->row[pos + step] <= r) pos += step;
+            if (hs->row[pos] == r) {
+                atomicAdd(hs->sum + pos, v); /* shared memory */
+                r = -1;
+            }
+        }
+    }
     if (WINDOW && r >= 0 && off >= 0 && off < P::window_rows) {
         atomicAdd(win + off, v); /* shared memory */
         r = -1;
@@ -123,19 +154,37 @@ __device__ __forceinline__ void add_step(int32_t r, T v, int64_t base, T *win, T
  * matrices): the rows window_rows from the chunk's first column less window_before (a
  * stencil's or band's rows near the diagonal, which several columns of the chunk share)
  * are summed in the warp's slots of shared memory and added to y after the chunk, one
- * reduction a row, 32 consecutive rows an instruction. Off: the column pointers' type. */
-template <bool AGGREGATE, bool WINDOW, typename T, typename Off>
+ * reduction a row, 32 consecutive rows an instruction. HEAVY: the plan's nheavy heavy rows
+ * (heavy, sorted) are summed in the block's shared memory and added to y once the block is
+ * done, one reduction a row a block. Off: the column pointers' type. */
+template <bool AGGREGATE, bool WINDOW, bool HEAVY, typename T, typename Off>
 __global__ void __launch_bounds__(P::block_threads, P::blocks_per_sm)
 csc_kernel(const Off *__restrict__ ptr, const int32_t *__restrict__ idx,
            const T *__restrict__ val, int64_t ncols, int64_t nnz, int64_t nchunks,
-           const int32_t *__restrict__ chunk_col, const T *__restrict__ x, T alpha,
-           T *__restrict__ y)
+           const int32_t *__restrict__ chunk_col, const int32_t *__restrict__ heavy, int nheavy,
+           const T *__restrict__ x, T alpha, T *__restrict__ y)
 {
     constexpr int K = P::chunk_steps, S = WINDOW ? P::window_rows : 1;
     __shared__ T s_win[P::block_threads / 32][S];
+    __shared__ heavy_set<T> s_heavy; /* unused without HEAVY (the compiler drops it) */
     T *win = s_win[threadIdx.x >> 5];
+    heavy_set<T> *hs = &s_heavy;
     int lane = threadIdx.x & 31;
     int64_t warps = (int64_t)gridDim.x * (P::block_threads / 32);
+    if (HEAVY) {
+        for (int q = threadIdx.x; q < P::heavy_rows; q += P::block_threads) {
+            hs->row[q] = q < nheavy ? __ldg(heavy + q) : INT32_MAX;
+            hs->sum[q] = T(0);
+        }
+        for (int q = threadIdx.x; q < P::heavy_bitmap_bits / 32; q += P::block_threads)
+            hs->bits[q] = 0;
+        __syncthreads();
+        for (int q = threadIdx.x; q < nheavy; q += P::block_threads) {
+            uint32_t h = heavy_hash(hs->row[q]);
+            atomicOr(hs->bits + (h >> 5), 1u << (h & 31));
+        }
+        __syncthreads();
+    }
     if (WINDOW) {
         for (int q = lane; q < S; q += 32) win[q] = T(0);
         __syncwarp();
@@ -168,7 +217,7 @@ csc_kernel(const Off *__restrict__ ptr, const int32_t *__restrict__ idx,
 #pragma unroll
         for (int k = 0; k < K; k++) {
             if (e0 + k * 32 >= e1) break; /* uniform */
-            add_step<AGGREGATE, WINDOW>(rr[k], vv[k], base, win, y);
+            add_step<AGGREGATE, WINDOW, HEAVY>(rr[k], vv[k], base, win, hs, y);
         }
         if (WINDOW) { /* the window's sums into y, the slots zeroed for the next chunk */
             __syncwarp();
@@ -182,6 +231,11 @@ csc_kernel(const Off *__restrict__ ptr, const int32_t *__restrict__ idx,
             __syncwarp();
         }
     }
+    if (HEAVY) { /* every warp's chunks are done: the block's heavy sums into y */
+        __syncthreads();
+        for (int q = threadIdx.x; q < nheavy; q += P::block_threads)
+            if (hs->sum[q] != T(0)) spmv::red_add(y + hs->row[q], hs->sum[q]);
+    }
 }
 
 template <typename T, typename Off>
@@ -192,14 +246,22 @@ sp_status_t launch_csc(const sp_gpu_env_t *env, const sp_gpu_spmv_plan_t *plan, 
     int64_t nchunks = plan->naux - 1;
     unsigned grid = spmv::grid_for(env, nchunks * 32, P::block_threads, P::blocks_per_sm);
     bool agg = plan->param & SP_GPU_CSC_AGGREGATE, win = plan->param & SP_GPU_CSC_WINDOW;
-    auto kernel =
-        agg ? (win ? csc_kernel<true, true, T, Off> : csc_kernel<true, false, T, Off>)
-            : (win ? csc_kernel<false, true, T, Off> : csc_kernel<false, false, T, Off>);
+    const int32_t *heavy = plan->d_aux + plan->naux; /* the heavy rows follow the chunks */
+    int nheavy = plan->heavy_rows;
+    auto kernel = nheavy > 0
+                      ? (agg ? (win ? csc_kernel<true, true, true, T, Off>
+                                    : csc_kernel<true, false, true, T, Off>)
+                             : (win ? csc_kernel<false, true, true, T, Off>
+                                    : csc_kernel<false, false, true, T, Off>))
+                      : (agg ? (win ? csc_kernel<true, true, false, T, Off>
+                                    : csc_kernel<true, false, false, T, Off>)
+                             : (win ? csc_kernel<false, true, false, T, Off>
+                                    : csc_kernel<false, false, false, T, Off>));
     SP_CUDA_LAUNCH("csc_kernel",
                    sp_prim::launch(kernel, grid, P::block_threads, env->stream, ptr, a->idx,
                                    static_cast<const T *>(a->val), a->ncols, a->nnz, nchunks,
-                                   plan->d_aux, static_cast<const T *>(d_x), alpha,
-                                   static_cast<T *>(d_y)));
+                                   plan->d_aux, heavy, nheavy, static_cast<const T *>(d_x),
+                                   alpha, static_cast<T *>(d_y)));
 done:
     return st;
 }

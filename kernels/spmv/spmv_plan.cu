@@ -202,11 +202,13 @@ done:
 }
 
 extern "C" sp_status_t sp__gpu_spmv_csc_plan(const sp_gpu_env_t *env, const sp_csr_t *a,
-                                             int flags, sp_gpu_spmv_plan_t *plan)
+                                             int flags, int64_t heavy_bound,
+                                             const int32_t *d_row_ptr, sp_gpu_spmv_plan_t *plan)
 {
     sp_status_t st = SP_STATUS_SUCCESS;
     sp_gpu_spmv_plan_t p{};
     int64_t nchunks = 0;
+    int symmetric = 0, nheavy = 0;
     SP_CHECK_ARG(env != NULL && a != NULL && plan != NULL, "csc spmv plan: NULL argument");
     SP_CHECK_ARG(env->alloc != NULL && env->free != NULL,
                  "csc spmv plan: environment without allocator");
@@ -221,7 +223,8 @@ extern "C" sp_status_t sp__gpu_spmv_csc_plan(const sp_gpu_env_t *env, const sp_c
     p.alg = SP_SPMV_ALG_DEFAULT;
     p.param = flags & (SP_GPU_CSC_AGGREGATE | SP_GPU_CSC_WINDOW);
     p.naux = nchunks + 1;
-    SP_TRY(sp_prim::env_alloc_n(env, &p.d_aux, p.naux));
+    /* room for the heavy rows after the chunk columns */
+    SP_TRY(sp_prim::env_alloc_n(env, &p.d_aux, p.naux + (heavy_bound >= 0 ? CP::heavy_rows : 0)));
     if (a->ptr64)
         split_partition_kernel<<<spmv::grid_for(env, p.naux, CP::partition_block_threads,
                                                  CP::partition_blocks_per_sm),
@@ -233,6 +236,12 @@ extern "C" sp_status_t sp__gpu_spmv_csc_plan(const sp_gpu_env_t *env, const sp_c
                                  CP::partition_block_threads, 0, (cudaStream_t)env->stream>>>(
             a->ptr, a->ncols, nchunks, (int64_t)CP::chunk_entries, p.d_aux);
     SP_CUDA_LAUNCHED("split_partition_kernel");
+    if (flags & SP_GPU_CSC_TRY_SYMMETRIC) SP_TRY(sp__gpu_csc_symmetric(env, a, p.d_aux, &symmetric));
+    if (symmetric)
+        p.param |= SP_GPU_CSC_SYMMETRIC; /* the caller runs it as a CSR: nothing more here */
+    else if (heavy_bound >= 0)
+        SP_TRY(sp__gpu_csc_heavy_rows(env, a, d_row_ptr, heavy_bound, p.d_aux + p.naux, &nheavy));
+    p.heavy_rows = nheavy;
     *plan = p;
     p = sp_gpu_spmv_plan_t{};
 done:
