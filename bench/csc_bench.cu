@@ -143,13 +143,13 @@ static void bench_input(const std::string &name, sp_context_t *ctx, cusparseHand
     env.alloc = dev_alloc;
     env.free = dev_free;
     /* what the library's policy picks: mirrors src/policy.c's sp__policy_spmv_csc_aggregate
-     * (a row of more than 1024 entries), sp__policy_spmv_csc_window (never) and
+     * (a row of more than 1024 entries and no heavy rows), sp__policy_spmv_csc_window (never) and
      * sp__policy_spmv_csc_heavy_bound (2048 entries and 16x the mean; its raise for matrices
      * of more than 4096 such rows is left out) */
     double mean = m > 0 ? (double)nnz / (double)m : 0.0;
     int64_t hb = std::max<int64_t>(2048, (int64_t)(16.0 * mean));
     if (info.row_max < hb) hb = -1;
-    int picked_flags = info.row_max > 1024 ? SP_GPU_CSC_AGGREGATE : 0;
+    int picked_flags = info.row_max > 1024 && hb < 0 ? SP_GPU_CSC_AGGREGATE : 0;
     std::printf("CSC %s rows %lld cols %lld nnz %lld longest_row %lld\n", name.c_str(),
                 (long long)m, (long long)n, (long long)nnz, (long long)info.row_max);
     {

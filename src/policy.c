@@ -546,10 +546,15 @@ int64_t sp__policy_spmv_csr_long_bound(const sp__policy_t *p, int64_t nrows, int
  * rows in 32 entries. */
 static const int64_t csc_aggregate_min_row_sm90 = 1024;
 
-int sp__policy_spmv_csc_aggregate(const sp__policy_t *p, int64_t row_max)
+/* With heavy rows summed in shared memory (below) the match only costs: on an H100
+ * (bench/csc_bench, bench/results/h100-csc-2026-11-26.md) heavy rows alone took 0.32 ms
+ * on denselines:2000000:4:8, 0.32 on circuit:4000000:16 and 0.17 on powerlaw:2000000:1.5:8,
+ * with the match as well 0.54, 0.39 and 0.33 (without heavy rows, the match: 1.97, 1.44,
+ * 0.78). So it is kept for matrices whose long rows are below the heavy bound. */
+int sp__policy_spmv_csc_aggregate(const sp__policy_t *p, int64_t row_max, int64_t heavy_bound)
 {
     (void)p; /* one row today: sm_90's */
-    return row_max > csc_aggregate_min_row_sm90;
+    return row_max > csc_aggregate_min_row_sm90 && heavy_bound < 0;
 }
 
 /* The window of rows near the chunk's columns (kernels/spmv/spmv_policy_coo.h) was meant

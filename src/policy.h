@@ -178,8 +178,9 @@ sp_spmv_alg_t sp__policy_spmv_csr_alg(const sp__policy_t *p, sp_spmv_alg_t alg, 
 int64_t sp__policy_spmv_csr_long_bound(const sp__policy_t *p, int64_t nrows, int64_t nnz,
                                        int64_t row_max, int64_t option);
 /* CSC: 1 when the lanes of a step holding one row should add before their atomic (the
- * matrix has a row long enough that its atomics would queue on one address). */
-int sp__policy_spmv_csc_aggregate(const sp__policy_t *p, int64_t row_max);
+ * matrix has a row long enough that its atomics would queue on one address, and no heavy
+ * rows: heavy_bound, sp__policy_spmv_csc_heavy_bound's answer, is -1). */
+int sp__policy_spmv_csc_aggregate(const sp__policy_t *p, int64_t row_max, int64_t heavy_bound);
 /* CSC: 1 when the rows near a chunk's columns should be summed in shared memory first
  * (square matrices, whose diagonal runs through the chunks). */
 int sp__policy_spmv_csc_window(const sp__policy_t *p, int64_t nrows, int64_t ncols);

@@ -137,20 +137,21 @@ done:
 
 /* The CSC's plan: the CSC kernel's (chunk columns, flags, heavy rows), or, when the plan
  * finds the matrix equal to its transpose, a CSR plan over the CSC's arrays (they are A's
- * CSR then) with the CSR algorithm DEFAULT resolves to for A: the call runs it as a CSR
- * (format SP_FORMAT_CSR in the plan), one write a row, no atomics, the same bits every
- * call. Heavy rows' lengths come from A's CSR pointers when the device holds them at 32
- * bits, else the plan counts the CSC's rows. */
+ * CSR then) with the cost model's CSR algorithm for A (AUTO's when it runs a CSR): the call
+ * runs it as a CSR (format SP_FORMAT_CSR in the plan), one write a row, no atomics, the
+ * same bits every call. Heavy rows' lengths come from A's CSR pointers when the device
+ * holds them at 32 bits, else the plan counts the CSC's rows. */
 static sp_status_t csc_plan(sp_matrix_t *A, const sp_gpu_env_t *env, spmv_plans_t *p,
                             sp_gpu_spmv_plan_t *plan)
 {
     sp_status_t st = SP_STATUS_SUCCESS;
     const sp__policy_t *pol = sp__policy_for(A->ctx);
     int64_t m = A->f.csc.nrows, n = A->f.csc.ncols, nnz = A->f.csc.nnz;
-    int flags = (sp__policy_spmv_csc_aggregate(pol, A->row_max) ? SP_GPU_CSC_AGGREGATE : 0) |
-                (sp__policy_spmv_csc_window(pol, m, n) ? SP_GPU_CSC_WINDOW : 0) |
-                (sp__policy_spmv_csc_try_symmetric(pol, m, n) ? SP_GPU_CSC_TRY_SYMMETRIC : 0);
     int64_t heavy = sp__policy_spmv_csc_heavy_bound(pol, m, nnz, A->row_max, A->row_hist);
+    int flags =
+        (sp__policy_spmv_csc_aggregate(pol, A->row_max, heavy) ? SP_GPU_CSC_AGGREGATE : 0) |
+        (sp__policy_spmv_csc_window(pol, m, n) ? SP_GPU_CSC_WINDOW : 0) |
+        (sp__policy_spmv_csc_try_symmetric(pol, m, n) ? SP_GPU_CSC_TRY_SYMMETRIC : 0);
     const int32_t *row_ptr = (A->built & (1u << SP_FORMAT_CSR)) && A->f.csr.ptr64 == NULL
                                  ? A->f.csr.ptr
                                  : NULL;
@@ -160,8 +161,11 @@ static sp_status_t csc_plan(sp_matrix_t *A, const sp_gpu_env_t *env, spmv_plans_
     SP_TRY(sp__gpu_spmv_csc_plan(env, &csc, flags, heavy, row_ptr, &made));
     if (made.param & SP_GPU_CSC_SYMMETRIC) {
         int width = 0;
-        sp_spmv_alg_t r = sp__policy_spmv_csr_alg(pol, SP_SPMV_ALG_DEFAULT, m, nnz, A->row_max,
-                                                  &width);
+        sp__spmv_stats_t stats;
+        sp_spmv_alg_t r;
+        sp__spmv_stats_of(A->ctx, A, &stats);
+        r = sp__policy_spmv_csr_alg(pol, sp__policy_spmv_choose(pol, &stats).csr_alg, m, nnz,
+                                    A->row_max, &width);
         int64_t bound =
             sp__policy_spmv_csr_long_bound(pol, m, nnz, A->row_max, A->options.long_row_bound);
         sp__gpu_spmv_plan_free(env, &made);

@@ -363,8 +363,29 @@ START_TEST(spmv_long_rows_pins)
     ck_assert_int_eq(sp__policy_spmv_csr_long_bound(p, 100, 1000, 100000, -1), -1);
     /* a 7-point stencil (mean 7, longest 7) keeps its plan: no second launch */
     ck_assert_int_eq(sp__policy_spmv_csr_long_bound(p, 4096000, 28518400, 7, 0), -1);
-    ck_assert_int_eq(sp__policy_spmv_csc_aggregate(p, 1024), 0);
-    ck_assert_int_eq(sp__policy_spmv_csc_aggregate(p, 1025), 1);
+    ck_assert_int_eq(sp__policy_spmv_csc_aggregate(p, 1024, -1), 0);
+    ck_assert_int_eq(sp__policy_spmv_csc_aggregate(p, 1025, -1), 1);
+    ck_assert_int_eq(sp__policy_spmv_csc_aggregate(p, 1000000, 2048), 0); /* heavy rows */
+    /* heavy rows: 2048 entries and 16x the mean at least, raised past all but 4096 rows */
+    {
+        int64_t hist[SP_ROW_HIST_BINS] = {0};
+        ck_assert_int_eq(sp__policy_spmv_csc_heavy_bound(p, 1000000, 8000000, 2047, NULL), -1);
+        ck_assert_int_eq(sp__policy_spmv_csc_heavy_bound(p, 1000000, 8000000, 2048, NULL), 2048);
+        ck_assert_int_eq(sp__policy_spmv_csc_heavy_bound(p, 1000, 1000000, 100000, NULL), 16000);
+        ck_assert_int_eq(sp__policy_spmv_csc_heavy_bound(p, 1000, 1000000, 15999, NULL), -1);
+        hist[4] = 990000;         /* rows of 8..15 entries */
+        hist[12] = 3000;          /* 2048..4095 */
+        hist[13] = 2000;          /* 4096..8191: with the bins above, 2100 rows */
+        hist[20] = 100;           /* 524288.. */
+        ck_assert_int_eq(sp__policy_spmv_csc_heavy_bound(p, 1000000, 30000000, 600000, hist),
+                         4096);
+        hist[13] = 5000;          /* 5100 rows from 4096: from 8192 only the 100 */
+        ck_assert_int_eq(sp__policy_spmv_csc_heavy_bound(p, 1000000, 30000000, 600000, hist),
+                         8192);
+    }
+    ck_assert_int_eq(sp__policy_spmv_csc_try_symmetric(p, 100, 100), 1);
+    ck_assert_int_eq(sp__policy_spmv_csc_try_symmetric(p, 100, 101), 0);
+    ck_assert_int_eq(sp__policy_spmv_csc_try_symmetric(p, 0, 0), 0);
     ck_assert_int_eq(sp__policy_spmv_csc_window(p, 4096000, 4096000), 0); /* measured slower */
     ck_assert_int_eq(sp__policy_spmv_csc_window(p, 3000, 3000000), 0);
 }
