@@ -11,8 +11,10 @@
  * and one saying whether the plan found the matrix equal to its transpose (the library
  * then runs its CSC as its CSR; this bench times the CSC kernel regardless).
  *
- *   csc_bench [--reps N] [--input poisson160|kron22|powerlaw|denselines|circuit]...
- *   (default: all five)
+ *   csc_bench [--reps N]
+ *             [--input poisson160|kron22|powerlaw|denselines|circuit|banded|blocks|rect]...
+ *   (default: the first five; banded:2000000:64, blocks:1500000:3:6 and
+ *   rect:8000000:500000:4 as spbench's wide set makes them)
  */
 #include <cuda_runtime.h>
 #include <cusparse.h>
@@ -66,6 +68,17 @@ static sp_coo_t *make_input(const std::string &name)
         g.nrows = g.ncols = 2000000;
         g.exponent = 1.5;
         g.mean = 8;
+        g.seed = 1;
+        SP_OK(sp_gen_shape(&g, SP_R_64F, &a));
+    }
+    if (name == "banded" || name == "blocks" || name == "rect") {
+        sp_gen_shape_t g = {};
+        g.kind = name == "banded" ? SP_GEN_BANDED : name == "blocks" ? SP_GEN_BLOCKS : SP_GEN_RECT;
+        g.nrows = g.ncols = name == "banded" ? 2000000 : 1500000;
+        if (name == "rect") g.nrows = 8000000, g.ncols = 500000, g.mean = 4;
+        g.band = 64;
+        g.block = 3;
+        if (name == "blocks") g.mean = 6;
         g.seed = 1;
         SP_OK(sp_gen_shape(&g, SP_R_64F, &a));
     }
@@ -212,7 +225,7 @@ int main(int argc, char **argv)
         else {
             std::fprintf(stderr,
                          "usage: %s [--reps N] [--input "
-                         "poisson160|kron22|powerlaw|denselines|circuit]...\n",
+                         "poisson160|kron22|powerlaw|denselines|circuit|banded|blocks|rect]...\n",
                          argv[0]);
             return 2;
         }
