@@ -12,7 +12,7 @@
  * then runs its CSC as its CSR; this bench times the CSC kernel regardless).
  *
  *   csc_bench [--reps N]
- *             [--input poisson160|kron22|powerlaw|denselines|circuit|banded|blocks|rect]...
+ *             [--input poisson160|kron22|powerlaw|denselines|circuit|banded|blocks|rect|F.mtx]...
  *   (default: the first five; banded:2000000:64, blocks:1500000:3:6 and
  *   rect:8000000:500000:4 as spbench's wide set makes them)
  */
@@ -82,6 +82,8 @@ static sp_coo_t *make_input(const std::string &name)
         g.seed = 1;
         SP_OK(sp_gen_shape(&g, SP_R_64F, &a));
     }
+    if (name.size() > 4 && name.compare(name.size() - 4, 4, ".mtx") == 0)
+        SP_OK(sp_mtx_read(name.c_str(), SP_R_64F, nullptr, &a));
     if (name == "denselines" || name == "circuit") {
         sp_gen_shape_t g = {};
         g.kind = name == "denselines" ? SP_GEN_DENSE_LINES : SP_GEN_CIRCUIT;
@@ -156,13 +158,14 @@ static void bench_input(const std::string &name, sp_context_t *ctx, cusparseHand
     env.alloc = dev_alloc;
     env.free = dev_free;
     /* what the library's policy picks: mirrors src/policy.c's sp__policy_spmv_csc_aggregate
-     * (a row of more than 1024 entries and no heavy rows), sp__policy_spmv_csc_window (never) and
+     * (a row of more than 1024 entries and no heavy rows), sp__policy_spmv_csc_window (square) and
      * sp__policy_spmv_csc_heavy_bound (2048 entries and 16x the mean; its raise for matrices
      * of more than 4096 such rows is left out) */
     double mean = m > 0 ? (double)nnz / (double)m : 0.0;
     int64_t hb = std::max<int64_t>(2048, (int64_t)(16.0 * mean));
     if (info.row_max < hb) hb = -1;
-    int picked_flags = info.row_max > 1024 && hb < 0 ? SP_GPU_CSC_AGGREGATE : 0;
+    int picked_flags = (info.row_max > 1024 && hb < 0 ? SP_GPU_CSC_AGGREGATE : 0) |
+                       (m == n ? SP_GPU_CSC_WINDOW : 0);
     std::printf("CSC %s rows %lld cols %lld nnz %lld longest_row %lld\n", name.c_str(),
                 (long long)m, (long long)n, (long long)nnz, (long long)info.row_max);
     {
@@ -175,7 +178,7 @@ static void bench_input(const std::string &name, sp_context_t *ctx, cusparseHand
     for (int variant = 0; variant < 6; variant++) {
         int flags = variant & 3;
         int64_t bound = variant >= 4 ? hb : -1;
-        if (variant >= 4) flags = variant == 4 ? 0 : SP_GPU_CSC_AGGREGATE;
+        if (variant >= 4) flags = variant == 4 ? 0 : SP_GPU_CSC_WINDOW;
         if (variant >= 4 && hb < 0) break;
         sp_gpu_spmv_plan_t plan = {};
         SP_OK(sp__gpu_spmv_csc_plan(&env, &csc, flags, bound, nullptr, &plan));
@@ -225,7 +228,7 @@ int main(int argc, char **argv)
         else {
             std::fprintf(stderr,
                          "usage: %s [--reps N] [--input "
-                         "poisson160|kron22|powerlaw|denselines|circuit|banded|blocks|rect]...\n",
+                         "poisson160|kron22|powerlaw|denselines|circuit|banded|blocks|rect|F.mtx]...\n",
                          argv[0]);
             return 2;
         }

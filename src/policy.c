@@ -557,19 +557,19 @@ int sp__policy_spmv_csc_aggregate(const sp__policy_t *p, int64_t row_max, int64_
     return row_max > csc_aggregate_min_row_sm90 && heavy_bound < 0;
 }
 
-/* The window of rows near the chunk's columns (kernels/spmv/spmv_policy_coo.h) was meant
- * for square matrices, where the diagonal runs through every chunk: a stencil's rows near
+/* The window of rows near the chunk's columns (kernels/spmv/spmv_policy_coo.h), for square
+ * matrices, where the diagonal runs through every chunk: a stencil's or a band's rows near
  * it recur in several columns of a chunk and the window adds them once, 32 consecutive
- * rows an instruction. Timed on an H200 (bench/csc_bench, Poisson 160^3, against
- * cuSPARSE's CSC SpMV in the same run, bench/results/h200x2-run-2026-11-25b.md): without
- * the window 0.2331 ms (0.960x cuSPARSE), with it 0.2530 (0.883x), with lane aggregation
- * 0.4036 / 0.5981. The stencil is the window's best case and it lost there: off. */
+ * rows an instruction. Timed on an H100 (bench/csc_bench, against the kernel without it,
+ * the same run, bench/results/h100-csc-2026-11-26.md): banded:2000000:64 0.438 ms against
+ * 0.473, blocks:1500000:3:6 0.211 against 0.268, Poisson 160^3 0.263 against 0.275,
+ * Kronecker 22 2.166 against 2.158 (its rows are far from the diagonal: no gain, 0.3%
+ * lost). An earlier kernel on an H200 lost 8% with it on Poisson 160^3
+ * (bench/results/h200x2-run-2026-11-25b.md); the kernel of today gains there: on. */
 int sp__policy_spmv_csc_window(const sp__policy_t *p, int64_t nrows, int64_t ncols)
 {
     (void)p;
-    (void)nrows;
-    (void)ncols;
-    return 0;
+    return nrows == ncols && nrows > 0;
 }
 
 /* Heavy rows: a row in most columns queues its atomics on one address (one reduction a

@@ -92,13 +92,14 @@ __device__ __forceinline__ int32_t column_of(const Off *ptr, int64_t ncols, int6
     return col;
 }
 
-/* The block's heavy rows (the plan's, sorted, padded with INT32_MAX to P::heavy_rows),
- * their sums, and a filter of their hashes: a row is looked up only where its bit is set. */
+/* The block's heavy rows (the plan's, sorted, padded with INT32_MAX to P::heavy_rows), a
+ * filter of their hashes (a row is looked up only where its bit is set), and each warp's
+ * sums of them (one writer a slot: the warp's leader of the lanes holding the row). */
 template <typename T>
 struct heavy_set {
     int32_t row[P::heavy_rows];
-    T sum[P::heavy_rows];
     uint32_t bits[P::heavy_bitmap_bits / 32];
+    T sum[P::block_threads / 32][P::heavy_rows];
 };
 
 __device__ __forceinline__ uint32_t heavy_hash(int32_t r)
@@ -109,7 +110,47 @@ __device__ __forceinline__ uint32_t heavy_hash(int32_t r)
     return ((uint32_t)r * 2654435761u) >> (32 - __builtin_ctz(P::heavy_bitmap_bits));
 }
 
-/* The add of a step's entries into y: a heavy row (HEAVY) into the block's sum, a row in
+/* The slot of heavy row r in hs (-1: r is not heavy, or r < 0). */
+template <typename T>
+__device__ __forceinline__ int heavy_slot(const heavy_set<T> *hs, int32_t r)
+{
+    if (r < 0) return -1;
+    uint32_t h = heavy_hash(r);
+    if (!((hs->bits[h >> 5] >> (h & 31)) & 1u)) return -1;
+    int pos = 0;
+#pragma unroll
+    for (int step = P::heavy_rows / 2; step >= 1; step >>= 1)
+        if (hs->row[pos + step] <= r) pos += step;
+    return hs->row[pos] == r ? pos : -1;
+}
+
+/* The step's products of heavy rows (pos >= 0: the row's slot) into the warp's sums, one
+ * row at a time: its lanes' products summed in the warp (a shuffle each, or a butterfly
+ * past 4 lanes), added by one lane. No atomic: the warp owns its sums. All lanes call
+ * it. */
+template <typename T>
+__device__ __forceinline__ void heavy_add(int pos, T v, T *sum)
+{
+    int lane = threadIdx.x & 31;
+    unsigned left = __ballot_sync(full, pos >= 0);
+    while (left) { /* uniform */
+        int p = __shfl_sync(full, pos, __ffs((int)left) - 1);
+        unsigned same = __ballot_sync(full, pos == p);
+        T mine = pos == p ? v : T(0), s = T(0);
+        if (__popc(same) <= 4) {
+            for (unsigned m = same; m; m &= m - 1)
+                s += __shfl_sync(full, mine, __ffs((int)m) - 1);
+        } else {
+            s = mine;
+#pragma unroll
+            for (int d = 16; d > 0; d >>= 1) s += __shfl_xor_sync(full, s, d);
+        }
+        if (lane == __ffs((int)same) - 1) sum[p] += s;
+        left &= ~same;
+    }
+}
+
+/* The add of a step's entries into y: a heavy row (HEAVY) into the warp's sums, a row in
  * the warp's window (WINDOW) into its shared-memory slot, the others by one reduction
  * each, after the lanes holding one row have added (AGGREGATE). All lanes call it. */
 template <bool AGGREGATE, bool WINDOW, bool HEAVY, typename T>
@@ -118,18 +159,10 @@ __device__ __forceinline__ void add_step(int32_t r, T v, int64_t base, T *win,
 {
     int lane = threadIdx.x & 31;
     int64_t off = (int64_t)r - base;
-    if (HEAVY && r >= 0) {
-        uint32_t h = heavy_hash(r);
-        if ((hs->bits[h >> 5] >> (h & 31)) & 1u) {
-            int pos = 0;
-#pragma unroll
-            for (int step = P::heavy_rows / 2; step >= 1; step >>= 1)
-                if (hs->row[pos + step] <= r) pos += step;
-            if (hs->row[pos] == r) {
-                atomicAdd(hs->sum + pos, v); /* shared memory */
-                r = -1;
-            }
-        }
+    if (HEAVY) {
+        int pos = heavy_slot(hs, r);
+        heavy_add(pos, v, hs->sum[threadIdx.x >> 5]);
+        if (pos >= 0) r = -1;
     }
     if (WINDOW && r >= 0 && off >= 0 && off < P::window_rows) {
         atomicAdd(win + off, v); /* shared memory */
@@ -155,8 +188,9 @@ __device__ __forceinline__ void add_step(int32_t r, T v, int64_t base, T *win,
  * stencil's or band's rows near the diagonal, which several columns of the chunk share)
  * are summed in the warp's slots of shared memory and added to y after the chunk, one
  * reduction a row, 32 consecutive rows an instruction. HEAVY: the plan's nheavy heavy rows
- * (heavy, sorted) are summed in the block's shared memory and added to y once the block is
- * done, one reduction a row a block. Off: the column pointers' type. */
+ * (heavy, sorted) are summed by each warp in shared memory (its lanes of one row first)
+ * and added to y once the block is done, one reduction a row a block. Off: the column
+ * pointers' type. */
 template <bool AGGREGATE, bool WINDOW, bool HEAVY, typename T, typename Off>
 __global__ void __launch_bounds__(P::block_threads, P::blocks_per_sm)
 csc_kernel(const Off *__restrict__ ptr, const int32_t *__restrict__ idx,
@@ -172,10 +206,11 @@ csc_kernel(const Off *__restrict__ ptr, const int32_t *__restrict__ idx,
     int lane = threadIdx.x & 31;
     int64_t warps = (int64_t)gridDim.x * (P::block_threads / 32);
     if (HEAVY) {
-        for (int q = threadIdx.x; q < P::heavy_rows; q += P::block_threads) {
+        for (int q = threadIdx.x; q < P::heavy_rows; q += P::block_threads)
             hs->row[q] = q < nheavy ? __ldg(heavy + q) : INT32_MAX;
-            hs->sum[q] = T(0);
-        }
+        for (int q = threadIdx.x; q < P::block_threads / 32 * P::heavy_rows;
+             q += P::block_threads)
+            hs->sum[q / P::heavy_rows][q % P::heavy_rows] = T(0);
         for (int q = threadIdx.x; q < P::heavy_bitmap_bits / 32; q += P::block_threads)
             hs->bits[q] = 0;
         __syncthreads();
@@ -233,8 +268,12 @@ csc_kernel(const Off *__restrict__ ptr, const int32_t *__restrict__ idx,
     }
     if (HEAVY) { /* every warp's chunks are done: the block's heavy sums into y */
         __syncthreads();
-        for (int q = threadIdx.x; q < nheavy; q += P::block_threads)
-            if (hs->sum[q] != T(0)) spmv::red_add(y + hs->row[q], hs->sum[q]);
+        for (int q = threadIdx.x; q < nheavy; q += P::block_threads) {
+            T v = T(0);
+#pragma unroll
+            for (int w = 0; w < P::block_threads / 32; w++) v += hs->sum[w][q];
+            if (v != T(0)) spmv::red_add(y + hs->row[q], v); /* a NaN goes on */
+        }
     }
 }
 
