@@ -175,10 +175,13 @@ static void bench_input(const std::string &name, sp_context_t *ctx, cusparseHand
                     plan.param & SP_GPU_CSC_SYMMETRIC ? "yes" : "no");
         sp__gpu_spmv_plan_free(&env, &plan);
     }
-    for (int variant = 0; variant < 6; variant++) {
-        int flags = variant & 3;
+    for (int variant = 0; variant < 8; variant++) {
+        /* 0-3: the flags' four without heavy rows; 4-7: heavy rows by shared atomics, then
+           summed in the warp first, each without and with the window */
+        static const int heavy_flags[4] = {0, SP_GPU_CSC_WINDOW, SP_GPU_CSC_HEAVY_SUMMED,
+                                           SP_GPU_CSC_HEAVY_SUMMED | SP_GPU_CSC_WINDOW};
+        int flags = variant < 4 ? variant : heavy_flags[variant - 4];
         int64_t bound = variant >= 4 ? hb : -1;
-        if (variant >= 4) flags = variant == 4 ? 0 : SP_GPU_CSC_WINDOW;
         if (variant >= 4 && hb < 0) break;
         sp_gpu_spmv_plan_t plan = {};
         SP_OK(sp__gpu_spmv_csc_plan(&env, &csc, flags, bound, nullptr, &plan));
@@ -192,11 +195,13 @@ static void bench_input(const std::string &name, sp_context_t *ctx, cusparseHand
                                          buf));
             },
             &s, &c);
-        std::printf("CSC %s flags %s%s%s heavy %lld rows %d libsp_ms %.4f cusparse_csc_ms %.4f "
+        int shown = flags & (SP_GPU_CSC_AGGREGATE | SP_GPU_CSC_WINDOW);
+        std::printf("CSC %s flags %s%s%s heavy %lld%s rows %d libsp_ms %.4f cusparse_csc_ms %.4f "
                     "x_cusparse_csc %.3f max_rel_diff %.2e%s\n",
                     name.c_str(), flags & SP_GPU_CSC_AGGREGATE ? "agg" : "",
-                    flags == 3 ? "+" : flags == 0 ? "-" : "",
-                    flags & SP_GPU_CSC_WINDOW ? "win" : "", (long long)bound, plan.heavy_rows,
+                    shown == 3 ? "+" : shown == 0 ? "-" : "",
+                    flags & SP_GPU_CSC_WINDOW ? "win" : "", (long long)bound,
+                    flags & SP_GPU_CSC_HEAVY_SUMMED ? "/summed" : "", plan.heavy_rows,
                     s.median, c.median, c.median / s.median, max_rel_diff(y, yc, m),
                     flags == picked_flags && bound == hb ? " [policy]" : "");
         std::fflush(stdout);

@@ -5,9 +5,11 @@
 #   tests:    build, then check_gpu_spmv.shapes (test_csc_routes and every shape with CSC),
 #             check_gpu_spmv_prepare, check_gpu_alloc_sweep.formats, check_policy;
 #   cscbench: bench/csc_bench on CSC23_CSC_INPUTS (default: denselines circuit powerlaw
-#             poisson160): the kernel's variants (aggregation, window, heavy rows) against
+#             poisson160; .mtx paths too): the kernel's variants (aggregation, window,
+#             heavy rows by shared atomics or summed in the warp first) against
 #             cuSPARSE CSC, and whether the plan found the matrix equal to its transpose;
-#   rows:     spbench on CSC23_ROWS (default below) with the formats csr (every algorithm),
+#   rows:     spbench on CSC23_ROWS (default below; generator specs or .mtx paths) with the
+#             formats csr (every algorithm),
 #             csc, ell, hyb, sell (and AUTO), cuSPARSE CSR_ALG1 and cuSPARSE's CSC SpMV in
 #             the same run; a line per input:
 #   TARGET <input> csc within 3x of the best libsp row (<row> <ms>): MET|SHORT (<ratio>)
@@ -45,7 +47,7 @@ tests)
   ;;
 cscbench)
   for input in $csc_inputs; do
-    log="$L/csc-$input.log"
+    log="$L/csc-$(basename "$input").log"
     timeout "$limit" ./build-gpu/bench/csc_bench --reps 20 --input "$input" >"$log" 2>&1
     rc=$?
     grep '^CSC' "$log"
@@ -60,8 +62,9 @@ cscbench)
   ;;
 rows)
   for spec in $rows; do
-    name=$(echo "$spec" | tr ':' '_')
-    timeout "$limit" ./build-gpu/bench/spbench --gen "$spec" --formats csr,csc,ell,hyb,sell,auto \
+    name=$(basename "$spec" | tr ':' '_')
+    src=(--gen "$spec"); case $spec in *.mtx) src=("$spec") ;; esac # a file, else a generator
+    timeout "$limit" ./build-gpu/bench/spbench "${src[@]}" --formats csr,csc,ell,hyb,sell,auto \
       --reps 10 --json "$L/rows-$name.json" >"$L/rows-$name.log" 2>&1
     rc=$?
     echo "== $spec rc=$rc ($(( $(date +%s) - t0 )) s)"

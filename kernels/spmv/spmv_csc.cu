@@ -10,6 +10,8 @@
  * after the chunk. Lanes of one row add first only in matrices with a long row (the
  * plan's choices), where a row may appear in every column of a step. Launch policy in
  * spmv_policy_coo.h. */
+#include <type_traits>
+
 #include "spmv_common.cuh"
 #include "spmv_policy_coo.h"
 
@@ -150,18 +152,25 @@ __device__ __forceinline__ void heavy_add(int pos, T v, T *sum)
     }
 }
 
+/* How the kernel adds its heavy rows: none, each lane by a shared-memory atomic into its
+ * warp's slot (ATOMIC), or a step's lanes of one row summed in the warp first and one lane
+ * adding (SUMMED, heavy_add). */
+enum { HEAVY_NONE = 0, HEAVY_ATOMIC = 1, HEAVY_SUMMED = 2 };
+
 /* The add of a step's entries into y: a heavy row (HEAVY) into the warp's sums, a row in
  * the warp's window (WINDOW) into its shared-memory slot, the others by one reduction
  * each, after the lanes holding one row have added (AGGREGATE). All lanes call it. */
-template <bool AGGREGATE, bool WINDOW, bool HEAVY, typename T>
+template <bool AGGREGATE, bool WINDOW, int HEAVY, typename T>
 __device__ __forceinline__ void add_step(int32_t r, T v, int64_t base, T *win,
                                          heavy_set<T> *hs, T *y)
 {
     int lane = threadIdx.x & 31;
     int64_t off = (int64_t)r - base;
-    if (HEAVY) {
+    if (HEAVY != HEAVY_NONE) {
         int pos = heavy_slot(hs, r);
-        heavy_add(pos, v, hs->sum[threadIdx.x >> 5]);
+        if (HEAVY == HEAVY_SUMMED) heavy_add(pos, v, hs->sum[threadIdx.x >> 5]);
+        if (HEAVY == HEAVY_ATOMIC && pos >= 0)
+            atomicAdd(hs->sum[threadIdx.x >> 5] + pos, v); /* shared memory, the warp's */
         if (pos >= 0) r = -1;
     }
     if (WINDOW && r >= 0 && off >= 0 && off < P::window_rows) {
@@ -187,11 +196,11 @@ __device__ __forceinline__ void add_step(int32_t r, T v, int64_t base, T *win,
  * matrices): the rows window_rows from the chunk's first column less window_before (a
  * stencil's or band's rows near the diagonal, which several columns of the chunk share)
  * are summed in the warp's slots of shared memory and added to y after the chunk, one
- * reduction a row, 32 consecutive rows an instruction. HEAVY: the plan's nheavy heavy rows
- * (heavy, sorted) are summed by each warp in shared memory (its lanes of one row first)
+ * reduction a row, 32 consecutive rows an instruction. HEAVY (ATOMIC or SUMMED): the plan's
+ * nheavy heavy rows (heavy, sorted) are summed by each warp in its slots of shared memory
  * and added to y once the block is done, one reduction a row a block. Off: the column
  * pointers' type. */
-template <bool AGGREGATE, bool WINDOW, bool HEAVY, typename T, typename Off>
+template <bool AGGREGATE, bool WINDOW, int HEAVY, typename T, typename Off>
 __global__ void __launch_bounds__(P::block_threads, P::blocks_per_sm)
 csc_kernel(const Off *__restrict__ ptr, const int32_t *__restrict__ idx,
            const T *__restrict__ val, int64_t ncols, int64_t nnz, int64_t nchunks,
@@ -200,12 +209,12 @@ csc_kernel(const Off *__restrict__ ptr, const int32_t *__restrict__ idx,
 {
     constexpr int K = P::chunk_steps, S = WINDOW ? P::window_rows : 1;
     __shared__ T s_win[P::block_threads / 32][S];
-    __shared__ heavy_set<T> s_heavy; /* unused without HEAVY (the compiler drops it) */
+    __shared__ heavy_set<T> s_heavy; /* unused without heavy rows (the compiler drops it) */
     T *win = s_win[threadIdx.x >> 5];
     heavy_set<T> *hs = &s_heavy;
     int lane = threadIdx.x & 31;
     int64_t warps = (int64_t)gridDim.x * (P::block_threads / 32);
-    if (HEAVY) {
+    if (HEAVY != HEAVY_NONE) {
         for (int q = threadIdx.x; q < P::heavy_rows; q += P::block_threads)
             hs->row[q] = q < nheavy ? __ldg(heavy + q) : INT32_MAX;
         for (int q = threadIdx.x; q < P::block_threads / 32 * P::heavy_rows;
@@ -266,7 +275,7 @@ csc_kernel(const Off *__restrict__ ptr, const int32_t *__restrict__ idx,
             __syncwarp();
         }
     }
-    if (HEAVY) { /* every warp's chunks are done: the block's heavy sums into y */
+    if (HEAVY != HEAVY_NONE) { /* every warp's chunks are done: the block's sums into y */
         __syncthreads();
         for (int q = threadIdx.x; q < nheavy; q += P::block_threads) {
             T v = T(0);
@@ -287,15 +296,18 @@ sp_status_t launch_csc(const sp_gpu_env_t *env, const sp_gpu_spmv_plan_t *plan, 
     bool agg = plan->param & SP_GPU_CSC_AGGREGATE, win = plan->param & SP_GPU_CSC_WINDOW;
     const int32_t *heavy = plan->d_aux + plan->naux; /* the heavy rows follow the chunks */
     int nheavy = plan->heavy_rows;
-    auto kernel = nheavy > 0
-                      ? (agg ? (win ? csc_kernel<true, true, true, T, Off>
-                                    : csc_kernel<true, false, true, T, Off>)
-                             : (win ? csc_kernel<false, true, true, T, Off>
-                                    : csc_kernel<false, false, true, T, Off>))
-                      : (agg ? (win ? csc_kernel<true, true, false, T, Off>
-                                    : csc_kernel<true, false, false, T, Off>)
-                             : (win ? csc_kernel<false, true, false, T, Off>
-                                    : csc_kernel<false, false, false, T, Off>));
+    int mode = nheavy == 0 ? HEAVY_NONE
+               : plan->param & SP_GPU_CSC_HEAVY_SUMMED ? HEAVY_SUMMED
+                                                     : HEAVY_ATOMIC;
+    auto pick = [&](auto heavy_mode) {
+        constexpr int H = decltype(heavy_mode)::value;
+        return agg ? (win ? csc_kernel<true, true, H, T, Off> : csc_kernel<true, false, H, T, Off>)
+                   : (win ? csc_kernel<false, true, H, T, Off>
+                          : csc_kernel<false, false, H, T, Off>);
+    };
+    auto kernel = mode == HEAVY_NONE     ? pick(std::integral_constant<int, HEAVY_NONE>())
+                  : mode == HEAVY_SUMMED ? pick(std::integral_constant<int, HEAVY_SUMMED>())
+                                         : pick(std::integral_constant<int, HEAVY_ATOMIC>());
     SP_CUDA_LAUNCH("csc_kernel",
                    sp_prim::launch(kernel, grid, P::block_threads, env->stream, ptr, a->idx,
                                    static_cast<const T *>(a->val), a->ncols, a->nnz, nchunks,
