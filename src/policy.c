@@ -547,10 +547,11 @@ int64_t sp__policy_spmv_csr_long_bound(const sp__policy_t *p, int64_t nrows, int
 static const int64_t csc_aggregate_min_row_sm90 = 1024;
 
 /* With heavy rows summed in shared memory (below) the match only costs: on an H100
- * (bench/csc_bench, bench/results/h100-csc-2026-11-26.md) heavy rows alone took 0.32 ms
- * on denselines:2000000:4:8, 0.32 on circuit:4000000:16 and 0.17 on powerlaw:2000000:1.5:8,
- * with the match as well 0.54, 0.39 and 0.33 (without heavy rows, the match: 1.97, 1.44,
- * 0.78). So it is kept for matrices whose long rows are below the heavy bound. */
+ * (bench/csc_bench, bench/results/h100-csc-2026-11-26.md, call 1, the heavy rows' first
+ * kernel) heavy rows alone took 0.32 ms on denselines:2000000:4:8, 0.32 on
+ * circuit:4000000:16 and 0.17 on powerlaw:2000000:1.5:8, with the match as well 0.54, 0.39
+ * and 0.33 (without heavy rows, the match: 1.97, 1.44, 0.78). So it is kept for matrices
+ * whose long rows are below the heavy bound. */
 int sp__policy_spmv_csc_aggregate(const sp__policy_t *p, int64_t row_max, int64_t heavy_bound)
 {
     (void)p; /* one row today: sm_90's */
@@ -577,7 +578,8 @@ int sp__policy_spmv_csc_window(const sp__policy_t *p, int64_t nrows, int64_t nco
  * fastest libsp format, circuit:4000000:16's 6.5x, powerlaw:2000000:1.5:8's 7.8x (H100,
  * bench/results/h100-spmv-auto-2026-11-26). The kernel sums its longest rows in shared
  * memory, one reduction a row a block at the end, so a row of R entries costs the grid's
- * blocks (about 500) in reductions instead of R / 3 or so. A row is heavy from 2048
+ * blocks (about 500) in reductions instead of R / 3 or so: 1.47-1.49x the fastest libsp
+ * format on those three now (bench/results/h100-csc-2026-11-26.md). A row is heavy from 2048
  * entries and 16x the mean: a few thousand reductions on one address, serialised at the
  * L2 at a few ns each, are microseconds, which a product of 2^20 entries or more hides;
  * below that, and in matrices of rows all alike, the lookup (a bit of a shared filter an

@@ -61,16 +61,16 @@ struct sp_spmv_csc_policy {
     static constexpr int window_rows = 256;
     static constexpr int window_before = 64;
     /* the rows longest past the policy's bound (src/policy.c), at most heavy_rows, summed
-     * in the block's shared memory and added to y once a block at the end: a dense row's
-     * entries otherwise queue on one address, one reduction a step (8.9x the fastest libsp
-     * format on denselines:2000000:4:8, H100). heavy_rows a power of two (the search is
-     * unrolled); a row is looked up only where its bit of a heavy_bitmap_bits filter (a
-     * multiplicative hash) is set. The plan lists at most heavy_candidates rows at or past
-     * the bound and keeps the longest heavy_rows of them. */
+     * by each warp in its slots of shared memory and added to y once a block at the end: a
+     * dense row's entries otherwise queue on one address, one reduction a step (8.9x the
+     * fastest libsp format on denselines:2000000:4:8, H100). heavy_rows a power of two (the
+     * search is unrolled); a row is looked up only where its bit of a heavy_bitmap_bits
+     * filter (a multiplicative hash) is set. The plan lists at most heavy_candidates rows at
+     * or past the bound and keeps the longest heavy_rows of them. */
     static constexpr int heavy_rows = 64;
     static constexpr int heavy_bitmap_bits = 1024;
     static constexpr int heavy_candidates = 4096;
-    /* the plan's symmetry check: a thread an entry, grid-stride, steps_per_check entries a
+    /* the plan's symmetry check: a thread an entry, grid-stride, check_steps entries a
      * thread between reads of the flag that ends it (a mismatch found) */
     static constexpr int check_block_threads = 256;
     static constexpr int check_blocks_per_sm = 8;
