@@ -185,7 +185,7 @@ extern "C" sp_status_t sp__gpu_csc_heavy_rows(const sp_gpu_env_t *env, const sp_
     SP_TRY(sp_prim::to_host(env, &h_n, sp_prim::at<int>(d_scratch, at_n), sizeof h_n));
     if (h_n == 0) goto done;
     h_n = h_n < P::heavy_candidates ? h_n : P::heavy_candidates;
-    h_list = static_cast<int2 *>(malloc((size_t)h_n * sizeof *h_list));
+    h_list = static_cast<int2 *>(sp__malloc_array((size_t)h_n, sizeof *h_list));
     if (!h_list)
         SP_FAIL(SP_STATUS_ALLOC_FAILED, "csc heavy rows: %d candidates on the host", h_n);
     SP_TRY(sp_prim::to_host(env, h_list, sp_prim::at<int2>(d_scratch, at_list),
@@ -203,7 +203,7 @@ extern "C" sp_status_t sp__gpu_csc_heavy_rows(const sp_gpu_env_t *env, const sp_
     SP_CUDA_TRY(cudaStreamSynchronize(s)); /* h_rows is on this stack */
     *nheavy = keep;
 done:
-    free(h_list);
+    sp__free(h_list);
     sp_prim::env_free(env, d_scratch);
     return st;
 }
