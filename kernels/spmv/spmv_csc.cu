@@ -7,9 +7,11 @@
  * gathers x for all of them, and adds alpha * a * x[column] into the entry's row with a
  * reduction (an atomic whose result is unused). In square matrices the rows near the
  * chunk's columns are summed in the warp's slots of shared memory first and added once
- * after the chunk. Lanes of one row add first only in matrices with a long row (the
- * plan's choices), where a row may appear in every column of a step. Launch policy in
- * spmv_policy_coo.h. */
+ * after the chunk. The plan's heavy rows (the longest, at most 64) are summed in each
+ * warp's slots of shared memory and added to y once a block at the end. Lanes of one row
+ * add first only in matrices with a long row and no heavy rows (the plan's choices),
+ * where a row may appear in every column of a step. A symmetric matrix's CSC does not
+ * come here: it runs as its CSR (src/spmv_cuda.c). Launch policy in spmv_policy_coo.h. */
 #include <type_traits>
 
 #include "spmv_common.cuh"
@@ -96,7 +98,7 @@ __device__ __forceinline__ int32_t column_of(const Off *ptr, int64_t ncols, int6
 
 /* The block's heavy rows (the plan's, sorted, padded with INT32_MAX to P::heavy_rows), a
  * filter of their hashes (a row is looked up only where its bit is set), and each warp's
- * sums of them (one writer a slot: the warp's leader of the lanes holding the row). */
+ * own sums of them (no other warp writes them). */
 template <typename T>
 struct heavy_set {
     int32_t row[P::heavy_rows];
