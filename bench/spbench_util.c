@@ -644,9 +644,10 @@ void sb_print_format_row(sb_format_row_t *row, const sb_report_t *r, int check)
            row->ms_min, row->ms_max, row->reps, row->calls);
     if (r->on_gpu) printf("  host_us_per_call: %.2f", row->host_us);
     printf("  GFLOP/s: %.3f  GB/s: %.2f (%s, %.0f%% of read bw)  build_ms: %.3f  "
-           "build_spmv_equiv: %.1f  bytes: %lld",
+           "build_spmv_equiv: %.1f  bytes: %lld  prepare_ms: %.3f",
            row->gflops, row->gbs, row->value_table > 0 ? TABLE_MODEL : BYTE_MODEL,
-           row->pct_read_bw, row->build_ms, row->spmv_equivalents, (long long)row->bytes);
+           row->pct_read_bw, row->build_ms, row->spmv_equivalents, (long long)row->bytes,
+           row->prepare_ms);
     if (row->value_table > 0) printf("  value_table: %d", row->value_table);
     if (check) printf("  max_rel_err: %.3g", row->max_rel_err);
     printf("\n");
@@ -699,12 +700,14 @@ static void json_row(FILE *f, const sb_format_row_t *w, const sb_report_t *r)
         fprintf(f, "}");
         return;
     }
-    fprintf(f, ", \"build_ms\": %.6g, \"bytes\": %lld, \"spmv_ms_median\": %.6g, "
+    fprintf(f, ", \"build_ms\": %.6g, \"prepare_ms\": %.6g, \"bytes\": %lld, "
+               "\"spmv_ms_median\": %.6g, "
                "\"spmv_ms_min\": %.6g, \"spmv_ms_max\": %.6g, \"samples\": %d, "
                "\"calls_per_sample\": %d, \"host_us_per_call\": %.4g, "
                "\"gflops\": %.6g, \"gbs\": %.6g, \"pct_read_bw\": %.4g, "
                "\"build_spmv_equivalents\": %.4g, \"max_rel_err\": ",
-            w->build_ms, (long long)w->bytes, w->ms_median, w->ms_min, w->ms_max, w->reps,
+            w->build_ms, w->prepare_ms, (long long)w->bytes, w->ms_median, w->ms_min,
+            w->ms_max, w->reps,
             w->calls, w->host_us, w->gflops, w->gbs, w->pct_read_bw, w->spmv_equivalents);
     json_number(f, w->max_rel_err);
     fprintf(f, ", \"value_table\": %d, \"byte_model\": \"%s\"", w->value_table,

@@ -36,6 +36,9 @@ typedef struct sb_format_row {
     sp_status_t status;
     char message[512];
     double build_ms;
+    double prepare_ms; /* sp_spmv_prepare of the row's (format, alg) after its build: the
+                          plan's one-time cost (about 0 where an earlier row made it, and
+                          for formats without plans) */
     int64_t bytes;
     double ms_median, ms_min, ms_max; /* per call, over the samples */
     double host_us;                   /* median host time per call inside sp_spmv (GPU) */
