@@ -877,6 +877,15 @@ static void csc_route(const sp_coo_t *a, int *as_csr, int *heavy)
     sp_matrix_destroy(A);
 }
 
+/* csc_route of the shape g (double values). */
+static void shape_route(sp_gen_shape_t g, int *as_csr, int *heavy)
+{
+    sp_coo_t *a = NULL;
+    ck_assert_ok(sp_gen_shape(&g, SP_R_64F, &a));
+    csc_route(a, as_csr, heavy);
+    sp_coo_free(a);
+}
+
 /* y = A x by (f, alg) on the GPU (x[j] = 1 / (1 + j % 13), y filled with 7 first, beta 0)
  * into host y. */
 static void gpu_product(const sp_coo_t *a, sp_format_t f, sp_spmv_alg_t alg, double *y)
@@ -953,31 +962,25 @@ START_TEST(test_csc_routes)
     check_matrix("poisson, one entry off symmetry", a, NULL, 1u << SP_FORMAT_CSC, 0);
     sp_coo_free(a);
 
-    sp_gen_shape_t g = {.kind = SP_GEN_DENSE_LINES, .nrows = n, .ncols = n, .mean = 6,
-                        .dense = 3, .seed = 4};
-    ck_assert_ok(sp_gen_shape(&g, SP_R_64F, &a));
-    csc_route(a, &as_csr, &heavy);
+    shape_route((sp_gen_shape_t){.kind = SP_GEN_DENSE_LINES, .nrows = n, .ncols = n,
+                                 .mean = 6, .dense = 3, .seed = 4},
+                &as_csr, &heavy);
     ck_assert_int_eq(as_csr, 0);
     ck_assert_int_eq(heavy, 3);
-    sp_coo_free(a);
-    g = (sp_gen_shape_t){.kind = SP_GEN_CIRCUIT, .nrows = n, .ncols = n, .dense = 8, .seed = 5};
-    ck_assert_ok(sp_gen_shape(&g, SP_R_64F, &a));
-    csc_route(a, &as_csr, &heavy);
+    shape_route((sp_gen_shape_t){.kind = SP_GEN_CIRCUIT, .nrows = n, .ncols = n, .dense = 8,
+                                 .seed = 5},
+                &as_csr, &heavy);
     ck_assert_int_eq(heavy, 8);
-    sp_coo_free(a);
-    g = (sp_gen_shape_t){.kind = SP_GEN_POWERLAW, .nrows = n, .ncols = n, .mean = 12,
-                         .exponent = 1.5, .seed = 3};
-    ck_assert_ok(sp_gen_shape(&g, SP_R_64F, &a));
-    csc_route(a, &as_csr, &heavy);
+    shape_route((sp_gen_shape_t){.kind = SP_GEN_POWERLAW, .nrows = n, .ncols = n, .mean = 12,
+                                 .exponent = 1.5, .seed = 3},
+                &as_csr, &heavy);
     ck_assert_int_gt(heavy, 0);
     ck_assert_int_le(heavy, 64);
-    sp_coo_free(a);
-    g = (sp_gen_shape_t){.kind = SP_GEN_RECT, .nrows = n, .ncols = n / 4, .mean = 8, .seed = 6};
-    ck_assert_ok(sp_gen_shape(&g, SP_R_64F, &a));
-    csc_route(a, &as_csr, &heavy);
+    shape_route((sp_gen_shape_t){.kind = SP_GEN_RECT, .nrows = n, .ncols = n / 4, .mean = 8,
+                                 .seed = 6},
+                &as_csr, &heavy);
     ck_assert_int_eq(as_csr, 0);
     ck_assert_int_eq(heavy, 0);
-    sp_coo_free(a);
 }
 END_TEST
 
