@@ -5,7 +5,7 @@
 #   bash scripts/device-ctest-all.sh [CTEST_LIMIT_S]      (default 420)
 set -u
 cd "$(dirname "$0")/.." || exit 1
-L=${OUT:+$OUT/l}; L=${L:-build-gpu/logs-ctest}; mkdir -p "$L"
+L=${OUT:+$OUT/l}; L=${L:-$PWD/build-gpu/logs-ctest}; mkdir -p "$L"
 limit=${1:-420}
 . scripts/device-env.sh
 t0=$(date +%s)
@@ -15,7 +15,7 @@ cmake -S . -B build-gpu -DSP_WITH_CUDA=ON -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUD
 cmake --build build-gpu -j"$(nproc)" >"$L/build.log" 2>&1 ||
   { grep -E "error" "$L/build.log" | head -30; echo "== FAIL build"; exit 1; }
 echo "== build ok ($(( $(date +%s) - t0 )) s)"
-(cd build-gpu && timeout "$limit" ctest -j8 --timeout 300 --output-on-failure >"../$L/ctest.log" 2>&1)
+(cd build-gpu && timeout "$limit" ctest -j8 --timeout 300 --output-on-failure >"$L/ctest.log" 2>&1)
 rc=$?
 [ "$rc" = 124 ] && echo "== ctest cut at $limit s"
 grep -E "tests passed|Total Test time|\*\*\*Failed|\*\*\*Timeout|Not Run|Skipped|SKIP" "$L/ctest.log" | tail -n 25
