@@ -3,7 +3,7 @@
  * shared memory; the heavy rows summed a block at a time in shared memory) against
  * cuSPARSE's SpMV on the same CSC arrays, calls interleaved, timed with CUDA events
  * (y = A x, double), so the policy's choice (src/policy.c, sp__policy_spmv_csc_aggregate,
- * _window and _heavy_bound, mirrored here) can be checked against every alternative. Each
+ * _window and _heavy_bound, asked here as the library asks them) can be checked against every alternative. Each
  * variant's y is compared with cuSPARSE's (max |difference| over max |y|). A line a
  * variant:
  *   CSC <input> flags <agg|win|-> heavy <bound|-> rows H libsp_ms M cusparse_csc_ms C
@@ -12,20 +12,27 @@
  * then runs its CSC as its CSR; this bench times the CSC kernel regardless).
  *
  *   csc_bench [--reps N]
- *             [--input poisson160|kron22|powerlaw|denselines|circuit|banded|blocks|rect|F.mtx]...
+ *             [--input poisson160|kron22|powerlaw|denselines|circuit|banded|blocks|rect|
+ *                      poisson3d:N|banded:N:B|F.mtx]...
  *   (default: the first five; banded:2000000:64, blocks:1500000:3:6 and
- *   rect:8000000:500000:4 as spbench's wide set makes them)
+ *   rect:8000000:500000:4 as spbench's wide set makes them; poisson3d:N and banded:N:B at
+ *   other sizes, for the window's size rule)
  */
 #include <cuda_runtime.h>
 #include <cusparse.h>
 
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <string>
 
 #include "cusparse_ok.cuh"
 #include "gpu_timing.cuh"
+extern "C" {
+#include "policy.h"
+#include "sp_api.h"
+}
 #include "sp_kernels.h"
 
 static cudaStream_t stream;
@@ -57,7 +64,18 @@ static void *upload(const void *h, size_t n)
 static sp_coo_t *make_input(const std::string &name)
 {
     sp_coo_t *a = nullptr;
+    long long n1 = 0, n2 = 0;
     if (name == "poisson160") SP_OK(sp_gen_poisson3d(160, SP_R_64F, &a));
+    if (std::sscanf(name.c_str(), "poisson3d:%lld", &n1) == 1 && n1 > 0)
+        SP_OK(sp_gen_poisson3d((int)n1, SP_R_64F, &a));
+    if (std::sscanf(name.c_str(), "banded:%lld:%lld", &n1, &n2) == 2 && n1 > 0 && n2 >= 0) {
+        sp_gen_shape_t g = {};
+        g.kind = SP_GEN_BANDED;
+        g.nrows = g.ncols = n1;
+        g.band = n2;
+        g.seed = 1;
+        SP_OK(sp_gen_shape(&g, SP_R_64F, &a));
+    }
     if (name == "kron22") {
         SP_OK(sp_gen_kronecker(22, 16, 1, SP_R_64F, &a));
         SP_OK(sp_coo_symmetrize(a, 0));
@@ -157,15 +175,12 @@ static void bench_input(const std::string &name, sp_context_t *ctx, cusparseHand
     env.stream = stream;
     env.alloc = dev_alloc;
     env.free = dev_free;
-    /* what the library's policy picks: mirrors src/policy.c's sp__policy_spmv_csc_aggregate
-     * (a row of more than 1024 entries and no heavy rows), sp__policy_spmv_csc_window (square) and
-     * sp__policy_spmv_csc_heavy_bound (2048 entries and 16x the mean; its raise for matrices
-     * of more than 4096 such rows is left out) */
-    double mean = m > 0 ? (double)nnz / (double)m : 0.0;
-    int64_t hb = std::max<int64_t>(2048, (int64_t)(16.0 * mean));
-    if (info.row_max < hb) hb = -1;
-    int picked_flags = (info.row_max > 1024 && hb < 0 ? SP_GPU_CSC_AGGREGATE : 0) |
-                       (m == n ? SP_GPU_CSC_WINDOW : 0);
+    /* what the library's policy picks (src/policy.c; as src/spmv_cuda.c's csc_plan asks) */
+    const sp__policy_t *pol = sp__policy_for(ctx);
+    int64_t hb = sp__policy_spmv_csc_heavy_bound(pol, m, nnz, info.row_max, A->row_hist);
+    int picked_flags =
+        (sp__policy_spmv_csc_aggregate(pol, info.row_max, hb) ? SP_GPU_CSC_AGGREGATE : 0) |
+        (sp__policy_spmv_csc_window(pol, m, n, nnz) ? SP_GPU_CSC_WINDOW : 0);
     std::printf("CSC %s rows %lld cols %lld nnz %lld longest_row %lld\n", name.c_str(),
                 (long long)m, (long long)n, (long long)nnz, (long long)info.row_max);
     {
@@ -175,12 +190,10 @@ static void bench_input(const std::string &name, sp_context_t *ctx, cusparseHand
                     plan.param & SP_GPU_CSC_SYMMETRIC ? "yes" : "no");
         sp__gpu_spmv_plan_free(&env, &plan);
     }
-    for (int variant = 0; variant < 8; variant++) {
-        /* 0-3: the flags' four without heavy rows; 4-7: heavy rows by shared atomics, then
-           summed in the warp first, each without and with the window */
-        static const int heavy_flags[4] = {0, SP_GPU_CSC_WINDOW, SP_GPU_CSC_HEAVY_SUMMED,
-                                           SP_GPU_CSC_HEAVY_SUMMED | SP_GPU_CSC_WINDOW};
-        int flags = variant < 4 ? variant : heavy_flags[variant - 4];
+    for (int variant = 0; variant < 6; variant++) {
+        /* 0-3: the flags' four without heavy rows; 4-5: with heavy rows, without and with
+           the window */
+        int flags = variant < 4 ? variant : variant == 5 ? SP_GPU_CSC_WINDOW : 0;
         int64_t bound = variant >= 4 ? hb : -1;
         if (variant >= 4 && hb < 0) break;
         sp_gpu_spmv_plan_t plan = {};
@@ -196,12 +209,11 @@ static void bench_input(const std::string &name, sp_context_t *ctx, cusparseHand
             },
             &s, &c);
         int shown = flags & (SP_GPU_CSC_AGGREGATE | SP_GPU_CSC_WINDOW);
-        std::printf("CSC %s flags %s%s%s heavy %lld%s rows %d libsp_ms %.4f cusparse_csc_ms %.4f "
+        std::printf("CSC %s flags %s%s%s heavy %lld rows %d libsp_ms %.4f cusparse_csc_ms %.4f "
                     "x_cusparse_csc %.3f max_rel_diff %.2e%s\n",
                     name.c_str(), flags & SP_GPU_CSC_AGGREGATE ? "agg" : "",
                     shown == 3 ? "+" : shown == 0 ? "-" : "",
-                    flags & SP_GPU_CSC_WINDOW ? "win" : "", (long long)bound,
-                    flags & SP_GPU_CSC_HEAVY_SUMMED ? "/summed" : "", plan.heavy_rows,
+                    flags & SP_GPU_CSC_WINDOW ? "win" : "", (long long)bound, plan.heavy_rows,
                     s.median, c.median, c.median / s.median, max_rel_diff(y, yc, m),
                     flags == picked_flags && bound == hb ? " [policy]" : "");
         std::fflush(stdout);
@@ -233,7 +245,8 @@ int main(int argc, char **argv)
         else {
             std::fprintf(stderr,
                          "usage: %s [--reps N] [--input "
-                         "poisson160|kron22|powerlaw|denselines|circuit|banded|blocks|rect|F.mtx]...\n",
+                         "poisson160|kron22|powerlaw|denselines|circuit|banded|blocks|rect|"
+                         "poisson3d:N|banded:N:B|F.mtx]...\n",
                          argv[0]);
             return 2;
         }

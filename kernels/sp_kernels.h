@@ -243,15 +243,13 @@ sp_status_t sp__gpu_scale(const sp_gpu_env_t *env, sp_value_type_t t, int64_t n,
  * the caller then runs the CSC's arrays as A's CSR (src/spmv_cuda.c). heavy_bound >= 0:
  * the longest rows of at least heavy_bound entries (at most sp_spmv_csc_policy::heavy_rows)
  * are summed a block at a time in shared memory (plan->heavy_rows), each lane adding to
- * its warp's slot by a shared atomic, or, with SP_GPU_CSC_HEAVY_SUMMED, a step's lanes of
- * one row summed in the warp first; their lengths come from d_row_ptr (A's CSR pointers,
+ * its warp's slot by a shared atomic; their lengths come from d_row_ptr (A's CSR pointers,
  * 32-bit) where given, else from a count of the CSC's rows. */
 enum {
     SP_GPU_CSC_AGGREGATE = 1,
     SP_GPU_CSC_WINDOW = 2,
     SP_GPU_CSC_TRY_SYMMETRIC = 4,
-    SP_GPU_CSC_SYMMETRIC = 8,
-    SP_GPU_CSC_HEAVY_SUMMED = 16
+    SP_GPU_CSC_SYMMETRIC = 8
 };
 sp_status_t sp__gpu_spmv_csc_plan(const sp_gpu_env_t *env, const sp_csr_t *a, int flags,
                                   int64_t heavy_bound, const int32_t *d_row_ptr,

@@ -567,10 +567,13 @@ int sp__policy_spmv_csc_aggregate(const sp__policy_t *p, int64_t row_max, int64_
  * Kronecker 22 2.166 against 2.158 (its rows are far from the diagonal: no gain, 0.3%
  * lost). An earlier kernel on an H200 lost 8% with it on Poisson 160^3
  * (bench/results/h200x2-run-2026-11-25b.md); the kernel of today gains there: on. */
-int sp__policy_spmv_csc_window(const sp__policy_t *p, int64_t nrows, int64_t ncols)
+static const int64_t csc_window_min_nnz_sm90 = (int64_t)1 << 20;
+
+int sp__policy_spmv_csc_window(const sp__policy_t *p, int64_t nrows, int64_t ncols,
+                               int64_t nnz)
 {
-    (void)p;
-    return nrows == ncols && nrows > 0;
+    (void)p; /* one row today: sm_90's */
+    return nrows == ncols && nrows > 0 && nnz >= csc_window_min_nnz_sm90;
 }
 
 /* Heavy rows: a row in most columns queues its atomics on one address (one reduction a

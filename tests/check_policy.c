@@ -386,8 +386,12 @@ START_TEST(spmv_long_rows_pins)
     ck_assert_int_eq(sp__policy_spmv_csc_try_symmetric(p, 100, 100), 1);
     ck_assert_int_eq(sp__policy_spmv_csc_try_symmetric(p, 100, 101), 0);
     ck_assert_int_eq(sp__policy_spmv_csc_try_symmetric(p, 0, 0), 0);
-    ck_assert_int_eq(sp__policy_spmv_csc_window(p, 4096000, 4096000), 1); /* square */
-    ck_assert_int_eq(sp__policy_spmv_csc_window(p, 3000, 3000000), 0);
+    /* square and of 2^20 entries or more */
+    ck_assert_int_eq(sp__policy_spmv_csc_window(p, 4096000, 4096000, 28000000), 1);
+    ck_assert_int_eq(sp__policy_spmv_csc_window(p, 1000000, 1000000, 1 << 20), 1);
+    ck_assert_int_eq(sp__policy_spmv_csc_window(p, 1000000, 1000000, (1 << 20) - 1), 0);
+    ck_assert_int_eq(sp__policy_spmv_csc_window(p, 3081, 3081, 20971), 0); /* ani4 */
+    ck_assert_int_eq(sp__policy_spmv_csc_window(p, 3000, 3000000, 30000000), 0);
 }
 END_TEST
 

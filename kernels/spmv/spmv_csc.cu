@@ -128,52 +128,24 @@ __device__ __forceinline__ int heavy_slot(const heavy_set<T> *hs, int32_t r)
     return hs->row[pos] == r ? pos : -1;
 }
 
-/* The step's products of heavy rows (pos >= 0: the row's slot) into the warp's sums, one
- * row at a time: its lanes' products summed in the warp (a shuffle each, or a butterfly
- * past 4 lanes), added by one lane. No atomic: the warp owns its sums. All lanes call
- * it. */
-template <typename T>
-__device__ __forceinline__ void heavy_add(int pos, T v, T *sum)
-{
-    int lane = threadIdx.x & 31;
-    unsigned left = __ballot_sync(full, pos >= 0);
-    while (left) { /* uniform */
-        int p = __shfl_sync(full, pos, __ffs((int)left) - 1);
-        unsigned same = __ballot_sync(full, pos == p);
-        T mine = pos == p ? v : T(0), s = T(0);
-        if (__popc(same) <= 4) {
-            for (unsigned m = same; m; m &= m - 1)
-                s += __shfl_sync(full, mine, __ffs((int)m) - 1);
-        } else {
-            s = mine;
-#pragma unroll
-            for (int d = 16; d > 0; d >>= 1) s += __shfl_xor_sync(full, s, d);
-        }
-        if (lane == __ffs((int)same) - 1) sum[p] += s;
-        left &= ~same;
-    }
-}
-
-/* How the kernel adds its heavy rows: none, each lane by a shared-memory atomic into its
- * warp's slot (ATOMIC), or a step's lanes of one row summed in the warp first and one lane
- * adding (SUMMED, heavy_add). */
-enum { HEAVY_NONE = 0, HEAVY_ATOMIC = 1, HEAVY_SUMMED = 2 };
-
-/* The add of a step's entries into y: a heavy row (HEAVY) into the warp's sums, a row in
- * the warp's window (WINDOW) into its shared-memory slot, the others by one reduction
- * each, after the lanes holding one row have added (AGGREGATE). All lanes call it. */
-template <bool AGGREGATE, bool WINDOW, int HEAVY, typename T>
+/* The add of a step's entries into y: a heavy row (HEAVY) into the warp's sums by a
+ * shared-memory atomic, a row in the warp's window (WINDOW) into its shared-memory slot,
+ * the others by one reduction each, after the lanes holding one row have added
+ * (AGGREGATE). All lanes call it. (Summing a step's lanes of one heavy row in the warp
+ * first, by ballots and shuffles, measured 1.6-3.7x slower on the large heavy-row inputs,
+ * bench/results/h100-csc-2026-11-26.md; it was removed.) */
+template <bool AGGREGATE, bool WINDOW, bool HEAVY, typename T>
 __device__ __forceinline__ void add_step(int32_t r, T v, int64_t base, T *win,
                                          heavy_set<T> *hs, T *y)
 {
     int lane = threadIdx.x & 31;
     int64_t off = (int64_t)r - base;
-    if (HEAVY != HEAVY_NONE) {
+    if (HEAVY) {
         int pos = heavy_slot(hs, r);
-        if (HEAVY == HEAVY_SUMMED) heavy_add(pos, v, hs->sum[threadIdx.x >> 5]);
-        if (HEAVY == HEAVY_ATOMIC && pos >= 0)
+        if (pos >= 0) {
             atomicAdd(hs->sum[threadIdx.x >> 5] + pos, v); /* shared memory, the warp's */
-        if (pos >= 0) r = -1;
+            r = -1;
+        }
     }
     if (WINDOW && r >= 0 && off >= 0 && off < P::window_rows) {
         atomicAdd(win + off, v); /* shared memory */
@@ -198,11 +170,11 @@ __device__ __forceinline__ void add_step(int32_t r, T v, int64_t base, T *win,
  * matrices): the rows window_rows from the chunk's first column less window_before (a
  * stencil's or band's rows near the diagonal, which several columns of the chunk share)
  * are summed in the warp's slots of shared memory and added to y after the chunk, one
- * reduction a row, 32 consecutive rows an instruction. HEAVY (ATOMIC or SUMMED): the plan's
+ * reduction a row, 32 consecutive rows an instruction. HEAVY: the plan's
  * nheavy heavy rows (heavy, sorted) are summed by each warp in its slots of shared memory
  * and added to y once the block is done, one reduction a row a block. Off: the column
  * pointers' type. */
-template <bool AGGREGATE, bool WINDOW, int HEAVY, typename T, typename Off>
+template <bool AGGREGATE, bool WINDOW, bool HEAVY, typename T, typename Off>
 __global__ void __launch_bounds__(P::block_threads, P::blocks_per_sm)
 csc_kernel(const Off *__restrict__ ptr, const int32_t *__restrict__ idx,
            const T *__restrict__ val, int64_t ncols, int64_t nnz, int64_t nchunks,
@@ -216,7 +188,7 @@ csc_kernel(const Off *__restrict__ ptr, const int32_t *__restrict__ idx,
     heavy_set<T> *hs = &s_heavy;
     int lane = threadIdx.x & 31;
     int64_t warps = (int64_t)gridDim.x * (P::block_threads / 32);
-    if (HEAVY != HEAVY_NONE) {
+    if (HEAVY) {
         for (int q = threadIdx.x; q < P::heavy_rows; q += P::block_threads)
             hs->row[q] = q < nheavy ? __ldg(heavy + q) : INT32_MAX;
         for (int q = threadIdx.x; q < P::block_threads / 32 * P::heavy_rows;
@@ -277,7 +249,7 @@ csc_kernel(const Off *__restrict__ ptr, const int32_t *__restrict__ idx,
             __syncwarp();
         }
     }
-    if (HEAVY != HEAVY_NONE) { /* every warp's chunks are done: the block's sums into y */
+    if (HEAVY) { /* every warp's chunks are done: the block's sums into y */
         __syncthreads();
         for (int q = threadIdx.x; q < nheavy; q += P::block_threads) {
             T v = T(0);
@@ -298,18 +270,13 @@ sp_status_t launch_csc(const sp_gpu_env_t *env, const sp_gpu_spmv_plan_t *plan, 
     bool agg = plan->param & SP_GPU_CSC_AGGREGATE, win = plan->param & SP_GPU_CSC_WINDOW;
     const int32_t *heavy = plan->d_aux + plan->naux; /* the heavy rows follow the chunks */
     int nheavy = plan->heavy_rows;
-    int mode = nheavy == 0 ? HEAVY_NONE
-               : plan->param & SP_GPU_CSC_HEAVY_SUMMED ? HEAVY_SUMMED
-                                                     : HEAVY_ATOMIC;
-    auto pick = [&](auto heavy_mode) {
-        constexpr int H = decltype(heavy_mode)::value;
+    auto pick = [&](auto heavy_rows) {
+        constexpr bool H = decltype(heavy_rows)::value;
         return agg ? (win ? csc_kernel<true, true, H, T, Off> : csc_kernel<true, false, H, T, Off>)
                    : (win ? csc_kernel<false, true, H, T, Off>
                           : csc_kernel<false, false, H, T, Off>);
     };
-    auto kernel = mode == HEAVY_NONE     ? pick(std::integral_constant<int, HEAVY_NONE>())
-                  : mode == HEAVY_SUMMED ? pick(std::integral_constant<int, HEAVY_SUMMED>())
-                                         : pick(std::integral_constant<int, HEAVY_ATOMIC>());
+    auto kernel = nheavy > 0 ? pick(std::true_type()) : pick(std::false_type());
     SP_CUDA_LAUNCH("csc_kernel",
                    sp_prim::launch(kernel, grid, P::block_threads, env->stream, ptr, a->idx,
                                    static_cast<const T *>(a->val), a->ncols, a->nnz, nchunks,

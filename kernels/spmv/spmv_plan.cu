@@ -221,7 +221,7 @@ extern "C" sp_status_t sp__gpu_spmv_csc_plan(const sp_gpu_env_t *env, const sp_c
     nchunks = (a->nnz + CP::chunk_entries - 1) / CP::chunk_entries;
     p.format = SP_FORMAT_CSC;
     p.alg = SP_SPMV_ALG_DEFAULT;
-    p.param = flags & (SP_GPU_CSC_AGGREGATE | SP_GPU_CSC_WINDOW | SP_GPU_CSC_HEAVY_SUMMED);
+    p.param = flags & (SP_GPU_CSC_AGGREGATE | SP_GPU_CSC_WINDOW);
     p.naux = nchunks + 1;
     /* room for the heavy rows after the chunk columns */
     SP_TRY(sp_prim::env_alloc_n(env, &p.d_aux, p.naux + (heavy_bound >= 0 ? CP::heavy_rows : 0)));
