@@ -16,14 +16,13 @@ set -u
 cd "$(dirname "$0")/.." || exit 1
 logs=${OUT:+$OUT/l}; logs=${logs:-$PWD/build-gpu/logs-w23}; mkdir -p "$logs"
 steps=${W23_STEPS:-build cscbench rows tests sanitize}
-D=../shared/datasets/mtx
-[ -d "$D" ] || D=datasets/mtx
+D=datasets/mtx
 inputs=${W23_INPUTS:-poisson3d:20 poisson3d:30 poisson3d:40 poisson3d:60 poisson3d:80
   poisson3d:100 poisson3d:160 banded:50000:8 banded:200000:8 banded:1000000:8 banded:50000:64
   banded:200000:64 banded:2000000:64 $D/ani4.mtx $D/BentPipe2D100.mtx $D/rajat01.mtx
   $D/arrow.mtx $D/west0067_jumbled.mtx}
 rows=${W23_ROWS:-$D/ani4.mtx $D/BentPipe2D100.mtx $D/rajat01.mtx $D/arrow.mtx banded:200000:8
-  denselines:2000000:4:8 circuit:4000000:16}
+  circuit:4000000:16}
 . scripts/device-env.sh
 . scripts/device-steps.sh
 has() { [[ " $steps " == *" $1 "* ]]; }
