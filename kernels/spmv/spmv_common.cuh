@@ -231,6 +231,22 @@ done:
     return st;
 }
 
+/* The last i in [lo, hi] with ptr[i] <= e: the row (or column) holding entry e, given
+ * pointers ptr where empty rows share their start with the next (binary search; lo when
+ * none passes). CSR split's and CSC's chunk partitions and the CSC plan's symmetry check. */
+template <typename Off, typename I>
+__device__ __forceinline__ I last_start_at_or_before(const Off *ptr, I lo, I hi, int64_t e)
+{
+    while (lo < hi) {
+        I mid = hi - (hi - lo) / 2;
+        if ((int64_t)__ldg(ptr + mid) <= e)
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    return lo;
+}
+
 } /* namespace spmv */
 
 #endif /* SP_SPMV_COMMON_CUH */

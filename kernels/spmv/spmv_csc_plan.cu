@@ -23,21 +23,6 @@ namespace {
 using P = sp_spmv_csc_policy;
 using sp_prim::full_mask;
 
-/* The column holding entry e: the last j in [lo, hi] with ptr[j] <= e (empty columns
- * before it share its start; the one after starts past e). */
-__device__ __forceinline__ int32_t column_at(const int32_t *ptr, int32_t lo, int32_t hi,
-                                             int64_t e)
-{
-    while (lo < hi) {
-        int32_t mid = hi - (hi - lo) / 2;
-        if ((int64_t)__ldg(ptr + mid) <= e)
-            lo = mid;
-        else
-            hi = mid - 1;
-    }
-    return lo;
-}
-
 /* *asym = 1 when some entry e (row i, column j) has no entry (j, i) of the same value bits
  * U (uint32_t or uint64_t; NULL val: the pattern alone). chunk_col: the plan's first column
  * of every chunk of P::chunk_entries entries (ncols at the end). */
@@ -56,8 +41,8 @@ csc_symmetric_kernel(const int32_t *__restrict__ ptr, const int32_t *__restrict_
             if (q >= nnz) break;
             int64_t c = q / P::chunk_entries;
             int32_t hi = __ldg(chunk_col + c + 1);
-            int32_t j = column_at(ptr, __ldg(chunk_col + c),
-                                  hi < ncols ? hi : (int32_t)(ncols - 1), q);
+            int32_t j = spmv::last_start_at_or_before(ptr, __ldg(chunk_col + c),
+                                                      hi < ncols ? hi : (int32_t)(ncols - 1), q);
             int32_t i = __ldg(idx + q);
             int32_t lo = __ldg(ptr + i), end = __ldg(ptr + i + 1) - 1;
             while (lo < end) { /* the first row at or past j in column i */

@@ -49,15 +49,8 @@ split_partition_kernel(const Off *ptr, int64_t nrows, int64_t nchunks, int64_t c
             chunk_row[c] = c == 0 ? 0 : (int32_t)nrows;
             continue;
         }
-        int64_t e = c * chunk, lo = 0, hi = nrows - 1;
-        while (lo < hi) { /* the last r with ptr[r] <= e */
-            int64_t mid = hi - (hi - lo) / 2;
-            if ((int64_t)ptr[mid] <= e)
-                lo = mid;
-            else
-                hi = mid - 1;
-        }
-        chunk_row[c] = (int32_t)lo;
+        chunk_row[c] = (int32_t)spmv::last_start_at_or_before(ptr, (int64_t)0, nrows - 1,
+                                                              c * chunk);
     }
 }
 
