@@ -543,8 +543,11 @@ int64_t sp__policy_spmv_csr_long_bound(const sp__policy_t *p, int64_t nrows, int
  * only when a row is long enough that its atomics, one per column it appears in, would
  * queue on one address: a dense row of 2M entries did (denselines), rows of a few hundred
  * entries do not. Below that the match is pure cost: a stencil's steps hold 27 distinct
- * rows in 32 entries. */
-static const int64_t csc_aggregate_min_row_sm90 = 1024;
+ * rows in 32 entries. From 2048 entries, as the heavy rows' bound: a row of fewer queues
+ * at most about 2048 reductions, a few microseconds spread over the call, and the match
+ * cost more than that on rajat01 (longest row 1442: 20.2 us with it, 16.1 without; H100,
+ * bench/results/h100-session20-2026-11-27.md, call 2; the bound was 1024 before). */
+static const int64_t csc_aggregate_min_row_sm90 = 2048;
 
 /* With heavy rows summed in shared memory (below) the match only costs: on an H100
  * (bench/csc_bench, bench/results/h100-csc-2026-11-26.md, call 1, the heavy rows' first
@@ -555,19 +558,25 @@ static const int64_t csc_aggregate_min_row_sm90 = 1024;
 int sp__policy_spmv_csc_aggregate(const sp__policy_t *p, int64_t row_max, int64_t heavy_bound)
 {
     (void)p; /* one row today: sm_90's */
-    return row_max > csc_aggregate_min_row_sm90 && heavy_bound < 0;
+    return row_max >= csc_aggregate_min_row_sm90 && heavy_bound < 0;
 }
 
 /* The window of rows near the chunk's columns (kernels/spmv/spmv_policy_coo.h), for square
  * matrices, where the diagonal runs through every chunk: a stencil's or a band's rows near
  * it recur in several columns of a chunk and the window adds them once, 32 consecutive
- * rows an instruction. Timed on an H100 (bench/csc_bench, against the kernel without it,
- * the same run, bench/results/h100-csc-2026-11-26.md): banded:2000000:64 0.438 ms against
- * 0.473, blocks:1500000:3:6 0.211 against 0.268, Poisson 160^3 0.263 against 0.275,
- * Kronecker 22 2.166 against 2.158 (its rows are far from the diagonal: no gain, 0.3%
- * lost). An earlier kernel on an H200 lost 8% with it on Poisson 160^3
- * (bench/results/h200x2-run-2026-11-25b.md); the kernel of today gains there: on. */
-static const int64_t csc_window_min_nnz_sm90 = (int64_t)1 << 20;
+ * rows an instruction; it costs a flush of its 256 slots after every chunk. Timed on an
+ * H100 against the kernel without it (bench/csc_bench, the same run;
+ * bench/results/h100-session20-2026-11-27.md, call 2, and h100-csc-2026-11-26.md, call 4):
+ * - below 2^21 entries it lost on 11 of 12 inputs: 3D Poisson 20..40 and ani4,
+ *   BentPipe2D100, rajat01, west0067 by 0.5-4 us a call (a flush on a call of 13-16 us),
+ *   banded:200000:8 by 15%; it gained 2% on Poisson 60^3;
+ * - from 2^21 to 2^23 it was mixed: Poisson 80^3 (3.5M entries) -3%, 100^3 +1%,
+ *   banded:1000000:8 -7.5%, banded:200000:64 +9%;
+ * - from 2^23 entries it gained or tied on every input measured: Poisson 160^3 +5%,
+ *   banded:2000000:64 +8%, blocks:1500000:3:6 +27%, Kronecker 22 -0.3%.
+ * So it is on from 2^23 entries. (An earlier kernel lost 8% with it on Poisson 160^3 on an
+ * H200, bench/results/h200x2-run-2026-11-25b.md.) */
+static const int64_t csc_window_min_nnz_sm90 = (int64_t)1 << 23;
 
 int sp__policy_spmv_csc_window(const sp__policy_t *p, int64_t nrows, int64_t ncols,
                                int64_t nnz)

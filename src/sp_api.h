@@ -145,9 +145,17 @@ sp_status_t sp__cuda_spmv_time(sp_matrix_t *A, sp_format_t format, sp_spmv_alg_t
 void sp__cuda_spmv_free_plans(sp_matrix_t *A, sp_format_t format);
 /* TEST ONLY: how A's CSC SpMV runs once its plan is made (sp_spmv_prepare(CSC)): *as_csr 1
  * when the plan found A equal to its transpose and runs the CSC's arrays as A's CSR,
- * *heavy_rows the rows the CSC kernel sums in shared memory. SP_STATUS_INVALID_ARGUMENT
- * when A has no CSC plan yet. */
-sp_status_t sp__cuda_test_csc_route(const sp_matrix_t *A, int *as_csr, int *heavy_rows);
+ * *heavy_rows the rows the CSC kernel sums in shared memory, *variant (may be NULL) the
+ * kernel's variant bits (SP_TEST_CSC_AGGREGATE, SP_TEST_CSC_WINDOW; 0 as a CSR).
+ * SP_STATUS_INVALID_ARGUMENT when A has no CSC plan yet. */
+sp_status_t sp__cuda_test_csc_route(const sp_matrix_t *A, int *as_csr, int *heavy_rows,
+                                    int *variant);
+/* TEST ONLY: the CSC kernel's variants forced for the plans made after it, process-wide:
+ * the bits of set turned on and those of clear off over the policy's choice
+ * (SP_TEST_CSC_AGGREGATE: a step's lanes of one row add first; SP_TEST_CSC_WINDOW: the rows
+ * near the chunk's columns summed in shared memory). (0, 0): the policy's. */
+enum { SP_TEST_CSC_AGGREGATE = 1, SP_TEST_CSC_WINDOW = 2 };
+void sp__cuda_test_csc_variant(int set, int clear);
 
 /* ---- BFS (src/bfs.c, src/bfs_cuda.c; bfs-a) ---- */
 /* The AUTO choice and the direction rule: src/policy.h. */

@@ -10,6 +10,7 @@
  * atomic a y = beta * y pass and one kernel, COO segmented that pass and two (the beta
  * pass is left out when beta is 1).
  * No allocation, memset, event, synchronization or attribute query. */
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -141,6 +142,9 @@ done:
  * runs it as a CSR (format SP_FORMAT_CSR in the plan), one write a row, no atomics, the
  * same bits every call. Heavy rows' lengths come from A's CSR pointers when the device
  * holds them at 32 bits, else the plan counts the CSC's rows. */
+/* sp__cuda_test_csc_variant's bits over the policy's (tests only). */
+static atomic_int csc_variant_set, csc_variant_clear;
+
 static sp_status_t csc_plan(sp_matrix_t *A, const sp_gpu_env_t *env, spmv_plans_t *p,
                             sp_gpu_spmv_plan_t *plan)
 {
@@ -152,6 +156,7 @@ static sp_status_t csc_plan(sp_matrix_t *A, const sp_gpu_env_t *env, spmv_plans_
         (sp__policy_spmv_csc_aggregate(pol, A->row_max, heavy) ? SP_GPU_CSC_AGGREGATE : 0) |
         (sp__policy_spmv_csc_window(pol, m, n, nnz) ? SP_GPU_CSC_WINDOW : 0) |
         (sp__policy_spmv_csc_try_symmetric(pol, m, n) ? SP_GPU_CSC_TRY_SYMMETRIC : 0);
+    flags = (flags | atomic_load(&csc_variant_set)) & ~atomic_load(&csc_variant_clear);
     const int32_t *row_ptr = (A->built & (1u << SP_FORMAT_CSR)) && A->f.csr.ptr64 == NULL
                                  ? A->f.csr.ptr
                                  : NULL;
@@ -345,7 +350,8 @@ void sp__cuda_spmv_free_plans(sp_matrix_t *A, sp_format_t f)
     }
 }
 
-sp_status_t sp__cuda_test_csc_route(const sp_matrix_t *A, int *as_csr, int *heavy_rows)
+sp_status_t sp__cuda_test_csc_route(const sp_matrix_t *A, int *as_csr, int *heavy_rows,
+                                    int *variant)
 {
     sp_status_t st = SP_STATUS_SUCCESS;
     const spmv_plans_t *p = A ? A->gpu_plans : NULL;
@@ -354,17 +360,38 @@ sp_status_t sp__cuda_test_csc_route(const sp_matrix_t *A, int *as_csr, int *heav
     plan = &p->plan[SP_FORMAT_CSC][SP_SPMV_ALG_DEFAULT];
     *as_csr = plan->format == SP_FORMAT_CSR;
     *heavy_rows = plan->heavy_rows;
+    if (variant) {
+        *variant = 0;
+        if (!*as_csr && (plan->param & SP_GPU_CSC_AGGREGATE)) *variant |= SP_TEST_CSC_AGGREGATE;
+        if (!*as_csr && (plan->param & SP_GPU_CSC_WINDOW)) *variant |= SP_TEST_CSC_WINDOW;
+    }
 done:
     return st;
 }
 
+/* The kernel's flag bits of sp__cuda_test_csc_variant's. */
+static int csc_variant_bits(int test_bits)
+{
+    return ((test_bits & SP_TEST_CSC_AGGREGATE) ? SP_GPU_CSC_AGGREGATE : 0) |
+           ((test_bits & SP_TEST_CSC_WINDOW) ? SP_GPU_CSC_WINDOW : 0);
+}
+
+void sp__cuda_test_csc_variant(int set, int clear)
+{
+    atomic_store(&csc_variant_set, csc_variant_bits(set));
+    atomic_store(&csc_variant_clear, csc_variant_bits(clear));
+}
+
 #else /* !SP_HAVE_CUDA */
 
-sp_status_t sp__cuda_test_csc_route(const sp_matrix_t *A, int *as_csr, int *heavy_rows)
+sp_status_t sp__cuda_test_csc_route(const sp_matrix_t *A, int *as_csr, int *heavy_rows,
+                                    int *variant)
 {
-    (void)A, (void)as_csr, (void)heavy_rows;
+    (void)A, (void)as_csr, (void)heavy_rows, (void)variant;
     return SP_ERROR(SP_STATUS_NOT_COMPILED, "libsp was built without CUDA");
 }
+
+void sp__cuda_test_csc_variant(int set, int clear) { (void)set, (void)clear; }
 
 sp_status_t sp__cuda_spmv(sp_matrix_t *A, sp_format_t f, sp_spmv_alg_t alg, const void *alpha,
                           const void *x, const void *beta, void *y)

@@ -867,13 +867,13 @@ START_TEST(test_csc_sparse_columns)
 END_TEST
 
 /* How sp_spmv(CSC) runs a, after its plan: sp__cuda_test_csc_route's answers. */
-static void csc_route(const sp_coo_t *a, int *as_csr, int *heavy)
+static void csc_route(const sp_coo_t *a, int *as_csr, int *heavy, int *variant)
 {
     sp_matrix_t *A = NULL;
     ck_assert_ok(sp_matrix_create(g_gpu, a, NULL, &A));
     ck_assert_ok(sp_matrix_build(g_gpu, A, SP_FORMAT_CSC));
     ck_assert_ok(sp_spmv_prepare(g_gpu, A, SP_FORMAT_CSC, SP_SPMV_ALG_DEFAULT));
-    ck_assert_ok(sp__cuda_test_csc_route(A, as_csr, heavy));
+    ck_assert_ok(sp__cuda_test_csc_route(A, as_csr, heavy, variant));
     sp_matrix_destroy(A);
 }
 
@@ -882,7 +882,7 @@ static void shape_route(sp_gen_shape_t g, int *as_csr, int *heavy)
 {
     sp_coo_t *a = NULL;
     ck_assert_ok(sp_gen_shape(&g, SP_R_64F, &a));
-    csc_route(a, as_csr, heavy);
+    csc_route(a, as_csr, heavy, NULL);
     sp_coo_free(a);
 }
 
@@ -910,6 +910,52 @@ static void gpu_product(const sp_coo_t *a, sp_format_t f, sp_spmv_alg_t alg, dou
     free(x);
 }
 
+/* Issue 23: each of the CSC kernel's four variants (the lanes of a row adding first, the
+ * window of rows near the chunk's columns, both, neither) matches the reference whatever
+ * the policy would pick (sp__cuda_test_csc_variant forces them): on a band and 3x3 blocks
+ * (square, the window's case), a rectangle (the window forced where the policy never puts
+ * it: its slots past the last row stay empty), a circuit with heavy rows (the window and
+ * the heavy rows' sums together) and one with a long row below the heavy bound. */
+START_TEST(test_csc_kernel_variants)
+{
+    int64_t n = small ? 20000 : 60000;
+    const sp_gen_shape_t shapes[] = {
+        {.kind = SP_GEN_BANDED, .nrows = n, .ncols = n, .band = 8, .seed = 2},
+        {.kind = SP_GEN_BLOCKS, .nrows = n, .ncols = n, .block = 3, .mean = 6, .seed = 3},
+        {.kind = SP_GEN_RECT, .nrows = n, .ncols = n / 7 + 3, .mean = 5, .seed = 4},
+        {.kind = SP_GEN_CIRCUIT, .nrows = n, .ncols = n, .dense = 4, .seed = 5},
+        {.kind = SP_GEN_DENSE_LINES, .nrows = 3000, .ncols = 3000, .mean = 200, .dense = 1,
+         .seed = 6}};
+    const char *names[] = {"band", "3x3 blocks", "rectangle", "circuit",
+                           "a row of 3000 among rows of 200"};
+    static const int variants[] = {0, SP_TEST_CSC_AGGREGATE, SP_TEST_CSC_WINDOW,
+                                   SP_TEST_CSC_AGGREGATE | SP_TEST_CSC_WINDOW};
+    const int all = SP_TEST_CSC_AGGREGATE | SP_TEST_CSC_WINDOW;
+    for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
+        sp_coo_t *a = NULL;
+        ck_assert_ok(sp_gen_shape(&shapes[i], SP_R_64F, &a));
+        for (size_t v = 0; v < 4; v++) {
+            int as_csr = -1, heavy = -1, variant = -1;
+            char name[96];
+            if (i == 4 && v == 0) { /* the policy's own pick there: the lanes add first */
+                csc_route(a, &as_csr, &heavy, &variant);
+                ck_assert_int_eq(variant, SP_TEST_CSC_AGGREGATE);
+            }
+            sp__cuda_test_csc_variant(variants[v], all & ~variants[v]);
+            csc_route(a, &as_csr, &heavy, &variant);
+            ck_assert_int_eq(as_csr, 0);
+            ck_assert_int_eq(variant, variants[v]);
+            if (i == 3) ck_assert_int_gt(heavy, 0); /* the circuit's dense rows */
+            if (i == 4) ck_assert_int_eq(heavy, 0); /* 3000 entries: below 16x the mean (3200) */
+            snprintf(name, sizeof name, "%s, CSC variant %d", names[i], variants[v]);
+            check_matrix(name, a, NULL, 1u << SP_FORMAT_CSC, 0);
+        }
+        sp__cuda_test_csc_variant(0, 0);
+        sp_coo_free(a);
+    }
+}
+END_TEST
+
 /* Issue 23: a CSC equal to its transpose runs as its CSR: the same bits every call, those
  * of a CSR algorithm; one value or one entry away from it the CSC kernel runs (and matches the
  * reference); rectangles are not checked. The longest rows of matrices with dense rows are
@@ -920,7 +966,7 @@ START_TEST(test_csc_routes)
     int as_csr = -1, heavy = -1;
     sp_coo_t *a = NULL;
     ck_assert_ok(sp_gen_poisson3d(small ? 12 : 30, SP_R_64F, &a));
-    csc_route(a, &as_csr, &heavy);
+    csc_route(a, &as_csr, &heavy, NULL);
     ck_assert_int_eq(as_csr, 1);
     ck_assert_int_eq(heavy, 0);
     { /* the bits of a CSR algorithm (the cost model's), the same on a second call */
@@ -950,14 +996,14 @@ START_TEST(test_csc_routes)
             ((double *)a->val)[k] *= 1.0 + 0x1p-40;
             break;
         }
-    csc_route(a, &as_csr, &heavy);
+    csc_route(a, &as_csr, &heavy, NULL);
     ck_assert_int_eq(as_csr, 0);
     check_matrix("poisson, one value off symmetry", a, NULL, 1u << SP_FORMAT_CSC, 0);
     sp_coo_free(a);
     ck_assert_ok(sp_gen_poisson3d(small ? 12 : 30, SP_R_64F, &a));
     coo_push_grow(&a, 0, a->ncols - 1, 2.0); /* (0, n-1) without (n-1, 0) */
     a->flags = 0;                             /* no longer sorted, nor symmetric */
-    csc_route(a, &as_csr, &heavy);
+    csc_route(a, &as_csr, &heavy, NULL);
     ck_assert_int_eq(as_csr, 0);
     check_matrix("poisson, one entry off symmetry", a, NULL, 1u << SP_FORMAT_CSC, 0);
     sp_coo_free(a);
@@ -1267,6 +1313,7 @@ static Suite *gpu_spmv_suite(void)
     tcase_add_test(shapes, test_fixed_width_long_rows);
     tcase_add_test(shapes, test_csc_sparse_columns);
     tcase_add_test(shapes, test_csc_routes);
+    tcase_add_test(shapes, test_csc_kernel_variants);
     tcase_add_test(shapes, test_beyond_a_grid_wave);
     tcase_add_test(large, test_generated);
     tcase_add_test(shapes, test_datasets);

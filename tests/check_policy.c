@@ -363,8 +363,9 @@ START_TEST(spmv_long_rows_pins)
     ck_assert_int_eq(sp__policy_spmv_csr_long_bound(p, 100, 1000, 100000, -1), -1);
     /* a 7-point stencil (mean 7, longest 7) keeps its plan: no second launch */
     ck_assert_int_eq(sp__policy_spmv_csr_long_bound(p, 4096000, 28518400, 7, 0), -1);
-    ck_assert_int_eq(sp__policy_spmv_csc_aggregate(p, 1024, -1), 0);
-    ck_assert_int_eq(sp__policy_spmv_csc_aggregate(p, 1025, -1), 1);
+    ck_assert_int_eq(sp__policy_spmv_csc_aggregate(p, 1442, -1), 0); /* rajat01 */
+    ck_assert_int_eq(sp__policy_spmv_csc_aggregate(p, 2047, -1), 0);
+    ck_assert_int_eq(sp__policy_spmv_csc_aggregate(p, 2048, -1), 1);
     ck_assert_int_eq(sp__policy_spmv_csc_aggregate(p, 1000000, 2048), 0); /* heavy rows */
     /* heavy rows: 2048 entries and 16x the mean at least, raised past all but 4096 rows */
     {
@@ -386,10 +387,11 @@ START_TEST(spmv_long_rows_pins)
     ck_assert_int_eq(sp__policy_spmv_csc_try_symmetric(p, 100, 100), 1);
     ck_assert_int_eq(sp__policy_spmv_csc_try_symmetric(p, 100, 101), 0);
     ck_assert_int_eq(sp__policy_spmv_csc_try_symmetric(p, 0, 0), 0);
-    /* square and of 2^20 entries or more */
-    ck_assert_int_eq(sp__policy_spmv_csc_window(p, 4096000, 4096000, 28000000), 1);
-    ck_assert_int_eq(sp__policy_spmv_csc_window(p, 1000000, 1000000, 1 << 20), 1);
-    ck_assert_int_eq(sp__policy_spmv_csc_window(p, 1000000, 1000000, (1 << 20) - 1), 0);
+    /* square and of 2^23 entries or more */
+    ck_assert_int_eq(sp__policy_spmv_csc_window(p, 4096000, 4096000, 28518400), 1);
+    ck_assert_int_eq(sp__policy_spmv_csc_window(p, 1000000, 1000000, 1 << 23), 1);
+    ck_assert_int_eq(sp__policy_spmv_csc_window(p, 1000000, 1000000, (1 << 23) - 1), 0);
+    ck_assert_int_eq(sp__policy_spmv_csc_window(p, 1000000, 1000000, 5749963), 0); /* band 8 */
     ck_assert_int_eq(sp__policy_spmv_csc_window(p, 3081, 3081, 20971), 0); /* ani4 */
     ck_assert_int_eq(sp__policy_spmv_csc_window(p, 3000, 3000000, 30000000), 0);
 }
