@@ -2,7 +2,7 @@
  * lanes of one row adding first; SP_GPU_CSC_WINDOW, the rows near the diagonal summed in
  * shared memory; the heavy rows summed a block at a time in shared memory) against
  * cuSPARSE's SpMV on the same CSC arrays, calls interleaved, timed with CUDA events
- * (y = A x, double), so the policy's choice (src/policy.c, sp__policy_spmv_csc_aggregate,
+ * (y = A x, double or float), so the policy's choice (src/policy.c, sp__policy_spmv_csc_aggregate,
  * _window and _heavy_bound, asked here as the library asks them) can be checked against every alternative. Each
  * variant's y is compared with cuSPARSE's (max |difference| over max |y|). A line a
  * variant:
@@ -13,10 +13,11 @@
  *
  *   csc_bench [--reps N]
  *             [--input poisson160|kron22|powerlaw|denselines|circuit|banded|blocks|rect|
- *                      poisson3d:N|banded:N:B|F.mtx]...
+ *                      poisson3d:N|KIND:N:P[:Q]|F.mtx][,f32]...
  *   (default: the first five; banded:2000000:64, blocks:1500000:3:6 and
- *   rect:8000000:500000:4 as spbench's wide set makes them; poisson3d:N and banded:N:B at
- *   other sizes, for the window's size rule)
+ *   rect:8000000:500000:4 as spbench's wide set makes them; poisson3d:N and KIND:N:P[:Q],
+ *   sp_gen_shape's kinds as spbench's --gen reads them, at other sizes; ",f32": in float,
+ *   the double values rounded)
  */
 #include <cuda_runtime.h>
 #include <cusparse.h>
@@ -64,17 +65,27 @@ static void *upload(const void *h, size_t n)
 static sp_coo_t *make_input(const std::string &name)
 {
     sp_coo_t *a = nullptr;
-    long long n1 = 0, n2 = 0;
+    long long n1 = 0;
     if (name == "poisson160") SP_OK(sp_gen_poisson3d(160, SP_R_64F, &a));
     if (std::sscanf(name.c_str(), "poisson3d:%lld", &n1) == 1 && n1 > 0)
         SP_OK(sp_gen_poisson3d((int)n1, SP_R_64F, &a));
-    if (std::sscanf(name.c_str(), "banded:%lld:%lld", &n1, &n2) == 2 && n1 > 0 && n2 >= 0) {
+    { /* KIND:N:P[:Q], as spbench's --gen reads sp_gen_shape's kinds */
+        char kind[32] = "";
+        double p = 0, q = -1;
+        int got = std::sscanf(name.c_str(), "%31[a-z]:%lld:%lf:%lf", kind, &n1, &p, &q);
+        std::string k = kind;
         sp_gen_shape_t g = {};
-        g.kind = SP_GEN_BANDED;
         g.nrows = g.ncols = n1;
-        g.band = n2;
         g.seed = 1;
-        SP_OK(sp_gen_shape(&g, SP_R_64F, &a));
+        bool ok = got >= 3 && n1 > 0;
+        if (k == "powerlaw") g.kind = SP_GEN_POWERLAW, g.exponent = p, g.mean = q > 0 ? q : 16;
+        else if (k == "denselines") g.kind = SP_GEN_DENSE_LINES, g.dense = (int64_t)p, g.mean = q > 0 ? q : 8;
+        else if (k == "rect") g.kind = SP_GEN_RECT, g.ncols = (int64_t)p, g.mean = q > 0 ? q : 16;
+        else if (k == "banded") g.kind = SP_GEN_BANDED, g.band = (int64_t)p;
+        else if (k == "blocks") g.kind = SP_GEN_BLOCKS, g.block = (int64_t)p, g.mean = q > 0 ? q : 9;
+        else if (k == "circuit") g.kind = SP_GEN_CIRCUIT, g.dense = (int64_t)p;
+        else ok = false;
+        if (ok) SP_OK(sp_gen_shape(&g, SP_R_64F, &a));
     }
     if (name == "kron22") {
         SP_OK(sp_gen_kronecker(22, 16, 1, SP_R_64F, &a));
@@ -114,24 +125,30 @@ static sp_coo_t *make_input(const std::string &name)
     return a;
 }
 
-static double max_rel_diff(const double *d_a, const double *d_b, int64_t n)
+template <typename T>
+static double max_rel_diff(const T *d_a, const T *d_b, int64_t n)
 {
-    std::vector<double> a((size_t)n), b((size_t)n);
+    std::vector<T> a((size_t)n), b((size_t)n);
     CUDA_OK(cudaStreamSynchronize(stream));
-    CUDA_OK(cudaMemcpy(a.data(), d_a, (size_t)n * 8, cudaMemcpyDeviceToHost));
-    CUDA_OK(cudaMemcpy(b.data(), d_b, (size_t)n * 8, cudaMemcpyDeviceToHost));
+    CUDA_OK(cudaMemcpy(a.data(), d_a, (size_t)n * sizeof(T), cudaMemcpyDeviceToHost));
+    CUDA_OK(cudaMemcpy(b.data(), d_b, (size_t)n * sizeof(T), cudaMemcpyDeviceToHost));
     double diff = 0, scale = 0;
     for (int64_t i = 0; i < n; i++) {
-        diff = std::max(diff, std::fabs(a[(size_t)i] - b[(size_t)i]));
-        scale = std::max(scale, std::fabs(b[(size_t)i]));
+        diff = std::max(diff, std::fabs((double)a[(size_t)i] - (double)b[(size_t)i]));
+        scale = std::max(scale, std::fabs((double)b[(size_t)i]));
     }
     return scale > 0 ? diff / scale : diff;
 }
 
+/* One input in value type T (double, or float for a name ending in ",f32": the double
+ * values rounded). */
+template <typename T>
 static void bench_input(const std::string &name, sp_context_t *ctx, cusparseHandle_t handle,
                         int reps)
 {
-    sp_coo_t *coo = make_input(name);
+    const bool f32 = sizeof(T) == 4;
+    const cudaDataType ct = f32 ? CUDA_R_32F : CUDA_R_64F;
+    sp_coo_t *coo = make_input(f32 ? name.substr(0, name.size() - 4) : name);
     if (!coo) {
         std::printf("CSC %s skipped: unknown input\n", name.c_str());
         return;
@@ -144,27 +161,32 @@ static void bench_input(const std::string &name, sp_context_t *ctx, cusparseHand
     SP_OK(sp_matrix_view(A, SP_FORMAT_CSC, &v));
     SP_OK(sp_matrix_info(A, &info));
     const int64_t m = v.nrows, n = v.ncols, nnz = v.nnz;
-    sp_csr_t csc = {m, n, nnz, SP_R_64F, nullptr, nullptr, nullptr, nullptr};
+    sp_csr_t csc = {m, n, nnz, f32 ? SP_R_32F : SP_R_64F, nullptr, nullptr, nullptr, nullptr};
     csc.ptr = static_cast<int32_t *>(upload(v.csc.col_ptr, (size_t)(n + 1) * 4));
     csc.idx = static_cast<int32_t *>(upload(v.csc.row, (size_t)nnz * 4));
-    csc.val = upload(v.csc.val, (size_t)nnz * 8);
-    std::vector<double> hx((size_t)n);
-    for (int64_t j = 0; j < n; j++) hx[(size_t)j] = 1.0 / (double)(1 + j % 17) - 0.25;
-    double *x = static_cast<double *>(upload(hx.data(), (size_t)n * 8));
-    double *y = nullptr, *yc = nullptr;
-    CUDA_OK(cudaMalloc(&y, (size_t)(m > 0 ? m : 1) * 8));
-    CUDA_OK(cudaMalloc(&yc, (size_t)(m > 0 ? m : 1) * 8));
+    {
+        std::vector<T> hv((size_t)nnz);
+        for (int64_t e = 0; e < nnz; e++)
+            hv[(size_t)e] = (T) static_cast<const double *>(v.csc.val)[e];
+        csc.val = upload(hv.data(), (size_t)nnz * sizeof(T));
+    }
+    std::vector<T> hx((size_t)n);
+    for (int64_t j = 0; j < n; j++) hx[(size_t)j] = (T)(1.0 / (double)(1 + j % 17) - 0.25);
+    T *x = static_cast<T *>(upload(hx.data(), (size_t)n * sizeof(T)));
+    T *y = nullptr, *yc = nullptr;
+    CUDA_OK(cudaMalloc(&y, (size_t)(m > 0 ? m : 1) * sizeof(T)));
+    CUDA_OK(cudaMalloc(&yc, (size_t)(m > 0 ? m : 1) * sizeof(T)));
 
     cusparseSpMatDescr_t mat;
     cusparseDnVecDescr_t vx, vy;
-    const double one = 1, zero = 0;
+    const T one = 1, zero = 0;
     CUSPARSE_OK(cusparseCreateCsc(&mat, m, n, nnz, csc.ptr, csc.idx, csc.val, CUSPARSE_INDEX_32I,
-                                  CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, CUDA_R_64F));
-    CUSPARSE_OK(cusparseCreateDnVec(&vx, n, x, CUDA_R_64F));
-    CUSPARSE_OK(cusparseCreateDnVec(&vy, m, yc, CUDA_R_64F));
+                                  CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, ct));
+    CUSPARSE_OK(cusparseCreateDnVec(&vx, n, x, ct));
+    CUSPARSE_OK(cusparseCreateDnVec(&vy, m, yc, ct));
     size_t bytes = 0;
     CUSPARSE_OK(cusparseSpMV_bufferSize(handle, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, mat, vx,
-                                        &zero, vy, CUDA_R_64F, CUSPARSE_SPMV_ALG_DEFAULT, &bytes));
+                                        &zero, vy, ct, CUSPARSE_SPMV_ALG_DEFAULT, &bytes));
     void *buf = nullptr;
     CUDA_OK(cudaMalloc(&buf, bytes > 0 ? bytes : 1));
 
@@ -204,8 +226,7 @@ static void bench_input(const std::string &name, sp_context_t *ctx, cusparseHand
             [&] { SP_OK(sp__gpu_spmv_csc(&env, &plan, &csc, &one, x, &zero, y)); },
             [&] {
                 CUSPARSE_OK(cusparseSpMV(handle, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, mat,
-                                         vx, &zero, vy, CUDA_R_64F, CUSPARSE_SPMV_ALG_DEFAULT,
-                                         buf));
+                                         vx, &zero, vy, ct, CUSPARSE_SPMV_ALG_DEFAULT, buf));
             },
             &s, &c);
         int shown = flags & (SP_GPU_CSC_AGGREGATE | SP_GPU_CSC_WINDOW);
@@ -246,7 +267,7 @@ int main(int argc, char **argv)
             std::fprintf(stderr,
                          "usage: %s [--reps N] [--input "
                          "poisson160|kron22|powerlaw|denselines|circuit|banded|blocks|rect|"
-                         "poisson3d:N|banded:N:B|F.mtx]...\n",
+                         "poisson3d:N|KIND:N:P[:Q]|F.mtx][,f32]...\n",
                          argv[0]);
             return 2;
         }
@@ -258,7 +279,13 @@ int main(int argc, char **argv)
     SP_OK(sp_context_create(SP_DEVICE_CUDA, nullptr, &ctx));
     CUSPARSE_OK(cusparseCreate(&handle));
     CUSPARSE_OK(cusparseSetStream(handle, stream));
-    for (const std::string &name : names) bench_input(name, ctx, handle, reps);
+    for (const std::string &name : names) {
+        bool f32 = name.size() > 4 && name.compare(name.size() - 4, 4, ",f32") == 0;
+        if (f32)
+            bench_input<float>(name, ctx, handle, reps);
+        else
+            bench_input<double>(name, ctx, handle, reps);
+    }
     CUSPARSE_OK(cusparseDestroy(handle));
     sp_context_destroy(ctx);
     CUDA_OK(cudaStreamDestroy(stream));
