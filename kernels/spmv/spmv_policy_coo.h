@@ -50,10 +50,18 @@ struct sp_spmv_coo_segmented_policy {
  * then a binary search over all columns (log2(ncols) dependent loads) whenever a step
  * spanned more than 4 columns: every step of a 7-point stencil (32 entries over ~4.6
  * columns). */
+/* SP_CSC_BLOCKS_PER_SM, SP_CSC_CHUNK_STEPS: benchmark knobs (-D at build time) for the
+ * variants scripts/device-csc-occupancy.sh measures; the defaults below are the policy. */
+#ifndef SP_CSC_BLOCKS_PER_SM
+#define SP_CSC_BLOCKS_PER_SM 4
+#endif
+#ifndef SP_CSC_CHUNK_STEPS
+#define SP_CSC_CHUNK_STEPS 8
+#endif
 struct sp_spmv_csc_policy {
     static constexpr int block_threads = 256;
-    static constexpr int blocks_per_sm = 4;
-    static constexpr int chunk_steps = 8;
+    static constexpr int blocks_per_sm = SP_CSC_BLOCKS_PER_SM;
+    static constexpr int chunk_steps = SP_CSC_CHUNK_STEPS;
     static constexpr int chunk_entries = 32 * chunk_steps;
     static constexpr int partition_block_threads = 256;
     static constexpr int partition_blocks_per_sm = 4;
