@@ -202,7 +202,7 @@ static void bench_input(const std::string &name, sp_context_t *ctx, cusparseHand
     int64_t hb = sp__policy_spmv_csc_heavy_bound(pol, m, nnz, info.row_max, A->row_hist);
     int picked_flags =
         (sp__policy_spmv_csc_aggregate(pol, info.row_max, hb) ? SP_GPU_CSC_AGGREGATE : 0) |
-        (sp__policy_spmv_csc_window(pol, m, n, nnz) ? SP_GPU_CSC_WINDOW : 0);
+        (sp__policy_spmv_csc_window(pol, m, n, nnz, hb) ? SP_GPU_CSC_WINDOW : 0);
     std::printf("CSC %s rows %lld cols %lld nnz %lld longest_row %lld\n", name.c_str(),
                 (long long)m, (long long)n, (long long)nnz, (long long)info.row_max);
     {

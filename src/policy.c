@@ -574,15 +574,20 @@ int sp__policy_spmv_csc_aggregate(const sp__policy_t *p, int64_t row_max, int64_
  *   banded:1000000:8 -7.5%, banded:200000:64 +9%;
  * - from 2^23 entries it gained or tied on every input measured: Poisson 160^3 +5%,
  *   banded:2000000:64 +8%, blocks:1500000:3:6 +27%, Kronecker 22 -0.3%.
- * So it is on from 2^23 entries. (An earlier kernel lost 8% with it on Poisson 160^3 on an
- * H200, bench/results/h200x2-run-2026-11-25b.md.) */
+ * So it is on from 2^23 entries. With heavy rows it is off: there it lost on every input
+ * measured, 2-5% in the nineteenth session (call 6), then Kronecker 22 with its values
+ * 8% (2.360 ms against 2.181), circuit:4000000:16 11% (0.362 against 0.326), in float 10%,
+ * powerlaw:2000000:3:16 3% (calls 5 and 7). In float it was mixed without heavy rows too
+ * (banded:2000000:64 -15%, blocks:1500000:3:6 +20%, blocks:600000:6:9 +4%, Poisson 160^3
+ * -4%); it stays on there, one rule for both types. (An earlier kernel lost 8% with it on
+ * Poisson 160^3 on an H200, bench/results/h200x2-run-2026-11-25b.md.) */
 static const int64_t csc_window_min_nnz_sm90 = (int64_t)1 << 23;
 
 int sp__policy_spmv_csc_window(const sp__policy_t *p, int64_t nrows, int64_t ncols,
-                               int64_t nnz)
+                               int64_t nnz, int64_t heavy_bound)
 {
     (void)p; /* one row today: sm_90's */
-    return nrows == ncols && nrows > 0 && nnz >= csc_window_min_nnz_sm90;
+    return nrows == ncols && nrows > 0 && nnz >= csc_window_min_nnz_sm90 && heavy_bound < 0;
 }
 
 /* Heavy rows: a row in most columns queues its atomics on one address (one reduction a

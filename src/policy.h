@@ -183,9 +183,10 @@ int64_t sp__policy_spmv_csr_long_bound(const sp__policy_t *p, int64_t nrows, int
 int sp__policy_spmv_csc_aggregate(const sp__policy_t *p, int64_t row_max, int64_t heavy_bound);
 /* CSC: 1 when the rows near a chunk's columns should be summed in shared memory first
  * (square matrices, whose diagonal runs through the chunks, of enough entries that the
- * window's flush after each chunk costs less than the reductions it saves). */
+ * window's flush after each chunk costs less than the reductions it saves, and without
+ * heavy rows: heavy_bound, sp__policy_spmv_csc_heavy_bound's answer, is -1). */
 int sp__policy_spmv_csc_window(const sp__policy_t *p, int64_t nrows, int64_t ncols,
-                               int64_t nnz);
+                               int64_t nnz, int64_t heavy_bound);
 /* CSC: the entry count from which a row is heavy, summed a block at a time in shared
  * memory by the kernel (its longest such rows, at most 64), or -1 when no row is. hist:
  * the matrix's row-length histogram (SP_ROW_HIST_BINS bins, sp_matrix_t.row_hist) or

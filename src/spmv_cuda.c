@@ -154,7 +154,7 @@ static sp_status_t csc_plan(sp_matrix_t *A, const sp_gpu_env_t *env, spmv_plans_
     int64_t heavy = sp__policy_spmv_csc_heavy_bound(pol, m, nnz, A->row_max, A->row_hist);
     int flags =
         (sp__policy_spmv_csc_aggregate(pol, A->row_max, heavy) ? SP_GPU_CSC_AGGREGATE : 0) |
-        (sp__policy_spmv_csc_window(pol, m, n, nnz) ? SP_GPU_CSC_WINDOW : 0) |
+        (sp__policy_spmv_csc_window(pol, m, n, nnz, heavy) ? SP_GPU_CSC_WINDOW : 0) |
         (sp__policy_spmv_csc_try_symmetric(pol, m, n) ? SP_GPU_CSC_TRY_SYMMETRIC : 0);
     flags = (flags | atomic_load(&csc_variant_set)) & ~atomic_load(&csc_variant_clear);
     const int32_t *row_ptr = (A->built & (1u << SP_FORMAT_CSR)) && A->f.csr.ptr64 == NULL

@@ -388,12 +388,14 @@ START_TEST(spmv_long_rows_pins)
     ck_assert_int_eq(sp__policy_spmv_csc_try_symmetric(p, 100, 101), 0);
     ck_assert_int_eq(sp__policy_spmv_csc_try_symmetric(p, 0, 0), 0);
     /* square and of 2^23 entries or more */
-    ck_assert_int_eq(sp__policy_spmv_csc_window(p, 4096000, 4096000, 28518400), 1);
-    ck_assert_int_eq(sp__policy_spmv_csc_window(p, 1000000, 1000000, 1 << 23), 1);
-    ck_assert_int_eq(sp__policy_spmv_csc_window(p, 1000000, 1000000, (1 << 23) - 1), 0);
-    ck_assert_int_eq(sp__policy_spmv_csc_window(p, 1000000, 1000000, 5749963), 0); /* band 8 */
-    ck_assert_int_eq(sp__policy_spmv_csc_window(p, 3081, 3081, 20971), 0); /* ani4 */
-    ck_assert_int_eq(sp__policy_spmv_csc_window(p, 3000, 3000000, 30000000), 0);
+    ck_assert_int_eq(sp__policy_spmv_csc_window(p, 4096000, 4096000, 28518400, -1), 1);
+    ck_assert_int_eq(sp__policy_spmv_csc_window(p, 1000000, 1000000, 1 << 23, -1), 1);
+    ck_assert_int_eq(sp__policy_spmv_csc_window(p, 1000000, 1000000, (1 << 23) - 1, -1), 0);
+    ck_assert_int_eq(sp__policy_spmv_csc_window(p, 1000000, 1000000, 5749963, -1), 0); /* band 8 */
+    ck_assert_int_eq(sp__policy_spmv_csc_window(p, 3081, 3081, 20971, -1), 0); /* ani4 */
+    ck_assert_int_eq(sp__policy_spmv_csc_window(p, 3000, 3000000, 30000000, -1), 0);
+    /* heavy rows: off */
+    ck_assert_int_eq(sp__policy_spmv_csc_window(p, 4194304, 4194304, 128308646, 4096), 0);
 }
 END_TEST
 

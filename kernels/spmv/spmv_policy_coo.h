@@ -51,7 +51,11 @@ struct sp_spmv_coo_segmented_policy {
  * spanned more than 4 columns: every step of a 7-point stencil (32 entries over ~4.6
  * columns). */
 /* SP_CSC_BLOCKS_PER_SM, SP_CSC_CHUNK_STEPS: benchmark knobs (-D at build time) for the
- * variants scripts/device-csc-occupancy.sh measures; the defaults below are the policy. */
+ * variants scripts/device-csc-occupancy.sh measures; the defaults below are the policy.
+ * The default reaches 42% achieved occupancy (56-64 registers; Nsight Compute on
+ * banded:2000000:64 in float), yet 6 blocks of 4 steps (40 registers, no spill in float)
+ * and 5 blocks of 6 steps (48) were slower on all six inputs measured: 1-5% on bands and
+ * blocks, 7-8% on Kronecker 22 (H100, bench/results/h100-session20-2026-11-27.md, call 7). */
 #ifndef SP_CSC_BLOCKS_PER_SM
 #define SP_CSC_BLOCKS_PER_SM 4
 #endif
