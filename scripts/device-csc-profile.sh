@@ -21,7 +21,11 @@ awk -F'","' 'NR > 1 && $5 != "" { n[$5]++; t[$5] += $NF } END {
   for (k in n) if (n[k] >= 6) printf "%6d %12.1f %s\n", n[k], t[k] / n[k], substr(k, 1, 150) }' \
   "$L/times.csv" | sort -k2 -n -r | tee "$L/kernels.txt"
 cus=$(awk '{ $1 = $2 = ""; sub(/^ +/, ""); print }' "$L/kernels.txt" |
-      grep -v -E "csc_kernel|scale|fill" | head -n 1 | sed -E 's/[(<].*//; s/^void //')
+      grep -v -E "csc_kernel|scale|fill|partition" | head -n 1 |
+      sed -E 's/[(<].*//; s/^void //; s/.*:://')
+# (ncu matches --kernel-name against the function's base name, without its namespace: the
+# twentieth session's call 6 passed "cusparse::csrmv_v3_transpose_kernel" and matched
+# nothing)
 echo "cuSPARSE kernel: $cus"
 keys="Duration|DRAM Throughput|L2 Cache Throughput|L1/TEX Cache Throughput|Memory Throughput|Achieved Occupancy|Theoretical Occupancy|Registers Per|Warp Cycles Per Issued|Executed Ipc A|Issue Slots Busy|Block Limit|Grid Size|Block Size|Stall|One or More|No Eligible"
 timeout 150 ncu --clock-control none --set full --kernel-name regex:csc_kernel --launch-skip 4 \
