@@ -136,15 +136,15 @@ done:
     return st;
 }
 
+/* sp__cuda_test_csc_variant's bits over the policy's (tests only). */
+static atomic_int csc_variant_set, csc_variant_clear;
+
 /* The CSC's plan: the CSC kernel's (chunk columns, flags, heavy rows), or, when the plan
  * finds the matrix equal to its transpose, a CSR plan over the CSC's arrays (they are A's
  * CSR then) with the cost model's CSR algorithm for A (AUTO's when it runs a CSR): the call
  * runs it as a CSR (format SP_FORMAT_CSR in the plan), one write a row, no atomics, the
  * same bits every call. Heavy rows' lengths come from A's CSR pointers when the device
  * holds them at 32 bits, else the plan counts the CSC's rows. */
-/* sp__cuda_test_csc_variant's bits over the policy's (tests only). */
-static atomic_int csc_variant_set, csc_variant_clear;
-
 static sp_status_t csc_plan(sp_matrix_t *A, const sp_gpu_env_t *env, spmv_plans_t *p,
                             sp_gpu_spmv_plan_t *plan)
 {
