@@ -324,12 +324,16 @@ void sb_print_summary(const sb_report_t *reports, int n)
         int nl = 0, ns = 0;
         double gl = auto_geomean_of(reports, n, SB_LARGE, &nl);
         double gs = auto_geomean_of(reports, n, SB_SMALL, &ns);
-        double worst_auto = 0, worst_fmt = 0;
-        const char *dummy = "";
+        double worst_auto = 0, worst_fmt = 0, csc_min = 0;
+        int i_auto = -1, i_fmt = -1, i_csc = -1; /* the inputs where they are */
+        const char *fmt = "", *label = "";
         for (int i = 0; i < n; i++) {
-            if (auto_over_best(&reports[i]) > worst_auto) worst_auto = auto_over_best(&reports[i]);
-            if (worst_over_best(&reports[i], &dummy) > worst_fmt)
-                worst_fmt = worst_over_best(&reports[i], &dummy);
+            double x = csc_speedup(&reports[i]);
+            if (auto_over_best(&reports[i]) > worst_auto)
+                worst_auto = auto_over_best(&reports[i]), i_auto = i;
+            if (worst_over_best(&reports[i], &label) > worst_fmt)
+                worst_fmt = worst_over_best(&reports[i], &label), fmt = label, i_fmt = i;
+            if (x > 0 && (csc_min == 0 || x < csc_min)) csc_min = x, i_csc = i;
         }
         if (nl) printf("auto_speedup_geomean_large: %.3f (nnz >= %d, %d matrices)\n", gl,
                        SB_LARGE_NNZ, nl);
@@ -337,17 +341,16 @@ void sb_print_summary(const sb_report_t *reports, int n)
         if (ns) printf("auto_speedup_geomean_small: %.3f (nnz < %d, %d matrices)\n", gs,
                        SB_LARGE_NNZ, ns);
         else printf("auto_speedup_geomean_small: n/a\n");
-        printf("auto_over_best_max: %.3f (1 = AUTO the best row everywhere)\n", worst_auto);
-        {
-            double csc_min = 0;
-            for (int i = 0; i < n; i++) {
-                double x = csc_speedup(&reports[i]);
-                if (x > 0 && (csc_min == 0 || x < csc_min)) csc_min = x;
-            }
-            printf("csc_over_cusparse_csc_min: %.3f (libsp CSC against cuSPARSE SpMV on a CSC "
-                   "descriptor)\n", csc_min);
-        }
-        printf("worst_format_over_best_max: %.3f (default rows of each format)\n", worst_fmt);
+        printf("auto_over_best_max: %.3f (%s; 1 = AUTO the best row everywhere)\n", worst_auto,
+               i_auto >= 0 ? sb_short_name(&reports[i_auto]) : "-");
+        if (i_csc >= 0)
+            printf("csc_over_cusparse_csc_min: %.3f (%s; libsp CSC against cuSPARSE SpMV on a "
+                   "CSC descriptor)\n", csc_min, sb_short_name(&reports[i_csc]));
+        else
+            printf("csc_over_cusparse_csc_min: n/a (no cuSPARSE CSC baseline)\n");
+        printf("worst_format_over_best_max: %.3f (%s on %s; default rows of each format)\n",
+               worst_fmt, i_fmt >= 0 ? fmt : "-",
+               i_fmt >= 0 ? sb_short_name(&reports[i_fmt]) : "-");
     }
     if (counted)
         printf("auto_speedup_geomean: %.3f (over %s, %d of %d matrices)\n", geomean, base,
