@@ -136,6 +136,18 @@ done:
     return st;
 }
 
+/* CSR algorithm alg resolved for A (DEFAULT: the policy's rule from the host's row
+ * statistics, no read-back), its *width and its long-row bound *bound (nrows, nnz: the
+ * CSR's). */
+static sp_spmv_alg_t csr_plan_alg(const sp_matrix_t *A, sp_spmv_alg_t alg, int64_t nrows,
+                                  int64_t nnz, int *width, int64_t *bound)
+{
+    const sp__policy_t *pol = sp__policy_for(A->ctx);
+    *bound = sp__policy_spmv_csr_long_bound(pol, nrows, nnz, A->row_max,
+                                            A->options.long_row_bound);
+    return sp__policy_spmv_csr_alg(pol, alg, nrows, nnz, A->row_max, width);
+}
+
 /* sp__cuda_test_csc_variant's bits over the policy's (tests only). */
 static atomic_int csc_variant_set, csc_variant_clear;
 
@@ -166,13 +178,11 @@ static sp_status_t csc_plan(sp_matrix_t *A, const sp_gpu_env_t *env, spmv_plans_
     SP_TRY(sp__gpu_spmv_csc_plan(env, &csc, flags, heavy, row_ptr, &made));
     if (made.param & SP_GPU_CSC_SYMMETRIC) {
         int width = 0;
+        int64_t bound = -1;
         sp__spmv_stats_t stats;
         sp_spmv_alg_t r;
         sp__spmv_stats_of(A->ctx, A, &stats);
-        r = sp__policy_spmv_csr_alg(pol, sp__policy_spmv_choose(pol, &stats).csr_alg, m, nnz,
-                                    A->row_max, &width);
-        int64_t bound =
-            sp__policy_spmv_csr_long_bound(pol, m, nnz, A->row_max, A->options.long_row_bound);
+        r = csr_plan_alg(A, sp__policy_spmv_choose(pol, &stats).csr_alg, m, nnz, &width, &bound);
         sp__gpu_spmv_plan_free(env, &made);
         SP_TRY(sp__gpu_spmv_csr_plan(env, &csc, r, width, bound, &made));
     }
@@ -197,12 +207,9 @@ static sp_status_t get_plan(sp_matrix_t *A, sp_format_t f, sp_spmv_alg_t alg,
         if (f == SP_FORMAT_CSR) {
             /* the policy resolves DEFAULT from the host's row statistics (no read-back) */
             int width = 0;
-            const sp__policy_t *pol = sp__policy_for(A->ctx);
-            sp_spmv_alg_t r = sp__policy_spmv_csr_alg(pol, alg, A->f.csr.nrows, A->f.csr.nnz,
-                                                      A->row_max, &width);
-            int64_t bound = sp__policy_spmv_csr_long_bound(pol, A->f.csr.nrows, A->f.csr.nnz,
-                                                           A->row_max,
-                                                           A->options.long_row_bound);
+            int64_t bound = -1;
+            sp_spmv_alg_t r =
+                csr_plan_alg(A, alg, A->f.csr.nrows, A->f.csr.nnz, &width, &bound);
             sp_csr_t csr;
             if (A->offset_bits == 64) SP_TRY(csr_alg_offsets64(A, alg, &r, &width));
             SP_TRY(csr_for(A, plan_reads_own(A, r, bound), &csr));
