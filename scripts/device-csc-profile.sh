@@ -10,9 +10,7 @@ cd "$(dirname "$0")/.." || exit 1
 L=${OUT:+$OUT/l}; L=${L:-$PWD/build-gpu/logs-cscprof}; mkdir -p "$L"
 input=${CSC_PROF_INPUT:-banded:2000000:64,f32}
 . scripts/device-env.sh
-(cmake -S . -B build-gpu -DSP_WITH_CUDA=ON -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
-   "${SP_ZLIB_ARGS[@]}" && cmake --build build-gpu -j"$(nproc)" --target csc_bench) >"$L/build.log" 2>&1 ||
-  { tail -20 "$L/build.log"; exit 1; }
+sp_build_gpu "$L" csc_bench || exit 1
 bench=(./build-gpu/bench/csc_bench --reps 3 --input "$input")
 timeout 150 ncu --clock-control none --metrics gpu__time_duration.sum --csv "${bench[@]}" \
   >"$L/times.csv" 2>&1

@@ -27,12 +27,7 @@ limit=${CSC23_LIMIT:-150}
 fail=0
 t0=$(date +%s)
 nvidia-smi --query-gpu=index,name,driver_version --format=csv,noheader | tee "$L/gpu.txt"
-cmake -S . -B build-gpu -DSP_WITH_CUDA=ON -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
-  "${SP_ZLIB_ARGS[@]}" >"$L/configure.log" 2>&1 || { tail -20 "$L/configure.log"; exit 1; }
-cmake --build build-gpu -j"$(nproc)" --target check_gpu_spmv check_gpu_spmv_prepare check_gpu_alloc_sweep \
-  check_policy spbench csc_bench >"$L/build.log" 2>&1 \
-  || { grep -E "error" "$L/build.log" | head -30; echo "== FAIL build"; exit 1; }
-echo "== build ok ($(( $(date +%s) - t0 )) s)"
+sp_build_gpu "$L" check_gpu_spmv check_gpu_spmv_prepare check_gpu_alloc_sweep check_policy spbench csc_bench || exit 1
 
 for step in $steps; do
 case $step in

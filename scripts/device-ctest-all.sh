@@ -10,11 +10,7 @@ limit=${1:-420}
 . scripts/device-env.sh
 t0=$(date +%s)
 nvidia-smi --query-gpu=index,name,driver_version,memory.total --format=csv,noheader | tee "$L/gpu.txt"
-cmake -S . -B build-gpu -DSP_WITH_CUDA=ON -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
-  "${SP_ZLIB_ARGS[@]}" >"$L/configure.log" 2>&1 || { tail -20 "$L/configure.log"; exit 1; }
-cmake --build build-gpu -j"$(nproc)" >"$L/build.log" 2>&1 ||
-  { grep -E "error" "$L/build.log" | head -30; echo "== FAIL build"; exit 1; }
-echo "== build ok ($(( $(date +%s) - t0 )) s)"
+sp_build_gpu "$L" all || exit 1
 (cd build-gpu && timeout "$limit" ctest -j8 --timeout 300 --output-on-failure >"$L/ctest.log" 2>&1)
 rc=$?
 [ "$rc" = 124 ] && echo "== ctest cut at $limit s"

@@ -19,3 +19,18 @@ if [ ! -f /usr/include/zlib.h ] && [ -f .deps/root/usr/include/zlib.h ]; then
                 -DZLIB_LIBRARY="$(ls "$PWD"/.deps/root/lib/x86_64-linux-gnu/libz.so.1.* | head -n 1)")
 fi
 export NCCL_NVLS_ENABLE=0
+
+# sp_build_gpu LOGDIR TARGET...: configure build-gpu (Release, sm_90, the zlib above) and
+# build the targets, logs in LOGDIR/configure.log and LOGDIR/build.log; prints
+# "== build ok (N s)", or the errors and "== FAIL build" and returns 1. The scripts that
+# keep their own step() (device-steps.sh) use its build_gpu instead.
+sp_build_gpu() {
+  local logs=$1 t0=$SECONDS
+  shift
+  cmake -S . -B build-gpu -DSP_WITH_CUDA=ON -DCMAKE_BUILD_TYPE=Release \
+    -DCMAKE_CUDA_ARCHITECTURES=90 "${SP_ZLIB_ARGS[@]}" >"$logs/configure.log" 2>&1 ||
+    { tail -20 "$logs/configure.log"; echo "== FAIL configure"; return 1; }
+  cmake --build build-gpu -j"$(nproc)" --target "$@" >"$logs/build.log" 2>&1 ||
+    { grep -E "error" "$logs/build.log" | head -30; echo "== FAIL build"; return 1; }
+  echo "== build ok ($((SECONDS - t0)) s)"
+}

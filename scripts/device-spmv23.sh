@@ -17,11 +17,7 @@ tests_limit=${1:-150}; suite_limit=${2:-120}; wide_limit=${3:-140}
 fail=0
 t0=$(date +%s)
 nvidia-smi --query-gpu=index,name,driver_version --format=csv,noheader | tee "$L/gpu.txt"
-cmake -S . -B build-gpu -DSP_WITH_CUDA=ON -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
-  "${SP_ZLIB_ARGS[@]}" >"$L/configure.log" 2>&1 || { tail -20 "$L/configure.log"; exit 1; }
-cmake --build build-gpu -j"$(nproc)" --target check_gpu_spmv check_policy check_spmv_long_rows spbench spmv_model_replay \
-  >"$L/build.log" 2>&1 || { grep -E "error" "$L/build.log" | head -30; echo "== FAIL build"; exit 1; }
-echo "== build ok ($(( $(date +%s) - t0 )) s)"
+sp_build_gpu "$L" check_gpu_spmv check_policy check_spmv_long_rows spbench spmv_model_replay || exit 1
 
 # tests: the three GPU cases side by side, the host suites beside them
 if [ "$tests_limit" -gt 0 ]; then

@@ -27,12 +27,7 @@ csc_inputs=${3:-${SPMV23C_CSC_INPUTS:-poisson160 powerlaw}}
 fail=0
 t0=$(date +%s)
 nvidia-smi --query-gpu=index,name,driver_version --format=csv,noheader | tee "$L/gpu.txt"
-cmake -S . -B build-gpu -DSP_WITH_CUDA=ON -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
-  "${SP_ZLIB_ARGS[@]}" >"$L/configure.log" 2>&1 || { tail -20 "$L/configure.log"; exit 1; }
-cmake --build build-gpu -j"$(nproc)" --target check_gpu_spmv check_gpu_spmv_prepare check_gpu_alloc_sweep \
-  check_policy check_spmv_long_rows spbench csc_bench \
-  >"$L/build.log" 2>&1 || { grep -E "error" "$L/build.log" | head -30; echo "== FAIL build"; exit 1; }
-echo "== build ok ($(( $(date +%s) - t0 )) s)"
+sp_build_gpu "$L" check_gpu_spmv check_gpu_spmv_prepare check_gpu_alloc_sweep check_policy check_spmv_long_rows spbench csc_bench || exit 1
 
 (cd build-gpu && timeout "$tests_limit" ctest -j7 --timeout "$tests_limit" --output-on-failure \
    -R '^(check_gpu_spmv\.(shapes|large|wide)|check_gpu_spmv_prepare|check_gpu_alloc_sweep\.formats|check_policy|check_spmv_long_rows)$' \
