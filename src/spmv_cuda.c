@@ -7,8 +7,9 @@
  * SELL, JDS (a second for the long-row tail when they have one) and CSR scalar and vector
  * (a second for the long rows' pieces when they have any), binned and adaptive; two for
  * CSR merge and split (tile pass, carry fix-up) and HYB (ELL, overflow); CSC and COO
- * atomic a y = beta * y pass and one kernel, COO segmented that pass and two (the beta
- * pass is left out when beta is 1).
+ * atomic a y = beta * y pass and one kernel (the beta pass is left out when beta is 1),
+ * COO segmented its tiles (which apply beta) and, past one tile, the carry fix-up (with a
+ * beta pass first only for matrices of far more rows than entries).
  * No allocation, memset, event, synchronization or attribute query. */
 #include <stdatomic.h>
 #include <stdio.h>

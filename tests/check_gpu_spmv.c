@@ -677,6 +677,11 @@ START_TEST(test_random_catalogue)
                  SP_TEST_LONG_ROW | SP_TEST_EMPTY_ROWS | SP_TEST_DUPLICATES, WITH_CUSPARSE);
     check_random("wide 300x5000", 5, 300, 5000, 20000, 0, WITH_CUSPARSE);
     check_random("tall 5000x300", 6, 5000, 300, 20000, 0, WITH_CUSPARSE);
+    /* COO segmented applies beta in its tiles, empty rows included, up to nrows = 2 nnz +
+     * 2048; past that a beta pass runs first: one matrix each side */
+    check_random("mostly empty rows, beta in the tiles", 7, 19000, 700, 9000, 0,
+                 WITH_CUSPARSE);
+    check_random("hypersparse, a beta pass first", 8, 200000, 700, 3000, 0, WITH_CUSPARSE);
 }
 END_TEST
 

@@ -54,6 +54,11 @@ done:
     return st;
 }
 
+/* a * b rounded once, never fused into a later add (the same bits as a product stored by
+ * one kernel and added by another). */
+__device__ __forceinline__ float mul_rn(float a, float b) { return __fmul_rn(a, b); }
+__device__ __forceinline__ double mul_rn(double a, double b) { return __dmul_rn(a, b); }
+
 /* x[j] through the read-only (non-coherent) cache: x is never written by an SpMV. */
 template <typename T>
 __device__ __forceinline__ T load_x(const T *x, int64_t j)

@@ -3,8 +3,9 @@
  * adds each run with one atomic. Segmented (row-sorted entries, no atomics in the main
  * pass): each block reduces a tile of entries staged in shared memory, each thread a run
  * of them, a block-wide segmented scan carrying partial rows between threads; rows ending
- * in the tile are written once, a row running past the tile leaves a carry-out that a
- * second kernel adds (the reduce-by-key of Merrill's CUB). */
+ * in the tile are written once (beta applied there, and to the empty rows the tile passes
+ * over, so no beta pass runs first), a row running past the tile leaves a carry-out that a
+ * second kernel adds (the reduce-by-key of Merrill's CUB); one tile needs no second. */
 #include "spmv_common.cuh"
 #include "spmv_policy_coo.h"
 
@@ -39,14 +40,45 @@ accumulate_kernel(const int32_t *row, const int32_t *col, const T *val, int64_t 
  * (thread t reads items t*items_per_thread + k) hit distinct banks. */
 __device__ __forceinline__ int padded(int q) { return q + (q >> 5); }
 
-/* y (already scaled by beta) += alpha * A * x for tile blockIdx.x of the row-sorted
- * entries. Tile items past nnz repeat the tile's last row with product 0, so they only
- * extend the last run. Each row with entries is written here by the one tile holding its
- * last entry; every earlier tile it crosses leaves its part as the tile's carry-out. */
+/* y[r] with beta applied: beta * y[r] (0 without reading y when beta is 0, y[r] when it is
+ * 1), rounded before anything is added, as the separate beta pass (spmv_scale.cu) gives it. */
 template <typename T>
+__device__ __forceinline__ T scaled(const T *y, int64_t r, T beta)
+{
+    if (beta == T(0)) return T(0);
+    if (beta == T(1)) return y[r];
+    return spmv::mul_rn(beta, y[r]);
+}
+
+/* y[r] = beta y[r] + v when the tile scales y itself (SCALE), else y[r] += v (y already
+ * scaled by the beta pass). */
+template <bool SCALE, typename T>
+__device__ __forceinline__ void write_row(T *y, int64_t r, T beta, T v)
+{
+    y[r] = (SCALE ? scaled(y, r, beta) : y[r]) + v;
+}
+
+/* y = beta y on rows lo .. hi - 1 (rows with no entries), by one thread. */
+template <typename T>
+__device__ __forceinline__ void scale_rows(T *y, int64_t lo, int64_t hi, T beta)
+{
+    for (int64_t r = lo; r < hi; r++) y[r] = scaled(y, r, beta);
+}
+
+/* y += alpha * A * x for tile blockIdx.x of the row-sorted entries; SCALE: the tile also
+ * applies beta, so no beta pass runs before it: each row with entries gets beta y + its
+ * sum from the tile that writes it, and each row without entries is scaled by the tile
+ * whose entries pass over it (the gap before its first entry's row and between two of its
+ * rows; the last tile also the rows after the last entry's). Without SCALE, y was already
+ * scaled by the beta pass. Tile items past nnz repeat the tile's last row with product 0,
+ * so they only extend the last run. Each row with entries is written here by the one tile
+ * holding its last entry; every earlier tile it crosses leaves its part as the tile's
+ * carry-out (added after, by the fix-up). */
+template <bool SCALE, typename T>
 __global__ void __launch_bounds__(S::block_threads)
 segmented_kernel(const int32_t *row, const int32_t *col, const T *val, int64_t nnz,
-                 const T *x, T alpha, T *y, int32_t *carry_row, T *carry_val)
+                 int64_t nrows, const T *x, T alpha, T beta, T *y, int32_t *carry_row,
+                 T *carry_val)
 {
     constexpr int B = S::block_threads, I = S::items_per_thread;
     constexpr int slots = S::tile_items + S::tile_items / 32;
@@ -86,6 +118,18 @@ segmented_kernel(const int32_t *row, const int32_t *col, const T *val, int64_t n
      * earlier threads may share (it gets the scan's carry-in) */
     int p0 = tid * I;
     int32_t prev = s_row[padded(p0 > 0 ? p0 - 1 : 0)];
+    if (SCALE && beta != T(1)) { /* the rows without entries that this thread's run passes */
+        int32_t before = p0 > 0 ? prev : base > 0 ? row[base - 1] : -1;
+#pragma unroll
+        for (int k = 0; k < I; k++) {
+            int32_t r = s_row[padded(p0 + k)];
+            if (r > before + 1) scale_rows(y, (int64_t)before + 1, (int64_t)r, beta);
+            before = r;
+        }
+        if (end >= nnz) /* the last tile: the rows after the last entry's, the block's */
+            for (int64_t r = (int64_t)last_row + 1 + tid; r < nrows; r += B)
+                y[r] = scaled(y, r, beta);
+    }
     T run = T(0), first_val = T(0);
     int32_t first_row = -1;
     bool ended = false;
@@ -98,7 +142,7 @@ segmented_kernel(const int32_t *row, const int32_t *col, const T *val, int64_t n
                 first_row = prev;
                 first_val = run;
             } else {
-                y[prev] += alpha * run;
+                write_row<SCALE>(y, prev, beta, alpha * run);
             }
             run = T(0);
         }
@@ -106,11 +150,11 @@ segmented_kernel(const int32_t *row, const int32_t *col, const T *val, int64_t n
         prev = r;
     }
     T carry_in = spmv::block_segmented_exclusive_scan<B>(ended, run, s_flag, s_v);
-    if (ended) y[first_row] += alpha * (first_val + carry_in);
+    if (ended) write_row<SCALE>(y, first_row, beta, alpha * (first_val + carry_in));
     if (tid == B - 1) {
         T total = ended ? run : carry_in + run;
         bool complete = end >= nnz || row[end] != last_row;
-        if (complete) y[last_row] += alpha * total;
+        if (complete) write_row<SCALE>(y, last_row, beta, alpha * total);
         carry_row[blockIdx.x] = complete ? -1 : last_row;
         carry_val[blockIdx.x] = complete ? T(0) : total;
     }
@@ -148,23 +192,32 @@ done:
     return st;
 }
 
-/* y += alpha * A * x by segmented_kernel and the carry fix-up (a->nnz > 0). */
+/* y = alpha * A * x + beta * y by segmented_kernel and, past one tile, the carry fix-up
+ * (a->nnz > 0). The tiles apply beta themselves (no beta pass) unless the matrix has far
+ * more rows than entries (sp_spmv_coo_segmented_policy::scale_in_tiles_rows_per_entry),
+ * where the threads would walk long runs of empty rows alone. */
 template <typename T>
 sp_status_t launch_segmented(const sp_gpu_env_t *env, const sp_gpu_spmv_plan_t *plan,
-                             const sp_triplets_t *a, T alpha, const void *d_x, void *d_y)
+                             const sp_triplets_t *a, T alpha, T beta, const void *d_x,
+                             void *d_y)
 {
     sp_status_t st = SP_STATUS_SUCCESS;
     int64_t ntiles = (a->nnz + S::tile_items - 1) / S::tile_items;
+    bool in_tiles = a->nrows <= S::scale_in_tiles_rows_per_entry * a->nnz + S::tile_items;
     int32_t *d_carry_row = NULL;
     T *d_carry_val = NULL;
     spmv::carry_arrays(plan->d_temp, ntiles, &d_carry_row, &d_carry_val);
+    if (!in_tiles) SP_TRY(sp__gpu_scale(env, a->value_type, a->nrows, &beta, d_y));
     SP_CUDA_LAUNCH("segmented_kernel",
-                   sp_prim::launch(segmented_kernel<T>, (unsigned)ntiles, S::block_threads,
-                                   env->stream, a->row, a->col, static_cast<const T *>(a->val),
-                                   a->nnz, static_cast<const T *>(d_x), alpha,
+                   sp_prim::launch(in_tiles ? segmented_kernel<true, T>
+                                            : segmented_kernel<false, T>,
+                                   (unsigned)ntiles, S::block_threads, env->stream, a->row,
+                                   a->col, static_cast<const T *>(a->val), a->nnz, a->nrows,
+                                   static_cast<const T *>(d_x), alpha, beta,
                                    static_cast<T *>(d_y), d_carry_row, d_carry_val));
-    SP_TRY(spmv::launch_carry_fixup<S>(env, d_carry_row, d_carry_val, ntiles, alpha,
-                                        static_cast<T *>(d_y)));
+    if (ntiles > 1) /* one tile holds every row's last entry: no carry */
+        SP_TRY(spmv::launch_carry_fixup<S>(env, d_carry_row, d_carry_val, ntiles, alpha,
+                                            static_cast<T *>(d_y)));
 done:
     return st;
 }
@@ -206,13 +259,14 @@ extern "C" sp_status_t sp__gpu_spmv_coo(const sp_gpu_env_t *env, const sp_gpu_sp
                      "coo spmv: plan has %zu scratch bytes, %lld entries need %zu (plan made "
                      "for another matrix?)",
                      plan->temp_bytes, (long long)a->nnz, spmv::carry_bytes(ntiles));
-    SP_TRY(sp__gpu_scale(env, a->value_type, a->nrows, beta, d_y));
+    if (a->nnz == 0 || plan->alg != SP_SPMV_ALG_COO_SEGMENTED)
+        SP_TRY(sp__gpu_scale(env, a->value_type, a->nrows, beta, d_y));
     if (a->nnz == 0) goto done;
     spmv::by_value(a->value_type, [&](auto tag) {
         using T = decltype(tag);
         T al = spmv::host_value<T>(alpha);
         if (plan->alg == SP_SPMV_ALG_COO_SEGMENTED)
-            st = launch_segmented<T>(env, plan, a, al, d_x, d_y);
+            st = launch_segmented<T>(env, plan, a, al, spmv::host_value<T>(beta), d_x, d_y);
         else
             st = launch_accumulate<T>(env, a, al, d_x, d_y);
     });

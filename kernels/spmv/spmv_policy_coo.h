@@ -24,6 +24,10 @@ struct sp_spmv_coo_segmented_policy {
     static constexpr int block_threads = 256;
     static constexpr int items_per_thread = 8;
     static constexpr int tile_items = block_threads * items_per_thread;
+    /* the tiles apply beta themselves (no separate beta pass: one launch for one tile, two
+     * past it) while nrows <= this x nnz + tile_items; beyond, a thread's run could pass
+     * long stretches of empty rows, scaled one by one, and the beta pass runs first */
+    static constexpr int scale_in_tiles_rows_per_entry = 2;
     static constexpr int fixup_block_threads = 256;
     static constexpr int fixup_blocks_per_sm = 4;
 };
