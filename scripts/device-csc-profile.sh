@@ -4,10 +4,12 @@
 # kernel's duration (to name cuSPARSE's), then the full section set of libsp's csc_kernel
 # (its first variant: no aggregation, no window) and of cuSPARSE's kernel, one launch each
 # after warm-up. Logs under $OUT/l (else build-gpu/logs-cscprof); prints the headline
-# metrics of both.
+# metrics of both, and each kernel's reductions (instructions, L2 requests and sectors)
+# beside its DRAM bytes, and the reduction and atomic instructions of cuSPARSE's SASS.
+# CSC_PROF_LOGS: the log folder (device-csc-vecred.sh passes its own).
 set -u
 cd "$(dirname "$0")/.." || exit 1
-L=${OUT:+$OUT/l}; L=${L:-$PWD/build-gpu/logs-cscprof}; mkdir -p "$L"
+L=${OUT:+$OUT/l}; L=${CSC_PROF_LOGS:-${L:-$PWD/build-gpu/logs-cscprof}}; mkdir -p "$L"
 input=${CSC_PROF_INPUT:-banded:2000000:64,f32}
 . scripts/device-env.sh
 sp_build_gpu "$L" csc_bench || exit 1
@@ -33,4 +35,23 @@ if [ -n "$cus" ]; then
   timeout 150 ncu --clock-control none --set full --kernel-name "regex:$cus" --launch-skip 4 \
     --launch-count 1 "${bench[@]}" >"$L/ncu-cusparse.txt" 2>&1
   echo "== cuSPARSE"; grep -E "$keys" "$L/ncu-cusparse.txt" | head -40
+fi
+# reductions: SASS RED instructions executed, the L2's reduction requests and sectors (a
+# vector reduction is one request for 2 or 4 values), DRAM bytes
+redm=gpu__time_duration.sum,smsp__inst_executed.sum,smsp__sass_inst_executed_op_global_red.sum
+redm=$redm,lts__t_requests_op_red.sum,lts__t_sectors_op_red.sum,dram__bytes_read.sum
+redm=$redm,dram__bytes_write.sum
+for k in csc_kernel $cus; do
+  timeout 120 ncu --clock-control none --metrics "$redm" --kernel-name "regex:$k" \
+    --launch-skip 4 --launch-count 1 "${bench[@]}" >"$L/red-$k.txt" 2>&1
+  echo "== reductions: $k"; grep -E "$(echo "$redm" | tr ',' '|')" "$L/red-$k.txt" | head -12
+done
+if [ -n "$cus" ]; then # the reduction and atomic opcodes in cuSPARSE's kernel
+  timeout 150 ncu --clock-control none --section SourceCounters --kernel-name "regex:$cus" \
+    --launch-skip 4 --launch-count 1 -o "$L/cusparse-src" -f "${bench[@]}" >/dev/null 2>&1
+  ncu -i "$L/cusparse-src.ncu-rep" --page source --print-source sass --csv \
+    >"$L/cusparse-sass.csv" 2>&1
+  echo "== cuSPARSE SASS: reductions and atomics (opcode, lines)"
+  grep -o -E "\b(RED|ATOM|REDG|ATOMG)[A-Z0-9_.]*" "$L/cusparse-sass.csv" | sort | uniq -c | head -20
+  rm -f "$L/cusparse-src.ncu-rep"
 fi

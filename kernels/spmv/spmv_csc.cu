@@ -128,6 +128,40 @@ __device__ __forceinline__ int heavy_slot(const heavy_set<T> *hs, int32_t r)
     return hs->row[pos] == r ? pos : -1;
 }
 
+/* The step's adds into y left after the shared-memory sums (r < 0: none), one reduction
+ * each. In float with G > 1 (the policy's float_red_width) and y aligned to 4 G bytes
+ * (yvec, uniform), lanes l .. l + G - 1 holding rows r .. r + G - 1, r a multiple of G (a
+ * column's consecutive rows: a band's, a block's), add as one vector reduction from
+ * lane l. All lanes call it. */
+template <int G, typename T>
+__device__ __forceinline__ void add_rows(int32_t r, T v, bool yvec, T *y)
+{
+    if constexpr (G > 1 && std::is_same<T, float>::value) {
+        if (yvec) {
+            int lane = threadIdx.x & 31;
+            int32_t rn = __shfl_down_sync(full, r, 1);
+            float g[G];
+            g[0] = v;
+#pragma unroll
+            for (int i = 1; i < G; i++) g[i] = __shfl_down_sync(full, v, i);
+            /* bit l: lane l + 1 holds the row after lane l's */
+            unsigned next = __ballot_sync(full, r >= 0 && lane < 31 && rn == r + 1);
+            constexpr unsigned run = (1u << (G - 1)) - 1;
+            bool lead = r >= 0 && (r & (G - 1)) == 0 && lane <= 32 - G &&
+                        ((next >> lane) & run) == run;
+            unsigned leads = __ballot_sync(full, lead);
+            int k = r & (G - 1); /* lane l - k leads lane l's group, if any lane does */
+            bool taken = r >= 0 && lane >= k && ((leads >> (lane - k)) & 1u);
+            if (lead)
+                spmv::red_add_vec<G>(y + r, g);
+            else if (r >= 0 && !taken)
+                spmv::red_add(y + r, v);
+            return;
+        }
+    }
+    if (r >= 0) spmv::red_add(y + r, v);
+}
+
 /* The add of a step's entries into y: a heavy row (HEAVY) into the warp's sums by a
  * shared-memory atomic, a row in the warp's window (WINDOW) into its shared-memory slot,
  * the others by one reduction each, after the lanes holding one row have added
@@ -136,7 +170,7 @@ __device__ __forceinline__ int heavy_slot(const heavy_set<T> *hs, int32_t r)
  * bench/results/h100-csc-2026-11-26.md; it was removed.) */
 template <bool AGGREGATE, bool WINDOW, bool HEAVY, typename T>
 __device__ __forceinline__ void add_step(int32_t r, T v, int64_t base, T *win,
-                                         heavy_set<T> *hs, T *y)
+                                         heavy_set<T> *hs, bool yvec, T *y)
 {
     int lane = threadIdx.x & 31;
     int64_t off = (int64_t)r - base;
@@ -161,7 +195,7 @@ __device__ __forceinline__ void add_step(int32_t r, T v, int64_t base, T *win,
         }
         if (lane != __ffs((int)peers) - 1) r = -1;
     }
-    if (r >= 0) spmv::red_add(y + r, v);
+    add_rows<P::float_red_width>(r, v, yvec, y);
 }
 
 /* y += alpha * A * x for the chunks of P::chunk_entries entries, a warp each
@@ -188,6 +222,7 @@ csc_kernel(const Off *__restrict__ ptr, const int32_t *__restrict__ idx,
     heavy_set<T> *hs = &s_heavy;
     int lane = threadIdx.x & 31;
     int64_t warps = (int64_t)gridDim.x * (P::block_threads / 32);
+    bool yvec = ((uintptr_t)y & (sizeof(T) * P::float_red_width - 1)) == 0;
     if (HEAVY) {
         for (int q = threadIdx.x; q < P::heavy_rows; q += P::block_threads)
             hs->row[q] = q < nheavy ? __ldg(heavy + q) : INT32_MAX;
@@ -235,7 +270,7 @@ csc_kernel(const Off *__restrict__ ptr, const int32_t *__restrict__ idx,
 #pragma unroll
         for (int k = 0; k < K; k++) {
             if (e0 + k * 32 >= e1) break; /* uniform */
-            add_step<AGGREGATE, WINDOW, HEAVY>(rr[k], vv[k], base, win, hs, y);
+            add_step<AGGREGATE, WINDOW, HEAVY>(rr[k], vv[k], base, win, hs, yvec, y);
         }
         if (WINDOW) { /* the window's sums into y, the slots zeroed for the next chunk */
             __syncwarp();
