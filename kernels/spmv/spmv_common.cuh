@@ -89,30 +89,6 @@ __device__ __forceinline__ void red_add(double *p, double v)
                  : "memory");
 }
 
-/* p[0 .. G - 1] += v[0 .. G - 1] (G 2 or 4, p aligned to 4 G bytes) as one vector
- * reduction where the architecture has it (sm_90: red.global.add.v2/.v4.f32; no f64
- * form exists), else G scalar ones. */
-template <int G>
-__device__ __forceinline__ void red_add_vec(float *p, const float (&v)[G])
-{
-    static_assert(G == 2 || G == 4, "vector reductions of 2 or 4 floats");
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    if (G == 2)
-        asm volatile("red.global.add.v2.f32 [%0], {%1, %2};" ::"l"(
-                         __cvta_generic_to_global(p)),
-                     "f"(v[0]), "f"(v[1 % G])
-                     : "memory");
-    else
-        asm volatile("red.global.add.v4.f32 [%0], {%1, %2, %3, %4};" ::"l"(
-                         __cvta_generic_to_global(p)),
-                     "f"(v[0]), "f"(v[1 % G]), "f"(v[2 % G]), "f"(v[3 % G])
-                     : "memory");
-#else
-#pragma unroll
-    for (int i = 0; i < G; i++) red_add(p + i, v[i]);
-#endif
-}
-
 /* Sum over aligned groups of W lanes (W a power of two <= 32), in every lane of the
  * group. All 32 lanes of the warp must call it. */
 template <int W, typename T>

@@ -22,23 +22,26 @@ namespace {
 using P = sp_spmv_csc_policy;
 constexpr unsigned full = 0xffffffffu;
 
-/* The window: columns wb .. wb + 31, lane l holding the end of column wb + l (past_end
- * past the last column). Off: the column pointers' type. */
-template <typename Off>
+/* The window: columns wb .. wb + 31, lane l holding the end of column wb + l relative to
+ * the chunk's first entry e0, clamped to -1 .. P::chunk_entries (every entry of the chunk
+ * lies in 0 .. chunk_entries - 1, so the clamp keeps each comparison with one; past the
+ * last column: chunk_entries). 32-bit whatever the pointers' type: one shuffle and one
+ * compare a probe. */
 struct window {
-    int32_t wb; /* at most the column of an entry of the step: below ncols */
-    Off end;
-    Off last; /* the end of column wb + 31, in every lane */
+    int32_t wb;   /* at most the column of an entry of the step: below ncols */
+    int32_t end;  /* lane l: the end of column wb + l, less e0, clamped */
+    int32_t last; /* the end of column wb + 31 (lane 31's), in every lane */
 };
 
 template <typename Off>
 __device__ __forceinline__ void window_load(const Off *ptr, int64_t ncols, int64_t wb,
-                                            window<Off> *w)
+                                            int64_t e0, window *w)
 {
     int lane = threadIdx.x & 31;
     int64_t j = wb + 1 + lane;
+    int64_t rel = j <= ncols ? (int64_t)__ldg(ptr + j) - e0 : (int64_t)P::chunk_entries;
     w->wb = (int32_t)wb;
-    w->end = j <= ncols ? __ldg(ptr + j) : spmv::past_end(Off(0));
+    w->end = rel < 0 ? -1 : rel > P::chunk_entries ? P::chunk_entries : (int32_t)rel;
     w->last = __shfl_sync(full, w->end, 31);
 }
 
@@ -63,35 +66,34 @@ __device__ __forceinline__ int64_t column_search(const Off *ptr, int64_t lo, int
     return lo;
 }
 
-/* The column of entry e (valid lanes) from the window, which is moved forward while a
- * valid lane's entry lies past it: by 32 columns, or, when the next window would not
- * reach the first such entry either (runs of empty columns), to the column found by
- * column_search up to hi (at least every valid entry's column). All lanes call it; the
- * window starts at or before every valid entry's column. */
+/* The column of the chunk's entry t (e0 + t; valid lanes) from the window, which is
+ * moved forward while a valid lane's entry lies past it: by 32 columns, or, when the next
+ * window would not reach the first such entry either (runs of empty columns), to the
+ * column found by column_search up to hi (at least every valid entry's column). All lanes
+ * call it; the window starts at or before every valid entry's column. */
 template <typename Off>
 __device__ __forceinline__ int32_t column_of(const Off *ptr, int64_t ncols, int64_t hi,
-                                             int64_t e, bool valid, window<Off> *w)
+                                             int64_t e0, int32_t t, bool valid, window *w)
 {
     int32_t col = 0;
     bool done = !valid;
     for (;;) {
         int cnt = 0;
 #pragma unroll
-        for (int step = 16; step >= 1; step >>= 1) {
-            Off v = __shfl_sync(full, w->end, cnt + step - 1);
-            if ((int64_t)v <= e) cnt += step;
-        }
-        if (!done && (int64_t)w->last > e) {
+        for (int step = 16; step >= 1; step >>= 1)
+            if (__shfl_sync(full, w->end, cnt + step - 1) <= t) cnt += step;
+        if (!done && w->last > t) {
             col = w->wb + cnt;
             done = true;
         }
         unsigned left = __ballot_sync(full, !done);
         if (left == 0) break;
         /* the first lane left holds the smallest entry left */
-        int64_t first = __shfl_sync(full, e, __ffs((int)left) - 1);
-        window_load(ptr, ncols, (int64_t)w->wb + 32, w);
-        if ((int64_t)w->last <= first)
-            window_load(ptr, ncols, column_search(ptr, (int64_t)w->wb + 32, hi, first), w);
+        int32_t first = __shfl_sync(full, t, __ffs((int)left) - 1);
+        window_load(ptr, ncols, (int64_t)w->wb + 32, e0, w);
+        if (w->last <= first)
+            window_load(ptr, ncols, column_search(ptr, (int64_t)w->wb + 32, hi, e0 + first),
+                        e0, w);
     }
     return col;
 }
@@ -128,40 +130,6 @@ __device__ __forceinline__ int heavy_slot(const heavy_set<T> *hs, int32_t r)
     return hs->row[pos] == r ? pos : -1;
 }
 
-/* The step's adds into y left after the shared-memory sums (r < 0: none), one reduction
- * each. In float with G > 1 (the policy's float_red_width) and y aligned to 4 G bytes
- * (yvec, uniform), lanes l .. l + G - 1 holding rows r .. r + G - 1, r a multiple of G (a
- * column's consecutive rows: a band's, a block's), add as one vector reduction from
- * lane l. All lanes call it. */
-template <int G, typename T>
-__device__ __forceinline__ void add_rows(int32_t r, T v, bool yvec, T *y)
-{
-    if constexpr (G > 1 && std::is_same<T, float>::value) {
-        if (yvec) {
-            int lane = threadIdx.x & 31;
-            int32_t rn = __shfl_down_sync(full, r, 1);
-            float g[G];
-            g[0] = v;
-#pragma unroll
-            for (int i = 1; i < G; i++) g[i] = __shfl_down_sync(full, v, i);
-            /* bit l: lane l + 1 holds the row after lane l's */
-            unsigned next = __ballot_sync(full, r >= 0 && lane < 31 && rn == r + 1);
-            constexpr unsigned run = (1u << (G - 1)) - 1;
-            bool lead = r >= 0 && (r & (G - 1)) == 0 && lane <= 32 - G &&
-                        ((next >> lane) & run) == run;
-            unsigned leads = __ballot_sync(full, lead);
-            int k = r & (G - 1); /* lane l - k leads lane l's group, if any lane does */
-            bool taken = r >= 0 && lane >= k && ((leads >> (lane - k)) & 1u);
-            if (lead)
-                spmv::red_add_vec<G>(y + r, g);
-            else if (r >= 0 && !taken)
-                spmv::red_add(y + r, v);
-            return;
-        }
-    }
-    if (r >= 0) spmv::red_add(y + r, v);
-}
-
 /* The add of a step's entries into y: a heavy row (HEAVY) into the warp's sums by a
  * shared-memory atomic, a row in the warp's window (WINDOW) into its shared-memory slot,
  * the others by one reduction each, after the lanes holding one row have added
@@ -169,11 +137,13 @@ __device__ __forceinline__ void add_rows(int32_t r, T v, bool yvec, T *y)
  * first, by ballots and shuffles, measured 1.6-3.7x slower on the large heavy-row inputs,
  * bench/results/h100-csc-2026-11-26.md; it was removed.) */
 template <bool AGGREGATE, bool WINDOW, bool HEAVY, typename T>
-__device__ __forceinline__ void add_step(int32_t r, T v, int64_t base, T *win,
-                                         heavy_set<T> *hs, bool yvec, T *y)
+__device__ __forceinline__ void add_step(int32_t r, T v, int32_t base, T *win,
+                                         heavy_set<T> *hs, T *y)
 {
     int lane = threadIdx.x & 31;
-    int64_t off = (int64_t)r - base;
+    /* r - base modulo 2^32: below window_rows exactly where r is in the window (the
+     * true difference lies in -2^31 - 1 .. 2^31 + window_before) */
+    uint32_t off = (uint32_t)r - (uint32_t)base;
     if (HEAVY) {
         int pos = heavy_slot(hs, r);
         if (pos >= 0) {
@@ -181,7 +151,7 @@ __device__ __forceinline__ void add_step(int32_t r, T v, int64_t base, T *win,
             r = -1;
         }
     }
-    if (WINDOW && r >= 0 && off >= 0 && off < P::window_rows) {
+    if (WINDOW && r >= 0 && off < (uint32_t)P::window_rows) {
         atomicAdd(win + off, v); /* shared memory */
         r = -1;
     }
@@ -195,7 +165,7 @@ __device__ __forceinline__ void add_step(int32_t r, T v, int64_t base, T *win,
         }
         if (lane != __ffs((int)peers) - 1) r = -1;
     }
-    add_rows<P::float_red_width>(r, v, yvec, y);
+    if (r >= 0) spmv::red_add(y + r, v);
 }
 
 /* y += alpha * A * x for the chunks of P::chunk_entries entries, a warp each
@@ -222,7 +192,6 @@ csc_kernel(const Off *__restrict__ ptr, const int32_t *__restrict__ idx,
     heavy_set<T> *hs = &s_heavy;
     int lane = threadIdx.x & 31;
     int64_t warps = (int64_t)gridDim.x * (P::block_threads / 32);
-    bool yvec = ((uintptr_t)y & (sizeof(T) * P::float_red_width - 1)) == 0;
     if (HEAVY) {
         for (int q = threadIdx.x; q < P::heavy_rows; q += P::block_threads)
             hs->row[q] = q < nheavy ? __ldg(heavy + q) : INT32_MAX;
@@ -244,33 +213,37 @@ csc_kernel(const Off *__restrict__ ptr, const int32_t *__restrict__ idx,
     }
     for (int64_t c = ((int64_t)blockIdx.x * P::block_threads + threadIdx.x) >> 5; c < nchunks;
          c += warps) {
-        int64_t e0 = c * P::chunk_entries, e1 = min(e0 + P::chunk_entries, nnz);
+        /* the chunk's entries e0 + t, t in 0 .. n - 1: 32-bit offsets from here on */
+        int64_t e0 = c * P::chunk_entries;
+        int32_t n = (int32_t)min((int64_t)P::chunk_entries, nnz - e0);
+        const int32_t *cidx = idx + e0;
+        const T *cval = val + e0;
         int64_t c0 = __ldg(chunk_col + c), c1 = __ldg(chunk_col + c + 1);
-        int64_t base = c0 - P::window_before;
+        int32_t base = (int32_t)c0 - P::window_before;
         int32_t rr[K], cc[K];
         T vv[K];
 #pragma unroll
         for (int k = 0; k < K; k++) {
-            int64_t e = e0 + k * 32 + lane;
-            rr[k] = e < e1 ? __ldcs(idx + e) : -1;
-            vv[k] = e < e1 ? __ldcs(val + e) : T(0);
+            int32_t t = k * 32 + lane;
+            rr[k] = t < n ? __ldcs(cidx + t) : -1;
+            vv[k] = t < n ? __ldcs(cval + t) : T(0);
         }
-        window<Off> w;
-        window_load(ptr, ncols, c0, &w);
+        window w;
+        window_load(ptr, ncols, c0, e0, &w);
 #pragma unroll
         for (int k = 0; k < K; k++) {
-            int64_t e = e0 + k * 32 + lane;
+            int32_t t = k * 32 + lane;
             cc[k] = 0;
-            if (e0 + k * 32 < e1) /* uniform */
-                cc[k] = column_of(ptr, ncols, c1 < ncols ? c1 : ncols - 1, e, e < e1, &w);
+            if (k * 32 < n) /* uniform */
+                cc[k] = column_of(ptr, ncols, c1 < ncols ? c1 : ncols - 1, e0, t, t < n, &w);
         }
 #pragma unroll
         for (int k = 0; k < K; k++)
             if (rr[k] >= 0) vv[k] = alpha * (vv[k] * spmv::load_x(x, cc[k]));
 #pragma unroll
         for (int k = 0; k < K; k++) {
-            if (e0 + k * 32 >= e1) break; /* uniform */
-            add_step<AGGREGATE, WINDOW, HEAVY>(rr[k], vv[k], base, win, hs, yvec, y);
+            if (k * 32 >= n) break; /* uniform */
+            add_step<AGGREGATE, WINDOW, HEAVY>(rr[k], vv[k], base, win, hs, y);
         }
         if (WINDOW) { /* the window's sums into y, the slots zeroed for the next chunk */
             __syncwarp();

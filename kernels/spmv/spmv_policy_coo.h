@@ -66,21 +66,11 @@ struct sp_spmv_coo_segmented_policy {
 #ifndef SP_CSC_CHUNK_STEPS
 #define SP_CSC_CHUNK_STEPS 8
 #endif
-/* SP_CSC_FLOAT_RED_WIDTH: 1, 2 or 4 rows a reduction into y in float (a benchmark knob:
- * scripts/device-csc-occupancy.sh) */
-#ifndef SP_CSC_FLOAT_RED_WIDTH
-#define SP_CSC_FLOAT_RED_WIDTH 1
-#endif
 struct sp_spmv_csc_policy {
     static constexpr int block_threads = 256;
     static constexpr int blocks_per_sm = SP_CSC_BLOCKS_PER_SM;
     static constexpr int chunk_steps = SP_CSC_CHUNK_STEPS;
     static constexpr int chunk_entries = 32 * chunk_steps;
-    /* float: lanes holding G consecutive rows (the first a multiple of G) add them to y as
-     * one vector reduction (sm_90's red.global.add.v2/.v4.f32) */
-    static constexpr int float_red_width = SP_CSC_FLOAT_RED_WIDTH;
-    static_assert(float_red_width == 1 || float_red_width == 2 || float_red_width == 4,
-                  "1, 2 or 4 floats a reduction");
     static constexpr int partition_block_threads = 256;
     static constexpr int partition_blocks_per_sm = 4;
     /* square matrices: a warp's window of rows in shared memory (2 or 1 KiB a warp) */
