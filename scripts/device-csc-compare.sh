@@ -7,7 +7,7 @@
 # (TESTS, a ctest regex; empty: none), ROUNDS rounds of csc_bench on INPUTS with each build
 # in turn, then Nsight Compute on each build's csc_kernel (the first variant, banded in
 # float): instructions executed, reductions, DRAM bytes, the stall reasons, and the
-# kernel's SASS with executed counts (the hottest lines). Logs under $OUT/l (else
+# kernel's SASS with executed counts, each without and with the window. Logs under $OUT/l (else
 # build-gpu/logs-csccmp).
 set -u
 cd "$(dirname "$0")/.." || exit 1
@@ -51,20 +51,26 @@ done
 m=gpu__time_duration.sum,smsp__inst_executed.sum,smsp__sass_inst_executed_op_global_red.sum
 m=$m,dram__bytes_read.sum,sm__warps_active.avg.pct_of_peak_sustained_active
 m=$m,smsp__issue_active.avg.pct_of_peak_sustained_active
+# the kernel without the window (v0) and with it (v1), by their demangled names
+kern=("csc_kernel<.bool.0, .bool.0, .bool.0, " "csc_kernel<.bool.0, .bool.1, .bool.0, ")
 for j in "${!benches[@]}"; do
   b=("${benches[$j]}" --reps 3 --input "$PROF_INPUT")
-  timeout 120 ncu --clock-control none --metrics "$m" --kernel-name regex:csc_kernel \
-    --launch-skip 4 --launch-count 1 "${b[@]}" >"$logs/ncu-${names[$j]}.txt" 2>&1
-  echo "== ${names[$j]}: $PROF_INPUT, csc_kernel (no window)"
-  grep -E "$(echo "$m" | tr ',' '|')" "$logs/ncu-${names[$j]}.txt"
-  timeout 150 ncu --clock-control none --section SourceCounters --section WarpStateStats \
-    --kernel-name regex:csc_kernel --launch-skip 4 --launch-count 1 \
-    -o "$logs/src-${names[$j]}" -f "${b[@]}" >/dev/null 2>&1
-  ncu -i "$logs/src-${names[$j]}.ncu-rep" --page source --print-source sass --csv \
-    >"$logs/sass-${names[$j]}.csv" 2>&1
-  ncu -i "$logs/src-${names[$j]}.ncu-rep" --page details >"$logs/stall-${names[$j]}.txt" 2>&1
-  rm -f "$logs/src-${names[$j]}.ncu-rep"
-  echo "   SASS lines: $(wc -l <"$logs/sass-${names[$j]}.csv")"
+  for v in 0 1; do
+    sel=(--kernel-name-base demangled --kernel-name "regex:${kern[$v]}" --launch-skip 2
+         --launch-count 1)
+    tag=${names[$j]}-v$v
+    timeout 120 ncu --clock-control none --metrics "$m" "${sel[@]}" "${b[@]}" \
+      >"$logs/ncu-$tag.txt" 2>&1
+    echo "== $tag: $PROF_INPUT, ${kern[$v]}"
+    grep -E "$(echo "$m" | tr ',' '|')" "$logs/ncu-$tag.txt"
+    timeout 150 ncu --clock-control none --section SourceCounters --section WarpStateStats \
+      "${sel[@]}" -o "$logs/src-$tag" -f "${b[@]}" >/dev/null 2>&1
+    ncu -i "$logs/src-$tag.ncu-rep" --page source --print-source sass --csv \
+      >"$logs/sass-$tag.csv" 2>&1
+    ncu -i "$logs/src-$tag.ncu-rep" --page details >"$logs/stall-$tag.txt" 2>&1
+    rm -f "$logs/src-$tag.ncu-rep"
+    echo "   SASS lines: $(wc -l <"$logs/sass-$tag.csv")"
+  done
 done
 echo "== device-csc-compare: $([ $status = 0 ] && echo "all steps passed" || echo FAILED)"
 exit $status

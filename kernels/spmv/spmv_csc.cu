@@ -28,9 +28,11 @@ constexpr unsigned full = 0xffffffffu;
  * last column: chunk_entries). 32-bit whatever the pointers' type: one shuffle and one
  * compare a probe. */
 struct window {
-    int32_t wb;   /* at most the column of an entry of the step: below ncols */
-    int32_t end;  /* lane l: the end of column wb + l, less e0, clamped */
-    int32_t last; /* the end of column wb + 31 (lane 31's), in every lane */
+    int32_t wb;    /* at most the column of an entry of the step: below ncols */
+    int32_t end;   /* lane l: the end of column wb + l, less e0, clamped */
+    int32_t last;  /* the end of column wb + 31 (lane 31's), in every lane */
+    bool distinct; /* no two columns end at one entry of the chunk (no empty column
+                    * among them), in every lane: the step's columns by column_mask */
 };
 
 template <typename Off>
@@ -43,6 +45,24 @@ __device__ __forceinline__ void window_load(const Off *ptr, int64_t ncols, int64
     w->wb = (int32_t)wb;
     w->end = rel < 0 ? -1 : rel > P::chunk_entries ? P::chunk_entries : (int32_t)rel;
     w->last = __shfl_sync(full, w->end, 31);
+    int32_t next = __shfl_down_sync(full, w->end, 1);
+    w->distinct = !__any_sync(full, lane < 31 && next == w->end && w->end >= 0 &&
+                                        w->end < P::chunk_entries);
+}
+
+/* The column of the chunk's entry s + lane for a step s .. s + 31 that the window
+ * covers (its last column ends past the step's last valid entry) where its columns end at
+ * distinct entries (w->distinct): the count of window columns ending at or before the
+ * entry is those ending before the step (a ballot) plus the bits at or below the lane's
+ * in the mask of the step's entries where a column ends (one OR over the warp). All lanes
+ * call it. */
+__device__ __forceinline__ int32_t column_mask(const window *w, int32_t s)
+{
+    int lane = threadIdx.x & 31;
+    int32_t d = w->end - s; /* where the lane's column ends, from the step's first entry */
+    unsigned ends = __reduce_or_sync(full, (uint32_t)d < 32u ? 1u << d : 0u);
+    int before = __popc(__ballot_sync(full, d < 0));
+    return w->wb + before + __popc(ends & (full >> (31 - lane)));
 }
 
 /* The first column in [lo, hi] whose end passes e (the column holding entry e), by a
@@ -216,25 +236,28 @@ csc_kernel(const Off *__restrict__ ptr, const int32_t *__restrict__ idx,
         /* the chunk's entries e0 + t, t in 0 .. n - 1: 32-bit offsets from here on */
         int64_t e0 = c * P::chunk_entries;
         int32_t n = (int32_t)min((int64_t)P::chunk_entries, nnz - e0);
-        const int32_t *cidx = idx + e0;
-        const T *cval = val + e0;
+        const int32_t *lidx = idx + e0 + lane; /* the lane's entries: k * 32 past these */
+        const T *lval = val + e0 + lane;
         int64_t c0 = __ldg(chunk_col + c), c1 = __ldg(chunk_col + c + 1);
         int32_t base = (int32_t)c0 - P::window_before;
         int32_t rr[K], cc[K];
         T vv[K];
 #pragma unroll
         for (int k = 0; k < K; k++) {
-            int32_t t = k * 32 + lane;
-            rr[k] = t < n ? __ldcs(cidx + t) : -1;
-            vv[k] = t < n ? __ldcs(cval + t) : T(0);
+            bool in = k * 32 + lane < n;
+            rr[k] = in ? __ldcs(lidx + k * 32) : -1;
+            vv[k] = in ? __ldcs(lval + k * 32) : T(0);
         }
         window w;
         window_load(ptr, ncols, c0, e0, &w);
 #pragma unroll
         for (int k = 0; k < K; k++) {
-            int32_t t = k * 32 + lane;
+            int32_t s = k * 32, t = s + lane;
             cc[k] = 0;
-            if (k * 32 < n) /* uniform */
+            if (s >= n) continue; /* uniform */
+            if (w.distinct && w.last > min(s + 31, n - 1)) /* uniform */
+                cc[k] = column_mask(&w, s);
+            else
                 cc[k] = column_of(ptr, ncols, c1 < ncols ? c1 : ncols - 1, e0, t, t < n, &w);
         }
 #pragma unroll
