@@ -3,8 +3,9 @@
  * entries, whatever columns they belong to, so a long column is shared by as many warps
  * as it fills): y = beta * y first, then each warp loads its chunk's rows and values
  * (coalesced, every step in flight), finds every entry's column in a window of 32 column
- * ends held one a lane (a shuffle search; the chunk's first column comes from the plan),
- * gathers x for all of them, and adds alpha * a * x[column] into the entry's row with a
+ * ends held one a lane, relative to the chunk (one OR of the ends over the warp and a
+ * ballot a step where the window covers it; a shuffle search otherwise; the chunk's first
+ * column comes from the plan), gathers x for all of them, and adds alpha * a * x[column] into the entry's row with a
  * reduction (an atomic whose result is unused). In square matrices the rows near the
  * chunk's columns are summed in the warp's slots of shared memory first and added once
  * after the chunk. The plan's heavy rows (the longest, at most 64) are summed in each

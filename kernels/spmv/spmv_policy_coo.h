@@ -36,8 +36,11 @@ struct sp_spmv_coo_segmented_policy {
  * stride), the chunk's first column from the plan (the column holding entry c x
  * chunk_entries, found once per matrix). The warp loads the chunk's rows and values
  * (coalesced, all steps in flight), finds every entry's column in a window of 32 column
- * ends held one a lane (a shuffle search; the window moves on by 32 columns, or by a
- * 32-way search of the column pointers when that is not enough: runs of empty columns),
+ * ends held one a lane, 32-bit offsets from the chunk's first entry (where the window
+ * covers the step and no two of its columns end at one entry: the step's entries where a
+ * column ends as one OR over the warp, each lane's column a popcount of it; otherwise a
+ * shuffle search, the window moving on by 32 columns, or by a 32-way search of the column
+ * pointers when that is not enough: runs of empty columns),
  * gathers x for all steps, then adds alpha * a * x[column] into y[row] with one reduction
  * (an atomic whose result is unused) per entry. With a row longer than the policy's
  * aggregation bound (src/policy.c) the lanes of a step holding one row add first
