@@ -16,7 +16,9 @@ logs=${OUT:+$OUT/l}; logs=${logs:-$PWD/build-gpu/logs-csccmp}; mkdir -p "$logs"
 . scripts/device-steps.sh
 OLD=${OLD:-.cmp}
 ROUNDS=${ROUNDS-2}
-INPUTS=${INPUTS-"banded:2000000:64,f32 blocks:600000:6:9,f32 blocks:1500000:3:6,f32 poisson3d:160,f32 banded:2000000:64 poisson3d:160 kron22 circuit:4000000:16,f32 rect:8000000:500000:4"}
+INPUTS=${INPUTS-"banded:2000000:64,f32 blocks:600000:6:9,f32 blocks:1500000:3:6,f32
+  poisson3d:160,f32 banded:2000000:64 poisson3d:160 kron22 circuit:4000000:16,f32
+  rect:8000000:500000:4"}
 TESTS=${TESTS-"check_gpu_spmv|check_policy"}
 PROF_INPUT=${PROF_INPUT:-banded:2000000:64,f32}
 rm -rf /tmp/old-tree && mkdir -p /tmp/old-tree &&

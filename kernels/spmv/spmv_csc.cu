@@ -5,10 +5,10 @@
  * (coalesced, every step in flight), finds every entry's column in a window of 32 column
  * ends held one a lane, relative to the chunk (one OR of the ends over the warp and a
  * ballot a step where the window covers it; a shuffle search otherwise; the chunk's first
- * column comes from the plan), gathers x for all of them, and adds alpha * a * x[column] into the entry's row with a
- * reduction (an atomic whose result is unused). In square matrices the rows near the
- * chunk's columns are summed in the warp's slots of shared memory first and added once
- * after the chunk. The plan's heavy rows (the longest, at most 64) are summed in each
+ * column comes from the plan), gathers x for all of them, and adds alpha * a * x[column]
+ * into the entry's row with a reduction (an atomic whose result is unused). In square
+ * matrices the rows near the chunk's columns are summed in the warp's slots of shared
+ * memory first and added once after the chunk. The plan's heavy rows (the longest, at most 64) are summed in each
  * warp's slots of shared memory and added to y once a block at the end. Lanes of one row
  * add first only in matrices with a long row and no heavy rows (the plan's choices),
  * where a row may appear in every column of a step. A symmetric matrix's CSC does not
