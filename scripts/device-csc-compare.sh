@@ -5,9 +5,9 @@
 # kernels/spmv/spmv_csc.cu as committed before) put in place of this tree's, built in
 # /tmp/old-tree. Builds both (csc_bench; here also the SpMV tests), runs the SpMV tests
 # (TESTS, a ctest regex; empty: none), ROUNDS rounds of csc_bench on INPUTS with each build
-# in turn, then Nsight Compute on each build's csc_kernel (the first variant, banded in
-# float): instructions executed, reductions, DRAM bytes, the stall reasons, and the
-# kernel's SASS with executed counts, each without and with the window. Logs under $OUT/l (else
+# in turn, then Nsight Compute on each build's csc_kernel, without and with the window, on
+# PROF_INPUT (banded in float): instructions executed, reductions, DRAM bytes, the stall
+# reasons, and the kernel's SASS with executed counts. Logs under $OUT/l (else
 # build-gpu/logs-csccmp).
 set -u
 cd "$(dirname "$0")/.." || exit 1

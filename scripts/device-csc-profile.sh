@@ -6,7 +6,7 @@
 # after warm-up. Logs under $OUT/l (else build-gpu/logs-cscprof); prints the headline
 # metrics of both, and each kernel's reductions (instructions, L2 requests and sectors)
 # beside its DRAM bytes, and the reduction and atomic instructions of cuSPARSE's SASS.
-# CSC_PROF_LOGS: the log folder (device-csc-vecred.sh passes its own).
+# CSC_PROF_LOGS: the log folder (default as above).
 set -u
 cd "$(dirname "$0")/.." || exit 1
 L=${OUT:+$OUT/l}; L=${CSC_PROF_LOGS:-${L:-$PWD/build-gpu/logs-cscprof}}; mkdir -p "$L"
@@ -36,8 +36,8 @@ if [ -n "$cus" ]; then
     --launch-count 1 "${bench[@]}" >"$L/ncu-cusparse.txt" 2>&1
   echo "== cuSPARSE"; grep -E "$keys" "$L/ncu-cusparse.txt" | head -40
 fi
-# reductions: SASS RED instructions executed, the L2's reduction requests and sectors (a
-# vector reduction is one request for 2 or 4 values), DRAM bytes
+# reductions: SASS RED instructions executed, the L2's reduction requests and sectors, DRAM
+# bytes
 redm=gpu__time_duration.sum,smsp__inst_executed.sum,smsp__sass_inst_executed_op_global_red.sum
 redm=$redm,lts__t_requests_op_red.sum,lts__t_sectors_op_red.sum,dram__bytes_read.sum
 redm=$redm,dram__bytes_write.sum
