@@ -50,12 +50,19 @@ __device__ __forceinline__ T scaled(const T *y, int64_t r, T beta)
     return spmv::mul_rn(beta, y[r]);
 }
 
-/* y[r] = beta y[r] + v when the tile scales y itself (SCALE), else y[r] += v (y already
- * scaled by the beta pass). */
-template <bool SCALE, typename T>
+/* How segmented_kernel writes a row's sum v into y: SCALE, y[r] = beta y[r] + v (the tile
+ * applies beta; no beta pass ran); PLAIN, y[r] += v (y scaled by the beta pass); ADD, a
+ * reduction y[r] += v, for a tail added after another kernel wrote beta y (any entry order:
+ * every run of one row, whole or a tile's part, is added on its own; no carries). */
+enum { SEG_SCALE, SEG_PLAIN, SEG_ADD };
+
+template <int MODE, typename T>
 __device__ __forceinline__ void write_row(T *y, int64_t r, T beta, T v)
 {
-    y[r] = (SCALE ? scaled(y, r, beta) : y[r]) + v;
+    if (MODE == SEG_ADD)
+        spmv::red_add(y + r, v);
+    else
+        y[r] = (MODE == SEG_SCALE ? scaled(y, r, beta) : y[r]) + v;
 }
 
 /* y = beta y on rows lo .. hi - 1 (rows with no entries), by one thread. */
@@ -65,16 +72,18 @@ __device__ __forceinline__ void scale_rows(T *y, int64_t lo, int64_t hi, T beta)
     for (int64_t r = lo; r < hi; r++) y[r] = scaled(y, r, beta);
 }
 
-/* y += alpha * A * x for tile blockIdx.x of the row-sorted entries; SCALE: the tile also
- * applies beta, so no beta pass runs before it: each row with entries gets beta y + its
+/* y += alpha * A * x for tile blockIdx.x of the row-sorted entries (ADD: of entries in
+ * any order, every write a reduction, no carry: below); SCALE: the tile also applies beta, so no beta pass runs before it: each row with entries gets beta y + its
  * sum from the tile that writes it, and each row without entries is scaled by the tile
  * whose entries pass over it (the gap before its first entry's row and between two of its
  * rows; the last tile also the rows after the last entry's). Without SCALE, y was already
  * scaled by the beta pass. Tile items past nnz repeat the tile's last row with product 0,
  * so they only extend the last run. Each row with entries is written here by the one tile
  * holding its last entry; every earlier tile it crosses leaves its part as the tile's
- * carry-out (added after, by the fix-up). */
-template <bool SCALE, typename T>
+ * carry-out (added after, by the fix-up). ADD adds each tile's part of a row with one
+ * reduction instead (carry_row and carry_val unused): a dense row of the padded formats'
+ * tails costs a reduction a tile, not one a warp on one address. */
+template <int MODE, typename T>
 __global__ void __launch_bounds__(S::block_threads)
 segmented_kernel(const int32_t *row, const int32_t *col, const T *val, int64_t nnz,
                  int64_t nrows, const T *x, T alpha, T beta, T *y, int32_t *carry_row,
@@ -118,7 +127,7 @@ segmented_kernel(const int32_t *row, const int32_t *col, const T *val, int64_t n
      * earlier threads may share (it gets the scan's carry-in) */
     int p0 = tid * I;
     int32_t prev = s_row[padded(p0 > 0 ? p0 - 1 : 0)];
-    if (SCALE && beta != T(1)) { /* the rows without entries that this thread's run passes */
+    if (MODE == SEG_SCALE && beta != T(1)) { /* the rows without entries this run passes */
         int32_t before = p0 > 0 ? prev : base > 0 ? row[base - 1] : -1;
 #pragma unroll
         for (int k = 0; k < I; k++) {
@@ -142,7 +151,7 @@ segmented_kernel(const int32_t *row, const int32_t *col, const T *val, int64_t n
                 first_row = prev;
                 first_val = run;
             } else {
-                write_row<SCALE>(y, prev, beta, alpha * run);
+                write_row<MODE>(y, prev, beta, alpha * run);
             }
             run = T(0);
         }
@@ -150,13 +159,17 @@ segmented_kernel(const int32_t *row, const int32_t *col, const T *val, int64_t n
         prev = r;
     }
     T carry_in = spmv::block_segmented_exclusive_scan<B>(ended, run, s_flag, s_v);
-    if (ended) write_row<SCALE>(y, first_row, beta, alpha * (first_val + carry_in));
+    if (ended) write_row<MODE>(y, first_row, beta, alpha * (first_val + carry_in));
     if (tid == B - 1) {
         T total = ended ? run : carry_in + run;
-        bool complete = end >= nnz || row[end] != last_row;
-        if (complete) write_row<SCALE>(y, last_row, beta, alpha * total);
-        carry_row[blockIdx.x] = complete ? -1 : last_row;
-        carry_val[blockIdx.x] = complete ? T(0) : total;
+        if (MODE == SEG_ADD) {
+            write_row<MODE>(y, last_row, beta, alpha * total); /* the tile's part */
+        } else {
+            bool complete = end >= nnz || row[end] != last_row;
+            if (complete) write_row<MODE>(y, last_row, beta, alpha * total);
+            carry_row[blockIdx.x] = complete ? -1 : last_row;
+            carry_val[blockIdx.x] = complete ? T(0) : total;
+        }
     }
 }
 
@@ -209,8 +222,8 @@ sp_status_t launch_segmented(const sp_gpu_env_t *env, const sp_gpu_spmv_plan_t *
     spmv::carry_arrays(plan->d_temp, ntiles, &d_carry_row, &d_carry_val);
     if (!in_tiles) SP_TRY(sp__gpu_scale(env, a->value_type, a->nrows, &beta, d_y));
     SP_CUDA_LAUNCH("segmented_kernel",
-                   sp_prim::launch(in_tiles ? segmented_kernel<true, T>
-                                            : segmented_kernel<false, T>,
+                   sp_prim::launch(in_tiles ? segmented_kernel<SEG_SCALE, T>
+                                            : segmented_kernel<SEG_PLAIN, T>,
                                    (unsigned)ntiles, S::block_threads, env->stream, a->row,
                                    a->col, static_cast<const T *>(a->val), a->nnz, a->nrows,
                                    static_cast<const T *>(d_x), alpha, beta,
@@ -218,6 +231,24 @@ sp_status_t launch_segmented(const sp_gpu_env_t *env, const sp_gpu_spmv_plan_t *
     if (ntiles > 1) /* one tile holds every row's last entry: no carry */
         SP_TRY(spmv::launch_carry_fixup<S>(env, d_carry_row, d_carry_val, ntiles, alpha,
                                             static_cast<T *>(d_y)));
+done:
+    return st;
+}
+
+/* y += alpha * A * x by segmented_kernel<SEG_ADD>, one launch, a block a tile (a->nnz > 0,
+ * arguments checked). */
+template <typename T>
+sp_status_t launch_tail(const sp_gpu_env_t *env, const sp_triplets_t *a, T alpha,
+                        const void *d_x, void *d_y)
+{
+    sp_status_t st = SP_STATUS_SUCCESS;
+    int64_t ntiles = (a->nnz + S::tile_items - 1) / S::tile_items;
+    SP_CUDA_LAUNCH("segmented_kernel (add)",
+                   sp_prim::launch(segmented_kernel<SEG_ADD, T>, (unsigned)ntiles,
+                                   S::block_threads, env->stream, a->row, a->col,
+                                   static_cast<const T *>(a->val), a->nnz, a->nrows,
+                                   static_cast<const T *>(d_x), alpha, T(1),
+                                   static_cast<T *>(d_y), (int32_t *)NULL, (T *)NULL));
 done:
     return st;
 }
@@ -233,7 +264,7 @@ extern "C" sp_status_t sp__gpu_spmv_coo_accumulate(const sp_gpu_env_t *env,
     if (a->nnz == 0) goto done;
     spmv::by_value(a->value_type, [&](auto tag) {
         using T = decltype(tag);
-        st = launch_accumulate<T>(env, a, spmv::host_value<T>(alpha), d_x, d_y);
+        st = launch_tail<T>(env, a, spmv::host_value<T>(alpha), d_x, d_y);
     });
 done:
     return st;
