@@ -472,7 +472,9 @@ typedef struct sp_matrix_options {
                                    the format's tail (COO, added by a kernel balanced over
                                    entries), so no slice, diagonal or ELL width is padded
                                    to them; 0: src/policy.c's (4 x mean + 32; ELL: also
-                                   at most 2 x mean); < 0: none. CSR scalar and vector
+                                   at most 2 x mean, and JDS/SELL too when a row is longer
+                                   than 4 x mean + 32 and all rows' threads fit the GPU at
+                                   once, 2048 an SM); < 0: none. CSR scalar and vector
                                    hand the rows longer than it (0: 8 x mean + 32) to
                                    warp pieces */
     int offset_bits;            /* width of CSR/CSC row (column) pointers: 0 chooses (32

@@ -113,6 +113,16 @@ static sp_status_t row_stats_task(int i, void *arg)
     return SP_STATUS_SUCCESS;
 }
 
+/* The long-row bound of format f for a longest row of row_max (0: before it is known). */
+static int64_t long_row_bound(const sp_matrix_t *A, sp_format_t f, int64_t row_max)
+{
+    int sms = A->ctx && A->ctx->kind == SP_DEVICE_CUDA ? A->ctx->info.sm_count : 0;
+    if (A->options.long_row_bound < 0) return INT64_MAX;
+    if (A->options.long_row_bound > 0) return A->options.long_row_bound;
+    return sp__policy_long_row_bound(sp__policy_for(A->ctx), f, A->f.coo.nrows, A->f.coo.nnz,
+                                     row_max, sms);
+}
+
 static void row_statistics(sp_matrix_t *A, const int32_t *counts)
 {
     row_stats_t one; /* the single range: small matrices, or no room for the ranges */
@@ -123,8 +133,8 @@ static void row_statistics(sp_matrix_t *A, const int32_t *counts)
     j->counts = counts;
     j->n = n;
     j->mean = n ? (double)A->f.coo.nnz / (double)n : 0.0;
-    j->bound = sp__matrix_long_row_bound(A, SP_FORMAT_SELL);
-    j->ell_bound = sp__matrix_long_row_bound(A, SP_FORMAT_ELL);
+    j->bound = long_row_bound(A, SP_FORMAT_SELL, 0); /* the longest row not known yet */
+    j->ell_bound = long_row_bound(A, SP_FORMAT_ELL, 0);
     j->ntasks = n < ((int64_t)1 << 16) ? 1 : ROW_STATS_TASKS;
     j->part = j->ntasks > 1 ? sp__calloc_array(ROW_STATS_TASKS, sizeof *j->part) : NULL;
     if (!j->part) j->part = &one, j->ntasks = 1;
@@ -149,6 +159,10 @@ static void row_statistics(sp_matrix_t *A, const int32_t *counts)
             A->row_hist_nnz[b] += p->hist_nnz[b];
         }
     }
+    /* with the longest row known, JDS and SELL may keep ELL's rows instead (a matrix of
+       one wave: sp__policy_long_row_bound), whose longest was counted beside */
+    if (sp__matrix_long_row_bound(A, SP_FORMAT_SELL) == j->ell_bound && j->ell_bound != j->bound)
+        A->row_max_kept = A->ell_row_max_kept;
     A->row_mean = j->mean;
     A->row_stddev = n ? sqrt(var / (double)n) : 0.0;
     if (j->part != &one) sp__free(j->part);
@@ -258,9 +272,7 @@ void sp_matrix_destroy(sp_matrix_t *A)
 
 int64_t sp__matrix_long_row_bound(const sp_matrix_t *A, sp_format_t f)
 {
-    if (A->options.long_row_bound < 0) return INT64_MAX;
-    if (A->options.long_row_bound > 0) return A->options.long_row_bound;
-    return sp__policy_long_row_bound(sp__policy_for(A->ctx), f, A->f.coo.nrows, A->f.coo.nnz);
+    return long_row_bound(A, f, A->row_max);
 }
 
 /* The most entries a matrix with 64-bit offsets narrows its CSR pointers for

@@ -57,7 +57,9 @@
  *   sigma-window of SELL then spans at most ~4x its mean; 32 keeps short-row matrices,
  *   mean 1-8, tail-free up to 36-64 entries a row); ELL's tail also takes the rows
  *   longer than 2 x mean, so its padded slots stay within 2 x nnz (never refused by the
- *   4 x CSR bound; stencils, whose rows are within 2 x mean, keep no tail).
+ *   4 x CSR bound; stencils, whose rows are within 2 x mean, keep no tail). JDS's and
+ *   SELL's do too where a tail exists anyway and the rows fit one wave of resident
+ *   threads (sp__policy_long_row_bound).
  * To re-measure (a new GPU, or new kernels): scripts/device-spmv23.sh runs both sets,
  * scripts/spmv-model-replay.py (holdout: launch_us, fence_us, l2_gbs from each set, each
  * checked on the other) and scripts/spmv-model-constants.py, which prints eff_near and
@@ -228,15 +230,20 @@ sp_spmv_alg_t sp__policy_spmv_csr_alg(const sp__policy_t *p, sp_spmv_alg_t alg, 
 }
 
 int64_t sp__policy_long_row_bound(const sp__policy_t *p, sp_format_t fmt, int64_t nrows,
-                                  int64_t nnz)
+                                  int64_t nnz, int64_t row_max, int sm_count)
 {
     const sp__spmv_format_policy_t *f = p->spmv_format;
     double mean = nrows > 0 ? (double)nnz / (double)nrows : 0.0;
+    double resident = (double)(sm_count > 0 ? sm_count : f->default_sms) * f->threads_per_sm;
     int64_t bound = (int64_t)(f->long_row_factor * mean + f->long_row_slack);
     int64_t ell = (int64_t)(f->ell_long_row_factor * mean);
-    if (fmt != SP_FORMAT_ELL) return bound;
-    ell = ell < 1 ? 1 : ell;
-    return ell < bound ? ell : bound;
+    ell = ell < 1 ? 1 : ell < bound ? ell : bound;
+    /* one wave (every row's thread resident at once) with a tail anyway: the longest kept
+       row's walk sets the time, not the bytes, and the tail's launch is paid already, so
+       JDS and SELL keep ELL's shorter rows (email-Eu-core, 1005 rows of mean 25, longest
+       334: SELL 3.8x and JDS 3.5x the best row at 134 entries a walk, ELL 1.9x at 51) */
+    if (fmt == SP_FORMAT_ELL || (row_max > bound && (double)nrows <= resident)) return ell;
+    return bound;
 }
 
 /* Rows longer than bound and their entries, from the histogram (a bin cut by the bound
@@ -531,7 +538,7 @@ int64_t sp__policy_spmv_csr_long_bound(const sp__policy_t *p, int64_t nrows, int
 {
     const sp__spmv_csr_policy_t *c = p->spmv_csr;
     double mean = nrows > 0 ? (double)nnz / (double)nrows : 0.0;
-    int64_t tails = sp__policy_long_row_bound(p, SP_FORMAT_CSR, nrows, nnz);
+    int64_t tails = sp__policy_long_row_bound(p, SP_FORMAT_CSR, nrows, nnz, 0, 0);
     int64_t regular = (int64_t)(c->regular_factor * mean + c->regular_slack);
     int64_t bound = option > 0 ? option : tails > regular ? tails : regular;
     if (option < 0 || row_max <= bound) return -1;

@@ -156,9 +156,11 @@ const sp__policy_t *sp__policy_for(const sp_context_t *ctx);
  * algorithm); CSR unless a padded format models padded_margin faster, or COO atomic
  * faster. */
 sp__spmv_choice_t sp__policy_spmv_choose(const sp__policy_t *p, const sp__spmv_stats_t *s);
-/* The long-row bound of ELL, JDS and SELL (rows longer go to the tail). */
+/* The long-row bound of ELL, JDS and SELL (rows longer go to the tail) for a matrix whose
+ * longest row is row_max (0: not known yet; the bound then ignores it) on sm_count SMs (0:
+ * the policy's default_sms). */
 int64_t sp__policy_long_row_bound(const sp__policy_t *p, sp_format_t f, int64_t nrows,
-                                  int64_t nnz);
+                                  int64_t nnz, int64_t row_max, int sm_count);
 /* The statistics of A as the model takes them (src/spmv_model.c). */
 void sp__spmv_stats_of(const sp_context_t *ctx, const sp_matrix_t *A, sp__spmv_stats_t *s);
 /* AUTO's format and algorithm for A (sp_spmv_tune's choice when A has one; src/spmv.c). */

@@ -491,6 +491,55 @@ START_TEST(test_spmv_refusals)
 }
 END_TEST
 
+/* A star: row 0 holds `len` entries, every other row its diagonal. */
+static sp_coo_t *star_coo(int64_t n, int64_t len)
+{
+    sp_coo_t *a = NULL;
+    ck_assert_ok(sp_coo_create(n, n, n + len, SP_R_64F, &a));
+    for (int64_t k = 0; k < n; k++) {
+        a->row[k] = (int32_t)k; a->col[k] = (int32_t)k; ((double *)a->val)[k] = 1.0;
+    }
+    for (int64_t k = 1; k <= len; k++) {
+        a->row[n + k - 1] = 0; a->col[n + k - 1] = (int32_t)k; ((double *)a->val)[n + k - 1] = 2.0;
+    }
+    a->nnz = n + len;
+    return a;
+}
+
+START_TEST(test_long_row_bound_one_wave)
+{
+    /* With a row past 4 x mean + 32 and every row's thread resident at once (at most
+     * 132 x 2048 rows on a host context, the policy's default GPU), JDS and SELL keep ELL's
+     * rows (2 x mean): the tail's launch is paid anyway and the walk sets the time. */
+    sp_context_t *ctx = host();
+    struct { int64_t n, len; } c[] = {
+        {1000, 500},   /* mean 1.5: bound 38, row 0 of 501: ELL's 3 */
+        {1000, 30},    /* row 0 of 31 within 4 x mean + 32 = 36: no tail */
+        {270336, 100}, /* one wave exactly: ELL's 2 */
+        {270337, 100}, /* a row more than one wave: 36, row 0's 101 entries in the tail */
+    };
+    for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+        sp_coo_t *a = star_coo(c[i].n, c[i].len);
+        sp_matrix_t *A = NULL;
+        sp_matrix_info_t info;
+        double mean = (double)(c[i].n + c[i].len) / (double)c[i].n;
+        int64_t wide = (int64_t)(4.0 * mean + 32.0), ell = (int64_t)(2.0 * mean);
+        int64_t row0 = c[i].len + 1, want = row0 > wide && c[i].n <= 132 * 2048 ? ell : wide;
+        ck_assert_ok(sp_matrix_create(ctx, a, NULL, &A));
+        ck_assert_ok(sp_matrix_build(ctx, A, SP_FORMAT_SELL));
+        ck_assert_ok(sp_matrix_build(ctx, A, SP_FORMAT_JDS));
+        ck_assert_ok(sp_matrix_info(A, &info));
+        ck_assert_int_eq(info.ell_long_row_bound, ell);
+        ck_assert_int_eq(info.long_row_bound, want);
+        ck_assert_int_eq(info.sell_tail_nnz, row0 > want ? row0 : 0);
+        ck_assert_int_eq(info.jds_tail_nnz, row0 > want ? row0 : 0);
+        sp_matrix_destroy(A);
+        sp_coo_free(a);
+    }
+    sp_context_destroy(ctx);
+}
+END_TEST
+
 START_TEST(test_ell_refused_when_padding_explodes)
 {
     /* One row of length n in an n-row matrix: ELL without its long-row tail (the option
@@ -696,6 +745,7 @@ static Suite *api_suite(void)
     tcase_add_test(tc, test_spmv_tall_and_wide);
     tcase_add_test(tc, test_spmv_empty_matrices);
     tcase_add_test(tc, test_spmv_refusals);
+    tcase_add_test(tc, test_long_row_bound_one_wave);
     tcase_add_test(tc, test_ell_refused_when_padding_explodes);
     tcase_add_test(tc, test_bfs_properties);
     tcase_add_test(tc, test_symmetrize);

@@ -43,8 +43,8 @@ static sp__spmv_stats_t stats(int64_t nrows, int64_t nnz, int64_t row_max, doubl
     s.col_near = near;
     s.value_bytes = 8;
     s.sm_count = 132;
-    s.long_row_bound = sp__policy_long_row_bound(p, SP_FORMAT_SELL, nrows, nnz);
-    s.ell_long_row_bound = sp__policy_long_row_bound(p, SP_FORMAT_ELL, nrows, nnz);
+    s.long_row_bound = sp__policy_long_row_bound(p, SP_FORMAT_SELL, nrows, nnz, row_max, 132);
+    s.ell_long_row_bound = sp__policy_long_row_bound(p, SP_FORMAT_ELL, nrows, nnz, row_max, 132);
     return s;
 }
 
@@ -74,10 +74,21 @@ START_TEST(spmv_format_pins)
 {
     const sp__policy_t *p = sp__policy_for_sm(90);
     sp__spmv_choice_t c;
-    /* the long-row bound: 4 x mean + 32 */
-    ck_assert_int_eq(sp__policy_long_row_bound(p, SP_FORMAT_SELL, 100, 1000), 72);
-    ck_assert_int_eq(sp__policy_long_row_bound(p, SP_FORMAT_JDS, 100, 1000), 72);
-    ck_assert_int_eq(sp__policy_long_row_bound(p, SP_FORMAT_ELL, 100, 1000), 20);
+    /* the long-row bound: 4 x mean + 32 (ELL 2 x mean) while the longest row is not known
+       or within it */
+    ck_assert_int_eq(sp__policy_long_row_bound(p, SP_FORMAT_SELL, 100, 1000, 0, 0), 72);
+    ck_assert_int_eq(sp__policy_long_row_bound(p, SP_FORMAT_JDS, 100, 1000, 72, 132), 72);
+    ck_assert_int_eq(sp__policy_long_row_bound(p, SP_FORMAT_ELL, 100, 1000, 0, 0), 20);
+    ck_assert_int_eq(sp__policy_long_row_bound(p, SP_FORMAT_ELL, 100, 1000, 500, 132), 20);
+    /* a tail anyway and one wave of rows (at most 132 x 2048): JDS and SELL take ELL's bound
+       (email-Eu-core: 1005 rows, 25571 entries, longest 334) */
+    ck_assert_int_eq(sp__policy_long_row_bound(p, SP_FORMAT_SELL, 100, 1000, 73, 132), 20);
+    ck_assert_int_eq(sp__policy_long_row_bound(p, SP_FORMAT_JDS, 1005, 25571, 334, 132), 50);
+    ck_assert_int_eq(sp__policy_long_row_bound(p, SP_FORMAT_SELL, 270336, 2703360, 73, 132), 20);
+    ck_assert_int_eq(sp__policy_long_row_bound(p, SP_FORMAT_SELL, 270336, 2703360, 73, 0), 20);
+    /* more rows than one wave (or than a smaller GPU's): the walks overlap, 4 x mean + 32 */
+    ck_assert_int_eq(sp__policy_long_row_bound(p, SP_FORMAT_SELL, 270337, 2703370, 73, 132), 72);
+    ck_assert_int_eq(sp__policy_long_row_bound(p, SP_FORMAT_SELL, 270336, 2703360, 73, 100), 72);
     ck_assert_int_eq(choose(stats(0, 0, 0, 1.0)).format, SP_FORMAT_ELL);
     /* 7-point Poisson 160^3: ELL (99.7% of the read bandwidth on the H100) */
     ck_assert_int_eq(choose(stats(4096000, 28518400, 7, 1.0)).format, SP_FORMAT_ELL);
