@@ -2,11 +2,11 @@
 # Issue 23, why ELL and JDS trail SELL on rect:250000:8000000:64 (every row 63-64 entries, x
 # 64 MB past the L2; the same bytes and loads, only the stride between a row's slots differs:
 # nrows entries for ELL and JDS, 32 for SELL), on a 1-GPU H100: Nsight Compute on each
-# kernel of `spbench --formats ell,jds,sell` (time, DRAM bytes and throughput, L2 and L1
-# hit rates and sectors, the warps' stall reasons), on INPUT and on CONTRAST (the same rows over
-# 2M columns: x 16 MB, in the L2). Then compute-sanitizer memcheck and racecheck on
-# check_gpu_spmv's shapes case (the tails' kernel in its ADD mode) through
-# scripts/device-sanitize.sh. Logs under $OUT/l (else
+# kernel of `spbench --formats ell|jds|sell` (time, DRAM bytes and throughput, L2 and L1 hit
+# rates and sectors, the warps' stall reasons), on INPUT and on CONTRAST (the same rows over
+# 2M columns: x 16 MB, in the L2). Then compute-sanitizer (SANITIZERS, default racecheck;
+# memcheck ran clean in this session's call 2) on check_gpu_spmv's shapes case (the tails'
+# kernel in its ADD mode) through scripts/device-sanitize.sh. Logs under $OUT/l (else
 # build-gpu/logs-stride).
 #   bash scripts/device-stride23.sh
 set -u
@@ -40,8 +40,7 @@ done
 # the tails' kernel in its ADD mode and the rest of the SpMV kernels, as
 # scripts/device-sanitize.sh runs them (small inputs, no cuSPARSE)
 export SUITES='^check_gpu_spmv\.shapes$'
-step sanitize 600 bash scripts/device-sanitize.sh "$logs" \
-  memcheck racecheck
+step sanitize 330 bash scripts/device-sanitize.sh "$logs" ${SANITIZERS:-racecheck}
 cat "$logs"/sanitize-*.result
 echo "== device-stride23: $([ $status = 0 ] && echo "all steps passed" || echo FAILED)"
 exit $status
