@@ -73,10 +73,11 @@ __device__ __forceinline__ void scale_rows(T *y, int64_t lo, int64_t hi, T beta)
 }
 
 /* y += alpha * A * x for tile blockIdx.x of the row-sorted entries (ADD: of entries in
- * any order, every write a reduction, no carry: below); SCALE: the tile also applies beta, so no beta pass runs before it: each row with entries gets beta y + its
- * sum from the tile that writes it, and each row without entries is scaled by the tile
- * whose entries pass over it (the gap before its first entry's row and between two of its
- * rows; the last tile also the rows after the last entry's). Without SCALE, y was already
+ * any order, every write a reduction, no carry: below). SCALE: the tile also applies
+ * beta, so no beta pass runs before it: each row with entries gets beta y + its sum from
+ * the tile that writes it, and each row without entries is scaled by the tile whose
+ * entries pass over it (the gap before its first entry's row and between two of its rows;
+ * the last tile also the rows after the last entry's). Without SCALE, y was already
  * scaled by the beta pass. Tile items past nnz repeat the tile's last row with product 0,
  * so they only extend the last run. Each row with entries is written here by the one tile
  * holding its last entry; every earlier tile it crosses leaves its part as the tile's

@@ -1,6 +1,6 @@
 /* y = alpha * A * x + beta * y over HYB (Bell & Garland 2009; PMPP ch. 14): the ELL part
  * with the caller's beta (sp__gpu_spmv_ell), then the COO overflow added on top with
- * atomics (sp__gpu_spmv_coo_accumulate), both queued on the same stream in that order. */
+ * reductions (sp__gpu_spmv_coo_accumulate), both queued on the same stream in that order. */
 #include "spmv_common.cuh"
 
 using namespace spmv;
