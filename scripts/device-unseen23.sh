@@ -7,7 +7,7 @@
 # matrix; then Kronecker 23's BFS with the direction rule and with Beamer's. Prints per
 # input AUTO's row, the best row and their ratio. Logs in build-gpu/logs-unseen, tarred
 # into $OUT as unseen-logs.tgz.
-#   bash scripts/device-unseen23.sh
+#   [UNSEEN_BFS=0] bash scripts/device-unseen23.sh
 set -uo pipefail
 cd "$(dirname "$0")/.."
 logs=build-gpu/logs-unseen
@@ -41,7 +41,8 @@ for p in sys.argv[1:]:
         1e3 * a["spmv_ms_median"], a.get("speedup_cusparse_csr") or 0, b["label"],
         1e3 * b["spmv_ms_median"], a["spmv_ms_median"] / b["spmv_ms_median"]))
 PY
-for rule in new beamer; do
+# UNSEEN_BFS=0: the SpMV shapes alone
+for rule in $([ "${UNSEEN_BFS:-1}" = 0 ] || echo new beamer); do
   flag=()
   [ $rule = beamer ] && flag=(--bfs-beamer-rule)
   step "kron23-$rule" 120 $SB --gen kron:23 --bfs --sources 16 --bfs-validate 2 \
