@@ -52,7 +52,10 @@
  * - sector_bytes 32: past the L2 (x larger than l2_bytes) a gather far from the diagonal
  *   misses with the odds 1 - l2 / x and brings a sector from DRAM, except in the window a
  *   thread-per-row walk of sorted columns keeps (l2_miss_bytes): rect:250000:8000000:64
- *   (x 64 MB) ran ELL, JDS, SELL at 191-252 us against CSR adaptive's 363.
+ *   (x 64 MB) ran ELL, JDS, SELL at 191-252 us against CSR adaptive's 363. Not modelled:
+ *   there, from the same L2 requests, ELL and JDS (a row's slots nrows apart) read 569 and
+ *   557 MB of DRAM against SELL's 383 (compulsory 258), so AUTO's ELL is 1.32x SELL
+ *   (bench/results/h100-session22-2026-11-27.md; with x in the L2 they read the same).
  * - long rows: rows longer than 4 x mean + 32 go to the tail of ELL, JDS, SELL (a
  *   sigma-window of SELL then spans at most ~4x its mean; 32 keeps short-row matrices,
  *   mean 1-8, tail-free up to 36-64 entries a row); ELL's tail also takes the rows
