@@ -52,9 +52,9 @@
  * - sector_bytes 32: past the L2 (x larger than l2_bytes) a gather far from the diagonal
  *   misses with the odds 1 - l2 / x and brings a sector from DRAM, except in the window a
  *   thread-per-row walk of sorted columns keeps (l2_miss_bytes): rect:250000:8000000:64
- *   (x 64 MB) ran ELL, JDS, SELL at 191-252 us against CSR adaptive's 363. Not modelled:
- *   there, from the same L2 requests, ELL and JDS (a row's slots nrows apart) read 569 and
- *   557 MB of DRAM against SELL's 383 (compulsory 258), so AUTO's ELL is 1.32x SELL
+ *   (x 64 MB) ran ELL, JDS, SELL at 191-252 us against CSR adaptive's 363; ELL and JDS
+ *   (a row's slots nrows apart) keep no window there: from the same L2 requests they read
+ *   569 and 557 MB of DRAM against SELL's 383 (compulsory 258), priced as spread gathers
  *   (bench/results/h100-session22-2026-11-27.md; with x in the L2 they read the same).
  * - long rows: rows longer than 4 x mean + 32 go to the tail of ELL, JDS, SELL (a
  *   sigma-window of SELL then spans at most ~4x its mean; 32 keeps short-row matrices,
@@ -308,13 +308,17 @@ static double kind_us(const sp__spmv_format_policy_t *f, const sp__spmv_stats_t 
 
 /* The DRAM bytes the gathers of x add when x is larger than the L2 (x_bytes > l2_bytes): a
  * gather far from the diagonal misses the L2 with the odds 1 - l2 / x and brings a sector
- * from DRAM. A kernel whose resident threads each walk one row's sorted columns (walk: ELL,
- * SELL, JDS, CSR scalar) sweeps x in a window instead: its rows step through their columns
+ * from DRAM. A kernel whose resident threads each walk one row's sorted columns (walk:
+ * SELL, CSR scalar) sweeps x in a window instead: its rows step through their columns
  * together, the j-th entries of rows of mean length L spread over about 2 / sqrt(L + 1) of
  * x (twice the spread of the j-th of L uniform columns) plus the drift between rows of
  * unequal length (stddev / mean); where that window fits in the L2 its gathers hit, and x
  * comes from DRAM once (the compulsory bytes). A warp or block that gathers a whole row at
- * once (CSR vector, binned, adaptive, COO) spreads its gathers over all of x. */
+ * once (CSR vector, binned, adaptive, COO) spreads its gathers over all of x, and so, as
+ * measured, do ELL and JDS, whose row's slots lie nrows apart: on rect:250000:8000000:64
+ * they read 569 and 557 MB of DRAM against SELL's 383 from the same L2 requests (and the
+ * same 208-209 MB with x in the L2), 250 against 190 us; on rect:300000:7000000:48 (x 56 MB)
+ * ELL took 223 us, SELL 186 (bench/results/h100-session22-2026-11-27.md). */
 static double l2_miss_bytes(const sp__spmv_format_policy_t *f, const sp__spmv_stats_t *s,
                             double x_bytes, int walk)
 {
@@ -444,6 +448,7 @@ sp__spmv_choice_t sp__policy_spmv_choose(const sp__policy_t *p, const sp__spmv_s
     double width = s->row_max_kept > 0 ? (double)s->row_max_kept
                    : (double)(s->row_max < s->long_row_bound ? s->row_max : s->long_row_bound);
     double tail_us = 0.0, best, walk_miss = l2_miss_bytes(f, s, x_bytes, 1);
+    double spread_miss = l2_miss_bytes(f, s, x_bytes, 0); /* ELL, JDS: no window (above) */
     double csr_bytes = nnz * (4 + v) + (m + 1) * (s->wide ? 8 : 4) + xy;
     for (int g = 0; g < SP_FORMAT_COUNT; g++) out.us[g] = -1.0;
     for (int k = 0; k < SP__CAND_COUNT; k++) out.cand[k] = out.cand_bytes[k] = -1.0;
@@ -474,7 +479,7 @@ sp__spmv_choice_t sp__policy_spmv_choose(const sp__policy_t *p, const sp__spmv_s
            (5 bytes a slot; whether it does is known only after the build, from the count of
            distinct values): the table leaves AUTO's choices as they were and only makes the
            ELL it picks cheaper (docs/ARCHITECTURE.md, "ELL's value table") */
-        ell_bytes = m * ell_width * (4 + v) + xy + walk_miss;
+        ell_bytes = m * ell_width * (4 + v) + xy + spread_miss;
         if (m * ell_width * (4 + v) <= (double)p->matrix->ell_bound_factor * csr_bytes) {
             out.us[SP_FORMAT_ELL] = kind_us(f, s, SP__KIND_ELL, ell_bytes,
                                             steps(ell_width, 4) * waves, 1) + ell_tail_us;
@@ -483,7 +488,7 @@ sp__spmv_choice_t sp__policy_spmv_choose(const sp__policy_t *p, const sp__spmv_s
     }
     if (!s->wide) {
         double sell_bytes = 1.05 * kept * (4 + v) + 4 * m + xy + walk_miss;
-        double jds_bytes = kept * (4 + v) + 4 * m + xy + walk_miss;
+        double jds_bytes = kept * (4 + v) + 4 * m + xy + spread_miss;
         /* COO atomic: y = beta * y, then a warp per 32 entries adds each run of one row with
            an atomic (two launches; y read and written by both; row, column and value an
            entry); the matrix's own COO, always there. Priced on the CSR byte model, the
