@@ -227,8 +227,10 @@ sp_status_t sp__gpu_spmv_csr(const sp_gpu_env_t *env, const sp_gpu_spmv_plan_t *
 sp_status_t sp__gpu_spmv_coo(const sp_gpu_env_t *env, const sp_gpu_spmv_plan_t *plan,
                              const sp_triplets_t *a, const void *alpha, const void *d_x,
                              const void *beta, void *d_y);
-/* y += alpha * A * x with reductions (any entry order; a block a tile of 2048 entries, each
- * tile's part of a row added once): the padded formats' tails and HYB's overflow. */
+/* y += alpha * A * x with reductions, entries in any order: the padded formats' tails and
+ * HYB's overflow. Rows of at least the policy's tail_min_row entries (a->row_max; 0: not
+ * known) go a block a tile of 2048 entries, each tile's part of a row added once; shorter
+ * ones a warp per 32 entries, one atomic a run (kernels/spmv/spmv_policy_coo.h). */
 sp_status_t sp__gpu_spmv_coo_accumulate(const sp_gpu_env_t *env, const sp_triplets_t *a,
                                         const void *alpha, const void *d_x, void *d_y);
 /* y = beta * y (y = 0 when beta == 0, without reading y), n entries of type t. */

@@ -198,7 +198,7 @@ sp_status_t sp_matrix_create(sp_context_t *ctx, const sp_coo_t *coo,
         SP_CALLOC(counts, sorted->nrows);
         sp__ref_histogram(sorted->row, sorted->nnz, counts, sorted->nrows);
         A->f.coo = (sp_triplets_t){sorted->nrows, sorted->ncols, sorted->nnz,
-                                   sorted->value_type, sorted->row, sorted->col, sorted->val};
+                                   sorted->value_type, sorted->row, sorted->col, sorted->val, 0};
         sorted->row = sorted->col = NULL;
         sorted->val = NULL;
     }
@@ -255,7 +255,7 @@ static void free_format(sp_matrix_t *A, sp_format_t f)
     if (A->mirror) sp__format_set_free(A->mirror, f);
     if (f == SP_FORMAT_COO)
         A->f.coo = (sp_triplets_t){shape.nrows, shape.ncols, shape.nnz, shape.value_type,
-                                   NULL, NULL, NULL};
+                                   NULL, NULL, NULL, 0};
     A->built &= ~(1u << f);
     A->mirrored &= ~(1u << f);
 }
@@ -378,6 +378,7 @@ static sp_status_t build_padded_host(sp_matrix_t *A, const sp_csr_t *csr, sp_for
     if (A->row_max <= bound) return convert_padded_host(csr, f, c, sigma, &A->f);
     SP_TRY(sp__ref_csr_split_long(csr, bound, &kept, &tail));
     SP_TRY(convert_padded_host(&kept, f, c, sigma, &A->f));
+    tail.row_max = A->row_max; /* every row past the bound is in it whole */
     *sp__format_tail(&A->f, f) = tail;
     tail = (sp_triplets_t){0};
 done:

@@ -198,14 +198,14 @@ static sp_status_t order_on_host(sp_matrix_t *A, const sp_coo_t *coo, sp_coo_t *
 {
     sp_status_t st = SP_STATUS_SUCCESS;
     sp_triplets_t t = {coo->nrows, coo->ncols, coo->nnz, coo->value_type, coo->row, coo->col,
-                       coo->val};
+                       coo->val, 0};
     *ordered = 0;
     if (coo->nnz <= g_device_sort_limit) goto done;
     *ordered = 1;
     if (sp__coo_in_order(&t, 0)) goto done;
     SP_TRY(sp_coo_copy(coo, coo->value_type, copy));
     t = (sp_triplets_t){coo->nrows, coo->ncols, coo->nnz, coo->value_type, (*copy)->row,
-                        (*copy)->col, (*copy)->val};
+                        (*copy)->col, (*copy)->val, 0};
     SP_TRY(sp__coo_sort_merge_threads(&t, A->options.duplicates, &A->duplicates_merged, 0));
     (*copy)->nnz = t.nnz;
 done:
@@ -218,7 +218,7 @@ sp_status_t sp__cuda_matrix_upload(sp_matrix_t *A, const sp_coo_t *coo, int32_t 
     sp_gpu_env_t env;
     sp_coo_t *copy = NULL;
     const sp_coo_t *src = coo;
-    sp_triplets_t t = {coo->nrows, coo->ncols, 0, coo->value_type, NULL, NULL, NULL};
+    sp_triplets_t t = {coo->nrows, coo->ncols, 0, coo->value_type, NULL, NULL, NULL, 0};
     size_t n, vs = sp_value_size(coo->value_type), temp_bytes = 0;
     int32_t *d_counts = NULL, *counts = NULL;
     void *d_temp = NULL;
@@ -312,6 +312,7 @@ static sp_status_t build_padded(const sp_gpu_env_t *env, sp_matrix_t *A, const s
     if (A->row_max <= bound) return convert_padded(env, csr, f, sell_c, sell_sigma, &A->f);
     SP_TRY(sp__gpu_csr_split_long(env, csr, bound, &kept, &tail));
     SP_TRY(convert_padded(env, &kept, f, sell_c, sell_sigma, &A->f));
+    tail.row_max = A->row_max; /* every row past the bound is in it whole */
     *sp__format_tail(&A->f, f) = tail;
     memset(&tail, 0, sizeof tail);
 done:
@@ -380,7 +381,12 @@ sp_status_t sp__cuda_matrix_build(sp_matrix_t *A, sp_format_t f, int sell_c, int
     SP_TRY(source_csr(A, f, long_bound, &csr));
     switch (f) {
     case SP_FORMAT_CSC: SP_TRY(build_csc(&env, A, &csr)); break;
-    case SP_FORMAT_HYB: SP_TRY(sp__gpu_csr_to_hyb(&env, &csr, hyb_width, &A->f.hyb)); break;
+    case SP_FORMAT_HYB:
+        SP_TRY(sp__gpu_csr_to_hyb(&env, &csr, hyb_width, &A->f.hyb));
+        /* the longest row's part past the ELL width (picks the overflow's kernel) */
+        A->f.hyb.coo.row_max =
+            A->row_max > A->f.hyb.ell.width ? A->row_max - A->f.hyb.ell.width : 0;
+        break;
     case SP_FORMAT_ELL:
     case SP_FORMAT_JDS:
     case SP_FORMAT_SELL:

@@ -75,7 +75,7 @@ static void assert_same_values(const void *d, const void *want, int64_t n, sp_va
 /* Device triplets holding a copy of a host COO, allocated through the test env. */
 static sp_triplets_t upload_coo(const sp_coo_t *a)
 {
-    sp_triplets_t t = {a->nrows, a->ncols, a->nnz, a->value_type, NULL, NULL, NULL};
+    sp_triplets_t t = {a->nrows, a->ncols, a->nnz, a->value_type, NULL, NULL, NULL, 0};
     t.row = sp_test_env_upload(&T, a->row, (size_t)a->nnz * 4);
     t.col = sp_test_env_upload(&T, a->col, (size_t)a->nnz * 4);
     t.val = sp_test_env_upload(&T, a->val, (size_t)a->nnz * sp_value_size(a->value_type));
@@ -216,7 +216,7 @@ static void check_chain(const sp_coo_t *a, sp_dup_policy_t policy)
     ck_assert_ok(sp__gpu_coo_sort_merge(&T.env, &d, policy, &got_merged));
     ck_assert_int_eq(got_merged, want_merged);
     sp_triplets_t want = {ref->nrows, ref->ncols, ref->nnz, ref->value_type, ref->row, ref->col,
-                          ref->val};
+                          ref->val, 0};
     compare_triplets(&d, &want, "sort merge");
 
     ck_assert_ok(sp_test_coo_to_csr(ref, &h_csr));

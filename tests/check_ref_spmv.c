@@ -28,7 +28,7 @@ static void build_formats(const sp_coo_t *raw, formats_t *f)
     sp_coo_t *a = NULL;
     memset(f, 0, sizeof *f);
     f->coo = (sp_triplets_t){raw->nrows, raw->ncols, raw->nnz, raw->value_type,
-                             raw->row,   raw->col,   raw->val};
+                             raw->row,   raw->col,   raw->val,   0};
     ck_assert_ok(sp_coo_copy(raw, raw->value_type, &a));
     ck_assert_ok(sp_coo_sort_merge(a, SP_DUP_SUM, NULL));
     ck_assert_ok(sp_test_coo_to_csr(a, &f->csr));

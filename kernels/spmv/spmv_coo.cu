@@ -265,7 +265,11 @@ extern "C" sp_status_t sp__gpu_spmv_coo_accumulate(const sp_gpu_env_t *env,
     if (a->nnz == 0) goto done;
     spmv::by_value(a->value_type, [&](auto tag) {
         using T = decltype(tag);
-        st = launch_tail<T>(env, a, spmv::host_value<T>(alpha), d_x, d_y);
+        T al = spmv::host_value<T>(alpha);
+        if (a->row_max > 0 && a->row_max < S::tail_min_row) /* short rows: spmv_policy_coo.h */
+            st = launch_accumulate<T>(env, a, al, d_x, d_y);
+        else
+            st = launch_tail<T>(env, a, al, d_x, d_y);
     });
 done:
     return st;

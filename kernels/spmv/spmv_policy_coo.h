@@ -30,6 +30,17 @@ struct sp_spmv_coo_segmented_policy {
     static constexpr int scale_in_tiles_rows_per_entry = 2;
     static constexpr int fixup_block_threads = 256;
     static constexpr int fixup_blocks_per_sm = 4;
+    /* The long-row tails of ELL, JDS, SELL and HYB's overflow (sp__gpu_spmv_coo_accumulate)
+     * go through this kernel (ADD mode: a reduction a tile's part of a row) when their
+     * longest row has at least tail_min_row entries (or is not known), else through COO
+     * atomic's kernel (one atomic a warp-run). The atomics of one row serialize on its
+     * address, row / 32 of them: 62,500 a dense row of denselines:2000000:4:8 (3.2x CSR in
+     * float); but on tails of shorter rows the warp kernel's single pass is the faster one
+     * (H100, bench/results/h100-session22-2026-11-27.md, ELL's time a call, warp kernel ->
+     * this one): longest tail row 334 (email-Eu-core) 9.1 -> 11.0 us, 11,768
+     * (circuit:100000:4) 8.2 -> 8.8, 50,000 (denselines:50000:2:8) 13.5 -> 10.9, 235,144
+     * (circuit:2000000:8) 82.5 -> 73.0: the crossover lies near 19,000 entries; 16384. */
+    static constexpr long long tail_min_row = 16384;
 };
 
 /* CSC (issue 23): the entries cut into chunks of 32 x chunk_steps, a warp each (grid-

@@ -59,6 +59,8 @@ typedef struct sp_triplets {
     sp_value_type_t value_type;
     int32_t *row, *col;
     void *val;
+    int64_t row_max; /* the longest row's entries where the build knows it (the long-row
+                        tails, HYB's overflow; 0: not known): picks the tail's kernel */
 } sp_triplets_t;
 
 /* The long-row tail of ELL, JDS and SELL: rows longer than the build's bound (policy:
@@ -166,7 +168,7 @@ void sp__sell_free(sp_sell_t *a);
 static inline sp_triplets_t sp__coo_triplets(const sp_coo_t *coo)
 {
     sp_triplets_t t = {coo->nrows, coo->ncols, coo->nnz, coo->value_type,
-                       coo->row, coo->col, coo->val};
+                       coo->row, coo->col, coo->val, 0};
     return t;
 }
 

@@ -19,7 +19,7 @@ sp_status_t sp__ref_csr_split_long(const sp_csr_t *csr, int64_t bound, sp_csr_t 
         if (ref_row_length(csr, r) > bound) nlong += ref_row_length(csr, r);
     SP_TRY(ref_csr_alloc(&s, csr->nrows, csr->ncols, csr->nnz - nlong, csr->nrows,
                          csr->value_type, sp__csr_offset_bits(csr)));
-    t = (sp_triplets_t){csr->nrows, csr->ncols, nlong, csr->value_type, NULL, NULL, NULL};
+    t = (sp_triplets_t){csr->nrows, csr->ncols, nlong, csr->value_type, NULL, NULL, NULL, 0};
     SP_ALLOC(t.row, nlong);
     SP_ALLOC(t.col, nlong);
     SP_TRY(ref_values_calloc(&t.val, t.value_type, nlong));

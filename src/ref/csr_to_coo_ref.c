@@ -13,7 +13,7 @@ sp_status_t sp__ref_csr_to_coo(const sp_csr_t *csr, sp_triplets_t *coo)
     size_t vs = 0;
     SP_CHECK_ARG(csr != NULL && coo != NULL, "csr to coo: NULL argument");
     vs = sp_value_size(csr->value_type);
-    t = (sp_triplets_t){csr->nrows, csr->ncols, csr->nnz, csr->value_type, NULL, NULL, NULL};
+    t = (sp_triplets_t){csr->nrows, csr->ncols, csr->nnz, csr->value_type, NULL, NULL, NULL, 0};
     SP_ALLOC(t.row, csr->nnz);
     SP_ALLOC(t.col, csr->nnz);
     SP_TRY(ref_values_calloc(&t.val, t.value_type, csr->nnz));
