@@ -24,9 +24,12 @@ export NCCL_NVLS_ENABLE=0
 # build the targets, logs in LOGDIR/configure.log and LOGDIR/build.log; prints
 # "== build ok (N s)", or the errors and "== FAIL build" and returns 1. The scripts that
 # keep their own step() (device-steps.sh) use its build_gpu instead.
+# SP_BUILD_SKIP=1: build-gpu is already built by the caller (a script that runs two others
+# side by side), so neither reconfigures it under the other.
 sp_build_gpu() {
   local logs=$1 t0=$SECONDS
   shift
+  if [ "${SP_BUILD_SKIP:-0}" = 1 ]; then echo "== build skipped (SP_BUILD_SKIP=1)"; return 0; fi
   cmake -S . -B build-gpu -DSP_WITH_CUDA=ON -DCMAKE_BUILD_TYPE=Release \
     -DCMAKE_CUDA_ARCHITECTURES=90 "${SP_ZLIB_ARGS[@]}" >"$logs/configure.log" 2>&1 ||
     { tail -20 "$logs/configure.log"; echo "== FAIL configure"; return 1; }
