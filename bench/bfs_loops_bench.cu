@@ -5,7 +5,8 @@
  * next launch). Prints `Label: value` lines: time per traversal, per level, and speedups
  * over the host loop; checks every loop's levels against sp__ref_bfs (outside the timing).
  *
- *   bfs_loops_bench [--reps N] [--input grid4096|path128k|kron20]...   (default: all three)
+ *   bfs_loops_bench [--reps N] [--input grid4096|path128k|kron20|PATH]...   (default: the
+ *                   first three)
  *                   [--blocks K] [--poll NEAR PAUSE_NS] [--prefetch MODE]
  *
  * --blocks and --poll set the persistent kernel's grid size and its waiters' polling
@@ -17,7 +18,9 @@
  * of 2^17 vertices from its middle (65537 levels: the host loop pays about 15 us a level,
  * so a longer path only makes the run long); kron20: Graph500 Kronecker scale 20,
  * edge factor 16, symmetrized, from the first vertex of non-zero degree after a fixed
- * seed. Each call times everything the loop does per traversal (scratch from the pool,
+ * seed; PATH (a name with a '/'): a Matrix Market file (.mtx, square) or an edge list,
+ * made undirected without self-loops or duplicates as spbench's BFS suite makes them, from
+ * a vertex of the highest degree. Each call times everything the loop does per traversal (scratch from the pool,
  * initialisation, the levels, the final read-back); parents are written. Device memory
  * comes from the default pool (cudaMallocAsync), its release threshold raised so freed
  * memory stays there. Progress goes to stderr before each step (build, check, timing of
@@ -195,10 +198,43 @@ bool build(const std::string &name, sp_csr_t *h, int32_t *source, std::string *w
         SP_OK(sp_gen_kronecker(20, 16, 1, SP_VALUE_NONE, &coo));
         SP_OK(sp_coo_symmetrize(coo, 1));
         *what = "Kronecker scale 20, edge factor 16, symmetrized, no self-loops";
+    } else if (name.find('/') != std::string::npos) { /* a file: .mtx, else an edge list */
+        bool mtx = name.size() > 4 && name.compare(name.size() - 4, 4, ".mtx") == 0;
+        sp_status_t st;
+        if (mtx) {
+            sp_mtx_options_t mo;
+            std::memset(&mo, 0, sizeof mo);
+            mo.complex_mode = SP_COMPLEX_REAL_PART; /* the pattern is what BFS reads */
+            st = sp_mtx_read(name.c_str(), SP_VALUE_NONE, &mo, &coo);
+            if (st == SP_STATUS_SUCCESS && coo->nrows != coo->ncols) {
+                std::fprintf(stderr, "%s: not square (%lld x %lld)\n", name.c_str(),
+                             (long long)coo->nrows, (long long)coo->ncols);
+                std::exit(2);
+            }
+            if (st == SP_STATUS_SUCCESS) st = sp_coo_symmetrize(coo, 1);
+        } else {
+            sp_edgelist_options_t o;
+            std::memset(&o, 0, sizeof o);
+            o.undirected = 1, o.drop_self_loops = 1, o.merge_duplicates = 1;
+            st = sp_edgelist_read(name.c_str(), SP_VALUE_NONE, &o, &coo, nullptr);
+        }
+        if (st != SP_STATUS_SUCCESS) {
+            std::fprintf(stderr, "%s: %s\n", name.c_str(), sp_last_error());
+            std::exit(2);
+        }
+        *what = name + ", undirected, no self-loops or duplicates, source: a vertex of the "
+                       "highest degree";
     } else {
         return false;
     }
     *h = csr_of(coo);
+    if (name.find('/') != std::string::npos) { /* in the largest component in practice */
+        int64_t best = -1;
+        for (int64_t v = 0; v < h->nrows; v++) {
+            int64_t d = (int64_t)h->ptr[v + 1] - h->ptr[v];
+            if (d > best) best = d, *source = (int32_t)v;
+        }
+    }
     if (name == "kron20") {
         uint64_t seed = 12345;
         do {
@@ -218,7 +254,8 @@ void bench_graph(const std::string &name)
     auto t0 = std::chrono::steady_clock::now();
     begin_step("building the graph on the host", name);
     if (!build(name, &h, &source, &what)) {
-        std::fprintf(stderr, "unknown input %s (grid4096, path128k, kron20)\n", name.c_str());
+        std::fprintf(stderr, "unknown input %s (grid4096, path128k, kron20, or a path)\n",
+                     name.c_str());
         std::exit(2);
     }
     std::fprintf(stderr, "  built in %.1f s\n", seconds_since(t0));
@@ -341,7 +378,7 @@ int main(int argc, char **argv)
             poll_pause = (uint32_t)std::atol(argv[++i]);
         } else {
             std::fprintf(stderr,
-                         "usage: %s [--reps N] [--input grid4096|path128k|kron20]... "
+                         "usage: %s [--reps N] [--input grid4096|path128k|kron20|PATH]... "
                          "[--blocks K] [--poll NEAR PAUSE_NS] [--prefetch 0|1|2]\n",
                          argv[0]);
             return 2;
