@@ -18,9 +18,11 @@ m=$m,smsp__cycles_active.avg,sm__cycles_elapsed.avg
 for input in datasets/graphs/CA-HepTh.txt datasets/graphs/rome99.gr; do
   tag=$(basename "$input" | sed 's/\..*//')
   timeout 240 ncu --clock-control none --metrics "$m" --section WarpStateStats \
-    --kernel-name regex:persistent_kernel --launch-count 6 \
+    --kernel-name regex:persistent_kernel --launch-count 6 --page raw \
     ./build-gpu/bench/bfs_loops_bench --reps 2 --input "$input" >"$L/ncu-$tag.log" 2>&1
   echo "== $input rc $?"
-  grep -E "persistent_kernel<|^ +(gpu__|smsp__|sm__|lts__|Stall|Warp Cycles|Avg\. Active)" \
-    "$L/ncu-$tag.log" | sed -E 's/^ +//; s/\(anonymous namespace\):://; s/\(bfsk::state_t.*\) \(/ (/' | cut -c1-150
+  # the kernels' lines, the metrics above and each stall reason of at least 0.05 cycles
+  grep -E "persistent_kernel<|^ +(gpu__time|smsp__inst_executed.sum |sm__warps_active|lts__t_(requests|sectors_op)|smsp__cycles_active.avg |sm__cycles_elapsed.avg )|issue_stalled_.*per_issue_active" \
+    "$L/ncu-$tag.log" | sed -E 's/^ +//; s/\(anonymous namespace\):://; s/\(bfsk::state_t.*\) \(/ (/' |
+    awk '!/issue_stalled/ || $NF + 0 >= 0.05' | cut -c1-150
 done
