@@ -252,25 +252,17 @@ __global__ void __launch_bounds__(BLOCK) persistent_kernel(bfsk::state_t<Off> s,
                 end = base + (unsigned long long)chunks_of(size, BLOCK);
             }
             if (finished) break;
-#ifdef SP_BFS_SOFT_PLAIN_SINK /* experiment: COOP's sink, no prefetch */
-            const bool pf = false;
-            (void)prefetch;
-            bfsk::global_sink sink{s.q(lvl + 1), s.sizes + lvl + 1};
-#else
             const bool pf = prefetch != 0 && size < bfsk::P::prefetch_max_level;
             prefetching_sink<Off> sink{{s.q(lvl + 1), s.sizes + lvl + 1},
                                   pf && prefetch == 2 ? s.ptr : nullptr};
-#endif
             expand_chunk<BLOCK>(s, lvl, size, (int64_t)(t - base), sm, tally, sink);
             __syncthreads(); /* the whole chunk is written */
             if (threadIdx.x == 0) { /* one more finished chunk of level lvl */
-                __threadfence();
+                sp_prim::fence_handover(); /* a release pattern with the add */
                 counter_ref(s.sizes[lvl + 1]).fetch_add(1ull << 32, cuda::memory_order_relaxed);
             }
             /* after the signal, off the path to the next level (P::prefetch_max_level) */
-#ifndef SP_BFS_SOFT_PLAIN_SINK
             if (pf) sink.prefetch(s);
-#endif
         }
     }
     bfsk::flush_tally(tally, s.ctl);
