@@ -177,12 +177,12 @@ __global__ void __launch_bounds__(P::block_threads) hubs_kernel(level_args<Off> 
         hub_push_body<EMIT_QUEUE_BITMAP>(a);
     __syncthreads();
     if (threadIdx.x == 0) {
-        sp_prim::fence_handover(); /* the block's level before its count */
+        __threadfence();
         last = atomicAdd(&st->blocks_done, 1u) == gridDim.x - 1;
     }
     __syncthreads();
     if (last && threadIdx.x == 0) {
-        sp_prim::fence_handover(); /* every block's level, after their counts */
+        __threadfence();
         st->blocks_done = 0;
         decide(st, a.ctr, d, true);
     }

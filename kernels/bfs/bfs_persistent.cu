@@ -258,7 +258,7 @@ __global__ void __launch_bounds__(BLOCK) persistent_kernel(bfsk::state_t<Off> s,
             expand_chunk<BLOCK>(s, lvl, size, (int64_t)(t - base), sm, tally, sink);
             __syncthreads(); /* the whole chunk is written */
             if (threadIdx.x == 0) { /* one more finished chunk of level lvl */
-                sp_prim::fence_handover(); /* a release pattern with the add */
+                __threadfence();
                 counter_ref(s.sizes[lvl + 1]).fetch_add(1ull << 32, cuda::memory_order_relaxed);
             }
             /* after the signal, off the path to the next level (P::prefetch_max_level) */

@@ -49,23 +49,6 @@ namespace sp_prim {
 static constexpr unsigned full_mask = 0xffffffffu;
 static constexpr size_t temp_align = 256;
 
-/* The device-scope fence of a hand-over between blocks: a producer's writes, then this
- * fence, then the relaxed atomic or store that publishes them (a release pattern); a
- * consumer's atomic or load that sees it, then this fence, then its reads of the data (an
- * acquire pattern). fence.acq_rel.gpu is all that message passing needs in the PTX memory
- * model; __threadfence() is fence.sc.gpu (MEMBAR.SC), a sequentially consistent fence,
- * which only store-buffering patterns need (none in libsp) and which costs more on the
- * path from one block to the next. SP_FENCE_SC (a build flag, for A/B runs) restores
- * __threadfence(). */
-__device__ __forceinline__ void fence_handover()
-{
-#ifdef SP_FENCE_SC
-    __threadfence();
-#else
-    asm volatile("fence.acq_rel.gpu;" ::: "memory");
-#endif
-}
-
 /* kernel<<<grid, block, 0, stream>>>(args...), returning the launch's status (the
  * configuration checks and any sticky error of the context), so that no cudaGetLastError
  * is needed around it: one runtime call per launch. */

@@ -129,12 +129,12 @@ __device__ bool grid_sum(const sp_cg_args_t &a, sp_cg_state_t *s, double (&v)[NV
         __syncthreads(); /* block_sum's shared slots are reused by the next value */
     }
     if (threadIdx.x == 0) {
-        sp_prim::fence_handover(); /* the block's parts before its ticket */
+        __threadfence();
         s_last = atomicAdd(&s->ticket, 1u) == gridDim.x - 1;
     }
     __syncthreads();
     if (!s_last) return false;
-    sp_prim::fence_handover(); /* every block's parts, after their tickets */
+    __threadfence();
     for (int j = 0; j < NV; j++) {
         double acc = 0.0;
         for (unsigned i = threadIdx.x; i < gridDim.x; i += CP::block_threads)

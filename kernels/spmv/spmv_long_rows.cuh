@@ -88,11 +88,11 @@ __device__ __forceinline__ void long_piece(const int32_t *ptr, const int32_t *id
     int last = 0;
     if (lane == 0) {
         partial[p] = sum;
-        sp_prim::fence_handover(); /* the partial is visible before the count says so */
+        __threadfence(); /* the partial is visible before the count says so */
         last = atomicAdd(counter + k, 1) == f1 - f0 - 1;
     }
     if (!__shfl_sync(sp_prim::full_mask, last, 0)) return;
-    sp_prim::fence_handover(); /* the other pieces' partials, after their counts */
+    __threadfence();
     finish_row(partial, f0, f1, r, alpha, beta, y);
     if (lane == 0) counter[k] = 0;
 }
