@@ -7,12 +7,14 @@
  *
  *   bfs_loops_bench [--reps N] [--input grid4096|path128k|kron20|PATH]...   (default: the
  *                   first three)
- *                   [--blocks K] [--poll NEAR PAUSE_NS] [--prefetch MODE] [--trace]
+ *                   [--blocks K] [--poll NEAR PAUSE_NS] [--prefetch MODE] [--gather 0|1]
+ *                   [--trace]
  *
  * --blocks and --poll set the persistent kernel's grid size and its waiters' polling
  * (sp__gpu_bfs_set_persistent_blocks / _poll) for tuning sweeps; --prefetch sets the SOFT
  * kernel's adjacency prefetch (sp__gpu_bfs_set_persistent_prefetch: 0 none, 1 the
- * default, 2 also at each claim), for A/B. --trace (a build with -DSP_BFS_TRACE) prints
+ * default, 2 also at each claim), for A/B; --gather 0 has each lane walk its own short
+ * list (sp__gpu_bfs_set_loop_gather), 1 (the default) the warp gather them. --trace (a build with -DSP_BFS_TRACE) prints
  * per level the chunk times of one traversal of each persistent kernel.
  *
  * grid4096: 4096 x 4096 grid graph from a corner (8191 levels); path128k: undirected path
@@ -54,6 +56,7 @@ long long poll_near = 0;    /* --poll: the persistent waiters' polling (0: the p
 uint32_t poll_pause = 0;
 int prefetch = 1;           /* --prefetch: the SOFT kernel's adjacency prefetch mode */
 bool trace = false;         /* --trace: per-level chunk times of both persistent kernels */
+int gather = 1;             /* --gather: the loops' gather of short lists (0: each lane its own) */
 unsigned step_seconds = 60;
 
 /* ---- hang diagnosis: the running step, announced on stderr and watched by an alarm ---- */
@@ -426,6 +429,8 @@ int main(int argc, char **argv)
             names.push_back(argv[++i]);
         } else if (!std::strcmp(argv[i], "--blocks") && i + 1 < argc) {
             blocks = std::atoi(argv[++i]);
+        } else if (!std::strcmp(argv[i], "--gather") && i + 1 < argc) {
+            gather = std::atoi(argv[++i]) != 0;
         } else if (!std::strcmp(argv[i], "--trace")) {
             trace = true;
         } else if (!std::strcmp(argv[i], "--prefetch") && i + 1 < argc) {
@@ -436,7 +441,8 @@ int main(int argc, char **argv)
         } else {
             std::fprintf(stderr,
                          "usage: %s [--reps N] [--input grid4096|path128k|kron20|PATH]... "
-                         "[--blocks K] [--poll NEAR PAUSE_NS] [--prefetch 0|1|2] [--trace]\n",
+                         "[--blocks K] [--poll NEAR PAUSE_NS] [--prefetch 0|1|2] [--gather 0|1] "
+                         "[--trace]\n",
                          argv[0]);
             return 2;
         }
@@ -445,6 +451,7 @@ int main(int argc, char **argv)
     sp__gpu_bfs_set_persistent_blocks(blocks);
     sp__gpu_bfs_set_persistent_poll(poll_near, poll_pause);
     sp__gpu_bfs_set_persistent_prefetch(prefetch);
+    sp__gpu_bfs_set_loop_gather(gather);
     cudaDeviceProp prop;
     int dev = 0, driver = 0, runtime = 0;
     CUDA_OK(cudaGetDevice(&dev));
@@ -459,6 +466,7 @@ int main(int argc, char **argv)
                 "policy's)\n",
                 blocks > 0 ? std::to_string(blocks).c_str() : "the policy's", poll_near,
                 poll_pause);
+    std::printf("Short lists: %s\n", gather ? "gathered by the warp (default)" : "each lane its own");
     std::printf("Persistent SOFT adjacency prefetch: mode %d (0 none, 1 after the chunk, 2 "
                 "also at each claim)\n",
                 prefetch >= 0 && prefetch <= 2 ? prefetch : 1);

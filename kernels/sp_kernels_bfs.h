@@ -107,6 +107,12 @@ void sp__gpu_bfs_set_persistent_poll(int64_t near, uint32_t pause_ns);
  * vertex as it is queued (prefetch.global.L2). Any other value restores the default. For
  * the suite's runs in every mode and bfs_loops_bench's A/B. */
 void sp__gpu_bfs_set_persistent_prefetch(int mode);
+/* Whether the single-block and persistent loops (and bfs_loops_bench's host loop) expand
+ * a warp's short adjacency lists as one list when some lane has more than a batch of them
+ * (bfs::gather_short; 1, the default) or each lane its own (0), for A/B runs. Read when a
+ * traversal starts. */
+void sp__gpu_bfs_set_loop_gather(int on);
+int sp__gpu_bfs_loop_gather(void);
 /* A trace of the persistent kernels' chunks (built only with -DSP_BFS_TRACE, an
  * experiment; without it the kernels record nothing): per expanded chunk its level, its
  * index in the level, the SM, and the global timer (ns) when its expansion began and when

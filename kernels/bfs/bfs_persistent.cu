@@ -81,6 +81,7 @@ std::atomic<unsigned long long> forced_stall_ns{0};
 std::atomic<long long> forced_poll_near{0};
 std::atomic<unsigned> forced_poll_pause{0};
 std::atomic<int> prefetch_mode{1}; /* sp__gpu_bfs_set_persistent_prefetch */
+std::atomic<int> loop_gather{1};   /* sp__gpu_bfs_set_loop_gather */
 
 /* How waiting blocks poll their level word (see sp__gpu_bfs_set_persistent_poll). */
 struct poll_t {
@@ -342,6 +343,16 @@ extern "C" void sp__gpu_bfs_set_persistent_poll(int64_t near, uint32_t pause_ns)
 {
     forced_poll_near.store(near > 0 ? (long long)near : 0);
     forced_poll_pause.store(pause_ns);
+}
+
+extern "C" void sp__gpu_bfs_set_loop_gather(int on)
+{
+    loop_gather.store(on != 0);
+}
+
+extern "C" int sp__gpu_bfs_loop_gather(void)
+{
+    return loop_gather.load();
 }
 
 extern "C" int sp__gpu_bfs_trace_take(sp_gpu_bfs_trace_rec_t *recs, int max)
