@@ -20,8 +20,9 @@
  * edge factor 16, symmetrized, from the first vertex of non-zero degree after a fixed
  * seed; PATH (a name with a '/'): a Matrix Market file (.mtx, square) or an edge list,
  * made undirected without self-loops or duplicates as spbench's BFS suite makes them, from
- * a vertex of the highest degree. Each call times everything the loop does per traversal (scratch from the pool,
- * initialisation, the levels, the final read-back); parents are written. Device memory
+ * a vertex of the highest degree. Each call times everything the loop does per traversal
+ * (scratch from the pool, initialisation, the levels, the final read-back); parents are
+ * written. Device memory
  * comes from the default pool (cudaMallocAsync), its release threshold raised so freed
  * memory stays there. Progress goes to stderr before each step (build, check, timing of
  * one loop), and each step has an alarm (SP_BENCH_STEP_SECONDS, default 60) that names
