@@ -8,11 +8,12 @@
  * column comes from the plan), gathers x for all of them, and adds alpha * a * x[column]
  * into the entry's row with a reduction (an atomic whose result is unused). In square
  * matrices the rows near the chunk's columns are summed in the warp's slots of shared
- * memory first and added once after the chunk. The plan's heavy rows (the longest, at most 64) are summed in each
- * warp's slots of shared memory and added to y once a block at the end. Lanes of one row
- * add first only in matrices with a long row and no heavy rows (the plan's choices),
- * where a row may appear in every column of a step. A symmetric matrix's CSC does not
- * come here: it runs as its CSR (src/spmv_cuda.c). Launch policy in spmv_policy_coo.h. */
+ * memory first and added once after the chunk. The plan's heavy rows (the longest, at
+ * most 64) are summed in each warp's slots of shared memory and added to y once a block
+ * at the end. Lanes of one row add first only in matrices with a long row and no heavy
+ * rows (the plan's choices), where a row may appear in every column of a step. A
+ * symmetric matrix's CSC does not come here: it runs as its CSR (src/spmv_cuda.c). Launch
+ * policy in spmv_policy_coo.h. */
 #include <type_traits>
 
 #include "spmv_common.cuh"
