@@ -7,12 +7,15 @@
  *
  *   bfs_loops_bench [--reps N] [--input grid4096|path128k|kron20|PATH]...   (default: the
  *                   first three)
- *                   [--blocks K] [--poll NEAR PAUSE_NS] [--prefetch MODE]
+ *                   [--blocks K] [--poll NEAR PAUSE_NS] [--prefetch MODE] [--gather 0|1]
+ *                   [--trace]
  *
  * --blocks and --poll set the persistent kernel's grid size and its waiters' polling
  * (sp__gpu_bfs_set_persistent_blocks / _poll) for tuning sweeps; --prefetch sets the SOFT
  * kernel's adjacency prefetch (sp__gpu_bfs_set_persistent_prefetch: 0 none, 1 the
- * default, 2 also at each claim), for A/B.
+ * default, 2 also at each claim), for A/B; --gather 0 has each lane walk its own short
+ * list (sp__gpu_bfs_set_loop_gather), 1 (the default) the warp gather them. --trace (a build with -DSP_BFS_TRACE) prints
+ * per level the chunk times of one traversal of each persistent kernel.
  *
  * grid4096: 4096 x 4096 grid graph from a corner (8191 levels); path128k: undirected path
  * of 2^17 vertices from its middle (65537 levels: the host loop pays about 15 us a level,
@@ -20,9 +23,8 @@
  * edge factor 16, symmetrized, from the first vertex of non-zero degree after a fixed
  * seed; PATH (a name with a '/'): a Matrix Market file (.mtx, square) or an edge list,
  * made undirected without self-loops or duplicates as spbench's BFS suite makes them, from
- * a vertex of the highest degree. Each call times everything the loop does per traversal
- * (scratch from the pool, initialisation, the levels, the final read-back); parents are
- * written. Device memory
+ * a vertex of the highest degree. Each call times everything the loop does per traversal (scratch from the pool,
+ * initialisation, the levels, the final read-back); parents are written. Device memory
  * comes from the default pool (cudaMallocAsync), its release threshold raised so freed
  * memory stays there. Progress goes to stderr before each step (build, check, timing of
  * one loop), and each step has an alarm (SP_BENCH_STEP_SECONDS, default 60) that names
@@ -31,6 +33,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <cstring>
@@ -52,6 +55,8 @@ int blocks = 0;             /* --blocks: persistent grid size (0: the policy's) 
 long long poll_near = 0;    /* --poll: the persistent waiters' polling (0: the policy's) */
 uint32_t poll_pause = 0;
 int prefetch = 1;           /* --prefetch: the SOFT kernel's adjacency prefetch mode */
+bool trace = false;         /* --trace: per-level chunk times of both persistent kernels */
+int gather = 1;             /* --gather: the loops' gather of short lists (0: each lane its own) */
 unsigned step_seconds = 60;
 
 /* ---- hang diagnosis: the running step, announced on stderr and watched by an alarm ---- */
@@ -247,6 +252,56 @@ bool build(const std::string &name, sp_csr_t *h, int32_t *source, std::string *w
     return true;
 }
 
+/* --trace (a build with -DSP_BFS_TRACE): one traversal of each persistent kernel, and per
+ * level its chunks, when its first chunk began and its last one ended (us from the
+ * traversal's first chunk), the wait before it (from the previous level's last end to its
+ * first start: the hand-over), its span and its longest chunk; then the sums. */
+void print_traces(const sp_csr_t *d, int32_t source, int32_t *d_level, int32_t *d_parent,
+                  const bool *ok)
+{
+    std::vector<sp_gpu_bfs_trace_rec_t> recs(1 << 16);
+    for (int v : {SOFT, COOP}) {
+        if (!ok[v]) continue;
+        sp_gpu_bfs_result_t r;
+        if (sp__gpu_bfs_trace_take(recs.data(), (int)recs.size()) < 0) {
+            std::printf("trace: not in this build (-DSP_BFS_TRACE)\n");
+            return;
+        }
+        SP_OK(run(v, d, source, d_level, d_parent, &r));
+        int n = sp__gpu_bfs_trace_take(recs.data(), (int)recs.size());
+        if (n <= 0) continue;
+        int levels = 0;
+        uint64_t origin = UINT64_MAX;
+        for (int i = 0; i < n; i++) {
+            levels = std::max(levels, recs[i].level + 1);
+            origin = std::min<uint64_t>(origin, recs[i].t0_ns);
+        }
+        std::vector<uint64_t> first(levels, UINT64_MAX), last(levels, 0), longest(levels, 0);
+        std::vector<int> chunks(levels, 0);
+        for (int i = 0; i < n; i++) {
+            const sp_gpu_bfs_trace_rec_t &t = recs[i];
+            first[t.level] = std::min<uint64_t>(first[t.level], t.t0_ns);
+            last[t.level] = std::max<uint64_t>(last[t.level], t.t1_ns);
+            longest[t.level] = std::max<uint64_t>(longest[t.level], t.t1_ns - t.t0_ns);
+            chunks[t.level]++;
+        }
+        double waits = 0, spans = 0;
+        std::printf("trace %s: level chunks start_us end_us wait_us span_us longest_chunk_us\n",
+                    variant_label[v]);
+        for (int L = 0; L < levels; L++) {
+            if (chunks[L] == 0) continue;
+            double wait = L > 0 && chunks[L - 1] > 0 ? (first[L] - (double)last[L - 1]) / 1e3 : 0;
+            double span = (last[L] - (double)first[L]) / 1e3;
+            waits += wait, spans += span;
+            std::printf("trace %s %3d %5d %9.2f %9.2f %7.2f %7.2f %7.2f\n", variant_label[v], L,
+                        chunks[L], (first[L] - (double)origin) / 1e3,
+                        (last[L] - (double)origin) / 1e3, wait, span, longest[L] / 1e3);
+        }
+        std::printf("trace %s total: %d levels, %d chunks, waits %.2f us, spans %.2f us\n",
+                    variant_label[v], levels, n, waits, spans);
+    }
+}
+
 void bench_graph(const std::string &name)
 {
     sp_csr_t h;
@@ -298,6 +353,8 @@ void bench_graph(const std::string &name)
         std::printf("%s_check: %s\n", variant_label[v], same ? "ok" : "MISMATCH");
         if (!same) std::exit(1);
     }
+
+    if (trace) print_traces(&d, source, d_level, d_parent, ok);
 
     cudaEvent_t e0, e1;
     CUDA_OK(cudaEventCreate(&e0));
@@ -372,6 +429,10 @@ int main(int argc, char **argv)
             names.push_back(argv[++i]);
         } else if (!std::strcmp(argv[i], "--blocks") && i + 1 < argc) {
             blocks = std::atoi(argv[++i]);
+        } else if (!std::strcmp(argv[i], "--gather") && i + 1 < argc) {
+            gather = std::atoi(argv[++i]) != 0;
+        } else if (!std::strcmp(argv[i], "--trace")) {
+            trace = true;
         } else if (!std::strcmp(argv[i], "--prefetch") && i + 1 < argc) {
             prefetch = std::atoi(argv[++i]);
         } else if (!std::strcmp(argv[i], "--poll") && i + 2 < argc) {
@@ -380,7 +441,8 @@ int main(int argc, char **argv)
         } else {
             std::fprintf(stderr,
                          "usage: %s [--reps N] [--input grid4096|path128k|kron20|PATH]... "
-                         "[--blocks K] [--poll NEAR PAUSE_NS] [--prefetch 0|1|2]\n",
+                         "[--blocks K] [--poll NEAR PAUSE_NS] [--prefetch 0|1|2] [--gather 0|1] "
+                         "[--trace]\n",
                          argv[0]);
             return 2;
         }
@@ -389,6 +451,7 @@ int main(int argc, char **argv)
     sp__gpu_bfs_set_persistent_blocks(blocks);
     sp__gpu_bfs_set_persistent_poll(poll_near, poll_pause);
     sp__gpu_bfs_set_persistent_prefetch(prefetch);
+    sp__gpu_bfs_set_loop_gather(gather);
     cudaDeviceProp prop;
     int dev = 0, driver = 0, runtime = 0;
     CUDA_OK(cudaGetDevice(&dev));
@@ -403,6 +466,7 @@ int main(int argc, char **argv)
                 "policy's)\n",
                 blocks > 0 ? std::to_string(blocks).c_str() : "the policy's", poll_near,
                 poll_pause);
+    std::printf("Short lists: %s\n", gather ? "gathered by the warp (default)" : "each lane its own");
     std::printf("Persistent SOFT adjacency prefetch: mode %d (0 none, 1 after the chunk, 2 "
                 "also at each claim)\n",
                 prefetch >= 0 && prefetch <= 2 ? prefetch : 1);

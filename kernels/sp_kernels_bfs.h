@@ -107,6 +107,23 @@ void sp__gpu_bfs_set_persistent_poll(int64_t near, uint32_t pause_ns);
  * vertex as it is queued (prefetch.global.L2). Any other value restores the default. For
  * the suite's runs in every mode and bfs_loops_bench's A/B. */
 void sp__gpu_bfs_set_persistent_prefetch(int mode);
+/* Whether the single-block and persistent loops (and bfs_loops_bench's host loop) expand
+ * a warp's short adjacency lists as one list when some lane has more than a batch of them
+ * (bfs::gather_short; 1, the default) or each lane its own (0), for A/B runs. Read when a
+ * traversal starts. */
+void sp__gpu_bfs_set_loop_gather(int on);
+int sp__gpu_bfs_loop_gather(void);
+/* A trace of the persistent kernels' chunks (built only with -DSP_BFS_TRACE, an
+ * experiment; without it the kernels record nothing): per expanded chunk its level, its
+ * index in the level, the SM, and the global timer (ns) when its expansion began and when
+ * the block had finished it (SOFT: after its finished-chunk add). take copies at most max
+ * records of the traversals since the last take into recs and clears the trace; it
+ * returns the number copied, or -1 when the build has no trace. */
+typedef struct {
+    int32_t level, chunk, sm, pad;
+    uint64_t t0_ns, t1_ns;
+} sp_gpu_bfs_trace_rec_t;
+int sp__gpu_bfs_trace_take(sp_gpu_bfs_trace_rec_t *recs, int max);
 
 /* ---- bfs-a: one level at a time, for the host level loop (src/bfs_cuda.c) ----
  * A traversal keeps its state in an sp_gpu_bfs_work_t carved from one scratch block

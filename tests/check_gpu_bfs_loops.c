@@ -88,6 +88,7 @@ static void setup(void)
     sp__gpu_bfs_set_single_block_capacity(0);
     sp__gpu_bfs_set_persistent_stall_ns(0);
     sp__gpu_bfs_set_persistent_prefetch(1);
+    sp__gpu_bfs_set_loop_gather(1);
     sp_test_env_setup(&T);
 }
 
@@ -98,6 +99,7 @@ static void teardown(void)
     sp__gpu_bfs_set_single_block_capacity(0);
     sp__gpu_bfs_set_persistent_stall_ns(0);
     sp__gpu_bfs_set_persistent_prefetch(1);
+    sp__gpu_bfs_set_loop_gather(1);
     sp_test_env_teardown(&T);
 }
 
@@ -566,6 +568,20 @@ START_TEST(test_prefetch_modes)
 }
 END_TEST
 
+/* Each lane walking its own short lists (the gather off; the other cases run it on, the
+ * default): the same levels and valid parents either way. Kronecker graphs and a random
+ * one have warps whose short lists differ in length, where the gather takes over. */
+START_TEST(test_gather_off)
+{
+    sp__gpu_bfs_set_loop_gather(0);
+    graph_t k = kron_graph((int)size_for(14, 10, 8), 1);
+    check_graph(&k, NULL, 0, 3, 40);
+    graph_t x = random_graph(small ? 3000 : 50000, small ? 12000 : 400000, 41, 1);
+    check_graph(&x, NULL, 0, 4, 42);
+    sp__gpu_bfs_set_loop_gather(1);
+}
+END_TEST
+
 /* The persistent SOFT kernel's safety net, its limit cut to 1 ns: 8 blocks on a star from
  * a leaf, where blocks wait for milliseconds on the hub's chunk with no chunk finishing.
  * The net must end the kernel (no hang), the call fail with SP_STATUS_INTERNAL_ERROR
@@ -691,6 +707,7 @@ static Suite *gpu_bfs_loops_suite(void)
     tcase_add_test(t, test_alloc_failure);
     tcase_add_test(t, test_few_blocks);
     tcase_add_test(t, test_prefetch_modes);
+    tcase_add_test(t, test_gather_off);
     tcase_add_test(t, test_safety_net);
     tcase_add_test(t, test_hand_over);
     tcase_add_test(t, test_star);

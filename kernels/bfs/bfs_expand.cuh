@@ -82,7 +82,7 @@ __device__ __forceinline__ void warp_append(Sink &sink, const bool (&c)[K],
         if (c[j]) sink.store(pos++, v[j]);
 }
 
-/* The lane's edges k0 + j * stride < kend (j < K) out of u: claim each unvisited head
+/* The heads v[j] (j < K; -1: none) of edges out of src[j]: claim each unvisited head
  * (exactly one claimer per vertex per traversal: the atomicOr on the visited bit decides;
  * the L2-only pre-read, made when preread is set, only skips the atomic for bits seen set,
  * and a stale read can only miss a bit, never invent one), record its level and parent,
@@ -90,18 +90,13 @@ __device__ __forceinline__ void warp_append(Sink &sink, const bool (&c)[K],
  * one round for all K edges (loads, visited reads, atomics, degree reads), where one edge
  * at a time makes a chain of dependent loads and atomics per edge. All 32 lanes must call
  * it (the sink may reserve per warp). */
-template <int K, typename I, typename Sink, typename Tally, typename Off>
-__device__ __forceinline__ void visit_batch(const push_view<Off> &g, Sink &sink, Tally &t,
-                                            int32_t u, I k0, I stride, I kend, bool preread)
+template <int K, typename Sink, typename Tally, typename Off>
+__device__ __forceinline__ void claim_heads(const push_view<Off> &g, Sink &sink, Tally &t,
+                                            const int32_t (&src)[K], const int32_t (&v)[K],
+                                            bool preread)
 {
-    int32_t v[K];
     uint32_t w[K];
     bool c[K];
-#pragma unroll
-    for (int j = 0; j < K; j++) {
-        I k = k0 + j * stride;
-        v[j] = k < kend ? __ldg(g.idx + k) : -1;
-    }
 #pragma unroll
     for (int j = 0; j < K; j++)
         w[j] = v[j] < 0 ? ~0u : (preread ? __ldcg(g.visited + (v[j] >> 5)) : 0u);
@@ -125,9 +120,57 @@ __device__ __forceinline__ void visit_batch(const push_view<Off> &g, Sink &sink,
     for (int j = 0; j < K; j++)
         if (c[j]) {
             g.level[v[j]] = g.next_level;
-            if (g.parent) g.parent[v[j]] = u;
+            if (g.parent) g.parent[v[j]] = src[j];
         }
     sink.push(c, v);
+}
+
+/* The lane's edges k0 + j * stride < kend (j < K) out of u (claim_heads). */
+template <int K, typename I, typename Sink, typename Tally, typename Off>
+__device__ __forceinline__ void visit_batch(const push_view<Off> &g, Sink &sink, Tally &t,
+                                            int32_t u, I k0, I stride, I kend, bool preread)
+{
+    int32_t src[K], v[K];
+#pragma unroll
+    for (int j = 0; j < K; j++) {
+        I k = k0 + j * stride;
+        v[j] = k < kend ? __ldg(g.idx + k) : -1;
+        src[j] = u;
+    }
+    claim_heads<K>(g, sink, t, src, v, preread);
+}
+
+/* The lanes' short lists [b, e) (each under warp_degree edges; b == e: none) as one list:
+ * the warp's edges in lane order, K a lane a round, slot j of lane l taking position
+ * r + l + 32 j, whose owner is the first lane with an inclusive degree sum past it (a
+ * binary search of 5 shuffles). ceil(sum / (32 K)) rounds of claim_heads, where each lane
+ * walking its own list takes ceil(longest / K): a list of 31 among lists of 2 is 1 round
+ * instead of 8 dependent ones (Merrill, Garland & Grimshaw 2012, scan-based gathering).
+ * All 32 lanes must call it. */
+template <int K, typename I, typename Sink, typename Tally, typename Off>
+__device__ __forceinline__ void gather_short(const push_view<Off> &g, Sink &sink, Tally &t,
+                                             int32_t u, I b, int deg, int incl, int total,
+                                             bool preread)
+{
+    const int lane = threadIdx.x & 31;
+#pragma unroll 1
+    for (int r = 0; r < total; r += 32 * K) {
+        int32_t src[K], v[K];
+#pragma unroll
+        for (int j = 0; j < K; j++) {
+            const int p = r + lane + 32 * j;
+            int o = 0; /* lanes whose inclusive sum is at most p (31 at most) */
+#pragma unroll
+            for (int step = 16; step > 0; step >>= 1)
+                if (__shfl_sync(sp_prim::full_mask, incl, o + step - 1) <= p) o += step;
+            const int oincl = __shfl_sync(sp_prim::full_mask, incl, o);
+            const int odeg = __shfl_sync(sp_prim::full_mask, deg, o);
+            const I ob = __shfl_sync(sp_prim::full_mask, b, o);
+            src[j] = __shfl_sync(sp_prim::full_mask, u, o);
+            v[j] = p < total ? __ldg(g.idx + ob + (I)(p - (oincl - odeg))) : -1;
+        }
+        claim_heads<K>(g, sink, t, src, v, preread);
+    }
 }
 
 /* Edges [b, e) of u by a group of threads: the caller's thread at offset `first` of the
@@ -144,11 +187,14 @@ __device__ __forceinline__ void visit_range(const push_view<Off> &g, Sink &sink,
 
 /* Expand the lane's vertex u over its edges [b, e) (b == e: none; the caller has taken the
  * hubs out): lists of warp_degree edges or more by the whole warp, one list at a time
- * (coalesced reads of the adjacency), the rest by the lane, K edges a round. All 32 lanes
- * must call it. */
+ * (coalesced reads of the adjacency), the rest by the lane, K edges a round, or, with
+ * gather, where some lane has more than K of them left and one list takes fewer rounds
+ * than the longest lane's walk, by the warp as one list (gather_short). All 32 lanes must
+ * call it. */
 template <int K, typename I, typename Sink, typename Tally, typename Off>
 __device__ __forceinline__ void expand_lane(const push_view<Off> &g, Sink &sink, Tally &t,
-                                            int32_t u, I b, I e, bool preread)
+                                            int32_t u, I b, I e, bool preread,
+                                            bool gather = false)
 {
     const int lane = threadIdx.x & 31;
     unsigned mid = __ballot_sync(sp_prim::full_mask, e - b >= P::warp_degree);
@@ -161,6 +207,21 @@ __device__ __forceinline__ void expand_lane(const push_view<Off> &g, Sink &sink,
         visit_range<K>(g, sink, t, wu, wb, we, lane, 32, preread);
     }
     if (e - b >= P::warp_degree) e = b;
+    if (gather && __any_sync(sp_prim::full_mask, e - b > K)) {
+        /* gather only where it takes fewer rounds than the longest lane's walk: a warp of
+         * lists of like length (a mesh's) keeps the walk, which needs no shuffles */
+        const int deg = (int)(e - b); /* < warp_degree: the warp's sum fits an int */
+        const int incl = sp_prim::warp_inclusive_scan(deg, lane);
+        const int total = __shfl_sync(sp_prim::full_mask, incl, 31);
+        int longest = deg;
+#pragma unroll
+        for (int d = 16; d > 0; d >>= 1)
+            longest = max(longest, __shfl_xor_sync(sp_prim::full_mask, longest, d));
+        if ((total + 32 * K - 1) / (32 * K) < (longest + K - 1) / K) {
+            gather_short<K>(g, sink, t, u, b, deg, incl, total, preread);
+            return;
+        }
+    }
     while (__any_sync(sp_prim::full_mask, b < e)) {
         visit_batch<K>(g, sink, t, u, b, I(1), e, preread);
         b = e - b < K ? e : b + K;

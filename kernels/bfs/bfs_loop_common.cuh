@@ -53,6 +53,7 @@ struct state_t {
     unsigned long long *sizes;
     ctl_t *ctl;
     int64_t n;
+    int32_t gather; /* expand_lane's gather of the short lists (sp__gpu_bfs_set_loop_gather) */
     /* queue[L & 1] without indexing the array (that would copy the kernel parameter to
      * local memory) */
     __device__ int32_t *q(int32_t L) const { return (L & 1) ? queue[1] : queue[0]; }
@@ -152,7 +153,7 @@ __device__ __forceinline__ void expand(const state_t<Off> &s, Cur cur, int64_t b
         bfs::visit_range<P::batch>(g, sink, tally, hu, __ldg(s.ptr + hu), __ldg(s.ptr + hu + 1),
                                    tid, BLOCK, pre);
     }
-    bfs::expand_lane<P::batch>(g, sink, tally, u, b, e, pre);
+    bfs::expand_lane<P::batch>(g, sink, tally, u, b, e, pre, s.gather != 0);
 }
 
 /* Reads a frontier entry written by other blocks: through L2, never a stale L1 line of
@@ -334,6 +335,7 @@ static inline state_t<Off> carve(const sp_gpu_bfs_loop_scratch_t *sc, const sp_c
     s.queue[1] = sp_prim::at<int32_t>(sc->d_base, l.q1);
     s.sizes = sp_prim::at<unsigned long long>(sc->d_base, l.sizes);
     s.n = g->nrows;
+    s.gather = sp__gpu_bfs_loop_gather();
     return s;
 }
 

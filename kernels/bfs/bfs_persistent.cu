@@ -81,6 +81,7 @@ std::atomic<unsigned long long> forced_stall_ns{0};
 std::atomic<long long> forced_poll_near{0};
 std::atomic<unsigned> forced_poll_pause{0};
 std::atomic<int> prefetch_mode{1}; /* sp__gpu_bfs_set_persistent_prefetch */
+std::atomic<int> loop_gather{1};   /* sp__gpu_bfs_set_loop_gather */
 
 /* How waiting blocks poll their level word (see sp__gpu_bfs_set_persistent_poll). */
 struct poll_t {
@@ -127,6 +128,19 @@ __device__ unsigned long long wait_for_level(counter_ref &word, flag_ref &stalle
         }
     }
 }
+
+#ifdef SP_BFS_TRACE /* sp__gpu_bfs_trace_take */
+constexpr unsigned trace_cap = 1u << 16;
+__device__ sp_gpu_bfs_trace_rec_t trace_buf[trace_cap];
+__device__ unsigned trace_n;
+
+__device__ void trace_put(int32_t lvl, int64_t chunk, unsigned long long t0)
+{
+    unsigned i = atomicAdd(&trace_n, 1u), sm;
+    asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
+    if (i < trace_cap) trace_buf[i] = {lvl, (int32_t)chunk, (int32_t)sm, 0, t0, now_ns()};
+}
+#endif
 
 /* The global queue of the next level, remembering the last vertex the thread queued,
  * whose adjacency prefetch() then brings into L2 for the next level's expansion (see
@@ -179,8 +193,11 @@ __host__ __device__ constexpr int64_t chunks_of(int64_t size, int block)
     return (size + block - 1) / block;
 }
 
+/* (BLOCK, 1): one block an SM is what the grid runs (P::persistent_blocks_per_sm), so
+ * ptxas may take the registers the expansion's gather wants (with (BLOCK) alone it kept
+ * 48 and spilled 12 bytes in the SOFT kernel). */
 template <int BLOCK, bool COOP, typename Off>
-__global__ void __launch_bounds__(BLOCK) persistent_kernel(bfsk::state_t<Off> s,
+__global__ void __launch_bounds__(BLOCK, 1) persistent_kernel(bfsk::state_t<Off> s,
                                                            unsigned long long stall_ns,
                                                            poll_t poll, int prefetch)
 {
@@ -193,8 +210,16 @@ __global__ void __launch_bounds__(BLOCK) persistent_kernel(bfsk::state_t<Off> s,
         cg::grid_group grid = cg::this_grid();
         for (;;) {
             bfsk::global_sink sink{s.q(lvl + 1), s.sizes + lvl + 1};
-            for (int64_t c = blockIdx.x; c < chunks_of(size, BLOCK); c += gridDim.x)
+            for (int64_t c = blockIdx.x; c < chunks_of(size, BLOCK); c += gridDim.x) {
+#ifdef SP_BFS_TRACE
+                unsigned long long tr0 = now_ns();
+#endif
                 expand_chunk<BLOCK>(s, lvl, size, c, sm, tally, sink);
+#ifdef SP_BFS_TRACE
+                __syncthreads();
+                if (threadIdx.x == 0) trace_put(lvl, c, tr0);
+#endif
+            }
             grid.sync();
             lvl++;
             size = bfsk::size_of(__ldcg(s.sizes + lvl));
@@ -255,11 +280,17 @@ __global__ void __launch_bounds__(BLOCK) persistent_kernel(bfsk::state_t<Off> s,
             const bool pf = prefetch != 0 && size < bfsk::P::prefetch_max_level;
             prefetching_sink<Off> sink{{s.q(lvl + 1), s.sizes + lvl + 1},
                                   pf && prefetch == 2 ? s.ptr : nullptr};
+#ifdef SP_BFS_TRACE
+            unsigned long long tr0 = now_ns();
+#endif
             expand_chunk<BLOCK>(s, lvl, size, (int64_t)(t - base), sm, tally, sink);
             __syncthreads(); /* the whole chunk is written */
             if (threadIdx.x == 0) { /* one more finished chunk of level lvl */
                 __threadfence();
                 counter_ref(s.sizes[lvl + 1]).fetch_add(1ull << 32, cuda::memory_order_relaxed);
+#ifdef SP_BFS_TRACE
+                trace_put(lvl, (int64_t)(t - base), tr0);
+#endif
             }
             /* after the signal, off the path to the next level (P::prefetch_max_level) */
             if (pf) sink.prefetch(s);
@@ -315,6 +346,35 @@ extern "C" void sp__gpu_bfs_set_persistent_poll(int64_t near, uint32_t pause_ns)
 {
     forced_poll_near.store(near > 0 ? (long long)near : 0);
     forced_poll_pause.store(pause_ns);
+}
+
+extern "C" void sp__gpu_bfs_set_loop_gather(int on)
+{
+    loop_gather.store(on != 0);
+}
+
+extern "C" int sp__gpu_bfs_loop_gather(void)
+{
+    return loop_gather.load();
+}
+
+extern "C" int sp__gpu_bfs_trace_take(sp_gpu_bfs_trace_rec_t *recs, int max)
+{
+#ifdef SP_BFS_TRACE
+    unsigned n = 0, zero = 0;
+    if (cudaDeviceSynchronize() != cudaSuccess ||
+        cudaMemcpyFromSymbol(&n, trace_n, sizeof n) != cudaSuccess)
+        return -1;
+    if (n > trace_cap) n = trace_cap;
+    if ((int)n > max) n = (unsigned)max;
+    if (n > 0 && cudaMemcpyFromSymbol(recs, trace_buf, n * sizeof *recs) != cudaSuccess) return -1;
+    if (cudaMemcpyToSymbol(trace_n, &zero, sizeof zero) != cudaSuccess) return -1;
+    return (int)n;
+#else
+    (void)recs;
+    (void)max;
+    return -1;
+#endif
 }
 
 extern "C" void sp__gpu_bfs_set_persistent_prefetch(int mode)

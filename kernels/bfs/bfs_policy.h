@@ -22,7 +22,10 @@ struct sp_bfs_policy {
      * instead of a million steps on one thread. Pieces of 1024 edges (4 steps of a block)
      * rather than 4096: the second level of a Kronecker search is a few hubs' pieces, and
      * each step of a piece is a chain of dependent loads and atomics, so shorter pieces on
-     * more blocks finish sooner (H200, kron22: see bench/results/h200-bfs.md). */
+     * more blocks finish sooner (H200, kron22: see bench/results/h200-bfs.md). In the
+     * single-block and persistent loops a warp whose lanes' lists below warp_degree differ
+     * (one lane past a batch of edges) walks them as one list instead
+     * (bfs::gather_short; bench/results/h100-gather22-2026-11-27.md). */
     static constexpr int warp_degree = 32;
     static constexpr int hub_degree = 1024;
     /* edges per lane in flight per round of the expansion (visit_batch: their loads,
