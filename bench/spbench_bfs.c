@@ -479,6 +479,74 @@ done:
     return rc;
 }
 
+/* One timed search as row r ran it (its variant, loop and barrier), outputs in d_level /
+ * d_parent. */
+static sp_status_t search_as(sp_context_t *ctx, sp_matrix_t *A, const sb_bfs_row_t *r,
+                             int32_t source, int32_t *d_level, int32_t *d_parent,
+                             sp_bfs_stats_t *s)
+{
+    sp_bfs_options_t o = {0};
+    o.variant = r->variant, o.loop = r->loop, o.measure_time = 1;
+    if (r->coop) return sp__bfs_persistent_coop(ctx, A, source, &o, d_level, d_parent, s);
+    return sp_bfs(ctx, A, source, &o, d_level, d_parent, s);
+}
+
+int sb_bfs_interleaved(sp_context_t *ctx, sp_matrix_t *A, sp_matrix_t *B,
+                       const sb_bfs_request_t *q, const sb_bfs_row_t *ra,
+                       const sb_bfs_row_t *rb, int rounds, double *ms_a, double *ms_b)
+{
+    const sp_csr_t *g = host_csr(A);
+    int32_t *sources = NULL, *zeros = NULL, *d_level = NULL, *d_parent = NULL;
+    sp_matrix_t *M[2] = {A, B};
+    const sb_bfs_row_t *R[2] = {ra, rb};
+    double sum[2] = {0, 0};
+    int rc = 1, nsrc = 0, cap = q->source >= 0 ? 1 : q->nsources;
+    sp_bfs_stats_t s = {0};
+    if (!g) {
+        fprintf(stderr, "spbench: %s\n", sp_last_error());
+        return 1;
+    }
+    sources = malloc((size_t)(cap > 0 ? cap : 1) * sizeof *sources);
+    zeros = calloc((size_t)g->nrows, sizeof *zeros);
+    if (sources && zeros) {
+        d_level = ctx_alloc(q, zeros, (size_t)g->nrows * sizeof(int32_t));
+        d_parent = ctx_alloc(q, zeros, (size_t)g->nrows * sizeof(int32_t));
+    }
+    if (!sources || !zeros || !d_level || !d_parent) {
+        fprintf(stderr, "spbench: out of memory for the interleaved BFS comparison\n");
+        goto done;
+    }
+    nsrc = pick_sources(g, q, sources);
+    /* warm-up: each side's cache built and its kernels loaded before any timed call */
+    for (int w = 0; w < 2 * SB_BFS_WARMUP_MIN && nsrc > 0; w++)
+        if (search_as(ctx, M[w & 1], R[w & 1], sources[(w / 2) % nsrc], d_level, d_parent,
+                      &s)) {
+            fprintf(stderr, "spbench: %s\n", sp_last_error());
+            goto done;
+        }
+    for (int r = 0; r < rounds; r++)
+        for (int i = 0; i < nsrc; i++)
+            for (int k = 0; k < 2; k++) { /* which side goes first alternates each call */
+                int side = (r + i + k) & 1;
+                if (search_as(ctx, M[side], R[side], sources[i], d_level, d_parent, &s)) {
+                    fprintf(stderr, "spbench: %s\n", sp_last_error());
+                    goto done;
+                }
+                sum[side] += s.time_ms;
+            }
+    if (nsrc > 0 && rounds > 0) {
+        *ms_a = sum[0] / ((double)rounds * nsrc);
+        *ms_b = sum[1] / ((double)rounds * nsrc);
+        rc = 0;
+    }
+done:
+    ctx_free(q, d_parent);
+    ctx_free(q, d_level);
+    free(zeros);
+    free(sources);
+    return rc;
+}
+
 /* The summary lines of the single-input run, from the AUTO row (else the first row). */
 int sb_run_bfs(sp_context_t *ctx, sp_matrix_t *A, const sb_bfs_request_t *q, sb_report_t *r)
 {

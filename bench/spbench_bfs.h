@@ -49,6 +49,15 @@ void sb_print_bfs_row(const char *graph, const sb_bfs_row_t *row);
  * completes); 0 when every search that ran was valid. */
 int sb_bfs_table(sp_context_t *ctx, sp_matrix_t *A, const sb_bfs_request_t *q,
                  const char *graph, sb_bfs_row_t *rows, int *nrows);
+/* Rows ra and rb of a table again, their calls interleaved (the side that goes first
+ * alternating call by call) over the request's sources, `rounds` times, after warm-up:
+ * the mean per-call time of each (stats.time_ms) in *ms_a, *ms_b. ra runs on A, rb on B
+ * (B may be A): a matrix keeps one search's cache, so two configurations that would
+ * replace each other's scratch on every call run on two handles of the same graph. A drift
+ * of the machine between two rows of the table moves both sides alike here. 0 on success. */
+int sb_bfs_interleaved(sp_context_t *ctx, sp_matrix_t *A, sp_matrix_t *B,
+                       const sb_bfs_request_t *q, const sb_bfs_row_t *ra,
+                       const sb_bfs_row_t *rb, int rounds, double *ms_a, double *ms_b);
 /* spbench --bfs on one input: the table and the summary lines; 0 when valid. */
 int sb_run_bfs(sp_context_t *ctx, sp_matrix_t *A, const sb_bfs_request_t *q, sb_report_t *r);
 /* spbench --bfs-suite: the benchmark graphs, a table row per graph x variant x loop. */

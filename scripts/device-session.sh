@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# One device call for the work of several issues on a machine with two GPUs (one GPU: the
-# lanes run one after the other): build everything once in build-gpu, then two lanes side
-# by side, each on its own GPU, each a list of the issue scripts (scripts/device-*.sh) with
-# their own time boxes; then the GPU suites no lane ran. Every script's logs go under
+# One device call for the work of several issues on a machine with several GPUs: build
+# everything once in build-gpu, then the lanes LANE0 .. LANE7 side by side, lane i on GPU
+# i mod (the GPU count) (lanes that share a GPU run one after the other), each a list of
+# the issue scripts (scripts/device-*.sh) with their own time boxes. Every script's logs go under
 # /tmp/sp_session/NAME; at the end one archive, $OUT/logs.tgz, and the summary lines. A lane
 # item "ctest" runs the GPU suites no issue script runs (ctest -R "$CTEST_REST"). An item
 # NAME:S cuts its script at S seconds (default 900). CTEST_EXCLUDE: the suites it leaves out.
@@ -42,7 +42,7 @@ lane() { # lane GPU NAMES...: NAME or NAME:LIMIT_S (the script cut at LIMIT_S se
     s=$(date +%s)
     mkdir -p "$L/$n"
     if [ "$n" = ctest ]; then # the GPU suites no issue script runs: CTEST_REST, CTEST_LIMIT
-      (cd build-gpu && CUDA_VISIBLE_DEVICES=$gpu timeout "${CTEST_LIMIT:-150}" ctest -j6 \
+      (cd build-gpu && CUDA_VISIBLE_DEVICES=$gpu timeout "${CTEST_LIMIT:-150}" ctest -j"${CTEST_JOBS:-6}" \
          --timeout "${CTEST_LIMIT:-150}" -R "${CTEST_REST:-.}" -E "${CTEST_EXCLUDE:-^$}" \
          --output-on-failure) >"$L/$n.out" 2>&1
     else
@@ -51,13 +51,18 @@ lane() { # lane GPU NAMES...: NAME or NAME:LIMIT_S (the script cut at LIMIT_S se
     echo "== $n on GPU $gpu: rc $? in $(( $(date +%s) - s )) s (at $(( $(date +%s) - t0 )) s)" | tee -a "$L/$n.out"
   done
 }
-if [ "$ngpu" -ge 2 ]; then
-  lane 0 ${LANE0:-} &
-  { sleep 20; lane 1 ${LANE1:-}; } &
-  wait
-else
-  lane 0 ${LANE0:-} ${LANE1:-}
-fi
+[ "$ngpu" -ge 1 ] || ngpu=1
+all=()
+for g in $(seq 0 $((ngpu - 1))); do
+  items=()
+  for i in 0 1 2 3 4 5 6 7; do
+    v=LANE$i
+    [ $((i % ngpu)) = "$g" ] && [ -n "${!v:-}" ] && items+=(${!v})
+  done
+  all+=("${items[@]}")
+  [ ${#items[@]} -gt 0 ] && { sleep $((g > 0 ? 10 : 0)); lane "$g" "${items[@]}"; } &
+done
+wait
 tar czf "$out/logs.tgz" -C "$L" . 2>/dev/null
-for n in ${LANE0:-} ${LANE1:-}; do n=${n%%:*}; echo "######## $n"; tail -n "${TAIL_LINES:-40}" "$L/$n.out"; done
+for n in "${all[@]}"; do n=${n%%:*}; echo "######## $n"; tail -n "${TAIL_LINES:-40}" "$L/$n.out"; done
 echo "== total $(( $(date +%s) - t0 )) s"
