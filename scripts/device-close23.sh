@@ -11,12 +11,7 @@ L=${OUT:+$OUT/l}; L=${L:-$PWD/build-gpu/logs-close}; mkdir -p "$L/ctest" "$L/spm
 ctest_limit=${1:-480}; suite_limit=${2:-200}; wide_limit=${3:-260}
 . scripts/device-env.sh
 t0=$(date +%s)
-ngpu=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || true)
-[ "${ngpu:-0}" -ge 2 ] || { echo "== FAIL: two GPUs needed, $ngpu found"; exit 1; }
-nvidia-smi --query-gpu=index,name,driver_version,memory.total --format=csv,noheader | tee "$L/gpu.txt"
-sp_build_gpu "$L" all || exit 1
-(cd build-gpu && CUDA_VISIBLE_DEVICES=0 timeout "$ctest_limit" ctest -j8 --timeout 300 \
-   --output-on-failure >"$L/ctest/ctest.log" 2>&1; echo $? >"$L/ctest/rc") &
+sp_two_gpus_ctest "$L" "$ctest_limit" "$L/ctest/ctest.log" "$L/ctest/rc" || exit 1
 CUDA_VISIBLE_DEVICES=1 SP_BUILD_SKIP=1 OUT="$L/spmv" bash scripts/device-spmv23.sh 0 \
   "$suite_limit" "$wide_limit" >"$L/spmv/spmv23.out" 2>&1
 spmv_rc=$?

@@ -37,3 +37,18 @@ sp_build_gpu() {
     { grep -E "error" "$logs/build.log" | head -30; echo "== FAIL build"; return 1; }
   echo "== build ok ($((SECONDS - t0)) s)"
 }
+
+# sp_two_gpus_ctest LOGDIR CTEST_LIMIT_S CTEST_LOG RC_FILE (absolute paths): the start of the scripts that run
+# the whole ctest on GPU 0 beside their own work on GPU 1: two GPUs or fail (returns 1),
+# LOGDIR/gpu.txt, everything built (sp_build_gpu), then ctest -j8 on GPU 0 in the
+# background (its output in CTEST_LOG, its exit status in RC_FILE; the caller waits).
+sp_two_gpus_ctest() {
+  local logs=$1 limit=$2 log=$3 rcf=$4 ngpu
+  ngpu=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || true)
+  [ "${ngpu:-0}" -ge 2 ] || { echo "== FAIL: two GPUs needed, $ngpu found"; return 1; }
+  nvidia-smi --query-gpu=index,name,driver_version,memory.total --format=csv,noheader |
+    tee "$logs/gpu.txt"
+  sp_build_gpu "$logs" all || return 1
+  (cd build-gpu && CUDA_VISIBLE_DEVICES=0 timeout "$limit" ctest -j8 --timeout 300 \
+     --output-on-failure >"$log" 2>&1; echo $? >"$rcf") &
+}

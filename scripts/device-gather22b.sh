@@ -12,12 +12,7 @@ L=${OUT:+$OUT/l}; L=${L:-$PWD/build-gpu/logs-gather}; mkdir -p "$L"
 ctest_limit=${1:-450}; reps=${2:-20}
 . scripts/device-env.sh
 t0=$(date +%s)
-ngpu=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || true)
-[ "${ngpu:-0}" -ge 2 ] || { echo "== FAIL: two GPUs needed, $ngpu found"; exit 1; }
-nvidia-smi --query-gpu=index,name,driver_version,memory.total --format=csv,noheader | tee "$L/gpu.txt"
-sp_build_gpu "$L" all || exit 1
-(cd build-gpu && CUDA_VISIBLE_DEVICES=0 timeout "$ctest_limit" ctest -j8 --timeout 300 \
-   --output-on-failure >"$L/ctest.log" 2>&1; echo $? >"$L/ctest.rc") &
+sp_two_gpus_ctest "$L" "$ctest_limit" "$L/ctest.log" "$L/ctest.rc" || exit 1
 fail=0
 inputs=(--input datasets/graphs/CA-HepTh.txt --input datasets/mtx/rajat01.mtx
         --input datasets/graphs/Wiki-Vote.txt --input datasets/graphs/facebook_combined.txt
