@@ -38,8 +38,9 @@ sp_build_gpu() {
   echo "== build ok ($((SECONDS - t0)) s)"
 }
 
-# sp_two_gpus_ctest LOGDIR CTEST_LIMIT_S CTEST_LOG RC_FILE (absolute paths): the start of the scripts that run
-# the whole ctest on GPU 0 beside their own work on GPU 1: two GPUs or fail (returns 1),
+# sp_two_gpus_ctest LOGDIR CTEST_LIMIT_S CTEST_LOG RC_FILE (absolute paths): the start of
+# the scripts that run the whole ctest on GPU 0 beside their own work on GPU 1: two GPUs
+# or fail (returns 1),
 # LOGDIR/gpu.txt, everything built (sp_build_gpu), then ctest -j8 on GPU 0 in the
 # background (its output in CTEST_LOG, its exit status in RC_FILE; the caller waits).
 sp_two_gpus_ctest() {
