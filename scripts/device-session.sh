@@ -3,9 +3,10 @@
 # everything once in build-gpu, then the lanes LANE0 .. LANE7 side by side, lane i on GPU
 # i mod (the GPU count) (lanes that share a GPU run one after the other), each a list of
 # the issue scripts (scripts/device-*.sh) with their own time boxes. Every script's logs
-# go under /tmp/sp_session/NAME; at the end one archive, $OUT/logs.tgz, and the summary lines. A lane
-# item "ctest" runs the GPU suites no issue script runs (ctest -R "$CTEST_REST"). An item
-# NAME:S cuts its script at S seconds (default 900). CTEST_EXCLUDE: the suites it leaves out.
+# go under /tmp/sp_session/NAME; at the end one archive, $OUT/logs.tgz, and the summary
+# lines. A lane item "ctest" runs the GPU suites no issue script runs (ctest -R
+# "$CTEST_REST", -j CTEST_JOBS, default 6). An item NAME:S cuts its script at S seconds
+# (default 900). CTEST_EXCLUDE: the suites it leaves out.
 #   LANE0="bfs22:300 solve26" LANE1="spmv23 ctest" CTEST_REST='^check_gpu_state' \
 #     bash scripts/device-session.sh
 # Budgets per script through the environment they read (BUDGET, SOLVE26_BUDGET, ...).
