@@ -174,17 +174,27 @@ typedef struct bfs_buffers {
     int nsrc, ref_source, batch;
 } bfs_buffers_t;
 
-/* One timed search of combination c; records (NULL: none) gives the per-level arrays. */
+/* One timed search of variant x loop (coop: the cooperative barrier) into d_level and
+ * d_parent; records (NULL: none) gives the per-level arrays. */
+static sp_status_t search_with(sp_context_t *ctx, sp_matrix_t *A, sp_bfs_variant_t variant,
+                               sp_bfs_loop_t loop, int coop, int32_t source, int32_t *d_level,
+                               int32_t *d_parent, const sp_bfs_options_t *records,
+                               sp_bfs_stats_t *s)
+{
+    sp_bfs_options_t o = {0};
+    if (records) o = *records;
+    o.variant = variant, o.loop = loop, o.measure_time = 1;
+    if (coop) return sp__bfs_persistent_coop(ctx, A, source, &o, d_level, d_parent, s);
+    return sp_bfs(ctx, A, source, &o, d_level, d_parent, s);
+}
+
+/* One timed search of combination c into the table's outputs. */
 static sp_status_t search(sp_context_t *ctx, sp_matrix_t *A, int c, int32_t source,
                           const bfs_buffers_t *b, const sp_bfs_options_t *records,
                           sp_bfs_stats_t *s)
 {
-    sp_bfs_options_t o = {0};
-    if (records) o = *records;
-    o.variant = g_combos[c].variant, o.loop = g_combos[c].loop, o.measure_time = 1;
-    if (g_combos[c].coop)
-        return sp__bfs_persistent_coop(ctx, A, source, &o, b->d_level, b->d_parent, s);
-    return sp_bfs(ctx, A, source, &o, b->d_level, b->d_parent, s);
+    return search_with(ctx, A, g_combos[c].variant, g_combos[c].loop, g_combos[c].coop, source,
+                       b->d_level, b->d_parent, records, s);
 }
 
 /* Validate the search just made (its outputs copied to the host first). */
@@ -479,18 +489,6 @@ done:
     return rc;
 }
 
-/* One timed search as row r ran it (its variant, loop and barrier), outputs in d_level /
- * d_parent. */
-static sp_status_t search_as(sp_context_t *ctx, sp_matrix_t *A, const sb_bfs_row_t *r,
-                             int32_t source, int32_t *d_level, int32_t *d_parent,
-                             sp_bfs_stats_t *s)
-{
-    sp_bfs_options_t o = {0};
-    o.variant = r->variant, o.loop = r->loop, o.measure_time = 1;
-    if (r->coop) return sp__bfs_persistent_coop(ctx, A, source, &o, d_level, d_parent, s);
-    return sp_bfs(ctx, A, source, &o, d_level, d_parent, s);
-}
-
 int sb_bfs_interleaved(sp_context_t *ctx, sp_matrix_t *A, sp_matrix_t *B,
                        const sb_bfs_request_t *q, const sb_bfs_row_t *ra,
                        const sb_bfs_row_t *rb, int rounds, double *ms_a, double *ms_b)
@@ -519,8 +517,8 @@ int sb_bfs_interleaved(sp_context_t *ctx, sp_matrix_t *A, sp_matrix_t *B,
     nsrc = pick_sources(g, q, sources);
     /* warm-up: each side's cache built and its kernels loaded before any timed call */
     for (int w = 0; w < 2 * SB_BFS_WARMUP_MIN && nsrc > 0; w++)
-        if (search_as(ctx, M[w & 1], R[w & 1], sources[(w / 2) % nsrc], d_level, d_parent,
-                      &s)) {
+        if (search_with(ctx, M[w & 1], R[w & 1]->variant, R[w & 1]->loop, R[w & 1]->coop,
+                        sources[(w / 2) % nsrc], d_level, d_parent, NULL, &s)) {
             fprintf(stderr, "spbench: %s\n", sp_last_error());
             goto done;
         }
@@ -528,7 +526,8 @@ int sb_bfs_interleaved(sp_context_t *ctx, sp_matrix_t *A, sp_matrix_t *B,
         for (int i = 0; i < nsrc; i++)
             for (int k = 0; k < 2; k++) { /* which side goes first alternates each call */
                 int side = (r + i + k) & 1;
-                if (search_as(ctx, M[side], R[side], sources[i], d_level, d_parent, &s)) {
+                if (search_with(ctx, M[side], R[side]->variant, R[side]->loop, R[side]->coop,
+                                sources[i], d_level, d_parent, NULL, &s)) {
                     fprintf(stderr, "spbench: %s\n", sp_last_error());
                     goto done;
                 }
