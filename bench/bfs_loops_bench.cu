@@ -44,6 +44,7 @@
 #include "gpu_timing.cuh"
 #include "sp_kernels_bfs.h"
 #include "sp_ref.h"
+#include "spbench_graph.h"
 
 namespace {
 
@@ -205,27 +206,12 @@ bool build(const std::string &name, sp_csr_t *h, int32_t *source, std::string *w
         SP_OK(sp_coo_symmetrize(coo, 1));
         *what = "Kronecker scale 20, edge factor 16, symmetrized, no self-loops";
     } else if (name.find('/') != std::string::npos) { /* a file: .mtx, else an edge list */
-        bool mtx = name.size() > 4 && name.compare(name.size() - 4, 4, ".mtx") == 0;
-        sp_status_t st;
-        if (mtx) {
-            sp_mtx_options_t mo;
-            std::memset(&mo, 0, sizeof mo);
-            mo.complex_mode = SP_COMPLEX_REAL_PART; /* the pattern is what BFS reads */
-            st = sp_mtx_read(name.c_str(), SP_VALUE_NONE, &mo, &coo);
-            if (st == SP_STATUS_SUCCESS && coo->nrows != coo->ncols) {
-                std::fprintf(stderr, "%s: not square (%lld x %lld)\n", name.c_str(),
-                             (long long)coo->nrows, (long long)coo->ncols);
-                std::exit(2);
-            }
-            if (st == SP_STATUS_SUCCESS) st = sp_coo_symmetrize(coo, 1);
-        } else {
-            sp_edgelist_options_t o;
-            std::memset(&o, 0, sizeof o);
-            o.undirected = 1, o.drop_self_loops = 1, o.merge_duplicates = 1;
-            st = sp_edgelist_read(name.c_str(), SP_VALUE_NONE, &o, &coo, nullptr);
-        }
-        if (st != SP_STATUS_SUCCESS) {
+        if (sb_load_bfs_graph(name.c_str(), &coo) != SP_STATUS_SUCCESS) {
             std::fprintf(stderr, "%s: %s\n", name.c_str(), sp_last_error());
+            std::exit(2);
+        }
+        if (!coo) {
+            std::fprintf(stderr, "%s: not a square matrix\n", name.c_str());
             std::exit(2);
         }
         *what = name + ", undirected, no self-loops or duplicates, source: a vertex of the "

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "spbench_bfs.h"
+#include "spbench_graph.h"
 
 #ifndef SP_DATASETS_DIR
 #define SP_DATASETS_DIR "datasets"
@@ -54,27 +55,6 @@ static sp_status_t generate(const suite_graph_t *g, sp_coo_t **coo)
     st = g->kind == 'k' ? sp_gen_kronecker(g->scale, 16, 1, SP_VALUE_NONE, coo)
                         : sp_gen_uniform(g->scale, 16, 1, SP_VALUE_NONE, coo);
     return st == SP_STATUS_SUCCESS ? make_undirected(coo) : st;
-}
-
-/* A bundled graph, undirected, without self-loops or duplicates; *coo NULL if skipped. */
-static sp_status_t load_dataset(const char *path, int is_mtx, sp_coo_t **coo)
-{
-    sp_status_t st;
-    *coo = NULL;
-    if (is_mtx) {
-        sp_mtx_options_t mo = {0};
-        mo.complex_mode = SP_COMPLEX_REAL_PART; /* the pattern is what BFS reads */
-        st = sp_mtx_read(path, SP_VALUE_NONE, &mo, coo);
-        if (st == SP_STATUS_SUCCESS && (*coo)->nrows != (*coo)->ncols) {
-            sp_coo_free(*coo);
-            *coo = NULL;
-            return SP_STATUS_SUCCESS;
-        }
-        return st == SP_STATUS_SUCCESS ? sp_coo_symmetrize(*coo, 1) : st;
-    }
-    sp_edgelist_options_t o = {0};
-    o.undirected = 1, o.drop_self_loops = 1, o.merge_duplicates = 1;
-    return sp_edgelist_read(path, SP_VALUE_NONE, &o, coo, NULL);
 }
 
 /* AUTO against the fastest other row of the table: the two rows are run again with their
@@ -167,7 +147,7 @@ static int bench_datasets(sp_context_t *ctx, const sb_bfs_request_t *q, const ch
         snprintf(path, sizeof path, "%s/%s", dir_path, e->d_name);
         sb_suite_status(is_mtx ? "bfs-suite datasets/mtx" : "bfs-suite datasets/graphs", i++, n,
                         e->d_name);
-        if (load_dataset(path, is_mtx, &coo) != SP_STATUS_SUCCESS) {
+        if (sb_load_bfs_graph(path, &coo) != SP_STATUS_SUCCESS) {
             fprintf(stderr, "spbench: %s\n", sp_last_error());
             rc = 1;
             continue;
