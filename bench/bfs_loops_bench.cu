@@ -14,19 +14,20 @@
  * (sp__gpu_bfs_set_persistent_blocks / _poll) for tuning sweeps; --prefetch sets the SOFT
  * kernel's adjacency prefetch (sp__gpu_bfs_set_persistent_prefetch: 0 none, 1 the
  * default, 2 also at each claim), for A/B; --gather 0 has each lane walk its own short
- * list (sp__gpu_bfs_set_loop_gather), 1 (the default) the warp gather them. --trace (a build with -DSP_BFS_TRACE) prints
- * per level the chunk times of one traversal of each persistent kernel.
+ * list (sp__gpu_bfs_set_loop_gather), 1 (the default) the warp gather them. --trace (a
+ * build with -DSP_BFS_TRACE) prints per level the chunk times of one traversal of each
+ * persistent kernel.
  *
  * grid4096: 4096 x 4096 grid graph from a corner (8191 levels); path128k: undirected path
  * of 2^17 vertices from its middle (65537 levels: the host loop pays about 15 us a level,
  * so a longer path only makes the run long); kron20: Graph500 Kronecker scale 20,
  * edge factor 16, symmetrized, from the first vertex of non-zero degree after a fixed
  * seed; PATH (a name with a '/'): a Matrix Market file (.mtx, square) or an edge list,
- * made undirected without self-loops or duplicates as spbench's BFS suite makes them, from
- * a vertex of the highest degree. Each call times everything the loop does per traversal (scratch from the pool,
- * initialisation, the levels, the final read-back); parents are written. Device memory
- * comes from the default pool (cudaMallocAsync), its release threshold raised so freed
- * memory stays there. Progress goes to stderr before each step (build, check, timing of
+ * made undirected without self-loops or duplicates as spbench's BFS suite makes them
+ * (sb_load_bfs_graph), from a vertex of the highest degree. Each call times everything
+ * the loop does per traversal (scratch from the pool, initialisation, the levels, the
+ * final read-back); parents are written. Device memory comes from the default pool
+ * (cudaMallocAsync), its release threshold raised so freed memory stays there. Progress goes to stderr before each step (build, check, timing of
  * one loop), and each step has an alarm (SP_BENCH_STEP_SECONDS, default 60) that names
  * the step and exits 3 if it hangs. */
 #include <cuda_runtime.h>

@@ -89,8 +89,8 @@ static int compare_auto(sp_context_t *ctx, const sb_bfs_request_t *q, const char
         printf("interleaved n/a (%s)\n", "the comparison failed");
         return 1;
     }
-    printf("%.3f interleaved (mean per call %.4f / %.4f ms, %d passes; %s)\n", ms_auto / ms_best, ms_auto,
-           ms_best, SUITE_AB_ROUNDS,
+    printf("%.3f interleaved (mean per call %.4f / %.4f ms, %d passes; %s)\n",
+           ms_auto / ms_best, ms_auto, ms_best, SUITE_AB_ROUNDS,
            ms_auto <= 1.1 * ms_best ? "within 10%" : "MORE than 10% slower");
     return 0;
 }
