@@ -27,9 +27,10 @@
  * (sb_load_bfs_graph), from a vertex of the highest degree. Each call times everything
  * the loop does per traversal (scratch from the pool, initialisation, the levels, the
  * final read-back); parents are written. Device memory comes from the default pool
- * (cudaMallocAsync), its release threshold raised so freed memory stays there. Progress goes to stderr before each step (build, check, timing of
- * one loop), and each step has an alarm (SP_BENCH_STEP_SECONDS, default 60) that names
- * the step and exits 3 if it hangs. */
+ * (cudaMallocAsync), its release threshold raised so freed memory stays there. Progress
+ * goes to stderr before each step (build, check, timing of one loop), and each step has
+ * an alarm (SP_BENCH_STEP_SECONDS, default 60) that names the step and exits 3 if it
+ * hangs. */
 #include <cuda_runtime.h>
 #include <signal.h>
 #include <unistd.h>
